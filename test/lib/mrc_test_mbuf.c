@@ -48,7 +48,7 @@ mrc_test_mbuf_from(const void *data, size_t len, const size_t *cuts, unsigned in
 	for (unsigned int i = 0; i <= n_cuts; i++) {
 		size_t end = i < n_cuts ? cuts[i] : len;
 
-		if (end < start || end > len || end - start > UINT16_MAX - headroom)
+		if (end < start || end > len || end - start > (size_t)(UINT16_MAX - headroom))
 			goto fail;
 		struct rte_mbuf *seg = mrc_test_mbuf_alloc(headroom, (uint16_t)(end - start));
 		if (seg == NULL)
