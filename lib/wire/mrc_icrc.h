@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_ICRC_H
+#define MRC_ICRC_H
+
+/**
+ * @file
+ * The RoCEv2 invariant CRC (protocol.md 3.6).
+ *
+ * ICRC = CRC-32 with the Ethernet polynomial (bit-reflected 0xEDB88320, the
+ * one zlib and the FCS use, NOT CRC-32C) over:
+ *   8 bytes of 0xFF (the InfiniBand LRH a RoCEv2 packet lacks, masked)
+ *   | IPv6 header | UDP header | BTH | extension headers | payload | pad
+ * with the fields routers may change set to all ones first: IPv6 traffic
+ * class, flow label and hop limit; the UDP checksum; BTH byte 4
+ * (FECN/BECN/reserved). In SRv6 mode the covered IPv6 header is the inner
+ * one: the outer header's destination changes at every hop.
+ *
+ * The final value is inverted and sent least significant byte first, as the
+ * Ethernet FCS and Linux rxe do.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+/** CRC state after 8 bytes of 0xFF from the all-ones start (rxe's 0xDEBB20E3). */
+#define MRC_ICRC_SEED 0xDEBB20E3u
+
+/** Continue a reflected CRC-32 (no pre/post inversion) over `len` bytes. */
+uint32_t mrc_crc32_update(uint32_t crc, const void *buf, size_t len);
+
+/** Continue the CRC over `len` bytes of `m` starting at `off` (any segmentation). */
+uint32_t mrc_crc32_mbuf(uint32_t crc, const struct rte_mbuf *m, uint32_t off, uint32_t len);
+
+/**
+ * Compute the ICRC of the packet in `m` whose covered part starts at `ip_off`
+ * (the inner IPv6 header) and ends `len` bytes later (before the ICRC).
+ * Masks the variant fields without modifying the mbuf.
+ * @return the value to send (already inverted); 0 is a valid ICRC.
+ */
+uint32_t mrc_icrc_calc(const struct rte_mbuf *m, uint32_t ip_off, uint32_t len);
+
+#endif /* MRC_ICRC_H */
