@@ -201,7 +201,38 @@ test_get_path_errors(void)
 	return MRC_TEST_OK;
 }
 
+/* Found by fuzz_srv6: a path packed 4+6+4 re-encodes densely as 6+6+2. */
+static int
+test_sparse_containers_repack(void)
+{
+	uint8_t c[3][16], e[MRC_SRH_MAX_SEGS][16];
+	struct mrc_usid_path p, q, full;
+
+	make_path(&full, 14);
+	memset(c, 0, sizeof(c));
+	for (int i = 0; i < 3; i++) {
+		c[i][0] = 0xfc;
+		c[i][1] = 0xbb;
+	}
+	for (unsigned int i = 0; i < 14; i++) {
+		unsigned int ci = i < 4 ? 0 : (i < 10 ? 1 : 2), k = i < 4 ? i : (i < 10 ? i - 4 : i - 10);
+
+		c[ci][4 + 2 * k] = (uint8_t)(full.usid[i] >> 8);
+		c[ci][5 + 2 * k] = (uint8_t)full.usid[i];
+	}
+	MRC_T_EQ(mrc_usid_decode((const uint8_t(*)[16])c, 3, BLOCK, &p), 0);
+	MRC_T_EQ(p.n, 14);
+	MRC_T_MEMEQ(p.usid, full.usid, 14 * sizeof(uint16_t));
+	MRC_T_EQ(mrc_usid_encode(&p, e, MRC_SRH_MAX_SEGS), 3);
+	MRC_T_EQ(mrc_usid_active(e[2]), full.usid[12]); /* 6 + 6 + 2 */
+	MRC_T_ASSERT(memcmp(c, e, sizeof(c)) != 0, "the packing differs");
+	MRC_T_EQ(mrc_usid_decode((const uint8_t(*)[16])e, 3, BLOCK, &q), 0);
+	MRC_T_MEMEQ(q.usid, p.usid, 14 * sizeof(uint16_t));
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_sparse_containers_repack),
 	MRC_TEST_CASE(test_container_bytes),
 	MRC_TEST_CASE(test_encode_decode_all_lengths),
 	MRC_TEST_CASE(test_encode_rejects),
