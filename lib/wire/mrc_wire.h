@@ -173,7 +173,7 @@ static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
  *   M = multipath verdict (NONE, SKIP_ONCE, ALWAYS_SKIP); P = PR, this SACK
  *   answers a reliability probe. The PSN that triggered the SACK is
  *   cack_psn + ack_psn_offset; bitmap bit i is PSN cack_psn + sack_offset + i,
- *   with "bit i" numbered per mrc_wire_cfg.sack_bit_order.
+ *   with "bit i" numbered per mrc_wire_cfg.sack_bit_order (mrc_wire_pkt.h).
  */
 struct mrc_seth {
 	rte_be16_t hdr;            /**< type(4) | nh(5) | M(2) | rsvd(3) | PR(1) | rsvd(1) */
@@ -233,7 +233,7 @@ static_assert(sizeof(struct mrc_cc_state) == 8, "CC_STATE is 8 bytes");
 /*
  * NETH (reliability NACK), 20 bytes:
  * +-------------------------------+---------------+---------------+
- * |   type | nh | reserved (16)   |  nack_reason  |  vendor info  |
+ * |type(4)|nh(5)|  rsvd(7)      |  nack_reason  |  vendor info  |
  * +-------------------------------+---------------+---------------+
  * |                      entropy (EV, 32)                         |
  * +-------------------------------+-------------------------------+
@@ -277,7 +277,7 @@ enum mrc_nack_reason {
 /*
  * PETH (reliability probe request), 16 bytes; consumes no PSN:
  * +-------------------------------+---------------+---------------+
- * |   type | nh | reserved (16)   |   reserved    |  vendor info  |
+ * |type(4)|nh(5)|  rsvd(7)      |   reserved    |  vendor info  |
  * +-------------------------------+---------------+---------------+
  * |           probe_id            |           reserved            |
  * +-------------------------------+-------------------------------+
