@@ -29,8 +29,24 @@
 /** CRC state after 8 bytes of 0xFF from the all-ones start (rxe's 0xDEBB20E3). */
 #define MRC_ICRC_SEED 0xDEBB20E3u
 
-/** Continue a reflected CRC-32 (no pre/post inversion) over `len` bytes. */
+/**
+ * Continue a reflected CRC-32 (no pre/post inversion) over `len` bytes.
+ * Uses carry-less multiplication (PCLMULQDQ) where the CPU has it, and a
+ * slice-by-8 table loop otherwise; both give identical results.
+ */
 uint32_t mrc_crc32_update(uint32_t crc, const void *buf, size_t len);
+
+enum mrc_crc32_impl {
+	MRC_CRC32_AUTO = 0, /**< the fastest the CPU supports (default) */
+	MRC_CRC32_TABLE,    /**< force the portable table loop */
+	MRC_CRC32_CLMUL,    /**< force PCLMULQDQ (x86 only) */
+};
+
+/** Choose the implementation (tests and benchmarks); -ENOTSUP if the CPU lacks it. */
+int mrc_crc32_set_impl(enum mrc_crc32_impl impl);
+
+/** Name of the implementation in use for long buffers ("pclmulqdq" or "slice-by-8"). */
+const char *mrc_crc32_impl_name(void);
 
 /** Continue the CRC over `len` bytes of `m` starting at `off` (any segmentation). */
 uint32_t mrc_crc32_mbuf(uint32_t crc, const struct rte_mbuf *m, uint32_t off, uint32_t len);

@@ -788,6 +788,39 @@ test_crc32(void)
 	return MRC_TEST_OK;
 }
 
+/* The PCLMULQDQ path and the table path agree on every length and alignment. */
+static int
+test_crc32_implementations_agree(void)
+{
+	static uint8_t buf[9300];
+	unsigned int seed = 99;
+	bool have_clmul = mrc_crc32_set_impl(MRC_CRC32_CLMUL) == 0;
+
+	mrc_crc32_set_impl(MRC_CRC32_AUTO);
+	if (!have_clmul) {
+		printf("  (no PCLMULQDQ on this CPU: only the table path runs)\n");
+		return MRC_TEST_SKIP;
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)rand_r(&seed);
+	for (size_t len = 0; len < 9216; len += 1 + len / 8) {
+		for (size_t off = 0; off < 16; off += 5) {
+			uint32_t init = (uint32_t)rand_r(&seed) * 2654435761u;
+			uint32_t a, b2;
+
+			mrc_crc32_set_impl(MRC_CRC32_TABLE);
+			a = mrc_crc32_update(init, buf + off, len);
+			mrc_crc32_set_impl(MRC_CRC32_CLMUL);
+			b2 = mrc_crc32_update(init, buf + off, len);
+			MRC_T_ASSERT(a == b2, "len %zu off %zu: table 0x%08x, clmul 0x%08x", len, off, a,
+				b2);
+		}
+	}
+	mrc_crc32_set_impl(MRC_CRC32_AUTO);
+	MRC_T_STREQ(mrc_crc32_impl_name(), "pclmulqdq");
+	return MRC_TEST_OK;
+}
+
 static int
 test_cfg_and_names(void)
 {
@@ -838,6 +871,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_zero_copy_external_payload),
 	MRC_TEST_CASE(test_format),
 	MRC_TEST_CASE(test_crc32),
+	MRC_TEST_CASE(test_crc32_implementations_agree),
 	MRC_TEST_CASE(test_cfg_and_names),
 };
 
