@@ -76,7 +76,7 @@ main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t by_reason[MRC_WIRE_REJECT_MAX] = {0};
+	struct mrc_wire_rx_stats stats = {0};
 	uint64_t total = 0;
 	struct mrc_wire_cfg cfg;
 	bool quiet = false, rejects_only = false;
@@ -171,7 +171,7 @@ main(int argc, char **argv)
 			} else {
 				r = mrc_pkt_parse_buf(data, (uint16_t)h->caplen, &cfg, &pkt);
 			}
-			by_reason[r]++;
+			stats.pkts[r]++;
 			if (quiet || (rejects_only && r == MRC_WIRE_OK))
 				continue;
 			if (r == MRC_WIRE_OK) {
@@ -190,11 +190,11 @@ main(int argc, char **argv)
 		pcap_close(p);
 	}
 
-	printf("# %" PRIu64 " packets: %" PRIu64 " ok", total, by_reason[MRC_WIRE_OK]);
+	printf("# %" PRIu64 " packets: %" PRIu64 " ok", total, stats.pkts[MRC_WIRE_OK]);
 	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
-		if (by_reason[r] > 0)
-			printf(", %" PRIu64 " %s", by_reason[r],
+		if (stats.pkts[r] > 0)
+			printf(", %" PRIu64 " %s", stats.pkts[r],
 				mrc_wire_reject_name((enum mrc_wire_rx)r));
 	printf("\n");
-	return by_reason[MRC_WIRE_OK] == total ? 0 : 1;
+	return stats.pkts[MRC_WIRE_OK] == total ? 0 : 1;
 }

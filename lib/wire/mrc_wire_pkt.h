@@ -112,6 +112,25 @@ enum mrc_wire_rx {
 	MRC_WIRE_REJECT_MAX,
 };
 
+/**
+ * Parse verdicts counted per lcore: the receive loop does
+ * `stats->pkts[mrc_pkt_parse(...)]++`, one branchless increment whatever the
+ * verdict; readers sum the blocks of all lcores and name entries with
+ * mrc_wire_reject_name()/mrc_wire_reject_help(). Cache-line aligned so two
+ * lcores' blocks never share a line.
+ */
+struct mrc_wire_rx_stats {
+	uint64_t pkts[MRC_WIRE_REJECT_MAX]; /**< index: enum mrc_wire_rx */
+} __rte_cache_aligned;
+
+/** acc += blk, verdict by verdict. */
+static inline void
+mrc_wire_rx_stats_add(struct mrc_wire_rx_stats *acc, const struct mrc_wire_rx_stats *blk)
+{
+	for (int i = 0; i < MRC_WIRE_REJECT_MAX; i++)
+		acc->pkts[i] += __atomic_load_n(&blk->pkts[i], __ATOMIC_RELAXED);
+}
+
 /** Short name ("truncated", ...) of a reject reason; "ok" for MRC_WIRE_OK. */
 const char *mrc_wire_reject_name(enum mrc_wire_rx reason);
 /** One-sentence explanation of a reject reason. */
