@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "mrc_rel_rx.h"
+#include "mrc_seq.h"
+
+/* The bitmap never has fewer than 128 bits, so a 64-bit SACK window never wraps onto itself. */
+#define MIN_BITMAP_BITS 128
+
+void
+mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg)
+{
+	*cfg = (struct mrc_rel_rx_cfg){
+		.mpr = 8, /* 1024 PSNs, the OCP API example */
+		.ack_every = 4,
+		.ack_delay_tsc = 0,
+		.sack_on_gap = true,
+		.trim_nack = true,
+		.cwnd_pen = 0,
+	};
+}
+
+static uint32_t
+bitmap_bits(uint8_t mpr)
+{
+	uint32_t bits = rte_align32pow2((uint32_t)mpr * MRC_MPR_UNIT_PSNS);
+
+	return RTE_MAX(bits, (uint32_t)MIN_BITMAP_BITS);
+}
+
+size_t
+mrc_rel_rx_memsize(const struct mrc_rel_rx_cfg *cfg)
+{
+	return sizeof(struct mrc_rel_rx) + bitmap_bits(cfg->mpr) / 8;
+}
+
+int
+mrc_rel_rx_init(struct mrc_rel_rx *rx, const struct mrc_rel_rx_cfg *cfg, uint32_t start_psn)
+{
+	uint32_t bits;
+
+	if (cfg->mpr == 0 || cfg->ack_every == 0 || cfg->cwnd_pen > 127)
+		return -EINVAL;
+	bits = bitmap_bits(cfg->mpr);
+	memset(rx, 0, sizeof(*rx) + bits / 8);
+	rx->epsn = start_psn & MRC_PSN_MASK;
+	rx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
+	rx->mask = bits - 1;
+	rx->mpr = cfg->mpr;
+	rx->ack_every = cfg->ack_every;
+	rx->ack_delay_tsc = cfg->ack_delay_tsc;
+	rx->sack_on_gap = cfg->sack_on_gap;
+	rx->trim_nack = cfg->trim_nack;
+	rx->cwnd_pen = cfg->cwnd_pen;
+	return 0;
+}
+
+static inline bool
+bit_test(const struct mrc_rel_rx *rx, uint32_t psn)
+{
+	uint32_t i = psn & rx->mask;
+
+	return (rx->bitmap[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void
+bit_set(struct mrc_rel_rx *rx, uint32_t psn)
+{
+	uint32_t i = psn & rx->mask;
+
+	rx->bitmap[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+
+static inline void
+bit_clear(struct mrc_rel_rx *rx, uint32_t psn)
+{
+	uint32_t i = psn & rx->mask;
+
+	rx->bitmap[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+}
+
+bool
+mrc_rel_rx_has(const struct mrc_rel_rx *rx, uint32_t psn)
+{
+	int32_t d = mrc_psn_diff(psn, rx->epsn);
+
+	if (d < 0)
+		return true;
+	if ((uint32_t)d >= rx->window)
+		return false;
+	return bit_test(rx, psn);
+}
+
+/* Move epsn over every consecutive PSN that has arrived; returns how far. */
+static uint32_t
+advance(struct mrc_rel_rx *rx)
+{
+	uint32_t n = 0;
+
+	while (bit_test(rx, rx->epsn)) {
+		bit_clear(rx, rx->epsn);
+		rx->epsn = mrc_psn_add(rx->epsn, 1);
+		n++;
+	}
+	return n;
+}
+
+static void
+note_pending(struct mrc_rel_rx *rx, uint64_t now_tsc)
+{
+	if (rx->pending == 0)
+		rx->first_pending_tsc = now_tsc;
+	if (rx->pending < UINT16_MAX)
+		rx->pending++;
+}
+
+struct mrc_rel_rx_verdict
+mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned int flags,
+	uint64_t now_tsc)
+{
+	struct mrc_rel_rx_verdict v = {.kind = MRC_REL_RX_NEW};
+	int32_t d;
+	bool gap;
+
+	psn &= MRC_PSN_MASK;
+	d = mrc_psn_diff(psn, rx->epsn);
+	if (d >= 0 && (uint32_t)d >= rx->window) {
+		rx->stats.oor_pkts++;
+		v.kind = MRC_REL_RX_OOR;
+		v.nack_now = true;
+		v.nack_reason = MRC_NACK_PSN_OOR_WINDOW;
+		return v;
+	}
+	if (d < 0 || bit_test(rx, psn)) {
+		/* Already here (a retransmission raced the original, or our SACK
+		 * was lost): tell the requester again, whatever its DSCP says. */
+		rx->stats.dup_pkts++;
+		v.kind = MRC_REL_RX_DUP;
+		v.sack_now = true;
+		return v;
+	}
+	if (flags & MRC_REL_RX_F_TRIMMED) {
+		rx->stats.trimmed_pkts++;
+		v.kind = MRC_REL_RX_TRIMMED;
+		v.nack_now = rx->trim_nack;
+		v.nack_reason = (flags & MRC_REL_RX_F_LASTHOP) ? MRC_NACK_TRIMMED_LASTHOP :
+								   MRC_NACK_TRIMMED;
+		return v;
+	}
+
+	bit_set(rx, psn);
+	rx->stats.new_pkts++;
+	rx->stats.new_bytes += bytes;
+	rx->rcvd_bytes += bytes;
+	gap = rx->any_seen ? mrc_psn_diff(psn, rx->max_psn) > 1 : d > 0;
+	if (!rx->any_seen || mrc_psn_gt(psn, rx->max_psn))
+		rx->max_psn = psn;
+	rx->any_seen = true;
+	if (d > 0) {
+		rx->stats.ooo_pkts++;
+		if (rx->ooo_since < 0x7fff)
+			rx->ooo_since++;
+	}
+	note_pending(rx, now_tsc);
+	if (d == 0) {
+		/* A filled hole (the cumulative ACK jumps) is news worth sending now. */
+		v.in_order = true;
+		if (advance(rx) > 1)
+			v.sack_now = true;
+	}
+	if (rx->pending >= rx->ack_every || (gap && rx->sack_on_gap) ||
+		(flags & (MRC_REL_RX_F_CE | MRC_REL_RX_F_ACKREQ)))
+		v.sack_now = true;
+	return v;
+}
+
+void
+mrc_rel_rx_probe(struct mrc_rel_rx *rx)
+{
+	rx->stats.probes++;
+}
+
+/* The 64 bitmap bits for PSNs base .. base + 63 (all within the bitmap, see MIN_BITMAP_BITS). */
+static uint64_t
+extract64(const struct mrc_rel_rx *rx, uint32_t base)
+{
+	const uint32_t words = (rx->mask + 1) / 64;
+	const uint32_t i = base & rx->mask, w = i >> 6, off = i & 63;
+	uint64_t v = rx->bitmap[w] >> off;
+
+	if (off != 0)
+		v |= rx->bitmap[(w + 1) % words] << (64 - off);
+	return v;
+}
+
+static int16_t
+clamp16(int32_t v)
+{
+	if (v > INT16_MAX)
+		return INT16_MAX;
+	return (int16_t)(v < INT16_MIN ? INT16_MIN : v);
+}
+
+void
+mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
+	bool pr, uint16_t ts_echo, struct mrc_sack_view *out)
+{
+	const uint32_t cack = mrc_rel_rx_cack(rx);
+	uint32_t base = rx->epsn;
+	uint64_t bits;
+
+	trigger_psn &= MRC_PSN_MASK;
+	/* Keep the echoed packet inside the bitmap when it lies beyond 64 PSNs. */
+	if (mrc_psn_diff(trigger_psn, rx->epsn) >= 64 &&
+		(uint32_t)mrc_psn_diff(trigger_psn, rx->epsn) < rx->window)
+		base = mrc_psn_sub(trigger_psn, 63);
+	bits = extract64(rx, base);
+	/* Bits past the window would be another lap of the circle: never set, but mask them. */
+	int32_t room = (int32_t)rx->window - mrc_psn_diff(base, rx->epsn);
+
+	if (room < 64)
+		bits &= (UINT64_C(1) << room) - 1;
+
+	memset(out, 0, sizeof(*out));
+	out->m = m;
+	out->pr = pr;
+	out->ack_psn_offset = clamp16(mrc_psn_diff(trigger_psn, cack));
+	out->entropy = ev;
+	out->cack_psn = cack;
+	out->mpr = rx->mpr;
+	out->sack_offset = (int16_t)mrc_psn_diff(base, cack);
+	out->sack_bitmap = bits;
+	out->ts_echo = ts_echo;
+	out->ooo_count = rx->ooo_since;
+	out->cwnd_pen = rx->cwnd_pen;
+	out->rcvd_bytes = (uint32_t)(rx->rcvd_bytes / MRC_CC_RCVD_BYTES_UNIT) & MRC_CC_RCVD_MASK;
+	rx->pending = 0;
+	rx->ooo_since = 0;
+	rx->stats.sacks++;
+}
+
+void
+mrc_rel_rx_fill_nack(struct mrc_rel_rx *rx, uint32_t psn, uint8_t reason, uint32_t ev,
+	uint16_t ts_echo, struct mrc_nack_view *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reason = reason;
+	out->entropy = ev;
+	out->nack_psn = psn & MRC_PSN_MASK;
+	out->ts_echo = ts_echo;
+	rx->stats.nacks++;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_REL_RX_H
+#define MRC_REL_RX_H
+
+/**
+ * @file
+ * Responder-side reliability (protocol.md 1.8, 1.9, 1.15): which PSNs have
+ * arrived, what to acknowledge, and when.
+ *
+ * The responder tracks PSNs in a sliding window of `mpr x 128` PSNs that
+ * starts at the expected PSN (epsn = cumulative ACK + 1). Each PSN is one
+ * bit of a circular bitmap indexed by (psn & mask); bits below epsn are
+ * always clear, so the circular index is never ambiguous. A PSN below epsn
+ * or already marked is a duplicate; one at or beyond epsn + window is out
+ * of range and NACKed (PSN_OOR_WINDOW); a trimmed packet is never marked
+ * received and is NACKed (TRIMMED / TRIMMED_LASTHOP) so the requester
+ * resends it at once.
+ *
+ * SACKs are coalesced: one per `ack_every` new packets or when the oldest
+ * unacknowledged arrival has waited `ack_delay_tsc`, whichever first, and
+ * immediately when a gap opens (a PSN beyond the highest seen + 1), when a
+ * packet carries an ECN CE mark (its EV is echoed with SKIP_ONCE so the
+ * requester moves off that path), for duplicates (the requester may have
+ * lost SACKs), for AckReq, and for reliability probes (PR set).
+ *
+ * Each SACK carries the cumulative ACK, a 64-PSN bitmap, the EV of the
+ * packet that triggered it and CC_STATE (echoed timestamp, out-of-order
+ * count since the previous SACK, received bytes, cwnd penalty). The bitmap
+ * starts at epsn (sack_offset = 1), as in protocol.md's worked example,
+ * unless the triggering PSN lies beyond it; then it ends at that PSN, so the
+ * requester always learns about the packet that was just echoed.
+ *
+ * Nothing here allocates, locks or logs: the caller provides the memory
+ * (mrc_rel_rx_memsize()) and the time.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mrc_wire_pkt.h"
+
+/** Largest MPR the 8-bit SETH field can advertise (units of 128 PSNs). */
+#define MRC_REL_MPR_MAX 255
+
+struct mrc_rel_rx_cfg {
+	uint8_t mpr;            /**< window = mpr x 128 PSNs (1..255; default 8) */
+	uint16_t ack_every;     /**< SACK after this many new packets (default 4) */
+	uint64_t ack_delay_tsc; /**< ... or after the oldest waited this long */
+	bool sack_on_gap;       /**< SACK at once when a gap opens (default true) */
+	bool trim_nack;         /**< NACK trimmed packets (the TRIM_NACK capability) */
+	uint8_t cwnd_pen;       /**< receiver cwnd penalty to advertise (0..127) */
+};
+
+/** Fill `cfg` with the defaults (ack_delay_tsc is 0: the caller sets it). */
+void mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg);
+
+/** What happened to one arriving data packet. */
+enum mrc_rel_rx_kind {
+	MRC_REL_RX_NEW = 0, /**< first copy: place the payload */
+	MRC_REL_RX_DUP,     /**< already received: drop the payload, SACK */
+	MRC_REL_RX_OOR,     /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
+	MRC_REL_RX_TRIMMED, /**< payload cut by a switch: NACK so it is resent */
+};
+
+struct mrc_rel_rx_verdict {
+	uint8_t kind;        /**< enum mrc_rel_rx_kind */
+	bool sack_now;       /**< send a SACK for this packet now */
+	bool nack_now;       /**< send a NACK for this packet now */
+	uint8_t nack_reason; /**< enum mrc_nack_reason when nack_now */
+	bool in_order;       /**< NEW and it advanced the cumulative ACK */
+};
+
+/** Flags describing an arriving data packet. */
+#define MRC_REL_RX_F_CE       (1u << 0) /**< IP ECN field says CE */
+#define MRC_REL_RX_F_ACKREQ   (1u << 1) /**< BTH AckReq */
+#define MRC_REL_RX_F_TRIMMED  (1u << 2) /**< DSCP says trimmed */
+#define MRC_REL_RX_F_LASTHOP  (1u << 3) /**< ... at the last hop */
+
+/** Responder counters (per QP; the worker sums them per lcore). */
+struct mrc_rel_rx_stats {
+	uint64_t new_pkts;
+	uint64_t new_bytes;
+	uint64_t dup_pkts;
+	uint64_t oor_pkts;
+	uint64_t trimmed_pkts;
+	uint64_t ooo_pkts;   /**< new packets that arrived out of order */
+	uint64_t sacks;
+	uint64_t nacks;
+	uint64_t probes;
+};
+
+struct mrc_rel_rx {
+	uint32_t epsn;       /**< expected PSN: every PSN before it has arrived */
+	uint32_t max_psn;    /**< highest PSN seen (valid when any_seen) */
+	uint32_t window;     /**< PSNs accepted from epsn on (mpr x 128) */
+	uint32_t mask;       /**< bitmap bits - 1 (power of two >= window) */
+	uint16_t ack_every;
+	uint16_t pending;    /**< new packets not yet covered by a SACK */
+	uint16_t ooo_since;  /**< out-of-order arrivals since the last SACK */
+	uint8_t mpr;
+	uint8_t cwnd_pen;
+	bool any_seen;
+	bool sack_on_gap;
+	bool trim_nack;
+	uint64_t ack_delay_tsc;
+	uint64_t first_pending_tsc;
+	uint64_t rcvd_bytes; /**< all new payload bytes, reported mod 2^24 units */
+	struct mrc_rel_rx_stats stats;
+	uint64_t bitmap[]; /**< (mask + 1) / 64 words */
+};
+
+/** Bytes an mrc_rel_rx needs for `cfg`. */
+size_t mrc_rel_rx_memsize(const struct mrc_rel_rx_cfg *cfg);
+
+/**
+ * Initialise `rx` (mrc_rel_rx_memsize() bytes) to expect `start_psn` first.
+ * @return 0 or -EINVAL (mpr 0, ack_every 0, penalty > 127).
+ */
+int mrc_rel_rx_init(struct mrc_rel_rx *rx, const struct mrc_rel_rx_cfg *cfg, uint32_t start_psn);
+
+/** Account for an arriving data packet `psn` carrying `bytes` of payload. */
+struct mrc_rel_rx_verdict mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes,
+	unsigned int flags, uint64_t now_tsc);
+
+/** A reliability probe arrived: the answer is a SACK with PR set, now. */
+void mrc_rel_rx_probe(struct mrc_rel_rx *rx);
+
+/** True when coalesced packets have waited long enough for a SACK. */
+static inline bool
+mrc_rel_rx_sack_due(const struct mrc_rel_rx *rx, uint64_t now_tsc)
+{
+	return rx->pending > 0 && now_tsc - rx->first_pending_tsc >= rx->ack_delay_tsc;
+}
+
+/** When the pending SACK falls due (valid when rx->pending > 0). */
+static inline uint64_t
+mrc_rel_rx_sack_deadline(const struct mrc_rel_rx *rx)
+{
+	return rx->first_pending_tsc + rx->ack_delay_tsc;
+}
+
+/** The cumulative ACK: every PSN up to and including it has arrived. */
+static inline uint32_t
+mrc_rel_rx_cack(const struct mrc_rel_rx *rx)
+{
+	return (rx->epsn - 1) & 0xffffffu;
+}
+
+/** True if `psn` has arrived (below epsn, or marked in the window). */
+bool mrc_rel_rx_has(const struct mrc_rel_rx *rx, uint32_t psn);
+
+/**
+ * Fill the SETH + CC_STATE part of a SACK answering `trigger_psn` (the
+ * packet, or probe, that caused it), echoing `ev`, with verdict `m` and
+ * `ts_echo`; marks everything so far as acknowledged (resets coalescing).
+ */
+void mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
+	bool pr, uint16_t ts_echo, struct mrc_sack_view *out);
+
+/** Fill a NETH for `psn` with `reason`, echoing `ev` and `ts_echo`. */
+void mrc_rel_rx_fill_nack(struct mrc_rel_rx *rx, uint32_t psn, uint8_t reason, uint32_t ev,
+	uint16_t ts_echo, struct mrc_nack_view *out);
+
+#endif /* MRC_REL_RX_H */

@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Requester-side reliability; the algorithm is described in mrc_rel_tx.h.
+ *
+ * Memory, after struct mrc_rel_tx:
+ *   uint16_t ev_head[n_ev], ev_tail[n_ev]  per-EV send-order lists
+ *   uint64_t lost_bits[ring / 64]          PSNs waiting to be resent
+ *   struct mrc_rel_tx_pkt ring[ring]       indexed by psn & mask
+ * where ring is the window rounded up to a power of two. Every live entry
+ * is for a PSN in [snd_una, snd_nxt), so an index maps back to one PSN.
+ * The send-order list is doubly linked through ring indexes (NACKs and the
+ * retransmit timer remove packets from its middle); the per-EV lists are
+ * singly linked, since they almost always lose their head.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "mrc_rel_tx.h"
+#include "mrc_seq.h"
+
+enum {
+	PKT_FREE = 0,
+	PKT_INFLIGHT, /* sent, on both lists */
+	PKT_LOST,     /* waiting to be resent, on neither list */
+	PKT_ACKED,    /* delivered, waiting for snd_una to pass it */
+};
+/* state byte: the state in the low bits, plus whether the entry is on its EV list */
+#define STATE_MASK 0x07
+#define ON_EV_LIST 0x08
+
+static inline uint16_t *
+ev_heads(struct mrc_rel_tx *tx)
+{
+	return (uint16_t *)tx->mem;
+}
+
+static inline uint16_t *
+ev_tails(struct mrc_rel_tx *tx)
+{
+	return ev_heads(tx) + tx->n_ev;
+}
+
+static inline size_t
+lists_bytes(uint16_t n_ev)
+{
+	return RTE_ALIGN_CEIL((size_t)n_ev * 2 * sizeof(uint16_t), 8);
+}
+
+static inline uint64_t *
+lost_bits(struct mrc_rel_tx *tx)
+{
+	return (uint64_t *)(tx->mem + lists_bytes(tx->n_ev));
+}
+
+static inline const uint64_t *
+lost_bits_c(const struct mrc_rel_tx *tx)
+{
+	return (const uint64_t *)(tx->mem + lists_bytes(tx->n_ev));
+}
+
+static inline struct mrc_rel_tx_pkt *
+ring(struct mrc_rel_tx *tx)
+{
+	return (struct mrc_rel_tx_pkt *)(lost_bits(tx) + (tx->mask + 1) / 64);
+}
+
+static inline const struct mrc_rel_tx_pkt *
+ring_c(const struct mrc_rel_tx *tx)
+{
+	return (const struct mrc_rel_tx_pkt *)(lost_bits_c(tx) + (tx->mask + 1) / 64);
+}
+
+static inline uint32_t
+psn_of(const struct mrc_rel_tx *tx, uint16_t idx)
+{
+	return mrc_psn_add(tx->snd_una, (idx - (tx->snd_una & tx->mask)) & tx->mask);
+}
+
+static inline uint8_t
+pkt_state(const struct mrc_rel_tx_pkt *p)
+{
+	return p->state & STATE_MASK;
+}
+
+static inline void
+set_state(struct mrc_rel_tx_pkt *p, uint8_t s)
+{
+	p->state = (uint8_t)((p->state & ~STATE_MASK) | s);
+}
+
+/* RTT samples needed before the reorder window trusts the measured spread. */
+#define REO_MIN_SAMPLES 8
+
+static uint32_t
+ring_size(uint8_t mpr)
+{
+	return RTE_MAX(rte_align32pow2((uint32_t)mpr * MRC_MPR_UNIT_PSNS), 64u);
+}
+
+void
+mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz)
+{
+	*cfg = (struct mrc_rel_tx_cfg){
+		.mpr = 8,
+		.n_ev_slots = 160,
+		.timeout = 8, /* 262 us, the OCP API example */
+		.retry_linear = 7,
+		.retry_exp = MRC_REL_RETRY_EXP_INFINITE,
+		.tsc_hz = tsc_hz,
+		.initial_rtt_tsc = tsc_hz / 100000,   /* 10 us */
+		.min_reo_tsc = tsc_hz / 1000000,      /* 1 us */
+		.min_pkt_timeout_tsc = tsc_hz / 50000, /* 20 us */
+	};
+}
+
+size_t
+mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg)
+{
+	uint32_t n = ring_size(cfg->mpr);
+
+	return sizeof(struct mrc_rel_tx) + lists_bytes(cfg->n_ev_slots) + n / 8 +
+		(size_t)n * sizeof(struct mrc_rel_tx_pkt);
+}
+
+int
+mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+	uint64_t now_tsc)
+{
+	uint32_t n;
+
+	if (cfg->mpr == 0 || cfg->n_ev_slots == 0 || cfg->n_ev_slots == MRC_REL_NIL ||
+		cfg->timeout > 24 || cfg->retry_linear > 7 ||
+		cfg->retry_exp > MRC_REL_RETRY_EXP_INFINITE || cfg->tsc_hz == 0)
+		return -EINVAL;
+	n = ring_size(cfg->mpr);
+	if (n > 32768) /* ring indexes are 16 bits with MRC_REL_NIL reserved */
+		return -EINVAL;
+	memset(tx, 0, mrc_rel_tx_memsize(cfg));
+	tx->snd_una = tx->snd_nxt = start_psn & MRC_PSN_MASK;
+	tx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
+	tx->mask = n - 1;
+	tx->n_ev = cfg->n_ev_slots;
+	tx->t_head = tx->t_tail = MRC_REL_NIL;
+	tx->retry_linear = cfg->retry_linear;
+	tx->retry_exp = cfg->retry_exp;
+	/* 1.024 us x 2^timeout */
+	tx->base_rto_tsc = (uint64_t)(((unsigned __int128)cfg->tsc_hz * (1024ull << cfg->timeout)) /
+		1000000000ull);
+	tx->min_reo_tsc = cfg->min_reo_tsc;
+	tx->min_pkt_timeout_tsc = cfg->min_pkt_timeout_tsc;
+	tx->srtt_tsc = cfg->initial_rtt_tsc;
+	tx->rttvar_tsc = cfg->initial_rtt_tsc / 2;
+	tx->min_rtt_tsc = UINT64_MAX;
+	tx->progress_tsc = tx->last_ack_tsc = now_tsc;
+	for (uint16_t i = 0; i < tx->n_ev; i++)
+		ev_heads(tx)[i] = ev_tails(tx)[i] = MRC_REL_NIL;
+	return 0;
+}
+
+bool
+mrc_rel_tx_can_send(const struct mrc_rel_tx *tx)
+{
+	return tx->error == MRC_REL_OK &&
+		(uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una) < tx->window;
+}
+
+uint64_t
+mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx)
+{
+	/*
+	 * Reordering between paths is at most the spread of their RTTs: the
+	 * largest recent RTT less the smallest, plus a quarter of srtt of slack.
+	 * Until a few samples have shown the spread, a whole srtt: this rule is
+	 * the backstop, and a false loss costs a resend and a needless EV retire.
+	 */
+	uint64_t spread = tx->stats.rtt_samples >= REO_MIN_SAMPLES ?
+		tx->max_rtt_tsc - tx->min_rtt_tsc : tx->srtt_tsc;
+
+	return RTE_MAX(tx->min_reo_tsc, spread + tx->srtt_tsc / 4);
+}
+
+uint64_t
+mrc_rel_tx_pkt_timeout(const struct mrc_rel_tx *tx)
+{
+	return RTE_MAX(tx->min_pkt_timeout_tsc,
+		2 * tx->srtt_tsc + 4 * tx->rttvar_tsc + mrc_rel_tx_reo_wnd(tx));
+}
+
+uint64_t
+mrc_rel_tx_rto(const struct mrc_rel_tx *tx, unsigned int k)
+{
+	const unsigned int lin = tx->retry_linear;
+
+	if (k < lin)
+		return tx->base_rto_tsc * (k + 1);
+	unsigned int sh = RTE_MIN(k - lin + (lin ? 1 : 0), 24u);
+
+	return tx->base_rto_tsc * RTE_MAX(lin, 1u) << sh;
+}
+
+/* True if `psn` has been sent: in [snd_una, snd_nxt). */
+static inline bool
+outstanding(const struct mrc_rel_tx *tx, uint32_t psn)
+{
+	return (uint32_t)mrc_psn_diff(psn, tx->snd_una) <
+		(uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una);
+}
+
+/* ---- lists ---- */
+
+static void
+t_append(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+
+	r[i].t_next = MRC_REL_NIL;
+	r[i].t_prev = tx->t_tail;
+	if (tx->t_tail != MRC_REL_NIL)
+		r[tx->t_tail].t_next = i;
+	else
+		tx->t_head = i;
+	tx->t_tail = i;
+}
+
+static void
+t_unlink(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+
+	if (r[i].t_prev != MRC_REL_NIL)
+		r[r[i].t_prev].t_next = r[i].t_next;
+	else
+		tx->t_head = r[i].t_next;
+	if (r[i].t_next != MRC_REL_NIL)
+		r[r[i].t_next].t_prev = r[i].t_prev;
+	else
+		tx->t_tail = r[i].t_prev;
+}
+
+static uint16_t ev_prev_of(struct mrc_rel_tx *tx, uint16_t i);
+
+static void
+ev_append(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t ev = r[i].ev, tail = ev_tails(tx)[ev];
+
+	r[i].ev_next = MRC_REL_NIL;
+	if (tail != MRC_REL_NIL)
+		r[tail].ev_next = i;
+	else
+		ev_heads(tx)[ev] = i;
+	ev_tails(tx)[ev] = i;
+	r[i].state |= ON_EV_LIST;
+}
+
+/*
+ * Remove `i` from its EV list. Lists are short (packets in flight on one
+ * path) and removals are almost always at the head, so the predecessor is
+ * found by walking from the head rather than paying 2 more bytes per entry.
+ */
+static void
+ev_unlink(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t ev = r[i].ev, prev = ev_prev_of(tx, i);
+
+	if (prev == MRC_REL_NIL)
+		ev_heads(tx)[ev] = r[i].ev_next;
+	else
+		r[prev].ev_next = r[i].ev_next;
+	if (ev_tails(tx)[ev] == i)
+		ev_tails(tx)[ev] = prev;
+	r[i].state &= ~ON_EV_LIST;
+}
+
+static uint16_t
+ev_prev_of(struct mrc_rel_tx *tx, uint16_t i)
+{
+	const struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t c = ev_heads(tx)[r[i].ev], prev = MRC_REL_NIL;
+
+	while (c != i && c != MRC_REL_NIL) {
+		prev = c;
+		c = r[c].ev_next;
+	}
+	return prev;
+}
+
+/* ---- state changes ---- */
+
+static void
+mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
+	const struct mrc_rel_tx_ops *ops, void *ctx)
+{
+	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
+
+	if (p->state & ON_EV_LIST)
+		ev_unlink(tx, i);
+	t_unlink(tx, i);
+	set_state(p, PKT_LOST);
+	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);
+	tx->n_inflight--;
+	tx->n_lost++;
+	tx->stats.lost[why]++;
+	if (ops != NULL && ops->lost != NULL)
+		ops->lost(ctx, psn_of(tx, i), p->ev, why);
+}
+
+static void
+note_sending(struct mrc_rel_tx *tx, uint64_t now_tsc)
+{
+	/* The retransmit timer measures lack of progress from the first packet after idle. */
+	if (tx->n_inflight == 0 && tx->n_lost == 0)
+		tx->progress_tsc = now_tsc;
+}
+
+uint32_t
+mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t cookie,
+	uint64_t now_tsc)
+{
+	const uint32_t psn = tx->snd_nxt;
+	const uint16_t i = (uint16_t)(psn & tx->mask);
+	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
+
+	note_sending(tx, now_tsc);
+	p->sent_tsc = now_tsc;
+	p->cookie = cookie;
+	p->len = len;
+	p->ev = ev < tx->n_ev ? ev : 0;
+	p->state = PKT_INFLIGHT;
+	p->tx_count = 1;
+	ev_append(tx, i);
+	t_append(tx, i);
+	tx->n_inflight++;
+	tx->snd_nxt = mrc_psn_add(psn, 1);
+	tx->stats.sent_pkts++;
+	return psn;
+}
+
+int
+mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_ev,
+	uint32_t *cookie, uint16_t *len)
+{
+	const uint64_t *lb = lost_bits_c(tx);
+	const uint32_t words = (tx->mask + 1) / 64, start = tx->snd_una & tx->mask;
+
+	if (tx->n_lost == 0)
+		return -ENOENT;
+	/* Oldest first: scan from snd_una around the ring. */
+	for (uint32_t k = 0; k <= words; k++) {
+		uint32_t w = ((start >> 6) + k) % words;
+		uint64_t bits = lb[w];
+
+		if (k == 0)
+			bits &= ~UINT64_C(0) << (start & 63);
+		else if (k == words)
+			bits &= (start & 63) ? (UINT64_C(1) << (start & 63)) - 1 : 0;
+		if (bits != 0) {
+			uint16_t i = (uint16_t)(w * 64 + (uint32_t)__builtin_ctzll(bits));
+			const struct mrc_rel_tx_pkt *p = &ring_c(tx)[i];
+
+			*psn = psn_of(tx, i);
+			*old_ev = p->ev;
+			*cookie = p->cookie;
+			*len = p->len;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void
+mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t ev, uint64_t now_tsc)
+{
+	const uint16_t i = (uint16_t)(psn & tx->mask);
+	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
+
+	if (!outstanding(tx, psn) || pkt_state(p) != PKT_LOST)
+		return;
+	lost_bits(tx)[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+	tx->n_lost--;
+	note_sending(tx, now_tsc);
+	p->sent_tsc = now_tsc;
+	p->ev = ev < tx->n_ev ? ev : 0;
+	p->state = PKT_INFLIGHT;
+	if (p->tx_count < UINT8_MAX)
+		p->tx_count++;
+	ev_append(tx, i);
+	t_append(tx, i);
+	tx->n_inflight++;
+	tx->stats.retx_pkts++;
+}
+
+/* ---- feedback ---- */
+
+static void
+rtt_sample(struct mrc_rel_tx *tx, uint64_t r)
+{
+	/* RFC 6298 smoothing; the first sample replaces the initial guess. */
+	if (tx->stats.rtt_samples == 0) {
+		tx->srtt_tsc = r;
+		tx->rttvar_tsc = r / 2;
+	} else {
+		uint64_t d = tx->srtt_tsc > r ? tx->srtt_tsc - r : r - tx->srtt_tsc;
+
+		tx->rttvar_tsc = (3 * tx->rttvar_tsc + d) / 4;
+		tx->srtt_tsc = (7 * tx->srtt_tsc + r) / 8;
+	}
+	tx->min_rtt_tsc = RTE_MIN(tx->min_rtt_tsc, r);
+	/*
+	 * The largest recent RTT, decaying slowly towards srtt so an old outlier
+	 * fades while every path (sampled about once per n_paths SACKs) keeps it up.
+	 */
+	if (r >= tx->max_rtt_tsc)
+		tx->max_rtt_tsc = r;
+	else if (tx->max_rtt_tsc > tx->srtt_tsc)
+		tx->max_rtt_tsc -= (tx->max_rtt_tsc - tx->srtt_tsc) / 256;
+	tx->stats.rtt_samples++;
+}
+
+/*
+ * What one SACK knows. A SACK reports the cumulative ACK and 64 PSNs from
+ * `base`: a PSN is known to be missing only if it is cack + 1 or a clear
+ * bit of that window. Anything else may well have arrived without being
+ * reported (coalescing, a bitmap placed elsewhere), so the loss rules may
+ * condemn only known-missing PSNs.
+ */
+struct sack_scope {
+	uint32_t cack;
+	uint32_t base;
+	uint64_t bitmap;
+};
+
+static inline bool
+known_missing(const struct sack_scope *sc, uint32_t psn)
+{
+	uint32_t d = (uint32_t)mrc_psn_diff(psn, sc->base);
+
+	if (psn == mrc_psn_add(sc->cack, 1))
+		return true;
+	return d < 64 && !((sc->bitmap >> d) & 1);
+}
+
+/* Pass 1 for one delivered PSN: mark it, count it, report it. */
+static void
+deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
+	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info)
+{
+	const uint16_t i = (uint16_t)(psn & tx->mask);
+	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
+	const uint8_t st = pkt_state(p);
+
+	if (st == PKT_INFLIGHT) {
+		t_unlink(tx, i);
+		tx->n_inflight--;
+		/* Which copy of a resent packet arrived is unknown: only first sends date the mark. */
+		if (p->tx_count == 1)
+			tx->rack_tsc = RTE_MAX(tx->rack_tsc, p->sent_tsc);
+		/* Karn: only a packet sent once gives an unambiguous RTT. */
+		if (psn == trigger && p->tx_count == 1 && now_tsc > p->sent_tsc) {
+			info->rtt_tsc = now_tsc - p->sent_tsc;
+			rtt_sample(tx, info->rtt_tsc);
+		}
+	} else if (st == PKT_LOST) {
+		lost_bits(tx)[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+		tx->n_lost--;
+		tx->stats.spurious++;
+	} else {
+		return; /* already delivered */
+	}
+	set_state(p, PKT_ACKED);
+	tx->stats.acked_pkts++;
+	info->acked_pkts++;
+	info->acked_bytes += p->len;
+	if (ops != NULL && ops->acked != NULL)
+		ops->acked(ctx, psn, p->ev, p->cookie, p->len, p->tx_count);
+}
+
+/*
+ * Pass 2 for one delivered PSN still on its EV list: everything sent before
+ * it on the same EV that this SACK knows is missing was lost on the path.
+ * Entries the SACK says nothing about stay, to be judged later.
+ */
+static void
+ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
+	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info)
+{
+	const uint16_t i = (uint16_t)(psn & tx->mask);
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t c;
+
+	if (!(r[i].state & ON_EV_LIST) || pkt_state(&r[i]) != PKT_ACKED)
+		return;
+	if (r[i].tx_count != 1) {
+		/* The copy that arrived may have come another way: no inference. */
+		ev_unlink(tx, i);
+		return;
+	}
+	c = ev_heads(tx)[r[i].ev];
+	while (c != i && c != MRC_REL_NIL) {
+		uint16_t next = r[c].ev_next;
+
+		if (pkt_state(&r[c]) == PKT_ACKED) {
+			ev_unlink(tx, c);
+		} else if (known_missing(sc, psn_of(tx, c))) {
+			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
+			info->lost_pkts++;
+		}
+		c = next;
+	}
+	ev_unlink(tx, i);
+}
+
+/* Rule 2: known-missing packets sent more than a reorder window before a delivered one. */
+static void
+time_rule(struct mrc_rel_tx *tx, const struct sack_scope *sc, const struct mrc_rel_tx_ops *ops,
+	void *ctx, uint32_t *lost)
+{
+	const uint64_t reo = mrc_rel_tx_reo_wnd(tx);
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t c = tx->t_head;
+
+	while (c != MRC_REL_NIL && r[c].sent_tsc + reo < tx->rack_tsc) {
+		uint16_t next = r[c].t_next;
+
+		if (known_missing(sc, psn_of(tx, c))) {
+			mark_lost(tx, c, MRC_REL_LOSS_TIME, ops, ctx);
+			(*lost)++;
+		}
+		c = next;
+	}
+}
+
+static void
+advance_una(struct mrc_rel_tx *tx, uint64_t now_tsc, struct mrc_rel_ack_info *info)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	bool moved = false;
+
+	while (tx->snd_una != tx->snd_nxt) {
+		struct mrc_rel_tx_pkt *p = &r[tx->snd_una & tx->mask];
+
+		if (pkt_state(p) != PKT_ACKED)
+			break;
+		if (p->state & ON_EV_LIST)
+			ev_unlink(tx, (uint16_t)(tx->snd_una & tx->mask));
+		p->state = PKT_FREE;
+		tx->snd_una = mrc_psn_add(tx->snd_una, 1);
+		moved = true;
+	}
+	if (moved) {
+		tx->retries = 0;
+		tx->progress_tsc = now_tsc;
+		info->progress = true;
+	}
+}
+
+int
+mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_t now_tsc,
+	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info)
+{
+	const uint32_t last_sent = mrc_psn_sub(tx->snd_nxt, 1);
+	const uint32_t cack = s->cack_psn & MRC_PSN_MASK;
+	const uint32_t base = mrc_psn_add(cack, (uint32_t)(int32_t)s->sack_offset);
+	const uint32_t trigger = mrc_psn_add(cack, (uint32_t)(int32_t)s->ack_psn_offset);
+	const int32_t advance = mrc_psn_diff(cack, mrc_psn_sub(tx->snd_una, 1));
+	uint32_t span;
+
+	memset(info, 0, sizeof(*info));
+	/* Validate first: acknowledging what was never sent changes nothing. */
+	if (mrc_psn_diff(cack, last_sent) > 0) {
+		tx->stats.sacks_refused++;
+		return -EINVAL;
+	}
+	for (uint64_t b = s->sack_bitmap; b != 0; b &= b - 1) {
+		uint32_t psn = mrc_psn_add(base, (uint32_t)__builtin_ctzll(b));
+
+		if (mrc_psn_diff(psn, last_sent) > 0) {
+			tx->stats.sacks_refused++;
+			return -EINVAL;
+		}
+	}
+	const struct sack_scope sc = {.cack = cack, .base = base, .bitmap = s->sack_bitmap};
+
+	tx->stats.sacks++;
+	if (advance < 0)
+		tx->stats.stale_sacks++;
+	span = advance > 0 ? (uint32_t)advance : 0;
+
+	/* Pass 1: mark everything delivered, in PSN order. */
+	for (uint32_t k = 0; k < span; k++)
+		deliver(tx, mrc_psn_add(tx->snd_una, k), trigger, now_tsc, ops, ctx, info);
+	for (uint64_t b = s->sack_bitmap; b != 0; b &= b - 1) {
+		uint32_t psn = mrc_psn_add(base, (uint32_t)__builtin_ctzll(b));
+
+		if (outstanding(tx, psn))
+			deliver(tx, psn, trigger, now_tsc, ops, ctx, info);
+	}
+	/* Pass 2: per-EV order, now that all of this SACK's deliveries are known. */
+	for (uint32_t k = 0; k < span; k++)
+		ev_order(tx, mrc_psn_add(tx->snd_una, k), &sc, ops, ctx, info);
+	for (uint64_t b = s->sack_bitmap; b != 0; b &= b - 1) {
+		uint32_t psn = mrc_psn_add(base, (uint32_t)__builtin_ctzll(b));
+
+		if (outstanding(tx, psn))
+			ev_order(tx, psn, &sc, ops, ctx, info);
+	}
+	advance_una(tx, now_tsc, info);
+
+	if (s->pr && tx->probe_outstanding) {
+		/* The answer reflects everything sent before the probe. */
+		tx->probe_outstanding = false;
+		tx->rack_tsc = RTE_MAX(tx->rack_tsc, tx->probe_sent_tsc);
+	}
+	time_rule(tx, &sc, ops, ctx, &info->lost_pkts);
+	if (info->acked_pkts > 0 || s->pr) {
+		tx->last_ack_tsc = now_tsc;
+		tx->probe_wanted = false;
+	}
+	return 0;
+}
+
+static bool
+spend_retry(struct mrc_rel_tx *tx)
+{
+	tx->retries++;
+	if (tx->retry_exp != MRC_REL_RETRY_EXP_INFINITE &&
+		tx->retries > (unsigned int)tx->retry_linear + tx->retry_exp) {
+		tx->error = MRC_REL_ERR_RETRY_EXCEEDED;
+		return false;
+	}
+	return true;
+}
+
+int
+mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_t now_tsc,
+	const struct mrc_rel_tx_ops *ops, void *ctx)
+{
+	const uint32_t psn = n->nack_psn & MRC_PSN_MASK;
+	const uint16_t i = (uint16_t)(psn & tx->mask);
+	bool costs = false;
+
+	RTE_SET_USED(now_tsc);
+	tx->stats.nacks++;
+	switch (n->reason) {
+	case MRC_NACK_UNEXP_EVENT:
+		tx->error = MRC_REL_ERR_REMOTE_OP;
+		return -MRC_REL_ERR_REMOTE_OP;
+	case MRC_NACK_TRIMMED:
+	case MRC_NACK_TRIMMED_LASTHOP:
+		break;
+	case MRC_NACK_NO_BITMAP:
+	case MRC_NACK_NO_PKT_BUFFER:
+	case MRC_NACK_NO_RESOURCE:
+	case MRC_NACK_PSN_OOR_WINDOW:
+		costs = true;
+		break;
+	default:
+		tx->stats.nacks_ignored++;
+		return 0;
+	}
+	if (!outstanding(tx, psn) || pkt_state(&ring(tx)[i]) != PKT_INFLIGHT) {
+		tx->stats.nacks_ignored++;
+		return 0;
+	}
+	mark_lost(tx, i, MRC_REL_LOSS_NACK, ops, ctx);
+	if (costs && !spend_retry(tx))
+		return -MRC_REL_ERR_RETRY_EXCEEDED;
+	return 0;
+}
+
+void
+mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc)
+{
+	tx->probe_wanted = false;
+	tx->probe_outstanding = true;
+	tx->probe_sent_tsc = now_tsc;
+	tx->stats.probes_asked++;
+}
+
+uint64_t
+mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops,
+	void *ctx)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	/* When the oldest packet's SACK is overdue: well before its timeout. */
+	const uint64_t pto_tsc = tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
+	const uint64_t pkt_to = mrc_rel_tx_pkt_timeout(tx);
+	uint64_t next = UINT64_MAX;
+
+	if (tx->error != MRC_REL_OK)
+		return UINT64_MAX;
+
+	/* Rule 3: per-packet timeout, oldest transmission first. */
+	while (tx->t_head != MRC_REL_NIL && r[tx->t_head].sent_tsc + pkt_to <= now_tsc)
+		mark_lost(tx, tx->t_head, MRC_REL_LOSS_PKT_TIMEOUT, ops, ctx);
+	if (tx->n_inflight == 0 && tx->n_lost == 0) {
+		tx->probe_wanted = false;
+		tx->probe_outstanding = false;
+		return UINT64_MAX;
+	}
+
+	/* The QP retransmit timer: no progress for rto(retries). */
+	uint64_t rto_at = tx->progress_tsc + mrc_rel_tx_rto(tx, tx->retries);
+
+	if (now_tsc >= rto_at) {
+		const uint16_t i = (uint16_t)(tx->snd_una & tx->mask);
+
+		tx->stats.rto_fired++;
+		if (!spend_retry(tx))
+			return UINT64_MAX;
+		if (pkt_state(&r[i]) == PKT_INFLIGHT)
+			mark_lost(tx, i, MRC_REL_LOSS_RTO, ops, ctx);
+		tx->probe_wanted = true;
+		tx->probe_outstanding = false;
+		tx->progress_tsc = now_tsc;
+		rto_at = now_tsc + mrc_rel_tx_rto(tx, tx->retries);
+	}
+	next = RTE_MIN(next, rto_at);
+
+	if (tx->t_head != MRC_REL_NIL) {
+		/* Tail loss: the oldest packet in flight has heard nothing for a probe timeout. */
+		uint64_t ref = RTE_MAX(tx->last_ack_tsc, r[tx->t_head].sent_tsc);
+
+		if (!tx->probe_outstanding) {
+			if (now_tsc >= ref + pto_tsc)
+				tx->probe_wanted = true;
+			else
+				next = RTE_MIN(next, ref + pto_tsc);
+		}
+		next = RTE_MIN(next, r[tx->t_head].sent_tsc + pkt_to);
+	}
+	if (tx->probe_outstanding) {
+		/* A probe unanswered for a packet timeout is itself lost: allow another. */
+		if (now_tsc >= tx->probe_sent_tsc + pkt_to)
+			tx->probe_outstanding = false;
+		else
+			next = RTE_MIN(next, tx->probe_sent_tsc + pkt_to);
+	}
+	return next;
+}

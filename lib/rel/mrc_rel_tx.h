@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_REL_TX_H
+#define MRC_REL_TX_H
+
+/**
+ * @file
+ * Requester-side reliability (protocol.md 1.15): what is in flight, what
+ * was lost, what to resend, and when to give up.
+ *
+ * Every packet sent gets the next PSN and an entry in a ring indexed by
+ * PSN (the responder's MPR bounds how far ahead of the oldest unacknowledged
+ * PSN we may send). The entry records the EV slot, the send time and the
+ * caller's cookie (which message and offset the packet carries).
+ *
+ * Loss detection must not be fooled by spraying, where reordering is the
+ * normal case, so a hole in the SACK bitmap is never by itself a loss. And
+ * a SACK knows only part of the picture (the cumulative ACK and 64 PSNs),
+ * so rules 1 and 2 condemn only PSNs the SACK shows missing (cack + 1, or a
+ * clear bit of its window); the others wait for a SACK that covers them:
+ *  1. Per-EV order. Packets sent on one EV follow one path and stay in
+ *     order, so when a SACK shows PSN q delivered, every packet sent
+ *     earlier on q's EV and not yet delivered was lost. Each EV slot keeps
+ *     its in-flight packets in send order; deliveries pop the list head,
+ *     so this costs O(1) per packet.
+ *  2. Time (RACK-like). All in-flight packets are also kept in send order.
+ *     A packet is lost when one sent more than a reorder window after it
+ *     has been delivered; the window is the spread of recent path RTTs
+ *     (largest recent RTT - smallest, + srtt/4, at least min_reo; a
+ *     whole srtt until 8 samples exist), which
+ *     is what path delay differences look like from here. A probe answer
+ *     moves the same mark.
+ *  Both rules learn only from packets sent once: when a resent packet is
+ *  reported, which copy arrived is unknown (Karn's ambiguity).
+ *  3. Per-packet timeout: a packet unacknowledged pkt_timeout after it was
+ *     sent is lost, whatever else happens.
+ *  4. NACK: a TRIMMED / TRIMMED_LASTHOP NACK marks its PSN for resending at
+ *     once; resource NACKs do too, and cost retry budget.
+ * Lost packets are resent oldest PSN first. A packet marked lost that is
+ * later SACKed was a spurious loss; it is counted and simply completes.
+ *
+ * The QP timer: with packets in flight and no progress (the oldest
+ * unacknowledged PSN does not move), the retransmit timeout fires after
+ * base x (k + 1) for the first `retry_linear` expiries k, then doubles,
+ * base = 1.024 us x 2^timeout (protocol.md 1.15; base x linear x 2^(k -
+ * linear + 1) in the exponential phase). Each expiry resends the oldest
+ * unacknowledged packet, asks for a reliability probe and spends one retry;
+ * recoverable resource NACKs spend one too. Progress refunds the budget.
+ * retry_linear + retry_exp expiries in a row put the sender in error
+ * (retry_exp == 25 means never).
+ *
+ * Tail loss: when packets are in flight and nothing has been acknowledged
+ * for a probe timeout (srtt + reorder window; the per-packet timeout is
+ * 2 srtt + 4 rttvar + reorder window), the sender asks for a
+ * reliability probe (no PSN); its PR answer reflects the responder's state
+ * after everything sent before the probe, so it moves the time mark to the
+ * probe's send time and rule 2 finds the lost tail at once.
+ *
+ * SACKs are validated before anything is applied: one that acknowledges a
+ * PSN never sent is refused whole and counted.
+ *
+ * Nothing here allocates, locks, logs or reads a clock.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mrc_wire_pkt.h"
+
+#define MRC_REL_NIL UINT16_MAX
+/** retry_exp value meaning "retry forever" (protocol.md 1.15). */
+#define MRC_REL_RETRY_EXP_INFINITE 25
+
+struct mrc_rel_tx_cfg {
+	uint8_t mpr;                  /**< responder's MPR: window = mpr x 128 PSNs */
+	uint16_t n_ev_slots;          /**< EV slots of the QP's pool */
+	uint8_t timeout;              /**< base RTO = 1.024 us x 2^timeout (0..24) */
+	uint8_t retry_linear;         /**< linear-phase expiries (0..7) */
+	uint8_t retry_exp;            /**< exponential-phase expiries (0..25, 25 = forever) */
+	uint64_t tsc_hz;
+	uint64_t initial_rtt_tsc;     /**< RTT assumed before the first sample */
+	uint64_t min_reo_tsc;         /**< floor of the reorder window */
+	uint64_t min_pkt_timeout_tsc; /**< floor of the per-packet timeout */
+};
+
+/** Defaults: timeout 8 (262 us), linear 7, exp 25, 10 us initial RTT, 1 us min reorder. */
+void mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz);
+
+/** Why a packet was declared lost. */
+enum mrc_rel_loss {
+	MRC_REL_LOSS_EV_ORDER = 0, /**< a later packet on the same EV arrived */
+	MRC_REL_LOSS_TIME,         /**< a packet sent a reorder window later arrived */
+	MRC_REL_LOSS_PKT_TIMEOUT,  /**< unacknowledged for the per-packet timeout */
+	MRC_REL_LOSS_RTO,          /**< the QP retransmit timer fired */
+	MRC_REL_LOSS_NACK,         /**< the responder NACKed it */
+	MRC_REL_LOSS_MAX,
+};
+
+/** Why the sender stopped. */
+enum mrc_rel_error {
+	MRC_REL_OK = 0,
+	MRC_REL_ERR_RETRY_EXCEEDED, /**< retry budget spent without progress */
+	MRC_REL_ERR_REMOTE_OP,      /**< responder NACKed UNEXP_EVENT */
+};
+
+/**
+ * Events the sender reports while it processes feedback; called
+ * synchronously, in PSN order for acknowledgements.
+ */
+struct mrc_rel_tx_ops {
+	/** `psn` was delivered (first time): its cookie and length, the EV it went on. */
+	void (*acked)(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len,
+		uint8_t tx_count);
+	/** `psn`, last sent on `ev`, was declared lost for `why`; it will be resent. */
+	void (*lost)(void *ctx, uint32_t psn, uint16_t ev, enum mrc_rel_loss why);
+};
+
+struct mrc_rel_tx_stats {
+	uint64_t sent_pkts;
+	uint64_t retx_pkts;
+	uint64_t acked_pkts;
+	uint64_t lost[MRC_REL_LOSS_MAX];
+	uint64_t spurious;      /**< declared lost, then delivered anyway */
+	uint64_t sacks;
+	uint64_t sacks_refused; /**< acknowledged PSNs never sent: ignored whole */
+	uint64_t stale_sacks;   /**< cumulative ACK behind ours (reordered SACKs) */
+	uint64_t nacks;
+	uint64_t nacks_ignored; /**< for PSNs not in flight */
+	uint64_t rto_fired;
+	uint64_t probes_asked;
+	uint64_t rtt_samples;
+};
+
+/** One in-flight packet (24 bytes). */
+struct mrc_rel_tx_pkt {
+	uint64_t sent_tsc; /**< last transmission */
+	uint32_t cookie;
+	uint16_t len;
+	uint16_t ev;      /**< EV slot of the last transmission */
+	uint16_t ev_next; /**< next in-flight packet sent on the same EV */
+	uint16_t t_prev;  /**< send-order list */
+	uint16_t t_next;
+	uint8_t state;    /**< enum in mrc_rel_tx.c */
+	uint8_t tx_count;
+};
+
+struct mrc_rel_tx {
+	uint32_t snd_una; /**< oldest PSN not yet delivered */
+	uint32_t snd_nxt; /**< next new PSN */
+	uint32_t window;  /**< mpr x 128 */
+	uint32_t mask;    /**< ring size - 1 */
+	uint16_t n_ev;
+	uint16_t t_head, t_tail; /**< in-flight packets in send order */
+	uint32_t n_inflight;
+	uint32_t n_lost;  /**< marked lost, not yet resent */
+	uint8_t error;    /**< enum mrc_rel_error */
+	uint8_t retry_linear, retry_exp;
+	uint8_t retries;  /**< consecutive expiries / budget NACKs without progress */
+	bool probe_wanted;
+	bool probe_outstanding;
+	uint64_t base_rto_tsc;
+	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
+	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;
+	uint64_t rack_tsc;      /**< latest send time among delivered packets */
+	uint64_t progress_tsc;  /**< when snd_una last moved, or sending resumed */
+	uint64_t last_ack_tsc;
+	uint64_t probe_sent_tsc;
+	struct mrc_rel_tx_stats stats;
+	/* then: uint16_t ev_head[n_ev], ev_tail[n_ev]; uint64_t lost_bits[ring/64];
+	 * struct mrc_rel_tx_pkt ring[ring] (see mrc_rel_tx.c) */
+	uint8_t mem[] __rte_aligned(8);
+};
+
+size_t mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg);
+
+/** 0, or -EINVAL naming nothing (check the ranges in struct mrc_rel_tx_cfg). */
+int mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+	uint64_t now_tsc);
+
+/** Packets in flight (sent, neither delivered nor waiting to be resent). */
+static inline uint32_t
+mrc_rel_tx_inflight(const struct mrc_rel_tx *tx)
+{
+	return tx->n_inflight;
+}
+
+/** True when a new PSN may be sent: inside the responder's window, no error. */
+bool mrc_rel_tx_can_send(const struct mrc_rel_tx *tx);
+
+/** Record a new packet sent on `ev`; returns its PSN (call only if can_send). */
+uint32_t mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t cookie,
+	uint64_t now_tsc);
+
+/**
+ * The oldest packet waiting to be resent: its PSN, the EV it was lost on (so
+ * the caller picks another), its cookie and length. -ENOENT if none.
+ */
+int mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_ev,
+	uint32_t *cookie, uint16_t *len);
+
+/** Record that `psn` (from next_retx) was resent on `ev`. */
+void mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t ev, uint64_t now_tsc);
+
+/** What one SACK changed. */
+struct mrc_rel_ack_info {
+	uint32_t acked_pkts;
+	uint32_t acked_bytes;
+	uint32_t lost_pkts;
+	uint64_t rtt_tsc; /**< a fresh RTT sample, or 0 */
+	bool progress;    /**< snd_una moved */
+};
+
+/**
+ * Apply a SACK. Returns 0, or -EINVAL when it acknowledges a PSN never sent
+ * (nothing is changed then).
+ */
+int mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_t now_tsc,
+	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info);
+
+/**
+ * Apply a NACK. Returns 0 (the PSN is marked for resending, or was not in
+ * flight), or the error it put the sender in (retry budget, remote error).
+ */
+int mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_t now_tsc,
+	const struct mrc_rel_tx_ops *ops, void *ctx);
+
+/**
+ * Run the time-driven rules: per-packet timeouts, the retransmit timer and
+ * the tail-loss probe decision. Returns the next time it needs to run
+ * (UINT64_MAX when nothing is in flight).
+ */
+uint64_t mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops,
+	void *ctx);
+
+/** A reliability probe is wanted (tail loss or timer): send one and call probe_sent. */
+static inline bool
+mrc_rel_tx_probe_wanted(const struct mrc_rel_tx *tx)
+{
+	return tx->probe_wanted && !tx->probe_outstanding && tx->error == MRC_REL_OK;
+}
+
+void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
+
+/** The current reorder window and per-packet timeout (for tests and telemetry). */
+uint64_t mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx);
+uint64_t mrc_rel_tx_pkt_timeout(const struct mrc_rel_tx *tx);
+/** The retransmit timeout for the k-th consecutive expiry (k from 0). */
+uint64_t mrc_rel_tx_rto(const struct mrc_rel_tx *tx, unsigned int k);
+
+#endif /* MRC_REL_TX_H */

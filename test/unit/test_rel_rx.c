@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Responder reliability: PSN tracking in the MPR window, duplicates,
+ * out-of-window and trimmed packets, SACK contents and coalescing, PSN wrap.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mrc_rel_rx.h"
+#include "mrc_seq.h"
+#include "mrc_test.h"
+
+#define NOW 1000
+
+static struct mrc_rel_rx *
+new_rx(uint8_t mpr, uint16_t ack_every, uint32_t start)
+{
+	struct mrc_rel_rx_cfg cfg;
+	struct mrc_rel_rx *rx;
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.mpr = mpr;
+	cfg.ack_every = ack_every;
+	cfg.ack_delay_tsc = 500;
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	if (rx != NULL && mrc_rel_rx_init(rx, &cfg, start) != 0) {
+		free(rx);
+		return NULL;
+	}
+	return rx;
+}
+
+static int
+test_in_order_and_coalescing(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 4, 0);
+	struct mrc_rel_rx_verdict v;
+	struct mrc_sack_view s;
+
+	MRC_T_ASSERT(rx != NULL, "init");
+	MRC_T_EQ(mrc_rel_rx_cack(rx), 0xffffff); /* nothing yet: cack = start - 1 */
+	for (uint32_t psn = 0; psn < 3; psn++) {
+		v = mrc_rel_rx_data(rx, psn, 100, 0, NOW + psn);
+		MRC_T_EQ(v.kind, MRC_REL_RX_NEW);
+		MRC_T_ASSERT(v.in_order && !v.sack_now && !v.nack_now, "psn %u: no SACK yet", psn);
+	}
+	MRC_T_ASSERT(!mrc_rel_rx_sack_due(rx, NOW + 499), "not due before the delay");
+	MRC_T_ASSERT(mrc_rel_rx_sack_due(rx, NOW + 500), "due after the delay from the first");
+	MRC_T_EQ(mrc_rel_rx_sack_deadline(rx), NOW + 500);
+	v = mrc_rel_rx_data(rx, 3, 100, 0, NOW + 3);
+	MRC_T_ASSERT(v.sack_now, "the 4th packet triggers a SACK");
+	mrc_rel_rx_fill_sack(rx, 3, 0xabcd, MRC_SACK_M_NONE, false, 77, &s);
+	MRC_T_EQ(s.cack_psn, 3);
+	MRC_T_EQ(s.ack_psn_offset, 0);
+	MRC_T_EQ(s.sack_offset, 1);
+	MRC_T_U64_EQ(s.sack_bitmap, 0);
+	MRC_T_EQ(s.entropy, 0xabcd);
+	MRC_T_EQ(s.ts_echo, 77);
+	MRC_T_EQ(s.mpr, 8);
+	MRC_T_EQ(s.rcvd_bytes, 400 / MRC_CC_RCVD_BYTES_UNIT);
+	MRC_T_ASSERT(!mrc_rel_rx_sack_due(rx, NOW + 10000), "nothing pending after a SACK");
+	MRC_T_EQ(rx->stats.new_pkts, 4);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+/* protocol.md 1.15: PSNs 0-11 sent, 5 and 8 lost -> cack 4, offset 1, bitmap 0,1,1,0,1,1,1. */
+static int
+test_worked_example(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 64, 0);
+	struct mrc_sack_view s;
+
+	for (uint32_t psn = 0; psn < 12; psn++)
+		if (psn != 5 && psn != 8)
+			mrc_rel_rx_data(rx, psn, 1, 0, NOW);
+	mrc_rel_rx_fill_sack(rx, 11, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.cack_psn, 4);
+	MRC_T_EQ(s.sack_offset, 1);
+	MRC_T_U64_EQ(s.sack_bitmap, 0x76);
+	MRC_T_EQ(s.ack_psn_offset, 7);
+	MRC_T_EQ(s.ooo_count, 5); /* 6, 7, 9, 10, 11 arrived with 5 missing */
+	MRC_T_ASSERT(mrc_rel_rx_has(rx, 4) && !mrc_rel_rx_has(rx, 5) && mrc_rel_rx_has(rx, 6),
+		"has() follows the bitmap");
+	/* The retransmitted 5 fills the hole: cack jumps to 7 and a SACK goes at once. */
+	struct mrc_rel_rx_verdict v = mrc_rel_rx_data(rx, 5, 1, 0, NOW);
+
+	MRC_T_ASSERT(v.in_order && v.sack_now, "filled hole is news");
+	MRC_T_EQ(mrc_rel_rx_cack(rx), 7);
+	v = mrc_rel_rx_data(rx, 8, 1, 0, NOW);
+	MRC_T_EQ(mrc_rel_rx_cack(rx), 11);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_gap_ce_ackreq_trigger_sack(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 64, 100);
+	struct mrc_rel_rx_verdict v;
+
+	v = mrc_rel_rx_data(rx, 100, 1, 0, NOW);
+	MRC_T_ASSERT(!v.sack_now, "in order, coalesced");
+	v = mrc_rel_rx_data(rx, 101, 1, 0, NOW);
+	MRC_T_ASSERT(!v.sack_now, "in order, coalesced");
+	v = mrc_rel_rx_data(rx, 104, 1, 0, NOW);
+	MRC_T_ASSERT(v.sack_now, "a gap opens");
+	v = mrc_rel_rx_data(rx, 103, 1, 0, NOW);
+	MRC_T_ASSERT(!v.sack_now, "filling inside the gap is not a new gap");
+	v = mrc_rel_rx_data(rx, 105, 1, MRC_REL_RX_F_CE, NOW);
+	MRC_T_ASSERT(v.sack_now, "CE is echoed at once");
+	v = mrc_rel_rx_data(rx, 106, 1, MRC_REL_RX_F_ACKREQ, NOW);
+	MRC_T_ASSERT(v.sack_now, "AckReq");
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_duplicates_and_window(void)
+{
+	struct mrc_rel_rx *rx = new_rx(1, 64, 0); /* window 128 */
+	struct mrc_rel_rx_verdict v;
+
+	mrc_rel_rx_data(rx, 0, 1, 0, NOW);
+	mrc_rel_rx_data(rx, 5, 1, 0, NOW);
+	v = mrc_rel_rx_data(rx, 0, 1, 0, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_DUP && v.sack_now, "dup below cack");
+	v = mrc_rel_rx_data(rx, 5, 1, 0, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_DUP && v.sack_now, "dup in the bitmap");
+	v = mrc_rel_rx_data(rx, 1 + 128, 1, 0, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_OOR && v.nack_now, "epsn + window is out");
+	MRC_T_EQ(v.nack_reason, MRC_NACK_PSN_OOR_WINDOW);
+	v = mrc_rel_rx_data(rx, 1 + 127, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_NEW); /* the last PSN inside */
+	v = mrc_rel_rx_data(rx, 0xfff000, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_DUP); /* far behind: an old duplicate, never placed */
+	MRC_T_EQ(rx->stats.dup_pkts, 3);
+	MRC_T_EQ(rx->stats.oor_pkts, 1);
+	MRC_T_EQ(rx->stats.new_pkts, 3);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_trimmed(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 64, 0);
+	struct mrc_rel_rx_verdict v;
+	struct mrc_nack_view n;
+
+	v = mrc_rel_rx_data(rx, 0, 4096, MRC_REL_RX_F_TRIMMED, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_TRIMMED && v.nack_now, "trimmed -> NACK");
+	MRC_T_EQ(v.nack_reason, MRC_NACK_TRIMMED);
+	MRC_T_ASSERT(!mrc_rel_rx_has(rx, 0), "a trimmed packet is not received");
+	v = mrc_rel_rx_data(rx, 1, 4096, MRC_REL_RX_F_TRIMMED | MRC_REL_RX_F_LASTHOP, NOW);
+	MRC_T_EQ(v.nack_reason, MRC_NACK_TRIMMED_LASTHOP);
+	mrc_rel_rx_fill_nack(rx, 1, v.nack_reason, 0x55, 9, &n);
+	MRC_T_EQ(n.nack_psn, 1);
+	MRC_T_EQ(n.entropy, 0x55);
+	MRC_T_EQ(n.reason, MRC_NACK_TRIMMED_LASTHOP);
+	/* The resent packet arrives whole; a late trimmed copy of it is a duplicate. */
+	v = mrc_rel_rx_data(rx, 0, 4096, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_NEW);
+	v = mrc_rel_rx_data(rx, 0, 4096, MRC_REL_RX_F_TRIMMED, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_DUP && v.sack_now && !v.nack_now, "trimmed dup");
+	MRC_T_EQ(rx->stats.new_bytes, 4096);
+	free(rx);
+
+	/* Without the TRIM_NACK capability nothing is sent; the requester times out. */
+	struct mrc_rel_rx_cfg cfg;
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.trim_nack = false;
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	MRC_T_EQ(mrc_rel_rx_init(rx, &cfg, 0), 0);
+	v = mrc_rel_rx_data(rx, 0, 1, MRC_REL_RX_F_TRIMMED, NOW);
+	MRC_T_ASSERT(v.kind == MRC_REL_RX_TRIMMED && !v.nack_now, "no NACK without the capability");
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_bitmap_follows_far_trigger(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 64, 0);
+	struct mrc_sack_view s;
+
+	/* 0 missing; 200 arrives: the bitmap must show 200, ending on it. */
+	mrc_rel_rx_data(rx, 150, 1, 0, NOW);
+	mrc_rel_rx_data(rx, 200, 1, 0, NOW);
+	mrc_rel_rx_fill_sack(rx, 200, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.cack_psn, 0xffffff);
+	MRC_T_EQ(s.ack_psn_offset, 201);
+	MRC_T_EQ(s.sack_offset, 201 - 63);
+	MRC_T_U64_EQ(s.sack_bitmap, (UINT64_C(1) << 63) | (UINT64_C(1) << (150 - 137)));
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_psn_wrap(void)
+{
+	struct mrc_rel_rx *rx = new_rx(8, 64, 0xfffff0);
+	struct mrc_sack_view s;
+
+	for (uint32_t k = 0; k < 40; k++)
+		if (k != 20)
+			mrc_rel_rx_data(rx, mrc_psn_add(0xfffff0, k), 1, 0, NOW);
+	MRC_T_EQ(mrc_rel_rx_cack(rx), 0x000003); /* 0xfffff0 + 19 */
+	mrc_rel_rx_fill_sack(rx, 0x000010, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.cack_psn, 3);
+	MRC_T_EQ(s.sack_offset, 1);
+	MRC_T_U64_EQ(s.sack_bitmap, ((UINT64_C(1) << 19) - 1) << 1); /* 5..23 present, 4 missing */
+	mrc_rel_rx_data(rx, 4, 1, 0, NOW);
+	MRC_T_EQ(mrc_rel_rx_cack(rx), 0x000017);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+/* Against a set-based model over random arrivals, duplicates and wrap. */
+static int
+test_random_against_model(void)
+{
+	enum { N = 3000 };
+	static bool got[N];
+	struct mrc_rel_rx *rx = new_rx(2, 8, 0xffff00); /* window 256, wraps at 256 */
+	unsigned int seed = 4242;
+	uint32_t expect = 0; /* model epsn as an offset from the start */
+
+	memset(got, 0, sizeof(got));
+	for (int step = 0; step < 20000; step++) {
+		/* Mostly near the front of the window, sometimes old, sometimes beyond. */
+		int32_t off = (int32_t)expect + (int32_t)(rand_r(&seed) % 300) - 20;
+
+		if (off < 0 || off >= N)
+			continue;
+		uint32_t psn = mrc_psn_add(0xffff00, (uint32_t)off);
+		struct mrc_rel_rx_verdict v = mrc_rel_rx_data(rx, psn, 1, 0, NOW);
+		int kind;
+
+		if ((uint32_t)off < expect || got[off])
+			kind = MRC_REL_RX_DUP;
+		else if ((uint32_t)off >= expect + 256)
+			kind = MRC_REL_RX_OOR;
+		else
+			kind = MRC_REL_RX_NEW;
+		MRC_T_ASSERT(v.kind == kind, "step %d off %d: got %u want %d", step, off, v.kind,
+			kind);
+		if (kind == MRC_REL_RX_NEW) {
+			got[off] = true;
+			while (expect < N && got[expect])
+				expect++;
+		}
+		MRC_T_EQ(mrc_rel_rx_cack(rx), mrc_psn_sub(mrc_psn_add(0xffff00, expect), 1));
+		if (v.sack_now) {
+			struct mrc_sack_view s;
+
+			mrc_rel_rx_fill_sack(rx, psn, 0, 0, false, 0, &s);
+			/* Every bit matches the model. */
+			for (int i = 0; i < 64; i++) {
+				uint32_t o = expect - 1 + (uint32_t)s.sack_offset + (uint32_t)i;
+
+				MRC_T_EQ((s.sack_bitmap >> i) & 1, o < N && o < expect + 256 && got[o]);
+			}
+		}
+	}
+	MRC_T_ASSERT(expect > 1000, "the stream progressed (%u)", expect);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_init_rejects(void)
+{
+	struct mrc_rel_rx_cfg cfg;
+	uint8_t mem[4096];
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.mpr = 0;
+	MRC_T_EQ(mrc_rel_rx_init((struct mrc_rel_rx *)mem, &cfg, 0), -EINVAL);
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.ack_every = 0;
+	MRC_T_EQ(mrc_rel_rx_init((struct mrc_rel_rx *)mem, &cfg, 0), -EINVAL);
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.cwnd_pen = 128;
+	MRC_T_EQ(mrc_rel_rx_init((struct mrc_rel_rx *)mem, &cfg, 0), -EINVAL);
+	/* Memory: 8 x 128 PSNs is a 128-byte bitmap. */
+	mrc_rel_rx_cfg_defaults(&cfg);
+	MRC_T_EQ(mrc_rel_rx_memsize(&cfg), sizeof(struct mrc_rel_rx) + 128);
+	printf("  responder state per QP (MPR 8): %zu bytes\n", mrc_rel_rx_memsize(&cfg));
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_in_order_and_coalescing),
+	MRC_TEST_CASE(test_worked_example),
+	MRC_TEST_CASE(test_gap_ce_ackreq_trigger_sack),
+	MRC_TEST_CASE(test_duplicates_and_window),
+	MRC_TEST_CASE(test_trimmed),
+	MRC_TEST_CASE(test_bitmap_follows_far_trigger),
+	MRC_TEST_CASE(test_psn_wrap),
+	MRC_TEST_CASE(test_random_against_model),
+	MRC_TEST_CASE(test_init_rejects),
+};
+
+MRC_TEST_MAIN("rel_rx", cases)

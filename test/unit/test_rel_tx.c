@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Requester reliability: SACK validation, per-EV order and time-based loss
+ * detection (and that reordering alone is never a loss), oldest-first
+ * retransmission, NACKs, the linear-then-exponential timer, the retry
+ * budget, tail-loss probes, PSN wrap, and a randomized run against a
+ * truthful responder in which every packet is delivered exactly once.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mrc_rel_rx.h"
+#include "mrc_rel_tx.h"
+#include "mrc_seq.h"
+#include "mrc_test.h"
+
+#define HZ 1000000000ull /* 1 tsc = 1 ns */
+#define US 1000ull
+
+struct events {
+	uint32_t acked[4096], n_acked;
+	uint32_t lost[4096], n_lost;
+	enum mrc_rel_loss why[4096];
+	uint16_t lost_ev[4096];
+};
+
+static void
+on_acked(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
+{
+	struct events *e = ctx;
+
+	(void)ev;
+	(void)cookie;
+	(void)len;
+	(void)tx_count;
+	if (e->n_acked < RTE_DIM(e->acked))
+		e->acked[e->n_acked++] = psn;
+}
+
+static void
+on_lost(void *ctx, uint32_t psn, uint16_t ev, enum mrc_rel_loss why)
+{
+	struct events *e = ctx;
+
+	if (e->n_lost < RTE_DIM(e->lost)) {
+		e->why[e->n_lost] = why;
+		e->lost_ev[e->n_lost] = ev;
+		e->lost[e->n_lost++] = psn;
+	}
+}
+
+static const struct mrc_rel_tx_ops ops = {.acked = on_acked, .lost = on_lost};
+
+static struct mrc_rel_tx *
+new_tx(struct mrc_rel_tx_cfg *cfg, uint32_t start)
+{
+	struct mrc_rel_tx *tx = calloc(1, mrc_rel_tx_memsize(cfg));
+
+	if (tx != NULL && mrc_rel_tx_init(tx, cfg, start, 0) != 0) {
+		free(tx);
+		return NULL;
+	}
+	return tx;
+}
+
+static struct mrc_rel_tx *
+default_tx(uint32_t start)
+{
+	struct mrc_rel_tx_cfg cfg;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 8;
+	return new_tx(&cfg, start);
+}
+
+static struct mrc_sack_view
+sack(uint32_t cack, int16_t off, uint64_t bitmap, int16_t ack_off)
+{
+	struct mrc_sack_view s;
+
+	memset(&s, 0, sizeof(s));
+	s.cack_psn = cack & 0xffffff;
+	s.sack_offset = off;
+	s.sack_bitmap = bitmap;
+	s.ack_psn_offset = ack_off;
+	return s;
+}
+
+static int
+test_cumulative_ack_and_rtt(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	for (uint16_t k = 0; k < 10; k++)
+		MRC_T_EQ(mrc_rel_tx_sent_new(tx, k % 4, 1000, 100 + k, k * US), k);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 10);
+	struct mrc_sack_view s = sack(9, 1, 0, 0); /* triggered by PSN 9 */
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 30 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 10);
+	MRC_T_EQ(info.acked_bytes, 10000);
+	MRC_T_EQ(info.lost_pkts, 0);
+	MRC_T_ASSERT(info.progress, "snd_una moved");
+	MRC_T_U64_EQ(info.rtt_tsc, 21 * US); /* PSN 9 sent at 9 us */
+	MRC_T_EQ(e.n_acked, 10);
+	for (uint32_t k = 0; k < 10; k++)
+		MRC_T_EQ(e.acked[k], k); /* in PSN order */
+	MRC_T_EQ(tx->snd_una, 10);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 0);
+	/* The same SACK again acknowledges nothing twice. */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 31 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 0);
+	MRC_T_EQ(e.n_acked, 10);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_refuse_acks_for_unsent(void)
+{
+	struct mrc_rel_tx *tx = default_tx(500);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	for (uint16_t k = 0; k < 4; k++)
+		mrc_rel_tx_sent_new(tx, 0, 100, 0, 0); /* PSNs 500..503 */
+	struct mrc_sack_view s = sack(504, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, US, &ops, &e, &info), -EINVAL);
+	s = sack(499, 1, UINT64_C(1) << 4, 0); /* bit for 504 */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, US, &ops, &e, &info), -EINVAL);
+	s = sack(501, 1, 0x1 | (UINT64_C(1) << 40), 0); /* 502 ok but 542 never sent */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, US, &ops, &e, &info), -EINVAL);
+	MRC_T_EQ(e.n_acked, 0);
+	MRC_T_EQ(tx->snd_una, 500);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 4);
+	MRC_T_EQ(tx->stats.sacks_refused, 3);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/* Spraying: PSN 1 delivered before 0 on another EV is reordering, not loss. */
+static int
+test_reordering_is_not_loss(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, 100, 0, 100); /* 0.1 us later, other EV */
+	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 2); /* only PSN 1 */
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 1);
+	MRC_T_EQ(e.n_lost, 0);
+	MRC_T_EQ(tx->snd_una, 0);
+	s = sack(1, 1, 0, 0);
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 11 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->snd_una, 2);
+	MRC_T_EQ(e.n_lost, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_per_ev_order_loss(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 3, 100, 0, 0);  /* 0 on EV 3: lost */
+	mrc_rel_tx_sent_new(tx, 5, 100, 0, 10); /* 1 on EV 5: slow path */
+	mrc_rel_tx_sent_new(tx, 3, 100, 0, 20); /* 2 on EV 3: delivered */
+	struct mrc_sack_view s = sack(0xffffff, 1, 0x4, 3);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.lost_pkts, 1);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], 0);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
+	MRC_T_EQ(e.lost_ev[0], 3);
+	MRC_T_EQ(tx->n_lost, 1);
+
+	/* Resend 0 on another EV; the oldest loss comes first. */
+	uint32_t psn, cookie;
+	uint16_t old_ev, len;
+
+	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len), 0);
+	MRC_T_EQ(psn, 0);
+	MRC_T_EQ(old_ev, 3);
+	mrc_rel_tx_sent_retx(tx, 0, 6, 11 * US);
+	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len), -ENOENT);
+	MRC_T_EQ(tx->stats.retx_pkts, 1);
+	/* Both delivered; the resent one gives no RTT sample (Karn). */
+	s = sack(2, 1, 0, -2);
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 30 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 2);
+	MRC_T_U64_EQ(info.rtt_tsc, 0);
+	MRC_T_EQ(tx->snd_una, 3);
+	MRC_T_EQ(e.n_lost, 1);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/* A retransmission is newer on its EV than new data sent earlier there. */
+static int
+test_ev_order_with_retransmissions(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);   /* 0 on EV 0, will be NACKed */
+	mrc_rel_tx_sent_new(tx, 1, 100, 0, 10);  /* 1 on EV 1 */
+	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
+
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 20, &ops, &e), 0);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_NACK);
+	mrc_rel_tx_sent_retx(tx, 0, 1, 30);     /* 0 again, now after 1 on EV 1 */
+	/* One SACK delivers both: 1 (sent earlier on EV 1) must not be called lost. */
+	struct mrc_sack_view s = sack(1, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 40, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 2);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(tx->stats.spurious, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_time_rule(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	uint64_t reo = mrc_rel_tx_reo_wnd(tx);
+
+	MRC_T_ASSERT(reo >= 1 * US, "reorder window has its floor");
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, 100, 0, reo / 2);     /* within the window */
+	mrc_rel_tx_sent_new(tx, 2, 100, 0, reo + 1);     /* beyond it */
+	/* Triggers point at undelivered PSN 0, so no RTT sample moves the window. */
+	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 1); /* only 1 */
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 3 * reo, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 0);
+	MRC_T_U64_EQ(mrc_rel_tx_reo_wnd(tx), reo);
+	s = sack(0xffffff, 1, 0x4, 1); /* 2, sent more than reo after 0 */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 3 * reo, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], 0);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_TIME);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_spurious_loss(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
+
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), 0);
+	MRC_T_EQ(tx->n_lost, 1);
+	/* Delivered before we resent it (say, a second copy made it). */
+	struct mrc_sack_view s = sack(0, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 5, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->stats.spurious, 1);
+	MRC_T_EQ(tx->n_lost, 0);
+	uint32_t psn, cookie;
+	uint16_t ev, len;
+
+	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len), -ENOENT);
+	MRC_T_EQ(e.n_acked, 1);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_nack_reasons_and_budget(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct events e = {0};
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 4;
+	cfg.retry_linear = 1;
+	cfg.retry_exp = 1; /* two retries, the third is one too many */
+	tx = new_tx(&cfg, 0);
+	for (int k = 0; k < 4; k++)
+		mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	struct mrc_nack_view n = {.reason = MRC_NACK_NO_RESOURCE, .nack_psn = 0};
+
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), 0);
+	n.nack_psn = 1;
+	n.reason = MRC_NACK_PSN_OOR_WINDOW;
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 2, &ops, &e), 0);
+	MRC_T_EQ(tx->retries, 2);
+	n.nack_psn = 2;
+	n.reason = MRC_NACK_TRIMMED; /* free */
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 3, &ops, &e), 0);
+	MRC_T_EQ(tx->retries, 2);
+	n.nack_psn = 77; /* never sent */
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 3, &ops, &e), 0);
+	MRC_T_EQ(tx->stats.nacks_ignored, 1);
+	n.nack_psn = 3;
+	n.reason = MRC_NACK_NO_BITMAP;
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 4, &ops, &e), -MRC_REL_ERR_RETRY_EXCEEDED);
+	MRC_T_EQ(tx->error, MRC_REL_ERR_RETRY_EXCEEDED);
+	MRC_T_ASSERT(!mrc_rel_tx_can_send(tx), "an errored sender sends nothing");
+	free(tx);
+
+	tx = new_tx(&cfg, 0);
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	n.reason = MRC_NACK_UNEXP_EVENT;
+	n.nack_psn = 0;
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), -MRC_REL_ERR_REMOTE_OP);
+	MRC_T_EQ(tx->error, MRC_REL_ERR_REMOTE_OP);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_rto_schedule_and_budget(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct events e = {0};
+	const uint64_t base = 262144; /* 1.024 us x 2^8, in ns */
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 4;
+	cfg.retry_linear = 3;
+	cfg.retry_exp = 2;
+	tx = new_tx(&cfg, 0);
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 0), base);
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 1), 2 * base);
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 2), 3 * base);
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 3), 3 * base * 2);
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 4), 3 * base * 4);
+
+	/* Packets that are never answered: expiries follow the schedule, then error. */
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	uint64_t now = 0, expected = 0;
+
+	for (unsigned int k = 0; k <= 6; k++) {
+		uint64_t next = mrc_rel_tx_poll(tx, now, &ops, &e);
+
+		if (k > 0)
+			MRC_T_EQ(tx->stats.rto_fired, k);
+		if (tx->error != MRC_REL_OK) {
+			MRC_T_EQ(k, 6); /* 3 linear + 2 exponential retries, the 6th expiry fails */
+			break;
+		}
+		/* Resend whatever is lost so the timer keeps measuring no progress. */
+		uint32_t psn, cookie;
+		uint16_t ev, len;
+
+		while (mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len) == 0)
+			mrc_rel_tx_sent_retx(tx, psn, 1, now);
+		expected = now + mrc_rel_tx_rto(tx, tx->retries);
+		MRC_T_ASSERT(next <= expected, "poll asks to be called by the RTO");
+		now = expected;
+	}
+	MRC_T_EQ(tx->error, MRC_REL_ERR_RETRY_EXCEEDED);
+	free(tx);
+
+	/* retry_exp 25 means forever. */
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 4;
+	cfg.timeout = 0;
+	tx = new_tx(&cfg, 0);
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	now = 0;
+	for (int k = 0; k < 200; k++) {
+		now += mrc_rel_tx_rto(tx, tx->retries) + 1;
+		mrc_rel_tx_poll(tx, now, &ops, &e);
+	}
+	MRC_T_EQ(tx->error, MRC_REL_OK);
+	MRC_T_ASSERT(tx->stats.rto_fired >= 100, "kept retrying (%llu)",
+		(unsigned long long)tx->stats.rto_fired);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_progress_refunds_budget(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, 100, 0, 0);
+	mrc_rel_tx_poll(tx, mrc_rel_tx_rto(tx, 0), &ops, &e);
+	MRC_T_EQ(tx->retries, 1);
+	struct mrc_sack_view s = sack(1, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, mrc_rel_tx_rto(tx, 0) + 5, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->retries, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_per_packet_timeout(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct events e = {0};
+	uint64_t to = mrc_rel_tx_pkt_timeout(tx);
+
+	mrc_rel_tx_sent_new(tx, 2, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 3, 100, 0, 5 * US);
+	uint64_t next = mrc_rel_tx_poll(tx, to - 1, &ops, &e);
+
+	MRC_T_EQ(e.n_lost, 0);
+	MRC_T_ASSERT(next <= to, "next poll by the first packet's timeout");
+	mrc_rel_tx_poll(tx, to, &ops, &e);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], 0);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_PKT_TIMEOUT);
+	MRC_T_EQ(e.lost_ev[0], 2);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/* The last packets of a message vanish: a probe finds them, not a long timeout. */
+static int
+test_tail_loss_probe(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	for (uint16_t k = 0; k < 4; k++)
+		mrc_rel_tx_sent_new(tx, k, 100, 0, 0);
+	/* 0 and 1 delivered at 10 us; 2 and 3 lost; nothing else will be sent. */
+	struct mrc_sack_view s = sack(1, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	uint64_t pto = tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
+
+	mrc_rel_tx_poll(tx, 10 * US + pto - 1, &ops, &e);
+	MRC_T_ASSERT(!mrc_rel_tx_probe_wanted(tx), "not yet");
+	mrc_rel_tx_poll(tx, 10 * US + pto, &ops, &e);
+	MRC_T_ASSERT(mrc_rel_tx_probe_wanted(tx), "tail loss probe wanted");
+	MRC_T_ASSERT(10 * US + pto + tx->srtt_tsc < mrc_rel_tx_pkt_timeout(tx),
+		"the probe is answered before the packets time out");
+	uint64_t t_probe = 10 * US + pto;
+
+	mrc_rel_tx_probe_sent(tx, t_probe);
+	MRC_T_ASSERT(!mrc_rel_tx_probe_wanted(tx), "one probe at a time");
+	s = sack(1, 1, 0, 0);
+	s.pr = true;
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, t_probe + 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.lost_pkts, 2);
+	MRC_T_EQ(e.n_lost, 2);
+	MRC_T_EQ(e.lost[0], 2);
+	MRC_T_EQ(e.lost[1], 3);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_TIME);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_window_and_wrap(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.mpr = 1; /* 128 PSNs */
+	cfg.n_ev_slots = 16;
+	tx = new_tx(&cfg, 0xffffc0);
+	for (int k = 0; k < 128; k++) {
+		MRC_T_ASSERT(mrc_rel_tx_can_send(tx), "room for %d", k);
+		mrc_rel_tx_sent_new(tx, (uint16_t)(k % 16), 100, (uint32_t)k, (uint64_t)k);
+	}
+	MRC_T_ASSERT(!mrc_rel_tx_can_send(tx), "window full at 128");
+	MRC_T_EQ(tx->snd_nxt, 0x40); /* wrapped */
+	struct mrc_sack_view s = sack(0x000010, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 50 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 0x40 + 0x11);
+	MRC_T_EQ(tx->snd_una, 0x11);
+	MRC_T_ASSERT(mrc_rel_tx_can_send(tx), "room again");
+	MRC_T_EQ(e.acked[0], 0xffffc0);
+	MRC_T_EQ(e.acked[0x3f], 0xffffff);
+	MRC_T_EQ(e.acked[0x40], 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+static int
+test_init_rejects(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	uint8_t mem[8192];
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.timeout = 25;
+	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.retry_linear = 8;
+	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.retry_exp = 26;
+	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.mpr = 0;
+	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	printf("  requester state per QP (MPR 8, 160 EV slots): %zu bytes, %zu per PSN\n",
+		mrc_rel_tx_memsize(&cfg), sizeof(struct mrc_rel_tx_pkt));
+	return MRC_TEST_OK;
+}
+
+/*
+ * A sender and a truthful responder over 8 EVs whose paths drop packets at
+ * random and reorder across EVs (each EV keeps its own order). Whatever is
+ * lost is resent; every PSN must be acknowledged exactly once, nothing
+ * unsent ever acknowledged, and the transfer must finish.
+ */
+static int
+test_random_lossy_paths(void)
+{
+	enum { TOTAL = 3000, NEV = 8 };
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_rx_cfg rcfg;
+	struct mrc_rel_tx *tx;
+	struct mrc_rel_rx *rx;
+	static struct events e;
+	static uint8_t acked_count[TOTAL];
+	/* in flight on each EV: (psn, arrival time), FIFO */
+	static struct {
+		uint32_t psn[4096];
+		uint64_t at[4096];
+		unsigned int head, tail;
+	} path[NEV];
+	unsigned int seed = 2026;
+	uint64_t now = 0;
+	uint32_t sent_new = 0, drops = 0;
+
+	memset(&e, 0, sizeof(e));
+	memset(acked_count, 0, sizeof(acked_count));
+	memset(path, 0, sizeof(path));
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = NEV;
+	cfg.mpr = 2;
+	tx = new_tx(&cfg, 0);
+	mrc_rel_rx_cfg_defaults(&rcfg);
+	rcfg.mpr = 2;
+	rcfg.ack_every = 2;
+	rcfg.ack_delay_tsc = 2 * US;
+	rx = calloc(1, mrc_rel_rx_memsize(&rcfg));
+	MRC_T_EQ(mrc_rel_rx_init(rx, &rcfg, 0), 0);
+
+	for (int step = 0; step < 2000000 && tx->snd_una != TOTAL; step++) {
+		now += 100; /* 0.1 us per step */
+		/* Send: retransmissions first, then new data within the window. */
+		uint32_t psn, cookie;
+		uint16_t old_ev, len;
+		int ev = -1;
+
+		if (mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len) == 0) {
+			ev = (old_ev + 1 + (int)(rand_r(&seed) % (NEV - 1))) % NEV;
+			mrc_rel_tx_sent_retx(tx, psn, (uint16_t)ev, now);
+		} else if (sent_new < TOTAL && mrc_rel_tx_can_send(tx)) {
+			ev = (int)(rand_r(&seed) % NEV);
+			psn = mrc_rel_tx_sent_new(tx, (uint16_t)ev, 100, sent_new, now);
+			sent_new++;
+		}
+		/* 3% loss; path delay 5..12 us depending on the EV, FIFO per EV. */
+		if (ev >= 0 && rand_r(&seed) % 100 < 3)
+			drops++;
+		else if (ev >= 0) {
+			uint64_t at = now + (5 + (uint64_t)ev) * US;
+
+			path[ev].psn[path[ev].tail % 4096] = psn;
+			path[ev].at[path[ev].tail % 4096] = at;
+			path[ev].tail++;
+		}
+		for (unsigned int p = 0; p < NEV; p++) {
+			while (path[p].head != path[p].tail && path[p].at[path[p].head % 4096] <= now) {
+				uint32_t q = path[p].psn[path[p].head % 4096];
+				struct mrc_rel_rx_verdict v;
+
+				path[p].head++;
+				v = mrc_rel_rx_data(rx, q, 100, 0, now);
+				if (v.sack_now || mrc_rel_rx_sack_due(rx, now)) {
+					struct mrc_sack_view s;
+					struct mrc_rel_ack_info info;
+
+					mrc_rel_rx_fill_sack(rx, q, p, 0, false, 0, &s);
+					/* SACKs come back instantly here: delay is on the forward path. */
+					MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now, &ops, &e, &info), 0);
+				}
+			}
+		}
+		if (mrc_rel_rx_sack_due(rx, now)) {
+			struct mrc_sack_view s;
+			struct mrc_rel_ack_info info;
+
+			mrc_rel_rx_fill_sack(rx, mrc_rel_rx_cack(rx), 0, 0, false, 0, &s);
+			MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now, &ops, &e, &info), 0);
+		}
+		mrc_rel_tx_poll(tx, now, &ops, &e);
+		if (mrc_rel_tx_probe_wanted(tx)) {
+			struct mrc_sack_view s;
+			struct mrc_rel_ack_info info;
+
+			mrc_rel_tx_probe_sent(tx, now);
+			mrc_rel_rx_probe(rx);
+			mrc_rel_rx_fill_sack(rx, mrc_rel_rx_cack(rx), 0, 0, true, 0, &s);
+			MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now + 5 * US, &ops, &e, &info), 0);
+		}
+		MRC_T_EQ(tx->error, MRC_REL_OK);
+		MRC_T_ASSERT(mrc_rel_tx_inflight(tx) + tx->n_lost <= 256, "within the window");
+	}
+	MRC_T_EQ(tx->snd_una, TOTAL);
+	MRC_T_EQ(e.n_acked, TOTAL);
+	for (uint32_t k = 0; k < e.n_acked; k++) {
+		MRC_T_ASSERT(e.acked[k] < TOTAL, "acked %u never sent", e.acked[k]);
+		acked_count[e.acked[k]]++;
+	}
+	for (uint32_t k = 0; k < TOTAL; k++)
+		MRC_T_ASSERT(acked_count[k] == 1, "PSN %u acked %u times", k, acked_count[k]);
+	printf("  %u packets over 8 lossy paths: %u dropped, %llu resent, %llu spurious, losses by "
+	       "rule ev-order %llu time %llu timeout %llu rto %llu, %.2f ms simulated\n",
+		TOTAL, drops, (unsigned long long)tx->stats.retx_pkts,
+		(unsigned long long)tx->stats.spurious,
+		(unsigned long long)tx->stats.lost[MRC_REL_LOSS_EV_ORDER],
+		(unsigned long long)tx->stats.lost[MRC_REL_LOSS_TIME],
+		(unsigned long long)tx->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT],
+		(unsigned long long)tx->stats.lost[MRC_REL_LOSS_RTO], now / 1e6);
+	/* Reordering across paths must not pass for loss: resends track real drops. */
+	MRC_T_ASSERT(tx->stats.retx_pkts >= drops, "every drop was resent");
+	MRC_T_ASSERT(tx->stats.retx_pkts <= drops + drops / 10 + 2,
+		"%llu resends for %u drops: reordering taken for loss",
+		(unsigned long long)tx->stats.retx_pkts, drops);
+	/* Paths keep their own order, so that rule finds most losses within an RTT. */
+	MRC_T_ASSERT(tx->stats.lost[MRC_REL_LOSS_EV_ORDER] * 10 >= drops * 8, "per-EV order");
+	free(tx);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_cumulative_ack_and_rtt),
+	MRC_TEST_CASE(test_refuse_acks_for_unsent),
+	MRC_TEST_CASE(test_reordering_is_not_loss),
+	MRC_TEST_CASE(test_per_ev_order_loss),
+	MRC_TEST_CASE(test_ev_order_with_retransmissions),
+	MRC_TEST_CASE(test_time_rule),
+	MRC_TEST_CASE(test_spurious_loss),
+	MRC_TEST_CASE(test_nack_reasons_and_budget),
+	MRC_TEST_CASE(test_rto_schedule_and_budget),
+	MRC_TEST_CASE(test_progress_refunds_budget),
+	MRC_TEST_CASE(test_per_packet_timeout),
+	MRC_TEST_CASE(test_tail_loss_probe),
+	MRC_TEST_CASE(test_window_and_wrap),
+	MRC_TEST_CASE(test_init_rejects),
+	MRC_TEST_CASE(test_random_lossy_paths),
+};
+
+MRC_TEST_MAIN("rel_tx", cases)
