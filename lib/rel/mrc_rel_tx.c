@@ -310,7 +310,7 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 	tx->n_lost++;
 	tx->stats.lost[why]++;
 	if (ops != NULL && ops->lost != NULL)
-		ops->lost(ctx, psn_of(tx, i), p->ev, why);
+		ops->lost(ctx, psn_of(tx, i), p->ev_val, why);
 }
 
 static void
@@ -322,8 +322,8 @@ note_sending(struct mrc_rel_tx *tx, uint64_t now_tsc)
 }
 
 uint32_t
-mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t cookie,
-	uint64_t now_tsc)
+mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t len,
+	uint32_t cookie, uint64_t now_tsc)
 {
 	const uint32_t psn = tx->snd_nxt;
 	const uint16_t i = (uint16_t)(psn & tx->mask);
@@ -333,7 +333,8 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t c
 	p->sent_tsc = now_tsc;
 	p->cookie = cookie;
 	p->len = len;
-	p->ev = ev < tx->n_ev ? ev : 0;
+	p->ev = slot < tx->n_ev ? slot : 0;
+	p->ev_val = ev;
 	p->state = PKT_INFLIGHT;
 	p->tx_count = 1;
 	ev_append(tx, i);
@@ -345,7 +346,7 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t c
 }
 
 int
-mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_ev,
+mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev,
 	uint32_t *cookie, uint16_t *len)
 {
 	const uint64_t *lb = lost_bits_c(tx);
@@ -367,7 +368,7 @@ mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_e
 			const struct mrc_rel_tx_pkt *p = &ring_c(tx)[i];
 
 			*psn = psn_of(tx, i);
-			*old_ev = p->ev;
+			*old_ev = p->ev_val;
 			*cookie = p->cookie;
 			*len = p->len;
 			return 0;
@@ -377,7 +378,8 @@ mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_e
 }
 
 void
-mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t ev, uint64_t now_tsc)
+mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev,
+	uint64_t now_tsc)
 {
 	const uint16_t i = (uint16_t)(psn & tx->mask);
 	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
@@ -388,7 +390,8 @@ mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t ev, uint64_t 
 	tx->n_lost--;
 	note_sending(tx, now_tsc);
 	p->sent_tsc = now_tsc;
-	p->ev = ev < tx->n_ev ? ev : 0;
+	p->ev = slot < tx->n_ev ? slot : 0;
+	p->ev_val = ev;
 	p->state = PKT_INFLIGHT;
 	if (p->tx_count < UINT8_MAX)
 		p->tx_count++;
@@ -480,7 +483,7 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
 	info->acked_pkts++;
 	info->acked_bytes += p->len;
 	if (ops != NULL && ops->acked != NULL)
-		ops->acked(ctx, psn, p->ev, p->cookie, p->len, p->tx_count);
+		ops->acked(ctx, psn, p->ev_val, p->cookie, p->len, p->tx_count);
 }
 
 /*
@@ -507,7 +510,8 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 	while (c != i && c != MRC_REL_NIL) {
 		uint16_t next = r[c].ev_next;
 
-		if (pkt_state(&r[c]) == PKT_ACKED) {
+		if (pkt_state(&r[c]) == PKT_ACKED || r[c].ev_val != r[i].ev_val) {
+			/* Delivered, or sent by the slot's previous EV: no order to infer. */
 			ev_unlink(tx, c);
 		} else if (known_missing(sc, psn_of(tx, c))) {
 			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);

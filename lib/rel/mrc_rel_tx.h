@@ -110,11 +110,11 @@ enum mrc_rel_error {
  * synchronously, in PSN order for acknowledgements.
  */
 struct mrc_rel_tx_ops {
-	/** `psn` was delivered (first time): its cookie and length, the EV it went on. */
-	void (*acked)(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len,
+	/** `psn` was delivered (first time): its cookie and length, the EV value it last went on. */
+	void (*acked)(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 		uint8_t tx_count);
-	/** `psn`, last sent on `ev`, was declared lost for `why`; it will be resent. */
-	void (*lost)(void *ctx, uint32_t psn, uint16_t ev, enum mrc_rel_loss why);
+	/** `psn`, last sent on EV value `ev`, was declared lost for `why`; it will be resent. */
+	void (*lost)(void *ctx, uint32_t psn, uint32_t ev, enum mrc_rel_loss why);
 };
 
 struct mrc_rel_tx_stats {
@@ -133,12 +133,13 @@ struct mrc_rel_tx_stats {
 	uint64_t rtt_samples;
 };
 
-/** One in-flight packet (24 bytes). */
+/** One in-flight packet (32 bytes). */
 struct mrc_rel_tx_pkt {
 	uint64_t sent_tsc; /**< last transmission */
 	uint32_t cookie;
+	uint32_t ev_val;  /**< EV value of the last transmission */
 	uint16_t len;
-	uint16_t ev;      /**< EV slot of the last transmission */
+	uint16_t ev;      /**< EV slot of the last transmission (which list it is on) */
 	uint16_t ev_next; /**< next in-flight packet sent on the same EV */
 	uint16_t t_prev;  /**< send-order list */
 	uint16_t t_next;
@@ -189,19 +190,25 @@ mrc_rel_tx_inflight(const struct mrc_rel_tx *tx)
 /** True when a new PSN may be sent: inside the responder's window, no error. */
 bool mrc_rel_tx_can_send(const struct mrc_rel_tx *tx);
 
-/** Record a new packet sent on `ev`; returns its PSN (call only if can_send). */
-uint32_t mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t ev, uint16_t len, uint32_t cookie,
-	uint64_t now_tsc);
+/**
+ * Record a new packet sent from EV pool slot `slot` carrying EV value `ev`;
+ * returns its PSN (call only if can_send). A slot may change occupant (an
+ * EV retired for a backup): per-EV order is inferred only between packets
+ * that carried the same value from the same slot.
+ */
+uint32_t mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t len,
+	uint32_t cookie, uint64_t now_tsc);
 
 /**
- * The oldest packet waiting to be resent: its PSN, the EV it was lost on (so
- * the caller picks another), its cookie and length. -ENOENT if none.
+ * The oldest packet waiting to be resent: its PSN, the EV value it was lost
+ * on (so the caller picks another), its cookie and length. -ENOENT if none.
  */
-int mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint16_t *old_ev,
+int mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev,
 	uint32_t *cookie, uint16_t *len);
 
-/** Record that `psn` (from next_retx) was resent on `ev`. */
-void mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t ev, uint64_t now_tsc);
+/** Record that `psn` (from next_retx) was resent from `slot` with EV value `ev`. */
+void mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev,
+	uint64_t now_tsc);
 
 /** What one SACK changed. */
 struct mrc_rel_ack_info {

@@ -33,7 +33,7 @@ offset_of(uint32_t psn)
 }
 
 static void
-on_acked(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
+on_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
 {
 	struct state *st = ctx;
 	uint32_t o = offset_of(psn);
@@ -48,7 +48,7 @@ on_acked(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len, ui
 }
 
 static void
-on_lost(void *ctx, uint32_t psn, uint16_t ev, enum mrc_rel_loss why)
+on_lost(void *ctx, uint32_t psn, uint32_t ev, enum mrc_rel_loss why)
 {
 	struct state *st = ctx;
 	uint32_t o = offset_of(psn);
@@ -87,7 +87,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (op) {
 		case 0: /* send new on an EV */
 			if (mrc_rel_tx_can_send(tx) && st.sent < MAX_SENT) {
-				uint32_t psn = mrc_rel_tx_sent_new(tx, a[0] % 8, 100, st.sent, now);
+				/* The value varies for one slot, as when an EV is replaced. */
+				uint32_t psn = mrc_rel_tx_sent_new(tx, a[0] % 8, a[0], 100, st.sent,
+					now);
 
 				FUZZ_CHECK(offset_of(psn) == st.sent, "PSNs are consecutive");
 				st.sent++;
@@ -133,13 +135,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			i += 1;
 			break;
 		case 4: { /* resend the oldest loss */
-			uint32_t psn, cookie;
-			uint16_t ev, len;
+			uint32_t psn, cookie, ev;
+			uint16_t len;
 
 			if (mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len) == 0) {
 				FUZZ_CHECK(cookie == offset_of(psn), "resend of the wrong packet");
 				FUZZ_CHECK(!st.acked[offset_of(psn)], "resend of a delivered packet");
-				mrc_rel_tx_sent_retx(tx, psn, (uint16_t)((ev + 1) % 8), now);
+				mrc_rel_tx_sent_retx(tx, psn, (uint16_t)((ev + 1) % 8), ev + 1, now);
 			}
 			i += 1;
 			break;

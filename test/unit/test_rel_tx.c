@@ -25,11 +25,14 @@ struct events {
 	uint32_t acked[4096], n_acked;
 	uint32_t lost[4096], n_lost;
 	enum mrc_rel_loss why[4096];
-	uint16_t lost_ev[4096];
+	uint32_t lost_ev[4096];
 };
 
+/* Tests send from slot s with EV value EVV(s). */
+#define EVV(s) (0xe0000000u | (uint32_t)(s))
+
 static void
-on_acked(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
+on_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
 {
 	struct events *e = ctx;
 
@@ -42,7 +45,7 @@ on_acked(void *ctx, uint32_t psn, uint16_t ev, uint32_t cookie, uint16_t len, ui
 }
 
 static void
-on_lost(void *ctx, uint32_t psn, uint16_t ev, enum mrc_rel_loss why)
+on_lost(void *ctx, uint32_t psn, uint32_t ev, enum mrc_rel_loss why)
 {
 	struct events *e = ctx;
 
@@ -98,7 +101,7 @@ test_cumulative_ack_and_rtt(void)
 	struct events e = {0};
 
 	for (uint16_t k = 0; k < 10; k++)
-		MRC_T_EQ(mrc_rel_tx_sent_new(tx, k % 4, 1000, 100 + k, k * US), k);
+		MRC_T_EQ(mrc_rel_tx_sent_new(tx, k % 4, EVV(k % 4), 1000, 100 + k, k * US), k);
 	MRC_T_EQ(mrc_rel_tx_inflight(tx), 10);
 	struct mrc_sack_view s = sack(9, 1, 0, 0); /* triggered by PSN 9 */
 
@@ -129,7 +132,7 @@ test_refuse_acks_for_unsent(void)
 	struct events e = {0};
 
 	for (uint16_t k = 0; k < 4; k++)
-		mrc_rel_tx_sent_new(tx, 0, 100, 0, 0); /* PSNs 500..503 */
+		mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0); /* PSNs 500..503 */
 	struct mrc_sack_view s = sack(504, 1, 0, 0);
 
 	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, US, &ops, &e, &info), -EINVAL);
@@ -153,8 +156,8 @@ test_reordering_is_not_loss(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 1, 100, 0, 100); /* 0.1 us later, other EV */
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 100); /* 0.1 us later, other EV */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 2); /* only PSN 1 */
 
 	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
@@ -176,9 +179,9 @@ test_per_ev_order_loss(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 3, 100, 0, 0);  /* 0 on EV 3: lost */
-	mrc_rel_tx_sent_new(tx, 5, 100, 0, 10); /* 1 on EV 5: slow path */
-	mrc_rel_tx_sent_new(tx, 3, 100, 0, 20); /* 2 on EV 3: delivered */
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 0);  /* 0 on EV 3: lost */
+	mrc_rel_tx_sent_new(tx, 5, EVV(5), 100, 0, 10); /* 1 on EV 5: slow path */
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 20); /* 2 on EV 3: delivered */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x4, 3);
 
 	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
@@ -186,17 +189,18 @@ test_per_ev_order_loss(void)
 	MRC_T_EQ(e.n_lost, 1);
 	MRC_T_EQ(e.lost[0], 0);
 	MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
-	MRC_T_EQ(e.lost_ev[0], 3);
+	MRC_T_EQ(e.lost_ev[0], EVV(3));
 	MRC_T_EQ(tx->n_lost, 1);
 
 	/* Resend 0 on another EV; the oldest loss comes first. */
 	uint32_t psn, cookie;
-	uint16_t old_ev, len;
+	uint32_t old_ev;
+	uint16_t len;
 
 	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len), 0);
 	MRC_T_EQ(psn, 0);
-	MRC_T_EQ(old_ev, 3);
-	mrc_rel_tx_sent_retx(tx, 0, 6, 11 * US);
+	MRC_T_EQ(old_ev, EVV(3));
+	mrc_rel_tx_sent_retx(tx, 0, 6, EVV(6), 11 * US);
 	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len), -ENOENT);
 	MRC_T_EQ(tx->stats.retx_pkts, 1);
 	/* Both delivered; the resent one gives no RTT sample (Karn). */
@@ -218,13 +222,13 @@ test_ev_order_with_retransmissions(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);   /* 0 on EV 0, will be NACKed */
-	mrc_rel_tx_sent_new(tx, 1, 100, 0, 10);  /* 1 on EV 1 */
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);   /* 0 on EV 0, will be NACKed */
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 10);  /* 1 on EV 1 */
 	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
 
 	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 20, &ops, &e), 0);
 	MRC_T_EQ(e.why[0], MRC_REL_LOSS_NACK);
-	mrc_rel_tx_sent_retx(tx, 0, 1, 30);     /* 0 again, now after 1 on EV 1 */
+	mrc_rel_tx_sent_retx(tx, 0, 1, EVV(1), 30);     /* 0 again, now after 1 on EV 1 */
 	/* One SACK delivers both: 1 (sent earlier on EV 1) must not be called lost. */
 	struct mrc_sack_view s = sack(1, 1, 0, 0);
 
@@ -232,6 +236,29 @@ test_ev_order_with_retransmissions(void)
 	MRC_T_EQ(info.acked_pkts, 2);
 	MRC_T_EQ(e.n_lost, 1);
 	MRC_T_EQ(tx->stats.spurious, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/* A slot whose EV was replaced: the new EV's deliveries say nothing of the old one's. */
+static int
+test_ev_order_per_tenure(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, 0xaaaa0000, 100, 0, 0);  /* 0: slot 0, old EV */
+	mrc_rel_tx_sent_new(tx, 0, 0xbbbb0000, 100, 0, 10); /* 1: slot 0, its replacement */
+	mrc_rel_tx_sent_new(tx, 0, 0xbbbb0000, 100, 0, 20); /* 2: same new EV */
+	struct mrc_sack_view s = sack(0xffffff, 1, 0x4, 0); /* only 2 arrived */
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 30, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 1); /* 1, same EV, sent before 2 */
+	MRC_T_EQ(e.lost[0], 1);
+	MRC_T_EQ(e.lost_ev[0], 0xbbbb0000);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 1); /* 0 still in flight, judged later */
 	free(tx);
 	return MRC_TEST_OK;
 }
@@ -245,9 +272,9 @@ test_time_rule(void)
 	uint64_t reo = mrc_rel_tx_reo_wnd(tx);
 
 	MRC_T_ASSERT(reo >= 1 * US, "reorder window has its floor");
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 1, 100, 0, reo / 2);     /* within the window */
-	mrc_rel_tx_sent_new(tx, 2, 100, 0, reo + 1);     /* beyond it */
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, reo / 2);     /* within the window */
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, reo + 1);     /* beyond it */
 	/* Triggers point at undelivered PSN 0, so no RTT sample moves the window. */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 1); /* only 1 */
 
@@ -271,7 +298,7 @@ test_spurious_loss(void)
 	struct events e = {0};
 	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
 
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
 	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), 0);
 	MRC_T_EQ(tx->n_lost, 1);
 	/* Delivered before we resent it (say, a second copy made it). */
@@ -281,7 +308,8 @@ test_spurious_loss(void)
 	MRC_T_EQ(tx->stats.spurious, 1);
 	MRC_T_EQ(tx->n_lost, 0);
 	uint32_t psn, cookie;
-	uint16_t ev, len;
+	uint32_t ev;
+	uint16_t len;
 
 	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len), -ENOENT);
 	MRC_T_EQ(e.n_acked, 1);
@@ -302,7 +330,7 @@ test_nack_reasons_and_budget(void)
 	cfg.retry_exp = 1; /* two retries, the third is one too many */
 	tx = new_tx(&cfg, 0);
 	for (int k = 0; k < 4; k++)
-		mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+		mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
 	struct mrc_nack_view n = {.reason = MRC_NACK_NO_RESOURCE, .nack_psn = 0};
 
 	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), 0);
@@ -325,7 +353,7 @@ test_nack_reasons_and_budget(void)
 	free(tx);
 
 	tx = new_tx(&cfg, 0);
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
 	n.reason = MRC_NACK_UNEXP_EVENT;
 	n.nack_psn = 0;
 	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 1, &ops, &e), -MRC_REL_ERR_REMOTE_OP);
@@ -354,7 +382,7 @@ test_rto_schedule_and_budget(void)
 	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 4), 3 * base * 4);
 
 	/* Packets that are never answered: expiries follow the schedule, then error. */
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
 	uint64_t now = 0, expected = 0;
 
 	for (unsigned int k = 0; k <= 6; k++) {
@@ -368,10 +396,11 @@ test_rto_schedule_and_budget(void)
 		}
 		/* Resend whatever is lost so the timer keeps measuring no progress. */
 		uint32_t psn, cookie;
-		uint16_t ev, len;
+		uint32_t ev;
+		uint16_t len;
 
 		while (mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len) == 0)
-			mrc_rel_tx_sent_retx(tx, psn, 1, now);
+			mrc_rel_tx_sent_retx(tx, psn, 1, EVV(1), now);
 		expected = now + mrc_rel_tx_rto(tx, tx->retries);
 		MRC_T_ASSERT(next <= expected, "poll asks to be called by the RTO");
 		now = expected;
@@ -384,7 +413,7 @@ test_rto_schedule_and_budget(void)
 	cfg.n_ev_slots = 4;
 	cfg.timeout = 0;
 	tx = new_tx(&cfg, 0);
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
 	now = 0;
 	for (int k = 0; k < 200; k++) {
 		now += mrc_rel_tx_rto(tx, tx->retries) + 1;
@@ -404,8 +433,8 @@ test_progress_refunds_budget(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 0, 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 1, 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 0);
 	mrc_rel_tx_poll(tx, mrc_rel_tx_rto(tx, 0), &ops, &e);
 	MRC_T_EQ(tx->retries, 1);
 	struct mrc_sack_view s = sack(1, 1, 0, 0);
@@ -423,8 +452,8 @@ test_per_packet_timeout(void)
 	struct events e = {0};
 	uint64_t to = mrc_rel_tx_pkt_timeout(tx);
 
-	mrc_rel_tx_sent_new(tx, 2, 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 3, 100, 0, 5 * US);
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 5 * US);
 	uint64_t next = mrc_rel_tx_poll(tx, to - 1, &ops, &e);
 
 	MRC_T_EQ(e.n_lost, 0);
@@ -433,7 +462,7 @@ test_per_packet_timeout(void)
 	MRC_T_EQ(e.n_lost, 1);
 	MRC_T_EQ(e.lost[0], 0);
 	MRC_T_EQ(e.why[0], MRC_REL_LOSS_PKT_TIMEOUT);
-	MRC_T_EQ(e.lost_ev[0], 2);
+	MRC_T_EQ(e.lost_ev[0], EVV(2));
 	free(tx);
 	return MRC_TEST_OK;
 }
@@ -447,7 +476,7 @@ test_tail_loss_probe(void)
 	struct events e = {0};
 
 	for (uint16_t k = 0; k < 4; k++)
-		mrc_rel_tx_sent_new(tx, k, 100, 0, 0);
+		mrc_rel_tx_sent_new(tx, k, EVV(k), 100, 0, 0);
 	/* 0 and 1 delivered at 10 us; 2 and 3 lost; nothing else will be sent. */
 	struct mrc_sack_view s = sack(1, 1, 0, 0);
 
@@ -490,7 +519,7 @@ test_window_and_wrap(void)
 	tx = new_tx(&cfg, 0xffffc0);
 	for (int k = 0; k < 128; k++) {
 		MRC_T_ASSERT(mrc_rel_tx_can_send(tx), "room for %d", k);
-		mrc_rel_tx_sent_new(tx, (uint16_t)(k % 16), 100, (uint32_t)k, (uint64_t)k);
+		mrc_rel_tx_sent_new(tx, (uint16_t)(k % 16), EVV((uint16_t)(k % 16)), 100, (uint32_t)k, (uint64_t)k);
 	}
 	MRC_T_ASSERT(!mrc_rel_tx_can_send(tx), "window full at 128");
 	MRC_T_EQ(tx->snd_nxt, 0x40); /* wrapped */
@@ -575,15 +604,16 @@ test_random_lossy_paths(void)
 		now += 100; /* 0.1 us per step */
 		/* Send: retransmissions first, then new data within the window. */
 		uint32_t psn, cookie;
-		uint16_t old_ev, len;
+		uint32_t old_ev;
+		uint16_t len;
 		int ev = -1;
 
 		if (mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len) == 0) {
-			ev = (old_ev + 1 + (int)(rand_r(&seed) % (NEV - 1))) % NEV;
-			mrc_rel_tx_sent_retx(tx, psn, (uint16_t)ev, now);
+			ev = (int)(((old_ev & 0xffff) + 1 + rand_r(&seed) % (NEV - 1)) % NEV);
+			mrc_rel_tx_sent_retx(tx, psn, (uint16_t)ev, EVV((uint16_t)ev), now);
 		} else if (sent_new < TOTAL && mrc_rel_tx_can_send(tx)) {
 			ev = (int)(rand_r(&seed) % NEV);
-			psn = mrc_rel_tx_sent_new(tx, (uint16_t)ev, 100, sent_new, now);
+			psn = mrc_rel_tx_sent_new(tx, (uint16_t)ev, EVV((uint16_t)ev), 100, sent_new, now);
 			sent_new++;
 		}
 		/* 3% loss; path delay 5..12 us depending on the EV, FIFO per EV. */
@@ -667,6 +697,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_reordering_is_not_loss),
 	MRC_TEST_CASE(test_per_ev_order_loss),
 	MRC_TEST_CASE(test_ev_order_with_retransmissions),
+	MRC_TEST_CASE(test_ev_order_per_tenure),
 	MRC_TEST_CASE(test_time_rule),
 	MRC_TEST_CASE(test_spurious_loss),
 	MRC_TEST_CASE(test_nack_reasons_and_budget),
