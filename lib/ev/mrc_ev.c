@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The EV pool: generation, the pick rotation, feedback, retire-and-replace,
+ * probing and re-admission. The lifecycle, the slot layout and the costs are
+ * explained at the top of mrc_ev.h; this file adds how the bookkeeping works.
+ *
+ * Bookkeeping. Every state change goes through set_state() and every slot
+ * trade through swap_slots(); both keep these derived counts exact:
+ *   n_skip, n_bad                  over all slots (rotation walk, probing)
+ *   good_active[p], usable_active[p], n_usable_active
+ *                                  over the active slots (pick, floor,
+ *                                  "is plane p short?")
+ *   good_plane_mask, usable_plane_mask
+ *                                  planes whose count above is non-zero, so
+ *                                  mrc_ev_pick() knows in O(1) whether a scan
+ *                                  can succeed.
+ * Because a plane's active slots never change plane (swaps stay within a
+ * plane), A = n_active / n_planes active slots per plane is an invariant,
+ * not something to maintain.
+ *
+ * Per-EV state is two bytes (struct mrc_ev_meta): the plane, and a byte
+ * holding the state (bits 1:0), the SKIP rotation ends left (bits 3:2) and
+ * the consecutive good probe answers (bits 7:4). Changing the state clears
+ * the other two fields.
+ *
+ * mrc_ev_find(): linear probing over a table of uint16_t (slot + 1, 0 =
+ * empty) of a power-of-two size >= 1.5 x n_total, indexed by the top bits of
+ * ev * 0x9e3779b1 (Knuth's multiplicative hash; the random low bits of our
+ * EVs spread well). Load factor <= 2/3: about 2 probes for a hit, 5 for a
+ * miss. EVs are never removed, only moved, so there are no tombstones: a
+ * trade between two slots rewrites the two entries in place.
+ */
+
+#include <errno.h>
+#include <stdalign.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "mrc_ev.h"
+#include "mrc_time.h"
+
+const struct mrc_counter_desc mrc_ev_pool_counters_desc[mrc_ev_pool_counters_count] = {
+#define MRC_EV_CNT_DESC_(name, unit, help) {#name, unit, help},
+	MRC_EV_POOL_COUNTERS(MRC_EV_CNT_DESC_)
+#undef MRC_EV_CNT_DESC_
+};
+
+#define META_STATE_MASK 0x03u
+#define META_SKIP_SHIFT 2
+#define META_SKIP_MASK	0x0cu
+#define META_GOOD_SHIFT 4
+#define META_GOOD_MASK	0xf0u
+#define FIB_HASH_MUL	UINT32_C(0x9e3779b1)
+
+/* ---- layout of the arrays after the header ---- */
+
+static inline uint32_t *
+ev_arr(struct mrc_ev_pool *p)
+{
+	return (uint32_t *)p->data;
+}
+
+static inline struct mrc_ev_meta *
+meta_arr(struct mrc_ev_pool *p)
+{
+	return (struct mrc_ev_meta *)(ev_arr(p) + p->n_total);
+}
+
+static inline uint16_t *
+perm_arr(struct mrc_ev_pool *p)
+{
+	return (uint16_t *)(meta_arr(p) + p->n_total);
+}
+
+static inline uint16_t *
+hash_arr(struct mrc_ev_pool *p)
+{
+	return perm_arr(p) + p->n_active;
+}
+
+static inline const uint16_t *
+hash_arr_c(const struct mrc_ev_pool *p)
+{
+	return (const uint16_t *)(mrc_ev_metas_(p) + p->n_total) + p->n_active;
+}
+
+/* Hash table entries for n EVs: a power of two >= 1.5 n and > n. */
+static uint32_t
+hash_entries(uint32_t n)
+{
+	return rte_align32pow2(RTE_MAX(n + n / 2, n + 1));
+}
+
+static inline uint32_t
+hash_index(const struct mrc_ev_pool *p, uint32_t ev)
+{
+	return (uint32_t)(ev * FIB_HASH_MUL) >> p->hash_shift;
+}
+
+/* ---- per-EV state bits ---- */
+
+static inline unsigned int
+meta_state(const struct mrc_ev_meta *m)
+{
+	return m->bits & META_STATE_MASK;
+}
+
+static inline unsigned int
+meta_skip_left(const struct mrc_ev_meta *m)
+{
+	return (m->bits & META_SKIP_MASK) >> META_SKIP_SHIFT;
+}
+
+static inline void
+meta_set_skip_left(struct mrc_ev_meta *m, unsigned int n)
+{
+	m->bits =
+		(uint8_t)((m->bits & ~META_SKIP_MASK) | ((n << META_SKIP_SHIFT) & META_SKIP_MASK));
+}
+
+static inline unsigned int
+meta_probe_good(const struct mrc_ev_meta *m)
+{
+	return (m->bits & META_GOOD_MASK) >> META_GOOD_SHIFT;
+}
+
+static inline void
+meta_set_probe_good(struct mrc_ev_meta *m, unsigned int n)
+{
+	m->bits =
+		(uint8_t)((m->bits & ~META_GOOD_MASK) | ((n << META_GOOD_SHIFT) & META_GOOD_MASK));
+}
+
+static inline bool
+state_usable(unsigned int st)
+{
+	return st == MRC_EV_GOOD || st == MRC_EV_SKIP;
+}
+
+static inline bool
+slot_ok(const struct mrc_ev_pool *p, int slot)
+{
+	return slot >= 0 && slot < p->n_total;
+}
+
+/* ---- configuration ---- */
+
+static uint32_t
+field_mask(uint8_t shift, uint8_t bits)
+{
+	if (bits == 0)
+		return 0;
+	return (uint32_t)(((UINT64_C(1) << bits) - 1) << shift);
+}
+
+static int
+fail(const char **why, const char *reason)
+{
+	if (why != NULL)
+		*why = reason;
+	return -EINVAL;
+}
+
+int
+mrc_ev_layout_check(const struct mrc_ev_layout *l, const char **why)
+{
+	if (l == NULL)
+		return fail(why, "no layout");
+	if (l->plane_bits > 8)
+		return fail(why, "layout.plane_bits must be 0..8");
+	if (l->uplink_bits > 16)
+		return fail(why, "layout.uplink_bits must be 0..16");
+	if (l->plane_bits > 0 && l->plane_shift + l->plane_bits > 32)
+		return fail(why, "layout: plane field goes past bit 31");
+	if (l->uplink_bits > 0 && l->uplink_shift + l->uplink_bits > 32)
+		return fail(why, "layout: uplink field goes past bit 31");
+	if ((field_mask(l->plane_shift, l->plane_bits) &
+		    field_mask(l->uplink_shift, l->uplink_bits)) != 0)
+		return fail(why, "layout: plane and uplink fields overlap");
+	return 0;
+}
+
+void
+mrc_ev_cfg_default(struct mrc_ev_cfg *cfg, uint8_t n_planes, uint64_t tsc_hz)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->n_planes = n_planes;
+	cfg->n_active = MRC_EV_DEF_N_ACTIVE;
+	cfg->n_backup = MRC_EV_DEF_N_BACKUP;
+	cfg->ev_min_active = RTE_MAX(MRC_EV_DEF_N_ACTIVE / 4, 1);
+	cfg->skip_rotations = MRC_EV_DEF_SKIP_ROTATIONS;
+	cfg->probe_good_needed = MRC_EV_DEF_PROBE_GOOD_NEEDED;
+	cfg->reshuffle = true;
+	/* A minimum spacing: round up. tsc_hz 0 (unknown) leaves 0, probe rounds back to back. */
+	cfg->probe_interval_tsc =
+		tsc_hz == 0 ? 0 : mrc_us_to_tsc_round_up(MRC_EV_DEF_PROBE_INTERVAL_US, tsc_hz);
+	cfg->layout = MRC_EV_LAYOUT_DEFAULT;
+}
+
+int
+mrc_ev_cfg_check(const struct mrc_ev_cfg *cfg, const char **why)
+{
+	int rc;
+
+	if (cfg == NULL)
+		return fail(why, "no configuration");
+	if (cfg->n_planes < 1 || cfg->n_planes > MRC_EV_MAX_PLANES)
+		return fail(why, "n_planes must be 1..8");
+	if (cfg->n_active < cfg->n_planes || cfg->n_active % cfg->n_planes != 0)
+		return fail(why, "n_active must be a non-zero multiple of n_planes");
+	if (cfg->n_backup % cfg->n_planes != 0)
+		return fail(why, "n_backup must be a multiple of n_planes");
+	if ((uint32_t)cfg->n_active + cfg->n_backup > MRC_EV_MAX_EVS)
+		return fail(why, "n_active + n_backup must be <= 4096");
+	if (cfg->ev_min_active < 1 || cfg->ev_min_active > cfg->n_active)
+		return fail(why, "ev_min_active must be 1..n_active");
+	if (cfg->skip_rotations < 1 || cfg->skip_rotations > MRC_EV_MAX_SKIP_ROTATIONS)
+		return fail(why, "skip_rotations must be 1..3");
+	if (cfg->probe_good_needed < 1 || cfg->probe_good_needed > MRC_EV_MAX_PROBE_GOOD)
+		return fail(why, "probe_good_needed must be 1..15");
+	rc = mrc_ev_layout_check(&cfg->layout, why);
+	if (rc != 0)
+		return rc;
+	if (cfg->n_planes > (UINT32_C(1) << cfg->layout.plane_bits))
+		return fail(why, "layout.plane_bits too narrow for n_planes");
+
+	/*
+	 * Uniqueness: a plane's EVs take consecutive uplink numbers, so one
+	 * uplink value is shared by at most ceil(per_plane / 2^uplink_bits)
+	 * EVs, which the random bits must tell apart.
+	 */
+	const uint32_t per_plane = ((uint32_t)cfg->n_active + cfg->n_backup) / cfg->n_planes;
+	const uint64_t n_uplinks = UINT64_C(1) << cfg->layout.uplink_bits;
+	const uint64_t share = (per_plane + n_uplinks - 1) / n_uplinks;
+	const unsigned int random_bits = 32u - cfg->layout.plane_bits - cfg->layout.uplink_bits;
+
+	if (share > (UINT64_C(1) << random_bits))
+		return fail(why, "layout leaves too few random bits for distinct EVs");
+	return 0;
+}
+
+size_t
+mrc_ev_pool_memsize(const struct mrc_ev_cfg *cfg)
+{
+	size_t n_total, size;
+
+	if (mrc_ev_cfg_check(cfg, NULL) != 0)
+		return 0;
+	n_total = (size_t)cfg->n_active + cfg->n_backup;
+	size = sizeof(struct mrc_ev_pool) + n_total * sizeof(uint32_t) +
+	       n_total * sizeof(struct mrc_ev_meta) + cfg->n_active * sizeof(uint16_t) +
+	       hash_entries((uint32_t)n_total) * sizeof(uint16_t);
+	return RTE_ALIGN_CEIL(size, sizeof(uint64_t));
+}
+
+unsigned int
+mrc_ev_pool_n_slots(const struct mrc_ev_cfg *cfg)
+{
+	if (mrc_ev_cfg_check(cfg, NULL) != 0)
+		return 0;
+	return (unsigned int)cfg->n_active + cfg->n_backup;
+}
+
+const char *
+mrc_ev_state_name(enum mrc_ev_state st)
+{
+	switch (st) {
+	case MRC_EV_GOOD:
+		return "GOOD";
+	case MRC_EV_SKIP:
+		return "SKIP";
+	case MRC_EV_ASSUMED_BAD:
+		return "ASSUMED_BAD";
+	case MRC_EV_DENIED:
+		return "DENIED";
+	}
+	return "?";
+}
+
+unsigned int
+mrc_ev_nack_idx(uint8_t reason)
+{
+	/* clang-format off */
+	switch (reason) {
+#define MRC_EV_NACK_CASE_(name, code, help) case code: return MRC_EV_NACK_IDX_##name;
+	MRC_NACK_REASONS(MRC_EV_NACK_CASE_)
+#undef MRC_EV_NACK_CASE_
+	/* clang-format on */
+	default:
+		return MRC_EV_NACK_IDX_OTHER;
+	}
+}
+
+/* ---- bookkeeping ---- */
+
+/* Add d (+1/-1) to the derived counts for a slot in state st. */
+static void
+account(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, int d)
+{
+	if (st == MRC_EV_SKIP)
+		p->n_skip = (uint16_t)(p->n_skip + d);
+	else if (st == MRC_EV_ASSUMED_BAD)
+		p->n_bad = (uint16_t)(p->n_bad + d);
+	if (slot >= p->n_active)
+		return;
+
+	const unsigned int plane = meta_arr(p)[slot].plane;
+
+	if (st == MRC_EV_GOOD)
+		p->good_active[plane] = (uint16_t)(p->good_active[plane] + d);
+	if (state_usable(st)) {
+		p->usable_active[plane] = (uint16_t)(p->usable_active[plane] + d);
+		p->n_usable_active = (uint16_t)(p->n_usable_active + d);
+	}
+}
+
+static void
+plane_masks_update(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const uint8_t bit = (uint8_t)(1u << plane);
+
+	if (p->good_active[plane] != 0)
+		p->good_plane_mask |= bit;
+	else
+		p->good_plane_mask &= (uint8_t)~bit;
+	if (p->usable_active[plane] != 0)
+		p->usable_plane_mask |= bit;
+	else
+		p->usable_plane_mask &= (uint8_t)~bit;
+}
+
+/* Change the state of a slot; clears its SKIP and probe counters. */
+static void
+set_state(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
+{
+	struct mrc_ev_meta *m = &meta_arr(p)[slot];
+	const unsigned int old = meta_state(m);
+
+	if (old == st)
+		return;
+	account(p, slot, old, -1);
+	m->bits = (uint8_t)st;
+	account(p, slot, st, +1);
+	if (slot < p->n_active)
+		plane_masks_update(p, m->plane);
+	if (p->stats != NULL)
+		p->stats[slot].state_changes++;
+}
+
+/* Table entry holding `slot` (the one for its value); the entry exists. */
+static uint32_t
+hash_entry_of(struct mrc_ev_pool *p, unsigned int slot)
+{
+	const uint16_t *h = hash_arr(p);
+	uint32_t i = hash_index(p, ev_arr(p)[slot]);
+
+	for (uint32_t n = 0; n < p->hash_mask && h[i] != slot + 1; n++)
+		i = (i + 1) & p->hash_mask;
+	return i;
+}
+
+/* Trade the EVs (value, state, statistics) of slots a and b, same plane. */
+static void
+swap_slots(struct mrc_ev_pool *p, unsigned int a, unsigned int b)
+{
+	uint32_t *ev = ev_arr(p);
+	struct mrc_ev_meta *meta = meta_arr(p);
+	uint16_t *h = hash_arr(p);
+	const uint32_t ha = hash_entry_of(p, a);
+	const uint32_t hb = hash_entry_of(p, b);
+	const unsigned int sa = meta_state(&meta[a]);
+	const unsigned int sb = meta_state(&meta[b]);
+
+	h[ha] = (uint16_t)(b + 1);
+	h[hb] = (uint16_t)(a + 1);
+	account(p, a, sa, -1);
+	account(p, b, sb, -1);
+	RTE_SWAP(ev[a], ev[b]);
+	RTE_SWAP(meta[a], meta[b]);
+	if (p->stats != NULL)
+		RTE_SWAP(p->stats[a], p->stats[b]);
+	account(p, a, sb, +1);
+	account(p, b, sa, +1);
+	plane_masks_update(p, meta[a].plane);
+}
+
+/* First backup slot of `plane` in state st, or -1. */
+static int
+backup_in_state(struct mrc_ev_pool *p, unsigned int plane, unsigned int st)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int first = p->n_active + plane * p->backup_per_plane;
+
+	for (unsigned int s = first; s < first + p->backup_per_plane; s++)
+		if (meta_state(&meta[s]) == st)
+			return (int)s;
+	return -1;
+}
+
+/* A usable backup of `plane` to replace an active EV: GOOD first, else SKIP; or -1. */
+static int
+replacement(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const int s = backup_in_state(p, plane, MRC_EV_GOOD);
+
+	return s >= 0 ? s : backup_in_state(p, plane, MRC_EV_SKIP);
+}
+
+/*
+ * A backup slot just became GOOD: if its plane has an active slot held by a
+ * retired EV, trade places so the plane is back to full strength.
+ */
+static void
+promote(struct mrc_ev_pool *p, unsigned int slot)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int plane = meta[slot].plane;
+	const unsigned int first = plane * p->active_per_plane;
+
+	if (slot < p->n_active || p->usable_active[plane] >= p->active_per_plane)
+		return;
+	for (unsigned int a = first; a < first + p->active_per_plane; a++) {
+		if (!state_usable(meta_state(&meta[a]))) {
+			swap_slots(p, a, slot);
+			p->cnt.promoted++;
+			return;
+		}
+	}
+}
+
+/*
+ * Take a usable EV out of rotation (-> ASSUMED_BAD or DENIED). An active one
+ * trades slots with a usable backup of its plane. `floor`: refuse (and count)
+ * when no backup is left and the usable active EVs would drop below
+ * ev_min_active.
+ */
+static void
+retire(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, bool floor)
+{
+	const unsigned int old = meta_state(&meta_arr(p)[slot]);
+	int b;
+
+	if (!state_usable(old)) {
+		if (st == MRC_EV_DENIED)
+			set_state(p, slot, st);
+		return;
+	}
+	if (slot >= p->n_active) {
+		set_state(p, slot, st);
+		return;
+	}
+	b = replacement(p, meta_arr(p)[slot].plane);
+	if (b < 0 && floor && p->n_usable_active <= p->ev_min_active) {
+		p->cnt.floor_holds++;
+		return;
+	}
+	set_state(p, slot, st);
+	if (b >= 0) {
+		swap_slots(p, slot, (unsigned int)b);
+		p->cnt.retired++;
+	} else {
+		p->cnt.no_backup++;
+	}
+}
+
+/* GOOD or SKIP -> SKIP for skip_rotations rotation ends (refreshed if already SKIP). */
+static void
+mark_skip(struct mrc_ev_pool *p, unsigned int slot)
+{
+	struct mrc_ev_meta *m = &meta_arr(p)[slot];
+
+	if (!state_usable(meta_state(m)))
+		return;
+	if (meta_state(m) == MRC_EV_GOOD) {
+		set_state(p, slot, MRC_EV_SKIP);
+		p->cnt.skips++;
+	}
+	meta_set_skip_left(m, p->skip_rotations);
+}
+
+/* ---- generation ---- */
+
+/* Table entry for value ev: where it is, or the empty entry where it would go. */
+static uint32_t
+hash_lookup(struct mrc_ev_pool *p, uint32_t ev, bool *found)
+{
+	const uint32_t *v = ev_arr(p);
+	const uint16_t *h = hash_arr(p);
+	uint32_t i = hash_index(p, ev);
+
+	*found = false;
+	for (uint32_t n = 0; n <= p->hash_mask; n++) {
+		if (h[i] == 0)
+			return i;
+		if (v[h[i] - 1] == ev) {
+			*found = true;
+			return i;
+		}
+		i = (i + 1) & p->hash_mask;
+	}
+	return i; /* not reached: the table always has empty entries */
+}
+
+static void
+shuffle(struct mrc_ev_pool *p, struct mrc_rand *rand)
+{
+	uint16_t *perm = perm_arr(p);
+
+	for (unsigned int i = p->n_active - 1; i > 0; i--) {
+		const unsigned int j = (unsigned int)mrc_rand_bounded(rand, i + 1);
+
+		RTE_SWAP(perm[i], perm[j]);
+	}
+}
+
+int
+mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct mrc_rand *rand,
+	struct mrc_ev_stats *stats)
+{
+	const size_t size = mrc_ev_pool_memsize(cfg);
+
+	if (size == 0 || pool == NULL || rand == NULL ||
+		((uintptr_t)pool & (alignof(struct mrc_ev_pool) - 1)) != 0)
+		return -EINVAL;
+	memset(pool, 0, size);
+
+	const struct mrc_ev_layout *l = &cfg->layout;
+	const uint32_t n_total = (uint32_t)cfg->n_active + cfg->n_backup;
+	const uint32_t h_entries = hash_entries(n_total);
+	const uint32_t rand_mask = ~(field_mask(l->plane_shift, l->plane_bits) |
+				     field_mask(l->uplink_shift, l->uplink_bits));
+	const uint32_t uplink_mask = (uint32_t)((UINT64_C(1) << l->uplink_bits) - 1);
+
+	pool->n_active = cfg->n_active;
+	pool->n_total = (uint16_t)n_total;
+	pool->active_per_plane = (uint16_t)(cfg->n_active / cfg->n_planes);
+	pool->backup_per_plane = (uint16_t)(cfg->n_backup / cfg->n_planes);
+	pool->ev_min_active = cfg->ev_min_active;
+	pool->hash_mask = (uint16_t)(h_entries - 1);
+	pool->hash_shift = (uint8_t)(32 - rte_log2_u32(h_entries));
+	pool->n_planes = cfg->n_planes;
+	pool->skip_rotations = cfg->skip_rotations;
+	pool->probe_good_needed = cfg->probe_good_needed;
+	pool->reshuffle = cfg->reshuffle;
+	pool->layout = *l;
+	pool->probe_interval_tsc = cfg->probe_interval_tsc;
+	pool->stats = stats;
+	if (stats != NULL)
+		memset(stats, 0, n_total * sizeof(*stats));
+
+	uint32_t *ev = ev_arr(pool);
+	struct mrc_ev_meta *meta = meta_arr(pool);
+	uint16_t *h = hash_arr(pool);
+	const unsigned int app = pool->active_per_plane;
+	const unsigned int per_plane = app + pool->backup_per_plane;
+
+	for (unsigned int plane = 0; plane < cfg->n_planes; plane++) {
+		const uint32_t start = (uint32_t)mrc_rand_bounded(rand, (uint64_t)uplink_mask + 1);
+
+		for (unsigned int k = 0; k < per_plane; k++) {
+			const unsigned int backup_slot =
+				cfg->n_active + plane * pool->backup_per_plane + (k - app);
+			const unsigned int slot = k < app ? plane * app + k : backup_slot;
+			const uint32_t uplink = (start + k) & uplink_mask;
+			uint32_t fixed = 0, v;
+			uint32_t e;
+			bool found;
+
+			if (l->plane_bits > 0)
+				fixed |= plane << l->plane_shift;
+			if (l->uplink_bits > 0)
+				fixed |= uplink << l->uplink_shift;
+			v = fixed | (mrc_rand_u32(rand) & rand_mask);
+			/*
+			 * Distinct values: on a clash step the random bits as one
+			 * counter spread over rand_mask. At most `share` EVs
+			 * (mrc_ev_cfg_check) have this plane and uplink, so this
+			 * ends within per_plane steps.
+			 */
+			e = hash_lookup(pool, v, &found);
+			for (unsigned int n = 0; found; n++) {
+				if (n > per_plane)
+					return -EINVAL; /* cannot happen after cfg_check */
+				v = fixed | (((v | ~rand_mask) + 1) & rand_mask);
+				e = hash_lookup(pool, v, &found);
+			}
+			ev[slot] = v;
+			h[e] = (uint16_t)(slot + 1);
+			meta[slot].plane = (uint8_t)plane;
+			meta[slot].bits = MRC_EV_GOOD;
+			account(pool, slot, MRC_EV_GOOD, +1);
+		}
+		plane_masks_update(pool, plane);
+	}
+
+	uint16_t *perm = perm_arr(pool);
+
+	for (unsigned int i = 0; i < cfg->n_active; i++)
+		perm[i] = (uint16_t)i;
+	shuffle(pool, rand);
+	return 0;
+}
+
+/* ---- pick ---- */
+
+/* The cursor passed the last entry: expire SKIPs, reshuffle, restart. */
+static void
+end_rotation(struct mrc_ev_pool *p, struct mrc_rand *rand)
+{
+	struct mrc_ev_meta *meta = meta_arr(p);
+
+	p->cnt.rotations++;
+	p->cursor = 0;
+	for (unsigned int s = 0; p->n_skip != 0 && s < p->n_total; s++) {
+		struct mrc_ev_meta *m = &meta[s];
+		const unsigned int left = meta_skip_left(m);
+
+		if (meta_state(m) != MRC_EV_SKIP)
+			continue;
+		if (left > 1) {
+			meta_set_skip_left(m, left - 1);
+			continue;
+		}
+		set_state(p, s, MRC_EV_GOOD);
+		promote(p, s);
+	}
+	if (p->reshuffle && rand != NULL)
+		shuffle(p, rand);
+}
+
+int
+mrc_ev_pick(struct mrc_ev_pool *pool, uint32_t plane_ok_mask, struct mrc_rand *rand)
+{
+	const uint32_t ok = plane_ok_mask & ((UINT32_C(1) << pool->n_planes) - 1);
+	const struct mrc_ev_meta *meta = meta_arr(pool);
+	const uint16_t *perm = perm_arr(pool);
+
+	if ((pool->good_plane_mask & ok) == 0) {
+		if ((pool->usable_plane_mask & ok) == 0)
+			goto none;
+		/* Only SKIP EVs left on the allowed planes: this rotation is over. */
+		end_rotation(pool, rand);
+		if ((pool->good_plane_mask & ok) == 0)
+			goto none;
+	}
+	/*
+	 * A GOOD active EV on an allowed plane exists, so it is in the
+	 * permutation: found before the end of this rotation or within the
+	 * whole of the next one (rotation ends only add GOOD EVs).
+	 */
+	for (unsigned int n = 0; n < 2u * pool->n_active; n++) {
+		if (pool->cursor >= pool->n_active)
+			end_rotation(pool, rand);
+
+		const unsigned int slot = perm[pool->cursor++];
+		const struct mrc_ev_meta *m = &meta[slot];
+
+		if (meta_state(m) == MRC_EV_GOOD && (ok >> m->plane) & 1)
+			return (int)slot;
+	}
+none:
+	pool->cnt.pick_none++;
+	return -1;
+}
+
+int
+mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev)
+{
+	const uint32_t *v = mrc_ev_values_(pool);
+	const uint16_t *h = hash_arr_c(pool);
+	uint32_t i = hash_index(pool, ev);
+
+	for (uint32_t n = 0; n <= pool->hash_mask; n++) {
+		const uint16_t e = h[i];
+
+		if (e == 0)
+			return -1;
+		if (v[e - 1] == ev)
+			return e - 1;
+		i = (i + 1) & pool->hash_mask;
+	}
+	return -1;
+}
+
+void
+mrc_ev_on_tx(struct mrc_ev_pool *pool, int slot, uint32_t len_bytes)
+{
+	if (pool->stats == NULL || !slot_ok(pool, slot))
+		return;
+	pool->stats[slot].tx_pkts++;
+	pool->stats[slot].tx_bytes += len_bytes;
+}
+
+/* ---- feedback ---- */
+
+int
+mrc_ev_on_sack(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m, uint32_t rtt_ns)
+{
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (pool->stats != NULL) {
+		struct mrc_ev_stats *st = &pool->stats[slot];
+
+		st->acks++;
+		if (m == MRC_SACK_M_SKIP_ONCE)
+			st->ecn_echoes++;
+		else if (m == MRC_SACK_M_ALWAYS_SKIP)
+			st->always_skips++;
+		if (rtt_ns != 0) {
+			st->last_rtt_ns = rtt_ns;
+			if (st->min_rtt_ns == 0 || rtt_ns < st->min_rtt_ns)
+				st->min_rtt_ns = rtt_ns;
+		}
+	}
+	if (m == MRC_SACK_M_SKIP_ONCE)
+		mark_skip(pool, (unsigned int)slot);
+	else if (m == MRC_SACK_M_ALWAYS_SKIP)
+		retire(pool, (unsigned int)slot, MRC_EV_ASSUMED_BAD, true);
+	return 0;
+}
+
+int
+mrc_ev_on_nack(struct mrc_ev_pool *pool, int slot, uint8_t reason)
+{
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (pool->stats != NULL)
+		pool->stats[slot].nacks[mrc_ev_nack_idx(reason)]++;
+	/* TRIMMED_LASTHOP: incast at the destination's own link; the path is fine. */
+	if (reason == MRC_NACK_TRIMMED)
+		mark_skip(pool, (unsigned int)slot);
+	return 0;
+}
+
+int
+mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot)
+{
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (pool->stats != NULL)
+		pool->stats[slot].losses++;
+	retire(pool, (unsigned int)slot, MRC_EV_ASSUMED_BAD, true);
+	return 0;
+}
+
+/* ---- probing ---- */
+
+int
+mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
+{
+	const struct mrc_ev_meta *meta = meta_arr(pool);
+
+	if (pool->n_bad == 0) {
+		pool->probe_cursor = 0;
+		return -1;
+	}
+	if (pool->probe_cursor == 0 && now_tsc < pool->probe_next_tsc)
+		return -1;
+	while (pool->probe_cursor < pool->n_total) {
+		const unsigned int s = pool->probe_cursor++;
+
+		if (meta_state(&meta[s]) == MRC_EV_ASSUMED_BAD) {
+			pool->cnt.probes++;
+			if (pool->stats != NULL)
+				pool->stats[s].probes++;
+			return (int)s;
+		}
+	}
+	/* Round over; the next starts one interval from now. */
+	pool->probe_cursor = 0;
+	pool->probe_next_tsc = now_tsc + pool->probe_interval_tsc;
+	return -1;
+}
+
+int
+mrc_ev_on_probe_answer(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m)
+{
+	struct mrc_ev_meta *meta;
+	unsigned int good;
+
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	meta = &meta_arr(pool)[slot];
+	if (meta_state(meta) != MRC_EV_ASSUMED_BAD)
+		return 0;
+	switch (m) {
+	case MRC_SACK_M_NONE:
+		good = meta_probe_good(meta) + 1;
+		if (good < pool->probe_good_needed) {
+			meta_set_probe_good(meta, good);
+			break;
+		}
+		set_state(pool, (unsigned int)slot, MRC_EV_GOOD);
+		pool->cnt.readmitted++;
+		promote(pool, (unsigned int)slot);
+		break;
+	case MRC_SACK_M_SKIP_ONCE:
+		/* The path forwards but is congested: usable, GOOD after its rotation. */
+		set_state(pool, (unsigned int)slot, MRC_EV_SKIP);
+		meta_set_skip_left(meta, pool->skip_rotations);
+		pool->cnt.skips++;
+		break;
+	default:
+		meta_set_probe_good(meta, 0);
+		break;
+	}
+	return 0;
+}
+
+int
+mrc_ev_on_probe_timeout(struct mrc_ev_pool *pool, int slot)
+{
+	struct mrc_ev_meta *meta;
+
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (pool->stats != NULL)
+		pool->stats[slot].probe_timeouts++;
+	meta = &meta_arr(pool)[slot];
+	if (meta_state(meta) == MRC_EV_ASSUMED_BAD)
+		meta_set_probe_good(meta, 0);
+	return 0;
+}
+
+/* ---- control plane ---- */
+
+int
+mrc_ev_deny(struct mrc_ev_pool *pool, int slot)
+{
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (mrc_ev_state(pool, slot) == MRC_EV_DENIED)
+		return 0;
+	pool->cnt.denied++;
+	retire(pool, (unsigned int)slot, MRC_EV_DENIED, false);
+	return 0;
+}
+
+int
+mrc_ev_allow(struct mrc_ev_pool *pool, int slot)
+{
+	if (!slot_ok(pool, slot))
+		return -EINVAL;
+	if (mrc_ev_state(pool, slot) == MRC_EV_GOOD)
+		return 0;
+	set_state(pool, (unsigned int)slot, MRC_EV_GOOD);
+	promote(pool, (unsigned int)slot);
+	return 0;
+}
+
+/* ---- telemetry ---- */
+
+int
+mrc_ev_plane_counts(const struct mrc_ev_pool *pool, unsigned int plane, struct mrc_ev_counts *out)
+{
+	const struct mrc_ev_meta *meta = mrc_ev_metas_(pool);
+	unsigned int first;
+
+	if (plane >= pool->n_planes || out == NULL)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	first = plane * pool->active_per_plane;
+	for (unsigned int s = first; s < first + pool->active_per_plane; s++)
+		out->active[meta_state(&meta[s])]++;
+	first = pool->n_active + plane * pool->backup_per_plane;
+	for (unsigned int s = first; s < first + pool->backup_per_plane; s++)
+		out->backup[meta_state(&meta[s])]++;
+	return 0;
+}
