@@ -1,0 +1,800 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * NSCC, "uet-1.0-nscc": UET 1.0's Network Signal-based Congestion Control,
+ * MRC's default algorithm (protocol.md 1.16; defaults from UEC 1.0.3
+ * Table 3-82 as transcribed there).
+ *
+ * What it controls
+ * ----------------
+ * A byte-granular congestion window: the QP may have cwnd bytes in flight.
+ * The window moves only on SACKs (it is ack-clocked), on trim NACKs, on
+ * losses rel reports and on retransmit timeouts. It lives in [1 MTU, MaxWnd].
+ *
+ * The numbers, for a network of link speed L (the slowest on the path) and
+ * unloaded RTT base_rtt (UEC defaults; every one can be overridden):
+ *
+ *   BDP            = L x base_rtt
+ *   MaxWnd         = 1.5 x BDP, and the initial window (start at "full")
+ *   target_qdelay  = 0.75 x base_rtt if the switches trim, else 1.0 x base_rtt
+ *   scaling_a      = BDP / 150000 B      (150000 B = 100 Gb/s x 12 us, the
+ *   scaling_b      = target_qdelay / 12 us  reference network the gains were
+ *                                           tuned on)
+ *   alpha          = 4.0 x scaling_a x scaling_b x MTU / target_qdelay
+ *   fi             = 5 MTU x scaling_a        eta = 0.15 MTU x scaling_a
+ *   gamma          = 0.8,  max_md_jump = 0.5, fi_scale = 0.25, qa_gate = 3
+ *   qa_threshold   = off when trimming, else 4 x target_qdelay
+ *   adjust period  = 8 MTU of acked bytes or 1 base_rtt, whichever first
+ *
+ * For 100 Gb/s, 10 us, 4096 B (no trimming): BDP 125000 B, MaxWnd 187500 B,
+ * target 10 us, a = b = 0.833, alpha = 1.138 B/ns (so at most 11377 B of
+ * proportional increase per window), fi 17066 B, eta 512 B, quick adapt
+ * below 23437 B per period, adjust every 32768 B or 10 us.
+ *
+ * The signals
+ * -----------
+ * Every SACK gives an RTT sample (echoed timestamp) and an ECN verdict (the
+ * SACK's M field). queueing delay = RTT - base_rtt, where base_rtt is the
+ * configured value until a smaller RTT is seen, then the minimum observed,
+ * kept to the nearest 128 ns (the UEC granularity). A smoothed delay
+ * avg_delay (EWMA, gain 1/8 per sample) sizes multiplicative decreases.
+ *
+ * The four quadrants (one per SACK, on its own delay sample)
+ * ----------------------------------------------------------
+ *                    delay < target               delay >= target
+ *   no ECN   proportional increase (PI)      fair increase (FI)
+ *   ECN      hold: no change (the path is    multiplicative decrease (MD)
+ *            marked but the queue is short:
+ *            a load-balancing problem; the
+ *            QP has already moved off that EV)
+ *
+ * PI:  the window grows in proportion to the headroom left below the target:
+ *      each acked byte adds alpha x (target - delay) to a pending-increase
+ *      accumulator. FI: each acked byte adds fi (the queue is at target, so
+ *      grow slowly and by the same amount for every flow, which is what
+ *      makes flows converge to a fair share). The accumulator is in bytes^2
+ *      and is divided by cwnd when applied: one window of acks - one RTT -
+ *      adds alpha x (target - delay) or fi bytes, whatever the window size.
+ *      Fast increase (fi_scale): while the queue is empty (delay < 1 us, or
+ *      target/2 when that is smaller) for more than a window of acked bytes,
+ *      the window instead grows by fi_scale x acked bytes at once (x1.25 per
+ *      RTT), to find newly free capacity quickly.
+ * MD:  cwnd *= max(1 - gamma x (avg_delay - target) / avg_delay, max_md_jump)
+ *      when avg_delay > target (a single high sample with a low average is
+ *      not yet a standing queue: nothing happens), at most once per base_rtt
+ *      however many marked acks arrive: the acks of one RTT all describe the
+ *      same queue.
+ *
+ * The adjust period: pending increases are applied when adjust_bytes_threshold
+ * bytes were acked or adjust_period passed since the last adjustment; once
+ * per adjust period, eta is also added - a small additive probe that keeps
+ * flows moving towards fairness even in the hold quadrant.
+ *
+ * Trims, losses, timeouts and quick adapt
+ * ---------------------------------------
+ * A trimmed packet (NACK TRIMMED) takes its bytes out of the window
+ * (UET: cwnd -= pkt). TRIMMED_LASTHOP does the same: UET exempts last-hop
+ * trims only when its receiver-credit CC (RCCC) handles incast, and MRC runs
+ * without RCCC. A trim also feeds one base_rtt into avg_delay: trimming
+ * starts at a queue of 1 x BDP, i.e. about one base RTT of queueing.
+ * A loss reported by rel does the same as a trim, minus the delay sample (a
+ * loss can be corruption or a dead path; that is the EV layer's business).
+ *
+ * Quick adapt handles the cases where the window is far too big (incast, a
+ * dead plane): NSCC counts the bytes actually acked in each period of
+ * base_rtt + target_qdelay. At the end of a period in which there was a
+ * trim, loss or timeout - or, without trimming, a delay sample above
+ * qa_threshold - and in which fewer than MaxWnd >> qa_gate bytes were acked,
+ * the window is set to what was achieved (at least one MTU; never up). Then the
+ * signals from the packets already in flight (sent under the old window) are
+ * stale: for the next in-flight bytes of acks, marked acks and trims do not
+ * move the window again. By construction quick adapt fires at most once per
+ * period, so at most once per base RTT.
+ *
+ * The receiver's penalty
+ * ----------------------
+ * A responder short of host resources sets rcv_cwnd_pen p (0..127) in its
+ * SACKs: the window the sender may use becomes cwnd x (1 - p/128), at least
+ * one MTU: 64 halves it, 127 leaves about one packet per RTT. The window
+ * NSCC holds is kept as it was (the "pre-penalty window"); while a penalty
+ * is on, increases (PI, FI, fast, eta) are frozen - the acks now pace the
+ * receiver, not the network, so they show no network headroom - while
+ * decreases still apply to it: MD and trims as usual (the usable window
+ * shrinks in proportion), quick adapt so that the usable window becomes the
+ * achieved bytes. When SACKs come back with p = 0, R_C decides:
+ * set (on the clearing SACK or on any SACK of the episode) restores the
+ * pre-penalty window; clear keeps the penalised window and lets NSCC grow it.
+ *
+ * MRC: mild congestion is the EV layer's job
+ * ------------------------------------------
+ * In MRC, ECN first moves traffic to another EV (the SACK says SKIP for that
+ * EV; the QP layer does it); only widespread congestion should cut the rate
+ * (protocol.md 1.16). So NSCC counts acks and marked acks over the current
+ * and the previous adjust period (a period with fewer than 8 acks is merged
+ * into the next one), and a marked ack counts as marked for the quadrant
+ * decision only when more than ecn_widespread_pct (default 25%) of those
+ * acks were marked, out of at least 4. A few marks - one EV on a hot link
+ * among many good ones - leave the rate alone (PI/FI as if unmarked); marks
+ * on more than a quarter of the acks mean congestion on many paths at once,
+ * which moving traffic cannot fix, and the rate must come down.
+ * disable_ecn_gate gives plain UEC behaviour.
+ *
+ * Choices where the sources are vague (see also the header's field docs)
+ * ----------------------------------------------------------------------
+ * - Gains are integers: per-mille ratios, bytes, ns; alpha is Q16.16 bytes
+ *   per ns and the MD factor is computed in Q16 (per-mille would round the
+ *   fraction-of-a-percent cuts near the target down to nothing). All
+ *   arithmetic is integer, so runs are bit-for-bit repeatable.
+ * - avg_delay is an EWMA with gain 1/8 per RTT sample (the UEC filter
+ *   constant is not in our notes; the UEC reference simulator smooths much
+ *   more slowly, which delays the first MD by many RTTs at startup).
+ * - An ack without an RTT sample (rtt_ns = 0) uses avg_delay as its delay.
+ * - fi_scale is applied as given (0.25), not multiplied by scaling_a.
+ * - MaxWnd follows a lower base_rtt (scaled by new/old base) when it was
+ *   derived, not configured; target_qdelay, the gains and the adjust period
+ *   are network constants and stay as configured.
+ * - Achieved bytes come from newly_acked_bytes (rel's exact, wrap-free SACK
+ *   accounting), not from the CC_STATE received-bytes counter, which is 24
+ *   bits of unverified 256-byte units on the wire.
+ * - Quick adapt never raises the window (achieved >= cwnd: nothing to do).
+ * - The quick-adapt trigger is consumed at the end of its period even when
+ *   enough bytes were achieved (a trim long ago does not arm quick adapt for
+ *   an unrelated slowdown later). After quick adapt the stale-signal window
+ *   is the ack's inflight_bytes, or the pre-adapt window for a trim, loss
+ *   or timeout.
+ * - A retransmit timeout only triggers quick adapt; it does not collapse the
+ *   window: in MRC a timeout usually means a dead path, which the EV layer
+ *   retires, and quick adapt already shrinks the window when the whole
+ *   connection stopped delivering.
+ *
+ * Cost: on_ack is a few dozen integer operations, one 64-bit division when
+ * pending increases are applied (once per adjust period) and one more per MD.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+
+#include "mrc_cc_priv.h"
+#include "mrc_time.h"
+
+/* Acks in the ECN window before its fraction means anything. */
+#define NSCC_ECN_MIN_ACKS 4
+/* Acks an adjust period needs before it becomes the ECN window's "previous". */
+#define NSCC_ECN_ROLL_ACKS 8
+/* Queueing delay samples are capped here: 268 ms, so the EWMA (x8) fits 32 bits. */
+#define NSCC_DELAY_CAP_NS (UINT32_C(1) << 28)
+/* Bytes one SACK can report for the gain products (16 MiB). */
+#define NSCC_ACKED_CAP (UINT32_C(1) << 24)
+/* "Queue empty" for fast increase, capped at target/2. */
+#define NSCC_FAST_DELAY_NS 1000
+/* base_rtt granularity (UEC: nearest 128 ns). */
+#define NSCC_RTT_GRAIN_SHIFT 7
+
+enum {
+	NSCC_F_STARTED = 1 << 0,     /* deadlines set from the first event's time */
+	NSCC_F_QA_TRIGGER = 1 << 1,  /* a trim/loss/timeout happened this QA period */
+	NSCC_F_FAST = 1 << 2,	     /* in fast increase */
+	NSCC_F_PEN_RESTORE = 1 << 3, /* R_C seen during this penalty episode */
+	NSCC_F_NO_QA = 1 << 4,	     /* quick adapt disabled */
+	NSCC_F_MAX_DERIVED = 1 << 5, /* MaxWnd derived from base_rtt: follows it */
+};
+
+/*
+ * Control state: what on_ack needs. Ordered by size; <= 128 bytes (two cache
+ * lines). Times are absolute TSC deadlines or ns durations; ns -> tsc is a
+ * multiply by tsc_per_ns_q16 and a shift.
+ */
+struct nscc_state {
+	uint64_t adjust_due_tsc; /* next time-based adjustment (and eta) */
+	uint64_t md_ok_tsc;	 /* earliest time of the next MD */
+	uint64_t qa_due_tsc;	 /* end of the current quick-adapt period */
+	uint64_t inc_acc;	 /* pending increase, bytes^2 (divided by cwnd) */
+	uint32_t cwnd_bytes;	 /* NSCC's window, before any receiver penalty */
+	uint32_t max_cwnd_bytes;
+	uint32_t mtu_bytes;
+	uint32_t base_rtt_ns;
+	uint32_t target_qdelay_ns;
+	uint32_t avg_delay_x8;	  /* EWMA of queueing delay, ns x 8 */
+	uint32_t qa_threshold_ns; /* 0: delay trigger off */
+	uint32_t adjust_period_ns;
+	uint32_t tsc_per_ns_q16;
+	uint32_t adjust_bytes_threshold;
+	uint32_t adjust_acc_bytes; /* acked since the last adjustment */
+	uint32_t achieved_bytes;   /* acked in the current quick-adapt period */
+	uint32_t stale_bytes;	   /* acks still to ignore after a quick adapt */
+	uint32_t fast_acc_bytes;   /* acked while the queue stayed empty */
+	uint32_t alpha_q16;	   /* PI gain, bytes per ns of headroom, Q16.16 */
+	uint32_t fi_bytes;
+	uint32_t eta_bytes;
+	uint16_t gamma_pm;
+	uint16_t max_md_jump_pm;
+	uint16_t fi_scale_pm;
+	uint16_t ecn_cur_acks; /* ECN gate window: this adjust period ... */
+	uint16_t ecn_cur_marked;
+	uint16_t ecn_prev_acks; /* ... and the previous one */
+	uint16_t ecn_prev_marked;
+	uint8_t qa_gate;
+	uint8_t ecn_pct; /* 0: gate off, every mark counts */
+	uint8_t pen;	 /* receiver penalty in force, 0..127 */
+	uint8_t flags;	 /* NSCC_F_* */
+};
+
+static_assert(sizeof(struct nscc_state) <= 128, "NSCC control state stays within 128 bytes");
+
+/* Per-instance event counts (wrap at 2^32; see struct mrc_cc_stats). */
+struct nscc_counters {
+	uint32_t acks;
+	uint32_t ecn_acks;
+	uint32_t ecn_gated;
+	uint32_t pi;
+	uint32_t fast;
+	uint32_t fi;
+	uint32_t md;
+	uint32_t hold;
+	uint32_t qa;
+	uint32_t trims;
+	uint32_t losses;
+	uint32_t timeouts;
+	uint32_t penalties;
+	uint32_t min_cwnd_bytes;
+	uint32_t max_cwnd_bytes;
+};
+
+struct nscc {
+	struct nscc_state s;
+	struct nscc_counters c;
+};
+
+static_assert(sizeof(struct nscc) <= MRC_CC_PRIV_MAX, "NSCC fits struct mrc_cc");
+
+/* ---- configuration ---- */
+
+int
+mrc_cc_nscc_derive(const struct mrc_cc_params *p, struct mrc_cc_nscc_cfg *out)
+{
+	const unsigned __int128 ref =
+		(unsigned __int128)MRC_NSCC_REF_BDP_BYTES * MRC_NSCC_REF_RTT_NS;
+	struct mrc_cc_nscc_cfg c;
+	uint64_t bdp, max, target, v;
+
+	if (mrc_cc_params_check(p, NULL) != 0)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	bdp = mrc_cc_bdp_bytes(p->link_bps, p->base_rtt_ns);
+	max = p->max_cwnd_bytes != 0 ? p->max_cwnd_bytes : bdp * 3 / 2;
+	if (max < p->mtu_bytes)
+		max = p->mtu_bytes;
+	if (max > MRC_CC_CWND_LIMIT_BYTES)
+		return -ERANGE;
+	target = p->target_qdelay_ns;
+	if (target == 0)
+		target = p->trimming_enabled ? (uint64_t)p->base_rtt_ns * 3 / 4 : p->base_rtt_ns;
+
+	c.bdp_bytes = bdp;
+	c.mtu_bytes = p->mtu_bytes;
+	c.base_rtt_ns = p->base_rtt_ns;
+	c.max_cwnd_bytes = (uint32_t)max;
+	c.target_qdelay_ns = (uint32_t)target;
+	c.scaling_a_pm = (uint32_t)RTE_MIN(bdp * 1000 / MRC_NSCC_REF_BDP_BYTES, UINT32_MAX);
+	c.scaling_b_pm = (uint32_t)(target * 1000 / MRC_NSCC_REF_RTT_NS);
+
+	/*
+	 * alpha = 4 x a x b x MTU / target = 4 x MTU x BDP / (150000 B x 12 us):
+	 * target cancels out. In Q16.16 bytes per ns.
+	 */
+	v = (uint64_t)((unsigned __int128)4 * p->mtu_bytes * bdp * 65536 / ref);
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	c.alpha_q16 = (uint32_t)v;
+	c.pi_max_bytes = (uint32_t)RTE_MIN(
+		(unsigned __int128)4 * p->mtu_bytes * bdp * target / ref, UINT32_MAX);
+
+	v = p->fi_bytes != 0 ? p->fi_bytes : 5 * p->mtu_bytes * bdp / MRC_NSCC_REF_BDP_BYTES;
+	if (v > MRC_CC_CWND_LIMIT_BYTES)
+		return -ERANGE;
+	c.fi_bytes = (uint32_t)v;
+	/* 0.15 MTU x a = 15 x MTU x BDP / (100 x 150000 B) */
+	v = p->eta_bytes != 0 ? p->eta_bytes
+			      : 15 * p->mtu_bytes * bdp / (100 * MRC_NSCC_REF_BDP_BYTES);
+	if (v > MRC_CC_CWND_LIMIT_BYTES)
+		return -ERANGE;
+	c.eta_bytes = (uint32_t)v;
+
+	c.gamma_pm = p->gamma_pm != 0 ? p->gamma_pm : 800;
+	c.max_md_jump_pm = p->max_md_jump_pm != 0 ? p->max_md_jump_pm : 500;
+	c.fi_scale_pm = p->fi_scale_pm != 0 ? p->fi_scale_pm : 250;
+	c.qa_gate = p->qa_gate != 0 ? p->qa_gate : 3;
+	if (p->qa_threshold_ns == UINT32_MAX)
+		c.qa_threshold_ns = 0;
+	else if (p->qa_threshold_ns != 0)
+		c.qa_threshold_ns = p->qa_threshold_ns;
+	else
+		c.qa_threshold_ns = p->trimming_enabled ? 0 : (uint32_t)(4 * target);
+	c.adjust_bytes_threshold =
+		p->adjust_bytes_threshold != 0 ? p->adjust_bytes_threshold : 8 * p->mtu_bytes;
+	c.adjust_period_ns = p->adjust_period_ns != 0 ? p->adjust_period_ns : p->base_rtt_ns;
+	c.fast_delay_ns = RTE_MIN((uint32_t)NSCC_FAST_DELAY_NS, c.target_qdelay_ns / 2);
+	c.ecn_widespread_pct =
+		p->disable_ecn_gate ? 0 : (p->ecn_widespread_pct != 0 ? p->ecn_widespread_pct : 25);
+	c.disable_qa = p->disable_qa;
+	*out = c;
+	return 0;
+}
+
+static int
+nscc_init(void *priv, const struct mrc_cc_params *p)
+{
+	struct nscc *n = priv;
+	struct nscc_state *s = &n->s;
+	struct mrc_cc_nscc_cfg c;
+	int rc;
+
+	rc = mrc_cc_nscc_derive(p, &c);
+	if (rc != 0)
+		return rc;
+	memset(n, 0, sizeof(*n));
+	s->cwnd_bytes = c.max_cwnd_bytes; /* start "full": MaxWnd is the initial window */
+	s->max_cwnd_bytes = c.max_cwnd_bytes;
+	s->mtu_bytes = c.mtu_bytes;
+	s->base_rtt_ns = c.base_rtt_ns;
+	s->target_qdelay_ns = c.target_qdelay_ns;
+	s->qa_threshold_ns = c.qa_threshold_ns;
+	s->adjust_period_ns = c.adjust_period_ns;
+	s->tsc_per_ns_q16 = (uint32_t)mrc_muldiv_u64(p->tsc_hz, 65536, MRC_NS_PER_S);
+	s->adjust_bytes_threshold = c.adjust_bytes_threshold;
+	s->alpha_q16 = c.alpha_q16;
+	s->fi_bytes = c.fi_bytes;
+	s->eta_bytes = c.eta_bytes;
+	s->gamma_pm = c.gamma_pm;
+	s->max_md_jump_pm = c.max_md_jump_pm;
+	s->fi_scale_pm = c.fi_scale_pm;
+	s->qa_gate = c.qa_gate;
+	s->ecn_pct = c.ecn_widespread_pct;
+	s->flags = (c.disable_qa ? NSCC_F_NO_QA : 0) |
+		   (p->max_cwnd_bytes == 0 ? NSCC_F_MAX_DERIVED : 0);
+	n->c.min_cwnd_bytes = s->cwnd_bytes;
+	n->c.max_cwnd_bytes = s->cwnd_bytes;
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+static inline uint64_t
+ns_to_tsc(const struct nscc_state *s, uint64_t ns)
+{
+	return (ns * s->tsc_per_ns_q16) >> 16;
+}
+
+static inline uint32_t
+avg_delay_ns(const struct nscc_state *s)
+{
+	return s->avg_delay_x8 >> 3;
+}
+
+static inline void
+avg_delay_add(struct nscc_state *s, uint32_t delay_ns)
+{
+	s->avg_delay_x8 = s->avg_delay_x8 - (s->avg_delay_x8 >> 3) + delay_ns;
+}
+
+/* Pending increase += x (at most 2^54 per call), saturating. */
+static inline void
+inc_add(struct nscc_state *s, uint64_t x)
+{
+	s->inc_acc = s->inc_acc > UINT64_MAX - x ? UINT64_MAX : s->inc_acc + x;
+}
+
+static inline void
+clamp_cwnd(struct nscc_state *s)
+{
+	s->cwnd_bytes = mrc_cc_clamp32(s->cwnd_bytes, s->mtu_bytes, s->max_cwnd_bytes);
+}
+
+/* The window the QP may use: NSCC's window scaled by the receiver penalty. */
+static inline uint32_t
+usable_cwnd(const struct nscc_state *s)
+{
+	uint32_t w;
+
+	if (likely(s->pen == 0))
+		return s->cwnd_bytes;
+	w = (uint32_t)(((uint64_t)s->cwnd_bytes * (128u - s->pen)) >> 7);
+	return RTE_MAX(w, s->mtu_bytes);
+}
+
+/* Make the usable window `bytes` (clamped), undoing the penalty's scaling. */
+static void
+set_usable_cwnd(struct nscc_state *s, uint64_t bytes)
+{
+	if (s->pen != 0)
+		bytes = bytes * 128 / (128u - s->pen);
+	s->cwnd_bytes = mrc_cc_clamp32(bytes, s->mtu_bytes, s->max_cwnd_bytes);
+}
+
+static inline void
+note_cwnd(struct nscc *n)
+{
+	const uint32_t w = usable_cwnd(&n->s);
+
+	if (w < n->c.min_cwnd_bytes)
+		n->c.min_cwnd_bytes = w;
+	if (w > n->c.max_cwnd_bytes)
+		n->c.max_cwnd_bytes = w;
+}
+
+/* The first event fixes the origin of the periods (init has no clock). */
+static inline void
+start(struct nscc_state *s, uint64_t now_tsc)
+{
+	if (likely(s->flags & NSCC_F_STARTED))
+		return;
+	s->flags |= NSCC_F_STARTED;
+	s->adjust_due_tsc = now_tsc + ns_to_tsc(s, s->adjust_period_ns);
+	s->qa_due_tsc = now_tsc + ns_to_tsc(s, (uint64_t)s->base_rtt_ns + s->target_qdelay_ns);
+	s->md_ok_tsc = now_tsc;
+}
+
+/* A smaller RTT than base_rtt: the path is shorter than configured. */
+static void
+lower_base_rtt(struct nscc_state *s, uint32_t rtt_ns)
+{
+	const uint32_t grain = 1u << NSCC_RTT_GRAIN_SHIFT;
+	uint32_t base = ((rtt_ns + grain / 2) >> NSCC_RTT_GRAIN_SHIFT) << NSCC_RTT_GRAIN_SHIFT;
+
+	if (base == 0)
+		base = grain;
+	if (base >= s->base_rtt_ns)
+		return;
+	if (s->flags & NSCC_F_MAX_DERIVED) {
+		/* MaxWnd = 1.5 x BDP and BDP is proportional to base_rtt. */
+		uint64_t max = (uint64_t)s->max_cwnd_bytes * base / s->base_rtt_ns;
+
+		s->max_cwnd_bytes = (uint32_t)RTE_MAX(max, (uint64_t)s->mtu_bytes);
+		clamp_cwnd(s);
+	}
+	s->base_rtt_ns = base;
+}
+
+/* Queueing delay of this ack; updates base_rtt and avg_delay. */
+static inline uint32_t
+delay_sample(struct nscc_state *s, uint32_t rtt_ns)
+{
+	uint32_t d;
+
+	if (rtt_ns == 0)
+		return avg_delay_ns(s);
+	if (unlikely(rtt_ns < s->base_rtt_ns))
+		lower_base_rtt(s, rtt_ns);
+	d = rtt_ns > s->base_rtt_ns ? rtt_ns - s->base_rtt_ns : 0;
+	d = RTE_MIN(d, NSCC_DELAY_CAP_NS);
+	avg_delay_add(s, d);
+	return d;
+}
+
+/*
+ * The MRC widespread-congestion gate: count this ack, and say whether its
+ * mark (if any) is a rate signal.
+ */
+static inline bool
+ecn_gate(struct nscc *n, bool ecn)
+{
+	struct nscc_state *s = &n->s;
+	uint32_t acks, marked;
+
+	if (unlikely(s->ecn_cur_acks == UINT16_MAX)) {
+		/* A very long period: halve, keeping the fraction. */
+		s->ecn_cur_acks >>= 1;
+		s->ecn_cur_marked >>= 1;
+	}
+	s->ecn_cur_acks++;
+	if (!ecn)
+		return false;
+	n->c.ecn_acks++;
+	s->ecn_cur_marked++;
+	if (s->ecn_pct == 0)
+		return true;
+	acks = (uint32_t)s->ecn_cur_acks + s->ecn_prev_acks;
+	marked = (uint32_t)s->ecn_cur_marked + s->ecn_prev_marked;
+	if (acks >= NSCC_ECN_MIN_ACKS && marked * 100 > (uint32_t)s->ecn_pct * acks)
+		return true;
+	n->c.ecn_gated++;
+	return false;
+}
+
+/* Apply pending increases; once per adjust period also eta. */
+static void
+adjust(struct nscc_state *s, uint64_t now_tsc)
+{
+	if (s->inc_acc != 0) {
+		s->cwnd_bytes = mrc_cc_add_sat32(s->cwnd_bytes, s->inc_acc / s->cwnd_bytes);
+		s->inc_acc = 0;
+	}
+	if (now_tsc >= s->adjust_due_tsc) {
+		if (s->pen == 0)
+			s->cwnd_bytes = mrc_cc_add_sat32(s->cwnd_bytes, s->eta_bytes);
+		s->adjust_due_tsc = now_tsc + ns_to_tsc(s, s->adjust_period_ns);
+	}
+	s->adjust_acc_bytes = 0;
+	/*
+	 * The ECN window moves on with the adjust periods, but a period with
+	 * fewer than NSCC_ECN_ROLL_ACKS acks (a time-based adjustment just after
+	 * a byte-based one) is merged into the next: a fraction of 1 or 2 acks
+	 * says nothing about how widespread the marks are.
+	 */
+	if (s->ecn_cur_acks >= NSCC_ECN_ROLL_ACKS) {
+		s->ecn_prev_acks = s->ecn_cur_acks;
+		s->ecn_prev_marked = s->ecn_cur_marked;
+		s->ecn_cur_acks = 0;
+		s->ecn_cur_marked = 0;
+	}
+	clamp_cwnd(s);
+}
+
+/*
+ * Quick adapt. Returns true when this event must not move the window any
+ * further: quick adapt just fired, or the event is a stale congestion signal
+ * (`congested`: a marked ack or a trim) from packets sent under the window
+ * quick adapt replaced. `loss`: the caller is a trim, loss or timeout.
+ * `stale_bytes`: what to ignore after firing (bytes in flight).
+ */
+static bool
+quick_adapt(struct nscc *n, uint64_t now_tsc, bool loss, bool congested, uint32_t delay_ns,
+	uint32_t stale_bytes)
+{
+	struct nscc_state *s = &n->s;
+	bool fired = false;
+
+	if (s->flags & NSCC_F_NO_QA)
+		return false;
+	if (congested && s->stale_bytes != 0)
+		return true;
+	if (now_tsc < s->qa_due_tsc)
+		return false;
+	if (((s->flags & NSCC_F_QA_TRIGGER) || loss ||
+		    (s->qa_threshold_ns != 0 && delay_ns > s->qa_threshold_ns)) &&
+		s->achieved_bytes < (s->max_cwnd_bytes >> s->qa_gate) &&
+		s->achieved_bytes < usable_cwnd(s)) {
+		set_usable_cwnd(s, s->achieved_bytes);
+		s->stale_bytes = stale_bytes;
+		s->inc_acc = 0;
+		s->adjust_acc_bytes = 0;
+		s->flags &= ~NSCC_F_FAST;
+		s->fast_acc_bytes = 0;
+		n->c.qa++;
+		fired = true;
+	}
+	s->flags &= ~NSCC_F_QA_TRIGGER;
+	s->achieved_bytes = 0;
+	s->qa_due_tsc = now_tsc + ns_to_tsc(s, (uint64_t)s->base_rtt_ns + s->target_qdelay_ns);
+	return fired;
+}
+
+static void
+penalty(struct nscc *n, const struct mrc_cc_ack *a)
+{
+	struct nscc_state *s = &n->s;
+	const uint8_t p = RTE_MIN(a->rcv_cwnd_pen, 127);
+
+	if (p != 0) {
+		if (s->pen == 0) {
+			n->c.penalties++;
+			s->flags &= ~NSCC_F_PEN_RESTORE;
+		}
+		if (a->restore_cwnd)
+			s->flags |= NSCC_F_PEN_RESTORE;
+		s->pen = p;
+	} else if (unlikely(s->pen != 0)) {
+		if (!a->restore_cwnd && !(s->flags & NSCC_F_PEN_RESTORE))
+			s->cwnd_bytes = usable_cwnd(s); /* keep the penalised window */
+		s->pen = 0;
+		s->flags &= ~NSCC_F_PEN_RESTORE;
+	}
+}
+
+static void
+multiplicative_decrease(struct nscc *n, uint64_t now_tsc)
+{
+	struct nscc_state *s = &n->s;
+	const uint32_t avg = avg_delay_ns(s);
+	uint64_t f_q16, floor_q16;
+
+	s->flags &= ~NSCC_F_FAST;
+	s->fast_acc_bytes = 0;
+	if (now_tsc < s->md_ok_tsc || avg <= s->target_qdelay_ns)
+		return;
+	/*
+	 * The factor in Q16 rather than per-mille: near the target the cut is a
+	 * fraction of a percent, and per-mille rounding would bias it to zero.
+	 */
+	f_q16 = 65536 - ((uint64_t)s->gamma_pm << 16) * (avg - s->target_qdelay_ns) /
+				((uint64_t)1000 * avg);
+	floor_q16 = ((uint64_t)s->max_md_jump_pm << 16) / 1000;
+	f_q16 = RTE_MAX(f_q16, floor_q16);
+	s->cwnd_bytes = (uint32_t)(((uint64_t)s->cwnd_bytes * f_q16) >> 16);
+	clamp_cwnd(s);
+	s->md_ok_tsc = now_tsc + ns_to_tsc(s, s->base_rtt_ns);
+	n->c.md++;
+}
+
+static void
+proportional_increase(struct nscc *n, uint32_t acked, uint32_t delay_ns)
+{
+	struct nscc_state *s = &n->s;
+	uint64_t step;
+
+	n->c.pi++;
+	if (delay_ns < RTE_MIN((uint32_t)NSCC_FAST_DELAY_NS, s->target_qdelay_ns / 2)) {
+		s->fast_acc_bytes = mrc_cc_add_sat32(s->fast_acc_bytes, acked);
+		if ((s->flags & NSCC_F_FAST) || s->fast_acc_bytes > s->cwnd_bytes) {
+			s->flags |= NSCC_F_FAST;
+			if (s->pen == 0) {
+				s->cwnd_bytes = mrc_cc_add_sat32(
+					s->cwnd_bytes, (uint64_t)acked * s->fi_scale_pm / 1000);
+				clamp_cwnd(s);
+			}
+			n->c.fast++;
+			return;
+		}
+	} else {
+		s->flags &= ~NSCC_F_FAST;
+		s->fast_acc_bytes = 0;
+	}
+	if (s->pen != 0)
+		return;
+	/* bytes per acked byte: alpha x (target - delay) */
+	step = ((uint64_t)s->alpha_q16 * (s->target_qdelay_ns - delay_ns)) >> 16;
+	inc_add(s, (uint64_t)acked * RTE_MIN(step, (uint64_t)MRC_CC_CWND_LIMIT_BYTES));
+}
+
+/* ---- ops ---- */
+
+static void
+nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
+{
+	struct nscc *n = priv;
+	struct nscc_state *s = &n->s;
+	const uint32_t acked = RTE_MIN(a->newly_acked_bytes, NSCC_ACKED_CAP);
+	uint32_t delay;
+	bool marked;
+
+	n->c.acks++;
+	start(s, now_tsc);
+	delay = delay_sample(s, a->rtt_ns);
+	s->achieved_bytes = mrc_cc_add_sat32(s->achieved_bytes, acked);
+	s->adjust_acc_bytes = mrc_cc_add_sat32(s->adjust_acc_bytes, acked);
+	s->stale_bytes = s->stale_bytes > acked ? s->stale_bytes - acked : 0;
+	if (unlikely(a->rcv_cwnd_pen != 0 || s->pen != 0))
+		penalty(n, a);
+	marked = ecn_gate(n, a->ecn);
+
+	if (quick_adapt(n, now_tsc, false, marked, delay, a->inflight_bytes))
+		goto out;
+
+	if (!marked) {
+		if (delay < s->target_qdelay_ns) {
+			proportional_increase(n, acked, delay);
+		} else {
+			n->c.fi++;
+			s->flags &= ~NSCC_F_FAST;
+			s->fast_acc_bytes = 0;
+			if (s->pen == 0)
+				inc_add(s, (uint64_t)acked * s->fi_bytes);
+		}
+	} else if (delay >= s->target_qdelay_ns) {
+		multiplicative_decrease(n, now_tsc);
+	} else {
+		n->c.hold++;
+	}
+
+	if (s->adjust_acc_bytes > s->adjust_bytes_threshold || now_tsc >= s->adjust_due_tsc)
+		adjust(s, now_tsc);
+out:
+	note_cwnd(n);
+}
+
+/* Trims and losses: take the packet out of the window unless quick adapt acted. */
+static void
+packet_lost(struct nscc *n, uint32_t bytes, uint64_t now_tsc)
+{
+	struct nscc_state *s = &n->s;
+	const uint32_t w = usable_cwnd(s);
+
+	s->stale_bytes = s->stale_bytes > bytes ? s->stale_bytes - bytes : 0;
+	s->flags |= NSCC_F_QA_TRIGGER;
+	if (!quick_adapt(n, now_tsc, true, true, 0, w)) {
+		/* NSCC's own window: under a penalty the usable one shrinks in proportion. */
+		s->cwnd_bytes = s->cwnd_bytes > bytes ? s->cwnd_bytes - bytes : 0;
+		clamp_cwnd(s);
+	}
+	note_cwnd(n);
+}
+
+static void
+nscc_on_trim(void *priv, uint32_t bytes, bool lasthop, uint64_t now_tsc)
+{
+	struct nscc *n = priv;
+
+	/* TRIMMED_LASTHOP counts like TRIMMED: no RCCC in MRC (UET 2.1). */
+	RTE_SET_USED(lasthop);
+	n->c.trims++;
+	start(&n->s, now_tsc);
+	/* The queue reached the trim threshold, 1 x BDP: one base RTT of delay. */
+	avg_delay_add(&n->s, RTE_MIN(n->s.base_rtt_ns, NSCC_DELAY_CAP_NS));
+	packet_lost(n, bytes, now_tsc);
+}
+
+static void
+nscc_on_loss(void *priv, uint32_t bytes, uint64_t now_tsc)
+{
+	struct nscc *n = priv;
+
+	n->c.losses++;
+	start(&n->s, now_tsc);
+	packet_lost(n, bytes, now_tsc);
+}
+
+static void
+nscc_on_timeout(void *priv, uint64_t now_tsc)
+{
+	struct nscc *n = priv;
+	struct nscc_state *s = &n->s;
+
+	n->c.timeouts++;
+	start(s, now_tsc);
+	s->flags |= NSCC_F_QA_TRIGGER;
+	quick_adapt(n, now_tsc, true, true, 0, usable_cwnd(s));
+	note_cwnd(n);
+}
+
+static uint32_t
+nscc_cwnd(const void *priv)
+{
+	const struct nscc *n = priv;
+
+	return usable_cwnd(&n->s);
+}
+
+static void
+nscc_stats(const void *priv, struct mrc_cc_stats *out)
+{
+	const struct nscc *n = priv;
+
+	*out = (struct mrc_cc_stats){
+		.acks = n->c.acks,
+		.ecn_acks = n->c.ecn_acks,
+		.ecn_gated = n->c.ecn_gated,
+		.pi_events = n->c.pi,
+		.fast_events = n->c.fast,
+		.fi_events = n->c.fi,
+		.md_events = n->c.md,
+		.hold_events = n->c.hold,
+		.qa_events = n->c.qa,
+		.trims = n->c.trims,
+		.losses = n->c.losses,
+		.timeouts = n->c.timeouts,
+		.penalties = n->c.penalties,
+		.cwnd_bytes = usable_cwnd(&n->s),
+		.min_cwnd_bytes = n->c.min_cwnd_bytes,
+		.max_cwnd_bytes = n->c.max_cwnd_bytes,
+		.base_rtt_ns = n->s.base_rtt_ns,
+		.avg_delay_ns = avg_delay_ns(&n->s),
+	};
+}
+
+const struct mrc_cc_ops mrc_cc_nscc_ops = {
+	.name = MRC_CC_NSCC,
+	.priv_size = sizeof(struct nscc),
+	.init = nscc_init,
+	.on_ack = nscc_on_ack,
+	.on_trim = nscc_on_trim,
+	.on_loss = nscc_on_loss,
+	.on_timeout = nscc_on_timeout,
+	.cwnd = nscc_cwnd,
+	.stats = nscc_stats,
+};
