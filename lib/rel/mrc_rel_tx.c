@@ -310,7 +310,7 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 	tx->n_lost++;
 	tx->stats.lost[why]++;
 	if (ops != NULL && ops->lost != NULL)
-		ops->lost(ctx, psn_of(tx, i), p->ev_val, why);
+		ops->lost(ctx, psn_of(tx, i), p->ev_val, p->cookie, p->len, why);
 }
 
 static void

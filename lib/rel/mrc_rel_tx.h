@@ -113,8 +113,9 @@ struct mrc_rel_tx_ops {
 	/** `psn` was delivered (first time): its cookie and length, the EV value it last went on. */
 	void (*acked)(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 		uint8_t tx_count);
-	/** `psn`, last sent on EV value `ev`, was declared lost for `why`; it will be resent. */
-	void (*lost)(void *ctx, uint32_t psn, uint32_t ev, enum mrc_rel_loss why);
+	/** `psn` (cookie, len), last sent on EV value `ev`, was declared lost for `why`. */
+	void (*lost)(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
+		enum mrc_rel_loss why);
 };
 
 struct mrc_rel_tx_stats {

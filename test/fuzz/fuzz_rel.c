@@ -48,8 +48,11 @@ on_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, ui
 }
 
 static void
-on_lost(void *ctx, uint32_t psn, uint32_t ev, enum mrc_rel_loss why)
+on_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
+	enum mrc_rel_loss why)
 {
+	(void)cookie;
+	(void)len;
 	struct state *st = ctx;
 	uint32_t o = offset_of(psn);
 
