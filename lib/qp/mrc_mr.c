@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "mrc_mr.h"
+
+#define MAX_SLOTS (1u << 24)
+
+size_t
+mrc_mr_table_memsize(uint32_t n_slots)
+{
+	return sizeof(struct mrc_mr_table) + (size_t)n_slots * sizeof(struct mrc_mr);
+}
+
+int
+mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots)
+{
+	if (n_slots == 0 || n_slots > MAX_SLOTS)
+		return -EINVAL;
+	memset(t, 0, mrc_mr_table_memsize(n_slots));
+	t->n_slots = n_slots;
+	t->gen = 1;
+	return 0;
+}
+
+/* Packets attached to a region hold a reference; the region's own is the last. */
+static void
+mr_ext_free(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+uint32_t
+mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova,
+	uint32_t access)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (addr == NULL || len == 0 || a + len < a || access == 0) {
+		rte_errno = EINVAL;
+		return 0;
+	}
+	for (uint32_t s = 0; s < t->n_slots; s++) {
+		struct mrc_mr *mr = &t->mr[s];
+
+		if (mr->key != 0)
+			continue;
+		memset(mr, 0, sizeof(*mr));
+		mr->addr = addr;
+		mr->len = len;
+		mr->iova = iova;
+		mr->access = access;
+		mr->key = (s << 8) | t->gen;
+		mr->shinfo.free_cb = mr_ext_free;
+		mr->shinfo.fcb_opaque = mr;
+		rte_mbuf_ext_refcnt_set(&mr->shinfo, 1);
+		/* Generations 1..255: a reused slot gets a different key. */
+		t->gen = (uint8_t)(t->gen == 255 ? 1 : t->gen + 1);
+		t->used++;
+		return mr->key;
+	}
+	rte_errno = ENOSPC;
+	return 0;
+}
+
+int
+mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key)
+{
+	uint32_t slot = key >> 8;
+
+	if (key == 0 || slot >= t->n_slots || t->mr[slot].key != key)
+		return -ENOENT;
+	if (rte_mbuf_ext_refcnt_read(&t->mr[slot].shinfo) != 1)
+		return -EBUSY;
+	t->mr[slot].key = 0;
+	t->used--;
+	return 0;
+}

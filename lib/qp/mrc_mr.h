@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_MR_H
+#define MRC_MR_H
+
+/**
+ * @file
+ * Memory regions: the only memory a peer may write, and the only memory we
+ * send from. As in verbs, a region is registered with its virtual address
+ * as the remote address space (va = host pointer), gets an rkey (what peers
+ * put in RETH) and an lkey (what local posts name), and is checked by key,
+ * bounds and access before a single byte is written or sent. The rkey
+ * carries a generation in its low byte, so a key of a deregistered region
+ * never matches a new region in the same slot.
+ *
+ * Each region also owns the rte_mbuf_ext_shared_info its payload segments
+ * attach to (senders never copy), counting the attachments in flight; a
+ * region with packets in flight cannot be deregistered.
+ *
+ * Lookups are O(1) (slot from the key) and never allocate or lock: one
+ * table belongs to one lcore.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#define MRC_MR_ACCESS_LOCAL_READ  (1u << 0) /**< we may send from it */
+#define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1) /**< peers may write into it */
+
+struct mrc_mr {
+	uint8_t *addr;
+	uint64_t len;
+	rte_iova_t iova;
+	uint32_t key; /**< rkey == lkey; 0 means the slot is free */
+	uint32_t access;
+	struct rte_mbuf_ext_shared_info shinfo; /**< refcnt - 1 = attachments in flight */
+};
+
+struct mrc_mr_stats {
+	uint64_t bad_key;   /**< key unknown, stale or of a free slot */
+	uint64_t out_of_bounds;
+	uint64_t no_access;
+};
+
+struct mrc_mr_table {
+	uint32_t n_slots;
+	uint32_t used;
+	uint8_t gen;
+	struct mrc_mr_stats stats;
+	struct mrc_mr mr[];
+};
+
+/** Bytes of a table of `n_slots` regions (at most 2^24). */
+size_t mrc_mr_table_memsize(uint32_t n_slots);
+
+/** Initialise a table in `mem` (mrc_mr_table_memsize bytes). 0 or -EINVAL. */
+int mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots);
+
+/**
+ * Register [addr, addr + len) with `access`; IOVA of addr is `iova` (0 for
+ * virtual devices). Returns the key (never 0), or 0 with rte_errno set:
+ * EINVAL (empty or wrapping range, no access), ENOSPC (table full).
+ */
+uint32_t mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova,
+	uint32_t access);
+
+/** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
+int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
+
+/**
+ * The region for `key` if [va, va + len) lies inside it and `access` is
+ * granted, else NULL (and the reason is counted). len 0 checks va only.
+ */
+static inline struct mrc_mr *
+mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access)
+{
+	uint32_t slot = key >> 8;
+	struct mrc_mr *mr;
+	uint64_t base;
+
+	if (slot >= t->n_slots || t->mr[slot].key != key || key == 0) {
+		t->stats.bad_key++;
+		return NULL;
+	}
+	mr = &t->mr[slot];
+	base = (uint64_t)(uintptr_t)mr->addr;
+	/* va - base cannot wrap below base; len is bounded before it is added. */
+	if (va < base || va - base > mr->len || len > mr->len - (va - base)) {
+		t->stats.out_of_bounds++;
+		return NULL;
+	}
+	if ((mr->access & access) != access) {
+		t->stats.no_access++;
+		return NULL;
+	}
+	return mr;
+}
+
+#endif /* MRC_MR_H */

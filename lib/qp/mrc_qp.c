@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The QP's control path: create, the state transitions and the attributes
+ * each sets (protocol.md 1.17), posting, completions, timers. Memory for
+ * each part is allocated at the transition that configures it, from the
+ * QP's NUMA socket; nothing here runs per packet except the completion
+ * helpers.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "mrc_qp_priv.h"
+#include "mrc_seq.h"
+
+MRC_COUNTER_BLOCK_DEFINE(mrc_qp_counters, MRC_QP_COUNTERS);
+
+static const char *const state_names[] = {"RESET", "INIT", "RTR", "RTS", "ERROR"};
+static const char *const error_names[] = {"none", "retry count exceeded",
+	"remote operational error", "local error", "moved to ERROR by the user"};
+
+const char *
+mrc_qp_state_name(enum mrc_qp_state s)
+{
+	return (unsigned int)s < RTE_DIM(state_names) ? state_names[s] : "?";
+}
+
+const char *
+mrc_qp_error_name(enum mrc_qp_error e)
+{
+	return (unsigned int)e < RTE_DIM(error_names) ? error_names[e] : "?";
+}
+
+/* ---- completion queue ---- */
+
+size_t
+mrc_cq_memsize(uint32_t n_entries)
+{
+	return sizeof(struct mrc_cq) + (size_t)n_entries * sizeof(struct mrc_cqe);
+}
+
+int
+mrc_cq_init(struct mrc_cq *cq, uint32_t n_entries)
+{
+	if (n_entries == 0 || !rte_is_power_of_2(n_entries))
+		return -EINVAL;
+	memset(cq, 0, mrc_cq_memsize(n_entries));
+	cq->mask = n_entries - 1;
+	return 0;
+}
+
+unsigned int
+mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && cq->head != cq->tail) {
+		out[n++] = cq->e[cq->head & cq->mask];
+		cq->head++;
+	}
+	return n;
+}
+
+bool
+mrc_qp_cqe_push(struct mrc_qp *qp, const struct mrc_cqe *e)
+{
+	struct mrc_cq *cq = qp->cq;
+
+	if (cq->tail - cq->head > cq->mask) {
+		/* As in verbs, an overrun CQ is fatal for the QP. */
+		cq->overflows++;
+		return false;
+	}
+	cq->e[cq->tail & cq->mask] = *e;
+	cq->tail++;
+	return true;
+}
+
+/* ---- errors and completions ---- */
+
+void
+mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why)
+{
+	if (qp->state == MRC_QP_ERROR)
+		return;
+	qp->state = MRC_QP_ERROR;
+	qp->error = (uint8_t)why;
+	/* Flush: every message not yet complete completes with an error status. */
+	for (; qp->sq_head != qp->sq_tail; qp->sq_head++) {
+		const struct qp_wqe *w = &qp->sq[qp->sq_head & qp->sq_mask];
+		struct mrc_cqe e = {.wr_id = w->wr_id, .qpn = qp->qpn, .byte_len = w->len,
+			.opcode = w->with_imm ? MRC_CQE_WRITE_IMM : MRC_CQE_WRITE,
+			.status = MRC_CQE_FLUSHED};
+
+		mrc_qp_cqe_push(qp, &e);
+	}
+	qp->sq_send = qp->sq_head;
+}
+
+/* Messages whose every packet is acknowledged complete, in order. */
+void
+mrc_qp_complete_sends(struct mrc_qp *qp)
+{
+	while (qp->sq_head != qp->sq_send) {
+		const struct qp_wqe *w = &qp->sq[qp->sq_head & qp->sq_mask];
+		uint32_t last = mrc_psn_add(w->first_psn, w->n_pkts - 1);
+		struct mrc_cqe e;
+
+		if (w->next_pkt != w->n_pkts || !mrc_psn_lt(last, qp->rtx->snd_una))
+			break;
+		e = (struct mrc_cqe){.wr_id = w->wr_id, .qpn = qp->qpn, .byte_len = w->len,
+			.opcode = w->with_imm ? MRC_CQE_WRITE_IMM : MRC_CQE_WRITE,
+			.status = MRC_CQE_OK};
+		if (!mrc_qp_cqe_push(qp, &e)) {
+			mrc_qp_fail(qp, MRC_QP_ERR_LOCAL);
+			return;
+		}
+		qp->cnt.msgs_done++;
+		qp->sq_head++;
+	}
+}
+
+/* ---- rel callbacks: what deliveries and losses mean to EV and CC ---- */
+
+static void
+rel_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
+{
+	struct mrc_qp *qp = ctx;
+
+	RTE_SET_USED(psn);
+	RTE_SET_USED(ev);
+	RTE_SET_USED(cookie);
+	RTE_SET_USED(tx_count);
+	qp->inflight_bytes -= RTE_MIN(qp->inflight_bytes, (uint32_t)len);
+}
+
+static void
+rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
+	enum mrc_rel_loss why)
+{
+	struct mrc_qp *qp = ctx;
+	const uint64_t now = qp->now_tsc;
+	int slot;
+
+	RTE_SET_USED(psn);
+	RTE_SET_USED(cookie);
+	qp->inflight_bytes -= RTE_MIN(qp->inflight_bytes, (uint32_t)len);
+	switch (why) {
+	case MRC_REL_LOSS_NACK:
+		/* The NACK's reason already told the EV what happened (a trim is not a dead path). */
+		if (qp->nack_reason == MRC_NACK_TRIMMED ||
+			qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP)
+			mrc_cc_on_trim(&qp->cc, len, qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP,
+				now);
+		break;
+	case MRC_REL_LOSS_RTO:
+		mrc_cc_on_timeout(&qp->cc, now);
+		break;
+	default:
+		/* A silent loss: the path is assumed bad and replaced at once. */
+		slot = mrc_ev_find(qp->ev, ev);
+		if (slot >= 0)
+			mrc_ev_on_loss(qp->ev, slot);
+		qp->cnt.ev_losses++;
+		mrc_cc_on_loss(&qp->cc, len, now);
+		break;
+	}
+}
+
+const struct mrc_rel_tx_ops mrc_qp_rel_ops = {.acked = rel_acked, .lost = rel_lost};
+
+/* ---- create, destroy, transitions ---- */
+
+void
+mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
+{
+	memset(a, 0, sizeof(*a));
+	mrc_ev_cfg_default(&a->ev, n_planes, tsc_hz);
+	snprintf(a->cc_name, sizeof(a->cc_name), "uet-1.0-nscc");
+	a->cc.mtu_bytes = 4096;
+	a->cc.base_rtt_ns = 10000;
+	a->cc.link_bps = 100000000000ull;
+	a->cc.tsc_hz = tsc_hz;
+	a->cc.trimming_enabled = true;
+	a->mpr = 8;
+	a->wimm = 128;
+	a->ack_delay_tsc = tsc_hz / 500000; /* 2 us */
+	a->ack_every = 4;
+	a->trim_nack = true;
+	a->peer_mpr = 8;
+	a->peer_wimm = 128;
+	a->timeout = 8;
+	a->retry_linear = 7;
+	a->retry_exp = MRC_REL_RETRY_EXP_INFINITE;
+	a->initial_rtt_tsc = tsc_hz / 100000;     /* 10 us */
+	a->min_pkt_timeout_tsc = tsc_hz / 50000;  /* 20 us */
+}
+
+static void *
+qp_zalloc(const struct mrc_qp *qp, size_t size)
+{
+	return rte_zmalloc_socket("mrc_qp", size, RTE_CACHE_LINE_SIZE, qp->socket);
+}
+
+/* The parts of every packet that do not change. */
+static void
+init_template(struct mrc_qp *qp)
+{
+	struct mrc_pkt *t = &qp->tmpl;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->ip.src, qp->addr.src_ip, 16);
+	memcpy(t->ip.dst, qp->addr.dst_ip, 16);
+	t->ip.hop_limit = qp->addr.hop_limit ? qp->addr.hop_limit : 64;
+	t->ip.ecn = MRC_ECN_ECT0;
+	if (qp->addr.srv6) {
+		t->flags = MRC_PKT_F_SRV6;
+		t->outer = t->ip;
+		memcpy(t->outer.src, qp->addr.src_loc, 16);
+	}
+	t->bth.pkey = MRC_BTH_DEFAULT_PKEY;
+}
+
+struct mrc_qp *
+mrc_qp_create(const struct mrc_qp_init *init, const char **why)
+{
+	const char *msg = NULL;
+	struct mrc_qp *qp;
+
+	if (init->qpn <= MRC_EP_QPN || init->qpn > MRC_BTH_QPN_MASK)
+		msg = "qpn must be 3..0xffffff (0-2 are reserved)";
+	else if (init->sq_size == 0 || !rte_is_power_of_2(init->sq_size) || init->sq_size > MAX_SQ)
+		msg = "sq_size must be a power of two up to 4096";
+	else if (init->mtu < 256 || init->mtu > 9000)
+		msg = "mtu must be 256..9000 bytes of payload";
+	else if (init->mrs == NULL || init->cq == NULL || init->hdr_pool == NULL)
+		msg = "mrs, cq and hdr_pool are required";
+	else if (init->tsc_hz == 0)
+		msg = "tsc_hz must be set";
+	else if (mrc_wire_cfg_check(&init->wire, &msg) != 0)
+		; /* msg set */
+	else if (rte_pktmbuf_data_room_size(init->hdr_pool) < 256)
+		msg = "hdr_pool mbufs need at least 256 bytes of room for headers";
+	if (msg != NULL) {
+		if (why != NULL)
+			*why = msg;
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	qp = rte_zmalloc_socket("mrc_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, init->socket);
+	if (qp == NULL)
+		goto nomem;
+	qp->socket = init->socket;
+	qp->sq = qp_zalloc(qp, (size_t)init->sq_size * sizeof(*qp->sq));
+	if (qp->sq == NULL)
+		goto nomem;
+	qp->qpn = init->qpn;
+	qp->sq_mask = init->sq_size - 1u;
+	qp->mtu = init->mtu & ~3u; /* whole words: only the last packet carries pad */
+	qp->tsc_hz = init->tsc_hz;
+	qp->mrs = init->mrs;
+	qp->cq = init->cq;
+	qp->pool = init->hdr_pool;
+	qp->wire = init->wire;
+	qp->addr = init->addr;
+	qp->peer_planes = UINT32_MAX;
+	qp->state = MRC_QP_RESET;
+	init_template(qp);
+	return qp;
+nomem:
+	if (qp != NULL)
+		rte_free(qp->sq);
+	rte_free(qp);
+	if (why != NULL)
+		*why = "out of memory";
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+static void
+free_parts(struct mrc_qp *qp)
+{
+	rte_free(qp->ev);
+	rte_free(qp->rrx);
+	rte_free(qp->rtx);
+	rte_free(qp->imm);
+	qp->ev = NULL;
+	qp->rrx = NULL;
+	qp->rtx = NULL;
+	qp->imm = NULL;
+	qp->cc_ready = false;
+}
+
+void
+mrc_qp_destroy(struct mrc_qp *qp)
+{
+	if (qp == NULL)
+		return;
+	free_parts(qp);
+	rte_free(qp->sq);
+	rte_free(qp);
+}
+
+static int
+to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, const char **why)
+{
+	int rc;
+
+	if (mrc_ev_cfg_check(&a->ev, why) != 0)
+		return -EINVAL;
+	if (mrc_cc_params_check(&a->cc, why) != 0)
+		return -EINVAL;
+	qp->ev_cfg = a->ev;
+	qp->ev = qp_zalloc(qp, mrc_ev_pool_memsize(&a->ev));
+	if (qp->ev == NULL) {
+		*why = "out of memory for the EV pool";
+		return -ENOMEM;
+	}
+	rc = mrc_ev_pool_init(qp->ev, &a->ev, rand, NULL);
+	if (rc != 0) {
+		*why = "EV pool rejected its configuration";
+		return rc;
+	}
+	rc = mrc_cc_init(&qp->cc, a->cc_name, &a->cc);
+	if (rc != 0) {
+		*why = rc == -ENOENT ? "unknown congestion control name" :
+				       "congestion control rejected its parameters";
+		return -EINVAL;
+	}
+	qp->cc_ready = true;
+	qp->plane_mask = (1u << a->ev.n_planes) - 1;
+	return 0;
+}
+
+static int
+to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
+{
+	struct mrc_rel_rx_cfg rc;
+
+	if (a->dest_qpn <= MRC_EP_QPN || a->dest_qpn > MRC_BTH_QPN_MASK) {
+		*why = "dest_qpn must be 3..0xffffff";
+		return -EINVAL;
+	}
+	if (a->wimm == 0 || !rte_is_power_of_2(a->wimm)) {
+		*why = "wimm must be a power of two";
+		return -EINVAL;
+	}
+	mrc_rel_rx_cfg_defaults(&rc);
+	rc.mpr = a->mpr;
+	rc.ack_every = a->ack_every;
+	rc.ack_delay_tsc = a->ack_delay_tsc;
+	rc.trim_nack = a->trim_nack;
+	if (a->mpr == 0 || a->ack_every == 0) {
+		*why = "mpr and ack_every must be at least 1";
+		return -EINVAL;
+	}
+	qp->rrx = qp_zalloc(qp, mrc_rel_rx_memsize(&rc));
+	qp->imm = qp_zalloc(qp, (size_t)a->wimm * sizeof(*qp->imm));
+	if (qp->rrx == NULL || qp->imm == NULL) {
+		*why = "out of memory for the responder";
+		return -ENOMEM;
+	}
+	if (mrc_rel_rx_init(qp->rrx, &rc, a->start_psn_rx) != 0) {
+		*why = "responder rejected its configuration";
+		return -EINVAL;
+	}
+	qp->dest_qpn = a->dest_qpn;
+	qp->wimm = a->wimm;
+	qp->imm_mask = a->wimm - 1u;
+	return 0;
+}
+
+static int
+to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const char **why)
+{
+	struct mrc_rel_tx_cfg tc;
+
+	mrc_rel_tx_cfg_defaults(&tc, qp->tsc_hz);
+	tc.mpr = a->peer_mpr;
+	tc.n_ev_slots = (uint16_t)mrc_ev_pool_n_slots(&qp->ev_cfg);
+	tc.timeout = a->timeout;
+	tc.retry_linear = a->retry_linear;
+	tc.retry_exp = a->retry_exp;
+	if (a->initial_rtt_tsc)
+		tc.initial_rtt_tsc = a->initial_rtt_tsc;
+	if (a->min_pkt_timeout_tsc)
+		tc.min_pkt_timeout_tsc = a->min_pkt_timeout_tsc;
+	if (a->peer_mpr == 0 || a->timeout > 24 || a->retry_linear > 7 ||
+		a->retry_exp > MRC_REL_RETRY_EXP_INFINITE) {
+		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";
+		return -EINVAL;
+	}
+	qp->rtx = qp_zalloc(qp, mrc_rel_tx_memsize(&tc));
+	if (qp->rtx == NULL) {
+		*why = "out of memory for the requester";
+		return -ENOMEM;
+	}
+	if (mrc_rel_tx_init(qp->rtx, &tc, a->start_psn_tx, now_tsc) != 0) {
+		*why = "requester rejected its configuration";
+		return -EINVAL;
+	}
+	qp->ev_probe_timeout_tsc = mrc_rel_tx_pkt_timeout(qp->rtx);
+	return 0;
+}
+
+int
+mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_attr *attr,
+	uint64_t now_tsc, struct mrc_rand *rand, const char **why)
+{
+	const char *dummy;
+	int rc = 0;
+
+	if (why == NULL)
+		why = &dummy;
+	*why = NULL;
+	if (to == MRC_QP_ERROR) {
+		mrc_qp_fail(qp, MRC_QP_ERR_USER);
+		return 0;
+	}
+	if (to == MRC_QP_RESET && qp->state == MRC_QP_ERROR) {
+		free_parts(qp);
+		qp->sq_head = qp->sq_send = qp->sq_tail = 0;
+		qp->ctrl_head = qp->ctrl_tail = 0;
+		qp->inflight_bytes = 0;
+		qp->state = MRC_QP_RESET;
+		qp->error = MRC_QP_ERR_NONE;
+		return 0;
+	}
+	if ((unsigned int)to != (unsigned int)qp->state + 1 || to > MRC_QP_RTS || attr == NULL) {
+		*why = "legal transitions: RESET->INIT->RTR->RTS, any->ERROR, ERROR->RESET";
+		return -EINVAL;
+	}
+	switch (to) {
+	case MRC_QP_INIT:
+		rc = to_init(qp, attr, rand, why);
+		break;
+	case MRC_QP_RTR:
+		rc = to_rtr(qp, attr, why);
+		break;
+	case MRC_QP_RTS:
+		rc = to_rts(qp, attr, now_tsc, why);
+		break;
+	default:
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	qp->state = (uint8_t)to;
+	return 0;
+}
+
+enum mrc_qp_state
+mrc_qp_state(const struct mrc_qp *qp)
+{
+	return (enum mrc_qp_state)qp->state;
+}
+
+enum mrc_qp_error
+mrc_qp_error(const struct mrc_qp *qp)
+{
+	return (enum mrc_qp_error)qp->error;
+}
+
+uint32_t
+mrc_qp_qpn(const struct mrc_qp *qp)
+{
+	return qp->qpn;
+}
+
+void
+mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask)
+{
+	qp->peer_planes = mask;
+}
+
+const struct mrc_qp_counters *
+mrc_qp_counters(const struct mrc_qp *qp)
+{
+	return &qp->cnt;
+}
+
+const struct mrc_ev_pool *
+mrc_qp_ev_pool(const struct mrc_qp *qp)
+{
+	return qp->ev;
+}
+
+const struct mrc_cc *
+mrc_qp_cc(const struct mrc_qp *qp)
+{
+	return qp->cc_ready ? &qp->cc : NULL;
+}
+
+const struct mrc_rel_tx *
+mrc_qp_rel_tx(const struct mrc_qp *qp)
+{
+	return qp->rtx;
+}
+
+const struct mrc_rel_rx *
+mrc_qp_rel_rx(const struct mrc_qp *qp)
+{
+	return qp->rrx;
+}
+
+bool
+mrc_qp_idle(const struct mrc_qp *qp)
+{
+	return qp->sq_head == qp->sq_tail && qp->ctrl_head == qp->ctrl_tail &&
+		(qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
+		(qp->rrx == NULL || qp->rrx->pending == 0);
+}
+
+int
+mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len,
+	uint32_t lkey, uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm)
+{
+	struct mrc_mr *mr;
+	struct qp_wqe *w;
+	uint32_t n_pkts;
+
+	if (qp->state != MRC_QP_RTS)
+		return -EPERM;
+	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
+		return -ENOSPC;
+	if (len > (1u << 31))
+		return -EINVAL;
+	n_pkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
+	if (n_pkts > MAX_MSG_PKTS)
+		return -EINVAL;
+	mr = mrc_mr_check(qp->mrs, lkey, (uint64_t)(uintptr_t)laddr, len, MRC_MR_ACCESS_LOCAL_READ);
+	if (mr == NULL)
+		return -EINVAL;
+	w = &qp->sq[qp->sq_tail & qp->sq_mask];
+	*w = (struct qp_wqe){
+		.wr_id = wr_id,
+		.mr = mr,
+		.laddr = laddr,
+		.raddr = raddr,
+		.rkey = rkey,
+		.len = len,
+		.imm = imm,
+		.n_pkts = n_pkts,
+		.msn = qp->next_msn++,
+		.rqmsn = qp->next_rqmsn,
+		.with_imm = with_imm,
+	};
+	/* RQMSN counts Write-IMM messages: the next one gets the next number. */
+	if (with_imm)
+		qp->next_rqmsn++;
+	qp->sq_tail++;
+	return 0;
+}
+
+uint64_t
+mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
+{
+	uint64_t next = UINT64_MAX;
+
+	qp->now_tsc = now_tsc;
+	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
+		next = mrc_rel_tx_poll(qp->rtx, now_tsc, &mrc_qp_rel_ops, qp);
+		if (qp->rtx->error != MRC_REL_OK) {
+			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP ?
+					MRC_QP_ERR_REMOTE_OP : MRC_QP_ERR_RETRY_EXCEEDED);
+			return UINT64_MAX;
+		}
+		/* EV probes nobody answered. */
+		for (unsigned int i = 0; i < EV_PROBES; i++) {
+			struct qp_ev_probe *p = &qp->ev_probe[i];
+
+			if (!p->busy)
+				continue;
+			if (now_tsc - p->sent_tsc >= qp->ev_probe_timeout_tsc) {
+				int slot = mrc_ev_find(qp->ev, p->ev);
+
+				if (slot >= 0)
+					mrc_ev_on_probe_timeout(qp->ev, slot);
+				p->busy = false;
+			} else {
+				next = RTE_MIN(next, p->sent_tsc + qp->ev_probe_timeout_tsc);
+			}
+		}
+	}
+	if (qp->rrx != NULL && qp->rrx->pending > 0) {
+		if (mrc_rel_rx_sack_due(qp->rrx, now_tsc))
+			mrc_qp_queue_ctrl(qp, CTRL_SACK, MRC_SACK_M_NONE, false,
+				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev);
+		else
+			next = RTE_MIN(next, mrc_rel_rx_sack_deadline(qp->rrx));
+	}
+	return next;
+}

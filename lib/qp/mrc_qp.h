@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_QP_H
+#define MRC_QP_H
+
+/**
+ * @file
+ * The MRC queue pair: an RC-style connection that sprays every packet over
+ * a different entropy value (protocol.md 1.7-1.18). Only RDMA WRITE and
+ * WRITE-with-immediate exist.
+ *
+ * Life: RESET -> INIT (EV and CC profiles) -> RTR (responder MPR and WIMM:
+ * we can receive) -> RTS (the peer's MPR and WIMM, timeout and retry
+ * counts: we can send) -> ERROR (retry budget spent, or the peer reported
+ * an operational error; every posted message then completes with an
+ * error status). Attributes are checked at each transition as in
+ * protocol.md 1.17.
+ *
+ * Sending: a posted message (local buffer in a registered region, remote
+ * address and rkey) is cut at the path MTU into PSN-consecutive packets,
+ * each with METH and a RETH carrying its own remote address, so any packet
+ * can be placed on arrival. Packets are a header mbuf plus the payload
+ * attached as external memory of the registered region (never copied)
+ * plus a trailer for pad and ICRC. Each packet takes the next EV the pool
+ * picks; the EV names the plane (the output port: mbuf->port) and, in SRv6
+ * mode, the whole path through the per-destination template.
+ *
+ * Receiving: data is placed at its RETH address only after the rkey, the
+ * bounds and the access of a registered region are checked (anything else
+ * is refused with a NACK and counted, never written). Immediate data
+ * completes in RQMSN order once every packet of the message has arrived,
+ * whatever order the packets came in. SACKs, NACKs and probe answers are
+ * queued and leave first on the next tx call.
+ *
+ * Feedback: SACKs and NACKs drive lib/rel (what was delivered or lost),
+ * lib/ev (SKIP on ECN echoes and trims, ASSUMED_BAD on silent loss, probe
+ * answers) and lib/cc (the window); losses are resent on another EV.
+ *
+ * Threading: a QP belongs to one lcore; nothing here locks, allocates (but
+ * create) or logs per packet; time and randomness are passed in.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "mrc_cc.h"
+#include "mrc_ev.h"
+#include "mrc_ev_path.h"
+#include "mrc_mr.h"
+#include "mrc_rand.h"
+#include "mrc_wire_pkt.h"
+
+enum mrc_qp_state {
+	MRC_QP_RESET = 0,
+	MRC_QP_INIT,
+	MRC_QP_RTR,
+	MRC_QP_RTS,
+	MRC_QP_ERROR,
+};
+
+/** Why a QP is in ERROR. */
+enum mrc_qp_error {
+	MRC_QP_ERR_NONE = 0,
+	MRC_QP_ERR_RETRY_EXCEEDED, /**< retries spent without progress */
+	MRC_QP_ERR_REMOTE_OP,      /**< the peer NACKed UNEXP_EVENT (e.g. bad rkey) */
+	MRC_QP_ERR_LOCAL,          /**< completion queue overflow or a local fault */
+	MRC_QP_ERR_USER,           /**< moved to ERROR by the application */
+};
+
+const char *mrc_qp_state_name(enum mrc_qp_state s);
+const char *mrc_qp_error_name(enum mrc_qp_error e);
+
+/** A completion. */
+struct mrc_cqe {
+	uint64_t wr_id;     /**< the poster's id (send side); 0 on the receive side */
+	uint32_t qpn;
+	uint32_t byte_len;
+	uint32_t imm;       /**< MRC_CQE_RECV_IMM */
+	uint8_t opcode;     /**< enum mrc_cqe_opcode */
+	uint8_t status;     /**< enum mrc_cqe_status */
+};
+
+enum mrc_cqe_opcode {
+	MRC_CQE_WRITE = 1,    /**< our WRITE completed (all packets acknowledged) */
+	MRC_CQE_WRITE_IMM,    /**< our WRITE-with-immediate completed */
+	MRC_CQE_RECV_IMM,     /**< a peer's WRITE-with-immediate arrived whole */
+};
+
+enum mrc_cqe_status {
+	MRC_CQE_OK = 0,
+	MRC_CQE_FLUSHED,      /**< the QP went to ERROR before this completed */
+};
+
+/** A completion queue: a single-lcore ring the application polls. */
+struct mrc_cq {
+	uint32_t mask;
+	uint32_t head, tail;
+	uint64_t overflows;
+	struct mrc_cqe e[];
+};
+
+size_t mrc_cq_memsize(uint32_t n_entries);
+/** n_entries: a power of two. 0 or -EINVAL. */
+int mrc_cq_init(struct mrc_cq *cq, uint32_t n_entries);
+/** Take up to `max` completions. */
+unsigned int mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int max);
+
+/** How this QP's packets are addressed (fixed for the QP's life). */
+struct mrc_qp_addr {
+	bool srv6;                      /**< SRv6 uSID encap, else structured-EV (plain) */
+	uint8_t src_ip[16], dst_ip[16]; /**< NIC addresses (the inner IPv6) */
+	uint8_t src_loc[16];            /**< SRv6: outer source address */
+	struct mrc_ev_path_tmpl path;   /**< SRv6: the per-destination row template */
+	/** Per plane (port): source and destination MAC. */
+	struct rte_ether_addr src_mac[MRC_EV_MAX_PLANES], dst_mac[MRC_EV_MAX_PLANES];
+	uint8_t hop_limit;
+};
+
+/** Everything fixed at create time. */
+struct mrc_qp_init {
+	uint32_t qpn;                 /**< ours (24 bits, not 0-2) */
+	uint16_t sq_size;             /**< messages postable at once (power of two) */
+	uint16_t mtu;                 /**< payload bytes per packet (256..9000) */
+	uint64_t tsc_hz;
+	struct mrc_mr_table *mrs;     /**< regions for lkeys and rkeys */
+	struct mrc_cq *cq;            /**< where completions go */
+	struct rte_mempool *hdr_pool; /**< header, payload-attach and trailer mbufs */
+	struct mrc_wire_cfg wire;
+	struct mrc_qp_addr addr;
+	int socket;
+};
+
+/** Attributes, set at the transitions (protocol.md 1.17). */
+struct mrc_qp_attr {
+	/* RESET -> INIT */
+	struct mrc_ev_cfg ev;           /**< the EV profile */
+	char cc_name[32];               /**< the CC profile: "uet-1.0-nscc", "fixed" */
+	struct mrc_cc_params cc;
+	/* INIT -> RTR: what we accept as responder */
+	uint32_t dest_qpn;
+	uint32_t start_psn_rx;          /**< first PSN the peer will send */
+	uint8_t mpr;                    /**< our window, x 128 PSNs */
+	uint16_t wimm;                  /**< Write-IMM messages we track at once */
+	uint64_t ack_delay_tsc;         /**< SACK coalescing delay */
+	uint16_t ack_every;             /**< SACK every N new packets */
+	bool trim_nack;                 /**< we NACK trimmed packets */
+	/* RTR -> RTS: what the peer accepts, and our timers */
+	uint32_t start_psn_tx;
+	uint8_t peer_mpr;
+	uint16_t peer_wimm;
+	uint8_t timeout;                /**< 1.024 us x 2^timeout */
+	uint8_t retry_linear;           /**< <= 7 */
+	uint8_t retry_exp;              /**< <= 25, 25 = forever */
+	uint64_t initial_rtt_tsc;
+	uint64_t min_pkt_timeout_tsc;
+};
+
+/** Defaults for every attribute (n_planes planes; tsc_hz for times). */
+void mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz);
+
+struct mrc_qp;
+
+/** Create a QP in RESET; NULL with rte_errno on failure (and *why names it). */
+struct mrc_qp *mrc_qp_create(const struct mrc_qp_init *init, const char **why);
+/** Free a QP; packets it sent may still be in flight (they hold region refs). */
+void mrc_qp_destroy(struct mrc_qp *qp);
+
+/**
+ * Move to `to`, taking the attributes that transition sets from `attr`.
+ * Legal: RESET->INIT->RTR->RTS, any->ERROR, ERROR->RESET.
+ * 0, -EINVAL (illegal transition or bad attribute; *why says which).
+ */
+int mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_attr *attr,
+	uint64_t now_tsc, struct mrc_rand *rand, const char **why);
+
+enum mrc_qp_state mrc_qp_state(const struct mrc_qp *qp);
+enum mrc_qp_error mrc_qp_error(const struct mrc_qp *qp);
+uint32_t mrc_qp_qpn(const struct mrc_qp *qp);
+
+/**
+ * Post an RDMA WRITE (with_imm false) or WRITE-with-immediate of `len`
+ * bytes from `laddr` (inside region `lkey`) to `raddr` in the peer's region
+ * `rkey`. 0; -EPERM (not RTS), -ENOSPC (send queue full), -EINVAL (local
+ * buffer not inside `lkey`, len beyond 2 GiB).
+ */
+int mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len,
+	uint32_t lkey, uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm);
+
+/**
+ * Produce up to `max` packets to send now: control answers first, then
+ * resends, probes, and new data within the windows. Each mbuf's `port` is
+ * its plane. `plane_ok_mask`: planes whose local port is up and has tx room.
+ */
+uint16_t mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask,
+	struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max);
+
+/** Take one received packet for this QP (already parsed into `v`); frees `m`. */
+void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc);
+
+/** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
+uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
+
+/** The peer's ports: bit p set = its plane p is up (from port-status updates). */
+void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
+
+/** True when nothing is posted, in flight or waiting to be answered. */
+bool mrc_qp_idle(const struct mrc_qp *qp);
+
+/** Per-QP counters (all per lcore, since the QP is). */
+#define MRC_QP_COUNTERS(X)                                                                   \
+	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                     \
+	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                  \
+	X(tx_retx_pkts, "pkts", "data packets resent")                                       \
+	X(tx_sacks, "pkts", "SACKs sent")                                                    \
+	X(tx_nacks, "pkts", "NACKs sent")                                                    \
+	X(tx_probes, "pkts", "reliability probes sent")                                      \
+	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                      \
+	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                       \
+	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")            \
+	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")             \
+	X(rx_data_pkts, "pkts", "new data packets placed")                                   \
+	X(rx_data_bytes, "bytes", "payload bytes placed")                                    \
+	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                  \
+	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                    \
+	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                          \
+	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")   \
+	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                  \
+	X(rx_sacks, "pkts", "SACKs received")                                                \
+	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")          \
+	X(rx_nacks, "pkts", "NACKs received")                                                \
+	X(rx_probes, "pkts", "probes received (answered with a SACK)")                       \
+	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")              \
+	X(msgs_done, "msgs", "messages sent and fully acknowledged")                         \
+	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                       \
+	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                   \
+	X(ev_losses, "events", "packets lost on an EV (path blamed)")
+
+MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
+
+const struct mrc_qp_counters *mrc_qp_counters(const struct mrc_qp *qp);
+
+/** The QP's parts, for telemetry and tests (read-only). */
+const struct mrc_ev_pool *mrc_qp_ev_pool(const struct mrc_qp *qp);
+const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp);
+const struct mrc_rel_tx *mrc_qp_rel_tx(const struct mrc_qp *qp);
+const struct mrc_rel_rx *mrc_qp_rel_rx(const struct mrc_qp *qp);
+
+#endif /* MRC_QP_H */

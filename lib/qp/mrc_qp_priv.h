@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_QP_PRIV_H
+#define MRC_QP_PRIV_H
+
+/* The QP's state; private to lib/qp (mrc_qp.c control, _tx.c output, _rx.c input). */
+
+#include "mrc_qp.h"
+#include "mrc_rel_rx.h"
+#include "mrc_rel_tx.h"
+
+/* rel cookies: send-queue index in the top 12 bits, packet index in the low 20. */
+#define COOKIE_PKT_BITS 20
+#define COOKIE_PKT_MASK ((1u << COOKIE_PKT_BITS) - 1)
+#define MAX_SQ          (1u << (32 - COOKIE_PKT_BITS))
+#define MAX_MSG_PKTS    (1u << COOKIE_PKT_BITS)
+
+/* Control answers (SACK, NACK) waiting for the next tx call. */
+#define CTRL_Q 64
+/* EV probes in flight at once. */
+#define EV_PROBES 8
+
+struct qp_wqe {
+	uint64_t wr_id;
+	struct mrc_mr *mr; /* the local region the payload attaches to */
+	const uint8_t *laddr;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t imm;
+	uint32_t n_pkts;
+	uint32_t next_pkt; /* first transmissions done */
+	uint32_t first_psn;
+	uint16_t msn;
+	uint16_t rqmsn;
+	bool with_imm;
+};
+
+enum { CTRL_SACK = 1, CTRL_NACK };
+
+struct qp_ctrl {
+	uint8_t kind;
+	uint8_t m_or_reason; /* SACK verdict, or NACK reason */
+	bool pr;
+	uint32_t psn;        /* SACK trigger, or NACKed PSN */
+	uint32_t ev;         /* echoed, and the path the answer takes back */
+};
+
+struct qp_imm {
+	uint32_t last_psn;
+	uint32_t imm;
+	uint32_t len;
+	bool valid;
+};
+
+struct qp_ev_probe {
+	uint32_t ev;
+	uint64_t sent_tsc;
+	bool busy;
+};
+
+struct mrc_qp {
+	uint32_t qpn;
+	uint32_t dest_qpn;
+	uint8_t state;
+	uint8_t error;
+	uint16_t mtu;
+	uint64_t tsc_hz;
+	int socket;
+	struct mrc_mr_table *mrs;
+	struct mrc_cq *cq;
+	struct rte_mempool *pool;
+	struct mrc_wire_cfg wire;
+	struct mrc_qp_addr addr;
+	struct mrc_pkt tmpl; /* fields common to every packet we send */
+	uint32_t peer_planes;
+	uint32_t plane_mask; /* planes of our EV profile */
+
+	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
+	struct qp_wqe *sq;
+	uint32_t sq_mask;
+	uint32_t sq_head, sq_send, sq_tail;
+	uint16_t next_msn, next_rqmsn;
+	uint32_t inflight_bytes;
+
+	/* parts, allocated at the transitions */
+	struct mrc_ev_cfg ev_cfg;
+	struct mrc_ev_pool *ev;
+	struct mrc_cc cc;
+	bool cc_ready;
+	struct mrc_rel_rx *rrx;
+	struct mrc_rel_tx *rtx;
+
+	/* responder */
+	struct qp_imm *imm;
+	uint32_t imm_mask;
+	uint16_t imm_next;
+	uint16_t wimm;
+	uint32_t last_rx_ev;
+	struct qp_ctrl ctrl[CTRL_Q];
+	uint32_t ctrl_head, ctrl_tail;
+
+	/* probes */
+	uint32_t probe_ev; /* EV of the outstanding reliability probe */
+	uint16_t probe_id;
+	struct qp_ev_probe ev_probe[EV_PROBES];
+	uint64_t ev_probe_timeout_tsc;
+
+	/* handed to rel's callbacks: the NACK being applied, and the time */
+	uint8_t nack_reason;
+	uint64_t now_tsc;
+
+	struct mrc_qp_counters cnt;
+};
+
+/* mrc_qp.c */
+void mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why);
+void mrc_qp_complete_sends(struct mrc_qp *qp);
+bool mrc_qp_cqe_push(struct mrc_qp *qp, const struct mrc_cqe *e);
+extern const struct mrc_rel_tx_ops mrc_qp_rel_ops;
+
+/* mrc_qp_tx.c */
+void mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,
+	uint32_t psn, uint32_t ev);
+
+#endif /* MRC_QP_PRIV_H */

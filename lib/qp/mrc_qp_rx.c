@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The QP's input. As responder: check the write against registered memory
+ * before anything else, account the PSN, place the payload at its final
+ * address, queue the SACK or NACK the rules ask for, and deliver immediate
+ * data in RQMSN order once every packet of its message is in (the
+ * cumulative ACK has passed the message's last PSN). As requester: apply
+ * SACKs and NACKs to rel (delivered / lost), the EV pool (ECN echoes,
+ * trims, probe answers) and CC, then complete finished messages.
+ */
+
+#include <string.h>
+
+#include "mrc_qp_priv.h"
+#include "mrc_seq.h"
+#include "mrc_time.h"
+
+/* Copy `len` bytes at `off` of an mbuf chain to `dst`. */
+static void
+copy_out(const struct rte_mbuf *m, uint32_t off, uint8_t *dst, uint32_t len)
+{
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (m != NULL && len > 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
+
+		memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		dst += n;
+		len -= n;
+		off = 0;
+		m = m->next;
+	}
+}
+
+static void
+deliver_imms(struct mrc_qp *qp)
+{
+	const uint32_t cack = mrc_rel_rx_cack(qp->rrx);
+
+	for (;;) {
+		struct qp_imm *e = &qp->imm[qp->imm_next & qp->imm_mask];
+		struct mrc_cqe c;
+
+		if (!e->valid || !mrc_psn_le(e->last_psn, cack))
+			return;
+		c = (struct mrc_cqe){.qpn = qp->qpn, .byte_len = e->len, .imm = e->imm,
+			.opcode = MRC_CQE_RECV_IMM, .status = MRC_CQE_OK};
+		if (!mrc_qp_cqe_push(qp, &c)) {
+			mrc_qp_fail(qp, MRC_QP_ERR_LOCAL);
+			return;
+		}
+		e->valid = false;
+		qp->imm_next++;
+		qp->cnt.imm_delivered++;
+	}
+}
+
+static void
+rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now)
+{
+	const bool trimmed = (v->flags & MRC_PKT_F_TRIMMED) != 0;
+	const uint8_t ecn = (v->flags & MRC_PKT_F_SRV6) ? v->outer.ecn : v->ip.ecn;
+	const bool imm = mrc_opcode_has_imm(v->bth.opcode);
+	struct mrc_rel_rx_verdict rv;
+	struct mrc_mr *mr = NULL;
+	unsigned int flags = 0;
+
+	qp->last_rx_ev = v->ev;
+	if (!trimmed) {
+		/* Nothing is written, or acknowledged, outside registered memory. */
+		mr = mrc_mr_check(qp->mrs, v->data.rkey, v->data.va, v->payload_len,
+			MRC_MR_ACCESS_REMOTE_WRITE);
+		if (mr == NULL) {
+			qp->cnt.rx_bad_rkey++;
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev);
+			return;
+		}
+		if (imm && (uint16_t)(v->data.rqmsn - qp->imm_next) >= qp->wimm &&
+			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
+			qp->cnt.rx_wimm_exceeded++;
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev);
+			return;
+		}
+	}
+	if (ecn == MRC_ECN_CE)
+		flags |= MRC_REL_RX_F_CE;
+	if (v->bth.ackreq)
+		flags |= MRC_REL_RX_F_ACKREQ;
+	if (trimmed)
+		flags |= MRC_REL_RX_F_TRIMMED;
+	if (v->flags & MRC_PKT_F_TRIMMED_LASTHOP)
+		flags |= MRC_REL_RX_F_LASTHOP;
+	rv = mrc_rel_rx_data(qp->rrx, v->bth.psn, v->payload_len, flags, now);
+	switch (rv.kind) {
+	case MRC_REL_RX_NEW:
+		copy_out(m, v->payload_off, mr->addr + (v->data.va - (uint64_t)(uintptr_t)mr->addr),
+			v->payload_len);
+		qp->cnt.rx_data_pkts++;
+		qp->cnt.rx_data_bytes += v->payload_len;
+		if (imm) {
+			struct qp_imm *e = &qp->imm[v->data.rqmsn & qp->imm_mask];
+
+			*e = (struct qp_imm){.last_psn = v->bth.psn, .imm = v->data.imm,
+				.len = v->data.dma_len, .valid = true};
+		}
+		break;
+	case MRC_REL_RX_DUP:
+		qp->cnt.rx_dup_pkts++;
+		break;
+	case MRC_REL_RX_OOR:
+		qp->cnt.rx_oor_pkts++;
+		break;
+	default:
+		qp->cnt.rx_trimmed_pkts++;
+		break;
+	}
+	if (rv.nack_now)
+		mrc_qp_queue_ctrl(qp, CTRL_NACK, rv.nack_reason, false, v->bth.psn, v->ev);
+	if (rv.sack_now)
+		mrc_qp_queue_ctrl(qp, CTRL_SACK,
+			(flags & MRC_REL_RX_F_CE) ? MRC_SACK_M_SKIP_ONCE : MRC_SACK_M_NONE, false,
+			v->bth.psn, v->ev);
+	if (rv.in_order)
+		deliver_imms(qp);
+}
+
+static void
+rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
+{
+	struct mrc_sack_view s = v->sack;
+	struct mrc_rel_ack_info info;
+	struct mrc_cc_ack ca;
+	int slot = mrc_ev_find(qp->ev, s.entropy);
+	bool ev_probe_answer = false;
+
+	qp->cnt.rx_sacks++;
+	if (s.pr) {
+		/* Probes of retired EVs and the reliability probe use disjoint EVs. */
+		for (unsigned int i = 0; i < EV_PROBES; i++) {
+			struct qp_ev_probe *p = &qp->ev_probe[i];
+
+			if (p->busy && p->ev == s.entropy) {
+				p->busy = false;
+				ev_probe_answer = true;
+				if (slot >= 0)
+					mrc_ev_on_probe_answer(qp->ev, slot, (enum mrc_sack_m)s.m);
+			}
+		}
+		s.pr = !ev_probe_answer && s.entropy == qp->probe_ev;
+	}
+	if (mrc_rel_tx_on_sack(qp->rtx, &s, now, &mrc_qp_rel_ops, qp, &info) != 0) {
+		qp->cnt.rx_sacks_refused++;
+		return;
+	}
+	const uint64_t rtt_ns = mrc_tsc_to_ns(info.rtt_tsc, qp->tsc_hz);
+	const uint32_t rtt32 = rtt_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt_ns;
+
+	if (!ev_probe_answer && slot >= 0)
+		mrc_ev_on_sack(qp->ev, slot, (enum mrc_sack_m)s.m, rtt32);
+	if (s.m != MRC_SACK_M_NONE)
+		qp->cnt.ecn_echoes++;
+	ca = (struct mrc_cc_ack){
+		.newly_acked_bytes = info.acked_bytes,
+		.rtt_ns = rtt32,
+		.inflight_bytes = qp->inflight_bytes,
+		.ooo_count = s.ooo_count,
+		.rcv_cwnd_pen = s.cwnd_pen,
+		.restore_cwnd = s.rc,
+		.ecn = s.m != MRC_SACK_M_NONE,
+	};
+	mrc_cc_on_ack(&qp->cc, &ca, now);
+	if (info.progress)
+		mrc_qp_complete_sends(qp);
+}
+
+static void
+rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
+{
+	int slot = mrc_ev_find(qp->ev, v->nack.entropy);
+
+	qp->cnt.rx_nacks++;
+	if (slot >= 0)
+		mrc_ev_on_nack(qp->ev, slot, v->nack.reason);
+	qp->nack_reason = v->nack.reason;
+	mrc_rel_tx_on_nack(qp->rtx, &v->nack, now, &mrc_qp_rel_ops, qp);
+	if (qp->rtx->error != MRC_REL_OK)
+		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP ? MRC_QP_ERR_REMOTE_OP :
+									   MRC_QP_ERR_RETRY_EXCEEDED);
+}
+
+void
+mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc)
+{
+	const uint8_t op = v->bth.opcode;
+
+	qp->now_tsc = now_tsc;
+	if (mrc_opcode_is_data(op) || op == MRC_OP_PROBE) {
+		if (qp->state != MRC_QP_RTR && qp->state != MRC_QP_RTS) {
+			qp->cnt.rx_unexpected++;
+		} else if (op == MRC_OP_PROBE) {
+			const uint8_t ecn = (v->flags & MRC_PKT_F_SRV6) ? v->outer.ecn : v->ip.ecn;
+
+			/* The answer echoes the probe's EV and what the path did to it. */
+			qp->cnt.rx_probes++;
+			mrc_rel_rx_probe(qp->rrx);
+			mrc_qp_queue_ctrl(qp, CTRL_SACK,
+				ecn == MRC_ECN_CE ? MRC_SACK_M_SKIP_ONCE : MRC_SACK_M_NONE, true,
+				mrc_rel_rx_cack(qp->rrx), v->ev);
+		} else {
+			rx_data(qp, m, v, now_tsc);
+		}
+	} else if ((op == MRC_OP_SACK || op == MRC_OP_NACK) && qp->state == MRC_QP_RTS) {
+		if (op == MRC_OP_SACK)
+			rx_sack(qp, v, now_tsc);
+		else
+			rx_nack(qp, v, now_tsc);
+	} else {
+		qp->cnt.rx_unexpected++;
+	}
+	rte_pktmbuf_free(m);
+}

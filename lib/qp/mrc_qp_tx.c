@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The QP's output: what leaves on the next burst, in this order.
+ *  1. Control answers (SACK, NACK) queued by the input path: they unblock
+ *     the peer, and are tiny.
+ *  2. Resends of lost packets, oldest first, each on an EV other than the
+ *     one it was lost on, flagged RTX and in the retransmit DSCP.
+ *  3. A reliability probe when rel asks for one (tail loss, timer), and
+ *     probes of retired EVs when the pool says they are due.
+ *  4. New data while rel's window (the peer's MPR) and CC's window allow.
+ * Every packet is a header mbuf, the payload attached as external memory
+ * of its registered region (no copy) and a trailer for pad + ICRC; its
+ * plane (output port) is the EV's and goes in mbuf->port.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "mrc_qp_priv.h"
+#include "mrc_seq.h"
+
+void
+mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn,
+	uint32_t ev)
+{
+	struct qp_ctrl *c;
+
+	/* A SACK is built from the responder's state when it is sent, so one
+	 * waiting plain SACK covers any later one: just move its trigger. */
+	if (kind == CTRL_SACK && !pr && m_or_reason == MRC_SACK_M_NONE &&
+		qp->ctrl_tail != qp->ctrl_head) {
+		c = &qp->ctrl[(qp->ctrl_tail - 1) % CTRL_Q];
+		if (c->kind == CTRL_SACK && !c->pr && c->m_or_reason == MRC_SACK_M_NONE) {
+			c->psn = psn;
+			c->ev = ev;
+			return;
+		}
+	}
+	if (qp->ctrl_tail - qp->ctrl_head >= CTRL_Q) {
+		qp->cnt.tx_ctrl_dropped++;
+		return;
+	}
+	c = &qp->ctrl[qp->ctrl_tail % CTRL_Q];
+	*c = (struct qp_ctrl){.kind = kind, .m_or_reason = m_or_reason, .pr = pr, .psn = psn,
+		.ev = ev};
+	qp->ctrl_tail++;
+}
+
+static inline uint8_t
+ev_plane(const struct mrc_qp *qp, uint32_t ev)
+{
+	return (uint8_t)mrc_ev_layout_plane(&qp->ev_cfg.layout, ev);
+}
+
+/* Header mbuf (all room as headroom) and trailer; NULL if the pool is dry. */
+static struct rte_mbuf *
+alloc_hdr(struct mrc_qp *qp, struct rte_mbuf **trailer)
+{
+	struct rte_mbuf *m[2];
+
+	if (rte_pktmbuf_alloc_bulk(qp->pool, m, 2) != 0) {
+		qp->cnt.tx_no_mbuf++;
+		return NULL;
+	}
+	m[0]->data_off = m[0]->buf_len;
+	*trailer = m[1];
+	return m[0];
+}
+
+/* Address the packet for `ev`: its plane's MACs and, in SRv6 mode, its path. */
+static int
+address(struct mrc_qp *qp, struct mrc_pkt *p, uint32_t ev)
+{
+	const uint8_t plane = ev_plane(qp, ev);
+
+	if (plane >= MRC_EV_MAX_PLANES) /* an echoed EV is the peer's word, not ours */
+		return -1;
+	p->ev = ev;
+	p->eth_src = qp->addr.src_mac[plane];
+	p->eth_dst = qp->addr.dst_mac[plane];
+	if (qp->addr.srv6) {
+		struct mrc_usid_path up;
+
+		if (mrc_ev_path(&qp->addr.path, &qp->ev_cfg.layout, ev, &up) != 0 ||
+			mrc_srv6_set_path(p, &up) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct rte_mbuf *
+finish(struct mrc_qp *qp, struct rte_mbuf *hdr, struct rte_mbuf *trailer, const struct mrc_pkt *p)
+{
+	if (mrc_pkt_build(hdr, p, &qp->wire, trailer) != 0) {
+		rte_pktmbuf_free(hdr);
+		rte_pktmbuf_free(trailer);
+		return NULL;
+	}
+	if (rte_pktmbuf_lastseg(hdr) != trailer)
+		rte_pktmbuf_free(trailer);
+	hdr->port = ev_plane(qp, p->ev);
+	return hdr;
+}
+
+static uint8_t
+data_opcode(const struct qp_wqe *w, uint32_t k)
+{
+	const bool last = k + 1 == w->n_pkts;
+
+	if (w->n_pkts == 1)
+		return w->with_imm ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY;
+	if (k == 0)
+		return MRC_OP_WRITE_FIRST;
+	if (!last)
+		return MRC_OP_WRITE_MIDDLE;
+	return w->with_imm ? MRC_OP_WRITE_LAST_IMM : MRC_OP_WRITE_LAST;
+}
+
+/* Packet k of message w as PSN `psn` on `ev`. */
+static struct rte_mbuf *
+build_data(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, uint32_t ev,
+	bool rtx)
+{
+	const uint32_t off = k * qp->mtu;
+	const uint32_t rest = off < w->len ? w->len - off : 0;
+	const uint32_t plen = rest < qp->mtu ? rest : qp->mtu;
+	struct rte_mbuf *hdr, *trailer, *pl = NULL;
+	struct mrc_pkt p = qp->tmpl;
+
+	hdr = alloc_hdr(qp, &trailer);
+	if (hdr == NULL)
+		return NULL;
+	if (plen > 0) {
+		struct mrc_mr *mr = w->mr;
+		const uint8_t *src = w->laddr + off;
+
+		pl = rte_pktmbuf_alloc(qp->pool);
+		if (pl == NULL) {
+			qp->cnt.tx_no_mbuf++;
+			rte_pktmbuf_free(hdr);
+			rte_pktmbuf_free(trailer);
+			return NULL;
+		}
+		/* The payload stays where the application put it. */
+		rte_mbuf_ext_refcnt_update(&mr->shinfo, 1);
+		rte_pktmbuf_attach_extbuf(pl, (void *)(uintptr_t)src,
+			mr->iova + (rte_iova_t)(src - mr->addr), (uint16_t)plen, &mr->shinfo);
+		pl->data_len = (uint16_t)plen;
+		pl->pkt_len = plen;
+		hdr->next = pl;
+		hdr->nb_segs = 2;
+		hdr->pkt_len = plen;
+	}
+	p.bth.opcode = data_opcode(w, k);
+	p.bth.dqpn = qp->dest_qpn;
+	p.bth.psn = psn;
+	p.bth.rtx = rtx;
+	/* Ask for an immediate SACK on a message's last packet: it completes the message. */
+	p.bth.ackreq = k + 1 == w->n_pkts;
+	p.data.rqmsn = w->rqmsn;
+	p.data.msn = w->msn;
+	p.data.va = w->raddr + off;
+	p.data.rkey = w->rkey;
+	p.data.dma_len = w->len;
+	p.data.imm = w->imm;
+	p.ip.dscp = rtx ? qp->wire.dscp.trimmable_retx : qp->wire.dscp.trimmable;
+	p.outer.dscp = p.ip.dscp;
+	if (address(qp, &p, ev) != 0) {
+		rte_pktmbuf_free(hdr);
+		rte_pktmbuf_free(trailer);
+		return NULL;
+	}
+	return finish(qp, hdr, trailer, &p);
+}
+
+/* A SACK, NACK or probe: BTH and one extension header, control DSCP (probes: data class). */
+static struct rte_mbuf *
+build_ctrl(struct mrc_qp *qp, const struct mrc_pkt *ext, uint32_t ev)
+{
+	struct rte_mbuf *hdr, *trailer;
+	struct mrc_pkt p = qp->tmpl;
+
+	hdr = alloc_hdr(qp, &trailer);
+	if (hdr == NULL)
+		return NULL;
+	p.bth = ext->bth;
+	p.bth.pkey = MRC_BTH_DEFAULT_PKEY;
+	p.bth.dqpn = qp->dest_qpn;
+	if (ext->bth.opcode == MRC_OP_SACK)
+		p.sack = ext->sack;
+	else if (ext->bth.opcode == MRC_OP_NACK)
+		p.nack = ext->nack;
+	else
+		p.probe = ext->probe;
+	p.ip.dscp = ext->bth.opcode == MRC_OP_PROBE ? qp->wire.dscp.trimmable :
+						       qp->wire.dscp.control;
+	p.outer.dscp = p.ip.dscp;
+	if (address(qp, &p, ev) != 0) {
+		rte_pktmbuf_free(hdr);
+		rte_pktmbuf_free(trailer);
+		return NULL;
+	}
+	return finish(qp, hdr, trailer, &p);
+}
+
+/* The EV an answer travels back on: the one it echoes if that plane is up, else any. */
+static bool
+answer_ev(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, uint32_t *ev)
+{
+	int slot;
+
+	if ((usable >> ev_plane(qp, *ev)) & 1)
+		return true;
+	if (qp->ev == NULL)
+		return false;
+	slot = mrc_ev_pick(qp->ev, usable, rand);
+	if (slot < 0)
+		return false;
+	*ev = mrc_ev_value(qp->ev, slot);
+	return true;
+}
+
+static uint16_t
+tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mbuf **pkts,
+	uint16_t max)
+{
+	uint16_t n = 0;
+
+	while (n < max && qp->ctrl_head != qp->ctrl_tail) {
+		const struct qp_ctrl *c = &qp->ctrl[qp->ctrl_head % CTRL_Q];
+		struct mrc_pkt ext;
+		uint32_t route = c->ev;
+		struct rte_mbuf *m;
+
+		if (!answer_ev(qp, usable, rand, &route))
+			break;
+		memset(&ext, 0, sizeof(ext));
+		if (c->kind == CTRL_SACK) {
+			ext.bth.opcode = MRC_OP_SACK;
+			mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->m_or_reason, c->pr, 0,
+				&ext.sack);
+			ext.sack.spdcid = (uint16_t)qp->qpn;
+			ext.sack.dpdcid = (uint16_t)qp->dest_qpn;
+			ext.bth.psn = mrc_rel_rx_cack(qp->rrx);
+		} else {
+			ext.bth.opcode = MRC_OP_NACK;
+			mrc_rel_rx_fill_nack(qp->rrx, c->psn, c->m_or_reason, c->ev, 0, &ext.nack);
+			ext.nack.spdcid = (uint16_t)qp->qpn;
+			ext.nack.dpdcid = (uint16_t)qp->dest_qpn;
+			ext.bth.psn = c->psn;
+		}
+		m = build_ctrl(qp, &ext, route);
+		if (m == NULL)
+			break;
+		pkts[n++] = m;
+		if (c->kind == CTRL_SACK)
+			qp->cnt.tx_sacks++;
+		else
+			qp->cnt.tx_nacks++;
+		qp->ctrl_head++;
+	}
+	return n;
+}
+
+static struct rte_mbuf *
+build_probe(struct mrc_qp *qp, uint32_t ev)
+{
+	struct mrc_pkt ext;
+
+	memset(&ext, 0, sizeof(ext));
+	ext.bth.opcode = MRC_OP_PROBE;
+	ext.bth.psn = qp->rtx->snd_nxt; /* consumes no PSN */
+	ext.probe.probe_id = qp->probe_id++;
+	ext.probe.spdcid = (uint16_t)qp->qpn;
+	ext.probe.dpdcid = (uint16_t)qp->dest_qpn;
+	ext.probe.ftype = MRC_FTYPE_DEFAULT;
+	return build_ctrl(qp, &ext, ev);
+}
+
+/* Pick an EV, avoiding `avoid` when another choice exists. */
+static int
+pick(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, uint32_t avoid, uint32_t *ev)
+{
+	int slot = mrc_ev_pick(qp->ev, usable, rand);
+
+	if (slot >= 0 && mrc_ev_value(qp->ev, slot) == avoid) {
+		int again = mrc_ev_pick(qp->ev, usable, rand);
+
+		if (again >= 0)
+			slot = again;
+	}
+	if (slot < 0) {
+		qp->cnt.tx_no_ev++;
+		return -1;
+	}
+	*ev = mrc_ev_value(qp->ev, slot);
+	return slot;
+}
+
+static uint16_t
+tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *rand,
+	struct rte_mbuf **pkts, uint16_t max)
+{
+	struct mrc_rel_tx *rtx = qp->rtx;
+	uint16_t n = 0;
+	uint32_t psn, cookie, old_ev, ev;
+	uint16_t len;
+	int slot;
+
+	/* Resends first, oldest first, never on the EV that lost them if avoidable. */
+	while (n < max && mrc_rel_tx_next_retx(rtx, &psn, &old_ev, &cookie, &len) == 0) {
+		const struct qp_wqe *w = &qp->sq[(cookie >> COOKIE_PKT_BITS) & qp->sq_mask];
+		struct rte_mbuf *m;
+
+		slot = pick(qp, usable, rand, old_ev, &ev);
+		if (slot < 0)
+			return n;
+		m = build_data(qp, w, cookie & COOKIE_PKT_MASK, psn, ev, true);
+		if (m == NULL)
+			return n;
+		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
+		mrc_ev_on_tx(qp->ev, slot, len);
+		qp->inflight_bytes += len;
+		qp->cnt.tx_retx_pkts++;
+		pkts[n++] = m;
+	}
+
+	/* Probes: the reliability probe rel wants, then retired EVs that are due. */
+	if (n < max && mrc_rel_tx_probe_wanted(rtx) && pick(qp, usable, rand, 0, &ev) >= 0) {
+		struct rte_mbuf *m = build_probe(qp, ev);
+
+		if (m != NULL) {
+			mrc_rel_tx_probe_sent(rtx, now);
+			qp->probe_ev = ev;
+			qp->cnt.tx_probes++;
+			pkts[n++] = m;
+		}
+	}
+	for (unsigned int i = 0; i < EV_PROBES && n < max; i++) {
+		struct qp_ev_probe *pr = &qp->ev_probe[i];
+		struct rte_mbuf *m;
+
+		if (pr->busy)
+			continue;
+		slot = mrc_ev_probe_due(qp->ev, now);
+		if (slot < 0)
+			break;
+		ev = mrc_ev_value(qp->ev, slot);
+		if (!((usable >> ev_plane(qp, ev)) & 1))
+			continue; /* its plane is down here: a probe would prove nothing */
+		m = build_probe(qp, ev);
+		if (m == NULL)
+			break;
+		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true};
+		qp->cnt.tx_ev_probes++;
+		pkts[n++] = m;
+	}
+
+	/* New data within both windows. */
+	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
+		qp->inflight_bytes + qp->mtu <= mrc_cc_cwnd(&qp->cc) + (qp->inflight_bytes == 0 ?
+			qp->mtu : 0)) {
+		const uint32_t idx = qp->sq_send & qp->sq_mask;
+		struct qp_wqe *w = &qp->sq[idx];
+		const uint32_t k = w->next_pkt;
+		const uint32_t plen = w->len == 0 ? 0 : RTE_MIN((uint32_t)qp->mtu, w->len - k * qp->mtu);
+		struct rte_mbuf *m;
+
+		slot = pick(qp, usable, rand, 0, &ev);
+		if (slot < 0)
+			break;
+		m = build_data(qp, w, k, rtx->snd_nxt, ev, false);
+		if (m == NULL)
+			break;
+		psn = mrc_rel_tx_sent_new(rtx, (uint16_t)slot, ev, (uint16_t)plen,
+			(idx << COOKIE_PKT_BITS) | k, now);
+		if (k == 0)
+			w->first_psn = psn;
+		mrc_ev_on_tx(qp->ev, slot, plen);
+		qp->inflight_bytes += plen;
+		qp->cnt.tx_data_pkts++;
+		qp->cnt.tx_data_bytes += plen;
+		pkts[n++] = m;
+		if (++w->next_pkt == w->n_pkts)
+			qp->sq_send++;
+	}
+	return n;
+}
+
+uint16_t
+mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask,
+	struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max)
+{
+	const uint32_t usable = plane_ok_mask & qp->peer_planes & qp->plane_mask;
+	uint16_t n = 0;
+
+	qp->now_tsc = now_tsc;
+	if (qp->state >= MRC_QP_RTR && qp->state != MRC_QP_ERROR)
+		n = tx_ctrl(qp, usable, rand, pkts, max);
+	if (qp->state == MRC_QP_RTS && n < max)
+		n += tx_requester(qp, now_tsc, usable, rand, pkts + n, (uint16_t)(max - n));
+	return n;
+}

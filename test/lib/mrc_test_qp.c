@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "mrc_env.h"
+#include "mrc_test.h"
+#include "mrc_test_qp.h"
+
+static int eal_state; /* 0 not tried, 1 up, -1 failed */
+
+int
+mrc_test_eal_init(const char *prefix)
+{
+	static char buf[512];
+	char *argv[32];
+	int argc;
+
+	if (eal_state != 0)
+		return eal_state > 0 ? 0 : MRC_TEST_SKIP;
+	argc = mrc_eal_test_args(argv, RTE_DIM(argv), buf, sizeof(buf), prefix);
+	if (argc < 0 || rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "  EAL does not start here (%s): skipping\n", rte_strerror(rte_errno));
+		eal_state = -1;
+		return MRC_TEST_SKIP;
+	}
+	eal_state = 1;
+	return 0;
+}
+
+void
+mrc_test_pair_cfg_defaults(struct mrc_test_pair_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->n_planes = 8;
+	cfg->srv6 = true;
+	cfg->mtu = 4096;
+	cfg->mem_len = 4u << 20;
+	cfg->seed = 1;
+	mrc_qp_attr_defaults(&cfg->attr, cfg->n_planes, MRC_TEST_HZ);
+}
+
+void
+mrc_test_fill(struct mrc_test_host *h, size_t off, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		h->mem[off + i] = (uint8_t)(x >> 16);
+	}
+}
+
+static int
+host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cfg *cfg)
+{
+	struct mrc_test_host *h = &p->h[i];
+	struct mrc_qp_init init;
+	const char *why = NULL;
+
+	h->mrs = calloc(1, mrc_mr_table_memsize(16));
+	h->cq = calloc(1, mrc_cq_memsize(4096));
+	h->mem_len = cfg->mem_len;
+	h->mem = rte_zmalloc("test_mem", cfg->mem_len, 64);
+	if (h->mrs == NULL || h->cq == NULL || h->mem == NULL)
+		return -1;
+	mrc_mr_table_init(h->mrs, 16);
+	mrc_cq_init(h->cq, 4096);
+	h->key = mrc_mr_register(h->mrs, h->mem, h->mem_len, 0,
+		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+	if (h->key == 0)
+		return -1;
+
+	memset(&init, 0, sizeof(init));
+	init.qpn = 0x100 + i;
+	init.sq_size = 256;
+	init.mtu = cfg->mtu;
+	init.tsc_hz = MRC_TEST_HZ;
+	init.mrs = h->mrs;
+	init.cq = h->cq;
+	init.hdr_pool = p->pool;
+	init.wire = p->wire;
+	init.socket = SOCKET_ID_ANY;
+	init.addr.srv6 = cfg->srv6;
+	init.addr.hop_limit = 64;
+	init.addr.src_ip[0] = init.addr.dst_ip[0] = 0xfd;
+	init.addr.src_ip[15] = (uint8_t)(1 + i);
+	init.addr.dst_ip[15] = (uint8_t)(2 - i);
+	init.addr.src_loc[0] = 0xfc;
+	init.addr.src_loc[1] = 0xbb;
+	init.addr.src_loc[5] = (uint8_t)(1 + i);
+	init.addr.path = (struct mrc_ev_path_tmpl){.block = 0xfcbb0000, .src_t0 = (uint8_t)i,
+		.dst_t0 = (uint8_t)(1 - i), .dst_host = (uint8_t)(1 - i), .n_t1 = 4};
+	for (unsigned int pl = 0; pl < MRC_EV_MAX_PLANES; pl++) {
+		init.addr.src_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, (uint8_t)i, 0, (uint8_t)pl}};
+		init.addr.dst_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, (uint8_t)(1 - i), 0, (uint8_t)pl}};
+	}
+	h->qp = mrc_qp_create(&init, &why);
+	if (h->qp == NULL) {
+		fprintf(stderr, "  qp create: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+connect_qp(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cfg *cfg)
+{
+	struct mrc_qp_attr a = cfg->attr;
+	const char *why = NULL;
+
+	a.dest_qpn = 0x100 + (1 - i);
+	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++) {
+		if (mrc_qp_modify(p->h[i].qp, (enum mrc_qp_state)to, &a, p->now, &p->rand, &why) != 0) {
+			fprintf(stderr, "  qp %u -> %s: %s\n", i, mrc_qp_state_name((enum mrc_qp_state)to),
+				why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+mrc_test_pair_create(struct mrc_test_pair *p, const struct mrc_test_pair_cfg *cfg)
+{
+	char name[64];
+	static unsigned int n_pools;
+
+	memset(p, 0, sizeof(*p));
+	mrc_rand_seed(&p->rand, cfg->seed);
+	mrc_wire_cfg_defaults(&p->wire);
+	snprintf(name, sizeof(name), "test_pool_%u", n_pools++);
+	p->pool = rte_pktmbuf_pool_create(name, 16383, 256, 0, 512, SOCKET_ID_ANY);
+	if (p->pool == NULL) {
+		fprintf(stderr, "  mbuf pool: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < 2; i++)
+		if (host_init(p, i, cfg) != 0)
+			return -1;
+	for (unsigned int i = 0; i < 2; i++)
+		if (connect_qp(p, i, cfg) != 0)
+			return -1;
+	return 0;
+}
+
+void
+mrc_test_pair_destroy(struct mrc_test_pair *p)
+{
+	for (unsigned int i = 0; i < 2; i++) {
+		struct mrc_test_host *h = &p->h[i];
+
+		mrc_qp_destroy(h->qp);
+		rte_free(h->mem);
+		free(h->mrs);
+		free(h->cq);
+	}
+	rte_mempool_free(p->pool);
+	memset(p, 0, sizeof(*p));
+}

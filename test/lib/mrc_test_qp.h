@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_TEST_QP_H
+#define MRC_TEST_QP_H
+
+/*
+ * A connected pair of QPs on two simulated hosts, for the transport tests:
+ * EAL (hugepages if usable, --no-huge otherwise) started once per process,
+ * one mbuf pool, and per host a region of memory registered for both
+ * sending and receiving, a CQ and a QP taken to RTS. Time is a fake TSC
+ * at 1 GHz (1 tick = 1 ns) that the tests advance.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "mrc_qp.h"
+
+#define MRC_TEST_HZ 1000000000ull
+
+struct mrc_test_host {
+	struct mrc_mr_table *mrs;
+	struct mrc_cq *cq;
+	struct mrc_qp *qp;
+	uint8_t *mem;
+	size_t mem_len;
+	uint32_t key;
+};
+
+struct mrc_test_pair_cfg {
+	uint8_t n_planes;
+	bool srv6;
+	uint16_t mtu;
+	size_t mem_len;          /* per host */
+	struct mrc_qp_attr attr; /* as both QPs get it (dest_qpn set by the fixture) */
+	uint64_t seed;
+};
+
+struct mrc_test_pair {
+	struct rte_mempool *pool;
+	struct mrc_test_host h[2];
+	struct mrc_rand rand;
+	struct mrc_wire_cfg wire;
+	uint64_t now;
+};
+
+/* Start the EAL once per process; 0, or MRC_TEST_SKIP when it cannot start here. */
+int mrc_test_eal_init(const char *prefix);
+
+/* Defaults: 8 planes, SRv6, MTU 4096, 4 MiB per host, default attributes. */
+void mrc_test_pair_cfg_defaults(struct mrc_test_pair_cfg *cfg);
+
+/* 0, or -1 (and says why on stderr). */
+int mrc_test_pair_create(struct mrc_test_pair *p, const struct mrc_test_pair_cfg *cfg);
+void mrc_test_pair_destroy(struct mrc_test_pair *p);
+
+/* Fill host h's memory with a pattern derived from `seed`. */
+void mrc_test_fill(struct mrc_test_host *h, size_t off, size_t len, uint32_t seed);
+
+#endif /* MRC_TEST_QP_H */

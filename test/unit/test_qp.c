@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The QP end to end over a simple in-process wire: every packet is built by
+ * lib/wire, parsed back and handed to the peer QP, on a fake clock. The wire
+ * has a fixed latency and can reverse each burst (spraying makes arrival
+ * order arbitrary) or drop packets by rule. Lossier and more realistic
+ * networks are test_transport.c's business (the channel simulator).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "mrc_rel_tx.h"
+#include "mrc_test.h"
+#include "mrc_test_qp.h"
+
+#define US 1000ull
+
+struct wire {
+	uint64_t latency_ns;
+	bool reverse;                                       /* deliver each burst backwards */
+	bool (*drop)(void *ctx, const struct mrc_pkt *v);   /* NULL: drop nothing */
+	void *ctx;
+	struct {
+		struct rte_mbuf *m;
+		uint64_t at;
+		uint8_t to;
+	} q[8192];
+	unsigned int head, tail;
+	uint64_t pkts_per_plane[8];
+	uint64_t parse_errors;
+};
+
+static void
+wire_send(struct wire *w, struct mrc_test_pair *p, uint8_t to, struct rte_mbuf **pk, uint16_t n)
+{
+	for (uint16_t k = 0; k < n; k++) {
+		struct rte_mbuf *m = pk[w->reverse ? n - 1 - k : k];
+
+		if (m->port < 8)
+			w->pkts_per_plane[m->port]++;
+		if (w->tail - w->head >= RTE_DIM(w->q)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		w->q[w->tail % RTE_DIM(w->q)].m = m;
+		w->q[w->tail % RTE_DIM(w->q)].at = p->now + w->latency_ns;
+		w->q[w->tail % RTE_DIM(w->q)].to = to;
+		w->tail++;
+	}
+}
+
+static void
+wire_deliver(struct wire *w, struct mrc_test_pair *p)
+{
+	while (w->head != w->tail && w->q[w->head % RTE_DIM(w->q)].at <= p->now) {
+		struct rte_mbuf *m = w->q[w->head % RTE_DIM(w->q)].m;
+		uint8_t to = w->q[w->head % RTE_DIM(w->q)].to;
+		struct mrc_pkt v;
+
+		w->head++;
+		if (mrc_pkt_parse(m, &p->wire, &v) != MRC_WIRE_OK) {
+			w->parse_errors++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (w->drop != NULL && w->drop(w->ctx, &v)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		mrc_qp_rx(p->h[to].qp, m, &v, p->now);
+	}
+}
+
+/* Run until both QPs are idle and the wire empty, or `limit_ns` passes. */
+static void
+run(struct mrc_test_pair *p, struct wire *w, uint64_t limit_ns)
+{
+	const uint64_t end = p->now + limit_ns;
+	struct rte_mbuf *pk[64];
+
+	while (p->now < end) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = mrc_qp_tx_burst(p->h[i].qp, p->now, 0xff, &p->rand, pk, 64);
+
+			wire_send(w, p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p->h[i].qp, p->now);
+		}
+		wire_deliver(w, p);
+		if (w->head == w->tail && mrc_qp_idle(p->h[0].qp) && mrc_qp_idle(p->h[1].qp))
+			break;
+		p->now += 100;
+	}
+}
+
+static void
+wire_drain(struct wire *w)
+{
+	while (w->head != w->tail)
+		rte_pktmbuf_free(w->q[w->head++ % RTE_DIM(w->q)].m);
+}
+
+static int
+no_leak(const struct mrc_test_pair *p)
+{
+	MRC_T_EQ(rte_mempool_avail_count(p->pool), p->pool->size);
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(rte_mbuf_ext_refcnt_read(&p->h[i].mrs->mr[0].shinfo), 1);
+	return MRC_TEST_OK;
+}
+
+#define SETUP(p, cfg)                                                                            \
+	do {                                                                                     \
+		int rc_ = mrc_test_eal_init("test_qp");                                          \
+		if (rc_ != 0)                                                                    \
+			return rc_;                                                              \
+		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0);                                 \
+	} while (0)
+
+static int
+test_lifecycle(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_qp_attr a;
+	const char *why = NULL;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RTS);
+	/* Illegal jumps name the rule. */
+	a = cfg.attr;
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), -EINVAL);
+	MRC_T_ASSERT(why != NULL && strstr(why, "RESET->INIT") != NULL, "reason: %s", why);
+	/* ERROR flushes what was posted; RESET then INIT needs a valid profile. */
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 7, p.h[0].mem, 100, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_ERROR, NULL, 0, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_USER);
+	struct mrc_cqe e;
+
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.wr_id, 7);
+	MRC_T_EQ(e.status, MRC_CQE_FLUSHED);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 8, p.h[0].mem, 100, p.h[0].key, 0, 0, false, 0),
+		-EPERM);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_RESET, NULL, 0, &p.rand, &why), 0);
+	a = cfg.attr;
+	snprintf(a.cc_name, sizeof(a.cc_name), "no-such-cc");
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), -EINVAL);
+	MRC_T_ASSERT(why != NULL && strstr(why, "congestion control") != NULL, "reason: %s", why);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static int
+test_post_checks_local_buffer(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_qp *qp;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	qp = p.h[0].qp;
+	MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem + p.h[0].mem_len - 10, 11, p.h[0].key, 0, 0,
+			 false, 0), -EINVAL);
+	MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem, 10, p.h[0].key + 1, 0, 0, false, 0), -EINVAL);
+	for (int k = 0; k < 256; k++)
+		MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem, 10, p.h[0].key, 0, 0, false, 0), 0);
+	MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem, 10, p.h[0].key, 0, 0, false, 0), -ENOSPC);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* One 1 MiB write sprayed over 8 planes, every burst arriving backwards. */
+static int
+test_write_sprayed_reordered(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+	const uint32_t len = 1u << 20;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.reverse = true;
+	mrc_test_fill(&p.h[0], 0, len, 42);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 99, p.h[0].mem, len, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem + 4096, p.h[1].key, false, 0), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(w.parse_errors, 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.wr_id, 99);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_EQ(e.opcode, MRC_CQE_WRITE);
+	MRC_T_MEMEQ(p.h[1].mem + 4096, p.h[0].mem, len);
+	MRC_T_EQ(p.h[1].mem[4095], 0); /* nothing before the target */
+	MRC_T_EQ(p.h[1].mem[4096 + len], 0);
+	const struct mrc_qp_counters *c = mrc_qp_counters(p.h[0].qp);
+
+	MRC_T_EQ(c->tx_data_pkts, 256);
+	MRC_T_EQ(c->tx_retx_pkts, 0);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_data_pkts, 256);
+	for (int pl = 0; pl < 8; pl++) /* sprayed evenly: 32 data packets per plane, plus SACKs */
+		MRC_T_ASSERT(w.pkts_per_plane[pl] >= 32, "plane %d carried %llu", pl,
+			(unsigned long long)w.pkts_per_plane[pl]);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* Write-with-immediate completions arrive in order even when packets do not. */
+static int
+test_imm_completions_in_order(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e[8];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	w.reverse = true;
+	mrc_test_fill(&p.h[0], 0, 65536, 7);
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 5000 + k,
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000, p.h[1].key,
+				 true, 0xa0 + k), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		MRC_T_EQ(e[k].opcode, MRC_CQE_RECV_IMM);
+		MRC_T_EQ(e[k].imm, 0xa0 + k);
+		MRC_T_EQ(e[k].byte_len, 5000 + k);
+		MRC_T_MEMEQ(p.h[1].mem + k * 10000, p.h[0].mem + k * 10000, 5000 + k);
+	}
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		MRC_T_EQ(e[k].wr_id, k);
+		MRC_T_EQ(e[k].opcode, MRC_CQE_WRITE_IMM);
+	}
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* A write aimed outside the peer's region: refused, counted, never written. */
+static int
+refused_write(uint32_t rkey_delta, uint64_t raddr_off)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 2 * US;
+	mrc_test_fill(&p.h[0], 0, 8192, 3);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, 8192, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem + raddr_off, p.h[1].key + rkey_delta, false, 0),
+		0);
+	run(&p, &w, 1000 * US);
+	for (size_t i = 0; i < p.h[1].mem_len; i++)
+		MRC_T_ASSERT(p.h[1].mem[i] == 0, "byte %zu written", i);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->rx_bad_rkey >= 1, "refusal counted");
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_data_pkts, 0);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_REMOTE_OP);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.wr_id, 5);
+	MRC_T_EQ(e.status, MRC_CQE_FLUSHED);
+	MRC_T_EQ(mrc_qp_state(p.h[1].qp), MRC_QP_RTS); /* the responder is fine */
+	run(&p, &w, 1000 * US);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static int
+test_bad_rkey_refused(void)
+{
+	return refused_write(0x100, 0); /* another slot's key */
+}
+
+static int
+test_out_of_region_refused(void)
+{
+	/* Each packet is checked on its own: these start inside and run past the end. */
+	return refused_write(0, (4u << 20) - 100);
+}
+
+static bool
+drop_all_data(void *ctx, const struct mrc_pkt *v)
+{
+	(void)ctx;
+	return mrc_opcode_is_data(v->bth.opcode) || v->bth.opcode == MRC_OP_PROBE;
+}
+
+static int
+test_retry_budget_exhausted(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.timeout = 0;      /* 1 us base */
+	cfg.attr.retry_linear = 2;
+	cfg.attr.retry_exp = 2;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 2 * US;
+	w.drop = drop_all_data;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 11, p.h[0].mem, 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 100000 * US);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_RETRY_EXCEEDED);
+	MRC_T_STREQ(mrc_qp_error_name(mrc_qp_error(p.h[0].qp)), "retry count exceeded");
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_FLUSHED);
+	MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.rto_fired, 5);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+struct drop_psn {
+	uint32_t psn;
+	int left;
+};
+
+static bool
+drop_once(void *ctx, const struct mrc_pkt *v)
+{
+	struct drop_psn *d = ctx;
+
+	if (mrc_opcode_is_data(v->bth.opcode) && v->bth.psn == d->psn && d->left > 0) {
+		d->left--;
+		return true;
+	}
+	return false;
+}
+
+/* The last packet of a message vanishes: a probe recovers it, not the retransmit timer. */
+static int
+test_tail_loss_recovered_by_probe(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 7, .left = 1};
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 8 * 4096);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_EQ(d.left, 0);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_probes >= 1, "a probe was sent");
+	MRC_T_EQ(rtx->stats.rto_fired, 0);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
+	/* Recovered within a few RTTs (10 us here), far inside the 262 us timer. */
+	MRC_T_ASSERT(p.now < 100 * US, "took %llu ns", (unsigned long long)p.now);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static int
+test_zero_length_write(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = US;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 0, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x55), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, &e, 1), 1);
+	MRC_T_EQ(e.imm, 0x55);
+	MRC_T_EQ(e.byte_len, 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.wr_id, 3);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_lifecycle),
+	MRC_TEST_CASE(test_post_checks_local_buffer),
+	MRC_TEST_CASE(test_write_sprayed_reordered),
+	MRC_TEST_CASE(test_imm_completions_in_order),
+	MRC_TEST_CASE(test_bad_rkey_refused),
+	MRC_TEST_CASE(test_out_of_region_refused),
+	MRC_TEST_CASE(test_retry_budget_exhausted),
+	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
+	MRC_TEST_CASE(test_zero_length_write),
+};
+
+MRC_TEST_MAIN("qp", cases)
