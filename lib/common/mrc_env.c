@@ -162,6 +162,11 @@ mrc_hugepages_usable_at(const struct mrc_env_paths *paths)
 bool
 mrc_hugepages_usable(void)
 {
+	const char *no = getenv("MRC_NO_HUGE");
+
+	/* A user (or valgrind, which cannot map hugepages) may insist on --no-huge. */
+	if (no != NULL && no[0] != '\0' && strcmp(no, "0") != 0)
+		return false;
 	return mrc_hugepages_usable_at(&mrc_env_system_paths);
 }
 

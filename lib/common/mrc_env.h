@@ -37,6 +37,7 @@ struct mrc_env_paths {
 extern const struct mrc_env_paths mrc_env_system_paths;
 
 /* True when hugepages look usable by this process (see above). */
+/* False also when the environment sets MRC_NO_HUGE (to anything but 0). */
 bool mrc_hugepages_usable(void);
 
 /* Same, reading the given files (for tests). */

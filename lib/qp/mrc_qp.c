@@ -203,9 +203,13 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 }
 
 static void *
-qp_zalloc(const struct mrc_qp *qp, size_t size)
+qp_zalloc(struct mrc_qp *qp, size_t size)
 {
-	return rte_zmalloc_socket("mrc_qp", size, RTE_CACHE_LINE_SIZE, qp->socket);
+	void *p = rte_zmalloc_socket("mrc_qp", size, RTE_CACHE_LINE_SIZE, qp->socket);
+
+	if (p != NULL)
+		qp->mem_bytes += size;
+	return p;
 }
 
 /* The parts of every packet that do not change. */
@@ -257,6 +261,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	if (qp == NULL)
 		goto nomem;
 	qp->socket = init->socket;
+	qp->mem_bytes = sizeof(*qp);
 	qp->sq = qp_zalloc(qp, (size_t)init->sq_size * sizeof(*qp->sq));
 	if (qp->sq == NULL)
 		goto nomem;
@@ -295,6 +300,7 @@ free_parts(struct mrc_qp *qp)
 	qp->rtx = NULL;
 	qp->imm = NULL;
 	qp->cc_ready = false;
+	qp->mem_bytes = sizeof(*qp) + (size_t)(qp->sq_mask + 1) * sizeof(*qp->sq);
 }
 
 void
@@ -477,6 +483,12 @@ void
 mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask)
 {
 	qp->peer_planes = mask;
+}
+
+size_t
+mrc_qp_mem_bytes(const struct mrc_qp *qp)
+{
+	return qp->mem_bytes;
 }
 
 const struct mrc_qp_counters *

@@ -242,6 +242,9 @@ MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
 
 const struct mrc_qp_counters *mrc_qp_counters(const struct mrc_qp *qp);
 
+/** Bytes allocated for this QP in its current state (grows at each transition). */
+size_t mrc_qp_mem_bytes(const struct mrc_qp *qp);
+
 /** The QP's parts, for telemetry and tests (read-only). */
 const struct mrc_ev_pool *mrc_qp_ev_pool(const struct mrc_qp *qp);
 const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp);

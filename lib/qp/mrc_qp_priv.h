@@ -111,6 +111,7 @@ struct mrc_qp {
 	uint8_t nack_reason;
 	uint64_t now_tsc;
 
+	size_t mem_bytes; /* everything allocated for this QP */
 	struct mrc_qp_counters cnt;
 };
 
