@@ -283,6 +283,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->wire = init->wire;
 	qp->addr = init->addr;
 	qp->peer_planes = UINT32_MAX;
+	qp->want_ev_stats = init->ev_stats;
 	qp->state = MRC_QP_RESET;
 	init_template(qp);
 	return qp;
@@ -300,6 +301,8 @@ static void
 free_parts(struct mrc_qp *qp)
 {
 	rte_free(qp->ev);
+	rte_free(qp->ev_stats);
+	qp->ev_stats = NULL;
 	rte_free(qp->rrx);
 	rte_free(qp->rtx);
 	rte_free(qp->imm);
@@ -336,7 +339,15 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 		*why = "out of memory for the EV pool";
 		return -ENOMEM;
 	}
-	rc = mrc_ev_pool_init(qp->ev, &a->ev, rand, NULL);
+	if (qp->want_ev_stats) {
+		qp->ev_stats = qp_zalloc(qp,
+			(size_t)mrc_ev_pool_n_slots(&a->ev) * sizeof(*qp->ev_stats));
+		if (qp->ev_stats == NULL) {
+			*why = "out of memory for per-EV statistics";
+			return -ENOMEM;
+		}
+	}
+	rc = mrc_ev_pool_init(qp->ev, &a->ev, rand, qp->ev_stats);
 	if (rc != 0) {
 		*why = "EV pool rejected its configuration";
 		return rc;

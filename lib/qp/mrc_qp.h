@@ -130,6 +130,11 @@ struct mrc_qp_init {
 	struct rte_mempool *hdr_pool; /**< header, payload-attach and trailer mbufs */
 	struct mrc_wire_cfg wire;
 	struct mrc_qp_addr addr;
+	/**
+	 * Keep per-EV statistics (packets, bytes, acks, NACKs by reason, ECN
+	 * echoes, losses, state changes, RTT): 144 bytes per EV, so opt-in.
+	 */
+	bool ev_stats;
 	int socket;
 };
 

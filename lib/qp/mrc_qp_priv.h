@@ -87,6 +87,8 @@ struct mrc_qp {
 	/* parts, allocated at the transitions */
 	struct mrc_ev_cfg ev_cfg;
 	struct mrc_ev_pool *ev;
+	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
+	bool want_ev_stats;
 	struct mrc_cc cc;
 	bool cc_ready;
 	struct mrc_rel_rx *rrx;

@@ -231,6 +231,19 @@ test_spraying_without_loss(void)
 				ru);
 		}
 	}
+	/* Per-EV statistics: every active EV carried its share, and was acknowledged. */
+	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(d.p.h[0].qp);
+	uint64_t ev_pkts = 0;
+
+	for (int sl = 0; sl < 128; sl++) {
+		const struct mrc_ev_stats *es = mrc_ev_slot_stats(pool, sl);
+
+		MRC_T_ASSERT(es != NULL, "per-EV statistics kept");
+		MRC_T_ASSERT(es->tx_pkts >= 8 && es->tx_pkts <= 24, "EV slot %d sent %llu of 2048", sl,
+			(unsigned long long)es->tx_pkts);
+		ev_pkts += es->tx_pkts;
+	}
+	MRC_T_EQ(ev_pkts, c->tx_data_pkts);
 	printf("  8 MiB in %.1f us: %llu data packets, %llu out of order at the receiver, "
 	       "0 resends\n", d.p.now / 1e3, (unsigned long long)c->tx_data_pkts,
 		(unsigned long long)rx->stats.ooo_pkts);
