@@ -360,10 +360,15 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		pkts[n++] = m;
 	}
 
-	/* New data within both windows. */
+	/*
+	 * New data within both windows: the peer's MPR (rel) and CC's cwnd in
+	 * bytes. With nothing in flight one packet always goes, so a window
+	 * below one MTU (a receiver penalty) cannot stall the QP.
+	 */
+	const uint32_t cwnd = mrc_cc_cwnd(&qp->cc);
+
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
-		qp->inflight_bytes + qp->mtu <= mrc_cc_cwnd(&qp->cc) + (qp->inflight_bytes == 0 ?
-			qp->mtu : 0)) {
+		(qp->inflight_bytes == 0 || qp->inflight_bytes + qp->mtu <= cwnd)) {
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
 		const uint32_t k = w->next_pkt;
