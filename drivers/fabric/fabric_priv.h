@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef FABRIC_PRIV_H
+#define FABRIC_PRIV_H
+
+/*
+ * The fabric's insides, shared by its files:
+ *
+ *   fabric_topo.c      configuration, topology, static FIBs, create/free, getters
+ *   fabric_ports.c     rings and net_ring ports, host ingress, delivery to hosts
+ *   fabric_switch.c    a switch: state, NEXT-C-SID / SRH processing, ECMP
+ *   fabric_link.c      a link: queue, trim, ECN, loss
+ *   fabric_poll.c      the event heap and the poll loop
+ *   fabric_fault.c     states, loss, the event log, carriers
+ *   fabric_scenario.c  scenario files
+ *
+ * Numbering. Per plane p (all planes the same shape):
+ *   switches: T0 t at p * (n_t0 + n_t1) + t, T1 u at ... + n_t0 + u;
+ *   links:    HOST_UP h, HOST_DOWN h, T0_T1 t*n_t1+u, T1_T0 u*n_t0+t, in
+ *             that order from p * links_per_plane;
+ *   ports:    host h, plane p at h * n_planes + p.
+ * FIB of a switch: fib[sw->fib + k], k = T0 index, n_t0 + T1 index or
+ * n_t0 + n_t1 + host: a link id, FIB_NONE or FIB_LOCAL.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "mrc_fabric.h"
+#include "mrc_log.h"
+#include "mrc_rand.h"
+
+MRC_LOG_TYPE_DECLARE(fabric);
+
+#define FIB_NONE  UINT32_MAX
+#define FIB_LOCAL (UINT32_MAX - 1)
+#define NO_HOST	  0xff
+#define NO_SWITCH 0xffff
+#define PS_PER_NS 1000u
+#define STAGE	  32u /* deliveries staged per port before a burst enqueue */
+
+/* Per-packet class bits, decided on entry, kept current on trim and mark. */
+#define CLS_SRV6      0x01 /* outer IPv6 then IPv6 or SRH: route by uSID */
+#define CLS_TRIMMABLE 0x02 /* outermost DSCP trimmable or trimmable_retx */
+#define CLS_PRIO      0x04 /* priority queue: trimmed (or control when asked) */
+#define CLS_ECT	      0x08 /* outermost ECN is ECT(0) or ECT(1) */
+
+/* Link flags. */
+#define LINK_F_TO_HOST 0x01 /* far end is a host port (HOST_DOWN): the last hop */
+#define LINK_F_NIC     0x02 /* near end is a NIC (HOST_UP): tail drop only */
+
+/* A packet between two elements; copied by value through the heap. */
+struct fab_item {
+	uint64_t t_ps; /* when it reaches the far end of `link` */
+	uint64_t seq;  /* tie-break: creation order */
+	struct rte_mbuf *m;
+	uint32_t link;
+	uint8_t l3_off; /* outermost IPv6 header */
+	uint8_t cls;
+	uint8_t dst_host; /* structured-EV packets: destination (NO_HOST unknown) */
+	uint8_t pad_;
+};
+
+struct fab_heap {
+	struct fab_item *a;
+	uint32_t n, cap;
+	uint64_t seq;
+};
+
+struct fab_link {
+	uint64_t busy_ps;      /* data transmitter busy until */
+	uint64_t prio_busy_ps; /* priority transmitter busy until */
+	uint64_t loss_thresh;  /* a frame is lost when a 64-bit draw is below this */
+	double loss;	       /* the probability as set */
+	uint32_t to;	       /* far end: switch index, or port index (LINK_F_TO_HOST) */
+	uint16_t owner;	       /* switch owning the queue, NO_SWITCH for a NIC */
+	uint16_t a, b;	       /* as in struct mrc_fabric_link_id */
+	uint8_t kind;
+	uint8_t plane;
+	uint8_t state;
+	uint8_t flags;
+	struct mrc_fabric_link_counters cnt;
+};
+
+struct fab_switch {
+	uint32_t fib; /* first entry of its table in fab->fib */
+	uint16_t usid;
+	uint8_t tier; /* MRC_USID_TIER_T0 or _T1 */
+	uint8_t plane;
+	uint8_t index;
+	uint8_t state;
+	struct mrc_fabric_switch_counters cnt;
+};
+
+struct fab_port {
+	struct rte_ring *to_host;   /* the port's rx queue */
+	struct rte_ring *from_host; /* the port's tx queue */
+	uint32_t up_link, down_link;
+	uint16_t port_id;
+	uint8_t host, plane;
+	bool carrier;	/* link status the port shows */
+	bool have_port; /* the ethdev exists (for teardown) */
+	bool dirty;	/* in fab->dirty[] */
+	uint16_t n_stage;
+	struct rte_mbuf *stage[STAGE];
+	char vdev[48]; /* "net_ring_<name>" for rte_vdev_uninit */
+};
+
+struct mrc_fabric {
+	struct mrc_fabric_cfg cfg;
+	struct mrc_wire_cfg wire; /* for trimming's parse: no ICRC check (switches do not) */
+	char name[16];
+
+	/* shape */
+	unsigned int n_hosts, n_planes, n_t0, n_t1;
+	unsigned int n_links, n_switches, n_ports;
+	unsigned int links_per_plane, switches_per_plane, fib_stride;
+
+	/* link model, converted once */
+	uint64_t rate_mbps;
+	uint64_t ps_per_byte; /* 8e6 / rate_mbps when exact (100 Gb/s: 80), else 0 */
+	uint64_t delay_ps;
+	uint64_t limit_bytes, kmin_bytes, kmax_bytes, trim_bytes;
+
+	/* time */
+	uint64_t hz;
+	uint64_t ps_per_tick; /* 10^12 / hz when exact (1 GHz: 1000), else 0 */
+	uint64_t epoch_tsc;
+	uint64_t now_ps; /* latest time seen */
+	uint64_t last_tsc;
+	bool started;
+
+	struct mrc_rand r_loss, r_ecn;
+	uint8_t plane_state[MRC_FABRIC_MAX_PLANES];
+
+	struct fab_heap heap;
+	struct fab_link *links;
+	struct fab_switch *sw;
+	struct fab_port *ports;
+	uint32_t *fib;
+	uint32_t *dirty; /* ports with staged deliveries */
+	unsigned int n_dirty;
+	unsigned int in_flight;
+	unsigned int ingress_first; /* port ingress starts with, rotating */
+
+	/* fault events: [0, n_applied) applied, [n_applied, n_ev) pending in time order */
+	struct mrc_fabric_event *ev;
+	unsigned int n_ev, n_applied, cap_ev;
+
+	char why[320];
+	struct mrc_fabric_counters cnt;
+};
+
+/* ---- numbering (fabric_topo.c) ---- */
+
+static inline unsigned int
+fab_t0_of(const struct mrc_fabric *fab, unsigned int host)
+{
+	return host / fab->cfg.hosts_per_t0;
+}
+
+static inline uint32_t
+fab_link_host_up(const struct mrc_fabric *fab, unsigned int plane, unsigned int host)
+{
+	return plane * fab->links_per_plane + host;
+}
+
+static inline uint32_t
+fab_link_host_down(const struct mrc_fabric *fab, unsigned int plane, unsigned int host)
+{
+	return plane * fab->links_per_plane + fab->n_hosts + host;
+}
+
+static inline uint32_t
+fab_link_t0_t1(const struct mrc_fabric *fab, unsigned int plane, unsigned int t0, unsigned int t1)
+{
+	return plane * fab->links_per_plane + 2 * fab->n_hosts + t0 * fab->n_t1 + t1;
+}
+
+static inline uint32_t
+fab_link_t1_t0(const struct mrc_fabric *fab, unsigned int plane, unsigned int t1, unsigned int t0)
+{
+	return plane * fab->links_per_plane + 2 * fab->n_hosts + fab->n_t0 * fab->n_t1 +
+	       t1 * fab->n_t0 + t0;
+}
+
+static inline unsigned int
+fab_sw_t0(const struct mrc_fabric *fab, unsigned int plane, unsigned int t0)
+{
+	return plane * fab->switches_per_plane + t0;
+}
+
+static inline unsigned int
+fab_sw_t1(const struct mrc_fabric *fab, unsigned int plane, unsigned int t1)
+{
+	return plane * fab->switches_per_plane + fab->n_t0 + t1;
+}
+
+/* ---- the datapath ---- */
+
+/* Free a packet that left the fabric's custody by being dropped. */
+static inline void
+fab_drop(struct mrc_fabric *fab, struct fab_item *it)
+{
+	rte_pktmbuf_free(it->m);
+	it->m = NULL;
+	fab->in_flight--;
+}
+
+/* fabric_topo.c: a link's loss probability and the threshold it implies. */
+void fab_link_set_loss(struct fab_link *l, double p);
+
+/* fabric_poll.c: schedule `it` (t_ps and link set); drops it when the heap is full. */
+void fab_heap_push(struct mrc_fabric *fab, struct fab_item *it);
+
+/* fabric_link.c: `it` reaches link `link`'s queue at it->t_ps. */
+void fab_link_enqueue(struct mrc_fabric *fab, uint32_t link, struct fab_item *it);
+
+/* fabric_switch.c: `it` reaches switch `sw` at it->t_ps. */
+void fab_switch_input(struct mrc_fabric *fab, struct fab_switch *sw, struct fab_item *it);
+
+/* fabric_ports.c */
+unsigned int fab_ingress(struct mrc_fabric *fab);
+void fab_deliver(struct mrc_fabric *fab, struct fab_port *p, struct fab_item *it);
+void fab_flush(struct mrc_fabric *fab);
+int fab_ports_create(struct mrc_fabric *fab, const char **why);
+void fab_ports_destroy(struct mrc_fabric *fab);
+bool fab_ports_pending(const struct mrc_fabric *fab);
+/* Show each port's link as the fabric's state says: on changes, or every port (force). */
+void fab_carrier_apply(struct mrc_fabric *fab, bool force);
+
+/* fabric_fault.c */
+void fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev);
+int fab_target_check(const struct mrc_fabric *fab, const struct mrc_fabric_target *t);
+int fab_event_insert(struct mrc_fabric *fab, const struct mrc_fabric_event *evs, unsigned int n);
+
+/* fabric_poll.c */
+uint64_t fab_ps_to_tsc(const struct mrc_fabric *fab, uint64_t ps);
+
+#endif /* FABRIC_PRIV_H */
