@@ -59,7 +59,12 @@ struct mrc_ev_path_tmpl {
 	uint32_t block;	  /**< the 32-bit SRv6 block (locator) of the fabric */
 	uint8_t src_t0;	  /**< T0 our NIC ports attach to */
 	uint8_t dst_t0;	  /**< T0 the destination's ports attach to */
-	uint8_t dst_host; /**< the destination's port (downlink) number on dst_t0 */
+	/**
+	 * The destination host's number in the fabric (the index of its host
+	 * uSID), not its downlink position on dst_t0: with several hosts per T0
+	 * the two differ, and the fabric names NIC ports by host number.
+	 */
+	uint8_t dst_host;
 	uint8_t n_t1;	  /**< T1 switches per plane (>= 1 when src_t0 != dst_t0) */
 };
 
