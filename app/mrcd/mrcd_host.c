@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "mrcd_host.h"
+
+MRC_COUNTER_BLOCK_DEFINE(mrcd_host_counters, MRCD_HOST_COUNTERS);
+
+/* A plane's packets waiting for its port: up to two bursts. */
+#define STAGE (2 * MRCD_BURST)
+
+struct qp_slot {
+	struct mrc_qp *qp;
+	struct mrc_timer timer;
+	struct mrcd_host *host;
+};
+
+struct plane_stage {
+	struct rte_mbuf *m[STAGE];
+	uint16_t n;
+};
+
+struct mrcd_host {
+	struct mrcd_host_cfg cfg;
+	uint32_t port_mask; /* written by the control thread, read by the worker */
+	struct mrc_timer_wheel *wheel;
+	struct qp_slot *qps;
+	uint16_t n_qps;
+	uint16_t rr; /* round-robin start for output */
+	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
+	struct plane_stage stage[MRCD_MAX_PLANES];
+	struct mrcd_host_counters cnt;
+	struct mrc_wire_rx_stats verdicts;
+};
+
+static void
+qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t now_tsc)
+{
+	struct qp_slot *s = arg;
+	uint64_t next = mrc_qp_poll(s->qp, now_tsc);
+
+	s->host->cnt.timer_fires++;
+	if (next != UINT64_MAX)
+		mrc_timer_arm(w, t, next);
+}
+
+/* After any activity a QP's next deadline may have moved: re-arm its timer. */
+static inline void
+rearm(struct mrcd_host *h, struct qp_slot *s)
+{
+	uint64_t next = mrc_qp_poll(s->qp, h->now_tsc);
+
+	if (next == UINT64_MAX)
+		mrc_timer_cancel(h->wheel, &s->timer);
+	else
+		mrc_timer_arm(h->wheel, &s->timer, next);
+}
+
+struct mrcd_host *
+mrcd_host_create(const struct mrcd_host_cfg *cfg, uint64_t now_tsc, const char **why)
+{
+	struct mrcd_host *h;
+	uint64_t tick = cfg->timer_tick_tsc ? cfg->timer_tick_tsc : cfg->tsc_hz / 1000000;
+
+	if (cfg->n_planes == 0 || cfg->n_planes > MRCD_MAX_PLANES || cfg->max_qps == 0 ||
+		cfg->tsc_hz == 0 || tick == 0) {
+		*why = "n_planes 1..8, max_qps >= 1 and tsc_hz are required";
+		return NULL;
+	}
+	h = rte_zmalloc_socket("mrcd_host", sizeof(*h), RTE_CACHE_LINE_SIZE, cfg->socket);
+	if (h == NULL)
+		goto nomem;
+	h->cfg = *cfg;
+	h->qps = rte_zmalloc_socket("mrcd_qps", (size_t)cfg->max_qps * sizeof(*h->qps),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
+	/* 4096 ticks of 1 us: a rotation covers the packet timeouts; longer timers wrap. */
+	h->wheel = mrc_timer_wheel_create(4096, tick, now_tsc, cfg->socket);
+	if (h->qps == NULL || h->wheel == NULL)
+		goto nomem;
+	h->port_mask = (1u << cfg->n_planes) - 1;
+	h->now_tsc = now_tsc;
+	return h;
+nomem:
+	if (h != NULL) {
+		rte_free(h->qps);
+		mrc_timer_wheel_free(h->wheel);
+	}
+	rte_free(h);
+	*why = "out of memory";
+	return NULL;
+}
+
+void
+mrcd_host_free(struct mrcd_host *h)
+{
+	if (h == NULL)
+		return;
+	mrcd_host_drop_staged(h);
+	mrc_timer_wheel_free(h->wheel);
+	rte_free(h->qps);
+	rte_free(h);
+}
+
+int
+mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc)
+{
+	uint32_t i = mrc_qp_qpn(qp) - h->cfg.qpn_base;
+	struct qp_slot *s;
+
+	if (mrc_qp_qpn(qp) < h->cfg.qpn_base || i >= h->cfg.max_qps)
+		return -EINVAL;
+	s = &h->qps[i];
+	if (s->qp != NULL)
+		return -EEXIST;
+	s->qp = qp;
+	s->host = h;
+	mrc_timer_init(&s->timer, qp_timer_cb, s);
+	h->now_tsc = now_tsc;
+	rearm(h, s);
+	h->n_qps++;
+	return 0;
+}
+
+int
+mrcd_host_del_qp(struct mrcd_host *h, struct mrc_qp *qp)
+{
+	uint32_t i = mrc_qp_qpn(qp) - h->cfg.qpn_base;
+
+	if (i >= h->cfg.max_qps || h->qps[i].qp != qp)
+		return -ENOENT;
+	mrc_timer_cancel(h->wheel, &h->qps[i].timer);
+	h->qps[i].qp = NULL;
+	h->n_qps--;
+	return 0;
+}
+
+void
+mrcd_host_set_port_mask(struct mrcd_host *h, uint32_t mask)
+{
+	__atomic_store_n(&h->port_mask, mask, __ATOMIC_RELEASE);
+}
+
+uint32_t
+mrcd_host_port_mask(const struct mrcd_host *h)
+{
+	return __atomic_load_n(&h->port_mask, __ATOMIC_ACQUIRE);
+}
+
+uint32_t
+mrcd_host_refresh_links(struct mrcd_host *h)
+{
+	uint32_t mask = 0;
+
+	for (unsigned int p = 0; p < h->cfg.n_planes; p++) {
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(h->cfg.port_id[p], &link) == 0 &&
+			link.link_status == RTE_ETH_LINK_UP)
+			mask |= 1u << p;
+	}
+	mrcd_host_set_port_mask(h, mask);
+	return mask;
+}
+
+static inline struct qp_slot *
+lookup(struct mrcd_host *h, uint32_t qpn)
+{
+	uint32_t i = qpn - h->cfg.qpn_base;
+
+	return i < h->cfg.max_qps && h->qps[i].qp != NULL ? &h->qps[i] : NULL;
+}
+
+/* Parse a burst; hand SACKs and NACKs to their QPs first, then data and probes. */
+static unsigned int
+input(struct mrcd_host *h, unsigned int plane)
+{
+	struct rte_mbuf *m[MRCD_BURST];
+	struct mrc_pkt v[MRCD_BURST];
+	bool ok[MRCD_BURST];
+	uint16_t n = rte_eth_rx_burst(h->cfg.port_id[plane], 0, m, MRCD_BURST);
+
+	for (uint16_t k = 0; k < n; k++) {
+		enum mrc_wire_rx r = mrc_pkt_parse(m[k], &h->cfg.wire, &v[k]);
+
+		h->verdicts.pkts[r]++;
+		ok[k] = r == MRC_WIRE_OK;
+		if (!ok[k])
+			rte_pktmbuf_free(m[k]);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint16_t k = 0; k < n; k++) {
+			const uint8_t op = v[k].bth.opcode;
+			const bool feedback = op == MRC_OP_SACK || op == MRC_OP_NACK;
+			struct qp_slot *s;
+
+			if (!ok[k] || feedback != (pass == 0))
+				continue;
+			if (v[k].bth.dqpn == MRC_EP_QPN) {
+				h->cnt.rx_ep_ops++;
+				rte_pktmbuf_free(m[k]);
+				continue;
+			}
+			s = lookup(h, v[k].bth.dqpn);
+			if (s == NULL) {
+				h->cnt.rx_unknown_qpn++;
+				rte_pktmbuf_free(m[k]);
+				continue;
+			}
+			mrc_qp_rx(s->qp, m[k], &v[k], h->now_tsc);
+			rearm(h, s);
+		}
+	}
+	h->cnt.rx_pkts += n;
+	return n;
+}
+
+/* Offer staged packets to their ports; keep what they do not take. */
+static unsigned int
+flush(struct mrcd_host *h)
+{
+	unsigned int sent = 0;
+
+	for (unsigned int p = 0; p < h->cfg.n_planes; p++) {
+		struct plane_stage *st = &h->stage[p];
+		uint16_t k;
+
+		if (st->n == 0)
+			continue;
+		k = rte_eth_tx_burst(h->cfg.port_id[p], 0, st->m, st->n);
+		sent += k;
+		if (k < st->n) {
+			h->cnt.tx_staged += st->n - k;
+			memmove(st->m, st->m + k, (size_t)(st->n - k) * sizeof(st->m[0]));
+		}
+		st->n = (uint16_t)(st->n - k);
+	}
+	h->cnt.tx_pkts += sent;
+	return sent;
+}
+
+unsigned int
+mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
+{
+	unsigned int work = 0;
+	uint32_t room;
+
+	h->now_tsc = now_tsc;
+	h->cnt.iterations++;
+	for (unsigned int p = 0; p < h->cfg.n_planes; p++)
+		work += input(h, p);
+	mrc_timer_wheel_advance(h->wheel, now_tsc);
+
+	/* Planes still holding staged packets get nothing new this time. */
+	work += flush(h);
+	room = mrcd_host_port_mask(h);
+	for (unsigned int p = 0; p < h->cfg.n_planes; p++)
+		if (h->stage[p].n > STAGE - MRCD_BURST)
+			room &= ~(1u << p);
+
+	/* Output, round-robin over QPs so none starves the others of the burst. */
+	for (uint32_t k = 0; k < h->cfg.max_qps && h->n_qps > 0; k++) {
+		struct qp_slot *s = &h->qps[(h->rr + k) % h->cfg.max_qps];
+		struct rte_mbuf *out[MRCD_BURST];
+		uint16_t n;
+
+		if (s->qp == NULL)
+			continue;
+		n = mrc_qp_tx_burst(s->qp, now_tsc, room, rand, out, MRCD_BURST);
+		for (uint16_t j = 0; j < n; j++) {
+			struct plane_stage *st = &h->stage[out[j]->port % MRCD_MAX_PLANES];
+
+			if (out[j]->port >= h->cfg.n_planes || st->n == STAGE) {
+				h->cnt.tx_dropped++;
+				rte_pktmbuf_free(out[j]);
+				continue;
+			}
+			st->m[st->n++] = out[j];
+			if (st->n > STAGE - MRCD_BURST)
+				room &= ~(1u << out[j]->port);
+		}
+		if (n > 0)
+			rearm(h, s);
+	}
+	h->rr = (uint16_t)((h->rr + 1) % h->cfg.max_qps);
+	work += flush(h);
+	return work;
+}
+
+unsigned int
+mrcd_host_staged(const struct mrcd_host *h)
+{
+	unsigned int n = 0;
+
+	for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++)
+		n += h->stage[p].n;
+	return n;
+}
+
+void
+mrcd_host_drop_staged(struct mrcd_host *h)
+{
+	for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+		rte_pktmbuf_free_bulk(h->stage[p].m, h->stage[p].n);
+		h->stage[p].n = 0;
+	}
+}
+
+const struct mrcd_host_counters *
+mrcd_host_counters(const struct mrcd_host *h)
+{
+	return &h->cnt;
+}
+
+const struct mrc_wire_rx_stats *
+mrcd_host_rx_verdicts(const struct mrcd_host *h)
+{
+	return &h->verdicts;
+}
