@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The command line (mrcd_cli.h): mrcd's own options, from one table that
+ * also prints --help, and the EAL argument defaults.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_version.h>
+
+#include "mrc_env.h"
+#include "mrcd_cli.h"
+
+#ifndef MRCD_VERSION
+#define MRCD_VERSION "unknown"
+#endif
+
+enum opt_id {
+	OPT_CONFIG,
+	OPT_PROFILE,
+	OPT_SCENARIO,
+	OPT_DURATION,
+	OPT_CHECK,
+	OPT_JSON,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_MAX,
+};
+
+static const struct opt {
+	const char *shrt; /* "-f", or NULL */
+	const char *lng;  /* "--config" */
+	const char *arg;  /* what the value is, NULL for a flag */
+	const char *def;  /* default, for --help */
+	const char *help;
+} opts[OPT_MAX] = {
+	[OPT_CONFIG] = {"-f", "--config", "FILE", MRCD_CONFIG_DEFAULT_PATH,
+		"the daemon's configuration (INI)"},
+	[OPT_PROFILE] = {NULL, "--profile", "FILE", "the config's [daemon] profile",
+		"traffic profile (INI)"},
+	[OPT_SCENARIO] = {NULL, "--scenario", "FILE", "the config's [daemon] scenario",
+		"fault scenario for the emulated fabric (INI), or none"},
+	[OPT_DURATION] = {NULL, "--duration", "SECONDS", "the config's [daemon] duration_s",
+		"run time, 0..31536000; 0 = until SIGINT or SIGTERM"},
+	[OPT_CHECK] = {NULL, "--check", NULL, NULL,
+		"validate all input files, print the config, exit 0 or 1"},
+	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
+	[OPT_HELP] = {"-h", "--help", NULL, NULL, "print this help and exit"},
+	[OPT_VERSION] = {NULL, "--version", NULL, NULL,
+		"print mrcd's and DPDK's versions and exit"},
+};
+
+#define DURATION_MAX 31536000u /* a year, as [daemon] duration_s */
+
+static int __rte_format_printf(3, 4) fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/*
+ * Which option `arg` is; *value points at an attached value ("--opt=V",
+ * "-fV") or is NULL. -1 when it is none of ours.
+ */
+static int
+find_opt(const char *arg, const char **value)
+{
+	*value = NULL;
+	for (int i = 0; i < OPT_MAX; i++) {
+		const struct opt *o = &opts[i];
+		const size_t ll = strlen(o->lng);
+
+		if (strcmp(arg, o->lng) == 0 || (o->shrt != NULL && strcmp(arg, o->shrt) == 0))
+			return i;
+		if (o->arg != NULL && strncmp(arg, o->lng, ll) == 0 && arg[ll] == '=') {
+			*value = arg + ll + 1;
+			return i;
+		}
+		if (o->arg != NULL && o->shrt != NULL && strncmp(arg, o->shrt, 2) == 0 &&
+			arg[2] != '\0') {
+			*value = arg + 2;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/*
+ * An input file: as given when it exists (or is absolute), else under the
+ * source tree when it exists there, else as given (opening it will say why).
+ */
+static int
+resolve_input(const char *in, char *out, size_t len)
+{
+#ifdef MRCD_SOURCE_ROOT
+	char alt[PATH_MAX];
+#endif
+
+	if (in == NULL)
+		return -EINVAL;
+#ifdef MRCD_SOURCE_ROOT
+	if (in[0] != '/' && access(in, F_OK) != 0 &&
+		snprintf(alt, sizeof(alt), "%s/%s", MRCD_SOURCE_ROOT, in) < (int)sizeof(alt) &&
+		access(alt, F_OK) == 0)
+		in = alt;
+#endif
+	if (strlen(in) >= len)
+		return -ENAMETOOLONG;
+	snprintf(out, len, "%s", in);
+	return 0;
+}
+
+static int
+parse_duration(const char *v, uint32_t *out)
+{
+	unsigned long long x = 0;
+
+	if (*v == '\0')
+		return -1;
+	for (; *v >= '0' && *v <= '9'; v++) {
+		x = x * 10 + (unsigned long long)(*v - '0');
+		if (x > DURATION_MAX)
+			return -1;
+	}
+	if (*v != '\0')
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* Store option `id` with value `v` (NULL for flags). 0, 1 (printed), or -EINVAL. */
+static int
+take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, size_t errlen)
+{
+	char *dst = NULL;
+
+	switch (id) {
+	case OPT_CONFIG:
+		c->config_given = true;
+		dst = c->config;
+		break;
+	case OPT_PROFILE:
+		dst = c->profile;
+		break;
+	case OPT_SCENARIO:
+		dst = c->scenario;
+		break;
+	case OPT_JSON:
+		if (strlen(v) >= sizeof(c->json))
+			return fail(err, errlen, "%s: path too long", name);
+		snprintf(c->json, sizeof(c->json), "%s", v);
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(v, &c->duration_s) != 0)
+			return fail(err, errlen,
+				"%s '%s': must be whole seconds, 0..%u (0 = until a signal)", name,
+				v, DURATION_MAX);
+		c->duration_set = true;
+		return 0;
+	case OPT_CHECK:
+		c->check = true;
+		return 0;
+	case OPT_HELP:
+		mrcd_cli_usage(stdout, c->prog);
+		return 1;
+	default:
+		mrcd_cli_version(stdout);
+		return 1;
+	}
+	if (id == OPT_SCENARIO && strcmp(v, "none") == 0) {
+		snprintf(dst, PATH_MAX, "none");
+		return 0;
+	}
+	if (resolve_input(v, dst, PATH_MAX) != 0)
+		return fail(err, errlen, "%s: path too long", name);
+	return 0;
+}
+
+static int
+parse_own(struct mrcd_cli *c, int argc, char **argv, char *err, size_t errlen)
+{
+	bool seen[OPT_MAX] = {false};
+
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *v;
+		const int id = find_opt(arg, &v);
+		int rc;
+
+		if (id < 0 && arg[0] == '-')
+			return fail(err, errlen,
+				"unknown option '%s' (mrcd --help lists them; EAL options go "
+				"before --)",
+				arg);
+		if (id < 0)
+			return fail(err, errlen, "unexpected argument '%s'", arg);
+		if (seen[id])
+			return fail(err, errlen, "%s given twice", opts[id].lng);
+		seen[id] = true;
+		if (opts[id].arg != NULL && v == NULL) {
+			if (i + 1 >= argc)
+				return fail(err, errlen, "%s needs a %s", arg, opts[id].arg);
+			v = argv[++i];
+		}
+		if (opts[id].arg != NULL && v[0] == '\0')
+			return fail(err, errlen, "%s: empty %s", opts[id].lng, opts[id].arg);
+		rc = take(c, id, opts[id].lng, v, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t errlen)
+{
+	const char *v;
+	int dd = -1, own = argc;
+
+	memset(out, 0, sizeof(*out));
+	out->prog = argc > 0 && argv[0] != NULL ? argv[0] : "mrcd";
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dd = i;
+			break;
+		}
+	if (dd >= 0) {
+		out->eal_argc = dd - 1;
+		own = dd + 1;
+	} else if (argc > 1 && find_opt(argv[1], &v) >= 0) {
+		own = 1; /* "mrcd --check": no EAL arguments */
+	} else {
+		out->eal_argc = argc > 1 ? argc - 1 : 0;
+	}
+	out->eal_argv = argc > 1 ? &argv[1] : NULL;
+	if (resolve_input(MRCD_CONFIG_DEFAULT_PATH, out->config, sizeof(out->config)) != 0)
+		return fail(err, errlen, "default config path too long");
+	return parse_own(out, argc - own, argv + own, err, errlen);
+}
+
+/* The text after the option list, one line each (the help stays under 80 columns). */
+static const char *const usage_tail[] = {
+	"Input files named relatively are looked up in the current directory, then in",
+	"the source tree mrcd was built from"
+#ifdef MRCD_SOURCE_ROOT
+	" (" MRCD_SOURCE_ROOT ")"
+#endif
+	".",
+	"The profile and scenario a config names are relative to the config's directory.",
+	"",
+	"EAL options mrcd adds when they are not given (yours win):",
+	"  --file-prefix=mrcd_<pid>        its own runtime directory and telemetry socket",
+	"  -l <main>,<workers>[,<fabric>]  the first CPUs this process may use (taskset),",
+	"  --main-lcore=<main>             as [lcores] asks: main, workers, fabric's own",
+	"  --in-memory                     when hugepages are usable, else",
+	"  --no-huge -m <MB> --no-shconf   (MRC_NO_HUGE=1 forces it; -m from the pools)",
+	"  --no-pci                        on the emulated fabric",
+	"  --vdev=<arg>                    for each [ports] vdev.<n>",
+};
+
+void
+mrcd_cli_usage(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s [EAL options] -- [mrcd options]\n", prog);
+	fprintf(f, "       %s [mrcd options]   (when the first argument is an mrcd option)\n",
+		prog);
+	fprintf(f, "       %s                  the built-in demo: %s,\n", prog,
+		MRCD_CONFIG_DEFAULT_PATH);
+	fprintf(f, "                             its profile and scenario\n\nmrcd options:\n");
+	for (int i = 0; i < OPT_MAX; i++) {
+		const struct opt *o = &opts[i];
+		char name[48];
+
+		snprintf(name, sizeof(name), "%s%s%s%s%s", o->shrt ? o->shrt : "",
+			o->shrt ? ", " : "    ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-22s %s\n", name, o->help);
+		if (o->def != NULL)
+			fprintf(f, "  %-22s (default: %s)\n", "", o->def);
+	}
+	fprintf(f, "\n");
+	for (unsigned int i = 0; i < RTE_DIM(usage_tail); i++)
+		fprintf(f, "%s\n", usage_tail[i]);
+	fprintf(f, "EAL's own help: %s -h --\n", prog);
+}
+
+void
+mrcd_cli_version(FILE *f)
+{
+	fprintf(f, "mrcd %s (%s)\n", MRCD_VERSION, rte_version());
+}
+
+int
+mrcd_cli_apply(const struct mrcd_cli *cli, struct mrcd_config *cfg, char *err, size_t errlen)
+{
+	if (cli->duration_set)
+		cfg->daemon.duration_s = cli->duration_s;
+	return mrcd_config_check(cfg, err, errlen);
+}
+
+int
+mrcd_cli_profile(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char *buf, size_t len)
+{
+	if (cli->profile[0] != '\0')
+		return snprintf(buf, len, "%s", cli->profile);
+	return mrcd_config_resolve(cfg, cfg->daemon.profile, buf, len);
+}
+
+int
+mrcd_cli_scenario(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char *buf, size_t len)
+{
+	if (strcmp(cli->scenario, "none") == 0)
+		return snprintf(buf, len, "%s", "");
+	if (cli->scenario[0] != '\0')
+		return snprintf(buf, len, "%s", cli->scenario);
+	return mrcd_config_resolve(cfg, cfg->daemon.scenario, buf, len);
+}
+
+/* ---- EAL arguments ---- */
+
+/* Appends strings to argv, copying them into one buffer (as mrc_eal_test_args does). */
+struct argv_buf {
+	char **argv;
+	int max, argc;
+	char *buf;
+	size_t buflen, used;
+	bool full;
+};
+
+static void __rte_format_printf(2, 3) add(struct argv_buf *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (a->full || a->argc + 1 >= a->max) {
+		a->full = true;
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(a->buf + a->used, a->buflen - a->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= a->buflen - a->used) {
+		a->full = true;
+		return;
+	}
+	a->argv[a->argc++] = a->buf + a->used;
+	a->used += (size_t)n + 1;
+}
+
+/*
+ * The user's EAL arguments name option `opt` ("--file-prefix", "-l"): as a
+ * word, "--opt=value", or for a one-letter option with the value attached.
+ */
+static bool
+user_has(const struct mrcd_cli *cli, const char *opt)
+{
+	const size_t n = strlen(opt);
+
+	for (int i = 0; i < cli->eal_argc; i++) {
+		const char *a = cli->eal_argv[i];
+
+		if (strcmp(a, opt) == 0 || (strncmp(a, opt, n) == 0 && a[n] == '=') ||
+			(n == 2 && opt[1] != '-' && strncmp(a, opt, 2) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* The user's EAL arguments create device `name` (the part of a --vdev before ','). */
+static bool
+user_has_vdev(const struct mrcd_cli *cli, const char *name, size_t len)
+{
+	for (int i = 0; i < cli->eal_argc; i++) {
+		const char *a = cli->eal_argv[i];
+
+		if (strncmp(a, "--vdev=", 7) == 0)
+			a += 7;
+		else if (strcmp(a, "--vdev") == 0 && i + 1 < cli->eal_argc)
+			a = cli->eal_argv[++i];
+		else
+			continue;
+		if (strcspn(a, ",") == len && strncmp(a, name, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The CPUs this process may run on that can be lcores, ascending. */
+static unsigned int
+usable_cpus(unsigned int *cpus, unsigned int max)
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (unsigned int c = 0; c < CPU_SETSIZE && c < RTE_MAX_LCORE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+static int
+add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, char *err, size_t errlen)
+{
+	const bool own =
+		cfg->ports.mode == MRCD_PORTS_FABRIC && cfg->lcores.fabric == MRCD_FABRIC_OWN_LCORE;
+	const unsigned int need = 1u + cfg->lcores.workers + (own ? 1u : 0u);
+	unsigned int cpus[RTE_MAX_LCORE];
+	const unsigned int have = usable_cpus(cpus, RTE_DIM(cpus));
+	char list[RTE_MAX_LCORE * 5] = "";
+	size_t o = 0;
+
+	if (have < need)
+		return fail(err, errlen,
+			"[lcores] asks for %u lcores (main + %u workers%s) but this process "
+			"may run on %u CPUs: lower workers%s, or give -l/--lcores before --",
+			need, cfg->lcores.workers, own ? " + the fabric's own" : "", have,
+			own ? " or set fabric = worker" : "");
+	for (unsigned int i = 0; i < need; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u", i ? "," : "", cpus[i]);
+	add(a, "-l");
+	add(a, "%s", list);
+	add(a, "--main-lcore=%u", cpus[0]);
+	return 0;
+}
+
+/* Without hugepages the EAL reserves -m MB at start (64 by default): size it from the pools. */
+static void
+add_mem(struct argv_buf *a, const struct mrcd_config *cfg)
+{
+	add(a, "-m");
+	add(a, "%u", mrcd_config_memory_mb(cfg));
+}
+
+int
+mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char **argv, int max,
+	char *buf, size_t buflen, char *err, size_t errlen)
+{
+	struct argv_buf a = {.argv = argv, .max = max, .buf = buf, .buflen = buflen};
+	const bool no_huge = user_has(cli, "--no-huge"), in_mem = user_has(cli, "--in-memory");
+
+	if (argv == NULL || max < 1 || buf == NULL || buflen == 0)
+		return fail(err, errlen, "no room for the EAL arguments");
+	add(&a, "%s", cli->prog);
+	for (int i = 0; i < cli->eal_argc; i++)
+		add(&a, "%s", cli->eal_argv[i]);
+	if (!user_has(cli, "--file-prefix"))
+		add(&a, "--file-prefix=mrcd_%ld", (long)getpid());
+	if (!user_has(cli, "-l") && !user_has(cli, "--lcores") && !user_has(cli, "-c") &&
+		add_lcores(&a, cfg, err, errlen) != 0)
+		return -EINVAL;
+	/* DPDK 22.11 refuses --in-memory with --no-huge: the user's choice decides. */
+	if (!no_huge && !in_mem) {
+		if (mrc_hugepages_usable()) {
+			add(&a, "--in-memory");
+		} else {
+			add(&a, "--no-huge");
+			if (!user_has(cli, "-m") && !user_has(cli, "--socket-mem"))
+				add_mem(&a, cfg);
+			add(&a, "--no-shconf");
+		}
+	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
+		add_mem(&a, cfg);
+	}
+	if (cfg->ports.mode == MRCD_PORTS_FABRIC && !user_has(cli, "--no-pci") &&
+		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&
+		!user_has(cli, "--block"))
+		add(&a, "--no-pci");
+	if (cfg->ports.mode == MRCD_PORTS_ETHDEV)
+		for (unsigned int i = 0; i < MRCD_CONFIG_MAX_VDEVS; i++) {
+			const char *v = cfg->ports.vdev[i];
+
+			if (v[0] != '\0' && !user_has_vdev(cli, v, strcspn(v, ",")))
+				add(&a, "--vdev=%s", v);
+		}
+	if (a.full) {
+		fail(err, errlen, "too many EAL arguments for %d entries and %zu bytes", max,
+			buflen);
+		return -ENOSPC;
+	}
+	argv[a.argc] = NULL;
+	return a.argc;
+}
+
+int
+mrcd_cli_format_argv(int argc, char *const *argv, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (int i = 0; i < argc && o < len; i++) {
+		const char *s = argv[i];
+		const bool quote = s[0] == '\0' || strpbrk(s, " \t'\"*?$;&|<>()") != NULL;
+		int n = snprintf(buf + o, len - o, "%s%s%s%s", i ? " " : "", quote ? "'" : "", s,
+			quote ? "'" : "");
+
+		if (n < 0)
+			return n;
+		o += (size_t)n;
+	}
+	return (int)o;
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Every key of mrcd's configuration, in one table: its section, type and
+ * range, the field it fills, its default, unit and help. The loader, the
+ * printer (mrcd --check), the defaults and the docs in config/mrcd.ini all
+ * come from here, so they cannot disagree.
+ *
+ * Defaults are those of the built-in demo (2 hosts x 8 planes on the
+ * emulated fabric, fabric links at 1 Gb/s so that the fabric and not a
+ * 2-core CPU is the bottleneck). Values the library defaults differently
+ * say so in their help.
+ */
+
+#include <stddef.h>
+
+#include "mrc_cc.h"
+#include "mrcd_config_priv.h"
+
+#define OFF(f) offsetof(struct mrcd_config, f)
+#define SZ(f)  ((uint16_t)sizeof(((struct mrcd_config *)0)->f))
+
+/* A key of a plain section. */
+#define KEY(sec_, name_, type_, field_, ...)                                                  \
+	{                                                                                     \
+		.section = sec_, .name = name_, .type = MRCD_INI_##type_, .size = SZ(field_), \
+		.offset = OFF(field_), __VA_ARGS__                                            \
+	}
+
+/* A key of [host.<n>]; with _P, one per plane as well. */
+#define HOST_KEY(name_, type_, field_, ...)                                   \
+	{                                                                     \
+		.section = "host.#", .name = name_, .type = MRCD_INI_##type_, \
+		.size = SZ(host[0].field_), .offset = OFF(host[0].field_),    \
+		.idx = {{MRCD_DIM_HOST, sizeof(struct mrcd_config_host)}},    \
+		.flags = MRCD_INI_DERIVED, __VA_ARGS__                        \
+	}
+#define HOST_KEY_P(name_, field_, ...)                                           \
+	{                                                                        \
+		.section = "host.#", .name = name_, .type = MRCD_INI_MAC,        \
+		.size = SZ(host[0].field_[0]), .offset = OFF(host[0].field_[0]), \
+		.idx = {{MRCD_DIM_HOST, sizeof(struct mrcd_config_host)},        \
+			{MRCD_DIM_PLANE, sizeof(struct rte_ether_addr)}},        \
+		.flags = MRCD_INI_DERIVED, __VA_ARGS__                           \
+	}
+
+static const char *const port_modes[] = {"fabric", "ethdev", NULL};
+static const char *const fabric_lcores[] = {"worker", "own", NULL};
+static const char *const encaps[] = {"srv6", "plain", NULL};
+static const char *const ev_splits[] = {"sport-low", "sport-high", NULL};
+static const char *const sack_bits[] = {"lsb0", "msb0", NULL};
+
+/* [cc] algorithm: a name the CC registry knows (built-ins and registered ones). */
+static int
+check_cc(const void *field, char *why, size_t len)
+{
+	const struct mrc_cc_ops *ops[MRC_CC_REGISTRY_MAX + 4];
+	unsigned int n = mrc_cc_list(ops, RTE_DIM(ops));
+	size_t o;
+
+	if (mrc_cc_find(field) != NULL)
+		return 0;
+	o = (size_t)snprintf(why, len, "unknown algorithm (known:");
+	for (unsigned int i = 0; i < RTE_MIN(n, (unsigned int)RTE_DIM(ops)) && o < len; i++)
+		o += (size_t)snprintf(why + o, len - o, "%s %s", i ? "," : "", ops[i]->name);
+	if (o < len)
+		snprintf(why + o, len - o, ")");
+	return -EINVAL;
+}
+
+/* A table: one entry per key, laid out by hand. */
+/* clang-format off */
+static const struct mrcd_ini_key keys[] = {
+	/* ---- [daemon] ---- */
+	KEY("daemon", "hosts", U16, daemon.hosts, .min = 1, .max = MRCD_CONFIG_MAX_HOSTS, .def = "2",
+		.unit = "hosts",
+		.help = "hosts this process runs: 1 on a real GPU host, 2 or more on the emulated "
+			"fabric (hosts x planes ports, at most 32 per process)"),
+	KEY("daemon", "planes", U8, daemon.planes, .min = 1, .max = MRC_EV_MAX_PLANES, .def = "8",
+		.unit = "planes", .help = "network planes: one NIC port per plane per host"),
+	KEY("daemon", "first_host", U16, daemon.first_host, .min = 0,
+		.max = MRCD_CONFIG_MAX_HOSTS - 1, .def = "0",
+		.help = "cluster number of this process's first host; it runs first_host .. "
+			"first_host + hosts - 1 (0 on the emulated fabric)"),
+	KEY("daemon", "cluster_hosts", U16, daemon.cluster_hosts, .flags = MRCD_INI_ZERO_OK,
+		.min = 1, .max = MRCD_CONFIG_MAX_HOSTS, .def = "0", .unit = "hosts",
+		.help = "hosts in the whole cluster, those of other processes included; 0 = "
+			"first_host + hosts"),
+	KEY("daemon", "duration_s", U32, daemon.duration_s, .min = 0, .max = 31536000, .def = "6",
+		.unit = "s", .help = "how long to run; 0 = until SIGINT or SIGTERM (--duration "
+				     "overrides)"),
+	KEY("daemon", "drain_ms", U32, daemon.drain_ms, .min = 0, .max = 600000, .def = "500",
+		.unit = "ms",
+		.help = "at stop, how long to wait for messages in flight to complete before "
+			"tearing down (what is left is reported)"),
+	KEY("daemon", "seed", U64, daemon.seed, .min = 0, .max = UINT64_MAX, .def = "1",
+		.help = "seed of every PRNG (EV values, fabric loss and ECN, traffic): the same "
+			"seed makes the same random choices"),
+	KEY("daemon", "profile", STRING, daemon.profile, .def = "profiles/default.ini",
+		.help = "traffic profile, relative to this file's directory (--profile "
+			"overrides)"),
+	KEY("daemon", "scenario", STRING, daemon.scenario, .def = "scenarios/plane3-fail.ini",
+		.help = "fault scenario for the emulated fabric, relative to this file's directory; "
+			"none = no faults (--scenario overrides)"),
+
+	/* ---- [ports] ---- */
+	KEY("ports", "mode", ENUM, ports.mode, .names = port_modes, .def = "fabric",
+		.help = "fabric: each host x plane is a net_ring port of the emulated fabric in "
+			"this process; ethdev: the ports named by h<host>.p<plane> (a NIC, "
+			"net_pcap, net_null, net_memif, net_af_packet)"),
+	{
+		.section = "ports",
+		.name = "h#.p#",
+		.type = MRCD_INI_STRING,
+		.size = MRCD_CONFIG_NAME_MAX,
+		.offset = OFF(ports.name),
+		.idx = {{MRCD_DIM_LOCAL_HOST, sizeof(((struct mrcd_config *)0)->ports.name[0])},
+			{MRCD_DIM_PLANE, MRCD_CONFIG_NAME_MAX}},
+		.def = "",
+		.help = "mode ethdev: the port of host h on plane p, by its ethdev name as on the "
+			"EAL line (net_pcap0, 0000:3b:00.0); each local host x plane exactly once",
+	},
+	{
+		.section = "ports",
+		.name = "vdev.#",
+		.type = MRCD_INI_STRING,
+		.size = MRCD_CONFIG_VDEV_MAX,
+		.offset = OFF(ports.vdev),
+		.idx = {{MRCD_DIM_VDEV, MRCD_CONFIG_VDEV_MAX}},
+		.def = "",
+		.help = "mode ethdev: a virtual device to create, as an EAL --vdev argument "
+			"(net_null0, net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap); mrcd adds "
+			"--vdev for it unless the EAL arguments name that device already",
+	},
+	KEY("ports", "rx_desc", U16, ports.rx_desc, .flags = MRCD_INI_POW2, .min = 64,
+		.max = 16384, .def = "1024", .unit = "descriptors",
+		.help = "rx ring of every port"),
+	KEY("ports", "tx_desc", U16, ports.tx_desc, .flags = MRCD_INI_POW2, .min = 64,
+		.max = 16384, .def = "1024", .unit = "descriptors",
+		.help = "tx ring of every port"),
+	KEY("ports", "burst", U16, ports.burst, .min = 1, .max = 512, .def = "32",
+		.unit = "packets", .help = "packets per rx and per tx burst"),
+	KEY("ports", "rx_pool_mbufs", U32, ports.rx_pool_mbufs, .min = 1024, .max = 16777216,
+		.def = "16383", .unit = "mbufs per host",
+		.help = "rx pool: at least planes x (rx_desc + burst) so every rx descriptor can be "
+			"filled; 2^n - 1 suits the mempool best"),
+	KEY("ports", "tx_pool_mbufs", U32, ports.tx_pool_mbufs, .min = 1024, .max = 16777216,
+		.def = "32767", .unit = "mbufs per host",
+		.help = "tx and retransmit pool, separate from rx so that retransmits can never "
+			"starve rx: at least planes x (tx_desc + burst) x 3 (a data packet is a "
+			"header, a payload and a trailer mbuf)"),
+	KEY("ports", "rx_mbuf_data_room", U16, ports.rx_mbuf_data_room, .min = 384, .max = 65535,
+		.def = "2176", .unit = "bytes",
+		.help = "buffer of an rx mbuf, the 128-byte headroom included; longer frames "
+			"arrive as chains"),
+	KEY("ports", "tx_mbuf_data_room", U16, ports.tx_mbuf_data_room, .min = 384, .max = 65535,
+		.def = "512", .unit = "bytes",
+		.help = "buffer of a tx mbuf, headroom included: headers only, the payload is "
+			"attached from registered memory, never copied"),
+
+	/* ---- [host.<n>]: every default derives from n ---- */
+	HOST_KEY("nic_addr", IPV6, nic_addr, .def = "fd00::<n+1> (in hex)",
+		.help = "the NIC's IPv6 address (the inner header): host 0 is fd00::1, host 9 "
+			"fd00::a"),
+	HOST_KEY("locator", IPV6, locator,
+		.def = "<block>:<e000 + n+1>:: (in hex; fcbb:0:e001:: for host 0)",
+		.help = "SRv6 outer source address"),
+	HOST_KEY("t0", U16, t0, .min = 0, .max = 255, .def = "n / hosts_per_t0",
+		.help = "the T0 switch this host's ports attach to, in every plane (on the "
+			"emulated fabric the topology fixes it)"),
+	HOST_KEY_P("mac.p#", mac, .def = "02:6D:72:00:<n>:<p> (in hex)",
+		.help = "MAC of this host's port on plane p"),
+	HOST_KEY_P("peer_mac.p#", peer_mac, .def = "02:6D:72:FF:<t0>:<p> (in hex)",
+		.help = "next hop's MAC on plane p: the T0 switch's port (back to back: the peer "
+			"NIC's); unused on the emulated fabric"),
+
+	/* ---- [lcores] ---- */
+	KEY("lcores", "workers", U16, lcores.workers, .min = 1, .max = RTE_MAX_LCORE - 2,
+		.def = "1", .unit = "lcores",
+		.help = "worker lcores, the ones after the main lcore in the EAL -l list; QPs are "
+			"spread over them by QP number"),
+	KEY("lcores", "fabric", ENUM, lcores.fabric, .names = fabric_lcores, .def = "worker",
+		.help = "who polls the emulated fabric: worker 0 between its bursts, or an lcore of "
+			"its own after the workers (one more core)"),
+	KEY("lcores", "stats_interval_ms", U32, lcores.stats_interval_ms, .min = 1, .max = 60000,
+		.def = "10", .unit = "ms",
+		.help = "how often workers publish counter snapshots for the control thread"),
+
+	/* ---- [transport] ---- */
+	KEY("transport", "mtu", U16, transport.mtu, .min = 256, .max = 9000, .def = "4096",
+		.unit = "bytes",
+		.help = "payload bytes per data packet; headers come on top (a real port's MTU "
+			"must fit both)"),
+	KEY("transport", "encap", ENUM, transport.encap, .names = encaps, .def = "srv6",
+		.help = "srv6: the EV picks the whole path as SRv6 uSIDs; plain: structured EV, "
+			"one IPv6 header, switches hash the EV"),
+	KEY("transport", "hop_limit", U8, transport.hop_limit, .min = 1, .max = 255, .def = "64",
+		.help = "hop limit of the outer IPv6 header"),
+	KEY("transport", "ev_active", U16, transport.ev_active, .min = 1, .max = MRC_EV_MAX_EVS,
+		.def = "128", .unit = "EVs",
+		.help = "entropy values a QP sprays on, a multiple of planes (equal per plane)"),
+	KEY("transport", "ev_backup", U16, transport.ev_backup, .min = 0, .max = MRC_EV_MAX_EVS,
+		.def = "32", .unit = "EVs",
+		.help = "spare EVs per QP that replace retired ones on the same plane, a multiple "
+			"of planes"),
+	KEY("transport", "ev_min_active", U16, transport.ev_min_active, .min = 0,
+		.max = MRC_EV_MAX_EVS, .def = "0", .unit = "EVs",
+		.help = "floor of usable active EVs: a loss that would leave fewer retires nothing; "
+			"0 = ev_active / 4"),
+	KEY("transport", "skip_rotations", U8, transport.skip_rotations, .min = 1,
+		.max = MRC_EV_MAX_SKIP_ROTATIONS, .def = "3", .unit = "rotations",
+		.help = "how long an EV with an ECN echo or a trim sits out (the EV library's "
+			"default is 1; an echo takes an RTT, longer than a rotation)"),
+	KEY("transport", "probe_good", U8, transport.probe_good, .min = 1,
+		.max = MRC_EV_MAX_PROBE_GOOD, .def = "3", .unit = "answers",
+		.help = "good probe answers in a row that bring a retired EV back"),
+	KEY("transport", "probe_interval_us", U32, transport.probe_interval_us, .min = 1,
+		.max = 10000000, .def = "1000", .unit = "us",
+		.help = "minimum time between two probe rounds of retired EVs"),
+	KEY("transport", "ev_reshuffle", BOOL, transport.ev_reshuffle, .def = "true",
+		.help = "a new random EV order every rotation, so QPs do not synchronise"),
+	KEY("transport", "mpr", U8, transport.mpr, .min = 1, .max = 255, .def = "8",
+		.unit = "x 128 PSNs", .help = "receive window we advertise (MPR)"),
+	KEY("transport", "wimm", U16, transport.wimm, .flags = MRCD_INI_POW2, .min = 1,
+		.max = 32768, .def = "128", .unit = "messages",
+		.help = "Write-with-immediate messages tracked at once (WIMM)"),
+	KEY("transport", "timeout", U8, transport.timeout, .min = 0, .max = 24, .def = "8",
+		.unit = "1.024 us x 2^timeout",
+		.help = "retransmit timer (8 = 262 us)"),
+	KEY("transport", "retry_linear", U8, transport.retry_linear, .min = 0, .max = 7,
+		.def = "7", .unit = "retries", .help = "retries at the base timeout"),
+	KEY("transport", "retry_exp", U8, transport.retry_exp, .min = 0, .max = 25, .def = "25",
+		.unit = "retries",
+		.help = "retries with exponential backoff after those; 25 = forever"),
+	KEY("transport", "initial_rtt_us", U32, transport.initial_rtt_us, .min = 0,
+		.max = 1000000, .def = "0", .unit = "us",
+		.help = "RTT estimate before the first sample; 0 = the CC's base RTT"),
+	KEY("transport", "min_pkt_timeout_us", U32, transport.min_pkt_timeout_us, .min = 0,
+		.max = 10000000, .def = "0", .unit = "us",
+		.help = "floor of the per-packet loss timeout; 0 = 2 x the CC's base RTT"),
+	KEY("transport", "ack_every", U16, transport.ack_every, .min = 1, .max = 4096, .def = "4",
+		.unit = "packets", .help = "SACK after this many new packets ..."),
+	KEY("transport", "ack_delay_us", U32, transport.ack_delay_us, .min = 0, .max = 100000,
+		.def = "2", .unit = "us",
+		.help = "... or when the oldest unacknowledged one has waited this long"),
+	KEY("transport", "trim_nack", BOOL, transport.trim_nack, .def = "true",
+		.help = "NACK trimmed packets so that they are resent at once"),
+	KEY("transport", "ev_split", ENUM, transport.ev_split, .names = ev_splits,
+		.def = "sport-low",
+		.help = "where the 32-bit EV travels: sport-low puts EV[15:0] in the UDP source "
+			"port and EV[31:16] in the flow label, sport-high the other way round"),
+	KEY("transport", "sack_bits", ENUM, transport.sack_bits, .names = sack_bits,
+		.def = "lsb0",
+		.help = "SACK bitmap bit order: lsb0 = PSN base + 0 is the least significant bit"),
+	KEY("transport", "dscp_no_trim", U8, transport.dscp_no_trim, .min = 0, .max = 63,
+		.def = "0", .help = "DSCP of data where the fabric cannot trim"),
+	KEY("transport", "dscp_trimmable", U8, transport.dscp_trimmable, .min = 0, .max = 63,
+		.def = "4", .help = "DSCP of data and reliability probes"),
+	KEY("transport", "dscp_trimmable_retx", U8, transport.dscp_trimmable_retx, .min = 0,
+		.max = 63, .def = "8", .help = "DSCP of retransmitted data"),
+	KEY("transport", "dscp_trimmed", U8, transport.dscp_trimmed, .min = 0, .max = 63,
+		.def = "12",
+		.help = "DSCP a switch sets on a packet it trims; receivers know trims by it, so it "
+			"must differ from every DSCP senders use"),
+	KEY("transport", "dscp_trimmed_lasthop", U8, transport.dscp_trimmed_lasthop, .min = 0,
+		.max = 63, .def = "16",
+		.help = "DSCP the last-hop switch sets on a packet it trims (distinct too)"),
+	KEY("transport", "dscp_control", U8, transport.dscp_control, .min = 0, .max = 63,
+		.def = "46", .help = "DSCP of SACKs, NACKs and endpoint operations (46 = EF)"),
+	KEY("transport", "verify_icrc", BOOL, transport.verify_icrc, .def = "true",
+		.help = "check the ICRC of received packets (turn off only when the NIC does)"),
+	KEY("transport", "udp_checksum", BOOL, transport.udp_checksum, .def = "false",
+		.help = "compute the UDP checksum (RoCEv2 NICs send 0 and rely on the ICRC)"),
+	KEY("transport", "sq_size", U16, transport.sq_size, .flags = MRCD_INI_POW2, .min = 1,
+		.max = 4096, .def = "64", .unit = "messages",
+		.help = "send queue: messages a QP can have posted at once"),
+	KEY("transport", "cq_size", U32, transport.cq_size, .flags = MRCD_INI_POW2, .min = 1,
+		.max = 1048576, .def = "4096", .unit = "completions",
+		.help = "entries of a completion queue"),
+
+	/* ---- [cc] ---- */
+	KEY("cc", "algorithm", STRING, cc.algorithm, .check = check_cc, .def = MRC_CC_NSCC,
+		.help = "congestion control: uet-1.0-nscc (NSCC, the MRC default) or fixed (a "
+			"constant window, for bring-up)"),
+	KEY("cc", "base_rtt_us", U32, cc.base_rtt_us, .min = 0, .max = 100000, .def = "0",
+		.unit = "us",
+		.help = "unloaded network RTT; 0 = derived: on the emulated fabric the longest "
+			"path's delays and serialisation both ways, with ethdev ports 10 us"),
+	KEY("cc", "link_gbps", DOUBLE, cc.link_gbps, .flags = MRCD_INI_ZERO_OK, .dmin = 0.001,
+		.dmax = 100000, .def = "0", .unit = "Gb/s",
+		.help = "rate the BDP is computed from (a QP sprays over every plane); 0 = planes x "
+			"[fabric] link_gbps on the emulated fabric, planes x 100 with ethdev ports"),
+	KEY("cc", "trimming", BOOL, cc.trimming, .def = "true",
+		.help = "the network trims: NSCC aims at 0.75 x base RTT of queueing and quick "
+			"adapt waits for trims"),
+	KEY("cc", "fixed_cwnd_kb", U32, cc.fixed_cwnd_kb, .min = 0, .max = 1073741, .def = "0",
+		.unit = "KB", .help = "fixed: the window; 0 = 1.5 x BDP"),
+	KEY("cc", "ecn_widespread_pct", U8, cc.ecn_widespread_pct, .min = 0, .max = 100,
+		.def = "0", .unit = "%",
+		.help = "NSCC takes ECN as a rate signal only above this share of marked acks "
+			"(MRC first moves traffic to other EVs); 0 = 25, 100 = never"),
+	KEY("cc", "max_cwnd_kb", U32, cc.max_cwnd_kb, .min = 0, .max = 1073741, .def = "0",
+		.unit = "KB", .help = "NSCC MaxWnd, also the first window; 0 = 1.5 x BDP"),
+	KEY("cc", "target_qdelay_us", U32, cc.target_qdelay_us, .min = 0, .max = 1000000,
+		.def = "0", .unit = "us",
+		.help = "NSCC target queueing delay; 0 = 0.75 x base RTT with trimming, else 1 x"),
+	KEY("cc", "adjust_period_us", U32, cc.adjust_period_us, .min = 0, .max = 1000000,
+		.def = "0", .unit = "us", .help = "NSCC adjust period; 0 = base RTT"),
+	KEY("cc", "gamma_pm", U16, cc.gamma_pm, .min = 0, .max = 1000, .def = "0",
+		.unit = "per mille", .help = "NSCC multiplicative-decrease gain; 0 = 800"),
+	KEY("cc", "max_md_jump_pm", U16, cc.max_md_jump_pm, .min = 0, .max = 1000, .def = "0",
+		.unit = "per mille",
+		.help = "NSCC: smallest factor one decrease applies; 0 = 500 (halve at most)"),
+	KEY("cc", "fi_scale_pm", U16, cc.fi_scale_pm, .min = 0, .max = 1000, .def = "0",
+		.unit = "per mille", .help = "NSCC fast increase per acked byte; 0 = 250"),
+	KEY("cc", "qa_gate", U8, cc.qa_gate, .min = 0, .max = 31, .def = "0",
+		.help = "NSCC quick adapt only while achieved < MaxWnd >> qa_gate; 0 = 3"),
+	KEY("cc", "disable_qa", BOOL, cc.disable_qa, .def = "false",
+		.help = "NSCC without quick adapt"),
+	KEY("cc", "disable_ecn_gate", BOOL, cc.disable_ecn_gate, .def = "false",
+		.help = "plain UEC NSCC: every marked ack is a rate signal"),
+
+	/* ---- [fabric] ---- */
+	KEY("fabric", "t1s", U8, fabric.t1s, .min = 1, .max = MRC_FABRIC_MAX_T1, .def = "4",
+		.unit = "switches", .help = "T1 switches per plane"),
+	KEY("fabric", "hosts_per_t0", U8, fabric.hosts_per_t0, .min = 1,
+		.max = MRCD_CONFIG_MAX_HOSTS, .def = "1", .unit = "hosts",
+		.help = "hosts per T0 switch: host n hangs off T0 n / hosts_per_t0"),
+	KEY("fabric", "block", BLOCK32, fabric.block, .def = "fcbb:0::",
+		.help = "SRv6 block (a /32) of the uSID addressing plan"),
+	KEY("fabric", "link_gbps", DOUBLE, fabric.link_gbps, .dmin = 0.001, .dmax = 10000,
+		.def = "1", .unit = "Gb/s",
+		.help = "rate of every link; 1 keeps the fabric, not a 2-core CPU, the bottleneck "
+			"(the fabric library's default is 100)"),
+	KEY("fabric", "link_delay_ns", U32, fabric.link_delay_ns, .min = 0, .max = 1000000000,
+		.def = "1000", .unit = "ns", .help = "propagation delay of every link"),
+	KEY("fabric", "frame_overhead_bytes", U32, fabric.frame_overhead_bytes, .min = 0,
+		.max = 1024, .def = "24", .unit = "bytes",
+		.help = "wire bytes per frame besides the packet (preamble, FCS, gap)"),
+	KEY("fabric", "queue_kb", U32, fabric.queue_kb, .min = 1, .max = 1073741, .def = "200",
+		.unit = "KB", .help = "data queue limit of every egress (1.6 ms at 1 Gb/s)"),
+	KEY("fabric", "ecn_kmin_kb", U32, fabric.ecn_kmin_kb, .min = 0, .max = 1073741,
+		.def = "20", .unit = "KB", .help = "ECN marking starts above this backlog ..."),
+	KEY("fabric", "ecn_kmax_kb", U32, fabric.ecn_kmax_kb, .min = 0, .max = 1073741,
+		.def = "80", .unit = "KB",
+		.help = "... and marks every ECT packet from here; 0 = no marking"),
+	KEY("fabric", "trim_kb", U32, fabric.trim_kb, .min = 0, .max = 1073741, .def = "100",
+		.unit = "KB",
+		.help = "trim data packets to their headers above this backlog; 0 = no trimming"),
+	KEY("fabric", "ecn_last_hop", BOOL, fabric.ecn_last_hop, .def = "false",
+		.help = "mark on T0 -> host links too (MRC turns ECN off on the last hop)"),
+	KEY("fabric", "control_priority", BOOL, fabric.control_priority, .def = "false",
+		.help = "packets with dscp_control ride the priority queue"),
+	KEY("fabric", "loss", DOUBLE, fabric.loss, .dmin = 0, .dmax = 1, .def = "0",
+		.unit = "probability",
+		.help = "random loss of every link at start (scenarios change it)"),
+	KEY("fabric", "ring_size", U32, fabric.ring_size, .flags = MRCD_INI_POW2, .min = 64,
+		.max = 65536, .def = "1024", .unit = "packets",
+		.help = "rx and tx ring of each host port"),
+	KEY("fabric", "max_in_flight", U32, fabric.max_in_flight, .min = 64, .max = 16777216,
+		.def = "65536", .unit = "packets", .help = "packets the fabric holds at once"),
+
+	/* ---- [telemetry] ---- */
+	KEY("telemetry", "timeseries", STRING, telemetry.timeseries,
+		.def = "mrcd-timeseries.jsonl",
+		.help = "JSON-lines time series (per plane, per host; scripts/ plot it); none = "
+			"off"),
+	KEY("telemetry", "timeseries_interval_ms", U32, telemetry.timeseries_interval_ms,
+		.min = 1, .max = 60000, .def = "100", .unit = "ms",
+		.help = "time between two samples of the time series"),
+	KEY("telemetry", "prometheus", STRING, telemetry.prometheus, .def = "mrcd.prom",
+		.help = "Prometheus text file, replaced at every interval; none = off"),
+	KEY("telemetry", "prometheus_interval_ms", U32, telemetry.prometheus_interval_ms,
+		.min = 1, .max = 600000, .def = "1000", .unit = "ms",
+		.help = "time between two rewrites of the Prometheus file"),
+	KEY("telemetry", "console", BOOL, telemetry.console, .def = "true",
+		.help = "a live console line per second (per-plane Gb/s, retransmits, EV states)"),
+	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
+		.help = "keep per-EV statistics (144 bytes per EV) for the /mrc/evs telemetry "
+			"command"),
+};
+/* clang-format on */
+
+static const struct mrcd_ini_section sections[] = {
+	{"daemon", "What this process runs and for how long.", 0},
+	{"ports", "Where packets go: the emulated fabric, or ethdev ports named here.", 0},
+	{"host.#",
+		"One host's addresses (cluster host numbers 0 .. cluster_hosts - 1). Optional: "
+		"every key derives from the host number.",
+		MRCD_DIM_HOST},
+	{"lcores", "Lcores: the EAL -l list is main, then the workers, then the fabric's own.", 0},
+	{"transport", "The QP: packet size, EVs, windows, timers, DSCPs, wire options.", 0},
+	{"cc", "Congestion control; 0 in an NSCC override means the UEC 1.0 default.", 0},
+	{"fabric",
+		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
+		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
+		0},
+	{"telemetry", "What the stats thread writes while it runs.", 0},
+};
+
+static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {
+	[MRCD_DIM_HOST] = {"host", "n", MRCD_CONFIG_MAX_HOSTS},
+	[MRCD_DIM_LOCAL_HOST] = {"host", "host", MRCD_CONFIG_MAX_HOSTS},
+	[MRCD_DIM_PLANE] = {"plane", "plane", MRC_EV_MAX_PLANES},
+	[MRCD_DIM_VDEV] = {"vdev", "n", MRCD_CONFIG_MAX_VDEVS},
+};
+
+/* Which indexes exist for the values loaded (printing and comparing). */
+static void
+range(const void *base, unsigned int dim, unsigned int *lo, unsigned int *hi)
+{
+	const struct mrcd_config *cfg = base;
+
+	*lo = 0;
+	switch (dim) {
+	case MRCD_DIM_HOST:
+		*hi = mrcd_config_cluster_hosts(cfg);
+		break;
+	case MRCD_DIM_LOCAL_HOST:
+		*lo = cfg->daemon.first_host;
+		*hi = cfg->ports.mode == MRCD_PORTS_ETHDEV ? *lo + cfg->daemon.hosts : *lo;
+		break;
+	case MRCD_DIM_PLANE:
+		*hi = cfg->daemon.planes;
+		break;
+	default:
+		*hi = MRCD_CONFIG_MAX_VDEVS;
+		break;
+	}
+	*hi = RTE_MIN(*hi, (unsigned int)dims[dim].max);
+	*lo = RTE_MIN(*lo, *hi);
+}
+
+const struct mrcd_ini_schema mrcd_config_schema = {
+	.sections = sections,
+	.n_sections = RTE_DIM(sections),
+	.keys = keys,
+	.n_keys = RTE_DIM(keys),
+	.dims = dims,
+	.n_dims = RTE_DIM(dims),
+	.range = range,
+};

@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * mrcd's configuration and command line: the key table, defaults, the
+ * shipped config and examples, every kind of bad file and its exact message
+ * (file:line, section, key), print -> load round trips, the library structs
+ * the config turns into, and the command line with the EAL arguments it
+ * builds. No EAL is started.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mrc_env.h"
+#include "mrc_test.h"
+#include "mrcd_cli.h"
+#include "mrcd_config.h"
+#include "mrcd_config_priv.h"
+#include "mrcd_ini.h"
+
+#define TSC_HZ UINT64_C(2500000000)
+
+static char tmpdir[64];
+
+/* ---- helpers ---- */
+
+/* Remove the files the cases wrote (one level, all regular files). */
+static void
+remove_tmpdir(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", tmpdir,
+						   e->d_name) < (int)sizeof(path))
+			unlink(path);
+	if (d != NULL)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+static int
+make_tmpdir(void)
+{
+	if (tmpdir[0] != '\0')
+		return 0;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/mrc_test_cfg_XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	return atexit(remove_tmpdir);
+}
+
+/* Write `text` to <tmpdir>/<name>; path gets the file's name. */
+static int
+write_tmp(const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	if (make_tmpdir() != 0)
+		return -1;
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A shipped file, found as mrcd finds it (cwd, then the source tree). */
+static int
+shipped(const char *rel, char *out, size_t len)
+{
+	char *argv[] = {"mrcd", "-f", (char *)(uintptr_t)rel, NULL};
+	struct mrcd_cli cli;
+	char err[256];
+
+	if (mrcd_cli_parse(3, argv, &cli, err, sizeof(err)) != 0 || access(cli.config, R_OK) != 0)
+		return -1;
+	snprintf(out, len, "%s", cli.config);
+	return 0;
+}
+
+/* Print cfg to a file, load it back, compare key by key. */
+static int
+round_trip(const struct mrcd_config *cfg, const char *name)
+{
+	static struct mrcd_config back;
+	char path[256], err[512], diff[512], line[1024];
+	FILE *f;
+
+	MRC_T_ASSERT(make_tmpdir() == 0, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	MRC_T_ASSERT(f != NULL, "fopen %s", path);
+	mrcd_config_print(f, cfg);
+	MRC_T_EQ(fclose(f), 0);
+	/* rte_cfgfile reads lines of at most 320 characters. */
+	f = fopen(path, "r");
+	MRC_T_ASSERT(f != NULL, "reopen");
+	while (fgets(line, sizeof(line), f) != NULL)
+		MRC_T_ASSERT(strlen(line) <= MRCD_INI_LINE_MAX - 1, "long line: %s", line);
+	fclose(f);
+	MRC_T_ASSERT(
+		mrcd_config_load(&back, path, err, sizeof(err)) == 0, "reload %s: %s", name, err);
+	MRC_T_ASSERT(mrcd_config_diff(cfg, &back, diff, sizeof(diff)) == 0, "%s: %s", name, diff);
+	MRC_T_ASSERT(mrcd_config_diff(&back, cfg, diff, sizeof(diff)) == 0, "%s: %s", name, diff);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Load `text` as <name>; expect `rc` and a message that starts with
+ * want_prefix (where "@" stands for the file's path) and contains want_sub.
+ */
+static int
+expect_error(
+	const char *name, const char *text, int rc, const char *want_prefix, const char *want_sub)
+{
+	static struct mrcd_config cfg, before;
+	char path[256], err[512], prefix[512];
+	const char *at = strchr(want_prefix, '@');
+	int got;
+
+	MRC_T_ASSERT(write_tmp(name, text, path, sizeof(path)) == 0, "write %s", name);
+	mrcd_config_defaults(&cfg);
+	before = cfg;
+	got = mrcd_config_load(&cfg, path, err, sizeof(err));
+	MRC_T_ASSERT(got == rc, "%s: rc %d, want %d (%s)", name, got, rc, got ? err : "");
+	snprintf(prefix, sizeof(prefix), "%.*s%s%s", (int)(at - want_prefix), want_prefix, path,
+		at + 1);
+	MRC_T_ASSERT(strncmp(err, prefix, strlen(prefix)) == 0,
+		"%s:\n    got:  %s\n    want: %s...", name, err, prefix);
+	MRC_T_ASSERT(strstr(err, want_sub) != NULL, "%s: '%s' lacks '%s'", name, err, want_sub);
+	/* A failed load leaves the struct alone. */
+	MRC_T_ASSERT(memcmp(&cfg, &before, sizeof(cfg)) == 0, "%s: config changed", name);
+	return MRC_TEST_OK;
+}
+
+/* ---- the table and the defaults ---- */
+
+static int
+test_schema(void)
+{
+	char why[256];
+
+	MRC_T_ASSERT(mrcd_ini_schema_check(&mrcd_config_schema, why, sizeof(why)) == 0, "%s", why);
+	return MRC_TEST_OK;
+}
+
+static int
+test_defaults_valid(void)
+{
+	static struct mrcd_config c;
+	struct mrc_wire_cfg w, wd;
+	struct mrc_qp_attr a;
+	struct mrc_fabric_cfg f;
+	char err[512];
+
+	mrcd_config_defaults(&c);
+	MRC_T_ASSERT(mrcd_config_check(&c, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(c.daemon.hosts, 2);
+	MRC_T_EQ(c.daemon.planes, 8);
+	MRC_T_EQ(c.daemon.duration_s, 6);
+	MRC_T_EQ(c.daemon.drain_ms, 500);
+	MRC_T_EQ(c.ports.mode, MRCD_PORTS_FABRIC);
+	MRC_T_STREQ(c.telemetry.timeseries, "mrcd-timeseries.jsonl");
+	MRC_T_STREQ(c.telemetry.prometheus, "mrcd.prom");
+	MRC_T_EQ(c.telemetry.timeseries_interval_ms, 100);
+	MRC_T_ASSERT(c.telemetry.console, "console on");
+	/* The wire defaults are the library's (field by field: the struct has padding). */
+	mrcd_config_wire(&c, &w);
+	mrc_wire_cfg_defaults(&wd);
+	MRC_T_MEMEQ(&w.dscp, &wd.dscp, sizeof(w.dscp));
+	MRC_T_ASSERT(w.ev_split == wd.ev_split && w.sack_bit_order == wd.sack_bit_order &&
+			     w.verify_icrc == wd.verify_icrc && w.udp_checksum == wd.udp_checksum,
+		"wire options");
+	MRC_T_EQ(mrcd_config_qp_attr(&c, TSC_HZ, &a), 0);
+	MRC_T_EQ(a.ev.n_active, MRC_EV_DEF_N_ACTIVE);
+	MRC_T_EQ(a.ev.n_backup, MRC_EV_DEF_N_BACKUP);
+	MRC_T_EQ(a.ev.ev_min_active, MRC_EV_DEF_N_ACTIVE / 4);
+	MRC_T_STREQ(a.cc_name, MRC_CC_NSCC);
+	MRC_T_EQ(mrcd_config_fabric(&c, TSC_HZ, &f), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Every key of the table is in config/mrcd.ini: set, or for the optional
+ * indexed ones ([host.<n>], h<host>.p<plane>, vdev.<n>) as a commented-out
+ * instance for index 0.
+ */
+static int
+test_shipped_config(void)
+{
+	static struct mrcd_config def, c;
+	static char text[65536];
+	char path[PATH_MAX], err[512], diff[512], want[96];
+	FILE *f;
+	size_t n;
+
+	MRC_T_ASSERT(shipped(MRCD_CONFIG_DEFAULT_PATH, path, sizeof(path)) == 0, "no mrcd.ini");
+	mrcd_config_defaults(&def);
+	MRC_T_ASSERT(mrcd_config_load(&c, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_ASSERT(mrcd_config_diff(&def, &c, diff, sizeof(diff)) == 0,
+		"config/mrcd.ini differs from the built-in defaults: %s", diff);
+	f = fopen(path, "r");
+	MRC_T_ASSERT(f != NULL, "open");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	for (unsigned int i = 0; i < mrcd_config_schema.n_keys; i++) {
+		const struct mrcd_ini_key *k = &mrcd_config_schema.keys[i];
+		const bool opt = strchr(k->section, '#') != NULL || strchr(k->name, '#') != NULL;
+		size_t o = (size_t)snprintf(want, sizeof(want), "\n%s", opt ? ";" : "");
+
+		for (const char *ch = k->name; *ch != '\0' && o + 4 < sizeof(want); ch++)
+			want[o++] = *ch == '#' ? '0' : *ch;
+		snprintf(want + o, sizeof(want) - o, " = ");
+		MRC_T_ASSERT(strstr(text, want) != NULL, "config/mrcd.ini lacks [%s] %s",
+			k->section, k->name);
+	}
+	return MRC_TEST_OK;
+}
+
+static int
+test_examples(void)
+{
+	static const char *const files[] = {
+		"config/mrcd.ini",
+		"config/examples/single-host-ethdev.ini",
+		"config/examples/pcap.ini",
+		"config/examples/null.ini",
+	};
+	static struct mrcd_config c;
+	char path[PATH_MAX], err[512];
+
+	for (unsigned int i = 0; i < RTE_DIM(files); i++) {
+		MRC_T_ASSERT(shipped(files[i], path, sizeof(path)) == 0, "%s missing", files[i]);
+		MRC_T_ASSERT(mrcd_config_load(&c, path, err, sizeof(err)) == 0, "%s", err);
+		MRC_T_RUN(round_trip(&c, "example.ini"));
+	}
+	/* What the ethdev example promises. */
+	MRC_T_EQ(shipped(files[1], path, sizeof(path)), 0);
+	MRC_T_EQ(mrcd_config_load(&c, path, err, sizeof(err)), 0);
+	MRC_T_EQ(c.ports.mode, MRCD_PORTS_ETHDEV);
+	MRC_T_EQ(mrcd_config_cluster_hosts(&c), 16);
+	MRC_T_STREQ(c.ports.name[3][7], "0000:3b:00.7");
+	MRC_T_EQ(c.host[3].nic_addr[15], 4);
+	MRC_T_EQ(c.host[3].t0, 0);
+	MRC_T_EQ(c.host[3].peer_mac[5].addr_bytes[5], 5);
+	MRC_T_EQ(mrcd_config_base_rtt_ns(&c), 8000);
+	MRC_T_U64_EQ(mrcd_config_cc_link_bps(&c), UINT64_C(800000000000));
+	return MRC_TEST_OK;
+}
+
+static int
+test_round_trip(void)
+{
+	static struct mrcd_config c;
+	char path[256], err[512];
+
+	mrcd_config_defaults(&c);
+	MRC_T_RUN(round_trip(&c, "defaults.ini"));
+	/* Every type with values off its default: ethdev names, vdevs, hosts, doubles. */
+	MRC_T_EQ(write_tmp("odd.ini",
+			 "[daemon]\nhosts = 2\nplanes = 4\nfirst_host = 1\ncluster_hosts = 5\n"
+			 "seed = 18446744073709551615\nscenario = none\n"
+			 "[ports]\nmode = ethdev\nvdev.3 = net_null7,no-rx=1\n"
+			 "h1.p0 = a\nh1.p1 = b\nh1.p2 = c\nh1.p3 = d\n"
+			 "h2.p0 = e\nh2.p1 = f\nh2.p2 = g\nh2.p3 = net_null7\n"
+			 "[host.4]\nnic_addr = 2001:db8::4\nt0 = 9\nmac.p3 = aa:bb:cc:dd:ee:ff\n"
+			 "[transport]\nencap = plain\nev_split = sport-high\nsack_bits = msb0\n"
+			 "ev_active = 64\nev_backup = 0\nverify_icrc = no\n"
+			 "[cc]\nalgorithm = fixed\nlink_gbps = 2.5e1\n"
+			 "[fabric]\nblock = fd12:3456::\nloss = 0.1\nlink_gbps = 0.3\n",
+			 path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load(&c, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(c.host[4].t0, 9);
+	MRC_T_EQ(c.host[4].nic_addr[0], 0x20);
+	MRC_T_EQ(c.host[4].locator[0], 0xfd); /* derived from the new block */
+	MRC_T_EQ(c.host[4].locator[5], 0x05);
+	MRC_T_EQ(c.transport.encap, MRCD_ENCAP_PLAIN);
+	MRC_T_ASSERT(c.fabric.loss == 0.1 && c.fabric.link_gbps == 0.3, "doubles");
+	MRC_T_ASSERT(c.cc.link_gbps == 25.0, "exponent form");
+	MRC_T_RUN(round_trip(&c, "odd-back.ini"));
+	return MRC_TEST_OK;
+}
+
+/* ---- bad files ---- */
+
+static int
+test_bad_structure(void)
+{
+	char long_line[400];
+
+	MRC_T_RUN(expect_error("sec.ini", "[daemon]\nhosts = 2\n\n[transprt]\nmtu = 4096\n",
+		-EINVAL, "@:4: [transprt]: unknown section",
+		"allowed: [daemon], [ports], [host.<n>]"));
+	MRC_T_RUN(expect_error("key.ini", "[transport]\n; the MTU\nmtuu = 4096\n", -EINVAL,
+		"@:3: [transport] mtuu: unknown key", "did you mean mtu?"));
+	MRC_T_RUN(expect_error("key2.ini", "[lcores]\nworker = 2\n", -EINVAL,
+		"@:2: [lcores] worker: unknown key",
+		"allowed: workers, fabric, stats_interval_ms"));
+	MRC_T_RUN(expect_error("rep.ini", "[transport]\nmtu = 4096\nencap = srv6\nmtu = 2048\n",
+		-EINVAL, "@:4: [transport] mtu: key given twice", "first at line 2"));
+	MRC_T_RUN(expect_error("repsec.ini", "[cc]\ntrimming = true\n[daemon]\n[cc]\nqa_gate = 1\n",
+		-EINVAL, "@:4: [cc]: section given twice", "first at line 1"));
+	MRC_T_RUN(expect_error("nosec.ini", "; top\nhosts = 2\n", -EINVAL,
+		"@:2: hosts: key outside any [section]", ""));
+	MRC_T_RUN(expect_error("noeq.ini", "[daemon]\nhosts 2\n", -EINVAL,
+		"@:2: 'hosts 2' is neither a [section] nor a key = value line", ""));
+	MRC_T_RUN(expect_error("empty.ini", "[daemon]\nhosts =   ; none\n", -EINVAL,
+		"@:2: [daemon] hosts: empty value", ""));
+	MRC_T_RUN(expect_error("hash.ini", "[daemon]\n# hosts = 2\n", -EINVAL,
+		"@:2: comments start with ';'", ""));
+	MRC_T_RUN(expect_error("hdr.ini", "[daemon] hosts = 2\n", -EINVAL,
+		"@:1: a section header is '[name]' alone on its line", ""));
+	memset(long_line, 'x', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	memcpy(long_line, "; ", 2);
+	MRC_T_RUN(expect_error("long.ini", long_line, -EINVAL, "@:1: line longer than", ""));
+	return MRC_TEST_OK;
+}
+
+static int
+test_bad_values(void)
+{
+	MRC_T_RUN(
+		expect_error("mtu.ini", "[daemon]\nhosts = 2\n\n[transport]\n; big\nmtu = 70000\n",
+			-EINVAL, "@:6: [transport] mtu = 70000: must be 256..9000 (bytes)", ""));
+	MRC_T_RUN(expect_error("nan.ini", "[transport]\nmtu = 4k\n", -EINVAL,
+		"@:2: [transport] mtu = 4k: must be 256..9000 (bytes)", ""));
+	MRC_T_RUN(expect_error("neg.ini", "[daemon]\nseed = -1\n", -EINVAL,
+		"@:2: [daemon] seed = -1: must be 0..18446744073709551615", ""));
+	MRC_T_RUN(expect_error("enum.ini", "[ports]\nmode = pcie\n", -EINVAL,
+		"@:2: [ports] mode = pcie: must be one of: fabric, ethdev", ""));
+	MRC_T_RUN(expect_error("bool.ini", "[telemetry]\nconsole = maybe\n", -EINVAL,
+		"@:2: [telemetry] console = maybe: must be true or false", ""));
+	MRC_T_RUN(expect_error("ipv6.ini", "[host.1]\nnic_addr = fd00::zz\n", -EINVAL,
+		"@:2: [host.1] nic_addr = fd00::zz: not an IPv6 address", ""));
+	MRC_T_RUN(expect_error("mac.ini", "[host.0]\nmac.p3 = 02:00:00:00:00\n", -EINVAL,
+		"@:2: [host.0] mac.p3 = 02:00:00:00:00: not a MAC address", ""));
+	MRC_T_RUN(expect_error("block.ini", "[fabric]\nblock = fcbb:0:1::\n", -EINVAL,
+		"@:2: [fabric] block = fcbb:0:1::: not an IPv6 /32 block", ""));
+	MRC_T_RUN(expect_error("double.ini", "[fabric]\nlink_gbps = inf\n", -EINVAL,
+		"@:2: [fabric] link_gbps = inf: must be a number 0.001..10000 (Gb/s)", ""));
+	MRC_T_RUN(expect_error("pow2.ini", "[transport]\nwimm = 100\n", -EINVAL,
+		"@:2: [transport] wimm = 100: must be a power of two in 1..32768", ""));
+	MRC_T_RUN(expect_error("zero.ini", "[daemon]\ncluster_hosts = 65\n", -EINVAL,
+		"@:2: [daemon] cluster_hosts = 65: must be 0 or 1..64 (hosts)", ""));
+	MRC_T_RUN(expect_error("cc.ini", "[cc]\nalgorithm = reno\n", -EINVAL,
+		"@:2: [cc] algorithm = reno: unknown algorithm", "uet-1.0-nscc, fixed"));
+	MRC_T_RUN(expect_error("plane9.ini", "[host.0]\nmac.p9 = 02:00:00:00:00:01\n", -EINVAL,
+		"@:2: [host.0] mac.p9: plane 9: must be 0..7", ""));
+	MRC_T_RUN(expect_error("host99.ini", "[host.99]\nt0 = 1\n", -EINVAL,
+		"@:1: [host.99]: host 99: must be 0..63", ""));
+	return MRC_TEST_OK;
+}
+
+static int
+test_bad_cross(void)
+{
+	MRC_T_RUN(expect_error("map.ini",
+		"[daemon]\nhosts = 1\nplanes = 2\n\n[ports]\nmode = ethdev\nh0.p0 = net_null0\n",
+		-EINVAL, "@:5: [ports]: h0.p1: missing", "h0.p0 .. h0.p1"));
+	MRC_T_RUN(expect_error("dup.ini",
+		"[daemon]\nhosts = 1\nplanes = 2\n[ports]\nmode = ethdev\nh0.p0 = x\nh0.p1 = x\n",
+		-EINVAL, "@:7: [ports] h0.p1 = x: the same port as h0.p0 (line 6)", ""));
+	MRC_T_RUN(expect_error("fabname.ini", "[ports]\nh0.p0 = net_null0\n", -EINVAL,
+		"@:2: [ports] h0.p0 = net_null0: only with mode = ethdev", ""));
+	MRC_T_RUN(expect_error("nothere.ini",
+		"[daemon]\nhosts = 1\nplanes = 1\n[ports]\nmode = ethdev\nh0.p0 = a\nh5.p0 = b\n",
+		-EINVAL, "@:7: [ports] h5.p0 = b: host 5 is not run by this process", ""));
+	MRC_T_RUN(expect_error("host2.ini", "[host.2]\nt0 = 1\n", -EINVAL,
+		"@:1: [host.2]: no such host: the cluster has 2", ""));
+	MRC_T_RUN(expect_error("t0.ini", "[host.1]\nt0 = 0\n", -EINVAL,
+		"@:2: [host.1] t0 = 0: the emulated fabric attaches host 1 to T0 1", ""));
+	MRC_T_RUN(expect_error("addr.ini", "[host.1]\nnic_addr = fd00::1\n", -EINVAL,
+		"@:2: [host.1] nic_addr = fd00::1: the same as host 0's", ""));
+	MRC_T_RUN(expect_error("ports.ini", "[daemon]\nhosts = 5\n", -EINVAL,
+		"@:2: [daemon] hosts = 5: hosts x planes = 5 x 8 = 40 ports", "RTE_MAX_ETHPORTS"));
+	MRC_T_RUN(expect_error("evs.ini", "[transport]\nev_active = 100\n", -EINVAL,
+		"@:2: [transport] ev_active = 100: must be a multiple of [daemon] planes (8)", ""));
+	MRC_T_RUN(expect_error("planes.ini", "[daemon]\nplanes = 3\n", -EINVAL,
+		"@:2: [daemon] planes = 3: [transport] ev_active (128, the default)", ""));
+	MRC_T_RUN(expect_error("floor.ini", "[transport]\nev_active = 16\nev_min_active = 17\n",
+		-EINVAL, "@:3: [transport] ev_min_active = 17: must be at most ev_active (16)",
+		""));
+	MRC_T_RUN(expect_error("dscp.ini", "[transport]\ndscp_trimmed = 4\n", -EINVAL,
+		"@:2: [transport] dscp_trimmed = 4: must differ from dscp_trimmable (4)", ""));
+	MRC_T_RUN(expect_error("dscp2.ini", "[transport]\ndscp_trimmed_lasthop = 12\n", -EINVAL,
+		"@:2: [transport] dscp_trimmed_lasthop = 12: must differ from dscp_trimmed", ""));
+	MRC_T_RUN(expect_error("kmin.ini", "[fabric]\n\necn_kmin_kb = 90\n", -EINVAL,
+		"@:3: [fabric] ecn_kmin_kb = 90: must be at most ecn_kmax_kb (80)", ""));
+	MRC_T_RUN(expect_error("rxpool.ini", "[ports]\nrx_pool_mbufs = 2000\n", -EINVAL,
+		"@:2: [ports] rx_pool_mbufs = 2000: must be at least planes x (rx_desc + burst)",
+		"8448"));
+	MRC_T_RUN(expect_error("first.ini", "[daemon]\nfirst_host = 1\n", -EINVAL,
+		"@:2: [daemon] first_host = 1: must be 0 with [ports] mode = fabric", ""));
+	MRC_T_RUN(expect_error("ts.ini", "[lcores]\nstats_interval_ms = 200\n", -EINVAL,
+		"@:2: [lcores] stats_interval_ms = 200: must be at most [telemetry] "
+		"timeseries_interval_ms (100)",
+		""));
+	MRC_T_RUN(expect_error("ts2.ini", "[telemetry]\nprometheus_interval_ms = 5\n", -EINVAL,
+		"@:2: [telemetry] prometheus_interval_ms = 5: must be at least [lcores] "
+		"stats_interval_ms (10)",
+		""));
+	MRC_T_RUN(expect_error("vdevfab.ini", "[ports]\nvdev.0 = net_null0\n", -EINVAL,
+		"@:2: [ports] vdev.0 = net_null0: only with mode = ethdev", ""));
+	return MRC_TEST_OK;
+}
+
+static int
+test_bad_file(void)
+{
+	static struct mrcd_config c;
+	char path[256], err[512];
+
+	MRC_T_EQ(make_tmpdir(), 0);
+	snprintf(path, sizeof(path), "%s/absent.ini", tmpdir);
+	MRC_T_EQ(mrcd_config_load(&c, path, err, sizeof(err)), -ENOENT);
+	MRC_T_ASSERT(
+		strstr(err, path) == err && strstr(err, "No such file or directory"), "%s", err);
+	MRC_T_EQ(mrcd_config_load(&c, tmpdir, err, sizeof(err)), -EISDIR);
+	MRC_T_ASSERT(strstr(err, "Is a directory") != NULL, "%s", err);
+	if (geteuid() != 0) { /* root reads anything */
+		MRC_T_EQ(write_tmp("locked.ini", "[daemon]\n", path, sizeof(path)), 0);
+		MRC_T_EQ(chmod(path, 0), 0);
+		MRC_T_EQ(mrcd_config_load(&c, path, err, sizeof(err)), -EACCES);
+		MRC_T_ASSERT(strstr(err, "Permission denied") != NULL, "%s", err);
+	}
+	MRC_T_EQ(mrcd_config_load(&c, "", err, sizeof(err)), -EINVAL);
+	return MRC_TEST_OK;
+}
+
+/* ---- derived values and library structs ---- */
+
+static int
+test_derived(void)
+{
+	static struct mrcd_config c;
+	struct mrc_qp_attr a;
+	struct mrc_qp_addr addr;
+	struct mrc_fabric_cfg f;
+	char path[256], err[512];
+	uint32_t rtt;
+
+	mrcd_config_defaults(&c);
+	MRC_T_EQ(c.host[1].nic_addr[0], 0xfd);
+	MRC_T_EQ(c.host[1].nic_addr[15], 2);
+	MRC_T_EQ(c.host[1].locator[4], 0xe0);
+	MRC_T_EQ(c.host[1].locator[5], 0x02);
+	MRC_T_EQ(c.host[1].t0, 1);
+	MRC_T_EQ(c.host[1].mac[6].addr_bytes[4], 1);
+	MRC_T_EQ(c.host[1].mac[6].addr_bytes[5], 6);
+	/* Fabric mode: 4 links of 1 us, 4096 + 150 + 24 bytes and 174 bytes at 1 Gb/s. */
+	rtt = mrcd_config_base_rtt_ns(&c);
+	MRC_T_EQ(rtt, 4 * (2000 + (4096 + 150 + 24) * 8 + (150 + 24) * 8));
+	MRC_T_U64_EQ(mrcd_config_cc_link_bps(&c), UINT64_C(8000000000));
+	MRC_T_EQ(mrcd_config_qp_attr(&c, TSC_HZ, &a), 0);
+	MRC_T_EQ(a.cc.base_rtt_ns, rtt);
+	MRC_T_U64_EQ(a.initial_rtt_tsc, (uint64_t)rtt * 5 / 2); /* 2.5 GHz */
+	MRC_T_U64_EQ(a.min_pkt_timeout_tsc, (uint64_t)rtt * 5);
+	MRC_T_U64_EQ(a.ack_delay_tsc, 5000);
+	MRC_T_EQ(a.cc.mtu_bytes, 4096);
+	MRC_T_EQ(a.ev.skip_rotations, 3);
+	MRC_T_EQ(mrcd_config_qp_addr(&c, 0, 1, &addr), 0);
+	MRC_T_ASSERT(addr.srv6, "srv6");
+	MRC_T_EQ(addr.path.src_t0, 0);
+	MRC_T_EQ(addr.path.dst_t0, 1);
+	MRC_T_EQ(addr.path.dst_host, 1);
+	MRC_T_EQ(addr.path.n_t1, 4);
+	MRC_T_EQ(addr.path.block, 0xfcbb0000);
+	MRC_T_EQ(addr.dst_ip[15], 2);
+	MRC_T_EQ(mrcd_config_qp_addr(&c, 0, 2, &addr), -EINVAL);
+	MRC_T_EQ(mrcd_config_fabric(&c, TSC_HZ, &f), 0);
+	MRC_T_EQ(f.queue_limit_bytes, 200000);
+	MRC_T_EQ(f.trim_threshold_bytes, 100000);
+	MRC_T_ASSERT(f.link_gbps == 1.0, "1 Gb/s");
+	MRC_T_EQ(f.nic_addr[1][15], 2);
+	/* Four hosts, two per T0: t0 = n / 2, and the QP's template follows. */
+	MRC_T_EQ(
+		write_tmp("t0.ini", "[daemon]\nhosts = 4\nplanes = 4\n[fabric]\nhosts_per_t0 = 2\n",
+			path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load(&c, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(c.host[3].t0, 1);
+	MRC_T_EQ(c.host[3].peer_mac[2].addr_bytes[4], 1);
+	MRC_T_EQ(mrcd_config_n_t0(&c), 2);
+	MRC_T_EQ(mrcd_config_qp_addr(&c, 2, 3, &addr), 0);
+	MRC_T_EQ(addr.path.src_t0, 1);
+	MRC_T_EQ(addr.path.dst_t0, 1);
+	MRC_T_EQ(mrcd_config_memory_mb(&c) % 64, 0);
+	return MRC_TEST_OK;
+}
+
+/* ---- command line ---- */
+
+static int
+test_cli_defaults(void)
+{
+	static struct mrcd_cli cli;
+	static struct mrcd_config c;
+	char *argv[] = {"mrcd", NULL};
+	char err[256], buf[PATH_MAX];
+
+	MRC_T_EQ(mrcd_cli_parse(1, argv, &cli, err, sizeof(err)), 0);
+	MRC_T_EQ(cli.eal_argc, 0);
+	MRC_T_ASSERT(!cli.config_given && !cli.check && !cli.duration_set, "flags");
+	MRC_T_ASSERT(access(cli.config, R_OK) == 0, "default config %s not found", cli.config);
+	MRC_T_STREQ(cli.json, "");
+	MRC_T_EQ(mrcd_config_load(&c, cli.config, err, sizeof(err)), 0);
+	/* The profile and scenario come from the config, next to it. */
+	mrcd_cli_profile(&cli, &c, buf, sizeof(buf));
+	MRC_T_ASSERT(strstr(buf, "config/profiles/default.ini") != NULL, "%s", buf);
+	mrcd_cli_scenario(&cli, &c, buf, sizeof(buf));
+	MRC_T_ASSERT(strstr(buf, "config/scenarios/plane3-fail.ini") != NULL, "%s", buf);
+	MRC_T_ASSERT(access(buf, R_OK) == 0, "%s", buf);
+	return MRC_TEST_OK;
+}
+
+static int
+test_cli_options(void)
+{
+	static struct mrcd_cli cli;
+	static struct mrcd_config c;
+	char *argv[] = {"mrcd", "-l", "0-1", "--vdev", "net_null0", "--", "-f",
+		"config/examples/null.ini", "--profile=p.ini", "--scenario", "none", "--duration",
+		"0", "--check", "--json", "out.json", NULL};
+	char *argv2[] = {"mrcd", "-fconfig/mrcd.ini", "--duration=42", "--scenario=s.ini", NULL};
+	char *argv3[] = {"mrcd", "-l", "0-1", "--in-memory", NULL};
+	char err[256], buf[PATH_MAX];
+
+	MRC_T_ASSERT(mrcd_cli_parse(16, argv, &cli, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(cli.eal_argc, 4);
+	MRC_T_STREQ(cli.eal_argv[0], "-l");
+	MRC_T_STREQ(cli.eal_argv[3], "net_null0");
+	MRC_T_ASSERT(cli.config_given, "config given");
+	MRC_T_ASSERT(strstr(cli.config, "config/examples/null.ini") != NULL, "%s", cli.config);
+	MRC_T_STREQ(cli.profile, "p.ini");
+	MRC_T_STREQ(cli.scenario, "none");
+	MRC_T_ASSERT(cli.duration_set && cli.duration_s == 0, "duration");
+	MRC_T_ASSERT(cli.check, "check");
+	MRC_T_STREQ(cli.json, "out.json");
+	MRC_T_EQ(mrcd_config_load(&c, cli.config, err, sizeof(err)), 0);
+	MRC_T_EQ(mrcd_cli_apply(&cli, &c, err, sizeof(err)), 0);
+	MRC_T_EQ(c.daemon.duration_s, 0);
+	mrcd_cli_profile(&cli, &c, buf, sizeof(buf));
+	MRC_T_STREQ(buf, "p.ini");
+	mrcd_cli_scenario(&cli, &c, buf, sizeof(buf));
+	MRC_T_STREQ(buf, "");
+	/* No "--", first argument ours: everything is mrcd's. */
+	MRC_T_ASSERT(mrcd_cli_parse(4, argv2, &cli, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(cli.eal_argc, 0);
+	MRC_T_ASSERT(cli.duration_set && cli.duration_s == 42, "duration 42");
+	MRC_T_STREQ(cli.scenario, "s.ini");
+	/* No "--", first argument not ours: everything is the EAL's. */
+	MRC_T_ASSERT(mrcd_cli_parse(4, argv3, &cli, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(cli.eal_argc, 3);
+	MRC_T_ASSERT(!cli.config_given, "default config");
+	return MRC_TEST_OK;
+}
+
+static int
+test_cli_bad(void)
+{
+	static const struct {
+		int argc;
+		char *argv[6];
+		const char *want;
+	} bad[] = {
+		{4, {"mrcd", "--", "--duration", "abc"},
+			"--duration 'abc': must be whole seconds, 0..31536000"},
+		{4, {"mrcd", "--", "--duration", "99999999999"}, "--duration '99999999999'"},
+		{3, {"mrcd", "--", "--frobnicate"}, "unknown option '--frobnicate'"},
+		{3, {"mrcd", "--", "--profile"}, "--profile needs a FILE"},
+		{3, {"mrcd", "--", "stray"}, "unexpected argument 'stray'"},
+		{5, {"mrcd", "--", "--check", "--json", ""}, "--json: empty FILE"},
+		{5, {"mrcd", "--check", "--json", "a", "--check"}, "--check given twice"},
+		{4, {"mrcd", "-l", "0", "--"}, NULL}, /* fine: EAL only */
+	};
+	static struct mrcd_cli cli;
+	char err[256];
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		const int rc = mrcd_cli_parse(
+			bad[i].argc, (char **)(uintptr_t)bad[i].argv, &cli, err, sizeof(err));
+
+		if (bad[i].want == NULL) {
+			MRC_T_EQ(rc, 0);
+			continue;
+		}
+		MRC_T_EQ(rc, -EINVAL);
+		MRC_T_ASSERT(strstr(err, bad[i].want) != NULL, "case %u: '%s' lacks '%s'", i, err,
+			bad[i].want);
+	}
+	return MRC_TEST_OK;
+}
+
+static int
+test_cli_help(void)
+{
+	static const char *const want[] = {"-f, --config FILE", "--profile FILE", "--scenario FILE",
+		"--duration SECONDS", "--check", "--json FILE", "-h, --help", "--version",
+		"(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge"};
+	static struct mrcd_cli cli;
+	char *help[] = {"mrcd", "--", "--help", NULL};
+	char *version[] = {"mrcd", "--version", NULL};
+	char *fmt[] = {"mrcd", "--vdev=net_pcap0,rx_pcap=a b.pcap", "-l", "0,1", ""};
+	char err[256], text[8192];
+	FILE *f = tmpfile();
+	int saved, null, rc[2];
+	size_t n;
+
+	MRC_T_ASSERT(f != NULL, "tmpfile");
+	mrcd_cli_usage(f, "mrcd");
+	rewind(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	for (unsigned int i = 0; i < RTE_DIM(want); i++)
+		MRC_T_ASSERT(strstr(text, want[i]) != NULL, "--help lacks '%s'", want[i]);
+	/* Printed to stdout (sent to /dev/null here); 1 means "exit 0". */
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	null = open("/dev/null", O_WRONLY);
+	MRC_T_ASSERT(saved >= 0 && null >= 0 && dup2(null, STDOUT_FILENO) >= 0, "redirect");
+	rc[0] = mrcd_cli_parse(3, help, &cli, err, sizeof(err));
+	rc[1] = mrcd_cli_parse(2, version, &cli, err, sizeof(err));
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(null);
+	MRC_T_EQ(rc[0], 1);
+	MRC_T_EQ(rc[1], 1);
+	/* One line for logs, quoted where a shell would need it. */
+	mrcd_cli_format_argv(5, fmt, text, sizeof(text));
+	MRC_T_STREQ(text, "mrcd '--vdev=net_pcap0,rx_pcap=a b.pcap' -l 0,1 ''");
+	return MRC_TEST_OK;
+}
+
+/* Index of `arg` in argv (exact, or as a prefix when it ends with '='), or -1. */
+static int
+find_arg(int argc, char **argv, const char *arg)
+{
+	const size_t n = strlen(arg);
+
+	for (int i = 0; i < argc; i++)
+		if (n > 0 && arg[n - 1] == '=' ? strncmp(argv[i], arg, n) == 0
+					       : strcmp(argv[i], arg) == 0)
+			return i;
+	return -1;
+}
+
+static int
+count_arg(int argc, char **argv, const char *arg)
+{
+	int c = 0;
+
+	for (int i = 0; i < argc; i++)
+		c += strncmp(argv[i], arg, strlen(arg)) == 0;
+	return c;
+}
+
+static unsigned int
+n_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	return (unsigned int)CPU_COUNT(&set);
+}
+
+/* Build the EAL argv for `cli_argv` with MRC_NO_HUGE = no_huge (NULL: unset). */
+static int
+eal(int cli_argc, char **cli_argv, struct mrcd_config *c, const char *no_huge, char **argv, int max,
+	char *buf, size_t len, char *err, size_t errlen)
+{
+	static struct mrcd_cli cli;
+	int rc;
+
+	if (mrcd_cli_parse(cli_argc, cli_argv, &cli, err, errlen) != 0)
+		return -1000;
+	if (no_huge != NULL)
+		setenv("MRC_NO_HUGE", no_huge, 1);
+	else
+		unsetenv("MRC_NO_HUGE");
+	rc = mrcd_cli_eal_argv(&cli, c, argv, max, buf, len, err, errlen);
+	unsetenv("MRC_NO_HUGE");
+	return rc;
+}
+
+static int
+test_cli_eal(void)
+{
+	static struct mrcd_config c;
+	char *plain[] = {"mrcd", NULL};
+	char *user[] = {"mrcd", "--file-prefix", "mine", "-l", "0", "--no-huge", "--vdev",
+		"net_null1,no-rx=1", "--", NULL};
+	char *argv[64], buf[4096], err[256], want[64], *l;
+	int n, i;
+
+	mrcd_config_defaults(&c);
+	if (n_cpus() < 2)
+		return MRC_TEST_SKIP; /* main + one worker need two CPUs */
+	n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
+	MRC_T_ASSERT(n > 0, "%d %s", n, err);
+	MRC_T_EQ(argv[n], NULL);
+	MRC_T_STREQ(argv[0], "mrcd");
+	snprintf(want, sizeof(want), "--file-prefix=mrcd_%ld", (long)getpid());
+	MRC_T_ASSERT(find_arg(n, argv, want) > 0, "no %s", want);
+	/* -l main,worker: two distinct lcores, the first also --main-lcore. */
+	i = find_arg(n, argv, "-l");
+	MRC_T_ASSERT(i > 0 && i + 1 < n, "no -l");
+	l = argv[i + 1];
+	{
+		unsigned int a, b;
+		char tail;
+
+		MRC_T_EQ(sscanf(l, "%u,%u%c", &a, &b, &tail), 2);
+		MRC_T_ASSERT(a != b, "-l %s: main and worker share a core", l);
+		snprintf(want, sizeof(want), "--main-lcore=%u", a);
+		MRC_T_ASSERT(find_arg(n, argv, want) > 0, "no %s", want);
+	}
+	/* MRC_NO_HUGE=1: --no-huge with -m sized from the pools, never --in-memory. */
+	MRC_T_ASSERT(find_arg(n, argv, "--no-huge") > 0, "no --no-huge");
+	MRC_T_ASSERT(find_arg(n, argv, "--no-shconf") > 0, "no --no-shconf");
+	i = find_arg(n, argv, "-m");
+	MRC_T_ASSERT(i > 0 && (unsigned int)atoi(argv[i + 1]) == mrcd_config_memory_mb(&c), "-m");
+	MRC_T_EQ(find_arg(n, argv, "--in-memory"), -1);
+	MRC_T_ASSERT(find_arg(n, argv, "--no-pci") > 0, "fabric: --no-pci");
+	/* Hugepages usable: --in-memory instead. */
+	n = eal(1, plain, &c, "0", argv, 64, buf, sizeof(buf), err, sizeof(err));
+	MRC_T_ASSERT(n > 0, "%s", err);
+	if (mrc_hugepages_usable()) {
+		MRC_T_ASSERT(find_arg(n, argv, "--in-memory") > 0, "no --in-memory");
+		MRC_T_EQ(find_arg(n, argv, "--no-huge"), -1);
+	}
+	/* The user's choices win; vdevs from the config the user did not name are added. */
+	MRC_T_EQ(write_tmp("vdev.ini",
+			 "[daemon]\nhosts = 1\nplanes = 2\n[ports]\nmode = ethdev\n"
+			 "vdev.0 = net_null0,no-rx=1\nvdev.1 = net_null1\nh0.p0 = net_null0\n"
+			 "h0.p1 = net_null1\n",
+			 buf, sizeof(buf)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load(&c, buf, err, sizeof(err)) == 0, "%s", err);
+	n = eal(9, user, &c, "0", argv, 64, buf, sizeof(buf), err, sizeof(err));
+	MRC_T_ASSERT(n > 0, "%s", err);
+	MRC_T_EQ(count_arg(n, argv, "--file-prefix"), 1);
+	MRC_T_EQ(count_arg(n, argv, "-l"), 1);
+	MRC_T_EQ(find_arg(n, argv, "--main-lcore="), -1);
+	MRC_T_EQ(find_arg(n, argv, "--in-memory"), -1);
+	MRC_T_ASSERT(find_arg(n, argv, "-m") > 0, "--no-huge without -m gets one");
+	MRC_T_ASSERT(find_arg(n, argv, "--vdev=net_null0,no-rx=1") > 0, "vdev.0 added");
+	MRC_T_EQ(count_arg(n, argv, "--vdev=net_null1"), 0);
+	MRC_T_EQ(find_arg(n, argv, "--no-pci"), -1);
+	/* More lcores than CPUs: an error that says so. */
+	c.lcores.workers = (uint16_t)n_cpus();
+	n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
+	MRC_T_EQ(n, -EINVAL);
+	MRC_T_ASSERT(strstr(err, "lcores") != NULL && strstr(err, "CPUs") != NULL, "%s", err);
+	/* Too little room. */
+	c.lcores.workers = 1;
+	n = eal(1, plain, &c, "1", argv, 4, buf, sizeof(buf), err, sizeof(err));
+	MRC_T_EQ(n, -ENOSPC);
+	n = eal(1, plain, &c, "1", argv, 64, buf, 16, err, sizeof(err));
+	MRC_T_EQ(n, -ENOSPC);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_schema),
+	MRC_TEST_CASE(test_defaults_valid),
+	MRC_TEST_CASE(test_shipped_config),
+	MRC_TEST_CASE(test_examples),
+	MRC_TEST_CASE(test_round_trip),
+	MRC_TEST_CASE(test_bad_structure),
+	MRC_TEST_CASE(test_bad_values),
+	MRC_TEST_CASE(test_bad_cross),
+	MRC_TEST_CASE(test_bad_file),
+	MRC_TEST_CASE(test_derived),
+	MRC_TEST_CASE(test_cli_defaults),
+	MRC_TEST_CASE(test_cli_options),
+	MRC_TEST_CASE(test_cli_bad),
+	MRC_TEST_CASE(test_cli_help),
+	MRC_TEST_CASE(test_cli_eal),
+};
+
+MRC_TEST_MAIN("mrcd_config", cases)
