@@ -166,6 +166,7 @@ fab_ports_destroy(struct mrc_fabric *fab)
 int
 mrc_fabric_start_ports(struct mrc_fabric *fab, struct rte_mempool *pool)
 {
+	fab->pool = pool;
 	const struct rte_eth_conf conf = {0};
 
 	for (unsigned int i = 0; i < fab->n_ports; i++) {
@@ -294,6 +295,34 @@ classify(struct mrc_fabric *fab, struct fab_item *it)
 	return NULL;
 }
 
+/*
+ * A NIC reads a packet's bytes when it sends it; an mbuf whose payload is
+ * attached from the sender's memory (the zero-copy transmit path) would
+ * keep reading that memory for its whole trip through the fabric, and an
+ * application may legally rewrite it as soon as its message completes,
+ * while a stale duplicate is still in flight. Capture such payloads at
+ * ingress, as the NIC's DMA would. Returns the packet to carry, or NULL.
+ */
+static struct rte_mbuf *
+wire_capture(struct mrc_fabric *fab, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+	bool external = false;
+
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next)
+		external |= !RTE_MBUF_DIRECT(s);
+	if (likely(!external))
+		return m;
+	c = fab->pool != NULL ? rte_pktmbuf_copy(m, fab->pool, 0, UINT32_MAX) : NULL;
+	rte_pktmbuf_free(m);
+	if (c == NULL) {
+		fab->cnt.drop_no_mbuf++;
+		return NULL;
+	}
+	fab->cnt.wire_copies++;
+	return c;
+}
+
 unsigned int
 fab_ingress(struct mrc_fabric *fab)
 {
@@ -325,9 +354,12 @@ fab_ingress(struct mrc_fabric *fab)
 				struct fab_item it = {.t_ps = fab->now_ps, .m = burst[k]};
 				uint64_t *why;
 
-				fab->in_flight++;
 				fab->cnt.host_tx_pkts++;
 				fab->cnt.host_tx_bytes += burst[k]->pkt_len;
+				it.m = wire_capture(fab, burst[k]);
+				if (it.m == NULL)
+					continue;
+				fab->in_flight++;
 				why = classify(fab, &it);
 				if (unlikely(why != NULL)) {
 					(*why)++;

@@ -113,6 +113,7 @@ struct fab_port {
 
 struct mrc_fabric {
 	struct mrc_fabric_cfg cfg;
+	struct rte_mempool *pool; /* from start_ports: copies of zero-copy payloads */
 	struct mrc_wire_cfg wire; /* for trimming's parse: no ICRC check (switches do not) */
 	char name[16];
 

@@ -369,6 +369,8 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(drop_queue, "pkts", "queue limit exceeded by a packet that could not be trimmed")        \
 	X(drop_loss, "pkts", "random loss on a link")                                              \
 	X(drop_host_rx_full, "pkts", "the destination host's receive ring was full")               \
+	X(drop_no_mbuf, "pkts", "no mbuf to capture a zero-copy payload at ingress")               \
+	X(wire_copies, "pkts", "packets whose payload was copied at ingress (the NIC's DMA)")      \
 	X(drop_no_room, "pkts", "the fabric held max_in_flight packets already")
 
 /* One one-way link (its egress queue and wire). */
