@@ -399,7 +399,7 @@ test_bad_cross(void)
 	MRC_T_RUN(expect_error("dscp2.ini", "[transport]\ndscp_trimmed_lasthop = 12\n", -EINVAL,
 		"@:2: [transport] dscp_trimmed_lasthop = 12: must differ from dscp_trimmed", ""));
 	MRC_T_RUN(expect_error("kmin.ini", "[fabric]\n\necn_kmin_kb = 90\n", -EINVAL,
-		"@:3: [fabric] ecn_kmin_kb = 90: must be at most ecn_kmax_kb (80)", ""));
+		"@:3: [fabric] ecn_kmin_kb = 90: must be at most ecn_kmax_kb (24)", ""));
 	MRC_T_RUN(expect_error("rxpool.ini", "[ports]\nrx_pool_mbufs = 2000\n", -EINVAL,
 		"@:2: [ports] rx_pool_mbufs = 2000: must be at least planes x (rx_desc + burst)",
 		"8448"));
@@ -461,10 +461,10 @@ test_derived(void)
 	MRC_T_EQ(c.host[1].t0, 1);
 	MRC_T_EQ(c.host[1].mac[6].addr_bytes[4], 1);
 	MRC_T_EQ(c.host[1].mac[6].addr_bytes[5], 6);
-	/* Fabric mode: 4 links of 1 us, 4096 + 150 + 24 bytes and 174 bytes at 1 Gb/s. */
+	/* Fabric mode: 4 links of 1 us, 4096 + 150 + 24 bytes and 174 bytes at 0.25 Gb/s. */
 	rtt = mrcd_config_base_rtt_ns(&c);
-	MRC_T_EQ(rtt, 4 * (2000 + (4096 + 150 + 24) * 8 + (150 + 24) * 8));
-	MRC_T_U64_EQ(mrcd_config_cc_link_bps(&c), UINT64_C(8000000000));
+	MRC_T_EQ(rtt, 4 * (2000 + (4096 + 150 + 24) * 32 + (150 + 24) * 32));
+	MRC_T_U64_EQ(mrcd_config_cc_link_bps(&c), UINT64_C(2000000000));
 	MRC_T_EQ(mrcd_config_qp_attr(&c, TSC_HZ, &a), 0);
 	MRC_T_EQ(a.cc.base_rtt_ns, rtt);
 	MRC_T_U64_EQ(a.initial_rtt_tsc, (uint64_t)rtt * 5 / 2); /* 2.5 GHz */
@@ -482,9 +482,9 @@ test_derived(void)
 	MRC_T_EQ(addr.dst_ip[15], 2);
 	MRC_T_EQ(mrcd_config_qp_addr(&c, 0, 2, &addr), -EINVAL);
 	MRC_T_EQ(mrcd_config_fabric(&c, TSC_HZ, &f), 0);
-	MRC_T_EQ(f.queue_limit_bytes, 200000);
-	MRC_T_EQ(f.trim_threshold_bytes, 100000);
-	MRC_T_ASSERT(f.link_gbps == 1.0, "1 Gb/s");
+	MRC_T_EQ(f.queue_limit_bytes, 64000);
+	MRC_T_EQ(f.trim_threshold_bytes, 32000);
+	MRC_T_ASSERT(f.link_gbps == 0.25, "0.25 Gb/s");
 	MRC_T_EQ(f.nic_addr[1][15], 2);
 	/* Four hosts, two per T0: t0 = n / 2, and the QP's template follows. */
 	MRC_T_EQ(
