@@ -34,6 +34,7 @@ struct mrcd_host {
 	uint16_t rr; /* round-robin start for output */
 	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
 	struct plane_stage stage[MRCD_MAX_PLANES];
+	struct mrcd_plane_counters plane[MRCD_MAX_PLANES];
 	struct mrcd_host_counters cnt;
 	struct mrc_wire_rx_stats verdicts;
 };
@@ -184,8 +185,12 @@ input(struct mrcd_host *h, unsigned int plane)
 	bool ok[MRCD_BURST];
 	uint16_t n = rte_eth_rx_burst(h->cfg.port_id[plane], 0, m, MRCD_BURST);
 
+	h->plane[plane].rx_pkts += n;
 	for (uint16_t k = 0; k < n; k++) {
-		enum mrc_wire_rx r = mrc_pkt_parse(m[k], &h->cfg.wire, &v[k]);
+		enum mrc_wire_rx r;
+
+		h->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
+		r = mrc_pkt_parse(m[k], &h->cfg.wire, &v[k]);
 
 		h->verdicts.pkts[r]++;
 		ok[k] = r == MRC_WIRE_OK;
@@ -231,8 +236,16 @@ flush(struct mrcd_host *h)
 
 		if (st->n == 0)
 			continue;
+		/* Lengths first: the port owns the mbufs once it has taken them. */
+		uint64_t bytes[STAGE];
+
+		for (uint16_t j = 0; j < st->n; j++)
+			bytes[j] = rte_pktmbuf_pkt_len(st->m[j]);
 		k = rte_eth_tx_burst(h->cfg.port_id[p], 0, st->m, st->n);
 		sent += k;
+		h->plane[p].tx_pkts += k;
+		for (uint16_t j = 0; j < k; j++)
+			h->plane[p].tx_bytes += bytes[j];
 		if (k < st->n) {
 			h->cnt.tx_staged += st->n - k;
 			memmove(st->m, st->m + k, (size_t)(st->n - k) * sizeof(st->m[0]));
@@ -308,6 +321,12 @@ mrcd_host_drop_staged(struct mrcd_host *h)
 		rte_pktmbuf_free_bulk(h->stage[p].m, h->stage[p].n);
 		h->stage[p].n = 0;
 	}
+}
+
+const struct mrcd_plane_counters *
+mrcd_host_plane_counters(const struct mrcd_host *h, unsigned int plane)
+{
+	return &h->plane[plane % MRCD_MAX_PLANES];
 }
 
 const struct mrcd_host_counters *

@@ -91,6 +91,14 @@ unsigned int mrcd_host_staged(const struct mrcd_host *h);
 /* Free everything staged (at shutdown). */
 void mrcd_host_drop_staged(struct mrcd_host *h);
 
+/* Per-plane traffic the ports accepted / delivered (for throughput per plane). */
+struct mrcd_plane_counters {
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+};
+
+const struct mrcd_plane_counters *mrcd_host_plane_counters(const struct mrcd_host *h,
+	unsigned int plane);
+
 const struct mrcd_host_counters *mrcd_host_counters(const struct mrcd_host *h);
 const struct mrc_wire_rx_stats *mrcd_host_rx_verdicts(const struct mrcd_host *h);
 

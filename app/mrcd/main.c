@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * mrcd: the MRC dataplane daemon.
+ *
+ *   parse the command line and the config (strict: errors name file:line)
+ *   start the EAL (unique file prefix, explicit lcores, --no-huge if need be)
+ *   per host: mbuf pools (rx, and a separate tx/retransmit pool), regions,
+ *             a completion queue, the dataplane loop (mrcd_host)
+ *   the emulated fabric and its fault scenario
+ *   the traffic generator's flows: one QP pair per (source, destination, k)
+ *   workers: fabric poll + for each host: post, iterate, completions
+ *   main lcore: link status, console line, time series, Prometheus file,
+ *               duration and signals, drain, summary
+ *   unwind in reverse, checking every mempool is full again
+ *
+ * This is the only file that exits.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "mrc_fabric.h"
+#include "mrcd_cli.h"
+#include "mrcd_config.h"
+#include "mrcd_daemon.h"
+#include "mrcd_gen.h"
+#include "mrcd_host.h"
+
+static volatile sig_atomic_t signalled;
+
+static void
+on_signal(int sig)
+{
+	signalled = sig;
+}
+
+/* ---- setup ---- */
+
+static int
+make_pools(struct mrcd_daemon *d, unsigned int h)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	const struct mrcd_cfg_ports *p = &d->cfg.ports;
+
+	snprintf(name, sizeof(name), "rx_h%u", h);
+	d->host[h].rx_pool = rte_pktmbuf_pool_create(name, p->rx_pool_mbufs, 256, 0,
+		p->rx_mbuf_data_room, (int)rte_socket_id());
+	snprintf(name, sizeof(name), "tx_h%u", h);
+	/* Headers and retransmits come from their own pool: they can never starve rx. */
+	d->host[h].tx_pool = rte_pktmbuf_pool_create(name, p->tx_pool_mbufs, 256, 0,
+		p->tx_mbuf_data_room, (int)rte_socket_id());
+	if (d->host[h].rx_pool == NULL || d->host[h].tx_pool == NULL) {
+		fprintf(stderr, "mrcd: host %u: cannot create mbuf pools (%u + %u mbufs): %s\n", h,
+			p->rx_pool_mbufs, p->tx_pool_mbufs, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+make_flows(struct mrcd_daemon *d)
+{
+	uint16_t pairs[MRCD_MAX_FLOWS][2];
+	const uint32_t len = d->prof.msg_kb * 1024u;
+	unsigned int np = mrcd_pattern_pairs(&d->prof, d->n_hosts, d->cfg.daemon.seed, pairs,
+		RTE_DIM(pairs));
+
+	d->n_flows = 0;
+	for (unsigned int k = 0; k < np; k++)
+		for (unsigned int q = 0; q < d->prof.qps_per_peer; q++) {
+			struct mrcd_flow *f;
+
+			if (d->n_flows == MRCD_MAX_FLOWS) {
+				fprintf(stderr, "mrcd: the profile makes more than %u flows\n",
+					MRCD_MAX_FLOWS);
+				return -1;
+			}
+			f = &d->flows[d->n_flows];
+			memset(f, 0, sizeof(*f));
+			f->id = (uint16_t)d->n_flows;
+			f->src = pairs[k][0];
+			f->dst = pairs[k][1];
+			d->host[f->src].out_bytes += (size_t)d->prof.outstanding * len;
+			d->host[f->dst].in_bytes += (size_t)d->prof.outstanding * len;
+			d->n_flows++;
+		}
+	if (d->n_flows == 0) {
+		fprintf(stderr, "mrcd: the profile's pattern '%s' gives no flows for %u hosts\n",
+			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrcd_host_cfg cfg = {.id = (uint8_t)h, .n_planes = d->cfg.daemon.planes,
+		.max_qps = (uint16_t)(2 * d->n_flows), .qpn_base = MRCD_QPN_BASE, .tsc_hz = d->hz,
+		.socket = (int)rte_socket_id()};
+	const char *why = NULL;
+
+	mrcd_config_wire(&d->cfg, &cfg.wire);
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		cfg.port_id[p] = mrc_fabric_port(d->fab, h, p);
+	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
+	hc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
+	hc->mem_len = hc->out_bytes + hc->in_bytes + 4096;
+	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
+	if (hc->mrs == NULL || hc->cq == NULL || hc->mem == NULL) {
+		fprintf(stderr, "mrcd: host %u: out of memory for %zu bytes of message buffers "
+				"(raise -m, or use hugepages)\n", h, hc->mem_len);
+		return -1;
+	}
+	mrc_mr_table_init(hc->mrs, 4);
+	mrc_cq_init(hc->cq, d->cfg.transport.cq_size);
+	hc->key = mrc_mr_register(hc->mrs, hc->mem, hc->mem_len, rte_malloc_virt2iova(hc->mem),
+		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+	hc->rt = mrcd_host_create(&cfg, now, &why);
+	if (hc->key == 0 || hc->rt == NULL) {
+		fprintf(stderr, "mrcd: host %u: %s\n", h, why ? why : "cannot register memory");
+		return -1;
+	}
+	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + h);
+	return 0;
+}
+
+static struct mrc_qp *
+make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
+	uint32_t dest_qpn, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[local];
+	struct mrc_qp_init in = {.qpn = qpn, .sq_size = d->cfg.transport.sq_size,
+		.mtu = d->cfg.transport.mtu, .tsc_hz = d->hz, .mrs = hc->mrs, .cq = hc->cq,
+		.hdr_pool = hc->tx_pool, .ev_stats = d->cfg.telemetry.ev_stats,
+		.socket = (int)rte_socket_id()};
+	struct mrc_qp_attr a;
+	const char *why = NULL;
+	struct mrc_qp *qp;
+
+	mrcd_config_wire(&d->cfg, &in.wire);
+	if (mrcd_config_qp_addr(&d->cfg, local, peer, &in.addr) != 0 ||
+		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
+		fprintf(stderr, "mrcd: QP 0x%x: cannot derive its addresses or attributes\n", qpn);
+		return NULL;
+	}
+	a.dest_qpn = dest_qpn;
+	qp = mrc_qp_create(&in, &why);
+	if (qp == NULL) {
+		fprintf(stderr, "mrcd: QP 0x%x: %s\n", qpn, why);
+		return NULL;
+	}
+	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
+		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, &hc->rand, &why) != 0) {
+			fprintf(stderr, "mrcd: QP 0x%x -> %s: %s\n", qpn,
+				mrc_qp_state_name((enum mrc_qp_state)to), why);
+			mrc_qp_destroy(qp);
+			return NULL;
+		}
+	if (mrcd_host_add_qp(hc->rt, qp, now) != 0) {
+		mrc_qp_destroy(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* Message buffers: each host's region holds its outgoing slots, then its incoming ones. */
+static int
+connect_flows(struct mrcd_daemon *d, uint64_t now)
+{
+	const size_t slot_bytes = (size_t)d->prof.outstanding * d->prof.msg_kb * 1024u;
+	size_t out_off[MRCD_MAX_HOSTS] = {0}, in_off[MRCD_MAX_HOSTS];
+
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		in_off[h] = d->host[h].out_bytes;
+	for (unsigned int i = 0; i < d->n_flows; i++) {
+		struct mrcd_flow *f = &d->flows[i];
+		const uint32_t sq = MRCD_QPN_BASE + 2 * i, rq = sq + 1;
+
+		f->qp = make_qp(d, f->src, f->dst, sq, rq, now);
+		d->peer_qp[i] = make_qp(d, f->dst, f->src, rq, sq, now);
+		if (f->qp == NULL || d->peer_qp[i] == NULL)
+			return -1;
+		f->src_buf = d->host[f->src].mem + out_off[f->src];
+		f->src_key = d->host[f->src].key;
+		f->dst_buf = d->host[f->dst].mem + in_off[f->dst];
+		f->dst_key = d->host[f->dst].key;
+		f->post_tsc = rte_zmalloc("mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);
+		if (f->post_tsc == NULL)
+			return -1;
+		out_off[f->src] += slot_bytes;
+		in_off[f->dst] += slot_bytes;
+	}
+	return 0;
+}
+
+/* ---- the worker loop ---- */
+
+static struct mrcd_flow *
+flow_of_qpn(struct mrcd_daemon *d, uint32_t qpn)
+{
+	uint32_t i = (qpn - MRCD_QPN_BASE) / 2;
+
+	return i < d->n_flows ? &d->flows[i] : NULL;
+}
+
+static void
+completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrc_cqe e[64];
+	unsigned int n;
+
+	while ((n = mrc_cq_poll(hc->cq, e, RTE_DIM(e))) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			struct mrcd_flow *f = flow_of_qpn(d, e[k].qpn);
+
+			if (f == NULL)
+				continue;
+			if (e[k].status != MRC_CQE_OK)
+				hc->failed_msgs++;
+			else if (e[k].opcode == MRC_CQE_RECV_IMM)
+				mrcd_gen_received(&d->prof, f, &e[k]);
+			else
+				mrcd_gen_sent(&d->prof, f, &e[k], now, d->hz, &hc->hist);
+		}
+}
+
+static int
+worker_main(void *arg)
+{
+	struct mrcd_worker *w = arg;
+	struct mrcd_daemon *d = w->d;
+	uint64_t next_snap = 0, snap_gap = d->hz / 1000;
+
+	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT) {
+		const uint64_t now = rte_rdtsc();
+		const bool stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
+
+		if (w->runs_fabric)
+			mrc_fabric_poll(d->fab, now);
+		for (unsigned int k = 0; k < w->n_hosts; k++) {
+			const unsigned int h = w->hosts[k];
+			struct mrcd_hostctx *hc = &d->host[h];
+
+			for (unsigned int i = 0; i < d->n_flows; i++) {
+				struct mrcd_flow *f = &d->flows[i];
+
+				if (f->src != h)
+					continue;
+				/* Port status: the peer's planes are usable only where its port is up. */
+				mrc_qp_set_peer_planes(f->qp, mrcd_host_port_mask(d->host[f->dst].rt));
+				mrcd_gen_post(&d->prof, f, now, d->hz, stopping);
+			}
+			for (unsigned int i = 0; i < d->n_flows; i++)
+				if (d->flows[i].dst == h)
+					mrc_qp_set_peer_planes(d->peer_qp[i],
+						mrcd_host_port_mask(d->host[d->flows[i].src].rt));
+			mrcd_host_iterate(hc->rt, now, &hc->rand);
+			completions(d, h, now);
+		}
+		if (now >= next_snap) {
+			for (unsigned int k = 0; k < w->n_hosts; k++)
+				mrcd_snapshot_publish(d, w->hosts[k], now);
+			next_snap = now + snap_gap;
+		}
+	}
+	return 0;
+}
+
+/* ---- the run ---- */
+
+static bool
+drained(struct mrcd_daemon *d)
+{
+	for (unsigned int i = 0; i < d->n_flows; i++) {
+		const struct mrcd_snapshot *s = &d->snap[d->flows[i].src];
+
+		if (s->posted != s->completed + s->failed)
+			return false;
+	}
+	return true;
+}
+
+static void
+run(struct mrcd_daemon *d)
+{
+	const uint64_t start = rte_rdtsc();
+	const uint64_t end = d->cfg.daemon.duration_s ?
+		start + (uint64_t)d->cfg.daemon.duration_s * d->hz : UINT64_MAX;
+	uint64_t next_link = start, next_console = start + d->hz, drain_end = 0;
+	struct mrcd_output out;
+
+	mrcd_output_open(d, &out);
+	for (;;) {
+		const uint64_t now = rte_rdtsc();
+
+		if (now >= next_link) {
+			for (unsigned int h = 0; h < d->n_hosts; h++)
+				mrcd_host_refresh_links(d->host[h].rt);
+			next_link = now + d->hz / 1000;
+		}
+		mrcd_output_tick(d, &out, now, start);
+		if (d->cfg.telemetry.console && now >= next_console) {
+			mrcd_console_line(d, now, start);
+			next_console += d->hz;
+		}
+		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
+			if (signalled)
+				printf("mrcd: %s: stopping, draining messages in flight (up to %u ms)\n",
+					strsignal(signalled), d->cfg.daemon.drain_ms);
+			__atomic_store_n(&d->phase, MRCD_DRAIN, __ATOMIC_RELEASE);
+			d->run_tsc = now - start;
+			drain_end = now + (uint64_t)d->cfg.daemon.drain_ms * d->hz / 1000;
+		}
+		if (d->phase == MRCD_DRAIN && (drained(d) || now >= drain_end)) {
+			d->drain_tsc = now - start - d->run_tsc;
+			break;
+		}
+		rte_delay_us_sleep(200);
+	}
+	__atomic_store_n(&d->phase, MRCD_EXIT, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	/* Final numbers, read after the workers stopped. */
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		mrcd_snapshot_publish(d, h, rte_rdtsc());
+	mrcd_output_close(d, &out, rte_rdtsc(), start);
+}
+
+static int
+assign_lcores(struct mrcd_daemon *d)
+{
+	unsigned int lc, n = 0;
+
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (n == RTE_DIM(d->workers))
+			break;
+		d->workers[n].d = d;
+		d->workers[n].lcore = lc;
+		n++;
+	}
+	if (n == 0) {
+		fprintf(stderr, "mrcd: no worker lcore: give the EAL at least two (e.g. -l 0,1)\n");
+		return -1;
+	}
+	d->n_workers = n;
+	/* The fabric on the first worker (or its own lcore when [lcores] fabric = own). */
+	const bool own = d->cfg.lcores.fabric == MRCD_FABRIC_OWN_LCORE && n > 1;
+	const unsigned int first_host_worker = own ? 1 : 0;
+
+	d->workers[0].runs_fabric = true;
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct mrcd_worker *w = &d->workers[first_host_worker +
+			h % (n - first_host_worker)];
+
+		w->hosts[w->n_hosts++] = h;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct mrcd_daemon d;
+	static char err[1024], eal_buf[8192];
+	char *eal_argv[96], profile[PATH_MAX], scenario[PATH_MAX];
+	const char *why = NULL;
+	int rc, eal_argc, status = 1;
+	unsigned int step = 0; /* how far setup got: undone in reverse */
+
+	/* 1. Command line and files: nothing is started before they all check out. */
+	rc = mrcd_cli_parse(argc, argv, &d.cli, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "mrcd: %s\n(see mrcd --help)\n", err);
+		return rc > 0 ? 0 : 2;
+	}
+	if (mrcd_config_load(&d.cfg, d.cli.config, err, sizeof(err)) != 0 ||
+		mrcd_cli_apply(&d.cli, &d.cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mrcd: %s\n", err);
+		return 1;
+	}
+	/* These return the path's length, like snprintf. */
+	rc = mrcd_cli_profile(&d.cli, &d.cfg, profile, sizeof(profile));
+	if (rc < 0 || (size_t)rc >= sizeof(profile) ||
+		mrcd_profile_load(&d.prof, profile, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mrcd: profile: %s\n", err[0] ? err : "path too long");
+		return 1;
+	}
+	rc = mrcd_cli_scenario(&d.cli, &d.cfg, scenario, sizeof(scenario));
+	if (rc < 0 || (size_t)rc >= sizeof(scenario)) {
+		fprintf(stderr, "mrcd: scenario path too long\n");
+		return 1;
+	}
+	if (d.cfg.ports.mode != MRCD_PORTS_FABRIC) {
+		fprintf(stderr, "mrcd: [ports] mode = ethdev: this build runs the emulated fabric "
+				"only; ethdev ports (net_null, net_pcap, NICs) come with the next "
+				"daemon release (config is valid: try --check)\n");
+		if (!d.cli.check)
+			return 1;
+	}
+	d.n_hosts = d.cfg.daemon.hosts;
+	if (d.cli.check) {
+		mrcd_config_print(stdout, &d.cfg);
+		printf("; profile %s: pattern %s, %u KiB messages, %u QP(s) per peer, %u in flight, "
+		       "%s\n", profile[0] ? profile : "(built-in)", mrcd_pattern_name(d.prof.pattern),
+			d.prof.msg_kb, d.prof.qps_per_peer, d.prof.outstanding,
+			d.prof.rate_gbps > 0 ? "paced" : "closed loop");
+		printf("; scenario %s (checked when the fabric starts)\n",
+			scenario[0] ? scenario : "none");
+		return 0;
+	}
+
+	/* 2. EAL. */
+	eal_argc = mrcd_cli_eal_argv(&d.cli, &d.cfg, eal_argv, RTE_DIM(eal_argv), eal_buf,
+		sizeof(eal_buf), err, sizeof(err));
+	if (eal_argc < 0) {
+		fprintf(stderr, "mrcd: EAL arguments: %s\n", err);
+		return 1;
+	}
+	mrcd_cli_format_argv(eal_argc, eal_argv, err, sizeof(err));
+	printf("mrcd: EAL %s\n", err);
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "mrcd: EAL did not start: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	step = 1;
+	d.hz = rte_get_tsc_hz();
+	printf("mrcd: runtime dir %s, telemetry socket %s/dpdk_telemetry.v2\n",
+		rte_eal_get_runtime_dir(), rte_eal_get_runtime_dir());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	/* 3. Pools, fabric, hosts, flows. */
+	for (unsigned int h = 0; h < d.n_hosts; h++)
+		if (make_pools(&d, h) != 0)
+			goto out;
+	step = 2;
+	struct mrc_fabric_cfg fc;
+
+	if (mrcd_config_fabric(&d.cfg, d.hz, &fc) != 0) {
+		fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
+		goto out;
+	}
+	d.fab = mrc_fabric_create(&fc, &why);
+	if (d.fab == NULL || mrc_fabric_start_ports(d.fab, d.host[0].rx_pool) != 0) {
+		fprintf(stderr, "mrcd: fabric: %s\n", why ? why : "ports did not start");
+		goto out;
+	}
+	step = 3;
+	/* Returns how many events it scheduled. */
+	if (scenario[0] != '\0' && mrc_fabric_load_scenario(d.fab, scenario, &why) < 0) {
+		fprintf(stderr, "mrcd: scenario: %s\n", why);
+		goto out;
+	}
+	if (make_flows(&d) != 0)
+		goto out;
+	const uint64_t t0 = rte_rdtsc();
+
+	for (unsigned int h = 0; h < d.n_hosts; h++)
+		if (make_host(&d, h, t0) != 0)
+			goto out;
+	step = 4;
+	if (connect_flows(&d, t0) != 0 || assign_lcores(&d) != 0)
+		goto out;
+	mrcd_banner(&d, profile, scenario);
+
+	/* 4. Run. */
+	mrc_fabric_start(d.fab, rte_rdtsc());
+	for (unsigned int i = 0; i < d.n_workers; i++)
+		rte_eal_remote_launch(worker_main, &d.workers[i], d.workers[i].lcore);
+	run(&d);
+	status = mrcd_summary(&d) == 0 ? 0 : 1;
+
+out:
+	/* 5. Unwind in reverse. */
+	if (step >= 4) {
+		for (unsigned int i = 0; i < d.n_flows; i++) {
+			if (d.flows[i].qp != NULL)
+				mrcd_host_del_qp(d.host[d.flows[i].src].rt, d.flows[i].qp);
+			if (d.peer_qp[i] != NULL)
+				mrcd_host_del_qp(d.host[d.flows[i].dst].rt, d.peer_qp[i]);
+			mrc_qp_destroy(d.flows[i].qp);
+			mrc_qp_destroy(d.peer_qp[i]);
+			rte_free(d.flows[i].post_tsc);
+		}
+		for (unsigned int h = 0; h < d.n_hosts; h++)
+			mrcd_host_free(d.host[h].rt);
+	}
+	if (step >= 3)
+		mrc_fabric_free(d.fab); /* returns every packet still inside */
+	if (step >= 2) {
+		for (unsigned int h = 0; h < d.n_hosts; h++) {
+			struct mrcd_hostctx *hc = &d.host[h];
+
+			if (mrcd_pools_full(hc) != 0)
+				status = 1;
+			rte_mempool_free(hc->rx_pool);
+			rte_mempool_free(hc->tx_pool);
+			rte_free(hc->mem);
+			rte_free(hc->mrs);
+			rte_free(hc->cq);
+		}
+	}
+	if (step >= 1)
+		rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_DAEMON_H
+#define MRCD_DAEMON_H
+
+/*
+ * The daemon's state, shared by main.c (setup, control loop) and
+ * mrcd_report.c (console, files, summary). Ownership: a host and its flows
+ * belong to the worker that iterates it; the control thread reads only the
+ * snapshots the workers publish (a sequence counter makes each read
+ * consistent) until the workers have stopped.
+ */
+
+#include <stdio.h>
+
+#include <rte_mempool.h>
+
+#include "mrc_fabric.h"
+#include "mrcd_cli.h"
+#include "mrcd_config.h"
+#include "mrcd_gen.h"
+#include "mrcd_host.h"
+
+#define MRCD_MAX_HOSTS   16
+#define MRCD_MAX_FLOWS   1024
+#define MRCD_MAX_WORKERS 16
+#define MRCD_QPN_BASE    0x100
+
+enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
+
+struct mrcd_hostctx {
+	struct rte_mempool *rx_pool, *tx_pool;
+	struct mrc_mr_table *mrs;
+	struct mrc_cq *cq;
+	uint8_t *mem;
+	size_t mem_len, out_bytes, in_bytes;
+	uint32_t key;
+	struct mrcd_host *rt;
+	struct mrc_rand rand;
+	struct mrcd_hist hist; /* completion times of this host's messages */
+	uint64_t failed_msgs;
+};
+
+/* What a worker publishes about one host (and the flows it sends). */
+struct mrcd_snapshot {
+	uint32_t seq; /* odd while being written */
+	uint64_t tsc;
+	uint64_t tx_bytes[MRCD_MAX_PLANES], rx_bytes[MRCD_MAX_PLANES];
+	uint64_t posted, completed, failed;
+	uint64_t sent_bytes, verified_bytes, verify_errors;
+	uint64_t retx, nacks, ecn_echoes, ev_losses;
+	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
+	uint64_t rejects; /* packets the parser refused */
+};
+
+struct mrcd_daemon;
+
+struct mrcd_worker {
+	struct mrcd_daemon *d;
+	unsigned int lcore;
+	bool runs_fabric;
+	unsigned int n_hosts;
+	unsigned int hosts[MRCD_MAX_HOSTS];
+};
+
+struct mrcd_daemon {
+	struct mrcd_cli cli;
+	struct mrcd_config cfg;
+	struct mrcd_profile prof;
+	uint64_t hz;
+	unsigned int n_hosts, n_flows, n_workers;
+	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
+	struct mrcd_flow flows[MRCD_MAX_FLOWS];
+	struct mrc_qp *peer_qp[MRCD_MAX_FLOWS]; /* the receiving end of each flow */
+	struct mrc_fabric *fab;
+	struct mrcd_worker workers[MRCD_MAX_WORKERS];
+	int phase; /* enum mrcd_phase */
+	uint64_t run_tsc, drain_tsc;
+	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
+};
+
+/* Outputs the control loop keeps open. */
+struct mrcd_output {
+	FILE *ts;
+	uint64_t next_ts, next_prom;
+	struct mrcd_snapshot last[MRCD_MAX_HOSTS];
+	uint64_t last_tsc;
+};
+
+void mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc);
+void mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int host, struct mrcd_snapshot *out);
+
+void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario);
+void mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc);
+void mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o);
+void mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
+	uint64_t start_tsc);
+void mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
+	uint64_t start_tsc);
+
+/* Print the summary (and write --json); 0 when nothing was lost or corrupted. */
+int mrcd_summary(const struct mrcd_daemon *d);
+
+/* 0 if both of the host's pools hold every mbuf again; says which did not. */
+int mrcd_pools_full(const struct mrcd_hostctx *hc);
+
+#endif /* MRCD_DAEMON_H */

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "mrc_rand.h"
+#include "mrcd_gen.h"
+#include "mrcd_ini.h"
+
+static const char *const pattern_names[] = {"pairs", "all-to-all", "incast", "ring",
+	"permutation", NULL};
+
+const char *
+mrcd_pattern_name(uint8_t pattern)
+{
+	return pattern < RTE_DIM(pattern_names) - 1 ? pattern_names[pattern] : "?";
+}
+
+#define OFF(f) offsetof(struct mrcd_profile, f)
+#define SZ(f)  sizeof(((struct mrcd_profile *)0)->f)
+#define KEY(name_, type_, field_, ...)                                                       \
+	{                                                                                    \
+		.section = "profile", .name = name_, .type = MRCD_INI_##type_, .size = SZ(field_), \
+		.offset = OFF(field_), __VA_ARGS__                                           \
+	}
+
+static const struct mrcd_ini_key keys[] = {
+	KEY("pattern", ENUM, pattern, .names = pattern_names, .def = "pairs",
+		.help = "who writes to whom: pairs (2k <-> 2k+1), all-to-all, incast (every host -> "
+			"incast_target), ring (h -> h+1), permutation (a seeded derangement)"),
+	KEY("incast_target", U16, incast_target, .min = 0, .max = 63, .def = "0", .unit = "host",
+		.help = "the receiver of the incast pattern"),
+	KEY("msg_kb", U32, msg_kb, .min = 1, .max = 1048576, .def = "1024", .unit = "KiB",
+		.help = "size of every message"),
+	KEY("qps_per_peer", U16, qps_per_peer, .min = 1, .max = 64, .def = "1", .unit = "QPs",
+		.help = "QPs from a host to each peer it writes to"),
+	KEY("outstanding", U16, outstanding, .min = 1, .max = 64, .def = "4", .unit = "messages",
+		.help = "messages in flight per QP at most"),
+	KEY("rate_gbps", DOUBLE, rate_gbps, .dmin = 0, .dmax = 10000, .def = "0", .unit = "Gb/s",
+		.help = "offered rate per QP; 0 = closed loop (post when a slot frees)"),
+	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
+		.unit = "messages", .help = "per QP, then stop; 0 = until the run ends"),
+	KEY("verify", BOOL, verify, .def = "true",
+		.help = "check every byte of every message at the receiver"),
+};
+
+static const struct mrcd_ini_section sections[] = {
+	{"profile", "What the traffic generator sends.", 0},
+};
+
+static const struct mrcd_ini_schema schema = {
+	.sections = sections,
+	.n_sections = RTE_DIM(sections),
+	.keys = keys,
+	.n_keys = RTE_DIM(keys),
+};
+
+void
+mrcd_profile_defaults(struct mrcd_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	mrcd_ini_defaults(&schema, p);
+}
+
+int
+mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen)
+{
+	struct mrcd_ini *ini;
+	int rc;
+
+	mrcd_profile_defaults(p);
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	rc = mrcd_ini_open(path, &ini, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
+	mrcd_ini_close(ini);
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	return rc;
+}
+
+unsigned int
+mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, uint16_t (*out)[2],
+	unsigned int max)
+{
+	unsigned int k = 0;
+
+#define ADD(a, b)                                                                             \
+	do {                                                                                  \
+		if (k < max) {                                                                \
+			out[k][0] = (uint16_t)(a);                                            \
+			out[k][1] = (uint16_t)(b);                                            \
+			k++;                                                                  \
+		}                                                                             \
+	} while (0)
+	switch (p->pattern) {
+	case MRCD_PAT_PAIRS:
+		for (unsigned int h = 0; h + 1 < n; h += 2) {
+			ADD(h, h + 1);
+			ADD(h + 1, h);
+		}
+		break;
+	case MRCD_PAT_ALL_TO_ALL:
+		for (unsigned int a = 0; a < n; a++)
+			for (unsigned int b = 0; b < n; b++)
+				if (a != b)
+					ADD(a, b);
+		break;
+	case MRCD_PAT_INCAST:
+		for (unsigned int h = 0; h < n; h++)
+			if (h != p->incast_target)
+				ADD(h, p->incast_target);
+		break;
+	case MRCD_PAT_RING:
+		for (unsigned int h = 0; h < n && n > 1; h++)
+			ADD(h, (h + 1) % n);
+		break;
+	default: { /* a derangement: shuffle until no host writes to itself */
+		unsigned int perm[64];
+		struct mrc_rand r;
+
+		mrc_rand_seed(&r, seed);
+		for (unsigned int tries = 0; tries < 1000 && n > 1; tries++) {
+			bool ok = true;
+
+			for (unsigned int h = 0; h < n; h++)
+				perm[h] = h;
+			for (unsigned int h = n - 1; h > 0; h--) {
+				unsigned int j = (unsigned int)mrc_rand_bounded(&r, h + 1), t = perm[h];
+
+				perm[h] = perm[j];
+				perm[j] = t;
+			}
+			for (unsigned int h = 0; h < n; h++)
+				ok = ok && perm[h] != h;
+			if (ok) {
+				for (unsigned int h = 0; h < n; h++)
+					ADD(h, perm[h]);
+				break;
+			}
+		}
+		break;
+	}
+	}
+#undef ADD
+	return k;
+}
+
+/* Word j of message `seq` of `flow`: distinct for every (flow, seq, j). */
+static inline uint64_t
+word(uint16_t flow, uint64_t seq, uint64_t j)
+{
+	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j;
+
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ull;
+	return x ^ (x >> 29);
+}
+
+void
+mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+{
+	uint32_t j;
+
+	for (j = 0; j + 8 <= len; j += 8) {
+		uint64_t w = word(flow, seq, j / 8);
+
+		memcpy(buf + j, &w, 8);
+	}
+	if (j < len) {
+		uint64_t w = word(flow, seq, j / 8);
+
+		memcpy(buf + j, &w, len - j);
+	}
+}
+
+bool
+mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+{
+	uint32_t j;
+
+	for (j = 0; j + 8 <= len; j += 8) {
+		uint64_t w = word(flow, seq, j / 8), got;
+
+		memcpy(&got, buf + j, 8);
+		if (got != w)
+			return false;
+	}
+	if (j < len) {
+		uint64_t w = word(flow, seq, j / 8);
+
+		return memcmp(buf + j, &w, len - j) == 0;
+	}
+	return true;
+}
+
+unsigned int
+mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc, uint64_t tsc_hz,
+	bool stopping)
+{
+	const uint32_t len = p->msg_kb * 1024u;
+	unsigned int n = 0;
+
+	while (!stopping && f->posted - f->completed < p->outstanding &&
+		(p->messages == 0 || f->posted < p->messages) && now_tsc >= f->next_post_tsc) {
+		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
+		uint8_t *src = f->src_buf + (size_t)slot * len;
+
+		if (p->verify)
+			mrcd_gen_fill(src, len, f->id, f->posted);
+		if (mrc_qp_post_write(f->qp, f->posted, src, len, f->src_key,
+			    (uint64_t)(uintptr_t)(f->dst_buf + (size_t)slot * len), f->dst_key, true,
+			    (uint32_t)f->posted) != 0)
+			break;
+		f->post_tsc[slot] = now_tsc;
+		f->posted++;
+		n++;
+		if (p->rate_gbps > 0) {
+			/* Pace from the schedule, not from now, so a late poll catches up. */
+			uint64_t gap = (uint64_t)((double)len * 8 / (p->rate_gbps * 1e9) * (double)tsc_hz);
+
+			uint64_t floor = now_tsc > gap ? now_tsc - gap : 0;
+
+			f->next_post_tsc = (f->next_post_tsc > floor ? f->next_post_tsc : floor) + gap;
+		}
+	}
+	return n;
+}
+
+void
+mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e,
+	uint64_t now_tsc, uint64_t tsc_hz, struct mrcd_hist *hist)
+{
+	const uint32_t slot = (uint32_t)(e->wr_id % p->outstanding);
+
+	f->completed++;
+	mrcd_hist_add(hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
+}
+
+void
+mrcd_gen_received(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e)
+{
+	const uint32_t len = p->msg_kb * 1024u;
+	const uint64_t seq = f->recv_seq++;
+	const uint8_t *dst = f->dst_buf + (size_t)(seq % p->outstanding) * len;
+
+	/* Immediates arrive in order per QP: the expected number must be the one carried. */
+	if (e->imm != (uint32_t)seq || e->byte_len != len) {
+		f->verify_errors++;
+		return;
+	}
+	if (!p->verify)
+		return;
+	if (mrcd_gen_check(dst, len, f->id, seq)) {
+		f->verified_msgs++;
+		f->verified_bytes += len;
+	} else {
+		f->verify_errors++;
+	}
+}
+
+/* ---- histogram ---- */
+
+static unsigned int
+bucket(uint64_t v)
+{
+	if (v < 16)
+		return (unsigned int)v;
+	unsigned int e = 63u - (unsigned int)__builtin_clzll(v); /* v in [2^e, 2^(e+1)) */
+
+	return (e - 3) * 16 + (unsigned int)((v >> (e - 4)) & 15);
+}
+
+static uint64_t
+bucket_upper(unsigned int b)
+{
+	if (b < 16)
+		return b;
+	unsigned int e = b / 16 + 3, s = b % 16;
+
+	return ((uint64_t)(16 + s + 1) << (e - 4)) - 1;
+}
+
+void
+mrcd_hist_add(struct mrcd_hist *h, uint64_t ns)
+{
+	h->b[RTE_MIN(bucket(ns), (unsigned int)MRCD_HIST_BUCKETS - 1)]++;
+	h->n++;
+	h->max_ns = RTE_MAX(h->max_ns, ns);
+}
+
+void
+mrcd_hist_merge(struct mrcd_hist *to, const struct mrcd_hist *from)
+{
+	for (unsigned int i = 0; i < MRCD_HIST_BUCKETS; i++)
+		to->b[i] += from->b[i];
+	to->n += from->n;
+	to->max_ns = RTE_MAX(to->max_ns, from->max_ns);
+}
+
+uint64_t
+mrcd_hist_pct(const struct mrcd_hist *h, double pct)
+{
+	uint64_t want = (uint64_t)((double)h->n * pct / 100.0 + 0.5), seen = 0;
+
+	if (h->n == 0)
+		return 0;
+	want = RTE_MAX(want, (uint64_t)1);
+	for (unsigned int i = 0; i < MRCD_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= want)
+			return RTE_MIN(bucket_upper(i), h->max_ns);
+	}
+	return h->max_ns;
+}

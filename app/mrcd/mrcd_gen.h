@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_GEN_H
+#define MRCD_GEN_H
+
+/*
+ * The traffic generator: which hosts write to which (a pattern), how big,
+ * how many at once or how fast, and whether every byte is checked on
+ * arrival. It posts RDMA WRITE-with-immediate through the same QP API an
+ * application uses. Each flow is one QP from a source host to a
+ * destination host with `outstanding` message slots; slot k of message n
+ * is n % outstanding, so a slot is rewritten only after its previous
+ * message completed. Payload words are a function of (flow, message
+ * number, word), so the receiver checks a message without seeing the
+ * sender's memory; immediate data carries the message number, and
+ * immediates arrive in order per QP, which tells the receiver which
+ * message (and slot) just completed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mrc_qp.h"
+
+enum mrcd_pattern {
+	MRCD_PAT_PAIRS = 0, /* 2k <-> 2k+1, both ways */
+	MRCD_PAT_ALL_TO_ALL,
+	MRCD_PAT_INCAST,    /* every host -> incast_target */
+	MRCD_PAT_RING,      /* h -> h+1 */
+	MRCD_PAT_PERMUTATION, /* h -> perm(h), a seeded derangement */
+};
+
+struct mrcd_profile {
+	char path[256];
+	uint8_t pattern;
+	uint16_t incast_target;
+	uint32_t msg_kb;
+	uint16_t qps_per_peer;
+	uint16_t outstanding; /* messages in flight per QP (closed loop) */
+	double rate_gbps;     /* per flow; 0 = closed loop, as fast as completions allow */
+	uint64_t messages;    /* per flow; 0 = until the run ends */
+	bool verify;
+};
+
+void mrcd_profile_defaults(struct mrcd_profile *p);
+/* Load a profile file ([profile] section); 0, or -EINVAL with err (file:line: ...). */
+int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen);
+const char *mrcd_pattern_name(uint8_t pattern);
+
+/* One flow: a QP from src to dst and its buffers. Filled by the daemon's setup. */
+struct mrcd_flow {
+	uint16_t id, src, dst;
+	struct mrc_qp *qp;      /* on src */
+	uint8_t *src_buf;       /* outstanding x msg bytes, in src's region */
+	uint32_t src_key;
+	uint8_t *dst_buf;       /* outstanding x msg bytes, in dst's region */
+	uint32_t dst_key;
+	uint64_t next_post_tsc; /* pacing */
+	uint64_t posted, completed;
+	uint64_t recv_seq;      /* next message number the receiver expects */
+	uint64_t verified_msgs, verified_bytes, verify_errors;
+	uint64_t *post_tsc;     /* per slot */
+};
+
+/* Completion-time histogram: log2 buckets, 16 linear steps each. */
+#define MRCD_HIST_BUCKETS (64 * 16)
+struct mrcd_hist {
+	uint64_t n, max_ns;
+	uint64_t b[MRCD_HIST_BUCKETS];
+};
+
+void mrcd_hist_add(struct mrcd_hist *h, uint64_t ns);
+void mrcd_hist_merge(struct mrcd_hist *to, const struct mrcd_hist *from);
+uint64_t mrcd_hist_pct(const struct mrcd_hist *h, double pct);
+
+/* (src, dst) pairs for a pattern over n hosts; returns how many (at most max). */
+unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hosts, uint64_t seed,
+	uint16_t (*out)[2], unsigned int max);
+
+/* Fill / check message `seq` of a flow in `buf` (len bytes). */
+void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
+bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
+
+/* Post what the profile allows now on `f`; returns messages posted. */
+unsigned int mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc,
+	uint64_t tsc_hz, bool stopping);
+
+/* A send completion on f's QP: record its completion time. */
+void mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e,
+	uint64_t now_tsc, uint64_t tsc_hz, struct mrcd_hist *hist);
+
+/* An immediate arrived for flow f (on f->dst): verify the message. */
+void mrcd_gen_received(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e);
+
+#endif /* MRCD_GEN_H */

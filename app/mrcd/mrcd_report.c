@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * What the daemon tells people: snapshots the workers publish (so the
+ * control thread never reads live worker state), the console line every
+ * second, the JSON-lines time series and the Prometheus text file, and the
+ * summary at exit (plus --json).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "mrcd_daemon.h"
+
+/* ---- snapshots ---- */
+
+void
+mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc)
+{
+	struct mrcd_snapshot *s = &d->snap[h], n;
+	const struct mrc_wire_rx_stats *v = mrcd_host_rx_verdicts(d->host[h].rt);
+
+	memset(&n, 0, sizeof(n));
+	n.tsc = now_tsc;
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
+		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(d->host[h].rt, p);
+
+		n.tx_bytes[p] = pc->tx_bytes;
+		n.rx_bytes[p] = pc->rx_bytes;
+	}
+	for (unsigned int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
+		n.rejects += v->pkts[r];
+	n.failed = d->host[h].failed_msgs;
+	for (unsigned int i = 0; i < d->n_flows; i++) {
+		const struct mrcd_flow *f = &d->flows[i];
+
+		if (f->dst == h) {
+			n.verified_bytes += f->verified_bytes;
+			n.verify_errors += f->verify_errors;
+		}
+		if (f->src != h || f->qp == NULL)
+			continue;
+		const struct mrc_qp_counters *c = mrc_qp_counters(f->qp);
+		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
+
+		n.posted += f->posted;
+		n.completed += f->completed;
+		n.sent_bytes += f->completed * d->prof.msg_kb * 1024ull;
+		n.retx += c->tx_retx_pkts;
+		n.nacks += c->rx_nacks;
+		n.ecn_echoes += c->ecn_echoes;
+		n.ev_losses += c->ev_losses;
+		for (unsigned int p = 0; pool != NULL && p < d->cfg.daemon.planes; p++) {
+			struct mrc_ev_counts ec;
+
+			if (mrc_ev_plane_counts(pool, p, &ec) != 0)
+				continue;
+			n.ev_good += ec.active[MRC_EV_GOOD];
+			n.ev_skip += ec.active[MRC_EV_SKIP];
+			n.ev_bad += ec.active[MRC_EV_ASSUMED_BAD] + ec.backup[MRC_EV_ASSUMED_BAD];
+			n.ev_denied += ec.active[MRC_EV_DENIED] + ec.backup[MRC_EV_DENIED];
+		}
+	}
+	/* Sequence lock: odd while writing, so a reader retries a torn copy. */
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	n.seq = s->seq;
+	memcpy((char *)s + sizeof(s->seq), (const char *)&n + sizeof(n.seq),
+		sizeof(n) - sizeof(n.seq));
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+void
+mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int h, struct mrcd_snapshot *out)
+{
+	const struct mrcd_snapshot *s = &d->snap[h];
+	uint32_t a, b;
+
+	do {
+		a = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		memcpy(out, s, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		b = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	} while ((a & 1) || a != b);
+}
+
+static void
+totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct mrcd_snapshot s;
+
+		mrcd_snapshot_read(d, h, &s);
+		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+			t->tx_bytes[p] += s.tx_bytes[p];
+			t->rx_bytes[p] += s.rx_bytes[p];
+		}
+		t->posted += s.posted;
+		t->completed += s.completed;
+		t->failed += s.failed;
+		t->sent_bytes += s.sent_bytes;
+		t->verified_bytes += s.verified_bytes;
+		t->verify_errors += s.verify_errors;
+		t->retx += s.retx;
+		t->nacks += s.nacks;
+		t->ecn_echoes += s.ecn_echoes;
+		t->ev_losses += s.ev_losses;
+		t->ev_good += s.ev_good;
+		t->ev_skip += s.ev_skip;
+		t->ev_bad += s.ev_bad;
+		t->ev_denied += s.ev_denied;
+		t->rejects += s.rejects;
+		t->tsc = RTE_MAX(t->tsc, s.tsc);
+	}
+}
+
+static double
+gbps(uint64_t bytes, uint64_t tsc, uint64_t hz)
+{
+	return tsc == 0 ? 0 : (double)bytes * 8 / ((double)tsc / (double)hz) / 1e9;
+}
+
+/* ---- console ---- */
+
+void
+mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario)
+{
+	printf("mrcd: %u hosts x %u planes on the emulated fabric (%u T1s per plane, %.3g Gb/s "
+	       "links), %u workers\n", d->n_hosts, d->cfg.daemon.planes, d->cfg.fabric.t1s,
+		d->cfg.fabric.link_gbps, d->n_workers);
+	printf("mrcd: traffic %s: %s, %u KiB messages, %u QP(s) per peer, %u in flight each, "
+	       "%u flows, verify %s\n", profile[0] ? profile : "(built-in)",
+		mrcd_pattern_name(d->prof.pattern), d->prof.msg_kb, d->prof.qps_per_peer,
+		d->prof.outstanding, d->n_flows, d->prof.verify ? "on" : "off");
+	printf("mrcd: faults %s; running %u s (Ctrl-C stops early)\n",
+		scenario[0] ? scenario : "none", d->cfg.daemon.duration_s);
+	fflush(stdout);
+}
+
+void
+mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc)
+{
+	static struct mrcd_snapshot prev;
+	static uint64_t prev_tsc;
+	struct mrcd_snapshot t;
+	const uint64_t dt = now_tsc - (prev_tsc ? prev_tsc : start_tsc);
+	double total = 0;
+
+	totals(d, &t);
+	printf("%6.1fs  Gb/s", (double)(now_tsc - start_tsc) / (double)d->hz);
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
+		double g = gbps(t.tx_bytes[p] - prev.tx_bytes[p], dt, d->hz);
+
+		total += g;
+		printf(" p%u %5.2f", p, g);
+	}
+	printf(" | total %6.2f | retx %" PRIu64 " | EV good %" PRIu64 " skip %" PRIu64
+	       " bad %" PRIu64 " | msgs %" PRIu64 "\n", total, t.retx - prev.retx, t.ev_good,
+		t.ev_skip, t.ev_bad, t.completed);
+	fflush(stdout);
+	prev = t;
+	prev_tsc = now_tsc;
+}
+
+/* ---- files ---- */
+
+void
+mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (strcmp(d->cfg.telemetry.timeseries, "none") != 0) {
+		o->ts = fopen(d->cfg.telemetry.timeseries, "w");
+		if (o->ts == NULL)
+			fprintf(stderr, "mrcd: time series %s: %s (continuing without)\n",
+				d->cfg.telemetry.timeseries, strerror(errno));
+	}
+}
+
+static void
+write_prometheus(const struct mrcd_daemon *d, const struct mrcd_snapshot *t)
+{
+	char tmp[MRCD_CONFIG_PATH_MAX + 8];
+	FILE *f;
+
+	if (strcmp(d->cfg.telemetry.prometheus, "none") == 0)
+		return;
+	/* Written aside and renamed: a scraper never reads half a file. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.telemetry.prometheus);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "# HELP mrcd_plane_tx_bytes_total Bytes sent on each plane (all hosts).\n"
+		   "# TYPE mrcd_plane_tx_bytes_total counter\n");
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		fprintf(f, "mrcd_plane_tx_bytes_total{plane=\"%u\"} %" PRIu64 "\n", p, t->tx_bytes[p]);
+	fprintf(f, "# HELP mrcd_messages_completed_total Messages sent and fully acknowledged.\n"
+		   "# TYPE mrcd_messages_completed_total counter\n"
+		   "mrcd_messages_completed_total %" PRIu64 "\n"
+		   "# HELP mrcd_retransmits_total Data packets resent.\n"
+		   "# TYPE mrcd_retransmits_total counter\nmrcd_retransmits_total %" PRIu64 "\n"
+		   "# HELP mrcd_nacks_total NACKs received.\n"
+		   "# TYPE mrcd_nacks_total counter\nmrcd_nacks_total %" PRIu64 "\n"
+		   "# HELP mrcd_ecn_echoes_total SACKs echoing an ECN mark.\n"
+		   "# TYPE mrcd_ecn_echoes_total counter\nmrcd_ecn_echoes_total %" PRIu64 "\n"
+		   "# HELP mrcd_evs EVs by state (active set; bad and denied include backups).\n"
+		   "# TYPE mrcd_evs gauge\n"
+		   "mrcd_evs{state=\"good\"} %" PRIu64 "\nmrcd_evs{state=\"skip\"} %" PRIu64 "\n"
+		   "mrcd_evs{state=\"assumed_bad\"} %" PRIu64 "\nmrcd_evs{state=\"denied\"} %" PRIu64
+		   "\n"
+		   "# HELP mrcd_verified_bytes_total Bytes checked at the receivers.\n"
+		   "# TYPE mrcd_verified_bytes_total counter\nmrcd_verified_bytes_total %" PRIu64 "\n",
+		t->completed, t->retx, t->nacks, t->ecn_echoes, t->ev_good, t->ev_skip, t->ev_bad,
+		t->ev_denied, t->verified_bytes);
+	fclose(f);
+	rename(tmp, d->cfg.telemetry.prometheus);
+}
+
+static void
+write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
+{
+	struct mrcd_snapshot t, *l = &o->last[0];
+	const uint64_t dt = now_tsc - (o->last_tsc ? o->last_tsc : start_tsc);
+
+	totals(d, &t);
+	fprintf(o->ts, "{\"t\": %.3f, \"plane_gbps\": [",
+		(double)(now_tsc - start_tsc) / (double)d->hz);
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		fprintf(o->ts, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p] - l->tx_bytes[p], dt, d->hz));
+	fprintf(o->ts, "], \"retx\": %" PRIu64 ", \"nacks\": %" PRIu64 ", \"ecn_echoes\": %" PRIu64
+		", \"ev\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64 ", \"bad\": %" PRIu64
+		", \"denied\": %" PRIu64 "}, \"msgs\": %" PRIu64 ", \"verified_bytes\": %" PRIu64 "}\n",
+		t.retx - l->retx, t.nacks - l->nacks, t.ecn_echoes - l->ecn_echoes, t.ev_good,
+		t.ev_skip, t.ev_bad, t.ev_denied, t.completed, t.verified_bytes);
+	*l = t;
+	o->last_tsc = now_tsc;
+}
+
+void
+mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
+	uint64_t start_tsc)
+{
+	if (o->ts != NULL && now_tsc >= o->next_ts) {
+		write_ts_line(d, o, now_tsc, start_tsc);
+		o->next_ts = now_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
+	}
+	if (now_tsc >= o->next_prom) {
+		struct mrcd_snapshot t;
+
+		totals(d, &t);
+		write_prometheus(d, &t);
+		o->next_prom = now_tsc + (uint64_t)d->cfg.telemetry.prometheus_interval_ms * d->hz / 1000;
+	}
+}
+
+void
+mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
+	uint64_t start_tsc)
+{
+	struct mrcd_snapshot t;
+
+	totals(d, &t);
+	write_prometheus(d, &t);
+	if (o->ts == NULL)
+		return;
+	write_ts_line(d, o, now_tsc, start_tsc);
+	/* The fault timeline, read now that the fabric's worker has stopped. */
+	const struct mrc_fabric_event *ev;
+	unsigned int n = mrc_fabric_event_log(d->fab, &ev);
+
+	for (unsigned int i = 0; i < n; i++) {
+		char what[256];
+
+		mrc_fabric_event_format(what, sizeof(what), &ev[i]);
+		fprintf(o->ts, "{\"t\": %.3f, \"event\": \"%s\"}\n", (double)ev[i].t_ns / 1e9, what);
+	}
+	fclose(o->ts);
+	o->ts = NULL;
+}
+
+/* ---- summary ---- */
+
+int
+mrcd_pools_full(const struct mrcd_hostctx *hc)
+{
+	int rc = 0;
+
+	if (hc->rx_pool != NULL && rte_mempool_avail_count(hc->rx_pool) != hc->rx_pool->size) {
+		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->rx_pool->name,
+			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool), hc->rx_pool->size);
+		rc = -1;
+	}
+	if (hc->tx_pool != NULL && rte_mempool_avail_count(hc->tx_pool) != hc->tx_pool->size) {
+		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->tx_pool->name,
+			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool), hc->tx_pool->size);
+		rc = -1;
+	}
+	return rc;
+}
+
+int
+mrcd_summary(const struct mrcd_daemon *d)
+{
+	struct mrcd_snapshot t;
+	struct mrcd_hist hist;
+	const uint64_t run = d->run_tsc ? d->run_tsc : 1;
+	const struct mrc_fabric_counters *fc = mrc_fabric_counters(d->fab);
+	uint64_t lost;
+
+	totals(d, &t);
+	memset(&hist, 0, sizeof(hist));
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		mrcd_hist_merge(&hist, &d->host[h].hist);
+	lost = t.posted - t.completed - t.failed;
+
+	printf("\nmrcd summary: %.2f s of traffic, %.3f s of drain\n", (double)run / (double)d->hz,
+		(double)d->drain_tsc / (double)d->hz);
+	printf("  per plane (Gb/s, all hosts):");
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		printf(" p%u %.3f", p, gbps(t.tx_bytes[p], run, d->hz));
+	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64 " failed, %" PRIu64
+	       " lost; goodput %.3f Gb/s\n", t.posted, t.completed, t.failed, lost,
+		gbps(t.sent_bytes, run, d->hz));
+	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
+	       " messages)\n", mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
+		mrcd_hist_pct(&hist, 99.9) / 1e3, hist.max_ns / 1e3, hist.n);
+	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
+		t.verified_bytes, t.verify_errors);
+	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64 " ECN echoes, %" PRIu64
+	       " packets lost on a path; EVs now good %" PRIu64 ", skip %" PRIu64 ", bad %" PRIu64
+	       ", denied %" PRIu64 "\n", t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good,
+		t.ev_skip, t.ev_bad, t.ev_denied);
+	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
+	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
+		uint64_t v = 0;
+
+		for (unsigned int h = 0; h < d->n_hosts; h++)
+			v += mrcd_host_rx_verdicts(d->host[h].rt)->pkts[r];
+		if (v != 0)
+			printf(" (%s %" PRIu64 ")", mrc_wire_reject_name((enum mrc_wire_rx)r), v);
+	}
+	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++) {
+		uint64_t v = mrc_fabric_counters_get(fc, i);
+
+		if (v != 0 && strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
+			printf(", fabric %s %" PRIu64, mrc_fabric_counters_desc[i].name, v);
+	}
+	printf("\n");
+
+	if (d->cli.json[0] != '\0') {
+		FILE *j = fopen(d->cli.json, "w");
+
+		if (j == NULL) {
+			fprintf(stderr, "mrcd: --json %s: %s\n", d->cli.json, strerror(errno));
+		} else {
+			fprintf(j, "{\"duration_s\": %.3f, \"hosts\": %u, \"planes\": %u, \"flows\": %u,\n",
+				(double)run / (double)d->hz, d->n_hosts, d->cfg.daemon.planes, d->n_flows);
+			fprintf(j, " \"plane_gbps\": [");
+			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+				fprintf(j, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p], run, d->hz));
+			fprintf(j, "],\n \"messages\": {\"posted\": %" PRIu64 ", \"completed\": %" PRIu64
+				", \"failed\": %" PRIu64 ", \"lost\": %" PRIu64 "},\n", t.posted,
+				t.completed, t.failed, lost);
+			fprintf(j, " \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
+				"\"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f},\n",
+				gbps(t.sent_bytes, run, d->hz), mrcd_hist_pct(&hist, 50) / 1e3,
+				mrcd_hist_pct(&hist, 99) / 1e3, mrcd_hist_pct(&hist, 99.9) / 1e3,
+				hist.max_ns / 1e3);
+			fprintf(j, " \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64 ",\n",
+				t.verified_bytes, t.verify_errors);
+			fprintf(j, " \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
+				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
+				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
+			fprintf(j, " \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
+				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n", t.ev_good,
+				t.ev_skip, t.ev_bad, t.ev_denied);
+			fprintf(j, " \"drops\": {\"parser\": %" PRIu64, t.rejects);
+			for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
+				if (strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
+					fprintf(j, ", \"fabric_%s\": %" PRIu64,
+						mrc_fabric_counters_desc[i].name,
+						mrc_fabric_counters_get(fc, i));
+			fprintf(j, "}}\n");
+			fclose(j);
+		}
+	}
+	return lost == 0 && t.verify_errors == 0 && t.failed == 0 ? 0 : -1;
+}
