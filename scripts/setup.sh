@@ -48,9 +48,10 @@ done
 cd "$(dirname "$0")/.."
 
 # What the build, the tests and the tools need. tshark decodes the golden
-# captures; dpdk brings dpdk-testpmd and dpdk-telemetry.py.
+# captures; dpdk brings dpdk-testpmd and dpdk-telemetry.py; matplotlib draws
+# scripts/plot-timeseries.py's charts.
 packages=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libnuma-dev libpcap-dev
-	python3 tshark iproute2)
+	python3 python3-matplotlib tshark iproute2)
 if [ "$dev" = 1 ]; then
 	packages+=(clang libclang-rt-14-dev valgrind)
 fi

@@ -246,6 +246,11 @@ void
 mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
 	uint64_t start_tsc)
 {
+	if (o->next_ts == 0) {
+		/* The first sample covers a whole interval: a rate over microseconds means nothing. */
+		o->last_tsc = start_tsc;
+		o->next_ts = start_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
+	}
 	if (o->ts != NULL && now_tsc >= o->next_ts) {
 		write_ts_line(d, o, now_tsc, start_tsc);
 		o->next_ts = now_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;

@@ -52,3 +52,8 @@ for f in fails:
 print(f"demo: {0 if fails else 1} passed, {1 if fails else 0} failed")
 sys.exit(1 if fails else 0)
 PY
+# The charts people look at come from the same series.
+/usr/bin/python3 "$(dirname "$0")/../../scripts/plot-timeseries.py" mrcd-timeseries.jsonl -o demo
+for f in demo-planes.png demo-evs.png; do
+	[ -s "$f" ] || { echo "demo: $f not written"; exit 1; }
+done
