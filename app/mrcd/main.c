@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,8 @@ worker_main(void *arg)
 		if (now >= next_snap) {
 			for (unsigned int k = 0; k < w->n_hosts; k++)
 				mrcd_snapshot_publish(d, w->hosts[k], now);
+			if (w->runs_fabric)
+				mrcd_fabric_snapshot_publish(d);
 			next_snap = now + snap_gap;
 		}
 	}
@@ -481,6 +484,8 @@ main(int argc, char **argv)
 	if (connect_flows(&d, t0) != 0 || assign_lcores(&d) != 0)
 		goto out;
 	mrcd_banner(&d, profile, scenario);
+	if (mrcd_telemetry_register(&d) != 0)
+		fprintf(stderr, "mrcd: telemetry commands not registered (continuing without)\n");
 
 	/* 4. Run. */
 	mrc_fabric_start(d.fab, rte_rdtsc());
@@ -519,7 +524,19 @@ out:
 			rte_free(hc->cq);
 		}
 	}
-	if (step >= 1)
+	if (step >= 1) {
+		char runtime_dir[PATH_MAX], sock[PATH_MAX + 32];
+
+		/*
+		 * The EAL never removes its runtime directory, and telemetry
+		 * unlinks its socket only from an atexit handler: do both now so
+		 * a stopped daemon leaves nothing in /var/run/dpdk.
+		 */
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+		snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", runtime_dir);
 		rte_eal_cleanup();
+		unlink(sock);
+		rmdir(runtime_dir);
+	}
 	return status;
 }

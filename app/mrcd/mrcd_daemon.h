@@ -78,6 +78,9 @@ struct mrcd_daemon {
 	int phase; /* enum mrcd_phase */
 	uint64_t run_tsc, drain_tsc;
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
+	/* the fabric's counters, published by the worker that polls it */
+	uint32_t fab_seq;
+	struct mrc_fabric_counters fab_snap;
 };
 
 /* Outputs the control loop keeps open. */
@@ -101,6 +104,13 @@ void mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t no
 
 /* Print the summary (and write --json); 0 when nothing was lost or corrupted. */
 int mrcd_summary(const struct mrcd_daemon *d);
+
+/* The fabric's counters: published by its worker, read by anyone. */
+void mrcd_fabric_snapshot_publish(struct mrcd_daemon *d);
+void mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_counters *out);
+
+/* Register the /mrc/ telemetry commands (0, or -1 if the EAL refused one). */
+int mrcd_telemetry_register(struct mrcd_daemon *d);
 
 /* 0 if both of the host's pools hold every mbuf again; says which did not. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);

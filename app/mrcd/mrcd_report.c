@@ -77,6 +77,28 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc)
 }
 
 void
+mrcd_fabric_snapshot_publish(struct mrcd_daemon *d)
+{
+	__atomic_store_n(&d->fab_seq, d->fab_seq + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	d->fab_snap = *mrc_fabric_counters(d->fab);
+	__atomic_store_n(&d->fab_seq, d->fab_seq + 1, __ATOMIC_RELEASE);
+}
+
+void
+mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_counters *out)
+{
+	uint32_t a, b;
+
+	do {
+		a = __atomic_load_n(&d->fab_seq, __ATOMIC_ACQUIRE);
+		*out = d->fab_snap;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		b = __atomic_load_n(&d->fab_seq, __ATOMIC_ACQUIRE);
+	} while ((a & 1) || a != b);
+}
+
+void
 mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int h, struct mrcd_snapshot *out)
 {
 	const struct mrcd_snapshot *s = &d->snap[h];

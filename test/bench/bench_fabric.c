@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -104,6 +106,7 @@ setup(unsigned int burst)
 
 	if (argc < 0 || rte_eal_init(argc, argv) < 0)
 		return -1;
+	rmdir(rte_eal_get_runtime_dir()); /* empty: no telemetry, no shared config */
 	pool = rte_pktmbuf_pool_create(
 		"bench", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (pool == NULL)

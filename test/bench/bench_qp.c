@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include <rte_eal.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -55,6 +57,7 @@ setup(unsigned int n_pairs, uint16_t mtu, size_t mem_len)
 
 	if (argc < 0 || rte_eal_init(argc, argv) < 0)
 		return -1;
+	rmdir(rte_eal_get_runtime_dir()); /* empty: no telemetry, no shared config */
 	pool = rte_pktmbuf_pool_create("bench", 65535, 256, 0, 512, SOCKET_ID_ANY);
 	if (pool == NULL)
 		return -1;

@@ -9,8 +9,9 @@
 # second), and the daemon exits 0 (which also means every mempool was full
 # again at exit). Usage: demo.sh MRCD_BINARY WORKDIR
 set -euo pipefail
-mrcd=$1
+mrcd=$(realpath "$1")
 work=$2
+scripts=$(realpath "$(dirname "$0")/../../scripts")
 mkdir -p "$work"
 cd "$work"
 rm -f summary.json mrcd-timeseries.jsonl mrcd.prom
@@ -19,7 +20,23 @@ if [ "$(nproc)" -lt 2 ]; then
 	exit 77
 fi
 set +e
-"$mrcd" -- --duration 3 --json summary.json > demo.log 2>&1
+"$mrcd" -- --duration 3 --json summary.json > demo.log 2>&1 &
+pid=$!
+# While it runs, the telemetry commands answer from the workers' snapshots.
+tel=$scripts/mrc-telemetry.py
+sock=
+for _ in $(seq 50); do
+	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' demo.log 2>/dev/null)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+sleep 1.5
+/usr/bin/python3 "$tel" -s "$sock" /mrc/info /mrc/config /mrc/hosts /mrc/planes \
+	/mrc/host,0 /mrc/host,1 /mrc/qps /mrc/fabric > telemetry.json 2> telemetry.err
+tel_rc=$?
+/usr/bin/python3 "$tel" -s "$sock" /mrc/host,7 > /dev/null 2> telemetry-bad.err
+tel_bad_rc=$?
+wait $pid
 rc=$?
 set -e
 tail -n 12 demo.log
@@ -28,13 +45,39 @@ if [ "$rc" != 0 ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-/usr/bin/python3 - summary.json mrcd-timeseries.jsonl <<'PY'
+if [ "$tel_rc" != 0 ]; then
+	cat telemetry.err
+	echo "demo: FAIL: telemetry query exited $tel_rc"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if [ "$tel_bad_rc" != 1 ]; then
+	echo "demo: FAIL: /mrc/host,7 (no such host) should be refused, query exited $tel_bad_rc"
+	exit 1
+fi
+/usr/bin/python3 - summary.json mrcd-timeseries.jsonl telemetry.json <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 fails = []
 def check(cond, what):
     if not cond:
         fails.append(what)
+t = json.load(open(sys.argv[3]))
+check(t["/mrc/info"]["phase"] == "running" and t["/mrc/info"]["hosts"] == 2,
+      f"telemetry /mrc/info: {t['/mrc/info']}")
+check(t["/mrc/hosts"] == [0, 1], f"telemetry /mrc/hosts: {t['/mrc/hosts']}")
+check(len(t["/mrc/planes"]) == 8 and min(t["/mrc/planes"]) > 0,
+      f"telemetry /mrc/planes: {t['/mrc/planes']}")
+for n in (0, 1):
+    h = t[f"/mrc/host,{n}"]
+    check(h["host"] == n and h["bytes_sent"] > 0 and h["verify_errors"] == 0,
+          f"telemetry /mrc/host,{n}: {h}")
+check(len(t["/mrc/qps"]) == 4, f"telemetry /mrc/qps: {t['/mrc/qps']}")
+check(t["/mrc/fabric"]["delivered_pkts"] > 0, "telemetry /mrc/fabric: nothing delivered")
+# Telemetry is a mid-run sample: it cannot exceed the final totals.
+verified = sum(t[f"/mrc/host,{n}"]["bytes_verified"] for n in (0, 1))
+check(0 < verified <= s["bytes_verified"],
+      f"telemetry verified {verified} vs final {s['bytes_verified']}")
 m = s["messages"]
 check(m["completed"] > 100, f"only {m['completed']} messages completed")
 check(m["lost"] == 0 and m["failed"] == 0, f"messages lost {m['lost']}, failed {m['failed']}")
@@ -53,7 +96,7 @@ print(f"demo: {0 if fails else 1} passed, {1 if fails else 0} failed")
 sys.exit(1 if fails else 0)
 PY
 # The charts people look at come from the same series.
-/usr/bin/python3 "$(dirname "$0")/../../scripts/plot-timeseries.py" mrcd-timeseries.jsonl -o demo
+/usr/bin/python3 "$scripts/plot-timeseries.py" mrcd-timeseries.jsonl -o demo
 for f in demo-planes.png demo-evs.png; do
 	[ -s "$f" ] || { echo "demo: $f not written"; exit 1; }
 done

@@ -33,6 +33,12 @@ mrc_test_eal_init(const char *prefix)
 		return MRC_TEST_SKIP;
 	}
 	eal_state = 1;
+	/*
+	 * Test EALs keep nothing on disk (no telemetry, no shared config), but
+	 * the EAL still makes a runtime directory that outlives the process:
+	 * remove it now, while it is empty, so runs do not pile them up.
+	 */
+	rmdir(rte_eal_get_runtime_dir());
 	return 0;
 }
 
