@@ -282,6 +282,7 @@ worker_main(void *arg)
 				mrcd_snapshot_publish(d, w->hosts[k], now);
 			if (w->runs_fabric)
 				mrcd_fabric_snapshot_publish(d);
+			mrcd_query_serve(d, w);
 			next_snap = now + snap_gap;
 		}
 	}

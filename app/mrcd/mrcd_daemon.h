@@ -54,6 +54,30 @@ struct mrcd_snapshot {
 	uint64_t rejects; /* packets the parser refused */
 };
 
+/* One EV of a queried QP. */
+struct mrcd_query_ev {
+	uint32_t ev;
+	uint8_t plane, state; /* state: enum mrc_ev_state */
+	bool active;          /* false: a backup slot */
+};
+
+#define MRCD_QUERY_MAX_EVS 1024
+
+/* A telemetry question about one QP and its owner's answer (mrcd_query.c). */
+struct mrcd_qp_query {
+	uint32_t req;  /* bumped by the asker */
+	uint32_t done; /* set to req by the owning worker once the answer is in */
+	unsigned int host;
+	const struct mrc_qp *qp;
+	/* the answer */
+	enum mrc_qp_state state;
+	enum mrc_qp_error error;
+	size_t mem_bytes;
+	struct mrc_qp_counters counters;
+	unsigned int n_ev;
+	struct mrcd_query_ev ev[MRCD_QUERY_MAX_EVS];
+};
+
 struct mrcd_daemon;
 
 struct mrcd_worker {
@@ -81,6 +105,7 @@ struct mrcd_daemon {
 	/* the fabric's counters, published by the worker that polls it */
 	uint32_t fab_seq;
 	struct mrc_fabric_counters fab_snap;
+	struct mrcd_qp_query query;
 };
 
 /* Outputs the control loop keeps open. */
@@ -111,6 +136,13 @@ void mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_co
 
 /* Register the /mrc/ telemetry commands (0, or -1 if the EAL refused one). */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
+
+/* Worker side: answer a pending QP query if this worker owns the QP. */
+void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w);
+/* Telemetry side: ask the owner of `qp` (on `host`); 0, or -1 when nobody
+ * answered within 100 ms (the daemon is stopping). */
+int mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp,
+	struct mrcd_qp_query *out);
 
 /* 0 if both of the host's pools hold every mbuf again; says which did not. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);

@@ -12,19 +12,28 @@
  *   /mrc/host,<n>      one host: messages, bytes, resends, NACKs, ECN echoes,
  *                      EV states, verified bytes, parser rejects, per-plane bytes
  *   /mrc/planes        bytes sent per plane, all hosts
- *   /mrc/qps           the QPs: number, host, peer, role
+ *   /mrc/qps[,<i>]     the QPs: number, host, peer, role; 64 a page from the i-th
+ *   /mrc/qp,<qpn>      one QP: state, error, memory, every counter
+ *   /mrc/evs,<qpn>     one QP's EVs: per plane per state, retired EVs by value
+ *   /mrc/ports,<n>     one host's ports (one per plane): id, name, link, pkts, bytes
+ *   /mrc/drops,<n>     one host's parser rejects by reason, unknown QPNs, tx drops
  *   /mrc/fabric        the emulated fabric's counters by name
  *
  * Replies are capped at 16 KB in DPDK 22.11, so tables that grow with the
  * deployment are lists of ids plus one command per item (hosts, qps).
- * Callbacks run on DPDK's telemetry thread: they read only the snapshots the
- * workers publish, never live worker state.
+ * Callbacks run on DPDK's telemetry threads (one per client). They read the
+ * snapshots the workers publish, single counter words with atomic loads, or,
+ * for one QP, an answer its owning worker copies out on request
+ * (mrcd_query.c); never a worker's live structures.
  */
 
+#include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
 #include "mrcd_daemon.h"
@@ -168,26 +177,246 @@ cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * The QPs, 64 per reply to stay under 16 KB: "/mrc/qps" gives the first
+ * page, "/mrc/qps,<n>" the page starting at the n-th QP; "next" is where the
+ * following page starts, absent on the last one.
+ */
+#define QPS_PER_PAGE 64
+
 static int
 cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_daemon *m = daemon_ref;
+	const unsigned int n_qps = 2 * m->n_flows;
+	unsigned int start = 0, i;
 	char key[32], val[64];
 
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
-	/* Fixed at setup (not worker state); 64 per reply keeps it under 16 KB. */
+	if (params != NULL && params[0] != '\0' && parse_index(params, n_qps, &start) != 0)
+		return -1;
+	/* Fixed at setup, not worker state: read directly. */
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < m->n_flows && i < 32; i++) {
-		const struct mrcd_flow *f = &m->flows[i];
+	for (i = start; i < n_qps && i < start + QPS_PER_PAGE; i++) {
+		const struct mrcd_flow *f = &m->flows[i / 2];
+		const bool sender = i % 2 == 0;
 
-		snprintf(key, sizeof(key), "0x%x", MRCD_QPN_BASE + 2 * i);
-		snprintf(val, sizeof(val), "host %u -> host %u, sender", f->src, f->dst);
-		rte_tel_data_add_dict_string(d, key, val);
-		snprintf(key, sizeof(key), "0x%x", MRCD_QPN_BASE + 2 * i + 1);
-		snprintf(val, sizeof(val), "host %u <- host %u, receiver", f->dst, f->src);
+		snprintf(key, sizeof(key), "0x%x", MRCD_QPN_BASE + i);
+		snprintf(val, sizeof(val), "host %u %s host %u, %s", sender ? f->src : f->dst,
+			sender ? "->" : "<-", sender ? f->dst : f->src,
+			sender ? "sender" : "receiver");
 		rte_tel_data_add_dict_string(d, key, val);
 	}
+	if (i < n_qps)
+		rte_tel_data_add_dict_u64(d, "next", i);
+	return 0;
+}
+
+/* A QPN as the daemon numbers them: the sender of flow i is BASE + 2i, its receiver BASE + 2i + 1. */
+static int
+resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const char **role)
+{
+	const struct mrcd_daemon *m = daemon_ref;
+	unsigned int qpn;
+
+	if (parse_index(params, MRCD_QPN_BASE + 2 * m->n_flows, &qpn) != 0 || qpn < MRCD_QPN_BASE)
+		return -1;
+	const unsigned int i = (qpn - MRCD_QPN_BASE) / 2;
+	const bool sender = (qpn - MRCD_QPN_BASE) % 2 == 0;
+
+	*host = sender ? m->flows[i].src : m->flows[i].dst;
+	*qp = sender ? m->flows[i].qp : m->peer_qp[i];
+	*role = sender ? "sender" : "receiver";
+	return *qp != NULL ? 0 : -1;
+}
+
+static int
+cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct mrcd_qp_query q; /* too big for a stack; askers are serialized */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	unsigned int host;
+	struct mrc_qp *qp;
+	const char *role;
+	int rc = -1;
+
+	RTE_SET_USED(cmd);
+	if (resolve_qpn(params, &host, &qp, &role) != 0)
+		return -1;
+	pthread_mutex_lock(&lock);
+	if (mrcd_query_qp(daemon_ref, host, qp, &q) == 0) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "qpn", mrc_qp_qpn(qp));
+		rte_tel_data_add_dict_u64(d, "host", host);
+		rte_tel_data_add_dict_string(d, "role", role);
+		rte_tel_data_add_dict_string(d, "state", mrc_qp_state_name(q.state));
+		rte_tel_data_add_dict_string(d, "error", mrc_qp_error_name(q.error));
+		rte_tel_data_add_dict_u64(d, "mem_bytes", q.mem_bytes);
+		for (unsigned int i = 0; i < mrc_qp_counters_count; i++)
+			rte_tel_data_add_dict_u64(d, mrc_qp_counters_desc[i].name,
+				mrc_qp_counters_get(&q.counters, i));
+		rc = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/*
+ * One QP's EVs: counts per plane for each state (active and backup slots
+ * together), and the EVs that are out of rotation, by value, so an operator
+ * can match them against switch counters. The list is capped so the reply
+ * stays under 16 KB; "retired_listed" < "retired" says it was cut.
+ */
+#define EVS_MAX_LISTED 200
+
+static int
+cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct mrcd_qp_query q;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const unsigned int n_planes = daemon_ref->cfg.daemon.planes;
+	uint64_t per[MRC_EV_N_STATES][MRCD_MAX_PLANES];
+	unsigned int host, retired = 0, listed = 0;
+	struct mrc_qp *qp;
+	const char *role;
+	char buf[48];
+
+	RTE_SET_USED(cmd);
+	if (resolve_qpn(params, &host, &qp, &role) != 0)
+		return -1;
+	pthread_mutex_lock(&lock);
+	if (mrcd_query_qp(daemon_ref, host, qp, &q) != 0) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	memset(per, 0, sizeof(per));
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "qpn", mrc_qp_qpn(qp));
+	rte_tel_data_add_dict_u64(d, "slots", q.n_ev);
+
+	struct rte_tel_data *bad = rte_tel_data_alloc();
+
+	if (bad != NULL)
+		rte_tel_data_start_array(bad, RTE_TEL_STRING_VAL);
+	for (unsigned int i = 0; i < q.n_ev; i++) {
+		const struct mrcd_query_ev *e = &q.ev[i];
+
+		if (e->plane < MRCD_MAX_PLANES && e->state < MRC_EV_N_STATES)
+			per[e->state][e->plane]++;
+		if (e->state != MRC_EV_ASSUMED_BAD && e->state != MRC_EV_DENIED)
+			continue;
+		retired++;
+		if (bad != NULL && listed < EVS_MAX_LISTED) {
+			snprintf(buf, sizeof(buf), "0x%08x plane %u %s%s", e->ev, e->plane,
+				mrc_ev_state_name(e->state), e->active ? "" : " (backup)");
+			rte_tel_data_add_array_string(bad, buf);
+			listed++;
+		}
+	}
+	for (unsigned int st = 0; st < MRC_EV_N_STATES; st++) {
+		struct rte_tel_data *a = rte_tel_data_alloc();
+
+		if (a == NULL)
+			continue;
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+		for (unsigned int p = 0; p < n_planes; p++)
+			rte_tel_data_add_array_u64(a, per[st][p]);
+		snprintf(buf, sizeof(buf), "per_plane_%s", mrc_ev_state_name(st));
+		for (char *c = buf; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		rte_tel_data_add_dict_container(d, buf, a, 0);
+	}
+	rte_tel_data_add_dict_u64(d, "retired", retired);
+	rte_tel_data_add_dict_u64(d, "retired_listed", listed);
+	if (bad != NULL)
+		rte_tel_data_add_dict_container(d, "retired_evs", bad, 0);
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+/* The counters below are the host's live ones: single 64-bit words the
+ * worker bumps, read here with relaxed atomic loads (as ethdev stats are). */
+static uint64_t
+peek(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static int
+cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mrcd_daemon *m = daemon_ref;
+	const unsigned int n_planes = m->cfg.daemon.planes;
+	unsigned int h;
+
+	RTE_SET_USED(cmd);
+	if (parse_index(params, m->n_hosts, &h) != 0)
+		return -1;
+	const struct mrcd_host *rt = m->host[h].rt;
+	const uint32_t up = mrcd_host_port_mask(rt);
+	struct rte_tel_data *a[7];
+	static const char *const names[7] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
+		"rx_pkts", "rx_bytes"};
+
+	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
+		a[i] = rte_tel_data_alloc();
+		if (a[i] == NULL) {
+			while (i-- > 0)
+				rte_tel_data_free(a[i]);
+			return -1;
+		}
+		rte_tel_data_start_array(a[i], i == 1 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
+	}
+	for (unsigned int p = 0; p < n_planes; p++) {
+		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(rt, p);
+		const uint16_t port = mrc_fabric_port(m->fab, h, p);
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			snprintf(name, sizeof(name), "?");
+		rte_tel_data_add_array_u64(a[0], port);
+		rte_tel_data_add_array_string(a[1], name);
+		rte_tel_data_add_array_u64(a[2], (up >> p) & 1);
+		rte_tel_data_add_array_u64(a[3], peek(&pc->tx_pkts));
+		rte_tel_data_add_array_u64(a[4], peek(&pc->tx_bytes));
+		rte_tel_data_add_array_u64(a[5], peek(&pc->rx_pkts));
+		rte_tel_data_add_array_u64(a[6], peek(&pc->rx_bytes));
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "host", h);
+	for (unsigned int i = 0; i < RTE_DIM(a); i++)
+		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
+	return 0;
+}
+
+/* Everything a host refused or dropped, by reason: parser verdicts, then the host's own. */
+static int
+cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mrcd_daemon *m = daemon_ref;
+	struct mrc_wire_rx_stats v;
+	unsigned int h;
+
+	RTE_SET_USED(cmd);
+	if (parse_index(params, m->n_hosts, &h) != 0)
+		return -1;
+	memset(&v, 0, sizeof(v));
+	mrc_wire_rx_stats_add(&v, mrcd_host_rx_verdicts(m->host[h].rt));
+
+	const struct mrcd_host_counters *hc = mrcd_host_counters(m->host[h].rt);
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "host", h);
+	rte_tel_data_add_dict_u64(d, "rx_parsed_ok", v.pkts[MRC_WIRE_OK]);
+	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "rx_%s", mrc_wire_reject_name((enum mrc_wire_rx)r));
+		rte_tel_data_add_dict_u64(d, key, v.pkts[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "rx_unknown_qpn", peek(&hc->rx_unknown_qpn));
+	rte_tel_data_add_dict_u64(d, "rx_ep_ops", peek(&hc->rx_ep_ops));
+	rte_tel_data_add_dict_u64(d, "tx_dropped", peek(&hc->tx_dropped));
 	return 0;
 }
 
@@ -219,7 +448,11 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 		{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
 		{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
 		{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-		{"/mrc/qps", cmd_qps, "mrcd: QP numbers with their hosts and role"},
+		{"/mrc/qps", cmd_qps, "mrcd: QP numbers, hosts and role, 64 a page. Parameter: first index"},
+		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
+		{"/mrc/evs", cmd_evs, "mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: QPN"},
+		{"/mrc/ports", cmd_ports, "mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
+		{"/mrc/drops", cmd_drops, "mrcd: what one host refused or dropped, by reason. Parameter: host"},
 		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
 	};
 

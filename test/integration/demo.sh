@@ -14,7 +14,7 @@ work=$2
 scripts=$(realpath "$(dirname "$0")/../../scripts")
 mkdir -p "$work"
 cd "$work"
-rm -f summary.json mrcd-timeseries.jsonl mrcd.prom
+rm -f summary.json mrcd-timeseries.jsonl mrcd.prom telemetry*.json telemetry*.err
 if [ "$(nproc)" -lt 2 ]; then
 	echo "demo: needs 2 CPUs (main + worker lcore); skipping"
 	exit 77
@@ -32,10 +32,15 @@ for _ in $(seq 50); do
 done
 sleep 1.5
 /usr/bin/python3 "$tel" -s "$sock" /mrc/info /mrc/config /mrc/hosts /mrc/planes \
-	/mrc/host,0 /mrc/host,1 /mrc/qps /mrc/fabric > telemetry.json 2> telemetry.err
+	/mrc/host,0 /mrc/host,1 /mrc/qps /mrc/fabric /mrc/qp,0x100 /mrc/qp,0x101 \
+	/mrc/evs,0x100 /mrc/ports,0 /mrc/drops,1 > telemetry.json 2> telemetry.err
 tel_rc=$?
-/usr/bin/python3 "$tel" -s "$sock" /mrc/host,7 > /dev/null 2> telemetry-bad.err
-tel_bad_rc=$?
+tel_bad_rc=1
+for bad in /mrc/host,7 /mrc/qp,0x104 /mrc/qp,0xff /mrc/evs,x /mrc/ports,2 /mrc/drops,-1 /mrc/qps,4; do
+	/usr/bin/python3 "$tel" -s "$sock" $bad > /dev/null 2>> telemetry-bad.err
+	r=$?
+	[ "$r" = 1 ] || { echo "demo: $bad answered (exit $r)"; tel_bad_rc=$r; }
+done
 wait $pid
 rc=$?
 set -e
@@ -52,7 +57,7 @@ if [ "$tel_rc" != 0 ]; then
 	exit 1
 fi
 if [ "$tel_bad_rc" != 1 ]; then
-	echo "demo: FAIL: /mrc/host,7 (no such host) should be refused, query exited $tel_bad_rc"
+	echo "demo: FAIL: telemetry answered a query about something that does not exist"
 	exit 1
 fi
 /usr/bin/python3 - summary.json mrcd-timeseries.jsonl telemetry.json <<'PY'
@@ -74,6 +79,23 @@ for n in (0, 1):
           f"telemetry /mrc/host,{n}: {h}")
 check(len(t["/mrc/qps"]) == 4, f"telemetry /mrc/qps: {t['/mrc/qps']}")
 check(t["/mrc/fabric"]["delivered_pkts"] > 0, "telemetry /mrc/fabric: nothing delivered")
+q0, q1 = t["/mrc/qp,0x100"], t["/mrc/qp,0x101"]
+check(q0["role"] == "sender" and q0["state"] == "RTS" and q0["tx_data_pkts"] > 0,
+      f"telemetry /mrc/qp,0x100: {q0}")
+check(q1["role"] == "receiver" and q1["rx_data_pkts"] > 0 and q1["rx_bad_rkey"] == 0,
+      f"telemetry /mrc/qp,0x101: {q1}")
+e = t["/mrc/evs,0x100"]
+per_state = [e[k] for k in ("per_plane_good", "per_plane_skip", "per_plane_assumed_bad",
+                            "per_plane_denied")]
+check(sum(map(sum, per_state)) == e["slots"] == 160 and len(per_state[0]) == 8,
+      f"telemetry /mrc/evs: {e}")
+check(len(e["retired_evs"]) == e["retired_listed"] <= e["retired"],
+      f"telemetry /mrc/evs retired list: {e}")
+p = t["/mrc/ports,0"]
+check(len(p["port_id"]) == 8 and all(x > 0 for x in p["tx_pkts"]), f"telemetry /mrc/ports,0: {p}")
+dr = t["/mrc/drops,1"]
+check(dr["rx_parsed_ok"] > 0 and dr["rx_bad_icrc"] == 0 and dr["rx_unknown_qpn"] == 0,
+      f"telemetry /mrc/drops,1: {dr}")
 # Telemetry is a mid-run sample: it cannot exceed the final totals.
 verified = sum(t[f"/mrc/host,{n}"]["bytes_verified"] for n in (0, 1))
 check(0 < verified <= s["bytes_verified"],

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Per-QP questions from the telemetry thread, answered by the worker that
+ * owns the QP. Copying every QP's counters and EV table into a snapshot each
+ * millisecond would cost the data path for 64k QPs that nobody asks about;
+ * instead the asker posts one request (a sequence number and a QP), and the
+ * owner copies that QP alone at its next snapshot tick (every millisecond)
+ * and publishes the sequence number back. The worker never waits: it checks
+ * one integer per tick. Askers are serialized among themselves by a mutex
+ * that the data path never sees (DPDK runs one thread per telemetry client).
+ */
+
+#include <pthread.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "mrcd_daemon.h"
+
+static pthread_mutex_t askers = PTHREAD_MUTEX_INITIALIZER;
+
+static bool
+worker_owns(const struct mrcd_worker *w, unsigned int host)
+{
+	for (unsigned int k = 0; k < w->n_hosts; k++)
+		if (w->hosts[k] == host)
+			return true;
+	return false;
+}
+
+void
+mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
+{
+	struct mrcd_qp_query *q = &d->query;
+	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
+
+	if (req == q->done || !worker_owns(w, q->host))
+		return;
+
+	const struct mrc_qp *qp = q->qp;
+	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(qp);
+
+	q->state = mrc_qp_state(qp);
+	q->error = mrc_qp_error(qp);
+	q->mem_bytes = mrc_qp_mem_bytes(qp);
+	q->counters = *mrc_qp_counters(qp);
+	q->n_ev = 0;
+	if (pool != NULL) {
+		const int n = mrc_ev_n_slots(pool);
+
+		for (int s = 0; s < n && q->n_ev < MRCD_QUERY_MAX_EVS; s++) {
+			struct mrcd_query_ev *e = &q->ev[q->n_ev++];
+
+			e->ev = mrc_ev_value(pool, s);
+			e->plane = (uint8_t)mrc_ev_plane(pool, s);
+			e->state = (uint8_t)mrc_ev_state(pool, s);
+			e->active = mrc_ev_slot_is_active(pool, s);
+		}
+	}
+	__atomic_store_n(&q->done, req, __ATOMIC_RELEASE);
+}
+
+int
+mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp,
+	struct mrcd_qp_query *out)
+{
+	struct mrcd_qp_query *q = &d->query;
+	/* Workers tick every millisecond; 100 ms covers a descheduled VM. */
+	const uint64_t deadline = rte_rdtsc() + d->hz / 10;
+	int rc = -1;
+
+	pthread_mutex_lock(&askers);
+	/* The previous asker may have timed out: its answer is stale now. */
+	q->done = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
+	q->host = host;
+	q->qp = qp;
+	const uint32_t req = q->done + 1;
+
+	__atomic_store_n(&q->req, req, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT &&
+		rte_rdtsc() < deadline) {
+		if (__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) == req) {
+			memcpy(out, q, sizeof(*out));
+			rc = 0;
+			break;
+		}
+		rte_delay_us_sleep(200);
+	}
+	pthread_mutex_unlock(&askers);
+	return rc;
+}
