@@ -386,8 +386,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 		if (j == NULL) {
 			fprintf(stderr, "mrcd: --json %s: %s\n", d->cli.json, strerror(errno));
 		} else {
-			fprintf(j, "{\"duration_s\": %.3f, \"hosts\": %u, \"planes\": %u, \"flows\": %u,\n",
-				(double)run / (double)d->hz, d->n_hosts, d->cfg.daemon.planes, d->n_flows);
+			fprintf(j, "{\"duration_s\": %.3f, \"drain_s\": %.4f, \"hosts\": %u, "
+				"\"planes\": %u, \"flows\": %u,\n", (double)run / (double)d->hz,
+				(double)d->drain_tsc / (double)d->hz, d->n_hosts, d->cfg.daemon.planes,
+				d->n_flows);
 			fprintf(j, " \"plane_gbps\": [");
 			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 				fprintf(j, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p], run, d->hz));
