@@ -696,7 +696,14 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	/* When the oldest packet's SACK is overdue: well before its timeout. */
 	const uint64_t pto_tsc = tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
-	const uint64_t pkt_to = mrc_rel_tx_pkt_timeout(tx);
+	/*
+	 * While nothing progresses at all (the QP timer has fired `retries`
+	 * times), the per-packet timeout backs off with it: otherwise a dead or
+	 * unreachable peer gets the whole window resent every pkt_timeout,
+	 * forever, at line rate. Any progress resets retries, so a partial
+	 * failure (one plane down) keeps the fast timeout.
+	 */
+	const uint64_t pkt_to = mrc_rel_tx_pkt_timeout(tx) << RTE_MIN(tx->retries, 16u);
 	uint64_t next = UINT64_MAX;
 
 	if (tx->error != MRC_REL_OK)
