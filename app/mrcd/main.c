@@ -120,7 +120,7 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-		cfg.port_id[p] = mrc_fabric_port(d->fab, h, p);
+		cfg.port_id[p] = hc->port[p];
 	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
 	hc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
 	hc->mem_len = hc->out_bytes + hc->in_bytes + 4096;
@@ -369,7 +369,7 @@ assign_lcores(struct mrcd_daemon *d)
 	const bool own = d->cfg.lcores.fabric == MRCD_FABRIC_OWN_LCORE && n > 1;
 	const unsigned int first_host_worker = own ? 1 : 0;
 
-	d->workers[0].runs_fabric = true;
+	d->workers[0].runs_fabric = d->fab != NULL;
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_worker *w = &d->workers[first_host_worker +
 			h % (n - first_host_worker)];
@@ -388,6 +388,9 @@ main(int argc, char **argv)
 	const char *why = NULL;
 	int rc, eal_argc, status = 1;
 	unsigned int step = 0; /* how far setup got: undone in reverse */
+
+	/* Progress and errors stay in order when both go to one file or pipe. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* 1. Command line and files: nothing is started before they all check out. */
 	rc = mrcd_cli_parse(argc, argv, &d.cli, err, sizeof(err));
@@ -413,12 +416,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "mrcd: scenario path too long\n");
 		return 1;
 	}
-	if (d.cfg.ports.mode != MRCD_PORTS_FABRIC) {
-		fprintf(stderr, "mrcd: [ports] mode = ethdev: this build runs the emulated fabric "
-				"only; ethdev ports (net_null, net_pcap, NICs) come with the next "
-				"daemon release (config is valid: try --check)\n");
-		if (!d.cli.check)
-			return 1;
+	if (d.cfg.ports.mode == MRCD_PORTS_ETHDEV && scenario[0] != '\0') {
+		/* Faults are the emulated fabric's; real ports fail on their own. */
+		printf("mrcd: [ports] mode = ethdev: scenario %s ignored (it drives the emulated "
+		       "fabric only)\n", scenario);
+		scenario[0] = '\0';
 	}
 	d.n_hosts = d.cfg.daemon.hosts;
 	if (d.cli.check) {
@@ -456,19 +458,26 @@ main(int argc, char **argv)
 	for (unsigned int h = 0; h < d.n_hosts; h++)
 		if (make_pools(&d, h) != 0)
 			goto out;
-	step = 2;
-	struct mrc_fabric_cfg fc;
+	step = 3; /* both undo steps below cope with what was not made */
+	if (d.cfg.ports.mode == MRCD_PORTS_ETHDEV) {
+		if (mrcd_ports_open(&d) != 0)
+			goto out;
+	} else {
+		struct mrc_fabric_cfg fc;
 
-	if (mrcd_config_fabric(&d.cfg, d.hz, &fc) != 0) {
-		fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
-		goto out;
+		if (mrcd_config_fabric(&d.cfg, d.hz, &fc) != 0) {
+			fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
+			goto out;
+		}
+		d.fab = mrc_fabric_create(&fc, &why);
+		if (d.fab == NULL || mrc_fabric_start_ports(d.fab, d.host[0].rx_pool) != 0) {
+			fprintf(stderr, "mrcd: fabric: %s\n", why ? why : "ports did not start");
+			goto out;
+		}
+		for (unsigned int h = 0; h < d.n_hosts; h++)
+			for (unsigned int p = 0; p < d.cfg.daemon.planes; p++)
+				d.host[h].port[p] = mrc_fabric_port(d.fab, h, p);
 	}
-	d.fab = mrc_fabric_create(&fc, &why);
-	if (d.fab == NULL || mrc_fabric_start_ports(d.fab, d.host[0].rx_pool) != 0) {
-		fprintf(stderr, "mrcd: fabric: %s\n", why ? why : "ports did not start");
-		goto out;
-	}
-	step = 3;
 	/* Returns how many events it scheduled. */
 	if (scenario[0] != '\0' && mrc_fabric_load_scenario(d.fab, scenario, &why) < 0) {
 		fprintf(stderr, "mrcd: scenario: %s\n", why);
@@ -489,7 +498,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "mrcd: telemetry commands not registered (continuing without)\n");
 
 	/* 4. Run. */
-	mrc_fabric_start(d.fab, rte_rdtsc());
+	if (d.fab != NULL)
+		mrc_fabric_start(d.fab, rte_rdtsc());
 	for (unsigned int i = 0; i < d.n_workers; i++)
 		rte_eal_remote_launch(worker_main, &d.workers[i], d.workers[i].lcore);
 	run(&d);
@@ -510,8 +520,10 @@ out:
 		for (unsigned int h = 0; h < d.n_hosts; h++)
 			mrcd_host_free(d.host[h].rt);
 	}
-	if (step >= 3)
+	if (step >= 3) {
+		mrcd_ports_close(&d); /* their rings give back the mbufs they hold */
 		mrc_fabric_free(d.fab); /* returns every packet still inside */
+	}
 	if (step >= 2) {
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			struct mrcd_hostctx *hc = &d.host[h];

@@ -40,6 +40,13 @@ struct mrcd_hostctx {
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
 	uint64_t failed_msgs;
+	uint16_t port[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
+	uint32_t port_started;          /* ethdev mode: planes whose port we started */
+};
+
+/* What the ports themselves dropped (ethdev mode), summed over all ports. */
+struct mrcd_port_drops {
+	uint64_t imissed, ierrors, oerrors, rx_nombuf;
 };
 
 /* What a worker publishes about one host (and the flows it sends). */
@@ -146,5 +153,11 @@ int mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp 
 
 /* 0 if both of the host's pools hold every mbuf again; says which did not. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);
+
+/* [ports] mode = ethdev (mrcd_ports.c): find, probe, configure and start
+ * every host x plane port; -1 after printing what is wrong. */
+int mrcd_ports_open(struct mrcd_daemon *d);
+void mrcd_ports_close(struct mrcd_daemon *d);
+void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
 
 #endif /* MRCD_DAEMON_H */

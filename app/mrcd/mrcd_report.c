@@ -154,9 +154,13 @@ gbps(uint64_t bytes, uint64_t tsc, uint64_t hz)
 void
 mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario)
 {
-	printf("mrcd: %u hosts x %u planes on the emulated fabric (%u T1s per plane, %.3g Gb/s "
-	       "links), %u workers\n", d->n_hosts, d->cfg.daemon.planes, d->cfg.fabric.t1s,
-		d->cfg.fabric.link_gbps, d->n_workers);
+	if (d->fab != NULL)
+		printf("mrcd: %u hosts x %u planes on the emulated fabric (%u T1s per plane, %.3g "
+		       "Gb/s links), %u workers\n", d->n_hosts, d->cfg.daemon.planes,
+			d->cfg.fabric.t1s, d->cfg.fabric.link_gbps, d->n_workers);
+	else
+		printf("mrcd: %u hosts x %u planes on ethdev ports, %u workers\n", d->n_hosts,
+			d->cfg.daemon.planes, d->n_workers);
 	printf("mrcd: traffic %s: %s, %u KiB messages, %u QP(s) per peer, %u in flight each, "
 	       "%u flows, verify %s\n", profile[0] ? profile : "(built-in)",
 		mrcd_pattern_name(d->prof.pattern), d->prof.msg_kb, d->prof.qps_per_peer,
@@ -298,8 +302,8 @@ mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc
 		return;
 	write_ts_line(d, o, now_tsc, start_tsc);
 	/* The fault timeline, read now that the fabric's worker has stopped. */
-	const struct mrc_fabric_event *ev;
-	unsigned int n = mrc_fabric_event_log(d->fab, &ev);
+	const struct mrc_fabric_event *ev = NULL;
+	unsigned int n = d->fab != NULL ? mrc_fabric_event_log(d->fab, &ev) : 0;
 
 	for (unsigned int i = 0; i < n; i++) {
 		char what[256];
@@ -337,7 +341,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 	struct mrcd_snapshot t;
 	struct mrcd_hist hist;
 	const uint64_t run = d->run_tsc ? d->run_tsc : 1;
-	const struct mrc_fabric_counters *fc = mrc_fabric_counters(d->fab);
+	static const struct mrc_fabric_counters no_fabric; /* ethdev mode: all zero */
+	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) :
+								 &no_fabric;
+	struct mrcd_port_drops pd;
 	uint64_t lost;
 
 	totals(d, &t);
@@ -378,6 +385,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 		if (v != 0 && strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
 			printf(", fabric %s %" PRIu64, mrc_fabric_counters_desc[i].name, v);
 	}
+	mrcd_ports_drops(d, &pd);
+	if (d->fab == NULL)
+		printf(", ports: missed %" PRIu64 ", rx errors %" PRIu64 ", tx errors %" PRIu64
+		       ", no rx mbuf %" PRIu64, pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
 	printf("\n");
 
 	if (d->cli.json[0] != '\0') {
@@ -415,6 +426,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 					fprintf(j, ", \"fabric_%s\": %" PRIu64,
 						mrc_fabric_counters_desc[i].name,
 						mrc_fabric_counters_get(fc, i));
+			if (d->fab == NULL)
+				fprintf(j, ", \"port_imissed\": %" PRIu64 ", \"port_ierrors\": %" PRIu64
+					", \"port_oerrors\": %" PRIu64 ", \"port_rx_nombuf\": %" PRIu64,
+					pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
 			fprintf(j, "}}\n");
 			fclose(j);
 		}

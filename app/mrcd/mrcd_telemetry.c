@@ -369,7 +369,7 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	for (unsigned int p = 0; p < n_planes; p++) {
 		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(rt, p);
-		const uint16_t port = mrc_fabric_port(m->fab, h, p);
+		const uint16_t port = m->host[h].port[p];
 		char name[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(port, name) != 0)
@@ -427,6 +427,8 @@ cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
+	if (daemon_ref->fab == NULL)
+		return -1; /* ethdev mode: there is no emulated fabric */
 	mrcd_fabric_snapshot_read(daemon_ref, &c);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * [ports] mode = ethdev: one DPDK port per host per plane, found by the
+ * name the config gives it (a PCI address or a --vdev name), probed for
+ * what it offers, configured with one rx and one tx queue, started, and
+ * stopped and closed at exit so every mbuf its rings hold goes back to the
+ * host's pools before the leak check.
+ *
+ * What we need from a port, and why:
+ *   - tx MULTI_SEGS: a data packet leaves as a header mbuf, the payload
+ *     attached from registered memory (never copied) and an ICRC trailer.
+ *     Without it the PMD would send only the first segment; we refuse.
+ *   - rx SCATTER when a frame (MTU payload + headers) exceeds one rx mbuf;
+ *     otherwise such frames would be dropped by the port, which we refuse
+ *     to start with rather than lose data silently.
+ * Checksums: the UDP checksum over IPv6 is computed in software by the
+ * codec today; a port's IPv6 UDP checksum offload is reported, so the
+ * choice is visible, and left for the offload path to use.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "mrcd_daemon.h"
+
+/* Ethernet + outer IPv6 + SRH (2 containers) + inner IPv6 + UDP + BTH and
+ * the largest MRC extension headers + ICRC: comfortably above the real sum. */
+#define MRCD_FRAME_OVERHEAD 256
+
+static void
+list_ports(char *out, size_t len)
+{
+	uint16_t pid;
+	size_t o = 0;
+
+	out[0] = '\0';
+	RTE_ETH_FOREACH_DEV(pid) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (rte_eth_dev_get_name_by_port(pid, name) != 0 || o >= len)
+			continue;
+		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? ", " : "", name);
+	}
+	if (o == 0)
+		snprintf(out, len, "none: name them with --vdev or [ports] vdev.<n>, or bind a NIC");
+}
+
+static int
+open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *name)
+{
+	const struct mrcd_cfg_ports *cp = &d->cfg.ports;
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t pid, nb_rx = cp->rx_desc, nb_tx = cp->tx_desc;
+	const uint32_t frame = d->cfg.transport.mtu + MRCD_FRAME_OVERHEAD;
+	const uint32_t rx_room = cp->rx_mbuf_data_room - RTE_PKTMBUF_HEADROOM;
+	char avail[512];
+	int rc;
+
+	if (rte_eth_dev_get_port_by_name(name, &pid) != 0) {
+		list_ports(avail, sizeof(avail));
+		fprintf(stderr, "mrcd: [ports] h%u.p%u = %s: no such port (ports: %s)\n",
+			d->cfg.daemon.first_host + h, p, name, avail);
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc != 0) {
+		fprintf(stderr, "mrcd: port %s: no device info: %s\n", name, rte_strerror(-rc));
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	/* net_null never reads a segment, it frees the chain whole: safe without the flag. */
+	const bool chains_ok = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+		strcmp(info.driver_name, "net_null") == 0;
+
+	if (!chains_ok) {
+		fprintf(stderr, "mrcd: port %s (%s): cannot send multi-segment packets; mrcd "
+				"attaches payloads without copying and needs it\n",
+			name, info.driver_name);
+		return -1;
+	}
+	conf.txmode.offloads |= info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (frame > rx_room) {
+		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+			fprintf(stderr, "mrcd: port %s (%s): frames up to %u bytes do not fit an rx "
+					"mbuf (%u bytes) and the port cannot scatter them: raise "
+					"[ports] rx_mbuf_data_room or lower [transport] mtu\n",
+				name, info.driver_name, frame, rx_room);
+			return -1;
+		}
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	}
+	/*
+	 * Virtual ports often report a nominal limit (memif says 1518 and
+	 * carries 64 KiB); a NIC's is real. Either way a frame the port refuses
+	 * shows in its error counters, which the summary prints: warn, go on.
+	 */
+	if (info.max_rx_pktlen != 0 && frame > info.max_rx_pktlen)
+		printf("mrcd: port %s (%s): warning: frames up to %u bytes, the port reports at "
+		       "most %u; refused frames will show as port rx errors\n",
+			name, info.driver_name, frame, info.max_rx_pktlen);
+	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL,
+			hc->rx_pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
+	if (rc != 0) {
+		fprintf(stderr, "mrcd: port %s (%s): setup failed: %s\n", name, info.driver_name,
+			rte_strerror(-rc));
+		return -1;
+	}
+	/* The MTU only matters to NICs that filter by it; virtual ports accept anything. */
+	const uint32_t max_mtu = info.max_mtu ? info.max_mtu : UINT16_MAX;
+
+	(void)rte_eth_dev_set_mtu(pid, (uint16_t)RTE_MIN(frame - RTE_ETHER_HDR_LEN, max_mtu));
+	rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		fprintf(stderr, "mrcd: port %s (%s): does not start: %s\n", name, info.driver_name,
+			rte_strerror(-rc));
+		return -1;
+	}
+	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
+	hc->port[p] = pid;
+	hc->port_started |= 1u << p;
+	printf("mrcd: host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s\n",
+		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,
+		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? " multi-seg tx" : " (sink)",
+		(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? ", scattered rx" : "",
+		(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) ? ", UDP checksum tx" : "",
+		(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_UDP_CKSUM) ? ", UDP checksum rx" : "");
+	return 0;
+}
+
+/*
+ * Traffic sent before a link is up is lost and retires EVs for nothing, so
+ * wait (boundedly) for every link; a port still down after that is just a
+ * plane out of rotation, as when it fails later, and is named.
+ */
+#define LINK_WAIT_MS 3000
+
+static void
+wait_links(struct mrcd_daemon *d)
+{
+	const unsigned int n_planes = d->cfg.daemon.planes;
+	unsigned int waited = 0, down;
+
+	for (;;) {
+		down = 0;
+		for (unsigned int h = 0; h < d->n_hosts; h++)
+			for (unsigned int p = 0; p < n_planes; p++) {
+				struct rte_eth_link l;
+
+				if (rte_eth_link_get_nowait(d->host[h].port[p], &l) != 0 ||
+					l.link_status != RTE_ETH_LINK_UP)
+					down++;
+			}
+		if (down == 0 || waited >= LINK_WAIT_MS)
+			break;
+		rte_delay_ms(10);
+		waited += 10;
+	}
+	if (down == 0) {
+		printf("mrcd: all %u links up after %u ms\n", d->n_hosts * n_planes, waited);
+		return;
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < n_planes; p++) {
+			struct rte_eth_link l;
+
+			if (rte_eth_link_get_nowait(d->host[h].port[p], &l) != 0 ||
+				l.link_status != RTE_ETH_LINK_UP)
+				printf("mrcd: host %u plane %u: link still down after %u ms: the "
+				       "plane stays out of rotation until it comes up\n",
+					d->cfg.daemon.first_host + h, p, waited);
+		}
+}
+
+int
+mrcd_ports_open(struct mrcd_daemon *d)
+{
+	const struct mrcd_config *c = &d->cfg;
+
+	if (c->daemon.first_host != 0 || mrcd_config_cluster_hosts(c) != c->daemon.hosts) {
+		fprintf(stderr, "mrcd: [ports] mode = ethdev: this release runs every host of the "
+				"cluster in one process (first_host = 0, cluster_hosts = hosts)\n");
+		return -1;
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < c->daemon.planes; p++)
+			if (open_port(d, h, p, c->ports.name[c->daemon.first_host + h][p]) != 0)
+				return -1;
+	wait_links(d);
+	return 0;
+}
+
+void
+mrcd_ports_close(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct mrcd_hostctx *hc = &d->host[h];
+
+		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+			if (!(hc->port_started & (1u << p)))
+				continue;
+			/* Stop, then close: close frees what the rx ring still holds. */
+			(void)rte_eth_dev_stop(hc->port[p]);
+			(void)rte_eth_dev_close(hc->port[p]);
+		}
+		hc->port_started = 0;
+	}
+}
+
+void
+mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+			struct rte_eth_stats s;
+
+			if (!(d->host[h].port_started & (1u << p)) ||
+				rte_eth_stats_get(d->host[h].port[p], &s) != 0)
+				continue;
+			out->imissed += s.imissed;
+			out->ierrors += s.ierrors;
+			out->oerrors += s.oerrors;
+			out->rx_nombuf += s.rx_nombuf;
+		}
+}
