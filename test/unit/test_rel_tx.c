@@ -470,6 +470,53 @@ test_per_packet_timeout(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A peer that answers nothing: the sender resends what times out, as the
+ * QP does. Without backoff every packet would be resent every packet
+ * timeout (at least 20 us) forever; with it, the resend rate must fall
+ * as the QP timer's expiries pile up.
+ */
+static int
+test_dead_peer_backs_off(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct events e = {0};
+	uint64_t now = 0, early = 0, late = 0;
+	uint32_t psn, ev, cookie;
+	uint16_t len;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 8;
+	cfg.timeout = 8; /* QP timer base 262 us */
+	tx = new_tx(&cfg, 0);
+	MRC_T_ASSERT(tx != NULL, "tx");
+	for (int i = 0; i < 64; i++)
+		mrc_rel_tx_sent_new(tx, (uint16_t)(i % 8), EVV(i % 8), 1000, 0, 0);
+	while (now < 2 * HZ) {
+		uint64_t next = mrc_rel_tx_poll(tx, now, &ops, &e);
+
+		MRC_T_EQ(tx->error, MRC_REL_OK); /* retry_exp 25: retry forever */
+		while (mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len) == 0) {
+			mrc_rel_tx_sent_retx(tx, psn, 1, EVV(1), now);
+			if (now < HZ / 10)
+				early++;
+			else if (now >= 3 * HZ / 2)
+				late++;
+		}
+		MRC_T_ASSERT(next > now, "poll asks to be called again later");
+		now = RTE_MIN(next, now + 10 * US);
+	}
+	/* 0.1 s at the start against the last 0.5 s: five times longer. */
+	MRC_T_ASSERT(early > 0, "resends at first");
+	MRC_T_ASSERT(late * 10 < early, "resends did not back off: %llu in the first 0.1 s, "
+		"%llu in the last 0.5 s", (unsigned long long)early, (unsigned long long)late);
+	MRC_T_ASSERT(tx->stats.retx_pkts < 64 * 200, "%llu resends in 2 s",
+		(unsigned long long)tx->stats.retx_pkts);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
 /* The last packets of a message vanish: a probe finds them, not a long timeout. */
 static int
 test_tail_loss_probe(void)
@@ -707,6 +754,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rto_schedule_and_budget),
 	MRC_TEST_CASE(test_progress_refunds_budget),
 	MRC_TEST_CASE(test_per_packet_timeout),
+	MRC_TEST_CASE(test_dead_peer_backs_off),
 	MRC_TEST_CASE(test_tail_loss_probe),
 	MRC_TEST_CASE(test_window_and_wrap),
 	MRC_TEST_CASE(test_init_rejects),
