@@ -41,7 +41,10 @@ mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iov
 {
 	uintptr_t a = (uintptr_t)addr;
 
-	if (addr == NULL || len == 0 || a + len < a || access == 0) {
+	if (addr == NULL || len == 0 || a + len < a ||
+		(access & ~MRC_MR_ZERO_BASED) == 0 ||
+		(access & ~(MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE |
+			MRC_MR_ZERO_BASED)) != 0) {
 		rte_errno = EINVAL;
 		return 0;
 	}
@@ -52,6 +55,7 @@ mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iov
 			continue;
 		memset(mr, 0, sizeof(*mr));
 		mr->addr = addr;
+		mr->va = (access & MRC_MR_ZERO_BASED) ? 0 : (uint64_t)a;
 		mr->len = len;
 		mr->iova = iova;
 		mr->access = access;

@@ -8,7 +8,10 @@
  * @file
  * Memory regions: the only memory a peer may write, and the only memory we
  * send from. As in verbs, a region is registered with its virtual address
- * as the remote address space (va = host pointer), gets an rkey (what peers
+ * as the remote address space (va = host pointer), or zero-based
+ * (MRC_MR_ZERO_BASED: va = offset into the region, so a peer in another
+ * process can compute addresses from a layout both sides know, without an
+ * address exchange and without learning our pointers), gets an rkey (what peers
  * put in RETH) and an lkey (what local posts name), and is checked by key,
  * bounds and access before a single byte is written or sent. The rkey
  * carries a generation in its low byte, so a key of a deregistered region
@@ -30,9 +33,11 @@
 
 #define MRC_MR_ACCESS_LOCAL_READ  (1u << 0) /**< we may send from it */
 #define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1) /**< peers may write into it */
+#define MRC_MR_ZERO_BASED          (1u << 2) /**< peers address it from 0, not from addr */
 
 struct mrc_mr {
 	uint8_t *addr;
+	uint64_t va; /**< where it starts in the peers' address space: addr, or 0 */
 	uint64_t len;
 	rte_iova_t iova;
 	uint32_t key; /**< rkey == lkey; 0 means the slot is free */
@@ -71,12 +76,10 @@ uint32_t mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_i
 /** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
 int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
 
-/**
- * The region for `key` if [va, va + len) lies inside it and `access` is
- * granted, else NULL (and the reason is counted). len 0 checks va only.
- */
+/* The check behind both lookups; `base` picks the address space. */
 static inline struct mrc_mr *
-mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access)
+mrc_mr_check_(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access,
+	bool local)
 {
 	uint32_t slot = key >> 8;
 	struct mrc_mr *mr;
@@ -87,7 +90,7 @@ mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, ui
 		return NULL;
 	}
 	mr = &t->mr[slot];
-	base = (uint64_t)(uintptr_t)mr->addr;
+	base = local ? (uint64_t)(uintptr_t)mr->addr : mr->va;
 	/* va - base cannot wrap below base; len is bounded before it is added. */
 	if (va < base || va - base > mr->len || len > mr->len - (va - base)) {
 		t->stats.out_of_bounds++;
@@ -98,6 +101,33 @@ mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, ui
 		return NULL;
 	}
 	return mr;
+}
+
+/**
+ * The region for `key` if [va, va + len), in the peers' address space (a
+ * pointer, or an offset for a zero-based region), lies inside it and
+ * `access` is granted, else NULL (and the reason is counted). len 0 checks
+ * va only. The bytes are at mrc_mr_ptr(mr, va).
+ */
+static inline struct mrc_mr *
+mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access)
+{
+	return mrc_mr_check_(t, key, va, len, access, false);
+}
+
+/** As mrc_mr_check() for our own posts: [ptr, ptr + len) is a local pointer range. */
+static inline struct mrc_mr *
+mrc_mr_check_local(struct mrc_mr_table *t, uint32_t key, const void *ptr, uint64_t len,
+	uint32_t access)
+{
+	return mrc_mr_check_(t, key, (uint64_t)(uintptr_t)ptr, len, access, true);
+}
+
+/** Where peers' address `va` (checked) is in our memory. */
+static inline uint8_t *
+mrc_mr_ptr(const struct mrc_mr *mr, uint64_t va)
+{
+	return mr->addr + (va - mr->va);
 }
 
 #endif /* MRC_MR_H */

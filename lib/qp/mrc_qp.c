@@ -565,7 +565,7 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	n_pkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
 	if (n_pkts > MAX_MSG_PKTS)
 		return -EINVAL;
-	mr = mrc_mr_check(qp->mrs, lkey, (uint64_t)(uintptr_t)laddr, len, MRC_MR_ACCESS_LOCAL_READ);
+	mr = mrc_mr_check_local(qp->mrs, lkey, laddr, len, MRC_MR_ACCESS_LOCAL_READ);
 	if (mr == NULL)
 		return -EINVAL;
 	w = &qp->sq[qp->sq_tail & qp->sq_mask];

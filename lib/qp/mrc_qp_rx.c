@@ -100,8 +100,7 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 	rv = mrc_rel_rx_data(qp->rrx, v->bth.psn, v->payload_len, flags, now);
 	switch (rv.kind) {
 	case MRC_REL_RX_NEW:
-		copy_out(m, v->payload_off, mr->addr + (v->data.va - (uint64_t)(uintptr_t)mr->addr),
-			v->payload_len);
+		copy_out(m, v->payload_off, mrc_mr_ptr(mr, v->data.va), v->payload_len);
 		qp->cnt.rx_data_pkts++;
 		qp->cnt.rx_data_bytes += v->payload_len;
 		if (imm) {

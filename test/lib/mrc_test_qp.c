@@ -81,7 +81,8 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 	mrc_mr_table_init(h->mrs, 16);
 	mrc_cq_init(h->cq, 4096);
 	h->key = mrc_mr_register(h->mrs, h->mem, h->mem_len, 0,
-		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE |
+			(cfg->zero_based ? MRC_MR_ZERO_BASED : 0));
 	if (h->key == 0)
 		return -1;
 

@@ -37,6 +37,7 @@ struct mrc_test_pair_cfg {
 	size_t mem_len;          /* per host */
 	struct mrc_qp_attr attr; /* as both QPs get it (dest_qpn set by the fixture) */
 	uint64_t seed;
+	bool zero_based; /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
 };
 
 struct mrc_test_pair {

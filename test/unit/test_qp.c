@@ -291,6 +291,50 @@ refused_write(uint32_t rkey_delta, uint64_t raddr_off)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Zero-based regions: peers address them by offset. A write lands at the
+ * offset; a write aimed at the region's pointer value (which a peer of a
+ * zero-based region has no business knowing) is out of bounds.
+ */
+static int
+test_zero_based_region(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.zero_based = true;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 2 * US;
+	mrc_test_fill(&p.h[0], 0, 3 * 4096, 5);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3 * 4096, p.h[0].key, 8192,
+			 p.h[1].key, true, 0x77), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem + 8192, p.h[0].mem, 3 * 4096);
+	MRC_T_EQ(p.h[1].mem[8191], 0);
+	MRC_T_EQ(p.h[1].mem[8192 + 3 * 4096], 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, &e, 1), 1);
+	MRC_T_EQ(e.imm, 0x77);
+	/* Local posts still name local pointers: an offset is not one. */
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 2, (void *)(uintptr_t)4096, 4096, p.h[0].key, 0,
+			 p.h[1].key, false, 0), -EINVAL);
+	/* The pointer value as a remote address: beyond [0, len), refused. */
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->rx_bad_rkey >= 1, "refusal counted");
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static int
 test_bad_rkey_refused(void)
 {
@@ -426,6 +470,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_write_sprayed_reordered),
 	MRC_TEST_CASE(test_imm_completions_in_order),
 	MRC_TEST_CASE(test_bad_rkey_refused),
+	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
