@@ -74,33 +74,62 @@ make_pools(struct mrcd_daemon *d, unsigned int h)
 	return 0;
 }
 
+/*
+ * The cluster's flows, from the profile over every cluster host (the same
+ * list in every process), kept when one end is ours. Each host's region is
+ * laid out as [its outgoing slots][its incoming slots] in flow order, which
+ * every process can compute for every host: that is what lets a sender
+ * address a receiver in another process by offset.
+ */
 static int
 make_flows(struct mrcd_daemon *d)
 {
-	uint16_t pairs[MRCD_MAX_FLOWS][2];
-	const uint32_t len = d->prof.msg_kb * 1024u;
-	unsigned int np = mrcd_pattern_pairs(&d->prof, d->n_hosts, d->cfg.daemon.seed, pairs,
+	static uint16_t pairs[MRCD_MAX_FLOWS][2];
+	const unsigned int nc = mrcd_config_cluster_hosts(&d->cfg);
+	const unsigned int lo = d->cfg.daemon.first_host;
+	const size_t slot_bytes = (size_t)d->prof.outstanding * d->prof.msg_kb * 1024u;
+	size_t out_bytes[MRCD_CONFIG_MAX_HOSTS] = {0}, out_off[MRCD_CONFIG_MAX_HOSTS] = {0};
+	size_t in_off[MRCD_CONFIG_MAX_HOSTS] = {0};
+	unsigned int np = mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs,
 		RTE_DIM(pairs));
+	unsigned int g = 0;
 
+	if ((size_t)np * d->prof.qps_per_peer > MRCD_MAX_FLOWS) {
+		fprintf(stderr, "mrcd: the profile makes %u flows; at most %u\n",
+			np * d->prof.qps_per_peer, MRCD_MAX_FLOWS);
+		return -1;
+	}
+	for (unsigned int k = 0; k < np; k++)
+		out_bytes[pairs[k][0]] += d->prof.qps_per_peer * slot_bytes;
+	for (unsigned int c = 0; c < nc; c++)
+		in_off[c] = out_bytes[c];
 	d->n_flows = 0;
 	for (unsigned int k = 0; k < np; k++)
-		for (unsigned int q = 0; q < d->prof.qps_per_peer; q++) {
-			struct mrcd_flow *f;
+		for (unsigned int q = 0; q < d->prof.qps_per_peer; q++, g++) {
+			const unsigned int src = pairs[k][0], dst = pairs[k][1];
+			const bool src_ours = src >= lo && src < lo + d->n_hosts;
+			const bool dst_ours = dst >= lo && dst < lo + d->n_hosts;
+			struct mrcd_flow *f = &d->flows[d->n_flows];
 
-			if (d->n_flows == MRCD_MAX_FLOWS) {
-				fprintf(stderr, "mrcd: the profile makes more than %u flows\n",
-					MRCD_MAX_FLOWS);
-				return -1;
+			if (src_ours || dst_ours) {
+				memset(f, 0, sizeof(*f));
+				f->id = (uint16_t)g;
+				f->qpn = MRCD_QPN_BASE + 2 * g;
+				f->src = (uint16_t)src;
+				f->dst = (uint16_t)dst;
+				f->src_local = (int16_t)(src_ours ? (int)(src - lo) : -1);
+				f->dst_local = (int16_t)(dst_ours ? (int)(dst - lo) : -1);
+				f->dst_off = in_off[dst];
+				f->src_off = out_off[src];
+				d->n_flows++;
 			}
-			f = &d->flows[d->n_flows];
-			memset(f, 0, sizeof(*f));
-			f->id = (uint16_t)d->n_flows;
-			f->src = pairs[k][0];
-			f->dst = pairs[k][1];
-			d->host[f->src].out_bytes += (size_t)d->prof.outstanding * len;
-			d->host[f->dst].in_bytes += (size_t)d->prof.outstanding * len;
-			d->n_flows++;
+			out_off[src] += slot_bytes;
+			in_off[dst] += slot_bytes;
 		}
+	d->n_cluster_flows = g;
+	/* A host's region spans its whole layout, including slots of flows it does not run. */
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		d->host[h].region_bytes = in_off[lo + h];
 	if (d->n_flows == 0) {
 		fprintf(stderr, "mrcd: the profile's pattern '%s' gives no flows for %u hosts\n",
 			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
@@ -113,8 +142,10 @@ static int
 make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
-	struct mrcd_host_cfg cfg = {.id = (uint8_t)h, .n_planes = d->cfg.daemon.planes,
-		.max_qps = (uint16_t)(2 * d->n_flows), .qpn_base = MRCD_QPN_BASE, .tsc_hz = d->hz,
+	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
+	struct mrcd_host_cfg cfg = {.id = (uint8_t)c, .n_planes = d->cfg.daemon.planes,
+		.max_qps = (uint16_t)(2 * d->n_cluster_flows), .qpn_base = MRCD_QPN_BASE,
+		.tsc_hz = d->hz,
 		.socket = (int)rte_socket_id()};
 	const char *why = NULL;
 
@@ -123,7 +154,7 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		cfg.port_id[p] = hc->port[p];
 	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
 	hc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
-	hc->mem_len = hc->out_bytes + hc->in_bytes + 4096;
+	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
 	if (hc->mrs == NULL || hc->cq == NULL || hc->mem == NULL) {
 		fprintf(stderr, "mrcd: host %u: out of memory for %zu bytes of message buffers "
@@ -133,13 +164,13 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	mrc_mr_table_init(hc->mrs, 4);
 	mrc_cq_init(hc->cq, d->cfg.transport.cq_size);
 	hc->key = mrc_mr_register(hc->mrs, hc->mem, hc->mem_len, rte_malloc_virt2iova(hc->mem),
-		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ZERO_BASED);
 	hc->rt = mrcd_host_create(&cfg, now, &why);
 	if (hc->key == 0 || hc->rt == NULL) {
 		fprintf(stderr, "mrcd: host %u: %s\n", h, why ? why : "cannot register memory");
 		return -1;
 	}
-	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + h);
+	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + c);
 	return 0;
 }
 
@@ -157,7 +188,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	struct mrc_qp *qp;
 
 	mrcd_config_wire(&d->cfg, &in.wire);
-	if (mrcd_config_qp_addr(&d->cfg, local, peer, &in.addr) != 0 ||
+	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
 		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
 		fprintf(stderr, "mrcd: QP 0x%x: cannot derive its addresses or attributes\n", qpn);
 		return NULL;
@@ -182,44 +213,63 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	return qp;
 }
 
-/* Message buffers: each host's region holds its outgoing slots, then its incoming ones. */
+/*
+ * QPs for our ends of each flow, and the message slots. Every host
+ * registers one zero-based region in a fresh table, so its rkey is the same
+ * in every process: a sender uses its own host's key for a peer elsewhere.
+ */
 static int
 connect_flows(struct mrcd_daemon *d, uint64_t now)
 {
-	const size_t slot_bytes = (size_t)d->prof.outstanding * d->prof.msg_kb * 1024u;
-	size_t out_off[MRCD_MAX_HOSTS] = {0}, in_off[MRCD_MAX_HOSTS];
-
-	for (unsigned int h = 0; h < d->n_hosts; h++)
-		in_off[h] = d->host[h].out_bytes;
 	for (unsigned int i = 0; i < d->n_flows; i++) {
 		struct mrcd_flow *f = &d->flows[i];
-		const uint32_t sq = MRCD_QPN_BASE + 2 * i, rq = sq + 1;
+		const uint32_t sq = f->qpn, rq = sq + 1;
 
-		f->qp = make_qp(d, f->src, f->dst, sq, rq, now);
-		d->peer_qp[i] = make_qp(d, f->dst, f->src, rq, sq, now);
-		if (f->qp == NULL || d->peer_qp[i] == NULL)
-			return -1;
-		f->src_buf = d->host[f->src].mem + out_off[f->src];
-		f->src_key = d->host[f->src].key;
-		f->dst_buf = d->host[f->dst].mem + in_off[f->dst];
-		f->dst_key = d->host[f->dst].key;
-		f->post_tsc = rte_zmalloc("mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);
-		if (f->post_tsc == NULL)
-			return -1;
-		out_off[f->src] += slot_bytes;
-		in_off[f->dst] += slot_bytes;
+		if (f->src_local >= 0) {
+			struct mrcd_hostctx *hc = &d->host[f->src_local];
+
+			f->qp = make_qp(d, (unsigned int)f->src_local, f->dst, sq, rq, now);
+			if (f->qp == NULL)
+				return -1;
+			f->src_buf = hc->mem + f->src_off;
+			f->src_key = hc->key;
+			f->dst_key = d->host[f->dst_local >= 0 ? f->dst_local : 0].key;
+			f->post_tsc = rte_zmalloc("mrcd_slots",
+				d->prof.outstanding * sizeof(uint64_t), 64);
+			if (f->post_tsc == NULL)
+				return -1;
+		}
+		if (f->dst_local >= 0) {
+			struct mrcd_hostctx *hc = &d->host[f->dst_local];
+
+			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->src, rq, sq, now);
+			if (d->peer_qp[i] == NULL)
+				return -1;
+			f->dst_buf = hc->mem + f->dst_off;
+		}
 	}
+	for (unsigned int h = 1; h < d->n_hosts; h++)
+		if (d->host[h].key != d->host[0].key) {
+			fprintf(stderr, "mrcd: host %u's region key 0x%x differs from host %u's 0x%x: "
+					"peers elsewhere could not address it\n",
+				d->cfg.daemon.first_host + h, d->host[h].key,
+				d->cfg.daemon.first_host, d->host[0].key);
+			return -1;
+		}
 	return 0;
 }
 
 /* ---- the worker loop ---- */
 
+/* QPN -> flow, O(1): the daemon's QPNs are MRCD_QPN_BASE + 2 x cluster flow (+ 1). */
 static struct mrcd_flow *
 flow_of_qpn(struct mrcd_daemon *d, uint32_t qpn)
 {
-	uint32_t i = (qpn - MRCD_QPN_BASE) / 2;
+	const uint32_t g = (qpn - MRCD_QPN_BASE) / 2;
 
-	return i < d->n_flows ? &d->flows[i] : NULL;
+	if (qpn < MRCD_QPN_BASE || g >= d->n_cluster_flows || d->flow_of[g] < 0)
+		return NULL;
+	return &d->flows[d->flow_of[g]];
 }
 
 static void
@@ -244,6 +294,13 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		}
 }
 
+static uint32_t
+peer_planes(const struct mrcd_daemon *d, int local)
+{
+	return local >= 0 ? mrcd_host_port_mask(d->host[local].rt) :
+			    (uint32_t)((1u << d->cfg.daemon.planes) - 1);
+}
+
 static int
 worker_main(void *arg)
 {
@@ -264,16 +321,20 @@ worker_main(void *arg)
 			for (unsigned int i = 0; i < d->n_flows; i++) {
 				struct mrcd_flow *f = &d->flows[i];
 
-				if (f->src != h)
+				if (f->src_local != (int)h)
 					continue;
-				/* Port status: the peer's planes are usable only where its port is up. */
-				mrc_qp_set_peer_planes(f->qp, mrcd_host_port_mask(d->host[f->dst].rt));
+				/*
+				 * Port status: a local peer's planes are usable only where
+				 * its port is up; a peer elsewhere is assumed up on all
+				 * (its losses retire EVs) until port-status messages exist.
+				 */
+				mrc_qp_set_peer_planes(f->qp, peer_planes(d, f->dst_local));
 				mrcd_gen_post(&d->prof, f, now, d->hz, stopping);
 			}
 			for (unsigned int i = 0; i < d->n_flows; i++)
-				if (d->flows[i].dst == h)
+				if (d->flows[i].dst_local == (int)h)
 					mrc_qp_set_peer_planes(d->peer_qp[i],
-						mrcd_host_port_mask(d->host[d->flows[i].src].rt));
+						peer_planes(d, d->flows[i].src_local));
 			mrcd_host_iterate(hc->rt, now, &hc->rand);
 			completions(d, h, now);
 		}
@@ -294,8 +355,8 @@ worker_main(void *arg)
 static bool
 drained(struct mrcd_daemon *d)
 {
-	for (unsigned int i = 0; i < d->n_flows; i++) {
-		const struct mrcd_snapshot *s = &d->snap[d->flows[i].src];
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrcd_snapshot *s = &d->snap[h];
 
 		if (s->posted != s->completed + s->failed)
 			return false;
@@ -485,6 +546,10 @@ main(int argc, char **argv)
 	}
 	if (make_flows(&d) != 0)
 		goto out;
+	for (unsigned int g = 0; g < RTE_DIM(d.flow_of); g++)
+		d.flow_of[g] = -1;
+	for (unsigned int i = 0; i < d.n_flows; i++)
+		d.flow_of[d.flows[i].id] = (int16_t)i;
 	const uint64_t t0 = rte_rdtsc();
 
 	for (unsigned int h = 0; h < d.n_hosts; h++)
@@ -510,9 +575,9 @@ out:
 	if (step >= 4) {
 		for (unsigned int i = 0; i < d.n_flows; i++) {
 			if (d.flows[i].qp != NULL)
-				mrcd_host_del_qp(d.host[d.flows[i].src].rt, d.flows[i].qp);
+				mrcd_host_del_qp(d.host[d.flows[i].src_local].rt, d.flows[i].qp);
 			if (d.peer_qp[i] != NULL)
-				mrcd_host_del_qp(d.host[d.flows[i].dst].rt, d.peer_qp[i]);
+				mrcd_host_del_qp(d.host[d.flows[i].dst_local].rt, d.peer_qp[i]);
 			mrc_qp_destroy(d.flows[i].qp);
 			mrc_qp_destroy(d.peer_qp[i]);
 			rte_free(d.flows[i].post_tsc);

@@ -34,7 +34,7 @@ struct mrcd_hostctx {
 	struct mrc_mr_table *mrs;
 	struct mrc_cq *cq;
 	uint8_t *mem;
-	size_t mem_len, out_bytes, in_bytes;
+	size_t mem_len, region_bytes; /* region: the host's slots in the cluster layout */
 	uint32_t key;
 	struct mrcd_host *rt;
 	struct mrc_rand rand;
@@ -100,7 +100,9 @@ struct mrcd_daemon {
 	struct mrcd_config cfg;
 	struct mrcd_profile prof;
 	uint64_t hz;
-	unsigned int n_hosts, n_flows, n_workers;
+	unsigned int n_hosts, n_flows, n_workers; /* n_hosts: this process's */
+	unsigned int n_cluster_flows;             /* flows in the whole cluster */
+	int16_t flow_of[MRCD_MAX_FLOWS];          /* cluster flow -> index in flows, or -1 */
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
 	struct mrcd_flow flows[MRCD_MAX_FLOWS];
 	struct mrc_qp *peer_qp[MRCD_MAX_FLOWS]; /* the receiving end of each flow */

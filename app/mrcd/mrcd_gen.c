@@ -214,7 +214,7 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 		if (p->verify)
 			mrcd_gen_fill(src, len, f->id, f->posted);
 		if (mrc_qp_post_write(f->qp, f->posted, src, len, f->src_key,
-			    (uint64_t)(uintptr_t)(f->dst_buf + (size_t)slot * len), f->dst_key, true,
+			    f->dst_off + (uint64_t)slot * len, f->dst_key, true,
 			    (uint32_t)f->posted) != 0)
 			break;
 		f->post_tsc[slot] = now_tsc;

@@ -49,12 +49,23 @@ int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_
 const char *mrcd_pattern_name(uint8_t pattern);
 
 /* One flow: a QP from src to dst and its buffers. Filled by the daemon's setup. */
+/*
+ * One direction of traffic between two cluster hosts. Every process derives
+ * the same cluster-wide list of flows from the profile, so a flow's QPNs and
+ * its buffers' offsets are known at both ends without an exchange; a
+ * process keeps the flows with at least one end among its hosts.
+ */
 struct mrcd_flow {
-	uint16_t id, src, dst;
-	struct mrc_qp *qp;      /* on src */
-	uint8_t *src_buf;       /* outstanding x msg bytes, in src's region */
+	uint16_t id;               /* cluster-wide flow number */
+	uint16_t src, dst;         /* cluster host numbers */
+	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
+	uint32_t qpn;              /* the sender's QPN; the receiver's is qpn + 1 */
+	struct mrc_qp *qp;         /* on src, when src is local */
+	uint64_t src_off;          /* outstanding x msg bytes at this offset in src's region */
+	uint8_t *src_buf;          /* the same, as a pointer (local src) */
 	uint32_t src_key;
-	uint8_t *dst_buf;       /* outstanding x msg bytes, in dst's region */
+	uint8_t *dst_buf;          /* outstanding x msg bytes, in dst's region (local dst) */
+	uint64_t dst_off;          /* the same, as dst's zero-based region sees it */
 	uint32_t dst_key;
 	uint64_t next_post_tsc; /* pacing */
 	uint64_t posted, completed;

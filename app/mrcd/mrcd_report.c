@@ -40,11 +40,11 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc)
 	for (unsigned int i = 0; i < d->n_flows; i++) {
 		const struct mrcd_flow *f = &d->flows[i];
 
-		if (f->dst == h) {
+		if (f->dst_local == (int)h) {
 			n.verified_bytes += f->verified_bytes;
 			n.verify_errors += f->verify_errors;
 		}
-		if (f->src != h || f->qp == NULL)
+		if (f->src_local != (int)h || f->qp == NULL)
 			continue;
 		const struct mrc_qp_counters *c = mrc_qp_counters(f->qp);
 		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);

@@ -188,44 +188,58 @@ static int
 cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_daemon *m = daemon_ref;
-	const unsigned int n_qps = 2 * m->n_flows;
-	unsigned int start = 0, i;
+	unsigned int start = 0, i, listed = 0;
 	char key[32], val[64];
 
 	RTE_SET_USED(cmd);
-	if (params != NULL && params[0] != '\0' && parse_index(params, n_qps, &start) != 0)
+	/* Index i walks our QPs: flow i / 2, sender end when even, receiver when odd. */
+	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * m->n_flows, &start) != 0)
 		return -1;
 	/* Fixed at setup, not worker state: read directly. */
 	rte_tel_data_start_dict(d);
-	for (i = start; i < n_qps && i < start + QPS_PER_PAGE; i++) {
+	for (i = start; i < 2 * m->n_flows && listed < QPS_PER_PAGE; i++) {
 		const struct mrcd_flow *f = &m->flows[i / 2];
 		const bool sender = i % 2 == 0;
 
-		snprintf(key, sizeof(key), "0x%x", MRCD_QPN_BASE + i);
+		if ((sender ? f->src_local : f->dst_local) < 0)
+			continue; /* that end runs in another process */
+		snprintf(key, sizeof(key), "0x%x", f->qpn + (sender ? 0 : 1));
 		snprintf(val, sizeof(val), "host %u %s host %u, %s", sender ? f->src : f->dst,
 			sender ? "->" : "<-", sender ? f->dst : f->src,
 			sender ? "sender" : "receiver");
 		rte_tel_data_add_dict_string(d, key, val);
+		listed++;
 	}
-	if (i < n_qps)
+	if (i < 2 * m->n_flows)
 		rte_tel_data_add_dict_u64(d, "next", i);
 	return 0;
 }
 
-/* A QPN as the daemon numbers them: the sender of flow i is BASE + 2i, its receiver BASE + 2i + 1. */
+/*
+ * A QPN of one of our QPs: the sender of cluster flow g is BASE + 2g, its
+ * receiver BASE + 2g + 1; only the ends on our hosts exist here.
+ */
 static int
 resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const char **role)
 {
 	const struct mrcd_daemon *m = daemon_ref;
 	unsigned int qpn;
 
-	if (parse_index(params, MRCD_QPN_BASE + 2 * m->n_flows, &qpn) != 0 || qpn < MRCD_QPN_BASE)
+	if (parse_index(params, MRCD_QPN_BASE + 2 * m->n_cluster_flows, &qpn) != 0 ||
+		qpn < MRCD_QPN_BASE)
 		return -1;
-	const unsigned int i = (qpn - MRCD_QPN_BASE) / 2;
+	const unsigned int g = (qpn - MRCD_QPN_BASE) / 2;
 	const bool sender = (qpn - MRCD_QPN_BASE) % 2 == 0;
 
-	*host = sender ? m->flows[i].src : m->flows[i].dst;
-	*qp = sender ? m->flows[i].qp : m->peer_qp[i];
+	if (m->flow_of[g] < 0)
+		return -1;
+	const struct mrcd_flow *f = &m->flows[m->flow_of[g]];
+	const int local = sender ? f->src_local : f->dst_local;
+
+	if (local < 0)
+		return -1;
+	*host = (unsigned int)local;
+	*qp = sender ? f->qp : m->peer_qp[m->flow_of[g]];
 	*role = sender ? "sender" : "receiver";
 	return *qp != NULL ? 0 : -1;
 }
@@ -450,7 +464,7 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 		{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
 		{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
 		{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-		{"/mrc/qps", cmd_qps, "mrcd: QP numbers, hosts and role, 64 a page. Parameter: first index"},
+		{"/mrc/qps", cmd_qps, "mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's start (\"next\")"},
 		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
 		{"/mrc/evs", cmd_evs, "mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: QPN"},
 		{"/mrc/ports", cmd_ports, "mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
