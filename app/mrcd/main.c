@@ -39,6 +39,7 @@
 #include "mrc_fabric.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
+#include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_gen.h"
 #include "mrcd_host.h"
@@ -495,7 +496,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	/* 2. EAL. */
+	/* 2. EAL, on CPUs no other instance polls on. */
+	d.cli.busy_cpus = mrcd_cpus_busy();
 	eal_argc = mrcd_cli_eal_argv(&d.cli, &d.cfg, eal_argv, RTE_DIM(eal_argv), eal_buf,
 		sizeof(eal_buf), err, sizeof(err));
 	if (eal_argc < 0) {
@@ -509,6 +511,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	step = 1;
+	{
+		unsigned int taken;
+
+		if (mrcd_cpus_claim_pollers(&taken) != 0) {
+			fprintf(stderr, "mrcd: CPU %u was claimed by another mrcd while this one "
+					"started: run again to pick another\n", taken);
+			goto out;
+		}
+	}
 	d.hz = rte_get_tsc_hz();
 	printf("mrcd: runtime dir %s, telemetry socket %s/dpdk_telemetry.v2\n",
 		rte_eal_get_runtime_dir(), rte_eal_get_runtime_dir());
@@ -615,6 +626,7 @@ out:
 		rte_eal_cleanup();
 		unlink(sock);
 		rmdir(runtime_dir);
+		mrcd_cpus_release();
 	}
 	return status;
 }

@@ -262,8 +262,11 @@ static const char *const usage_tail[] = {
 	"",
 	"EAL options mrcd adds when they are not given (yours win):",
 	"  --file-prefix=mrcd_<pid>        its own runtime directory and telemetry socket",
-	"  -l <main>,<workers>[,<fabric>]  the first CPUs this process may use (taskset),",
-	"  --main-lcore=<main>             as [lcores] asks: main, workers, fabric's own",
+	"  -l <main>,<workers>[,<fabric>]  CPUs this process may use (taskset), as [lcores]",
+	"  --main-lcore=<main>             asks: main, then polling workers (and the fabric's",
+	"                                  own) on CPUs no other mrcd polls on (claims in",
+	"                                  /run/mrcd), sharing main's CPU via --lcores if",
+	"                                  that is the only one left",
 	"  --in-memory                     when hugepages are usable, else",
 	"  --no-huge -m <MB> --no-shconf   (MRC_NO_HUGE=1 forces it; -m from the pools)",
 	"  --no-pci                        on the emulated fabric",
@@ -411,28 +414,59 @@ usable_cpus(unsigned int *cpus, unsigned int max)
 	return n;
 }
 
+static bool
+cpu_busy(uint64_t busy, unsigned int cpu)
+{
+	return cpu < 64 && (busy >> cpu & 1);
+}
+
 static int
-add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, char *err, size_t errlen)
+add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, uint64_t busy, char *err,
+	size_t errlen)
 {
 	const bool own =
 		cfg->ports.mode == MRCD_PORTS_FABRIC && cfg->lcores.fabric == MRCD_FABRIC_OWN_LCORE;
-	const unsigned int need = 1u + cfg->lcores.workers + (own ? 1u : 0u);
-	unsigned int cpus[RTE_MAX_LCORE];
+	const unsigned int pollers = cfg->lcores.workers + (own ? 1u : 0u);
+	unsigned int cpus[RTE_MAX_LCORE], pick[RTE_MAX_LCORE], n = 0;
 	const unsigned int have = usable_cpus(cpus, RTE_DIM(cpus));
-	char list[RTE_MAX_LCORE * 5] = "";
+	char list[RTE_MAX_LCORE * 10] = "";
+	bool shares_main = false;
 	size_t o = 0;
 
-	if (have < need)
+	if (have < 1 + pollers)
 		return fail(err, errlen,
 			"[lcores] asks for %u lcores (main + %u workers%s) but this process "
 			"may run on %u CPUs: lower workers%s, or give -l/--lcores before --",
-			need, cfg->lcores.workers, own ? " + the fabric's own" : "", have,
+			1 + pollers, cfg->lcores.workers, own ? " + the fabric's own" : "", have,
 			own ? " or set fabric = worker" : "");
-	for (unsigned int i = 0; i < need; i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u", i ? "," : "", cpus[i]);
-	add(a, "-l");
-	add(a, "%s", list);
-	add(a, "--main-lcore=%u", cpus[0]);
+	/* Pollers: free CPUs other than main's, then main's own if it is free. */
+	for (unsigned int i = 1; i < have && n < pollers; i++)
+		if (!cpu_busy(busy, cpus[i]))
+			pick[n++] = cpus[i];
+	if (n < pollers && !cpu_busy(busy, cpus[0])) {
+		pick[n++] = cpus[0];
+		shares_main = true;
+	}
+	if (n < pollers)
+		return fail(err, errlen,
+			"[lcores] needs %u polling CPUs but other mrcd instances already poll on "
+			"the free ones of the %u this process may run on: stop one, lower "
+			"workers, or give -l/--lcores before -- to share a core knowingly",
+			pollers, have);
+	if (!shares_main) {
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%u", cpus[0]);
+		for (unsigned int i = 0; i < n; i++)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, ",%u", pick[i]);
+		add(a, "-l");
+		add(a, "%s", list);
+		add(a, "--main-lcore=%u", cpus[0]);
+		return 0;
+	}
+	o += (size_t)snprintf(list + o, sizeof(list) - o, "0@%u", cpus[0]);
+	for (unsigned int i = 0; i < n; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, ",%u@%u", i + 1, pick[i]);
+	add(a, "--lcores=%s", list);
+	add(a, "--main-lcore=0");
 	return 0;
 }
 
@@ -459,7 +493,7 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	if (!user_has(cli, "--file-prefix"))
 		add(&a, "--file-prefix=mrcd_%ld", (long)getpid());
 	if (!user_has(cli, "-l") && !user_has(cli, "--lcores") && !user_has(cli, "-c") &&
-		add_lcores(&a, cfg, err, errlen) != 0)
+		add_lcores(&a, cfg, cli->busy_cpus, err, errlen) != 0)
 		return -EINVAL;
 	/* DPDK 22.11 refuses --in-memory with --no-huge: the user's choice decides. */
 	if (!no_huge && !in_mem) {

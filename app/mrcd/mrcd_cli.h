@@ -36,12 +36,17 @@
  *   --file-prefix=mrcd_<pid>      a runtime directory and telemetry socket of
  *                                 this instance's own
  *   -l <main>,<workers>[,<fabric>] --main-lcore=<main>
- *                                 explicit lcores, the first CPUs this process
- *                                 may run on (taskset, cgroups): main, then
- *                                 [lcores] workers, then the fabric's own lcore
- *                                 with [lcores] fabric = own. Two instances
- *                                 never share a core if each is started under
- *                                 its own taskset or with its own -l.
+ *                                 explicit lcores from the CPUs this process
+ *                                 may run on (taskset, cgroups): main (the
+ *                                 first; it sleeps between control ticks, so
+ *                                 instances may share it), then [lcores]
+ *                                 workers and the fabric's own lcore with
+ *                                 [lcores] fabric = own, which poll: they take
+ *                                 CPUs not in `busy_cpus` (those other mrcd
+ *                                 instances poll on, mrcd_cpus.c), other than
+ *                                 main's when they can. When a poller must sit
+ *                                 on main's CPU, lcores are mapped instead:
+ *                                 --lcores=0@<main>,1@<cpu>,... --main-lcore=0.
  *   --in-memory                   when hugepages are usable, else
  *   --no-huge -m <MB> --no-shconf (mrc_hugepages_usable(); MRC_NO_HUGE=1 forces
  *                                 it), with -m from mrcd_config_memory_mb()
@@ -71,6 +76,7 @@ struct mrcd_cli {
 	bool duration_set;
 	uint32_t duration_s;
 	bool check;
+	uint64_t busy_cpus; /* CPUs other instances poll on (bit n: CPU n); set by the caller */
 };
 
 /*

@@ -680,6 +680,9 @@ n_cpus(void)
 	return (unsigned int)CPU_COUNT(&set);
 }
 
+/* CPUs other instances poll on, as eal() tells the builder. */
+static uint64_t busy_cpus;
+
 /* Build the EAL argv for `cli_argv` with MRC_NO_HUGE = no_huge (NULL: unset). */
 static int
 eal(int cli_argc, char **cli_argv, struct mrcd_config *c, const char *no_huge, char **argv, int max,
@@ -690,6 +693,7 @@ eal(int cli_argc, char **cli_argv, struct mrcd_config *c, const char *no_huge, c
 
 	if (mrcd_cli_parse(cli_argc, cli_argv, &cli, err, errlen) != 0)
 		return -1000;
+	cli.busy_cpus = busy_cpus;
 	if (no_huge != NULL)
 		setenv("MRC_NO_HUGE", no_huge, 1);
 	else
@@ -730,6 +734,39 @@ test_cli_eal(void)
 		MRC_T_ASSERT(a != b, "-l %s: main and worker share a core", l);
 		snprintf(want, sizeof(want), "--main-lcore=%u", a);
 		MRC_T_ASSERT(find_arg(n, argv, want) > 0, "no %s", want);
+	}
+	/*
+	 * Another instance polls on the worker's CPU: the worker moves to a free
+	 * one; with none left but main's, it shares main's CPU through --lcores;
+	 * with none at all, an error that says why.
+	 */
+	{
+		unsigned int a, b;
+
+		MRC_T_EQ(sscanf(l, "%u,%u", &a, &b), 2);
+		busy_cpus = 1ull << b;
+		n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
+		MRC_T_ASSERT(n > 0, "%s", err);
+		i = find_arg(n, argv, "-l");
+		if (n_cpus() == 2) {
+			snprintf(want, sizeof(want), "--lcores=0@%u,1@%u", a, a);
+			MRC_T_ASSERT(find_arg(n, argv, want) > 0, "no %s", want);
+			MRC_T_ASSERT(find_arg(n, argv, "--main-lcore=0") > 0, "--main-lcore=0");
+			MRC_T_EQ(i, -1);
+		} else {
+			unsigned int a2, b2;
+
+			MRC_T_ASSERT(i > 0, "-l");
+			MRC_T_EQ(sscanf(argv[i + 1], "%u,%u", &a2, &b2), 2);
+			MRC_T_ASSERT(b2 != b && b2 != a2, "-l %s: worker on a busy CPU", argv[i + 1]);
+		}
+		busy_cpus = ~0ull;
+		n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
+		MRC_T_EQ(n, -EINVAL);
+		MRC_T_ASSERT(strstr(err, "other mrcd instances") != NULL, "%s", err);
+		busy_cpus = 0;
+		n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
+		MRC_T_ASSERT(n > 0, "%s", err);
 	}
 	/* MRC_NO_HUGE=1: --no-huge with -m sized from the pools, never --in-memory. */
 	MRC_T_ASSERT(find_arg(n, argv, "--no-huge") > 0, "no --no-huge");
