@@ -18,6 +18,7 @@
  *   /mrc/ports,<n>     one host's ports (one per plane): id, name, link, pkts, bytes
  *   /mrc/drops,<n>     one host's parser rejects by reason, unknown QPNs, tx drops
  *   /mrc/fabric        the emulated fabric's counters by name
+ *   /mrc/links[,<i>]   its links: state and counters, 32 a page from the i-th
  *
  * Replies are capped at 16 KB in DPDK 22.11, so tables that grow with the
  * deployment are lists of ids plus one command per item (hosts, qps).
@@ -434,6 +435,62 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * The emulated fabric's links, 32 a page: "fields" names the counters, then
+ * one array per link ("p<plane>_<kind>_<a>_<b>", from a to b: state, then the counters
+ * in that order; key names allow only [A-Za-z0-9_]); "next" starts the following
+ * page. Counter words are read
+ * as they stand (the fabric's worker bumps them), like ethdev stats.
+ */
+#define LINKS_PER_PAGE 32
+
+static int
+cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mrc_fabric *fab = daemon_ref->fab;
+	unsigned int start = 0, i, n;
+	struct rte_tel_data *fields;
+
+	RTE_SET_USED(cmd);
+	if (fab == NULL)
+		return -1; /* ethdev mode: there is no emulated fabric */
+	n = mrc_fabric_n_links(fab);
+	if (params != NULL && params[0] != '\0' && parse_index(params, n, &start) != 0)
+		return -1;
+	fields = rte_tel_data_alloc();
+	if (fields == NULL)
+		return -1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_array(fields, RTE_TEL_STRING_VAL);
+	rte_tel_data_add_array_string(fields, "state");
+	for (unsigned int c = 0; c < mrc_fabric_link_counters_count; c++)
+		rte_tel_data_add_array_string(fields, mrc_fabric_link_counters_desc[c].name);
+	rte_tel_data_add_dict_container(d, "fields", fields, 0);
+	for (i = start; i < n && i < start + LINKS_PER_PAGE; i++) {
+		struct mrc_fabric_link_id id;
+		struct mrc_fabric_link_counters cnt;
+		enum mrc_fabric_state st;
+		struct rte_tel_data *a;
+		char name[64];
+
+		if (mrc_fabric_link_info(fab, i, &id, &st, NULL, &cnt) != 0)
+			continue;
+		a = rte_tel_data_alloc();
+		if (a == NULL)
+			break;
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+		rte_tel_data_add_array_u64(a, (uint64_t)st);
+		for (unsigned int c = 0; c < mrc_fabric_link_counters_count; c++)
+			rte_tel_data_add_array_u64(a, mrc_fabric_link_counters_get(&cnt, c));
+		snprintf(name, sizeof(name), "p%u_%s_%u_%u", id.plane,
+			mrc_fabric_link_kind_name(id.kind), id.a, id.b);
+		rte_tel_data_add_dict_container(d, name, a, 0);
+	}
+	if (i < n)
+		rte_tel_data_add_dict_u64(d, "next", i);
+	return 0;
+}
+
 static int
 cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -468,6 +525,7 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
 		{"/mrc/evs", cmd_evs, "mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: QPN"},
 		{"/mrc/ports", cmd_ports, "mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
+		{"/mrc/links", cmd_links, "mrcd: the emulated fabric's links and their counters, 32 a page. Parameter: the page's start (\"next\")"},
 		{"/mrc/drops", cmd_drops, "mrcd: what one host refused or dropped, by reason. Parameter: host"},
 		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
 	};

@@ -33,7 +33,7 @@ done
 sleep 1.5
 /usr/bin/python3 "$tel" -s "$sock" /mrc/info /mrc/config /mrc/hosts /mrc/planes \
 	/mrc/host,0 /mrc/host,1 /mrc/qps /mrc/fabric /mrc/qp,0x100 /mrc/qp,0x101 \
-	/mrc/evs,0x100 /mrc/ports,0 /mrc/drops,1 > telemetry.json 2> telemetry.err
+	/mrc/evs,0x100 /mrc/ports,0 /mrc/drops,1 /mrc/links /mrc/links,32 > telemetry.json 2> telemetry.err
 tel_rc=$?
 tel_bad_rc=1
 for bad in /mrc/host,7 /mrc/qp,0x104 /mrc/qp,0xff /mrc/evs,x /mrc/ports,2 /mrc/drops,-1 /mrc/qps,4; do
@@ -93,6 +93,13 @@ check(len(e["retired_evs"]) == e["retired_listed"] <= e["retired"],
       f"telemetry /mrc/evs retired list: {e}")
 p = t["/mrc/ports,0"]
 check(len(p["port_id"]) == 8 and all(x > 0 for x in p["tx_pkts"]), f"telemetry /mrc/ports,0: {p}")
+lk = t["/mrc/links"]
+links = {k: v for k, v in lk.items() if k not in ("fields", "next")}
+check(lk["fields"][:3] == ["state", "tx_pkts", "tx_bytes"] and len(links) == 32 and lk["next"] == 32,
+      f"telemetry /mrc/links: {list(lk)[:5]}")
+check(all(len(v) == len(lk["fields"]) for v in links.values()), "telemetry /mrc/links: ragged rows")
+check(sum(v[1] for v in links.values()) > 0, "telemetry /mrc/links: no link carried anything")
+check(len(t["/mrc/links,32"]) > 2, "telemetry /mrc/links,32: empty page")
 dr = t["/mrc/drops,1"]
 check(dr["rx_parsed_ok"] > 0 and dr["rx_bad_icrc"] == 0 and dr["rx_unknown_qpn"] == 0,
       f"telemetry /mrc/drops,1: {dr}")
