@@ -88,7 +88,7 @@ make_flows(struct mrcd_daemon *d)
 	static uint16_t pairs[MRCD_MAX_FLOWS][2];
 	const unsigned int nc = mrcd_config_cluster_hosts(&d->cfg);
 	const unsigned int lo = d->cfg.daemon.first_host;
-	const size_t slot_bytes = (size_t)d->prof.outstanding * d->prof.msg_kb * 1024u;
+	const size_t slot_bytes = mrcd_flow_slot_bytes(&d->prof);
 	size_t out_bytes[MRCD_CONFIG_MAX_HOSTS] = {0}, out_off[MRCD_CONFIG_MAX_HOSTS] = {0};
 	size_t in_off[MRCD_CONFIG_MAX_HOSTS] = {0};
 	unsigned int np = mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs,
@@ -487,9 +487,15 @@ main(int argc, char **argv)
 	d.n_hosts = d.cfg.daemon.hosts;
 	if (d.cli.check) {
 		mrcd_config_print(stdout, &d.cfg);
-		printf("; profile %s: pattern %s, %u KiB messages, %u QP(s) per peer, %u in flight, "
-		       "%s\n", profile[0] ? profile : "(built-in)", mrcd_pattern_name(d.prof.pattern),
-			d.prof.msg_kb, d.prof.qps_per_peer, d.prof.outstanding,
+		printf("; profile %s: pattern %s, ", profile[0] ? profile : "(built-in)",
+			mrcd_pattern_name(d.prof.pattern));
+		if (d.prof.n_mix > 0)
+			printf("sizes %s KiB:weight", d.prof.size_mix);
+		else
+			printf("%u KiB messages", d.prof.msg_kb);
+		printf(", %s, %u QP(s) per peer, %u in flight, %s\n",
+			d.prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
+			d.prof.qps_per_peer, d.prof.outstanding,
 			d.prof.rate_gbps > 0 ? "paced" : "closed loop");
 		printf("; scenario %s (checked when the fabric starts)\n",
 			scenario[0] ? scenario : "none");

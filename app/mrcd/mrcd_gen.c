@@ -28,6 +28,54 @@ mrcd_pattern_name(uint8_t pattern)
 		.offset = OFF(field_), __VA_ARGS__                                           \
 	}
 
+static const char *const opcode_names[] = {"write_imm", "write", NULL};
+
+/* Parse "KiB:weight, ..." into `p`; 0, or -EINVAL with why. */
+static int
+parse_mix(const char *s, struct mrcd_profile *p, char *why, size_t whylen)
+{
+	uint32_t cum = 0;
+
+	p->n_mix = 0;
+	while (*s != '\0') {
+		char *end;
+		unsigned long kb, w;
+
+		while (*s == ' ' || *s == ',')
+			s++;
+		if (*s == '\0')
+			break;
+		kb = strtoul(s, &end, 10);
+		if (end == s || *end != ':' || kb < 1 || kb > 1048576) {
+			snprintf(why, whylen, "'%.20s': want KiB:weight, KiB 1..1048576", s);
+			return -EINVAL;
+		}
+		s = end + 1;
+		w = strtoul(s, &end, 10);
+		if (end == s || w < 1 || w > 1000000 || (*end != '\0' && *end != ',' && *end != ' ')) {
+			snprintf(why, whylen, "weight after %lu: want 1..1000000", kb);
+			return -EINVAL;
+		}
+		if (p->n_mix == MRCD_MIX_MAX) {
+			snprintf(why, whylen, "at most %d sizes", MRCD_MIX_MAX);
+			return -EINVAL;
+		}
+		cum += (uint32_t)w;
+		p->mix_kb[p->n_mix] = (uint32_t)kb;
+		p->mix_cum[p->n_mix++] = cum;
+		s = end;
+	}
+	return 0;
+}
+
+static int
+check_mix(const void *field, char *why, size_t whylen)
+{
+	struct mrcd_profile tmp;
+
+	return parse_mix(field, &tmp, why, whylen);
+}
+
 static const struct mrcd_ini_key keys[] = {
 	KEY("pattern", ENUM, pattern, .names = pattern_names, .def = "pairs",
 		.help = "who writes to whom: pairs (2k <-> 2k+1), all-to-all, incast (every host -> "
@@ -45,7 +93,14 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
 		.unit = "messages", .help = "per QP, then stop; 0 = until the run ends"),
 	KEY("verify", BOOL, verify, .def = "true",
-		.help = "check every byte of every message at the receiver"),
+		.help = "check every byte of every message at the receiver (needs opcode = write_imm)"),
+	KEY("opcode", ENUM, opcode, .names = opcode_names, .def = "write_imm",
+		.help = "write_imm: RDMA WRITE with immediate, completed at both ends; write: plain "
+			"WRITE, the receiver sees no completion (bandwidth tests, verify = false)"),
+	KEY("size_mix", STRING, size_mix, .check = check_mix, .def = "",
+		.unit = "KiB:weight, ...",
+		.help = "message sizes drawn per message by weight, e.g. 4:60, 64:30, 1024:10 "
+			"(at most 8); empty = every message msg_kb"),
 };
 
 static const struct mrcd_ini_section sections[] = {
@@ -64,6 +119,7 @@ mrcd_profile_defaults(struct mrcd_profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	mrcd_ini_defaults(&schema, p);
+	mrcd_profile_derive(p);
 }
 
 int
@@ -79,9 +135,39 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 	if (rc != 0)
 		return rc;
 	rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
+	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE) {
+		snprintf(err, errlen, "%s:%u: [profile] verify = true needs opcode = write_imm: a "
+				      "plain WRITE gives the receiver no completion to check",
+			path, mrcd_ini_line(ini, "profile", "verify") ? mrcd_ini_line(ini, "profile", "verify") :
+					mrcd_ini_line(ini, "profile", "opcode"));
+		rc = -EINVAL;
+	}
 	mrcd_ini_close(ini);
 	snprintf(p->path, sizeof(p->path), "%s", path);
+	if (rc == 0)
+		mrcd_profile_derive(p);
 	return rc;
+}
+
+void
+mrcd_profile_derive(struct mrcd_profile *p)
+{
+	char why[128];
+
+	if (parse_mix(p->size_mix, p, why, sizeof(why)) != 0)
+		p->n_mix = 0; /* checked at load; a caller's own struct falls back to msg_kb */
+	p->max_kb = p->msg_kb;
+	if (p->n_mix > 0) {
+		p->max_kb = 0;
+		for (unsigned int i = 0; i < p->n_mix; i++)
+			p->max_kb = RTE_MAX(p->max_kb, p->mix_kb[i]);
+	}
+}
+
+size_t
+mrcd_flow_slot_bytes(const struct mrcd_profile *p)
+{
+	return (size_t)p->outstanding * (p->max_kb ? p->max_kb : p->msg_kb) * 1024u;
 }
 
 unsigned int
@@ -162,6 +248,20 @@ word(uint16_t flow, uint64_t seq, uint64_t j)
 	return x ^ (x >> 29);
 }
 
+uint32_t
+mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq)
+{
+	if (p->n_mix == 0)
+		return p->msg_kb * 1024u;
+	/* A hash of (flow, seq), not a PRNG stream: the receiver needs no state to agree. */
+	const uint32_t r = (uint32_t)(word(flow ^ 0x5a5a, seq, ~0ull) % p->mix_cum[p->n_mix - 1]);
+	unsigned int i = 0;
+
+	while (r >= p->mix_cum[i])
+		i++;
+	return p->mix_kb[i] * 1024u;
+}
+
 void
 mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
 {
@@ -203,18 +303,19 @@ unsigned int
 mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc, uint64_t tsc_hz,
 	bool stopping)
 {
-	const uint32_t len = p->msg_kb * 1024u;
+	const size_t stride = (size_t)p->max_kb * 1024u; /* a slot fits the largest message */
 	unsigned int n = 0;
 
 	while (!stopping && f->posted - f->completed < p->outstanding &&
 		(p->messages == 0 || f->posted < p->messages) && now_tsc >= f->next_post_tsc) {
 		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
-		uint8_t *src = f->src_buf + (size_t)slot * len;
+		const uint32_t len = mrcd_msg_len(p, f->id, f->posted);
+		uint8_t *src = f->src_buf + (size_t)slot * stride;
 
 		if (p->verify)
 			mrcd_gen_fill(src, len, f->id, f->posted);
 		if (mrc_qp_post_write(f->qp, f->posted, src, len, f->src_key,
-			    f->dst_off + (uint64_t)slot * len, f->dst_key, true,
+			    f->dst_off + (uint64_t)slot * stride, f->dst_key, p->opcode == MRCD_OP_WRITE_IMM,
 			    (uint32_t)f->posted) != 0)
 			break;
 		f->post_tsc[slot] = now_tsc;
@@ -239,15 +340,16 @@ mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mr
 	const uint32_t slot = (uint32_t)(e->wr_id % p->outstanding);
 
 	f->completed++;
+	f->completed_bytes += mrcd_msg_len(p, f->id, e->wr_id);
 	mrcd_hist_add(hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
 }
 
 void
 mrcd_gen_received(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e)
 {
-	const uint32_t len = p->msg_kb * 1024u;
 	const uint64_t seq = f->recv_seq++;
-	const uint8_t *dst = f->dst_buf + (size_t)(seq % p->outstanding) * len;
+	const uint32_t len = mrcd_msg_len(p, f->id, seq);
+	const uint8_t *dst = f->dst_buf + (size_t)(seq % p->outstanding) * p->max_kb * 1024u;
 
 	/* Immediates arrive in order per QP: the expected number must be the one carried. */
 	if (e->imm != (uint32_t)seq || e->byte_len != len) {

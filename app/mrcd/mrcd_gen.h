@@ -31,6 +31,10 @@ enum mrcd_pattern {
 	MRCD_PAT_PERMUTATION, /* h -> perm(h), a seeded derangement */
 };
 
+#define MRCD_MIX_MAX 8
+
+enum mrcd_opcode { MRCD_OP_WRITE_IMM = 0, MRCD_OP_WRITE = 1 };
+
 struct mrcd_profile {
 	char path[256];
 	uint8_t pattern;
@@ -41,9 +45,22 @@ struct mrcd_profile {
 	double rate_gbps;     /* per flow; 0 = closed loop, as fast as completions allow */
 	uint64_t messages;    /* per flow; 0 = until the run ends */
 	bool verify;
+	uint8_t opcode;       /* enum mrcd_opcode */
+	char size_mix[128];   /* "KiB:weight, ..." as written; "" = every message msg_kb */
+	/* derived from size_mix by mrcd_profile_load() */
+	unsigned int n_mix;
+	uint32_t mix_kb[MRCD_MIX_MAX], mix_cum[MRCD_MIX_MAX]; /* cumulative weights */
+	uint32_t max_kb;      /* the largest message: a slot's size */
 };
 
+/* Message size of message `seq` of `flow`: the same at both ends, no state. */
+uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq);
+/* Bytes of one flow's slots at each end: outstanding x the largest message. */
+size_t mrcd_flow_slot_bytes(const struct mrcd_profile *p);
+
 void mrcd_profile_defaults(struct mrcd_profile *p);
+/* Fill the derived fields (size mix, largest message) from the keys. */
+void mrcd_profile_derive(struct mrcd_profile *p);
 /* Load a profile file ([profile] section); 0, or -EINVAL with err (file:line: ...). */
 int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen);
 const char *mrcd_pattern_name(uint8_t pattern);
@@ -68,7 +85,7 @@ struct mrcd_flow {
 	uint64_t dst_off;          /* the same, as dst's zero-based region sees it */
 	uint32_t dst_key;
 	uint64_t next_post_tsc; /* pacing */
-	uint64_t posted, completed;
+	uint64_t posted, completed, completed_bytes;
 	uint64_t recv_seq;      /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
 	uint64_t *post_tsc;     /* per slot */

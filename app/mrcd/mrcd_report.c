@@ -51,7 +51,7 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc)
 
 		n.posted += f->posted;
 		n.completed += f->completed;
-		n.sent_bytes += f->completed * d->prof.msg_kb * 1024ull;
+		n.sent_bytes += f->completed_bytes;
 		n.retx += c->tx_retx_pkts;
 		n.nacks += c->rx_nacks;
 		n.ecn_echoes += c->ecn_echoes;
@@ -161,10 +161,17 @@ mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenar
 	else
 		printf("mrcd: %u hosts x %u planes on ethdev ports, %u workers\n", d->n_hosts,
 			d->cfg.daemon.planes, d->n_workers);
-	printf("mrcd: traffic %s: %s, %u KiB messages, %u QP(s) per peer, %u in flight each, "
-	       "%u flows, verify %s\n", profile[0] ? profile : "(built-in)",
-		mrcd_pattern_name(d->prof.pattern), d->prof.msg_kb, d->prof.qps_per_peer,
-		d->prof.outstanding, d->n_flows, d->prof.verify ? "on" : "off");
+	char sizes[160];
+
+	if (d->prof.n_mix > 0)
+		snprintf(sizes, sizeof(sizes), "sizes %s KiB:weight", d->prof.size_mix);
+	else
+		snprintf(sizes, sizeof(sizes), "%u KiB messages", d->prof.msg_kb);
+	printf("mrcd: traffic %s: %s, %s, %s, %u QP(s) per peer, %u in flight each, %u flows, "
+	       "verify %s\n", profile[0] ? profile : "(built-in)",
+		mrcd_pattern_name(d->prof.pattern), sizes,
+		d->prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
+		d->prof.qps_per_peer, d->prof.outstanding, d->n_flows, d->prof.verify ? "on" : "off");
 	printf("mrcd: faults %s; running %u s (Ctrl-C stops early)\n",
 		scenario[0] ? scenario : "none", d->cfg.daemon.duration_s);
 	fflush(stdout);

@@ -22,6 +22,7 @@
 #include "mrc_test.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
+#include "mrcd_gen.h"
 #include "mrcd_config_priv.h"
 #include "mrcd_ini.h"
 
@@ -814,7 +815,92 @@ test_cli_eal(void)
 	return MRC_TEST_OK;
 }
 
+/* Profiles: the size mix, its errors, and the patterns. */
+static int
+test_profile(void)
+{
+	static struct mrcd_profile p;
+	uint16_t pairs[64][2];
+	char path[256], err[512];
+	unsigned int count[3] = {0}, n;
+
+	mrcd_profile_defaults(&p);
+	MRC_T_EQ(p.n_mix, 0);
+	MRC_T_EQ(mrcd_msg_len(&p, 3, 17), 1024u * 1024u);
+	MRC_T_EQ(mrcd_flow_slot_bytes(&p), 4u * 1024u * 1024u);
+
+	MRC_T_EQ(write_tmp("mix.ini", "[profile]\noutstanding = 2\nsize_mix = 4:60, 64:30,1024:10\n",
+			 path, sizeof(path)), 0);
+	MRC_T_ASSERT(mrcd_profile_load(&p, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(p.n_mix, 3);
+	MRC_T_EQ(p.max_kb, 1024);
+	MRC_T_EQ(mrcd_flow_slot_bytes(&p), 2u * 1024u * 1024u);
+	for (uint64_t seq = 0; seq < 20000; seq++) {
+		const uint32_t len = mrcd_msg_len(&p, 3, seq);
+
+		/* A pure function of (flow, seq): what the receiver computes too. */
+		MRC_T_EQ(len, mrcd_msg_len(&p, 3, seq));
+		MRC_T_ASSERT(len == 4096 || len == 65536 || len == 1048576, "len %u", len);
+		count[len == 4096 ? 0 : len == 65536 ? 1 : 2]++;
+	}
+	/* 60/30/10 by weight, within 2 points. */
+	MRC_T_ASSERT(count[0] > 11600 && count[0] < 12400, "4 KiB: %u of 20000", count[0]);
+	MRC_T_ASSERT(count[1] > 5600 && count[1] < 6400, "64 KiB: %u of 20000", count[1]);
+	MRC_T_ASSERT(count[2] > 1600 && count[2] < 2400, "1 MiB: %u of 20000", count[2]);
+	n = 0;
+	for (uint64_t seq = 0; seq < 64; seq++)
+		n += mrcd_msg_len(&p, 3, seq) != mrcd_msg_len(&p, 4, seq);
+	MRC_T_ASSERT(n > 10, "flows 3 and 4 draw the same sizes");
+
+	/* Errors name the file, the line, the key and what is wrong. */
+	MRC_T_EQ(write_tmp("mix0.ini", "[profile]\nsize_mix = 4:60, 0:3\n", path, sizeof(path)), 0);
+	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "size_mix") && strstr(err, "'0:3'"), "%s", err);
+	MRC_T_EQ(write_tmp("mixw.ini", "[profile]\nsize_mix = 4:0\n", path, sizeof(path)), 0);
+	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "weight") != NULL, "%s", err);
+	MRC_T_EQ(write_tmp("mix9.ini", "[profile]\nsize_mix = 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1\n",
+			 path, sizeof(path)), 0);
+	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "at most 8") != NULL, "%s", err);
+	MRC_T_EQ(write_tmp("op.ini", "[profile]\nopcode = write\n", path, sizeof(path)), 0);
+	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "needs opcode = write_imm"), "%s", err);
+	MRC_T_EQ(write_tmp("op2.ini", "[profile]\nopcode = write\nverify = false\n", path,
+			 sizeof(path)), 0);
+	MRC_T_ASSERT(mrcd_profile_load(&p, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(p.opcode, MRCD_OP_WRITE);
+
+	/* Patterns over 4 hosts. */
+	mrcd_profile_defaults(&p);
+	MRC_T_EQ(mrcd_pattern_pairs(&p, 4, 1, pairs, 64), 4);
+	p.pattern = 1; /* all-to-all */
+	MRC_T_EQ(mrcd_pattern_pairs(&p, 4, 1, pairs, 64), 12);
+	p.pattern = 2; /* incast to host 0 */
+	MRC_T_EQ(mrcd_pattern_pairs(&p, 4, 1, pairs, 64), 3);
+	for (int i = 0; i < 3; i++)
+		MRC_T_EQ(pairs[i][1], 0);
+	p.pattern = 3; /* ring */
+	MRC_T_EQ(mrcd_pattern_pairs(&p, 4, 1, pairs, 64), 4);
+	p.pattern = 4; /* permutation: a derangement */
+	n = mrcd_pattern_pairs(&p, 8, 7, pairs, 64);
+	MRC_T_EQ(n, 8);
+	{
+		unsigned int seen_src = 0, seen_dst = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			MRC_T_ASSERT(pairs[i][0] != pairs[i][1], "host %u writes to itself", pairs[i][0]);
+			seen_src |= 1u << pairs[i][0];
+			seen_dst |= 1u << pairs[i][1];
+		}
+		MRC_T_EQ(seen_src, 0xffu);
+		MRC_T_EQ(seen_dst, 0xffu);
+	}
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_profile),
 	MRC_TEST_CASE(test_schema),
 	MRC_TEST_CASE(test_defaults_valid),
 	MRC_TEST_CASE(test_shipped_config),
