@@ -340,7 +340,13 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 			pkts[n++] = m;
 		}
 	}
-	for (unsigned int i = 0; i < EV_PROBES && n < max; i++) {
+	/*
+	 * Retired EVs are probed only while the peer answers something: once the
+	 * QP timer has expired without any progress (rel's retries), the
+	 * reliability probe is the one question worth asking, and probing every
+	 * retired path of a silent peer would flood the void.
+	 */
+	for (unsigned int i = 0; i < EV_PROBES && n < max && rtx->retries == 0; i++) {
 		struct qp_ev_probe *pr = &qp->ev_probe[i];
 		struct rte_mbuf *m;
 

@@ -709,9 +709,23 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 	if (tx->error != MRC_REL_OK)
 		return UINT64_MAX;
 
-	/* Rule 3: per-packet timeout, oldest transmission first. */
-	while (tx->t_head != MRC_REL_NIL && r[tx->t_head].sent_tsc + pkt_to <= now_tsc)
+	/*
+	 * Rule 3: per-packet timeout, oldest transmission first. If the peer
+	 * has said nothing at all since the packet left, its silence is not
+	 * this packet's loss: it waits for the QP timer's schedule instead, or
+	 * a silent peer would get the window resent every (microseconds-short)
+	 * packet timeout before the QP timer first fires.
+	 */
+	const uint64_t silent_to = mrc_rel_tx_rto(tx, tx->retries);
+
+	while (tx->t_head != MRC_REL_NIL) {
+		const uint64_t sent = r[tx->t_head].sent_tsc;
+
+		if (sent + pkt_to > now_tsc ||
+			(tx->last_ack_tsc < sent && sent + silent_to > now_tsc))
+			break;
 		mark_lost(tx, tx->t_head, MRC_REL_LOSS_PKT_TIMEOUT, ops, ctx);
+	}
 	if (tx->n_inflight == 0 && tx->n_lost == 0) {
 		tx->probe_wanted = false;
 		tx->probe_outstanding = false;
@@ -746,7 +760,10 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 			else
 				next = RTE_MIN(next, ref + pto_tsc);
 		}
-		next = RTE_MIN(next, r[tx->t_head].sent_tsc + pkt_to);
+		const uint64_t sent = r[tx->t_head].sent_tsc;
+		const uint64_t wait = tx->last_ack_tsc < sent && silent_to > pkt_to ? silent_to : pkt_to;
+
+		next = RTE_MIN(next, sent + wait);
 	}
 	if (tx->probe_outstanding) {
 		/* A probe unanswered for a packet timeout is itself lost: allow another. */

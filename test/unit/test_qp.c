@@ -355,6 +355,56 @@ drop_all_data(void *ctx, const struct mrc_pkt *v)
 	return mrc_opcode_is_data(v->bth.opcode) || v->bth.opcode == MRC_OP_PROBE;
 }
 
+static bool
+drop_everything(void *ctx, const struct mrc_pkt *v)
+{
+	(void)ctx;
+	(void)v;
+	return true;
+}
+
+/*
+ * A peer that answers nothing: the sender must not flood the void. Its
+ * retired EVs are not probed while nothing at all comes back (the
+ * reliability probe already asks whether the peer is there), and its
+ * resends thin out.
+ */
+static int
+test_silent_peer_is_not_flooded(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	const struct mrc_qp_counters *c;
+	uint64_t probes_mid, retx_mid;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.timeout = 8; /* 262 us base */
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 2 * US;
+	w.drop = drop_everything;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 256 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 50000 * US);
+	c = mrc_qp_counters(p.h[0].qp);
+	probes_mid = c->tx_ev_probes;
+	retx_mid = c->tx_retx_pkts;
+	run(&p, &w, 150000 * US);
+	printf("  silent peer: %llu EV probes and %llu resends in the first 50 ms, "
+	       "%llu and %llu in the next 150 ms\n",
+		(unsigned long long)probes_mid, (unsigned long long)retx_mid,
+		(unsigned long long)(c->tx_ev_probes - probes_mid),
+		(unsigned long long)(c->tx_retx_pkts - retx_mid));
+	MRC_T_ASSERT(c->tx_ev_probes - probes_mid <= 64, "EV probes kept going: %llu",
+		(unsigned long long)(c->tx_ev_probes - probes_mid));
+	MRC_T_ASSERT((c->tx_retx_pkts - retx_mid) < retx_mid, "resends did not thin out");
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RTS); /* retry_exp 25: keep trying */
+	wire_drain(&w);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static int
 test_retry_budget_exhausted(void)
 {
@@ -473,6 +523,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
+	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_zero_length_write),
 };
