@@ -6,15 +6,19 @@
 # joined by eight net_memif links (host 0 the memif server of each). Nothing
 # is exchanged between them but packets: QPNs, region layouts and keys are
 # derived from the same config at both ends. Each sends 150 1 MiB messages
-# (a message count, so neither depends on when the other stops), then
-# idles until its duration ends. Checked: both exit 0 (every mempool full
-# again), every message completes, every byte is verified at the receiving
-# process, and the two instances poll on different CPUs (or one shares the
-# other's sleeping main CPU through --lcores).
+# (a message count, so neither depends on when the other stops); when
+# telemetry shows both done, both get SIGTERM at once. (Stopping them
+# together matters: in DPDK 22.11 a memif peer that closes while the other
+# side is inside an rx burst can crash the poller, because the disconnect
+# unmaps the shared rings under it.) Checked: both exit 0 (every mempool
+# full again), every message completes, every byte is verified at the
+# receiving process, and the two instances poll on different CPUs (or one
+# shares the other's sleeping main CPU through --lcores).
 # Usage: two_process.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
 work=$2
+scripts=$(realpath "$(dirname "$0")/../../scripts")
 mkdir -p "$work"
 cd "$work"
 rm -f h?.json h?.log
@@ -35,7 +39,7 @@ for h in 0 1; do
 	role=$([ $h = 0 ] && echo server || echo client)
 	{
 		printf '[daemon]\nhosts = 1\nplanes = 8\nfirst_host = %s\ncluster_hosts = 2\n' $h
-		printf 'duration_s = 6\nprofile = %s/profile.ini\nscenario = none\n\n' "$PWD"
+		printf 'duration_s = 0\nprofile = %s/profile.ini\nscenario = none\n\n' "$PWD"
 		printf '[ports]\nmode = ethdev\nrx_mbuf_data_room = 4736\n'
 		for p in 0 1 2 3 4 5 6 7; do
 			echo "vdev.$p = net_memif$p,role=$role,id=$p,socket=$sock,bsize=8192"
@@ -47,11 +51,29 @@ done
 "$mrcd" -- -f h0.ini --json h0.json > h0.log 2>&1 &
 pid0=$!
 sleep 0.3
+"$mrcd" -- -f h1.ini --json h1.json > h1.log 2>&1 &
+pid1=$!
+# Both done (150 messages each way completed), or 60 s: then stop both at once.
+tel=$scripts/mrc-telemetry.py
+for _ in $(seq 600); do
+	done_n=0
+	for h in 0 1; do
+		s=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' h$h.log 2>/dev/null || true)
+		[ -n "$s" ] || continue
+		c=$(/usr/bin/python3 "$tel" -s "$s" /mrc/host,0 2>/dev/null |
+			/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["/mrc/host,0"]["msgs_completed"])' 2>/dev/null || echo 0)
+		[ "$c" = 150 ] && done_n=$((done_n + 1))
+	done
+	[ "$done_n" = 2 ] && break
+	kill -0 $pid0 2>/dev/null && kill -0 $pid1 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM $pid0 $pid1 2>/dev/null || true
 set +e
-"$mrcd" -- -f h1.ini --json h1.json > h1.log 2>&1
-rc1=$?
 wait $pid0
 rc0=$?
+wait $pid1
+rc1=$?
 set -e
 fails=0
 for h in 0 1; do
