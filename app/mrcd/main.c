@@ -105,6 +105,8 @@ make_flows(struct mrcd_daemon *d)
 	for (unsigned int c = 0; c < nc; c++)
 		in_off[c] = out_bytes[c];
 	d->n_flows = 0;
+	for (unsigned int g2 = 0; g2 < RTE_DIM(d->flow_of); g2++)
+		d->flow_of[g2] = -1;
 	for (unsigned int k = 0; k < np; k++)
 		for (unsigned int q = 0; q < d->prof.qps_per_peer; q++, g++) {
 			const unsigned int src = pairs[k][0], dst = pairs[k][1];
@@ -122,6 +124,7 @@ make_flows(struct mrcd_daemon *d)
 				f->dst_local = (int16_t)(dst_ours ? (int)(dst - lo) : -1);
 				f->dst_off = in_off[dst];
 				f->src_off = out_off[src];
+				d->flow_of[g] = (int16_t)d->n_flows;
 				d->n_flows++;
 			}
 			out_off[src] += slot_bytes;
@@ -563,10 +566,7 @@ main(int argc, char **argv)
 	}
 	if (make_flows(&d) != 0)
 		goto out;
-	for (unsigned int g = 0; g < RTE_DIM(d.flow_of); g++)
-		d.flow_of[g] = -1;
-	for (unsigned int i = 0; i < d.n_flows; i++)
-		d.flow_of[d.flows[i].id] = (int16_t)i;
+
 	const uint64_t t0 = rte_rdtsc();
 
 	for (unsigned int h = 0; h < d.n_hosts; h++)

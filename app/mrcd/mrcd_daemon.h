@@ -148,10 +148,14 @@ int mrcd_telemetry_register(struct mrcd_daemon *d);
 
 /* Worker side: answer a pending QP query if this worker owns the QP. */
 void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w);
-/* Telemetry side: ask the owner of `qp` (on `host`); 0, or -1 when nobody
- * answered within 100 ms (the daemon is stopping). */
-int mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp,
-	struct mrcd_qp_query *out);
+/*
+ * Telemetry side: ask the owner of `qp` (on `host`). The answer, or NULL
+ * when nobody answered within 100 ms (the daemon is stopping). An answer
+ * stays valid, and other askers wait, until mrcd_query_release().
+ */
+const struct mrcd_qp_query *mrcd_query_qp(struct mrcd_daemon *d, unsigned int host,
+	const struct mrc_qp *qp);
+void mrcd_query_release(void);
 
 /* 0 if both of the host's pools hold every mbuf again; says which did not. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);

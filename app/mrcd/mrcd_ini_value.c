@@ -178,7 +178,7 @@ mrcd_ini_parse(
 			return why_(why, whylen, "not an IPv6 address (like fd00::1)");
 		break;
 	case MRCD_INI_MAC:
-		/* rte_ether_unformat_addr also takes "xxxx:xxxx:xxxx"; print the usual form. */
+		/* The parser also takes 3 groups of 4 hex digits; print the usual 6 x 2. */
 		if (rte_ether_unformat_addr(text, field) != 0)
 			return why_(why, whylen, "not a MAC address (like 02:00:00:00:00:01)");
 		break;

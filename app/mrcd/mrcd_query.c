@@ -63,14 +63,12 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
 	__atomic_store_n(&q->done, req, __ATOMIC_RELEASE);
 }
 
-int
-mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp,
-	struct mrcd_qp_query *out)
+const struct mrcd_qp_query *
+mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp)
 {
 	struct mrcd_qp_query *q = &d->query;
 	/* Workers tick every millisecond; 100 ms covers a descheduled VM. */
 	const uint64_t deadline = rte_rdtsc() + d->hz / 10;
-	int rc = -1;
 
 	pthread_mutex_lock(&askers);
 	/* The previous asker may have timed out: its answer is stale now. */
@@ -82,13 +80,17 @@ mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp,
 	__atomic_store_n(&q->req, req, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT &&
 		rte_rdtsc() < deadline) {
-		if (__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) == req) {
-			memcpy(out, q, sizeof(*out));
-			rc = 0;
-			break;
-		}
+		/* Answered: it stays as it is until the next asker, who waits for us. */
+		if (__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) == req)
+			return q;
 		rte_delay_us_sleep(200);
 	}
 	pthread_mutex_unlock(&askers);
-	return rc;
+	return NULL;
+}
+
+void
+mrcd_query_release(void)
+{
+	pthread_mutex_unlock(&askers);
 }

@@ -29,7 +29,6 @@
  */
 
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -248,32 +247,29 @@ resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const ch
 static int
 cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct mrcd_qp_query q; /* too big for a stack; askers are serialized */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const struct mrcd_qp_query *q;
 	unsigned int host;
 	struct mrc_qp *qp;
 	const char *role;
-	int rc = -1;
 
 	RTE_SET_USED(cmd);
 	if (resolve_qpn(params, &host, &qp, &role) != 0)
 		return -1;
-	pthread_mutex_lock(&lock);
-	if (mrcd_query_qp(daemon_ref, host, qp, &q) == 0) {
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_u64(d, "qpn", mrc_qp_qpn(qp));
-		rte_tel_data_add_dict_u64(d, "host", host);
-		rte_tel_data_add_dict_string(d, "role", role);
-		rte_tel_data_add_dict_string(d, "state", mrc_qp_state_name(q.state));
-		rte_tel_data_add_dict_string(d, "error", mrc_qp_error_name(q.error));
-		rte_tel_data_add_dict_u64(d, "mem_bytes", q.mem_bytes);
-		for (unsigned int i = 0; i < mrc_qp_counters_count; i++)
-			rte_tel_data_add_dict_u64(d, mrc_qp_counters_desc[i].name,
-				mrc_qp_counters_get(&q.counters, i));
-		rc = 0;
-	}
-	pthread_mutex_unlock(&lock);
-	return rc;
+	q = mrcd_query_qp(daemon_ref, host, qp);
+	if (q == NULL)
+		return -1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "qpn", mrc_qp_qpn(qp));
+	rte_tel_data_add_dict_u64(d, "host", host);
+	rte_tel_data_add_dict_string(d, "role", role);
+	rte_tel_data_add_dict_string(d, "state", mrc_qp_state_name(q->state));
+	rte_tel_data_add_dict_string(d, "error", mrc_qp_error_name(q->error));
+	rte_tel_data_add_dict_u64(d, "mem_bytes", q->mem_bytes);
+	for (unsigned int i = 0; i < mrc_qp_counters_count; i++)
+		rte_tel_data_add_dict_u64(d, mrc_qp_counters_desc[i].name,
+			mrc_qp_counters_get(&q->counters, i));
+	mrcd_query_release();
+	return 0;
 }
 
 /*
@@ -287,8 +283,7 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct mrcd_qp_query q;
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const struct mrcd_qp_query *q;
 	const unsigned int n_planes = daemon_ref->cfg.daemon.planes;
 	uint64_t per[MRC_EV_N_STATES][MRCD_MAX_PLANES];
 	unsigned int host, retired = 0, listed = 0;
@@ -299,22 +294,20 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(cmd);
 	if (resolve_qpn(params, &host, &qp, &role) != 0)
 		return -1;
-	pthread_mutex_lock(&lock);
-	if (mrcd_query_qp(daemon_ref, host, qp, &q) != 0) {
-		pthread_mutex_unlock(&lock);
+	q = mrcd_query_qp(daemon_ref, host, qp);
+	if (q == NULL)
 		return -1;
-	}
 	memset(per, 0, sizeof(per));
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "qpn", mrc_qp_qpn(qp));
-	rte_tel_data_add_dict_u64(d, "slots", q.n_ev);
+	rte_tel_data_add_dict_u64(d, "slots", q->n_ev);
 
 	struct rte_tel_data *bad = rte_tel_data_alloc();
 
 	if (bad != NULL)
 		rte_tel_data_start_array(bad, RTE_TEL_STRING_VAL);
-	for (unsigned int i = 0; i < q.n_ev; i++) {
-		const struct mrcd_query_ev *e = &q.ev[i];
+	for (unsigned int i = 0; i < q->n_ev; i++) {
+		const struct mrcd_query_ev *e = &q->ev[i];
 
 		if (e->plane < MRCD_MAX_PLANES && e->state < MRC_EV_N_STATES)
 			per[e->state][e->plane]++;
@@ -345,7 +338,7 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "retired_listed", listed);
 	if (bad != NULL)
 		rte_tel_data_add_dict_container(d, "retired_evs", bad, 0);
-	pthread_mutex_unlock(&lock);
+	mrcd_query_release();
 	return 0;
 }
 
