@@ -159,6 +159,11 @@ static const struct mrcd_ini_key keys[] = {
 		.def = "512", .unit = "bytes",
 		.help = "buffer of a tx mbuf, headroom included: headers only, the payload is "
 			"attached from registered memory, never copied"),
+	KEY("ports", "close_delay_ms", U32, ports.close_delay_ms, .min = 0, .max = 60000,
+		.def = "0", .unit = "ms",
+		.help = "wait between stopping the workers and closing the ports: peers joined by "
+			"net_memif must have stopped polling before we close (DPDK 22.11 memif unmaps "
+			"the rings under a poller whose peer disconnects)"),
 
 	/* ---- [host.<n>]: every default derives from n ---- */
 	HOST_KEY("nic_addr", IPV6, nic_addr, .def = "fd00::<n+1> (in hex)",

@@ -154,6 +154,14 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
  */
 #define LINK_WAIT_MS 3000
 
+static bool
+link_up(uint16_t port)
+{
+	struct rte_eth_link l;
+
+	return rte_eth_link_get_nowait(port, &l) == 0 && l.link_status == RTE_ETH_LINK_UP;
+}
+
 static void
 wait_links(struct mrcd_daemon *d)
 {
@@ -163,13 +171,8 @@ wait_links(struct mrcd_daemon *d)
 	for (;;) {
 		down = 0;
 		for (unsigned int h = 0; h < d->n_hosts; h++)
-			for (unsigned int p = 0; p < n_planes; p++) {
-				struct rte_eth_link l;
-
-				if (rte_eth_link_get_nowait(d->host[h].port[p], &l) != 0 ||
-					l.link_status != RTE_ETH_LINK_UP)
-					down++;
-			}
+			for (unsigned int p = 0; p < n_planes; p++)
+				down += !link_up(d->host[h].port[p]);
 		if (down == 0 || waited >= LINK_WAIT_MS)
 			break;
 		rte_delay_ms(10);
@@ -180,15 +183,11 @@ wait_links(struct mrcd_daemon *d)
 		return;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		for (unsigned int p = 0; p < n_planes; p++) {
-			struct rte_eth_link l;
-
-			if (rte_eth_link_get_nowait(d->host[h].port[p], &l) != 0 ||
-				l.link_status != RTE_ETH_LINK_UP)
+		for (unsigned int p = 0; p < n_planes; p++)
+			if (!link_up(d->host[h].port[p]))
 				printf("mrcd: host %u plane %u: link still down after %u ms: the "
 				       "plane stays out of rotation until it comes up\n",
 					d->cfg.daemon.first_host + h, p, waited);
-		}
 }
 
 int
@@ -207,6 +206,13 @@ mrcd_ports_open(struct mrcd_daemon *d)
 void
 mrcd_ports_close(struct mrcd_daemon *d)
 {
+	/*
+	 * Our workers have stopped; a peer's may not have. Closing a memif port
+	 * makes the peer unmap the shared rings, under its poller if it still
+	 * polls: give peers stopped at the same time room to stop first.
+	 */
+	if (d->cfg.ports.close_delay_ms > 0 && d->fab == NULL)
+		rte_delay_us_sleep(d->cfg.ports.close_delay_ms * 1000u);
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
 

@@ -7,10 +7,11 @@
 # is exchanged between them but packets: QPNs, region layouts and keys are
 # derived from the same config at both ends. Each sends 150 1 MiB messages
 # (a message count, so neither depends on when the other stops); when
-# telemetry shows both done, both get SIGTERM at once. (Stopping them
-# together matters: in DPDK 22.11 a memif peer that closes while the other
-# side is inside an rx burst can crash the poller, because the disconnect
-# unmaps the shared rings under it.) Checked: both exit 0 (every mempool
+# telemetry shows both done, both get SIGTERM at once, and each waits
+# close_delay_ms after its workers stop before closing its ports. (In DPDK
+# 22.11 a memif peer that closes while the other side is inside an rx burst
+# can crash the poller, because the disconnect unmaps the shared rings under
+# it; the two drains can differ by up to drain_ms, 500 ms.) Checked: both exit 0 (every mempool
 # full again), every message completes, every byte is verified at the
 # receiving process, and the two instances poll on different CPUs (or one
 # shares the other's sleeping main CPU through --lcores).
@@ -40,7 +41,7 @@ for h in 0 1; do
 	{
 		printf '[daemon]\nhosts = 1\nplanes = 8\nfirst_host = %s\ncluster_hosts = 2\n' $h
 		printf 'duration_s = 0\nprofile = %s/profile.ini\nscenario = none\n\n' "$PWD"
-		printf '[ports]\nmode = ethdev\nrx_mbuf_data_room = 4736\n'
+		printf '[ports]\nmode = ethdev\nrx_mbuf_data_room = 4736\nclose_delay_ms = 1500\n'
 		for p in 0 1 2 3 4 5 6 7; do
 			echo "vdev.$p = net_memif$p,role=$role,id=$p,socket=$sock,bsize=8192"
 			echo "h$h.p$p = net_memif$p"
