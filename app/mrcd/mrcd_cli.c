@@ -528,6 +528,12 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	return a.argc;
 }
 
+bool
+mrcd_cli_user_lcores(const struct mrcd_cli *cli)
+{
+	return user_has(cli, "-l") || user_has(cli, "--lcores") || user_has(cli, "-c");
+}
+
 int
 mrcd_cli_format_argv(int argc, char *const *argv, char *buf, size_t len)
 {

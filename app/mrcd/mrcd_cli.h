@@ -113,6 +113,9 @@ int mrcd_cli_scenario(
 int mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char **argv,
 	int max, char *buf, size_t buflen, char *err, size_t errlen);
 
+/* The user's EAL arguments choose the lcores (-l, -c or --lcores). */
+bool mrcd_cli_user_lcores(const struct mrcd_cli *cli);
+
 /* One line for logs: the arguments separated by blanks, quoted where needed. */
 int mrcd_cli_format_argv(int argc, char *const *argv, char *buf, size_t len);
 
