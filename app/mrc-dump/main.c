@@ -9,6 +9,7 @@
  * net_pcap's tx_pcap) with the same wire knobs the daemon uses.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 
 #include <pcap/pcap.h>
 
+#include "mrc_srv6.h"
 #include "mrc_wire_pkt.h"
 
 static void
@@ -32,6 +34,12 @@ usage(FILE *f, const char *prog)
 		"Options (defaults match the daemon's):\n"
 		"  -q, --quiet              only the summary\n"
 		"  -r, --rejects            only the refused packets, and the summary\n"
+		"  -w, --walk               for each SRv6 packet instead: its destination QP,\n"
+		"                           PSN, UDP source port, then its outer destination\n"
+		"                           as sent and after each NEXT-C-SID shift a switch on\n"
+		"                           its path makes (what the emulated fabric does), up\n"
+		"                           to the last uSID: to compare with captures taken\n"
+		"                           at each hop of a real SRv6 network\n"
 		"      --ev-split=low|high  UDP source port carries EV[15:0] (low, default)\n"
 		"                           or EV[31:16] (high)\n"
 		"      --sack-bits=lsb0|msb0  SACK bitmap bit 0 is the LSB (default) or MSB\n"
@@ -60,6 +68,29 @@ parse_dscp(const char *opt, const char *arg, uint8_t *out)
 	return 0;
 }
 
+/*
+ * The outer destination at every hop: as sent, then after each shift a
+ * switch owning the active uSID makes (lib/wire's mrc_usid_shift(), the
+ * function the emulated fabric's switches call), while a uSID is left to
+ * become active. A packet captured mid-path starts from where it is.
+ */
+static void
+print_walk(const struct mrc_pkt *pkt)
+{
+	uint8_t da[MRC_IPV6_ADDR_LEN];
+	char a[64];
+
+	memcpy(da, pkt->outer.dst, sizeof(da));
+	printf("%u %u %u", pkt->bth.dqpn, pkt->bth.psn, pkt->udp_sport);
+	for (;;) {
+		inet_ntop(AF_INET6, da, a, sizeof(a));
+		printf(" %s", a);
+		if (mrc_usid_active(da) == 0 || mrc_usid_shift(da) == 0)
+			break;
+	}
+	printf("\n");
+}
+
 enum { OPT_EV_SPLIT = 256, OPT_SACK_BITS, OPT_NO_ICRC, OPT_DSCP_TRIM, OPT_DSCP_TRIM_LH };
 
 int
@@ -68,6 +99,7 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"quiet", no_argument, NULL, 'q'},
 		{"rejects", no_argument, NULL, 'r'},
+		{"walk", no_argument, NULL, 'w'},
 		{"ev-split", required_argument, NULL, OPT_EV_SPLIT},
 		{"sack-bits", required_argument, NULL, OPT_SACK_BITS},
 		{"no-icrc", no_argument, NULL, OPT_NO_ICRC},
@@ -79,18 +111,21 @@ main(int argc, char **argv)
 	struct mrc_wire_rx_stats stats = {0};
 	uint64_t total = 0;
 	struct mrc_wire_cfg cfg;
-	bool quiet = false, rejects_only = false;
+	bool quiet = false, rejects_only = false, walk = false;
 	const char *why;
 	int c;
 
 	mrc_wire_cfg_defaults(&cfg);
-	while ((c = getopt_long(argc, argv, "qrh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qrwh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = true;
 			break;
 		case 'r':
 			rejects_only = true;
+			break;
+		case 'w':
+			walk = true;
 			break;
 		case OPT_EV_SPLIT:
 			if (strcmp(optarg, "low") == 0) {
@@ -172,6 +207,11 @@ main(int argc, char **argv)
 				r = mrc_pkt_parse_buf(data, (uint16_t)h->caplen, &cfg, &pkt);
 			}
 			stats.pkts[r]++;
+			if (walk) {
+				if (r == MRC_WIRE_OK && (pkt.flags & MRC_PKT_F_SRV6))
+					print_walk(&pkt);
+				continue;
+			}
 			if (quiet || (rejects_only && r == MRC_WIRE_OK))
 				continue;
 			if (r == MRC_WIRE_OK) {
