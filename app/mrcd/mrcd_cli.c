@@ -508,7 +508,7 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
 		add_mem(&a, cfg);
 	}
-	if (cfg->ports.mode == MRCD_PORTS_FABRIC && !user_has(cli, "--no-pci") &&
+	if (cfg->ports.mode != MRCD_PORTS_ETHDEV && !user_has(cli, "--no-pci") &&
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&
 		!user_has(cli, "--block"))
 		add(&a, "--no-pci");
