@@ -62,6 +62,11 @@ def rows_scale(r):
                     f"{fmt(s['pps'])}pps, {fmt(s['ns_per_pkt'])} ns/pkt",
                     f"message p50 {fmt(s['msg_us_p50'])} us, p99 {fmt(s['msg_us_p99'])} us",
                     "", "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
+    for s in r.get("not_fitting", []):
+        out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
+                    f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
+                    f"(budget {fmt(s['mem_mb'])} MB)", "", "",
+                    "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
     return out
 
 
