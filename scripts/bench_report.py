@@ -20,6 +20,8 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 def fmt(v, digits=3):
     if v is None:
         return "-"
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1e6:
+        v = float(v)
     if isinstance(v, float):
         if abs(v) >= 1e6:
             return f"{v / 1e6:,.2f} M"
@@ -59,7 +61,7 @@ def rows_scale(r):
     for s in r.get("scales", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker, {s['active_pairs']} active "
                     f"at a time, {s['payload_bytes']} B",
-                    f"{fmt(s['pps'])}pps, {fmt(s['ns_per_pkt'])} ns/pkt",
+                    f"{fmt(s['pps'])} pps, {fmt(s['ns_per_pkt'])} ns/pkt",
                     f"message p50 {fmt(s['msg_us_p50'])} us, p99 {fmt(s['msg_us_p99'])} us",
                     "", "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
     for s in r.get("not_fitting", []):

@@ -532,7 +532,7 @@ main(int argc, char **argv)
 	{
 		unsigned int taken;
 
-		if (mrcd_cpus_claim_pollers(&taken) != 0) {
+		if (mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d.cli), &taken) != 0) {
 			fprintf(stderr, "mrcd: CPU %u was claimed by another mrcd while this one "
 					"started: run again to pick another\n", taken);
 			goto out;

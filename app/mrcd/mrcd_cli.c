@@ -380,6 +380,12 @@ user_has(const struct mrcd_cli *cli, const char *opt)
 	return false;
 }
 
+bool
+mrcd_cli_user_lcores(const struct mrcd_cli *cli)
+{
+	return user_has(cli, "-l") || user_has(cli, "--lcores") || user_has(cli, "-c");
+}
+
 /* The user's EAL arguments create device `name` (the part of a --vdev before ','). */
 static bool
 user_has_vdev(const struct mrcd_cli *cli, const char *name, size_t len)

@@ -114,6 +114,9 @@ int mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg,
 	int max, char *buf, size_t buflen, char *err, size_t errlen);
 
 /* One line for logs: the arguments separated by blanks, quoted where needed. */
+/* The user chose the CPUs (-l, --lcores or -c among the EAL arguments). */
+bool mrcd_cli_user_lcores(const struct mrcd_cli *cli);
+
 int mrcd_cli_format_argv(int argc, char *const *argv, char *buf, size_t len);
 
 #endif /* MRCD_CLI_H */

@@ -93,7 +93,7 @@ mrcd_cpus_busy(void)
 }
 
 int
-mrcd_cpus_claim_pollers(unsigned int *cpu_out)
+mrcd_cpus_claim_pollers(bool share_ok, unsigned int *cpu_out)
 {
 	unsigned int lc;
 
@@ -111,6 +111,8 @@ mrcd_cpus_claim_pollers(unsigned int *cpu_out)
 				continue; /* nowhere to keep claims: nothing to coordinate with */
 			if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 				close(fd);
+				if (share_ok)
+					continue;
 				*cpu_out = cpu;
 				return -1; /* another instance took it since we looked */
 			}

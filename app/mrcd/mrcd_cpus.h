@@ -4,6 +4,7 @@
 #ifndef MRCD_CPUS_H
 #define MRCD_CPUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* CPUs (bit n: CPU n < 64) that other running mrcd instances poll on. */
@@ -13,8 +14,10 @@ uint64_t mrcd_cpus_busy(void);
  * After rte_eal_init(): claim the CPU of every worker lcore for this
  * process's life. 0, or -1 with *cpu set when another instance claimed that
  * CPU in the meantime (the caller says so and exits; a rerun picks others).
+ * share_ok: the user named the CPUs, so one another instance holds is
+ * shared knowingly (left unclaimed) rather than refused.
  */
-int mrcd_cpus_claim_pollers(unsigned int *cpu);
+int mrcd_cpus_claim_pollers(bool share_ok, unsigned int *cpu);
 
 /* Give the claims up (at exit; the kernel would too). */
 void mrcd_cpus_release(void);
