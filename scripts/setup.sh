@@ -18,7 +18,7 @@ Options:
   --hugepages N      2 MiB hugepages to reserve (default: 512, i.e. 1 GiB; 0 = none)
   --no-build         install and reserve only
   --dev              also install the developer tools (clang + libFuzzer runtime,
-                     valgrind) that .ci/run and the benchmarks use
+                     valgrind, dpdk-testpmd) that .ci/run and the benchmarks use
   -h, --help         this text
 
 Without hugepages everything still works: mrcd and the tests pass
@@ -48,12 +48,13 @@ done
 cd "$(dirname "$0")/.."
 
 # What the build, the tests and the tools need. tshark decodes the golden
-# captures; dpdk brings dpdk-testpmd and dpdk-telemetry.py; matplotlib draws
-# scripts/plot-timeseries.py's charts.
+# captures; dpdk brings dpdk-telemetry.py; matplotlib draws
+# scripts/plot-timeseries.py's and scripts/bench.sh's charts. dpdk-testpmd,
+# the packet-rate reference of scripts/bench-rate.sh, is in dpdk-dev.
 packages=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libnuma-dev libpcap-dev
 	python3 python3-matplotlib tshark iproute2)
 if [ "$dev" = 1 ]; then
-	packages+=(clang libclang-rt-14-dev valgrind)
+	packages+=(clang libclang-rt-14-dev valgrind dpdk-dev)
 fi
 
 missing=()

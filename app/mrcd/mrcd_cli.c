@@ -380,6 +380,12 @@ user_has(const struct mrcd_cli *cli, const char *opt)
 	return false;
 }
 
+bool
+mrcd_cli_user_lcores(const struct mrcd_cli *cli)
+{
+	return user_has(cli, "-l") || user_has(cli, "--lcores") || user_has(cli, "-c");
+}
+
 /* The user's EAL arguments create device `name` (the part of a --vdev before ','). */
 static bool
 user_has_vdev(const struct mrcd_cli *cli, const char *name, size_t len)
@@ -508,7 +514,7 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
 		add_mem(&a, cfg);
 	}
-	if (cfg->ports.mode == MRCD_PORTS_FABRIC && !user_has(cli, "--no-pci") &&
+	if (cfg->ports.mode != MRCD_PORTS_ETHDEV && !user_has(cli, "--no-pci") &&
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&
 		!user_has(cli, "--block"))
 		add(&a, "--no-pci");
@@ -526,12 +532,6 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	}
 	argv[a.argc] = NULL;
 	return a.argc;
-}
-
-bool
-mrcd_cli_user_lcores(const struct mrcd_cli *cli)
-{
-	return user_has(cli, "-l") || user_has(cli, "--lcores") || user_has(cli, "-c");
 }
 
 int

@@ -113,7 +113,7 @@ int mrcd_cli_scenario(
 int mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char **argv,
 	int max, char *buf, size_t buflen, char *err, size_t errlen);
 
-/* The user's EAL arguments choose the lcores (-l, -c or --lcores). */
+/* The user chose the CPUs (-l, --lcores or -c among the EAL arguments). */
 bool mrcd_cli_user_lcores(const struct mrcd_cli *cli);
 
 /* One line for logs: the arguments separated by blanks, quoted where needed. */

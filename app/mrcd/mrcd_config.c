@@ -187,6 +187,8 @@ mrcd_config_memory_mb(const struct mrcd_config *cfg)
 	bytes += (uint64_t)c->ports.rx_pool_mbufs * (c->ports.rx_mbuf_data_room + per_mbuf);
 	bytes += (uint64_t)c->ports.tx_pool_mbufs * (c->ports.tx_mbuf_data_room + per_mbuf);
 	bytes *= c->daemon.hosts;
+	if (c->ports.mode == MRCD_PORTS_LOOP)
+		bytes += (uint64_t)c->daemon.hosts * c->daemon.planes * c->ports.rx_desc * 8;
 	if (c->ports.mode == MRCD_PORTS_FABRIC)
 		bytes += (uint64_t)c->fabric.max_in_flight * 64 +
 			 (uint64_t)c->daemon.hosts * c->daemon.planes * c->fabric.ring_size * 16;

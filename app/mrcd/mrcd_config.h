@@ -55,6 +55,7 @@
 enum mrcd_port_mode {
 	MRCD_PORTS_FABRIC = 0, /* the emulated fabric's net_ring ports */
 	MRCD_PORTS_ETHDEV = 1, /* ports named in [ports] h<host>.p<plane> */
+	MRCD_PORTS_LOOP = 2,   /* hosts 2k and 2k+1 joined back to back by rte_rings */
 };
 
 enum mrcd_fabric_lcore {

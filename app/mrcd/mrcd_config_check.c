@@ -55,6 +55,22 @@ check_daemon(const struct xc *x)
 			"hosts x planes = %u x %u = %u ports: one process has at most %d ethdev "
 			"ports (RTE_MAX_ETHPORTS of this DPDK)",
 			c->daemon.hosts, c->daemon.planes, ports, RTE_MAX_ETHPORTS);
+	if (c->ports.mode == MRCD_PORTS_LOOP) {
+		/* Both ends of every link are in this process: it holds whole pairs. */
+		if (c->daemon.first_host != 0 || mrcd_config_cluster_hosts(c) != c->daemon.hosts)
+			return BAD(x, "daemon", "first_host",
+				"must be 0, and cluster_hosts 0 or hosts, with [ports] mode = loop: "
+				"both ends of every link are in this process");
+		if (c->daemon.hosts % 2 != 0)
+			return BAD(x, "daemon", "hosts",
+				"%u: mode = loop joins hosts in pairs (2k <-> 2k+1): an even number",
+				c->daemon.hosts);
+		if (c->transport.encap != MRCD_ENCAP_PLAIN)
+			return BAD(x, "transport", "encap",
+				"must be plain with [ports] mode = loop: no switch shifts SRv6 "
+				"micro-SIDs between two hosts joined back to back");
+		return 0;
+	}
 	if (c->ports.mode != MRCD_PORTS_FABRIC)
 		return 0;
 	if (c->daemon.first_host != 0)

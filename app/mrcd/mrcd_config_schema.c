@@ -46,7 +46,7 @@
 		.flags = MRCD_INI_DERIVED, __VA_ARGS__                           \
 	}
 
-static const char *const port_modes[] = {"fabric", "ethdev", NULL};
+static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
 static const char *const encaps[] = {"srv6", "plain", NULL};
 static const char *const ev_splits[] = {"sport-low", "sport-high", NULL};
@@ -109,7 +109,9 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("ports", "mode", ENUM, ports.mode, .names = port_modes, .def = "fabric",
 		.help = "fabric: each host x plane is a net_ring port of the emulated fabric in "
 			"this process; ethdev: the ports named by h<host>.p<plane> (a NIC, "
-			"net_pcap, net_null, net_memif, net_af_packet)"),
+			"net_pcap, net_null, net_memif, net_af_packet); loop: hosts 2k and 2k+1 "
+			"joined back to back plane by plane, each link a pair of rte_rings behind "
+			"net_ring ports (no switches, nothing lost: for measuring the hosts alone)"),
 	{
 		.section = "ports",
 		.name = "h#.p#",

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "mrc_fabric.h"
 #include "mrcd_cli.h"
@@ -93,6 +94,7 @@ struct mrcd_worker {
 	bool runs_fabric;
 	unsigned int n_hosts;
 	unsigned int hosts[MRCD_MAX_HOSTS];
+	uint64_t cpu_ns; /* CPU time of this worker's thread over its whole loop */
 };
 
 struct mrcd_daemon {
@@ -115,6 +117,9 @@ struct mrcd_daemon {
 	uint32_t fab_seq;
 	struct mrc_fabric_counters fab_snap;
 	struct mrcd_qp_query query;
+	/* [ports] mode = loop: the link from host h to its peer on plane p (mrcd_loop.c) */
+	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRCD_MAX_PLANES];
+	bool loop_vdev[MRCD_MAX_HOSTS][MRCD_MAX_PLANES];
 };
 
 /* Outputs the control loop keeps open. */
@@ -165,5 +170,10 @@ int mrcd_pools_full(const struct mrcd_hostctx *hc);
 int mrcd_ports_open(struct mrcd_daemon *d);
 void mrcd_ports_close(struct mrcd_daemon *d);
 void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
+
+/* [ports] mode = loop (mrcd_loop.c): host pairs joined back to back by rings;
+ * -1 after printing what is wrong. Close after mrcd_ports_close. */
+int mrcd_loop_open(struct mrcd_daemon *d);
+void mrcd_loop_close(struct mrcd_daemon *d);
 
 #endif /* MRCD_DAEMON_H */

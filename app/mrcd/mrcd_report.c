@@ -355,6 +355,16 @@ mrcd_summary(const struct mrcd_daemon *d)
 	uint64_t lost;
 
 	totals(d, &t);
+	/* What the worker cores did, for per-core rates (bench-rate.sh). */
+	uint64_t cpu_ns = 0, rx_pkts = 0, rx_bytes = 0;
+
+	for (unsigned int i = 0; i < d->n_workers; i++)
+		cpu_ns += d->workers[i].cpu_ns;
+	for (unsigned int i = 0; i < d->n_flows; i++)
+		if (d->peer_qp[i] != NULL) {
+			rx_pkts += mrc_qp_counters(d->peer_qp[i])->rx_data_pkts;
+			rx_bytes += mrc_qp_counters(d->peer_qp[i])->rx_data_bytes;
+		}
 	memset(&hist, 0, sizeof(hist));
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		mrcd_hist_merge(&hist, &d->host[h].hist);
@@ -377,6 +387,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 	       " packets lost on a path; EVs now good %" PRIu64 ", skip %" PRIu64 ", bad %" PRIu64
 	       ", denied %" PRIu64 "\n", t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good,
 		t.ev_skip, t.ev_bad, t.ev_denied);
+	printf("  workers: %u, %.3f s of CPU; %" PRIu64 " data packets (%" PRIu64
+	       " payload bytes) placed at the receivers here\n", d->n_workers, cpu_ns / 1e9,
+		rx_pkts, rx_bytes);
 	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
 	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
 		uint64_t v = 0;
@@ -421,6 +434,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 				hist.max_ns / 1e3);
 			fprintf(j, " \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64 ",\n",
 				t.verified_bytes, t.verify_errors);
+			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"data_pkts_placed\": %" PRIu64
+				", \"data_bytes_placed\": %" PRIu64 ",\n", d->n_workers, cpu_ns / 1e9,
+				rx_pkts, rx_bytes);
 			fprintf(j, " \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
 				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);

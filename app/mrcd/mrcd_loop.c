@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * [ports] mode = loop: hosts 2k and 2k+1 joined back to back, plane by
+ * plane. Each link is two single-producer single-consumer rte_rings, one
+ * per direction, and each end is a net_ring port made by
+ * rte_eth_from_rings(), so the hosts see ordinary ethdev ports (the same
+ * rx/tx burst calls as on a NIC) and nothing sits between them: no switch,
+ * no queue model, no loss. This is how the benchmarks measure what the
+ * hosts themselves cost per packet (scripts/bench-rate.sh).
+ *
+ * A ring port hands over mbuf pointers: a packet arrives as the chain the
+ * sender built (header, attached payload, trailer) from the sender's tx
+ * pool, and the receiver frees it there.
+ */
+
+#include <stdio.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "mrcd_daemon.h"
+
+static void
+port_name(char *buf, size_t len, unsigned int h, unsigned int p)
+{
+	snprintf(buf, len, "mrcd_loop_h%up%u", h, p);
+}
+
+int
+mrcd_loop_open(struct mrcd_daemon *d)
+{
+	const unsigned int n_planes = d->cfg.daemon.planes;
+	const unsigned int size = d->cfg.ports.rx_desc;
+	char name[RTE_RING_NAMESIZE];
+
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < n_planes; p++) {
+			snprintf(name, sizeof(name), "mrcd_loop_%u_%u", h, p);
+			d->loop_ring[h][p] = rte_ring_create(name, size, (int)rte_socket_id(),
+				RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (d->loop_ring[h][p] == NULL) {
+				fprintf(stderr, "mrcd: loop: cannot create ring %s (%u slots): %s\n",
+					name, size, rte_strerror(rte_errno));
+				return -1;
+			}
+		}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < n_planes; p++) {
+			struct mrcd_hostctx *hc = &d->host[h];
+			const struct rte_eth_conf conf = {0};
+			const int sock = (int)rte_socket_id();
+			int id, rc;
+
+			port_name(name, sizeof(name), h, p);
+			/* We send on our ring and receive on the peer's (2k <-> 2k+1). */
+			id = rte_eth_from_rings(name, &d->loop_ring[h ^ 1][p], 1, &d->loop_ring[h][p], 1,
+				(unsigned int)sock);
+			if (id < 0) {
+				fprintf(stderr, "mrcd: loop: host %u plane %u: rte_eth_from_rings "
+						"failed: %s\n", h, p, rte_strerror(rte_errno));
+				return -1;
+			}
+			d->loop_vdev[h][p] = true;
+			rc = rte_eth_dev_configure((uint16_t)id, 1, 1, &conf);
+			if (rc == 0)
+				rc = rte_eth_rx_queue_setup((uint16_t)id, 0, 0, (unsigned int)sock,
+					NULL, hc->rx_pool);
+			if (rc == 0)
+				rc = rte_eth_tx_queue_setup((uint16_t)id, 0, 0, (unsigned int)sock,
+					NULL);
+			if (rc == 0)
+				rc = rte_eth_dev_start((uint16_t)id);
+			if (rc != 0) {
+				fprintf(stderr, "mrcd: loop: host %u plane %u: port %d did not "
+						"start: %s\n", h, p, id, rte_strerror(-rc));
+				return -1;
+			}
+			hc->port[p] = (uint16_t)id;
+			hc->port_started |= 1u << p;
+		}
+	printf("mrcd: loop: %u host pairs joined back to back on %u planes (rings of %u)\n",
+		d->n_hosts / 2, n_planes, size);
+	return 0;
+}
+
+void
+mrcd_loop_close(struct mrcd_daemon *d)
+{
+	char name[RTE_RING_NAMESIZE + 16];
+
+	for (unsigned int h = 0; h < MRCD_MAX_HOSTS; h++)
+		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+			struct rte_mbuf *m[64];
+			unsigned int n;
+
+			if (d->loop_vdev[h][p]) {
+				/* mrcd_ports_close stopped and closed the port: remove the vdev. */
+				snprintf(name, sizeof(name), "net_ring_");
+				port_name(name + 9, sizeof(name) - 9, h, p);
+				(void)rte_vdev_uninit(name);
+				d->loop_vdev[h][p] = false;
+			}
+			if (d->loop_ring[h][p] == NULL)
+				continue;
+			/* What nobody received goes back to its pool before the leak check. */
+			while ((n = rte_ring_dequeue_burst(d->loop_ring[h][p], (void **)m, RTE_DIM(m),
+					NULL)) > 0)
+				rte_pktmbuf_free_bulk(m, n);
+			rte_ring_free(d->loop_ring[h][p]);
+			d->loop_ring[h][p] = NULL;
+		}
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Every benchmark, one command: runs each scripts/bench-*.sh in turn (the
+# set is discovered, so new ones join by being there), each under a time
+# budget, then gathers results/*.json into results/summary.json, draws
+# results/*.png and rewrites the table between <!-- bench:begin --> and
+# <!-- bench:end --> in README.md (scripts/bench_report.py). Benchmarks
+# measure; a failed or timed-out one is reported and the rest still run.
+# Exit status: 0 when the report was written, even if a benchmark failed.
+#
+# Usage: scripts/bench.sh [--build-dir DIR] [--budget S] [--total S] [--no-readme] [NAME...]
+#   NAME: run only these (wire, qp, rate, ...); the report still covers
+#   every result file present.
+#   --budget S   seconds one benchmark may take (default 300)
+#   --total S    seconds for all of them (default 1500); the rest are skipped
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=build budget=300 total=1500 readme=1
+only=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
+	--budget) budget=${2:?--budget needs seconds}; shift 2 ;;
+	--total) total=${2:?--total needs seconds}; shift 2 ;;
+	--no-readme) readme=0; shift ;;
+	-h|--help) sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
+	*) only+=("$1"); shift ;;
+	esac
+done
+for v in "$budget" "$total"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "bench: '$v' is not a number of seconds" >&2; exit 2; }
+done
+if [ ! -x "$build/app/mrcd/mrcd" ]; then
+	echo "bench: $build is not built; building (ninja -C $build)"
+	[ -d "$build" ] || meson setup "$build" >/dev/null || exit 1
+	ninja -C "$build" -j2 >/dev/null || { echo "bench: build failed" >&2; exit 1; }
+fi
+mkdir -p results/tmp
+status=results/tmp/status.jsonl
+: > "$status"
+start=$(date +%s)
+scripts=(scripts/bench-*.sh)
+n=${#scripts[@]} i=0
+for s in "${scripts[@]}"; do
+	name=$(basename "$s" .sh)
+	name=${name#bench-}
+	i=$((i + 1))
+	if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then
+		continue
+	fi
+	left=$((total - ($(date +%s) - start)))
+	if [ ! -x "$s" ] && [ ! -r "$s" ]; then
+		echo "[$i/$n] $name: missing, skipped"
+		echo "{\"name\": \"$name\", \"status\": \"missing\", \"seconds\": 0}" >> "$status"
+		continue
+	fi
+	if [ "$left" -le 10 ]; then
+		echo "[$i/$n] $name: skipped, the total budget (${total} s) is spent"
+		echo "{\"name\": \"$name\", \"status\": \"skipped\", \"seconds\": 0}" >> "$status"
+		continue
+	fi
+	b=$((budget < left ? budget : left))
+	echo "[$i/$n] $name: running (budget ${b} s) ..."
+	t0=$(date +%s)
+	timeout --kill-after=10 "$b" bash "$s" "$build" > "results/tmp/$name.log" 2>&1
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	case $rc in
+	0) st=ok ;;
+	124|137) st=timeout ;;
+	*) st=failed ;;
+	esac
+	echo "[$i/$n] $name: $st in ${dt} s (log: results/tmp/$name.log)"
+	[ "$st" = ok ] || tail -5 "results/tmp/$name.log" | sed 's/^/    /'
+	echo "{\"name\": \"$name\", \"status\": \"$st\", \"rc\": $rc, \"seconds\": $dt}" >> "$status"
+done
+echo "bench: all done in $(($(date +%s) - start)) s; writing the report"
+args=(--status "$status")
+[ "$readme" = 1 ] && args+=(--readme README.md)
+/usr/bin/python3 scripts/bench_report.py "${args[@]}"
