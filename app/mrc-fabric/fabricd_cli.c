@@ -149,7 +149,11 @@ resolve_input(const char *in, char *out, size_t len)
 {
 #ifdef MRCD_SOURCE_ROOT
 	char alt[PATH_MAX];
+#endif
 
+	if (in == NULL)
+		return -EINVAL;
+#ifdef MRCD_SOURCE_ROOT
 	if (in[0] != '/' && access(in, F_OK) != 0 &&
 		snprintf(alt, sizeof(alt), "%s/%s", MRCD_SOURCE_ROOT, in) < (int)sizeof(alt) &&
 		access(alt, F_OK) == 0)
