@@ -384,7 +384,7 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "console", BOOL, telemetry.console, .def = "true",
 		.help = "a live console line per second (per-plane Gb/s, retransmits, EV states)"),
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
-		.help = "keep per-EV statistics (144 bytes per EV) for the /mrc/evs telemetry "
+		.help = "keep per-EV statistics (152 bytes per EV) for the /mrc/evs telemetry "
 			"command"),
 };
 /* clang-format on */
