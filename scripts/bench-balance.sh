@@ -6,7 +6,7 @@
 # bytes each plane and each T0 -> T1 link carried in 1 ms windows, 8 QPs
 # from host 0 to host 1 over 8 planes x 4 T1s of 100 Gb/s, spraying (MRC)
 # against ECMP-style pinning ([transport] paths = ecmp: each QP hashed onto
-# one EV). test/bench/bench_balance drives the QPs and the emulated fabric
+# one EV). test/bench/bench_fabric_qps drives the QPs and the emulated fabric
 # on a fake clock, so a window is exactly 1 ms of fabric time whatever the
 # machine is doing; each seed draws other QP numbers (ECMP's hash) and EVs.
 # Two loads: 2 x 256 KiB messages in flight per QP (about line rate) and 4
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 seeds=${2:-5}
-bin=$build/test/bench/bench_balance
+bin=$build/test/bench/bench_fabric_qps
 [ -x "$bin" ] || { echo "bench-balance: $bin not built (ninja -C $build)" >&2; exit 1; }
 mkdir -p results
 tmp=$(mktemp -d)

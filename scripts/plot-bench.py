@@ -31,17 +31,21 @@ def bars(ax, groups, series, values, colors):
 def loss(r, out):
     levels = [lv for lv in r["loss_levels"] if lv > 0]
     modes = [("spray_sack", "MRC: spray + SACK"), ("ecmp_gbn", "RoCEv2 RC: one path, go-back-N")]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    vals = [[r["modes"][m]["ratio"][str(lv)] for lv in levels] for m, _ in modes]
-    bars(ax, [f"{lv * 100:g}%" for lv in levels], [n for _, n in modes], vals,
-         ["tab:blue", "tab:gray"])
-    ax.axhline(0.99, ls="--", color="tab:green", lw=1, label="goal at 0.1%: 0.99")
-    ax.axhline(0.9, ls=":", color="tab:green", lw=1, label="goal at 1%: 0.9")
-    ax.set_ylim(0, 1.1)
-    ax.set_xlabel("random loss on every link")
-    ax.set_ylabel("goodput / lossless goodput (median)")
-    ax.set_title("Goodput under loss, each mode against its own lossless run")
-    ax.legend(fontsize=8, loc="lower left")
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for ax, (kind, title) in zip(axs, [("fake_clock", "fake clock, 8 QPs, 100 Gb/s links"),
+                                       ("daemon", "mrcd in real time, 0.25 Gb/s links")]):
+        res = r[kind]["modes"]
+        vals = [[res[m]["ratio"][str(lv)] for lv in levels] for m, _ in modes]
+        bars(ax, [f"{lv * 100:g}%" for lv in levels], [n for _, n in modes], vals,
+             ["tab:blue", "tab:gray"])
+        ax.axhline(0.99, ls="--", color="tab:green", lw=1, label="goal at 0.1%: 0.99")
+        ax.axhline(0.9, ls=":", color="tab:green", lw=1, label="goal at 1%: 0.9")
+        ax.set_ylim(0, 1.1)
+        ax.set_xlabel("random loss on every link")
+        ax.set_title(title)
+        ax.legend(fontsize=7, loc="lower left")
+    axs[0].set_ylabel("goodput / lossless goodput (median)")
+    fig.suptitle("Goodput under loss, each mode against its own lossless run")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 

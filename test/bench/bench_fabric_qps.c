@@ -3,9 +3,14 @@
  */
 
 /*
- * bench_balance: how evenly N QPs load the planes and the T0 -> T1 links
- * of the emulated fabric, spraying (MRC) against ECMP-style pinning (each
- * QP hashed onto one EV, mrc_qp.h paths ECMP). A measurement, not a test.
+ * bench_fabric_qps: N QPs on the emulated fabric under a fake clock, for
+ * the head-to-head benchmarks of MRC against its reference modes
+ * (mrc_qp.h: paths ECMP, reliability GBN). A measurement, not a test.
+ *  - load balance (scripts/bench-balance.sh): how evenly the QPs load the
+ *    planes and the T0 -> T1 links, spraying against ECMP pinning;
+ *  - goodput under random loss (scripts/bench-loss.sh, with --loss): bytes
+ *    of completed messages per second of fabric time, sprayed SACK against
+ *    one path and go-back-N.
  *
  * Host 0 writes to host 1 over 8 planes x 4 T1s of 100 Gb/s links: N QP
  * pairs (test/lib/mrc_test_qp), each sender keeping `outstanding` 256 KiB
@@ -17,10 +22,12 @@
  * (8 values) and on each link from host 0's T0 to a T1 (32 values). Per
  * window: Jain's fairness index (sum x)^2 / (n sum x^2), 1 = perfectly
  * even, 1/n = one link carries all; and max / mean. Printed as one JSON
- * object: the median, worst and every window's values, and host 0's
- * uplink rate (headers included) over the measured windows.
+ * object: the median, worst and every window's values, host 0's uplink
+ * rate (headers included) and the goodput (payload of the messages that
+ * completed inside the measured windows) over them.
  *
- *   bench_balance --paths spray|ecmp [--qps N] [--windows W] [--seed S]
+ *   bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] [--qps N]
+ *                    [--windows W] [--outstanding K] [--loss P] [--seed S]
  *
  * The seed moves the QP numbers too (so ECMP's hash lands elsewhere) and
  * the EV values of the pools.
@@ -49,7 +56,7 @@
 static struct mrc_test_pair pairs[MAX_QPS];
 static unsigned int n_qps = 8, n_windows = 10, outstanding = 4;
 static uint32_t qpn_base;
-static uint64_t posted[MAX_QPS], done_msgs[MAX_QPS];
+static uint64_t posted[MAX_QPS], done_msgs[MAX_QPS], done_in_windows;
 
 struct win {
 	double plane_jain, plane_maxmean, link_jain, link_maxmean;
@@ -121,8 +128,9 @@ post_one(unsigned int q)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench_balance --paths spray|ecmp [--qps N (1..%d)] "
-			"[--windows W (1..%d)] [--seed S] [--outstanding K]\n",
+	fprintf(stderr, "usage: bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] "
+			"[--qps N (1..%d)] [--windows W (1..%d)] [--seed S] [--outstanding K] "
+			"[--loss P]\n",
 		MAX_QPS, MAX_WIN);
 	exit(2);
 }
@@ -133,8 +141,11 @@ main(int argc, char **argv)
 	static const struct option opts[] = {{"paths", required_argument, NULL, 'p'},
 		{"qps", required_argument, NULL, 'q'}, {"windows", required_argument, NULL, 'w'},
 		{"seed", required_argument, NULL, 's'},
-		{"outstanding", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
-	uint8_t paths = 0xff;
+		{"outstanding", required_argument, NULL, 'o'},
+		{"reliability", required_argument, NULL, 'r'}, {"loss", required_argument, NULL, 'l'},
+		{NULL, 0, NULL, 0}};
+	uint8_t paths = 0xff, rel = MRC_QP_REL_SACK;
+	double loss = 0;
 	uint64_t seed = 1;
 	int c;
 
@@ -146,31 +157,49 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "ecmp") == 0)
 				paths = MRC_QP_PATHS_ECMP;
 			else {
-				fprintf(stderr, "bench_balance: --paths %s: spray or ecmp\n", optarg);
+				fprintf(stderr, "bench_fabric_qps: --paths %s: spray or ecmp\n", optarg);
 				return 2;
 			}
 			break;
 		case 'q':
 			n_qps = (unsigned int)atoi(optarg);
 			if (n_qps < 1 || n_qps > MAX_QPS) {
-				fprintf(stderr, "bench_balance: --qps %s: 1..%d\n", optarg, MAX_QPS);
+				fprintf(stderr, "bench_fabric_qps: --qps %s: 1..%d\n", optarg, MAX_QPS);
 				return 2;
 			}
 			break;
 		case 'w':
 			n_windows = (unsigned int)atoi(optarg);
 			if (n_windows < 1 || n_windows > MAX_WIN) {
-				fprintf(stderr, "bench_balance: --windows %s: 1..%d\n", optarg, MAX_WIN);
+				fprintf(stderr, "bench_fabric_qps: --windows %s: 1..%d\n", optarg, MAX_WIN);
 				return 2;
 			}
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'r':
+			if (strcmp(optarg, "sack") == 0)
+				rel = MRC_QP_REL_SACK;
+			else if (strcmp(optarg, "gbn") == 0)
+				rel = MRC_QP_REL_GBN;
+			else {
+				fprintf(stderr, "bench_fabric_qps: --reliability %s: sack or gbn\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'l':
+			loss = strtod(optarg, NULL);
+			if (!(loss >= 0 && loss <= 0.5)) {
+				fprintf(stderr, "bench_fabric_qps: --loss %s: 0..0.5\n", optarg);
+				return 2;
+			}
+			break;
 		case 'o':
 			outstanding = (unsigned int)atoi(optarg);
 			if (outstanding < 1 || outstanding > MEM_LEN / MSG) {
-				fprintf(stderr, "bench_balance: --outstanding %s: 1..%u\n", optarg,
+				fprintf(stderr, "bench_fabric_qps: --outstanding %s: 1..%u\n", optarg,
 					MEM_LEN / MSG);
 				return 2;
 			}
@@ -181,8 +210,8 @@ main(int argc, char **argv)
 	}
 	if (paths == 0xff)
 		usage();
-	if (mrc_test_eal_init("bench_balance") != 0) {
-		fprintf(stderr, "bench_balance: EAL did not start\n");
+	if (mrc_test_eal_init("bench_fabric_qps") != 0) {
+		fprintf(stderr, "bench_fabric_qps: EAL did not start\n");
 		return 1;
 	}
 	/* Even QP numbers for senders, from a seed-chosen base: ECMP hashes them. */
@@ -196,11 +225,12 @@ main(int argc, char **argv)
 		pc.seed = seed * 1000 + q;
 		pc.qpn_base = qpn_base + 2 * q;
 		pc.attr.paths = paths;
+		pc.attr.reliability = rel;
 		/* The rate a QP can use: every plane sprayed, one pinned. */
 		pc.attr.cc.link_bps = (paths == MRC_QP_PATHS_ECMP ? 1 : PLANES) * 100000000000ull;
 		pc.attr.cc.base_rtt_ns = 12000;
 		if (mrc_test_pair_create(&pairs[q], &pc) != 0) {
-			fprintf(stderr, "bench_balance: QP pair %u not created\n", q);
+			fprintf(stderr, "bench_fabric_qps: QP pair %u not created\n", q);
 			return 1;
 		}
 	}
@@ -213,11 +243,12 @@ main(int argc, char **argv)
 	fc.n_t1 = T1S;
 	fc.block = 0xfcbb0000;
 	fc.seed = seed;
+	fc.loss_prob = loss;
 	fc.tsc_hz = MRC_TEST_HZ;
 	struct mrc_fabric *f = mrc_fabric_create(&fc, &why);
 
 	if (f == NULL || mrc_fabric_start_ports(f, pairs[0].pool) != 0) {
-		fprintf(stderr, "bench_balance: fabric: %s\n", why ? why : "ports");
+		fprintf(stderr, "bench_fabric_qps: fabric: %s\n", why ? why : "ports");
 		return 1;
 	}
 	uint64_t now = 0;
@@ -280,6 +311,7 @@ main(int argc, char **argv)
 				for (unsigned int k = 0; k < n; k++) {
 					errors += e[k].status != MRC_CQE_OK;
 					done_msgs[q]++;
+					done_in_windows += now > warmup_ns && now <= end_ns;
 					if (now < end_ns && post_one(q) != 0)
 						errors++;
 				}
@@ -324,9 +356,12 @@ main(int argc, char **argv)
 		worst[2] = RTE_MIN(worst[2], v[2][k]);
 		worst[3] = RTE_MAX(worst[3], v[3][k]);
 	}
-	printf("{\"paths\": \"%s\", \"qps\": %u, \"seed\": %llu, \"windows\": %u, "
-	       "\"window_ms\": 1, \"plane_jain\": [",
-		paths == MRC_QP_PATHS_ECMP ? "ecmp" : "spray", n_qps, (unsigned long long)seed, n_w);
+	printf("{\"paths\": \"%s\", \"reliability\": \"%s\", \"loss\": %g, \"qps\": %u, "
+	       "\"seed\": %llu, \"windows\": %u, \"window_ms\": 1, \"goodput_gbps\": %.3f, "
+	       "\"plane_jain\": [",
+		paths == MRC_QP_PATHS_ECMP ? "ecmp" : "spray", rel == MRC_QP_REL_GBN ? "gbn" : "sack",
+		loss, n_qps, (unsigned long long)seed, n_w,
+		(double)done_in_windows * MSG * 8 / ((double)n_w * WINDOW_NS));
 	for (unsigned int k = 0; k < n_w; k++)
 		printf("%s%.5f", k ? ", " : "", w[k].plane_jain);
 	printf("], \"link_jain\": [");
