@@ -28,6 +28,7 @@
  *
  *   bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] [--qps N]
  *                    [--windows W] [--outstanding K] [--loss P] [--seed S]
+ *                    [--cc NAME]   (a congestion control other than NSCC)
  *
  * The seed moves the QP numbers too (so ECMP's hash lands elsewhere) and
  * the EV values of the pools.
@@ -130,7 +131,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] "
 			"[--qps N (1..%d)] [--windows W (1..%d)] [--seed S] [--outstanding K] "
-			"[--loss P]\n",
+			"[--loss P] [--cc NAME]\n",
 		MAX_QPS, MAX_WIN);
 	exit(2);
 }
@@ -143,7 +144,8 @@ main(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"outstanding", required_argument, NULL, 'o'},
 		{"reliability", required_argument, NULL, 'r'}, {"loss", required_argument, NULL, 'l'},
-		{NULL, 0, NULL, 0}};
+		{"cc", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+	const char *cc = NULL;
 	uint8_t paths = 0xff, rel = MRC_QP_REL_SACK;
 	double loss = 0;
 	uint64_t seed = 1;
@@ -189,6 +191,9 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'c':
+			cc = optarg;
+			break;
 		case 'l':
 			loss = strtod(optarg, NULL);
 			if (!(loss >= 0 && loss <= 0.5)) {
@@ -226,6 +231,8 @@ main(int argc, char **argv)
 		pc.qpn_base = qpn_base + 2 * q;
 		pc.attr.paths = paths;
 		pc.attr.reliability = rel;
+		if (cc != NULL)
+			snprintf(pc.attr.cc_name, sizeof(pc.attr.cc_name), "%s", cc);
 		/* The rate a QP can use: every plane sprayed, one pinned. */
 		pc.attr.cc.link_bps = (paths == MRC_QP_PATHS_ECMP ? 1 : PLANES) * 100000000000ull;
 		pc.attr.cc.base_rtt_ns = 12000;
