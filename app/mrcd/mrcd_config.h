@@ -135,6 +135,8 @@ struct mrcd_config {
 		bool verify_icrc, udp_checksum;
 		uint16_t sq_size;
 		uint32_t cq_size;
+		uint8_t paths;	     /* enum mrc_qp_paths */
+		uint8_t reliability; /* enum mrc_qp_reliability */
 	} transport;
 
 	struct mrcd_cfg_cc {

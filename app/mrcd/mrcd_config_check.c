@@ -299,6 +299,10 @@ check_transport(const struct xc *x)
 	if (c->transport.ev_min_active > act)
 		return BAD(x, "transport", "ev_min_active",
 			"must be at most ev_active (%u), or 0 for ev_active / 4", act);
+	if (c->transport.reliability == MRC_QP_REL_GBN && c->transport.paths != MRC_QP_PATHS_ECMP)
+		return BAD(x, "transport", "reliability",
+			"gbn needs paths = ecmp: go-back-N takes every packet a sprayed QP "
+			"reorders for a loss");
 	mrcd_config_wire(c, &w);
 	rc = check_dscp(x, &w);
 	if (rc != 0)

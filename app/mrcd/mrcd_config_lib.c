@@ -79,11 +79,13 @@ uint64_t
 mrcd_config_cc_link_bps(const struct mrcd_config *cfg)
 {
 	double gbps = cfg->cc.link_gbps;
+	/* A pinned (ECMP) QP can only ever use its one plane's link. */
+	const unsigned int planes =
+		cfg->transport.paths == MRC_QP_PATHS_ECMP ? 1u : cfg->daemon.planes;
 
 	if (gbps == 0.0)
-		gbps = cfg->daemon.planes * (cfg->ports.mode == MRCD_PORTS_FABRIC
-							    ? cfg->fabric.link_gbps
-							    : ETHDEV_PLANE_GBPS);
+		gbps = planes * (cfg->ports.mode == MRCD_PORTS_FABRIC ? cfg->fabric.link_gbps
+									: ETHDEV_PLANE_GBPS);
 	return (uint64_t)(gbps * 1e9);
 }
 
@@ -103,6 +105,8 @@ mrcd_config_qp_attr(const struct mrcd_config *cfg, uint64_t tsc_hz, struct mrc_q
 	a->ev.probe_good_needed = t->probe_good;
 	a->ev.reshuffle = t->ev_reshuffle;
 	a->ev.probe_interval_tsc = mrc_us_to_tsc_round_up(t->probe_interval_us, tsc_hz);
+	a->paths = t->paths;
+	a->reliability = t->reliability;
 
 	snprintf(a->cc_name, sizeof(a->cc_name), "%s", c->algorithm);
 	a->cc.mtu_bytes = t->mtu;

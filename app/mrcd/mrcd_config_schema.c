@@ -51,6 +51,9 @@ static const char *const fabric_lcores[] = {"worker", "own", NULL};
 static const char *const encaps[] = {"srv6", "plain", NULL};
 static const char *const ev_splits[] = {"sport-low", "sport-high", NULL};
 static const char *const sack_bits[] = {"lsb0", "msb0", NULL};
+/* In enum mrc_qp_paths and enum mrc_qp_reliability order. */
+static const char *const path_modes[] = {"spray", "ecmp", NULL};
+static const char *const rel_modes[] = {"sack", "gbn", NULL};
 
 /* [cc] algorithm: a name the CC registry knows (built-ins and registered ones). */
 static int
@@ -287,6 +290,16 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("transport", "cq_size", U32, transport.cq_size, .flags = MRCD_INI_POW2, .min = 1,
 		.max = 1048576, .def = "4096", .unit = "completions",
 		.help = "entries of a completion queue"),
+	KEY("transport", "paths", ENUM, transport.paths, .names = path_modes, .def = "spray",
+		.help = "spray: every packet on the next EV over every plane (MRC); ecmp: a "
+			"benchmark reference, each QP pinned to one EV by a hash of its QP number, "
+			"like a RoCEv2 flow under ECMP (no path feedback, resends on the same path)"),
+	KEY("transport", "reliability", ENUM, transport.reliability, .names = rel_modes,
+		.def = "sack",
+		.help = "sack: selective repeat from SACKs and NACKs (MRC); gbn: a benchmark "
+			"reference, plain RoCEv2 RC go-back-N (in-order receive, one NACK per gap, "
+			"resend everything from the gap or on the timer, data not trimmable); "
+			"needs paths = ecmp"),
 
 	/* ---- [cc] ---- */
 	KEY("cc", "algorithm", STRING, cc.algorithm, .check = check_cc, .def = MRC_CC_NSCC,
@@ -299,7 +312,8 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("cc", "link_gbps", DOUBLE, cc.link_gbps, .flags = MRCD_INI_ZERO_OK, .dmin = 0.001,
 		.dmax = 100000, .def = "0", .unit = "Gb/s",
 		.help = "rate the BDP is computed from (a QP sprays over every plane); 0 = planes x "
-			"[fabric] link_gbps on the emulated fabric, planes x 100 with ethdev ports"),
+			"[fabric] link_gbps on the emulated fabric, planes x 100 with ethdev ports "
+			"(one plane's rate with paths = ecmp)"),
 	KEY("cc", "trimming", BOOL, cc.trimming, .def = "true",
 		.help = "the network trims: NSCC aims at 0.75 x base RTT of queueing and quick "
 			"adapt waits for trims"),
@@ -386,7 +400,7 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "console", BOOL, telemetry.console, .def = "true",
 		.help = "a live console line per second (per-plane Gb/s, retransmits, EV states)"),
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
-		.help = "keep per-EV statistics (144 bytes per EV) for the /mrc/evs telemetry "
+		.help = "keep per-EV statistics (152 bytes per EV) for the /mrc/evs telemetry "
 			"command"),
 };
 /* clang-format on */

@@ -172,6 +172,11 @@ mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenar
 		mrcd_pattern_name(d->prof.pattern), sizes,
 		d->prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
 		d->prof.qps_per_peer, d->prof.outstanding, d->n_flows, d->prof.verify ? "on" : "off");
+	if (d->cfg.transport.paths != MRC_QP_PATHS_SPRAY ||
+		d->cfg.transport.reliability != MRC_QP_REL_SACK)
+		printf("mrcd: reference modes: paths %s, reliability %s\n",
+			d->cfg.transport.paths ? "ecmp" : "spray",
+			d->cfg.transport.reliability ? "gbn" : "sack");
 	printf("mrcd: faults %s; running %u s (Ctrl-C stops early)\n",
 		scenario[0] ? scenario : "none", d->cfg.daemon.duration_s);
 	fflush(stdout);
@@ -421,6 +426,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 				"\"planes\": %u, \"flows\": %u,\n", (double)run / (double)d->hz,
 				(double)d->drain_tsc / (double)d->hz, d->n_hosts, d->cfg.daemon.planes,
 				d->n_flows);
+			fprintf(j, " \"paths\": \"%s\", \"reliability\": \"%s\",\n",
+				d->cfg.transport.paths ? "ecmp" : "spray",
+				d->cfg.transport.reliability ? "gbn" : "sack");
 			fprintf(j, " \"plane_gbps\": [");
 			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 				fprintf(j, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p], run, d->hz));

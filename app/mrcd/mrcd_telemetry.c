@@ -83,6 +83,8 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ev_backup", c->transport.ev_backup);
 	rte_tel_data_add_dict_u64(d, "mpr", c->transport.mpr);
 	rte_tel_data_add_dict_u64(d, "timeout", c->transport.timeout);
+	rte_tel_data_add_dict_string(d, "paths", c->transport.paths ? "ecmp" : "spray");
+	rte_tel_data_add_dict_string(d, "reliability", c->transport.reliability ? "gbn" : "sack");
 	rte_tel_data_add_dict_string(d, "cc", c->cc.algorithm);
 	rte_tel_data_add_dict_u64(d, "fabric_t1s", c->fabric.t1s);
 	rte_tel_data_add_dict_u64(d, "fabric_link_mbps", (uint64_t)(c->fabric.link_gbps * 1000));

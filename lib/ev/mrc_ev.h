@@ -118,8 +118,8 @@
  * slot for the permutation and an open-addressing hash for mrc_ev_find()
  * (2 bytes per entry, a power of two >= 1.5 entries per EV). 128 active + 32
  * backup: 176 + 640 + 320 + 256 + 512 = 1904 bytes (test_ev asserts <= 2 KiB;
- * 256 + 64 EVs take 3632). Per-EV statistics (struct mrc_ev_stats, 144 bytes
- * each, 23 KiB for 160 EVs) are kept only when the caller passes an array for
+ * 256 + 64 EVs take 3632). Per-EV statistics (struct mrc_ev_stats, 152 bytes
+ * each, 24 KiB for 160 EVs) are kept only when the caller passes an array for
  * them, so an idle QP need not pay for them.
  */
 

@@ -158,13 +158,17 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 			qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP)
 			mrc_cc_on_trim(&qp->cc, len, qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP,
 				now);
+		else if (qp->nack_reason == MRC_NACK_PSN_SEQ_ERR)
+			mrc_cc_on_loss(&qp->cc, len, now); /* go-back-N's only loss signal */
 		break;
 	case MRC_REL_LOSS_RTO:
 		mrc_cc_on_timeout(&qp->cc, now);
 		break;
+	case MRC_REL_LOSS_REWIND:
+		break; /* go-back-N collateral: the loss that caused it was reported first */
 	default:
-		/* A silent loss: the path is assumed bad and replaced at once. */
-		slot = mrc_ev_find(qp->ev, ev);
+		/* A silent loss: the path is assumed bad and replaced at once (not when pinned). */
+		slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, ev) : -1;
 		if (slot >= 0)
 			mrc_ev_on_loss(qp->ev, slot);
 		qp->cnt.ev_losses++;
@@ -285,6 +289,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->peer_planes = UINT32_MAX;
 	qp->want_ev_stats = init->ev_stats;
 	qp->state = MRC_QP_RESET;
+	qp->pin_slot = -1;
 	init_template(qp);
 	return qp;
 nomem:
@@ -307,6 +312,7 @@ free_parts(struct mrc_qp *qp)
 	rte_free(qp->rtx);
 	rte_free(qp->imm);
 	qp->ev = NULL;
+	qp->pin_slot = -1;
 	qp->rrx = NULL;
 	qp->rtx = NULL;
 	qp->imm = NULL;
@@ -324,11 +330,53 @@ mrc_qp_destroy(struct mrc_qp *qp)
 	rte_free(qp);
 }
 
+/* A well-mixed 32-bit hash (murmur3's finaliser): consecutive QPNs land anywhere. */
+static uint32_t
+qpn_hash(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x85ebca6bu;
+	x ^= x >> 13;
+	x *= 0xc2b2ae35u;
+	x ^= x >> 16;
+	return x;
+}
+
+/*
+ * Paths ECMP: the one EV this QP will ever use, as a switch hashing the
+ * flow would choose it: a plane, then one of that plane's active EVs (whose
+ * uplink field is the T1).
+ */
+static void
+pin_path(struct mrc_qp *qp)
+{
+	const uint32_t h = qpn_hash(qp->qpn);
+	const uint32_t per_plane = qp->ev->active_per_plane;
+	const uint32_t plane = h % qp->ev->n_planes;
+
+	qp->pin_slot = (int32_t)(plane * per_plane + (h >> 8) % per_plane);
+	qp->pin_ev = mrc_ev_value(qp->ev, qp->pin_slot);
+	qp->pin_plane = mrc_ev_plane(qp->ev, qp->pin_slot);
+}
+
 static int
 to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, const char **why)
 {
 	int rc;
 
+	if (a->paths > MRC_QP_PATHS_ECMP) {
+		*why = "paths must be spray or ecmp";
+		return -EINVAL;
+	}
+	if (a->reliability > MRC_QP_REL_GBN) {
+		*why = "reliability must be sack or gbn";
+		return -EINVAL;
+	}
+	if (a->reliability == MRC_QP_REL_GBN && a->paths != MRC_QP_PATHS_ECMP) {
+		*why = "reliability gbn needs paths ecmp: go-back-N takes every reordered packet "
+		       "for a loss";
+		return -EINVAL;
+	}
 	if (mrc_ev_cfg_check(&a->ev, why) != 0)
 		return -EINVAL;
 	if (mrc_cc_params_check(&a->cc, why) != 0)
@@ -360,6 +408,15 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	}
 	qp->cc_ready = true;
 	qp->plane_mask = (1u << a->ev.n_planes) - 1;
+	qp->pin_slot = -1;
+	if (a->paths == MRC_QP_PATHS_ECMP)
+		pin_path(qp);
+	qp->reliability = a->reliability;
+	/* A RoCEv2 NIC knows nothing of trimming: go-back-N data must not be trimmed. */
+	qp->data_dscp[0] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim :
+							     qp->wire.dscp.trimmable;
+	qp->data_dscp[1] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim :
+							     qp->wire.dscp.trimmable_retx;
 	return 0;
 }
 
@@ -381,6 +438,7 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 	rc.ack_every = a->ack_every;
 	rc.ack_delay_tsc = a->ack_delay_tsc;
 	rc.trim_nack = a->trim_nack;
+	rc.in_order_only = qp->reliability == MRC_QP_REL_GBN;
 	if (a->mpr == 0 || a->ack_every == 0) {
 		*why = "mpr and ack_every must be at least 1";
 		return -EINVAL;
@@ -412,6 +470,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 	tc.timeout = a->timeout;
 	tc.retry_linear = a->retry_linear;
 	tc.retry_exp = a->retry_exp;
+	tc.gbn = qp->reliability == MRC_QP_REL_GBN;
 	if (a->initial_rtt_tsc)
 		tc.initial_rtt_tsc = a->initial_rtt_tsc;
 	if (a->min_pkt_timeout_tsc)

@@ -37,6 +37,22 @@
  * lib/ev (SKIP on ECN echoes and trims, ASSUMED_BAD on silent loss, probe
  * answers) and lib/cc (the window); losses are resent on another EV.
  *
+ * Reference modes (struct mrc_qp_attr paths and reliability), for
+ * head-to-head measurements against what MRC replaces; the defaults are
+ * MRC's own:
+ *  - paths ECMP: the QP sends every packet on ONE EV of its pool, chosen at
+ *    INIT by a hash of its QPN (a RoCEv2 flow pinned by a switch's ECMP
+ *    hash of the 5-tuple, whose UDP source port derives from the QPN). It
+ *    learns nothing about paths: resends take the same EV, feedback never
+ *    retires or skips it, and while its plane is down nothing is sent.
+ *  - reliability GBN: plain RoCEv2 RC go-back-N. The responder accepts
+ *    only the expected PSN, drops anything else unplaced and NACKs
+ *    PSN_SEQ_ERR once per gap; the requester resends everything from the
+ *    NACKed PSN, or from the oldest unacknowledged one when its timer
+ *    fires (lib/rel). Needs paths ECMP (spraying reorders, which go-back-N
+ *    would take for loss), and sends data in the no-trim DSCP, since a
+ *    RoCEv2 NIC knows nothing of trimming.
+ *
  * Threading: a QP belongs to one lcore; nothing here locks, allocates (but
  * create) or logs per packet; time and randomness are passed in.
  */
@@ -132,16 +148,30 @@ struct mrc_qp_init {
 	struct mrc_qp_addr addr;
 	/**
 	 * Keep per-EV statistics (packets, bytes, acks, NACKs by reason, ECN
-	 * echoes, losses, state changes, RTT): 144 bytes per EV, so opt-in.
+	 * echoes, losses, state changes, RTT): 152 bytes per EV, so opt-in.
 	 */
 	bool ev_stats;
 	int socket;
+};
+
+/** Which paths a QP's packets take (see the file comment). */
+enum mrc_qp_paths {
+	MRC_QP_PATHS_SPRAY = 0, /**< MRC: each packet on the pool's next GOOD EV */
+	MRC_QP_PATHS_ECMP,      /**< reference: one EV for the QP's life, by QPN hash */
+};
+
+/** How a QP recovers losses (see the file comment). */
+enum mrc_qp_reliability {
+	MRC_QP_REL_SACK = 0, /**< MRC: selective repeat driven by SACKs and NACKs */
+	MRC_QP_REL_GBN,      /**< reference: RoCEv2 RC go-back-N (needs paths ECMP) */
 };
 
 /** Attributes, set at the transitions (protocol.md 1.17). */
 struct mrc_qp_attr {
 	/* RESET -> INIT */
 	struct mrc_ev_cfg ev;           /**< the EV profile */
+	uint8_t paths;                  /**< enum mrc_qp_paths */
+	uint8_t reliability;            /**< enum mrc_qp_reliability */
 	char cc_name[32];               /**< the CC profile: "uet-1.0-nscc", "fixed" */
 	struct mrc_cc_params cc;
 	/* INIT -> RTR: what we accept as responder */
@@ -241,7 +271,8 @@ bool mrc_qp_idle(const struct mrc_qp *qp);
 	X(msgs_done, "msgs", "messages sent and fully acknowledged")                         \
 	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                       \
 	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                   \
-	X(ev_losses, "events", "packets lost on an EV (path blamed)")
+	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
+	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
 

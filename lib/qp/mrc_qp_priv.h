@@ -76,6 +76,12 @@ struct mrc_qp {
 	struct mrc_pkt tmpl; /* fields common to every packet we send */
 	uint32_t peer_planes;
 	uint32_t plane_mask; /* planes of our EV profile */
+	/* paths ECMP: the one slot and EV every packet takes; pin_slot -1 = spray */
+	int32_t pin_slot;
+	uint32_t pin_ev;
+	uint8_t pin_plane;
+	uint8_t reliability; /* enum mrc_qp_reliability */
+	uint8_t data_dscp[2]; /* first transmissions, resends */
 
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
 	struct qp_wqe *sq;

@@ -116,12 +116,15 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 	case MRC_REL_RX_OOR:
 		qp->cnt.rx_oor_pkts++;
 		break;
+	case MRC_REL_RX_OOS:
+		qp->cnt.rx_oos_pkts++;
+		break;
 	default:
 		qp->cnt.rx_trimmed_pkts++;
 		break;
 	}
 	if (rv.nack_now)
-		mrc_qp_queue_ctrl(qp, CTRL_NACK, rv.nack_reason, false, v->bth.psn, v->ev);
+		mrc_qp_queue_ctrl(qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev);
 	if (rv.sack_now)
 		mrc_qp_queue_ctrl(qp, CTRL_SACK,
 			(flags & MRC_REL_RX_F_CE) ? MRC_SACK_M_SKIP_ONCE : MRC_SACK_M_NONE, false,
@@ -136,7 +139,8 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 	struct mrc_sack_view s = v->sack;
 	struct mrc_rel_ack_info info;
 	struct mrc_cc_ack ca;
-	int slot = mrc_ev_find(qp->ev, s.entropy);
+	/* A pinned QP learns nothing about paths: its pool is left alone. */
+	int slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, s.entropy) : -1;
 	bool ev_probe_answer = false;
 
 	qp->cnt.rx_sacks++;
@@ -182,7 +186,7 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 static void
 rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 {
-	int slot = mrc_ev_find(qp->ev, v->nack.entropy);
+	int slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, v->nack.entropy) : -1;
 
 	qp->cnt.rx_nacks++;
 	if (slot >= 0)

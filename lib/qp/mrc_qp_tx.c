@@ -167,7 +167,7 @@ build_data(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, 
 	p.data.rkey = w->rkey;
 	p.data.dma_len = w->len;
 	p.data.imm = w->imm;
-	p.ip.dscp = rtx ? qp->wire.dscp.trimmable_retx : qp->wire.dscp.trimmable;
+	p.ip.dscp = qp->data_dscp[rtx];
 	p.outer.dscp = p.ip.dscp;
 	if (address(qp, &p, ev) != 0) {
 		rte_pktmbuf_free(hdr);
@@ -281,10 +281,25 @@ build_probe(struct mrc_qp *qp, uint32_t ev)
 	return build_ctrl(qp, &ext, ev);
 }
 
+/* A pinned (ECMP) QP has one path, up or not. */
+static int
+pick_pinned(struct mrc_qp *qp, uint32_t usable, uint32_t *ev)
+{
+	if (!((usable >> qp->pin_plane) & 1)) {
+		qp->cnt.tx_no_ev++;
+		return -1;
+	}
+	*ev = qp->pin_ev;
+	return qp->pin_slot;
+}
+
 /* Pick an EV, avoiding `avoid` when another choice exists. */
 static int
 pick(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, uint32_t avoid, uint32_t *ev)
 {
+	if (unlikely(qp->pin_slot >= 0))
+		return pick_pinned(qp, usable, ev);
+
 	int slot = mrc_ev_pick(qp->ev, usable, rand);
 
 	if (slot >= 0 && mrc_ev_value(qp->ev, slot) == avoid) {

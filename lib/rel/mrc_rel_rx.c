@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "mrc_rel_rx.h"
@@ -21,6 +22,7 @@ mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg)
 		.ack_delay_tsc = 0,
 		.sack_on_gap = true,
 		.trim_nack = true,
+		.in_order_only = false,
 		.cwnd_pen = 0,
 	};
 }
@@ -56,6 +58,7 @@ mrc_rel_rx_init(struct mrc_rel_rx *rx, const struct mrc_rel_rx_cfg *cfg, uint32_
 	rx->ack_delay_tsc = cfg->ack_delay_tsc;
 	rx->sack_on_gap = cfg->sack_on_gap;
 	rx->trim_nack = cfg->trim_nack;
+	rx->in_order_only = cfg->in_order_only;
 	rx->cwnd_pen = cfg->cwnd_pen;
 	return 0;
 }
@@ -107,6 +110,8 @@ advance(struct mrc_rel_rx *rx)
 		rx->epsn = mrc_psn_add(rx->epsn, 1);
 		n++;
 	}
+	if (n > 0)
+		rx->nak_sent = false; /* a new gap, if one opens, deserves its NACK */
 	return n;
 }
 
@@ -128,6 +133,7 @@ mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned in
 	bool gap;
 
 	psn &= MRC_PSN_MASK;
+	v.nack_psn = psn;
 	d = mrc_psn_diff(psn, rx->epsn);
 	if (d >= 0 && (uint32_t)d >= rx->window) {
 		rx->stats.oor_pkts++;
@@ -142,6 +148,16 @@ mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned in
 		rx->stats.dup_pkts++;
 		v.kind = MRC_REL_RX_DUP;
 		v.sack_now = true;
+		return v;
+	}
+	if (unlikely(rx->in_order_only) && d > 0) {
+		/* Go-back-N: everything from epsn on will be resent in order anyway. */
+		rx->stats.oos_pkts++;
+		v.kind = MRC_REL_RX_OOS;
+		v.nack_now = !rx->nak_sent;
+		v.nack_reason = MRC_NACK_PSN_SEQ_ERR;
+		v.nack_psn = rx->epsn;
+		rx->nak_sent = true;
 		return v;
 	}
 	if (flags & MRC_REL_RX_F_TRIMMED) {

@@ -18,6 +18,14 @@
  * received and is NACKed (TRIMMED / TRIMMED_LASTHOP) so the requester
  * resends it at once.
  *
+ * Go-back-N (cfg.in_order_only, the plain RoCEv2 RC reference of
+ * mrc_qp.h): only the expected PSN is accepted. Anything beyond it is
+ * dropped unplaced (OOS) and answered with one NACK PSN_SEQ_ERR naming
+ * epsn per gap, as an IB responder NAKs a sequence error once and then
+ * stays silent until the expected PSN arrives; the requester's rewind or
+ * its timer closes the gap. The bitmap then never holds anything beyond
+ * epsn, so SACKs are plain cumulative ACKs.
+ *
  * SACKs are coalesced: one per `ack_every` new packets or when the oldest
  * unacknowledged arrival has waited `ack_delay_tsc`, whichever first, and
  * immediately when a gap opens (a PSN beyond the highest seen + 1), when a
@@ -51,6 +59,7 @@ struct mrc_rel_rx_cfg {
 	uint64_t ack_delay_tsc; /**< ... or after the oldest waited this long */
 	bool sack_on_gap;       /**< SACK at once when a gap opens (default true) */
 	bool trim_nack;         /**< NACK trimmed packets (the TRIM_NACK capability) */
+	bool in_order_only;     /**< go-back-N: drop every PSN but epsn (default false) */
 	uint8_t cwnd_pen;       /**< receiver cwnd penalty to advertise (0..127) */
 };
 
@@ -63,6 +72,7 @@ enum mrc_rel_rx_kind {
 	MRC_REL_RX_DUP,     /**< already received: drop the payload, SACK */
 	MRC_REL_RX_OOR,     /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
 	MRC_REL_RX_TRIMMED, /**< payload cut by a switch: NACK so it is resent */
+	MRC_REL_RX_OOS,     /**< go-back-N: beyond epsn; drop, NACK PSN_SEQ_ERR once per gap */
 };
 
 struct mrc_rel_rx_verdict {
@@ -70,6 +80,7 @@ struct mrc_rel_rx_verdict {
 	bool sack_now;       /**< send a SACK for this packet now */
 	bool nack_now;       /**< send a NACK for this packet now */
 	uint8_t nack_reason; /**< enum mrc_nack_reason when nack_now */
+	uint32_t nack_psn;   /**< the PSN the NACK names: the packet's, or epsn for OOS */
 	bool in_order;       /**< NEW and it advanced the cumulative ACK */
 };
 
@@ -87,6 +98,7 @@ struct mrc_rel_rx_stats {
 	uint64_t oor_pkts;
 	uint64_t trimmed_pkts;
 	uint64_t ooo_pkts;   /**< new packets that arrived out of order */
+	uint64_t oos_pkts;   /**< go-back-N: packets beyond epsn, dropped */
 	uint64_t sacks;
 	uint64_t nacks;
 	uint64_t probes;
@@ -105,6 +117,8 @@ struct mrc_rel_rx {
 	bool any_seen;
 	bool sack_on_gap;
 	bool trim_nack;
+	bool in_order_only;
+	bool nak_sent;       /**< go-back-N: this gap (at epsn) was NACKed already */
 	uint64_t ack_delay_tsc;
 	uint64_t first_pending_tsc;
 	uint64_t rcvd_bytes; /**< all new payload bytes, reported mod 2^24 units */

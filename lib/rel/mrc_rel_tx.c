@@ -149,6 +149,7 @@ mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_
 	tx->t_head = tx->t_tail = MRC_REL_NIL;
 	tx->retry_linear = cfg->retry_linear;
 	tx->retry_exp = cfg->retry_exp;
+	tx->gbn = cfg->gbn;
 	/* 1.024 us x 2^timeout */
 	tx->base_rto_tsc = (uint64_t)(((unsigned __int128)cfg->tsc_hz * (1024ull << cfg->timeout)) /
 		1000000000ull);
@@ -311,6 +312,20 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 	tx->stats.lost[why]++;
 	if (ops != NULL && ops->lost != NULL)
 		ops->lost(ctx, psn_of(tx, i), p->ev_val, p->cookie, p->len, why);
+}
+
+/* Go-back-N: every packet in flight from `from` on goes again, in PSN order. */
+static void
+rewind_from(struct mrc_rel_tx *tx, uint32_t from, const struct mrc_rel_tx_ops *ops, void *ctx)
+{
+	const uint32_t n = (uint32_t)mrc_psn_diff(tx->snd_nxt, from);
+
+	for (uint32_t k = 0; k < n; k++) {
+		const uint16_t i = (uint16_t)(mrc_psn_add(from, k) & tx->mask);
+
+		if (pkt_state(&ring(tx)[i]) == PKT_INFLIGHT)
+			mark_lost(tx, i, MRC_REL_LOSS_REWIND, ops, ctx);
+	}
 }
 
 static void
@@ -666,6 +681,11 @@ mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_
 	case MRC_NACK_PSN_OOR_WINDOW:
 		costs = true;
 		break;
+	case MRC_NACK_PSN_SEQ_ERR:
+		if (tx->gbn)
+			break;
+		tx->stats.nacks_ignored++;
+		return 0;
 	default:
 		tx->stats.nacks_ignored++;
 		return 0;
@@ -675,6 +695,8 @@ mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_
 		return 0;
 	}
 	mark_lost(tx, i, MRC_REL_LOSS_NACK, ops, ctx);
+	if (tx->gbn)
+		rewind_from(tx, mrc_psn_add(psn, 1), ops, ctx);
 	if (costs && !spend_retry(tx))
 		return -MRC_REL_ERR_RETRY_EXCEEDED;
 	return 0;
@@ -718,7 +740,7 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 	 */
 	const uint64_t silent_to = mrc_rel_tx_rto(tx, tx->retries);
 
-	while (tx->t_head != MRC_REL_NIL) {
+	while (!tx->gbn && tx->t_head != MRC_REL_NIL) {
 		const uint64_t sent = r[tx->t_head].sent_tsc;
 
 		if (sent + pkt_to > now_tsc ||
@@ -743,12 +765,16 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 			return UINT64_MAX;
 		if (pkt_state(&r[i]) == PKT_INFLIGHT)
 			mark_lost(tx, i, MRC_REL_LOSS_RTO, ops, ctx);
-		tx->probe_wanted = true;
+		if (tx->gbn)
+			rewind_from(tx, mrc_psn_add(tx->snd_una, 1), ops, ctx);
+		tx->probe_wanted = !tx->gbn;
 		tx->probe_outstanding = false;
 		tx->progress_tsc = now_tsc;
 		rto_at = now_tsc + mrc_rel_tx_rto(tx, tx->retries);
 	}
 	next = RTE_MIN(next, rto_at);
+	if (tx->gbn)
+		return next; /* RC knows only its timer: no per-packet timeout, no probes */
 
 	if (tx->t_head != MRC_REL_NIL) {
 		/* Tail loss: the oldest packet in flight has heard nothing for a probe timeout. */

@@ -57,6 +57,16 @@
  * after everything sent before the probe, so it moves the time mark to the
  * probe's send time and rule 2 finds the lost tail at once.
  *
+ * Go-back-N (cfg.gbn, the plain RoCEv2 RC reference of mrc_qp.h): the
+ * responder accepts only the expected PSN, so nothing after a hole can be
+ * delivered and everything from the hole on must go again. A NACK for a
+ * PSN in flight (PSN_SEQ_ERR names the responder's expected PSN) rewinds:
+ * that packet and every later one in flight are marked lost and resent
+ * in PSN order. The retransmit timer rewinds from the oldest
+ * unacknowledged PSN. Rules 1-3 and the tail-loss probe are MRC's and
+ * stay off; a sequence-error NACK spends no retry (the responder is
+ * alive and the rewind is progress).
+ *
  * SACKs are validated before anything is applied: one that acknowledges a
  * PSN never sent is refused whole and counted.
  *
@@ -83,6 +93,7 @@ struct mrc_rel_tx_cfg {
 	uint64_t initial_rtt_tsc;     /**< RTT assumed before the first sample */
 	uint64_t min_reo_tsc;         /**< floor of the reorder window */
 	uint64_t min_pkt_timeout_tsc; /**< floor of the per-packet timeout */
+	bool gbn;                     /**< go-back-N instead of selective repeat */
 };
 
 /** Defaults: timeout 8 (262 us), linear 7, exp 25, 10 us initial RTT, 1 us min reorder. */
@@ -95,6 +106,7 @@ enum mrc_rel_loss {
 	MRC_REL_LOSS_PKT_TIMEOUT,  /**< unacknowledged for the per-packet timeout */
 	MRC_REL_LOSS_RTO,          /**< the QP retransmit timer fired */
 	MRC_REL_LOSS_NACK,         /**< the responder NACKed it */
+	MRC_REL_LOSS_REWIND,       /**< go-back-N: resent because an earlier PSN was lost */
 	MRC_REL_LOSS_MAX,
 };
 
@@ -162,6 +174,7 @@ struct mrc_rel_tx {
 	uint8_t retries;  /**< consecutive expiries / budget NACKs without progress */
 	bool probe_wanted;
 	bool probe_outstanding;
+	bool gbn;
 	uint64_t base_rto_tsc;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;

@@ -258,15 +258,21 @@ struct mrc_neth {
 } __rte_packed;
 static_assert(sizeof(struct mrc_neth) == 20, "NETH is 20 bytes");
 
-/** NACK reasons (NETH.nack_reason), same numbers as UET (protocol.md 1.9). */
-#define MRC_NACK_REASONS(X)                                                      \
-	X(TRIMMED, 0x01, "payload trimmed by a switch; path blamed (EV -> SKIP)") \
+/**
+ * NACK reasons (NETH.nack_reason), same numbers as UET (protocol.md 1.9).
+ * PSN_SEQ_ERR is mrcd's own, for the go-back-N reference mode (plain
+ * RoCEv2 RC behaviour, mrc_qp.h): not an MRC code, so it borrows the IB
+ * AETH syndrome of a PSN sequence error NAK, far from UET's numbers.
+ */
+#define MRC_NACK_REASONS(X)                                                           \
+	X(TRIMMED, 0x01, "payload trimmed by a switch; path blamed (EV -> SKIP)")      \
 	X(TRIMMED_LASTHOP, 0x02, "trimmed at the last hop (incast); path not blamed") \
-	X(NO_BITMAP, 0x06, "responder has no PSN-tracking resource")             \
-	X(NO_PKT_BUFFER, 0x07, "responder has no packet buffer")                 \
-	X(NO_RESOURCE, 0x0A, "responder out of resources")                       \
-	X(PSN_OOR_WINDOW, 0x0B, "PSN outside the responder's MPR window")        \
-	X(UNEXP_EVENT, 0x19, "unexpected event: QP goes to error")
+	X(NO_BITMAP, 0x06, "responder has no PSN-tracking resource")                  \
+	X(NO_PKT_BUFFER, 0x07, "responder has no packet buffer")                      \
+	X(NO_RESOURCE, 0x0A, "responder out of resources")                            \
+	X(PSN_OOR_WINDOW, 0x0B, "PSN outside the responder's MPR window")             \
+	X(UNEXP_EVENT, 0x19, "unexpected event: QP goes to error")                    \
+	X(PSN_SEQ_ERR, 0x60, "go-back-N: PSN out of sequence; resend from nack_psn")
 
 enum mrc_nack_reason {
 #define MRC_NACK_ENUM(name, code, help) MRC_NACK_##name = code,

@@ -75,7 +75,7 @@ local IMM_OPCODES = { [0xC9] = true, [0xCB] = true }
 local NACK_REASONS = {
     [0x01] = "TRIMMED", [0x02] = "TRIMMED_LASTHOP", [0x06] = "NO_BITMAP",
     [0x07] = "NO_PKT_BUFFER", [0x0A] = "NO_RESOURCE",
-    [0x0B] = "PSN_OOR_WINDOW", [0x19] = "UNEXP_EVENT",
+    [0x0B] = "PSN_OOR_WINDOW", [0x19] = "UNEXP_EVENT", [0x60] = "PSN_SEQ_ERR",
 }
 local NACK_HELP = {
     [0x01] = "payload trimmed by a switch; path blamed (EV -> SKIP)",
@@ -85,6 +85,7 @@ local NACK_HELP = {
     [0x0A] = "responder out of resources",
     [0x0B] = "PSN outside the responder's MPR window",
     [0x19] = "unexpected event: QP goes to error",
+    [0x60] = "go-back-N: PSN out of sequence; resend from nack_psn",
 }
 local SACK_M = { [0] = "NONE", [1] = "SKIP_ONCE", [2] = "ALWAYS_SKIP",
                  [3] = "reserved" }

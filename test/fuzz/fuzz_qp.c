@@ -15,7 +15,9 @@
  *    keeps in flight no more than the peer's window;
  *  - no mbuf leaks once the pair is drained.
  * EAL and the pair are set up once; each input starts from freshly
- * connected QPs.
+ * connected QPs: MRC's own modes, or the reference modes (one ECMP path,
+ * go-back-N) when the input's unused tail (size % 16 bytes) ends in an
+ * odd byte, so existing seeds keep their meaning.
  */
 
 #include <stdlib.h>
@@ -67,9 +69,12 @@ setup(void)
 
 /* Fresh QPs for each input. */
 static void
-reconnect(void)
+reconnect(bool ref_modes)
 {
 	struct mrc_qp_attr a = pcfg.attr;
+
+	a.paths = ref_modes ? MRC_QP_PATHS_ECMP : MRC_QP_PATHS_SPRAY;
+	a.reliability = ref_modes ? MRC_QP_REL_GBN : MRC_QP_REL_SACK;
 
 	for (int i = 0; i < 2; i++) {
 		struct mrc_qp *qp = pair.h[i].qp;
@@ -157,7 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(setup() == 0, "pair setup");
 		ready = true;
 	}
-	reconnect();
+	reconnect(size % 16 != 0 && (data[size - 1] & 1));
 	memset(posted, 0, sizeof(posted));
 
 	while (i + 16 <= size) {
@@ -213,7 +218,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 6: /* crafted NACK */
 			v.bth.opcode = MRC_OP_NACK;
-			static const uint8_t reasons[] = {1, 2, 6, 7, 10, 11, 25};
+			static const uint8_t reasons[] = {1, 2, 6, 7, 10, 11, 25, 0x60};
 			v.nack.reason = reasons[a[1] % RTE_DIM(reasons)];
 			v.nack.nack_psn = rd32(a + 2) & 0xffffff;
 			v.nack.entropy = rd32(a + 6);

@@ -87,7 +87,7 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 		return -1;
 
 	memset(&init, 0, sizeof(init));
-	init.qpn = 0x100 + i;
+	init.qpn = (cfg->qpn_base ? cfg->qpn_base : 0x100) + i;
 	init.sq_size = 256;
 	init.mtu = cfg->mtu;
 	init.tsc_hz = MRC_TEST_HZ;
@@ -125,7 +125,7 @@ connect_qp(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_c
 	struct mrc_qp_attr a = cfg->attr;
 	const char *why = NULL;
 
-	a.dest_qpn = 0x100 + (1 - i);
+	a.dest_qpn = (cfg->qpn_base ? cfg->qpn_base : 0x100) + (1 - i);
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++) {
 		if (mrc_qp_modify(p->h[i].qp, (enum mrc_qp_state)to, &a, p->now, &p->rand, &why) != 0) {
 			fprintf(stderr, "  qp %u -> %s: %s\n", i, mrc_qp_state_name((enum mrc_qp_state)to),

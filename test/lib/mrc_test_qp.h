@@ -38,6 +38,7 @@ struct mrc_test_pair_cfg {
 	struct mrc_qp_attr attr; /* as both QPs get it (dest_qpn set by the fixture) */
 	uint64_t seed;
 	bool zero_based; /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
+	uint32_t qpn_base; /* host i's QPN is qpn_base + i; 0 = 0x100 */
 };
 
 struct mrc_test_pair {

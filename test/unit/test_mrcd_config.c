@@ -279,6 +279,7 @@ test_round_trip(void)
 			 "[host.4]\nnic_addr = 2001:db8::4\nt0 = 9\nmac.p3 = aa:bb:cc:dd:ee:ff\n"
 			 "[transport]\nencap = plain\nev_split = sport-high\nsack_bits = msb0\n"
 			 "ev_active = 64\nev_backup = 0\nverify_icrc = no\n"
+			 "paths = ecmp\nreliability = gbn\n"
 			 "[cc]\nalgorithm = fixed\nlink_gbps = 2.5e1\n"
 			 "[fabric]\nblock = fd12:3456::\nloss = 0.1\nlink_gbps = 0.3\n",
 			 path, sizeof(path)),
@@ -289,6 +290,8 @@ test_round_trip(void)
 	MRC_T_EQ(c.host[4].locator[0], 0xfd); /* derived from the new block */
 	MRC_T_EQ(c.host[4].locator[5], 0x05);
 	MRC_T_EQ(c.transport.encap, MRCD_ENCAP_PLAIN);
+	MRC_T_EQ(c.transport.paths, MRC_QP_PATHS_ECMP);
+	MRC_T_EQ(c.transport.reliability, MRC_QP_REL_GBN);
 	MRC_T_ASSERT(c.fabric.loss == 0.1 && c.fabric.link_gbps == 0.3, "doubles");
 	MRC_T_ASSERT(c.cc.link_gbps == 25.0, "exponent form");
 	MRC_T_RUN(round_trip(&c, "odd-back.ini"));
@@ -395,6 +398,10 @@ test_bad_cross(void)
 	MRC_T_RUN(expect_error("floor.ini", "[transport]\nev_active = 16\nev_min_active = 17\n",
 		-EINVAL, "@:3: [transport] ev_min_active = 17: must be at most ev_active (16)",
 		""));
+	MRC_T_RUN(expect_error("gbn.ini", "[transport]\nreliability = gbn\n", -EINVAL,
+		"@:2: [transport] reliability = gbn: gbn needs paths = ecmp", ""));
+	MRC_T_RUN(expect_error("paths.ini", "[transport]\npaths = ecnp\n", -EINVAL,
+		"@:2: [transport] paths = ecnp: must be one of: spray, ecmp", ""));
 	MRC_T_RUN(expect_error("dscp.ini", "[transport]\ndscp_trimmed = 4\n", -EINVAL,
 		"@:2: [transport] dscp_trimmed = 4: must differ from dscp_trimmable (4)", ""));
 	MRC_T_RUN(expect_error("dscp2.ini", "[transport]\ndscp_trimmed_lasthop = 12\n", -EINVAL,

@@ -15,6 +15,7 @@
 
 #include <rte_mbuf.h>
 
+#include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test.h"
 #include "mrc_test_qp.h"
@@ -489,6 +490,208 @@ test_tail_loss_recovered_by_probe(void)
 	return MRC_TEST_OK;
 }
 
+/* ---- reference modes: paths ECMP, reliability GBN ---- */
+
+static void
+ref_modes(struct mrc_test_pair_cfg *cfg)
+{
+	cfg->attr.paths = MRC_QP_PATHS_ECMP;
+	cfg->attr.reliability = MRC_QP_REL_GBN;
+}
+
+/* Go-back-N on a sprayed QP would take every reordering for a loss: refused, and said why. */
+static int
+test_gbn_needs_ecmp(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_qp_attr a;
+	const char *why = NULL;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_ERROR, NULL, 0, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_RESET, NULL, 0, &p.rand, &why), 0);
+	a = cfg.attr;
+	a.reliability = MRC_QP_REL_GBN;
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), -EINVAL);
+	MRC_T_ASSERT(why != NULL && strstr(why, "gbn needs paths ecmp") != NULL, "reason: %s", why);
+	a.paths = 2;
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), -EINVAL);
+	MRC_T_ASSERT(why != NULL && strstr(why, "paths must be") != NULL, "reason: %s", why);
+	a.paths = MRC_QP_PATHS_ECMP;
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), 0);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
+ * ECMP pins a QP to one EV by a hash of its QPN: 16 QPs, each sending a
+ * 4-packet message, use one plane each (their SACKs come back on the same
+ * EV), and between them most planes.
+ */
+static int
+test_ecmp_qpns_hash_to_planes(void)
+{
+	static struct wire w;
+	uint32_t planes_seen = 0;
+
+	for (uint32_t q = 0; q < 16; q++) {
+		struct mrc_test_pair_cfg cfg;
+		struct mrc_test_pair p;
+		unsigned int used = 0, plane = 0;
+
+		mrc_test_pair_cfg_defaults(&cfg);
+		cfg.attr.paths = MRC_QP_PATHS_ECMP;
+		cfg.qpn_base = 0x200 + 2 * q;
+		SETUP(p, cfg);
+		memset(&w, 0, sizeof(w));
+		w.latency_ns = 2 * US;
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+		run(&p, &w, 1000 * US);
+		for (unsigned int pl = 0; pl < 8; pl++)
+			if (w.pkts_per_plane[pl] != 0) {
+				used++;
+				plane = pl;
+			}
+		MRC_T_ASSERT(used == 1, "QPN 0x%x used %u planes", cfg.qpn_base, used);
+		planes_seen |= 1u << plane;
+		MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 4 * 4096);
+		MRC_T_RUN(no_leak(&p));
+		mrc_test_pair_destroy(&p);
+	}
+	MRC_T_ASSERT(__builtin_popcount(planes_seen) >= 5, "16 QPNs hashed onto planes 0x%02x",
+		planes_seen);
+	return MRC_TEST_OK;
+}
+
+/*
+ * One gap, go-back-N: PSN 5 of a 32-packet window vanishes once. The
+ * responder drops 6..31 unplaced and NACKs once; the sender resends 5..31,
+ * all of it, in order.
+ */
+static int
+test_gbn_rewinds_on_gap(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 5, .left = 1};
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	ref_modes(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	mrc_test_fill(&p.h[0], 0, 32 * 4096, 5);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 32 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 32 * 4096);
+	const struct mrc_qp_counters *tx = mrc_qp_counters(p.h[0].qp);
+	const struct mrc_qp_counters *rx = mrc_qp_counters(p.h[1].qp);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	/* The whole window left in the first burst, so all of it after the hole went again. */
+	MRC_T_EQ(tx->tx_data_pkts, 32);
+	MRC_T_EQ(rx->rx_oos_pkts, 26);
+	MRC_T_EQ(rx->tx_nacks, 1);
+	MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_NACK], 1);
+	MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_REWIND], 26);
+	MRC_T_EQ(tx->tx_retx_pkts, 27);
+	MRC_T_EQ(rx->rx_data_pkts, 32);
+	MRC_T_EQ(mrc_qp_rel_rx(p.h[1].qp)->stats.ooo_pkts, 0); /* nothing placed out of order */
+	MRC_T_EQ(rtx->stats.rto_fired, 0);
+	MRC_T_EQ(tx->tx_probes, 0);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* The tail vanishes: no later packet to reveal the gap, so the timer rewinds (no probes in RC). */
+static int
+test_gbn_tail_loss_timer(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 7, .left = 1};
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	ref_modes(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 8 * 4096);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_EQ(rtx->stats.rto_fired, 1);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_probes, 0);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_nacks, 0);
+	/* Waited for the 262 us timer, as RC does (the sprayed QP's probe takes ~20 us). */
+	MRC_T_ASSERT(p.now > 262 * US, "done at %llu ns", (unsigned long long)p.now);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Every burst arrives backwards: go-back-N keeps only the in-order packet
+ * of each burst, NACKs, and gets there anyway, never placing out of order.
+ */
+static int
+test_gbn_reordered_never_placed(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+	const uint32_t len = 64 * 4096;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	ref_modes(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.reverse = true;
+	mrc_test_fill(&p.h[0], 0, len, 77);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, len, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x77), 0);
+	run(&p, &w, 100000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, &e, 1), 1);
+	MRC_T_EQ(e.imm, 0x77);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, len);
+	const struct mrc_qp_counters *rx = mrc_qp_counters(p.h[1].qp);
+
+	MRC_T_EQ(mrc_qp_rel_rx(p.h[1].qp)->stats.ooo_pkts, 0);
+	MRC_T_EQ(rx->rx_data_pkts, 64);
+	MRC_T_ASSERT(rx->rx_oos_pkts > 0, "nothing arrived out of sequence");
+	MRC_T_ASSERT(rx->tx_nacks > 0 && rx->tx_nacks <= rx->rx_oos_pkts, "%llu NACKs",
+		(unsigned long long)rx->tx_nacks);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts > 0, "no rewind");
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static int
 test_zero_length_write(void)
 {
@@ -526,6 +729,11 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_zero_length_write),
+	MRC_TEST_CASE(test_gbn_needs_ecmp),
+	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
+	MRC_TEST_CASE(test_gbn_rewinds_on_gap),
+	MRC_TEST_CASE(test_gbn_tail_loss_timer),
+	MRC_TEST_CASE(test_gbn_reordered_never_placed),
 };
 
 MRC_TEST_MAIN("qp", cases)

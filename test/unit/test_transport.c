@@ -43,7 +43,8 @@ struct drive {
 };
 
 static int
-setup_ecn(struct drive *d, double loss, uint64_t seed, bool ecn)
+setup_full(struct drive *d, double loss, uint64_t seed, bool ecn, uint8_t paths,
+	uint8_t reliability)
 {
 	struct mrc_sim_cfg sc;
 	int rc = mrc_test_eal_init("test_transport");
@@ -56,6 +57,10 @@ setup_ecn(struct drive *d, double loss, uint64_t seed, bool ecn)
 	d->pcfg.seed = seed;
 	d->pcfg.attr.cc.link_bps = 800000000000ull; /* 8 planes x 100 Gb/s */
 	d->pcfg.attr.cc.base_rtt_ns = 10000;
+	d->pcfg.attr.paths = paths;
+	d->pcfg.attr.reliability = reliability;
+	if (paths == MRC_QP_PATHS_ECMP)
+		d->pcfg.attr.cc.link_bps = 100000000000ull; /* one path, one plane */
 	if (mrc_test_pair_create(&d->p, &d->pcfg) != 0)
 		return MRC_TEST_FAIL;
 	mrc_sim_cfg_defaults(&sc);
@@ -74,6 +79,18 @@ setup_ecn(struct drive *d, double loss, uint64_t seed, bool ecn)
 		return MRC_TEST_FAIL;
 	d->port_ok[0] = d->port_ok[1] = 0xff;
 	return MRC_TEST_OK;
+}
+
+static int
+setup_ecn(struct drive *d, double loss, uint64_t seed, bool ecn)
+{
+	return setup_full(d, loss, seed, ecn, MRC_QP_PATHS_SPRAY, MRC_QP_REL_SACK);
+}
+
+static int
+setup_modes(struct drive *d, double loss, uint64_t seed, uint8_t paths, uint8_t reliability)
+{
+	return setup_full(d, loss, seed, true, paths, reliability);
 }
 
 static int
@@ -292,6 +309,73 @@ test_loss_5_percent(void)
 	return lossy(0.05, 13);
 }
 
+/*
+ * Reference modes on the lossy network (1% on every packet, data and
+ * control alike). ECMP: one EV carries everything, resends included, and
+ * the pool never retires it. Go-back-N on top: every byte arrives, nothing
+ * is placed out of order, and the rewinds resend more than was lost.
+ */
+static int
+ref_lossy(bool gbn)
+{
+	static struct drive d;
+	int rc = setup_modes(&d, 0.01, 21, MRC_QP_PATHS_ECMP,
+		gbn ? MRC_QP_REL_GBN : MRC_QP_REL_SACK);
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	MRC_T_RUN(post(&d, 16)); /* 4 MiB */
+	drive(&d, 400000 * US);
+	MRC_T_RUN(check_delivered(&d));
+	const struct mrc_qp_counters *c = mrc_qp_counters(d.p.h[0].qp);
+	const struct mrc_qp_counters *rc_ = mrc_qp_counters(d.p.h[1].qp);
+	const struct mrc_sim_stats *st = mrc_sim_stats(d.sim);
+	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(d.p.h[0].qp);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(d.p.h[0].qp);
+	unsigned int paths = 0, evs = 0;
+
+	for (int pl = 0; pl < 8; pl++)
+		for (int u = 0; u < 4; u++)
+			paths += st->path[pl][u].sent_pkts != 0;
+	MRC_T_EQ(paths, 1); /* SACKs echo the data's EV, so they share its path */
+	for (int sl = 0; sl < mrc_ev_n_slots(pool); sl++)
+		evs += mrc_ev_slot_stats(pool, sl)->tx_pkts != 0;
+	MRC_T_EQ(evs, 1);
+	MRC_T_ASSERT(c->tx_retx_pkts > 0, "1%% loss and nothing resent");
+	MRC_T_EQ(mrc_ev_counters(pool)->retired, 0);
+	MRC_T_EQ(mrc_ev_counters(pool)->skips, 0);
+	if (gbn) {
+		MRC_T_EQ(mrc_qp_rel_rx(d.p.h[1].qp)->stats.ooo_pkts, 0);
+		MRC_T_ASSERT(rc_->rx_oos_pkts > 0, "no gap was ever seen");
+		MRC_T_ASSERT(rtx->stats.lost[MRC_REL_LOSS_REWIND] > 0, "never rewound");
+		MRC_T_ASSERT(c->tx_retx_pkts > st->total.drops[MRC_SIM_DROP_LOSS],
+			"go-back-N resent %llu for %llu drops", (unsigned long long)c->tx_retx_pkts,
+			(unsigned long long)st->total.drops[MRC_SIM_DROP_LOSS]);
+	} else {
+		MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_REWIND], 0);
+		MRC_T_EQ(rc_->rx_oos_pkts, 0);
+	}
+	printf("  %s, 1%% loss: %llu dropped, %llu resent, %llu out of sequence, done in %.1f us\n",
+		gbn ? "ecmp + go-back-N" : "ecmp + SACK",
+		(unsigned long long)st->total.drops[MRC_SIM_DROP_LOSS],
+		(unsigned long long)c->tx_retx_pkts, (unsigned long long)rc_->rx_oos_pkts,
+		d.p.now / 1e3);
+	teardown(&d);
+	return MRC_TEST_OK;
+}
+
+static int
+test_ecmp_one_ev_under_loss(void)
+{
+	return ref_lossy(false);
+}
+
+static int
+test_gbn_under_loss(void)
+{
+	return ref_lossy(true);
+}
+
 /* EVs of plane 2 whose uplink is 1 (mod 4): the path the black hole kills. */
 static unsigned int
 count_path_evs(const struct drive *d, enum mrc_ev_state want, bool active_only)
@@ -502,6 +586,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_loss_0_1_percent),
 	MRC_TEST_CASE(test_loss_1_percent),
 	MRC_TEST_CASE(test_loss_5_percent),
+	MRC_TEST_CASE(test_ecmp_one_ev_under_loss),
+	MRC_TEST_CASE(test_gbn_under_loss),
 	MRC_TEST_CASE(test_black_hole_retire_and_readmit),
 	MRC_TEST_CASE(test_plane_down),
 	MRC_TEST_CASE(test_trims_nacked_not_blamed),
