@@ -19,6 +19,7 @@
 #include <rte_version.h>
 
 #include "fabricd.h"
+#include "mrcd_cli.h"
 
 #ifndef MRCD_VERSION
 #define MRCD_VERSION "unknown"
@@ -143,28 +144,6 @@ find_opt(const char *a, const char **val)
 	return -1;
 }
 
-/* Relative inputs: the current directory first, then the source tree (as mrcd does). */
-static int
-resolve_input(const char *in, char *out, size_t len)
-{
-#ifdef MRCD_SOURCE_ROOT
-	char alt[PATH_MAX];
-#endif
-
-	if (in == NULL)
-		return -EINVAL;
-#ifdef MRCD_SOURCE_ROOT
-	if (in[0] != '/' && access(in, F_OK) != 0 &&
-		snprintf(alt, sizeof(alt), "%s/%s", MRCD_SOURCE_ROOT, in) < (int)sizeof(alt) &&
-		access(alt, F_OK) == 0)
-		in = alt;
-#endif
-	if (strlen(in) >= len)
-		return -ENAMETOOLONG;
-	snprintf(out, len, "%s", in);
-	return 0;
-}
-
 static int
 set_value(struct fabricd_cli *cli, int id, const char *v, char *err, size_t errlen)
 {
@@ -174,14 +153,14 @@ set_value(struct fabricd_cli *cli, int id, const char *v, char *err, size_t errl
 
 	switch (id) {
 	case OPT_CONFIG:
-		return resolve_input(v, cli->config, sizeof(cli->config)) == 0 ? 0 :
+		return mrcd_cli_resolve_input(v, cli->config, sizeof(cli->config)) == 0 ? 0 :
 			fail(err, errlen, "--config: path too long");
 	case OPT_SCENARIO:
 		if (strcmp(v, "none") == 0) {
 			snprintf(cli->scenario, sizeof(cli->scenario), "none");
 			return 0;
 		}
-		return resolve_input(v, cli->scenario, sizeof(cli->scenario)) == 0 ? 0 :
+		return mrcd_cli_resolve_input(v, cli->scenario, sizeof(cli->scenario)) == 0 ? 0 :
 			fail(err, errlen, "--scenario: path too long");
 	case OPT_DIR:
 	case OPT_JSON: {
@@ -220,7 +199,7 @@ fabricd_cli_parse(int argc, char **argv, struct fabricd_cli *cli, char *err, siz
 
 	memset(cli, 0, sizeof(*cli));
 	cli->prog = argv[0];
-	resolve_input(MRCD_CONFIG_DEFAULT_PATH, cli->config, sizeof(cli->config));
+	mrcd_cli_resolve_input(MRCD_CONFIG_DEFAULT_PATH, cli->config, sizeof(cli->config));
 	snprintf(cli->dir, sizeof(cli->dir), "/run/mrc-fabric");
 	cli->bsize = 8192;
 	cli->mbufs = 16383;

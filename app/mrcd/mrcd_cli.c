@@ -102,8 +102,8 @@ find_opt(const char *arg, const char **value)
  * An input file: as given when it exists (or is absolute), else under the
  * source tree when it exists there, else as given (opening it will say why).
  */
-static int
-resolve_input(const char *in, char *out, size_t len)
+int
+mrcd_cli_resolve_input(const char *in, char *out, size_t len)
 {
 #ifdef MRCD_SOURCE_ROOT
 	char alt[PATH_MAX];
@@ -184,7 +184,7 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 		snprintf(dst, PATH_MAX, "none");
 		return 0;
 	}
-	if (resolve_input(v, dst, PATH_MAX) != 0)
+	if (mrcd_cli_resolve_input(v, dst, PATH_MAX) != 0)
 		return fail(err, errlen, "%s: path too long", name);
 	return 0;
 }
@@ -245,7 +245,7 @@ mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t er
 		out->eal_argc = argc > 1 ? argc - 1 : 0;
 	}
 	out->eal_argv = argc > 1 ? &argv[1] : NULL;
-	if (resolve_input(MRCD_CONFIG_DEFAULT_PATH, out->config, sizeof(out->config)) != 0)
+	if (mrcd_cli_resolve_input(MRCD_CONFIG_DEFAULT_PATH, out->config, sizeof(out->config)) != 0)
 		return fail(err, errlen, "default config path too long");
 	return parse_own(out, argc - own, argv + own, err, errlen);
 }

@@ -113,6 +113,13 @@ int mrcd_cli_scenario(
 int mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char **argv,
 	int max, char *buf, size_t buflen, char *err, size_t errlen);
 
+/*
+ * An input file named on a command line: as given when it exists (or is
+ * absolute), else in the source tree mrcd was built from. 0, -EINVAL (NULL)
+ * or -ENAMETOOLONG.
+ */
+int mrcd_cli_resolve_input(const char *in, char *out, size_t len);
+
 /* The user chose the CPUs (-l, --lcores or -c among the EAL arguments). */
 bool mrcd_cli_user_lcores(const struct mrcd_cli *cli);
 
