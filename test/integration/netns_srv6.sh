@@ -6,7 +6,7 @@
 # per plane a T0 per host and one T1, all network namespaces built by
 # scripts/netns-topology.sh (removed afterwards). Each host is an mrcd in its
 # namespace on net_af_packet ports; the routers run seg6local End with
-# NEXT-C-SID. Each host writes 400 1 MiB messages to the other. Checked:
+# NEXT-C-SID. Each host writes 200 1 MiB messages to the other. Checked:
 #  - every message completes and every byte is verified at the receiver;
 #  - plane 1's T0-T1 link, set down with `ip link` once 40 messages are
 #    done, costs packets (losses retire EVs, packets are resent) and nothing
@@ -46,7 +46,7 @@ if ! ip -n "$probe" -6 route add fcbb:0:100::/48 encap seg6local action End flav
 fi
 ip netns del "$probe"
 
-msgs=400
+msgs=200
 cat > profile.ini <<P
 [profile]
 pattern = pairs
@@ -93,11 +93,16 @@ completed() {
 	/usr/bin/python3 "$tel" -s "$s" /mrc/host,0 2>/dev/null |
 		/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0
 }
-deadline=$((SECONDS + 120))
+deadline=$((SECONDS + 90))
 link_down=no
+next_say=$((SECONDS + 10))
 while [ $SECONDS -lt $deadline ]; do
 	c0=$(completed 0)
 	c1=$(completed 1)
+	if [ $SECONDS -ge $next_say ]; then
+		echo "netns_srv6: ${SECONDS}s: messages completed: host 0 $c0, host 1 $c1"
+		next_say=$((SECONDS + 10))
+	fi
 	if [ "$link_down" = no ] && [ "$c0" -ge 40 ]; then
 		ip -n "$pfx-p1-t0-0" link set dev u0 down
 		link_down="after $c0 messages"
@@ -109,6 +114,12 @@ while [ $SECONDS -lt $deadline ]; do
 done
 fwd_p0=$(ip netns exec "$t1" nstat -az Ip6OutForwDatagrams 2>/dev/null | awk '/Ip6OutForwDatagrams/ {print $2}')
 kill -TERM "${hpids[@]}" 2>/dev/null || true
+# A daemon that does not stop within 30 s is killed (and fails below).
+for _ in $(seq 300); do
+	kill -0 "${hpids[0]}" 2>/dev/null || kill -0 "${hpids[1]}" 2>/dev/null || break
+	sleep 0.1
+done
+kill -KILL "${hpids[@]}" 2>/dev/null || true
 set +e
 wait "${hpids[0]}"
 rc0=$?
