@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_version.h>
 
 #include "fabricd.h"
@@ -74,7 +75,7 @@ static const struct opt {
 	[OPT_VERSION] = {NULL, "--version", NULL, NULL, "print the version and exit"},
 };
 
-static int
+static int __rte_format_printf(3, 4)
 fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
