@@ -365,14 +365,7 @@ out:
 		rte_mempool_free(fd.pool[h]);
 	}
 	if (eal_up) {
-		char runtime_dir[PATH_MAX], sock[PATH_MAX + 32];
-
-		/* As mrcd: leave nothing behind in /var/run/dpdk. */
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-		snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", runtime_dir);
-		rte_eal_cleanup();
-		unlink(sock);
-		rmdir(runtime_dir);
+		mrcd_eal_cleanup();
 		mrcd_cpus_release();
 	}
 	return status;

@@ -633,18 +633,7 @@ out:
 		}
 	}
 	if (step >= 1) {
-		char runtime_dir[PATH_MAX], sock[PATH_MAX + 32];
-
-		/*
-		 * The EAL never removes its runtime directory, and telemetry
-		 * unlinks its socket only from an atexit handler: do both now so
-		 * a stopped daemon leaves nothing in /var/run/dpdk.
-		 */
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-		snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", runtime_dir);
-		rte_eal_cleanup();
-		unlink(sock);
-		rmdir(runtime_dir);
+		mrcd_eal_cleanup();
 		mrcd_cpus_release();
 	}
 	return status;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_eal.h>
 #include <rte_version.h>
 
 #include "mrc_env.h"
@@ -532,6 +533,18 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	}
 	argv[a.argc] = NULL;
 	return a.argc;
+}
+
+void
+mrcd_eal_cleanup(void)
+{
+	char runtime_dir[PATH_MAX], sock[PATH_MAX + 32];
+
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", runtime_dir);
+	rte_eal_cleanup();
+	unlink(sock);
+	rmdir(runtime_dir);
 }
 
 int

@@ -120,6 +120,13 @@ int mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg,
  */
 int mrcd_cli_resolve_input(const char *in, char *out, size_t len);
 
+/*
+ * Stop the EAL and remove what it leaves behind: the EAL never removes its
+ * runtime directory, and telemetry unlinks its socket only from an atexit
+ * handler, so a stopped process would leave both in /var/run/dpdk.
+ */
+void mrcd_eal_cleanup(void);
+
 /* The user chose the CPUs (-l, --lcores or -c among the EAL arguments). */
 bool mrcd_cli_user_lcores(const struct mrcd_cli *cli);
 
