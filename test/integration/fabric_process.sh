@@ -20,7 +20,7 @@ set -euo pipefail
 fabric=$(realpath "$1")
 mrcd=$(realpath "$2")
 work=$3
-scripts=$(realpath "$(dirname "$0")/../../scripts")
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
 rm -f ./*.json ./*.log ./*.jsonl ./*.prom host*.ini
@@ -89,16 +89,11 @@ pids+=($!)
 "$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1.json > h1.log 2>&1 &
 pids+=($!)
 # Both hosts done, or 120 s: then stop all three at once.
-tel=$scripts/mrc-telemetry.py
 deadline=$((SECONDS + 120))
 while [ $SECONDS -lt $deadline ]; do
 	done_n=0
 	for h in 0 1; do
-		s=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' h$h.log 2>/dev/null || true)
-		[ -n "$s" ] || continue
-		c=$(/usr/bin/python3 "$tel" -s "$s" /mrc/host,0 2>/dev/null |
-			/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0)
-		[ "$c" = $msgs ] && done_n=$((done_n + 1))
+		[ "$(mrc_msgs_completed h$h.log)" = $msgs ] && done_n=$((done_n + 1))
 	done
 	[ "$done_n" = 2 ] && break
 	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || break 2; done

@@ -24,7 +24,7 @@ dump=$(realpath "$2")
 work=$3
 src=$(realpath "$(dirname "$0")/../..")
 topo=$src/scripts/netns-topology.sh
-tel=$src/scripts/mrc-telemetry.py
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
 rm -f ./*.pcap ./*.json ./*.log ./*.txt host*.ini
@@ -86,19 +86,12 @@ pids+=($!)
 n=${#pids[@]}
 hpids=("${pids[$((n - 2))]}" "${pids[$((n - 1))]}")
 
-completed() {
-	local s
-	s=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' "h$1.log" 2>/dev/null || true)
-	[ -n "$s" ] || { echo 0; return; }
-	/usr/bin/python3 "$tel" -s "$s" /mrc/host,0 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0
-}
 deadline=$((SECONDS + 90))
 link_down=no
 next_say=$((SECONDS + 10))
 while [ $SECONDS -lt $deadline ]; do
-	c0=$(completed 0)
-	c1=$(completed 1)
+	c0=$(mrc_msgs_completed h0.log)
+	c1=$(mrc_msgs_completed h1.log)
 	if [ $SECONDS -ge $next_say ]; then
 		echo "netns_srv6: ${SECONDS}s: messages completed: host 0 $c0, host 1 $c1"
 		next_say=$((SECONDS + 10))

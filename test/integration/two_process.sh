@@ -19,7 +19,7 @@
 set -euo pipefail
 mrcd=$(realpath "$1")
 work=$2
-scripts=$(realpath "$(dirname "$0")/../../scripts")
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
 rm -f h?.json h?.log
@@ -55,15 +55,10 @@ sleep 0.3
 "$mrcd" -- -f h1.ini --json h1.json > h1.log 2>&1 &
 pid1=$!
 # Both done (150 messages each way completed), or 60 s: then stop both at once.
-tel=$scripts/mrc-telemetry.py
 for _ in $(seq 600); do
 	done_n=0
 	for h in 0 1; do
-		s=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' h$h.log 2>/dev/null || true)
-		[ -n "$s" ] || continue
-		c=$(/usr/bin/python3 "$tel" -s "$s" /mrc/host,0 2>/dev/null |
-			/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["/mrc/host,0"]["msgs_completed"])' 2>/dev/null || echo 0)
-		[ "$c" = 150 ] && done_n=$((done_n + 1))
+		[ "$(mrc_msgs_completed h$h.log)" = 150 ] && done_n=$((done_n + 1))
 	done
 	[ "$done_n" = 2 ] && break
 	kill -0 $pid0 2>/dev/null && kill -0 $pid1 2>/dev/null || break
