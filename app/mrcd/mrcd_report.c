@@ -353,9 +353,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 	struct mrcd_snapshot t;
 	struct mrcd_hist hist;
 	const uint64_t run = d->run_tsc ? d->run_tsc : 1;
-	static const struct mrc_fabric_counters no_fabric; /* ethdev mode: all zero */
-	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) :
-								 &no_fabric;
+	/* Only the emulated fabric has fabric counters; ethdev and loop modes have ports. */
+	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) : NULL;
 	struct mrcd_port_drops pd;
 	uint64_t lost;
 
@@ -404,7 +403,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		if (v != 0)
 			printf(" (%s %" PRIu64 ")", mrc_wire_reject_name((enum mrc_wire_rx)r), v);
 	}
-	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++) {
+	for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++) {
 		uint64_t v = mrc_fabric_counters_get(fc, i);
 
 		if (v != 0 && strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
@@ -452,12 +451,12 @@ mrcd_summary(const struct mrcd_daemon *d)
 				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n", t.ev_good,
 				t.ev_skip, t.ev_bad, t.ev_denied);
 			fprintf(j, " \"drops\": {\"parser\": %" PRIu64, t.rejects);
-			for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
+			for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++)
 				if (strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
 					fprintf(j, ", \"fabric_%s\": %" PRIu64,
 						mrc_fabric_counters_desc[i].name,
 						mrc_fabric_counters_get(fc, i));
-			if (d->fab == NULL)
+			if (fc == NULL)
 				fprintf(j, ", \"port_imissed\": %" PRIu64 ", \"port_ierrors\": %" PRIu64
 					", \"port_oerrors\": %" PRIu64 ", \"port_rx_nombuf\": %" PRIu64,
 					pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
