@@ -59,7 +59,8 @@ PY
 # runs, or sleeps in a system call it should never block in.
 mrc_dump_threads() {
 	local pid=$1 t c
-	c=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
+	[ -d "/proc/$pid" ] || { echo "process $pid: gone"; return 0; }
+	c=$(awk '{print $1}' "/proc/$pid/task/$pid/children" 2>/dev/null || true)
 	[ -n "$c" ] && pid=$c
 	for t in /proc/"$pid"/task/*; do
 		[ -d "$t" ] || continue
