@@ -128,7 +128,7 @@ while [ $SECONDS -lt $deadline ]; do
 		echo "netns_srv6: ${SECONDS}s: messages completed: host 0 $c0, host 1 $c1"
 		next_say=$((SECONDS + 10))
 	fi
-	if [ "$c0 $c1" != "$last_c" ]; then
+	if [ "$c0 $c1" != "$last_c" ] || [ -z "$(mrc_sock h0.log)" ] || [ -z "$(mrc_sock h1.log)" ]; then
 		last_c="$c0 $c1"
 		last_change=$SECONDS
 	elif [ "$dumped" = no ] && [ $((SECONDS - last_change)) -ge 15 ]; then
