@@ -68,7 +68,7 @@ mrc_dump_threads() {
 			"wchan $(cat "$t/wchan" 2>/dev/null) utime+stime $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null)"
 	done
 	if command -v gdb > /dev/null; then
-		timeout 60 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |
+		timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |
 			grep -E '^(Thread|#)' || true
 	fi
 }

@@ -587,9 +587,10 @@ test_ecn_moves_traffic_off_a_path(void)
  * their EVs are retired until the floor (ev_min_active, 32 = planes 6 and
  * 7's active EVs) holds the rest. Planes 0-5 heal, and planes 6-7 fail
  * before a probe could re-admit anything. Every usable EV is now on a dead
- * plane, and the floor keeps them usable: the sender must still find the
- * healed planes and finish (it once stood still for good, no error, no
- * progress: no retired EV was probed while the QP timer had fired).
+ * plane, and stays usable: the floor, and a peer that hears nothing and so
+ * reveals no loss but the QP timer's. The sender must still find the healed
+ * planes and finish (it once stood still for good, no error, no progress:
+ * no retired EV is probed while the QP timer has fired).
  */
 static int
 test_floor_on_dead_planes(void)
