@@ -17,7 +17,8 @@ mrc_msgs_completed() {
 	local s
 	s=$(mrc_sock "$1")
 	[ -n "$s" ] || { echo 0; return; }
-	/usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
+	# A daemon that does not answer must not hang the caller's loop.
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
 		/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0
 }
 

@@ -121,9 +121,16 @@ next_say=$((SECONDS + 10))
 last_c=
 last_change=$SECONDS
 dumped=no
+# A step of this loop that takes seconds (a telemetry query, `ip link`) is
+# named: the loop itself standing still looks like a stalled transfer.
+slow() { [ $((SECONDS - $1)) -lt 5 ] || echo "netns_srv6: $2 took $((SECONDS - $1)) s (at ${SECONDS}s)"; }
 while [ $SECONDS -lt $deadline ]; do
+	t=$SECONDS
 	c0=$(mrc_msgs_completed h0.log)
+	slow $t "host 0's telemetry"
+	t=$SECONDS
 	c1=$(mrc_msgs_completed h1.log)
+	slow $t "host 1's telemetry"
 	if [ $SECONDS -ge $next_say ]; then
 		echo "netns_srv6: ${SECONDS}s: messages completed: host 0 $c0, host 1 $c1"
 		next_say=$((SECONDS + 10))
@@ -137,7 +144,9 @@ while [ $SECONDS -lt $deadline ]; do
 		dumped=yes
 	fi
 	if [ "$link_down" = no ] && [ "$c0" -ge 40 ]; then
+		t=$SECONDS
 		ip -n "$pfx-p1-t0-0" link set dev u0 down
+		slow $t "ip link set down"
 		link_down="after $c0 messages"
 		echo "netns_srv6: plane 1's T0 0 - T1 0 link set down $link_down"
 	fi
