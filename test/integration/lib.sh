@@ -30,7 +30,7 @@ mrc_dump_state() {
 	local s
 	s=$(mrc_sock "$1")
 	[ -n "$s" ] || { echo "no telemetry socket in $1" > "$2"; return 0; }
-	/usr/bin/python3 - "$mrc_telemetry" "$s" > "$2" 2>&1 <<'PY' || true
+	timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$s" > "$2" 2>&1 <<'PY' || true
 import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
 tel = importlib.util.module_from_spec(spec)

@@ -154,7 +154,7 @@ while [ $SECONDS -lt $deadline ]; do
 	kill -0 "${hpids[0]}" 2>/dev/null && kill -0 "${hpids[1]}" 2>/dev/null || break
 	sleep 0.2
 done
-if [ "$c0" != $msgs ] || [ "$c1" != $msgs ]; then
+if { [ "$c0" != $msgs ] || [ "$c1" != $msgs ]; } && [ "$dumped" = no ]; then
 	dump_state end
 fi
 fwd_p0=$(ip netns exec "$t1" nstat -az Ip6OutForwDatagrams 2>/dev/null | awk '/Ip6OutForwDatagrams/ {print $2}')
