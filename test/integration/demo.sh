@@ -113,6 +113,7 @@ check(0 < verified <= s["bytes_verified"],
       f"telemetry verified {verified} vs final {s['bytes_verified']}")
 m = s["messages"]
 check(m["completed"] > 100, f"only {m['completed']} messages completed")
+check(0 < s["worker_cpu_share"] <= 1.05, f"worker CPU share {s['worker_cpu_share']}")
 check(m["lost"] == 0 and m["failed"] == 0, f"messages lost {m['lost']}, failed {m['failed']}")
 check(s["verify_errors"] == 0, f"{s['verify_errors']} messages corrupted")
 check(any(k.startswith("fabric_drop") for k in s["drops"]) and "port_imissed" not in s["drops"],
