@@ -71,6 +71,17 @@ struct mrcd_query_ev {
 
 #define MRCD_QUERY_MAX_EVS 1024
 
+/* A queried QP's reliability and window state: why it sends or does not. */
+struct mrcd_query_rel {
+	uint32_t snd_una, snd_nxt, n_inflight, n_lost, cwnd_bytes;
+	uint32_t rx_epsn, rx_max_psn, rx_pending;
+	uint8_t error, retries;
+	bool can_send, probe_wanted, probe_outstanding;
+	uint64_t rto_fired, probes_asked, spurious;
+	/* ages at the copy, in TSC ticks */
+	uint64_t since_progress_tsc, since_ack_tsc, srtt_tsc;
+};
+
 /* A telemetry question about one QP and its owner's answer (mrcd_query.c). */
 struct mrcd_qp_query {
 	uint32_t req;  /* bumped by the asker */
@@ -82,6 +93,8 @@ struct mrcd_qp_query {
 	enum mrc_qp_error error;
 	size_t mem_bytes;
 	struct mrc_qp_counters counters;
+	bool has_rel; /* the sender/receiver state below is valid (past INIT) */
+	struct mrcd_query_rel rel;
 	unsigned int n_ev;
 	struct mrcd_query_ev ev[MRCD_QUERY_MAX_EVS];
 };

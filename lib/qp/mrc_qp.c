@@ -661,6 +661,17 @@ mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 					MRC_QP_ERR_REMOTE_OP : MRC_QP_ERR_RETRY_EXCEEDED);
 			return UINT64_MAX;
 		}
+		/*
+		 * The timer fired twice in a row without progress: the EVs in use
+		 * may all be on planes that died unseen, kept in use by the floor,
+		 * while the retired ones (never probed while the timer runs) are
+		 * the way out. Start the pool afresh (mrc_ev_readmit_all()).
+		 */
+		if (qp->rtx->stats.rto_fired != qp->rto_seen) {
+			qp->rto_seen = qp->rtx->stats.rto_fired;
+			if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
+				mrc_ev_readmit_all(qp->ev);
+		}
 		/* EV probes nobody answered. */
 		for (unsigned int i = 0; i < EV_PROBES; i++) {
 			struct qp_ev_probe *p = &qp->ev_probe[i];

@@ -114,6 +114,7 @@ struct mrc_qp {
 	uint16_t probe_id;
 	struct qp_ev_probe ev_probe[EV_PROBES];
 	uint64_t ev_probe_timeout_tsc;
+	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
 
 	/* handed to rel's callbacks: the NACK being applied, and the time */
 	uint8_t nack_reason;
