@@ -129,18 +129,6 @@ mrc_qp_complete_sends(struct mrc_qp *qp)
 /* ---- rel callbacks: what deliveries and losses mean to EV and CC ---- */
 
 static void
-rel_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, uint8_t tx_count)
-{
-	struct mrc_qp *qp = ctx;
-
-	RTE_SET_USED(psn);
-	RTE_SET_USED(ev);
-	RTE_SET_USED(cookie);
-	RTE_SET_USED(tx_count);
-	qp->inflight_bytes -= RTE_MIN(qp->inflight_bytes, (uint32_t)len);
-}
-
-static void
 rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 	enum mrc_rel_loss why)
 {
@@ -150,7 +138,6 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 
 	RTE_SET_USED(psn);
 	RTE_SET_USED(cookie);
-	qp->inflight_bytes -= RTE_MIN(qp->inflight_bytes, (uint32_t)len);
 	switch (why) {
 	case MRC_REL_LOSS_NACK:
 		/* The NACK's reason already told the EV what happened (a trim is not a dead path). */
@@ -177,7 +164,8 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 	}
 }
 
-const struct mrc_rel_tx_ops mrc_qp_rel_ops = {.acked = rel_acked, .lost = rel_lost};
+/* Deliveries need nothing here: rel counts the bytes in flight, and completions read snd_una. */
+const struct mrc_rel_tx_ops mrc_qp_rel_ops = {.lost = rel_lost};
 
 /* ---- create, destroy, transitions ---- */
 
@@ -511,7 +499,6 @@ mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_attr 
 		free_parts(qp);
 		qp->sq_head = qp->sq_send = qp->sq_tail = 0;
 		qp->ctrl_head = qp->ctrl_tail = 0;
-		qp->inflight_bytes = 0;
 		qp->state = MRC_QP_RESET;
 		qp->error = MRC_QP_ERR_NONE;
 		return 0;
