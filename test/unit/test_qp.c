@@ -15,6 +15,7 @@
 
 #include <rte_mbuf.h>
 
+#include "mrc_ev.h"
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test.h"
@@ -583,6 +584,71 @@ test_late_packet_leaves_flight_once(void)
 	return MRC_TEST_OK;
 }
 
+/* Retired EVs (active slots) across the pool. */
+static unsigned int
+retired_evs(const struct mrc_qp *qp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int pl = 0; pl < 8; pl++) {
+		struct mrc_ev_counts c;
+
+		if (mrc_ev_plane_counts(mrc_qp_ev_pool(qp), pl, &c) == 0)
+			n += c.active[MRC_EV_ASSUMED_BAD];
+	}
+	return n;
+}
+
+/*
+ * A random loss retires its EV; with no backup left, its plane carries
+ * less until the EV is re-admitted. Probe rounds are frequent enough to
+ * bring a sound EV back within a millisecond (3 good answers).
+ */
+static int
+test_sound_ev_readmitted_soon(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 3, .left = 1};
+	struct rte_mbuf *pk[64];
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ev.n_backup = 0;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(d.left, 0);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+	const uint64_t lost_at = p.now;
+
+	/* Idle but for the probes: within 1 ms the EV is back. */
+	while (p.now < lost_at + 1000 * US && retired_evs(p.h[0].qp) > 0) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = mrc_qp_tx_burst(p.h[i].qp, p.now, 0xff, &p.rand, pk, 64);
+
+			wire_send(&w, &p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p.h[i].qp, p.now);
+		}
+		wire_deliver(&w, &p);
+		p.now += 100;
+	}
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_ev_probes >= 3, "probed");
+	run(&p, &w, 100 * US);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* ---- reference modes: paths ECMP, reliability GBN ---- */
 
 static void
@@ -823,6 +889,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_zero_length_write),
 	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
+	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
 	MRC_TEST_CASE(test_gbn_rewinds_on_gap),
