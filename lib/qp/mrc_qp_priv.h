@@ -88,7 +88,6 @@ struct mrc_qp {
 	uint32_t sq_mask;
 	uint32_t sq_head, sq_send, sq_tail;
 	uint16_t next_msn, next_rqmsn;
-	uint32_t inflight_bytes;
 
 	/* parts, allocated at the transitions */
 	struct mrc_ev_cfg ev_cfg;
