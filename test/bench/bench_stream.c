@@ -14,14 +14,16 @@
  *   bench_stream recv --port P --out FILE [--msg-bytes B] [--timeout S]
  *       accepts one connection, reads to EOF, writes FILE: a header line,
  *       then one completion time (ns) per message; prints one JSON line
- *   bench_stream send --addr A --port P [--msg-bytes B] [--seconds S]
- *       writes messages for S seconds, then closes; prints one JSON line
+ *   bench_stream send --addr A --port P [--msg-bytes B] [--seconds S] [--cc NAME]
+ *       writes messages for S seconds, then closes; prints one JSON line;
+ *       --cc sets the TCP congestion control (under MPTCP, of every subflow)
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +133,7 @@ do_recv(int port, const char *out, size_t msg, int timeout_s)
 }
 
 static int
-do_send(const char *addr, int port, size_t msg, double seconds)
+do_send(const char *addr, int port, size_t msg, double seconds, const char *cc)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	uint64_t *buf = malloc(msg), word = 0, msgs = 0;
@@ -143,6 +145,11 @@ do_send(const char *addr, int port, size_t msg, double seconds)
 		return 1;
 	}
 	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd >= 0 && cc != NULL &&
+		setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) != 0) {
+		fprintf(stderr, "bench_stream: congestion control '%s': %s\n", cc, strerror(errno));
+		return 1;
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		fprintf(stderr, "bench_stream: connect %s:%d: %s\n", addr, port, strerror(errno));
 		return 1;
@@ -184,8 +191,9 @@ main(int argc, char **argv)
 	static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
 		{"out", required_argument, NULL, 'o'}, {"addr", required_argument, NULL, 'a'},
 		{"msg-bytes", required_argument, NULL, 'm'}, {"seconds", required_argument, NULL, 's'},
-		{"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
-	const char *out = NULL, *addr = NULL;
+		{"timeout", required_argument, NULL, 't'}, {"cc", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0}};
+	const char *out = NULL, *addr = NULL, *cc = NULL;
 	size_t msg = 65536;
 	double seconds = 3;
 	int port = 5201, timeout_s = 30, c;
@@ -202,6 +210,7 @@ main(int argc, char **argv)
 		case 'm': msg = strtoul(optarg, NULL, 0); break;
 		case 's': seconds = atof(optarg); break;
 		case 't': timeout_s = atoi(optarg); break;
+		case 'c': cc = optarg; break;
 		default: return 2;
 		}
 	}
@@ -212,7 +221,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "recv") == 0 && out != NULL)
 		return do_recv(port, out, msg, timeout_s);
 	if (strcmp(argv[1], "send") == 0 && addr != NULL)
-		return do_send(addr, port, msg, seconds);
+		return do_send(addr, port, msg, seconds, cc);
 	fprintf(stderr, "bench_stream: recv needs --out, send needs --addr\n");
 	return 2;
 }
