@@ -38,7 +38,9 @@ def mono():
 
 
 def spawn(argv, log):
-    p = subprocess.Popen(argv, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    # mrcd without hugepages: the helpers and tests sharing this machine use them.
+    env = dict(os.environ, MRC_NO_HUGE="1")
+    p = subprocess.Popen(argv, stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
     children.append(p)
     return p
 
@@ -79,16 +81,19 @@ def finish(p, timeout, sig=None):
 # ---- one trial per stack: returns the receiver's series and counts ----
 
 def fault_at(a, t_fault):
-    """Sleep until t_fault (monotonic s), apply the fault, return its stamp."""
+    """Sleep until t_fault (monotonic s), apply the fault; return the times
+    just before (the stall counts gaps ending after it) and just after the
+    command (goodput windows start from it: on a loaded machine `nft` can
+    take a while)."""
     time.sleep(max(0.0, t_fault - mono()))
-    stamp = mono()  # before the rule: a gap ending after it is after the fault
+    stamp = mono()
     if a.fault == "blackhole":
         paths("blackhole", a.prefix, a.fault_path)
     elif a.fault == "linkdown":
         paths("linkdown", a.prefix, a.fault_path)
     elif a.fault == "pitfall":
         paths("pitfall", a.prefix, a.fault_path)
-    return stamp
+    return stamp, mono()
 
 
 def trial_mptcp(a, work, tag, run_s, t_fault_after):
@@ -120,12 +125,23 @@ def trial_mptcp(a, work, tag, run_s, t_fault_after):
             "msgs_lost": sent["msgs"] - got["msgs"], "verify_errors": got["bad_words"]}
 
 
+def pool(at_least):
+    k = 1
+    while (1 << k) - 1 < at_least:
+        k += 1
+    return (1 << k) - 1
+
+
 def mrcd_config(a, host, mode, ts):
     n = a.paths
     paths_, rel = mode.split("_")
     lines = ["[daemon]", "hosts = 1", f"first_host = {host}", "cluster_hosts = 2",
              f"planes = {n}", "duration_s = 0", "drain_ms = 2000", "profile = profile.ini",
-             "scenario = none", "", "[ports]", "mode = ethdev", "rx_mbuf_data_room = 9344"]
+             "scenario = none", "", "[ports]", "mode = ethdev", "rx_mbuf_data_room = 9344",
+             # Small rings and the smallest pools they allow, 2^k - 1 (9 KB rx
+             # buffers): without hugepages the EAL's memory is set up page by page.
+             "rx_desc = 512", "tx_desc = 512",
+             f"rx_pool_mbufs = {pool(n * 544)}", f"tx_pool_mbufs = {pool(n * 544 * 3)}"]
     for i in range(n):
         lines += [f"vdev.{i} = net_af_packet{i},iface=p{i},blocksz=65536,framesz=8192,"
                   "framecnt=1024,qpairs=1", f"h{host}.p{i} = net_af_packet{i}"]
@@ -135,7 +151,11 @@ def mrcd_config(a, host, mode, ts):
     # A fixed window: the links here have no ECN and no trimming for NSCC
     # to read; the window fills each path used to about half its queue.
     used = n if paths_ == "spray" else 1
+    # The retransmit timer sits above the paths' worst queueing (a 64 KB
+    # window on one 100 Mbit/s path is 5.2 ms), as its default does on the
+    # emulated fabric.
     lines += ["", "[transport]", "encap = plain", f"paths = {paths_}", f"reliability = {rel}",
+              f"timeout = {a.timeout}",
               "", "[cc]", "algorithm = fixed", f"fixed_cwnd_kb = {a.window_kb * used}",
               f"base_rtt_us = {a.base_rtt_us}",
               "", "[telemetry]", "console = false", f"timeseries = {ts}",
@@ -148,7 +168,9 @@ def trial_mrcd(a, work, tag, mode, run_s, t_fault_after):
         f.write("[profile]\npattern = incast\nincast_target = 1\nmsg_kb = 64\n"
                 "qps_per_peer = 1\noutstanding = 16\nverify = true\n")
     procs = {}
-    for host, ns, lc in ((1, "b", "0@0,1@1"), (0, "a", "0@1,1@0")):
+    # The workers poll on CPUs of their own; both main lcores (asleep but for
+    # start-up) on the sender's, so host 0 starts beside, not under, host 1's worker.
+    for host, ns, lc in ((1, "b", "0@0,1@1"), (0, "a", "0@0,1@0")):
         cfg = f"{work}/{tag}.h{host}.ini"
         with open(cfg, "w") as f:
             f.write(mrcd_config(a, host, mode, f"{work}/{tag}.h{host}.ts.jsonl"))
@@ -245,11 +267,12 @@ def failover(a):
             if r is None or r["fault"] is None:
                 print(f"bench-veth: {tag}: no result", file=sys.stderr)
                 continue
-            f = r["fault"]
+            f, f_done = r["fault"]
             before = gbps(r["series"], f - pre, f)
-            after = gbps(r["series"], f + a.settle_s, f + post)
+            after = gbps(r["series"], f_done + a.settle_s, r["t_end"] - 0.05)
             st, exact = stall(r, f, f + post - 0.05)
             one = {"rep": rep, "stall_ms": round(st, 3), "stall_exact": exact,
+                   "fault_cmd_ms": round((f_done - f) * 1e3, 1),
                    "goodput_before_gbps": round(before, 4), "goodput_after_gbps": round(after, 4),
                    "after_over_before": round(after / before, 4) if before else None,
                    "msgs_lost": r["msgs_lost"], "verify_errors": r["verify_errors"],
@@ -259,7 +282,8 @@ def failover(a):
                 if k in r:
                     one[k] = r[k]
             res["runs"][stack].append(one)
-            print(f"bench-veth: {stack:5} rep {rep}: stall {st:8.2f} ms{'' if exact else ' (<)'}, "
+            print(f"bench-veth: {stack:5} rep {rep}: fault took {one['fault_cmd_ms']} ms; "
+                  f"stall {st:8.2f} ms{'' if exact else ' (<)'}, "
                   f"goodput {before:.3f} -> {after:.3f} Gb/s ({one['after_over_before']}), "
                   f"lost {r['msgs_lost']}, verify errors {r['verify_errors']}", flush=True)
     res["median"] = {}
@@ -339,13 +363,19 @@ def main():
     ap.add_argument("--levels", default="0,1,10,50", help="loss in per mille, lossless first")
     ap.add_argument("--window-kb", type=int, default=64)
     ap.add_argument("--base-rtt-us", type=int, default=1000)
+    ap.add_argument("--timeout", type=int, default=13, help="[transport] timeout (exponent)")
     ap.add_argument("--tcp-cc", default="cubic")
     ap.add_argument("--meta", default="{}", help="JSON merged into the output")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, stop_all)
     signal.signal(signal.SIGINT, stop_all)
+    load0 = os.getloadavg()[0]
     res = failover(a) if a.what == "failover" else loss(a)
-    res = {**json.loads(a.meta), **res}
+    # Both stacks share 2 CPUs with whatever else runs: say how busy they were.
+    res = {**json.loads(a.meta), "load_average": [round(load0, 2), round(os.getloadavg()[0], 2)],
+           "mrcd_settings": {"cc": "fixed", "window_kb_per_path": a.window_kb,
+                             "base_rtt_us": a.base_rtt_us, "timeout": a.timeout,
+                             "outstanding": 16, "encap": "plain"}, **res}
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     return 0
