@@ -251,6 +251,71 @@ def bins(series, t_ref, lo, hi, width):
     return out
 
 
+# ---- which faults each stack can see ----
+
+ETH_P_ALL, ETH_TEST = 0x0003, 0x88B5  # 0x88B5: IEEE local experimental EtherType
+
+
+def probe(argv):
+    """Run inside a namespace: rx IFACE SECONDS (count test frames on an
+    AF_PACKET socket, as net_af_packet opens it), tx IFACE DST SRC COUNT, or tcp
+    ADDR (what the kernel's stack sees: refused = reachable)."""
+    import socket
+    if argv[0] == "rx":
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        s.bind((argv[1], 0))
+        s.settimeout(0.05)
+        n, end = 0, time.monotonic() + float(argv[2])
+        print("ready", flush=True)
+        while time.monotonic() < end:
+            try:
+                f = s.recv(2048)
+            except socket.timeout:
+                continue
+            n += len(f) >= 14 and int.from_bytes(f[12:14], "big") == ETH_TEST
+        print(n)
+    elif argv[0] == "tx":
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((argv[1], 0))
+        dst = bytes.fromhex(argv[2].replace(":", ""))
+        src = bytes.fromhex(argv[3].replace(":", ""))  # a bridge drops a zero source
+        for _ in range(int(argv[4])):
+            s.send(dst + src + ETH_TEST.to_bytes(2, "big") + bytes(50))
+            time.sleep(0.002)
+    elif argv[0] == "tcp":
+        try:
+            socket.create_connection((argv[1], 9), timeout=0.5).close()
+            print("open")
+        except ConnectionRefusedError:
+            print("reachable")
+        except OSError:
+            print("unreachable")
+
+
+def visibility(a):
+    """Frames sent on path 1 under each fault: does an AF_PACKET receiver on
+    host 1's port (mrcd's net_af_packet) see them, and does host 1's kernel
+    stack (MPTCP's) answer? Both must lose the path for a fair fault."""
+    me = [sys.executable, os.path.abspath(__file__), "probe"]
+    a_mac, b_mac, count, out = "02:6d:72:00:00:01", "02:6d:72:00:01:01", 40, {}
+    for fault in ("none", "pitfall", "blackhole"):
+        if fault != "none":
+            paths(fault, a.prefix, 1)
+        rx = subprocess.Popen(["ip", "netns", "exec", f"{a.prefix}-b"] + me + ["rx", "p1", "1.0"],
+                              stdout=subprocess.PIPE, text=True)
+        rx.stdout.readline()
+        subprocess.run(["ip", "netns", "exec", f"{a.prefix}-a"] + me +
+                       ["tx", "p1", b_mac, a_mac, str(count)], check=True)
+        got = int(rx.communicate()[0].strip() or 0)
+        tcp = subprocess.run(["ip", "netns", "exec", f"{a.prefix}-a"] + me + ["tcp", "10.77.1.2"],
+                             capture_output=True, text=True).stdout.strip()
+        paths("clear", a.prefix, a.paths)
+        out[fault] = {"af_packet_frames_seen": got, "frames_sent": count, "kernel_tcp": tcp}
+        print(f"bench-veth: fault {fault:9}: AF_PACKET on host 1 saw {got} of {count} frames; "
+              f"host 1's TCP stack: {tcp}", flush=True)
+    return out
+
+
 # ---- the two benchmarks ----
 
 def failover(a):
@@ -344,6 +409,9 @@ def loss(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    if len(sys.argv) > 1 and sys.argv[1] == "probe":
+        probe(sys.argv[2:])
+        return 0
     ap.add_argument("what", choices=["failover", "loss"])
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--paths", type=int, required=True)
@@ -370,7 +438,10 @@ def main():
     signal.signal(signal.SIGTERM, stop_all)
     signal.signal(signal.SIGINT, stop_all)
     load0 = os.getloadavg()[0]
+    vis = visibility(a) if a.what == "failover" else None
     res = failover(a) if a.what == "failover" else loss(a)
+    if vis:
+        res["fault_visibility"] = vis
     # Both stacks share 2 CPUs with whatever else runs: say how busy they were.
     res = {**json.loads(a.meta), "load_average": [round(load0, 2), round(os.getloadavg()[0], 2)],
            "mrcd_settings": {"cc": "fixed", "window_kb_per_path": a.window_kb,
