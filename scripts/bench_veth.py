@@ -21,6 +21,7 @@ Run as root by the bench scripts, which build and remove the namespaces."""
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -49,6 +50,9 @@ def stop_all(*_):
     for p in children:
         if p.poll() is None:
             p.kill()
+            p.wait()
+            # What a killed mrcd leaves (ip netns exec runs it under this pid).
+            shutil.rmtree(f"/var/run/dpdk/mrcd_{p.pid}", ignore_errors=True)
     sys.exit(1)
 
 

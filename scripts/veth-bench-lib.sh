@@ -41,7 +41,11 @@ veth_check() {
 }
 
 veth_cleanup() {
-	[ -n "${runner:-}" ] && kill -TERM "$runner" 2>/dev/null && wait "$runner" 2>/dev/null
+	set +e
+	if [ -n "${runner:-}" ]; then
+		kill -TERM "$runner" 2>/dev/null
+		wait "$runner" 2>/dev/null
+	fi
 	"$root/scripts/veth-paths.sh" down "$prefix" 2>/dev/null || true
 	rm -rf "$work"
 }
