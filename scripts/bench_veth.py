@@ -84,19 +84,37 @@ def finish(p, timeout, sig=None):
 
 # ---- one trial per stack: returns the receiver's series and counts ----
 
+def fault_prepare(a):
+    """Start the command that makes the fault, waiting on its input: on a
+    loaded machine starting `ip netns exec ... nft` takes up to a second,
+    parsing one rule and sending it over netlink does not."""
+    s = f"{a.prefix}-s{a.fault_path}"
+    if a.fault == "blackhole":  # = veth-paths.sh blackhole
+        argv, text = ["ip", "netns", "exec", s, "nft", "-f", "-"], \
+            "add rule bridge veth fault counter drop\n"
+    elif a.fault == "linkdown":  # = veth-paths.sh linkdown
+        argv, text = ["ip", "-n", s, "-batch", "-"], "link set h0 down\nlink set h1 down\n"
+    else:  # pitfall = veth-paths.sh pitfall
+        argv = ["ip", "netns", "exec", f"{a.prefix}-b", "nft", "-f", "-"]
+        text = (f"table netdev vethpit {{\n chain in {{\n  type filter hook ingress device "
+                f"p{a.fault_path} priority 0; policy accept;\n  counter drop\n }}\n}}\n")
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, text=True)
+    children.append(p)
+    return p, text
+
+
 def fault_at(a, t_fault):
-    """Sleep until t_fault (monotonic s), apply the fault; return the times
-    just before (the stall counts gaps ending after it) and just after the
-    command (goodput windows start from it: on a loaded machine `nft` can
-    take a while)."""
+    """Apply the fault at t_fault (monotonic s); return the times just
+    before (the stall counts gaps ending after it) and just after it took
+    effect (goodput windows start there)."""
+    p, text = fault_prepare(a)
     time.sleep(max(0.0, t_fault - mono()))
     stamp = mono()
-    if a.fault == "blackhole":
-        paths("blackhole", a.prefix, a.fault_path)
-    elif a.fault == "linkdown":
-        paths("linkdown", a.prefix, a.fault_path)
-    elif a.fault == "pitfall":
-        paths("pitfall", a.prefix, a.fault_path)
+    p.stdin.write(text)
+    p.stdin.close()
+    if p.wait() != 0:
+        print(f"bench-veth: the {a.fault} command failed", file=sys.stderr)
+        return None
     return stamp, mono()
 
 
@@ -333,7 +351,7 @@ def failover(a):
             r = (trial_mrcd(a, work, tag, "spray_sack", run_s, warm + pre) if stack == "mrcd"
                  else trial_mptcp(a, work, tag, run_s, warm + pre))
             paths("clear", a.prefix, a.paths)
-            if r is None or r["fault"] is None:
+            if r is None or r.get("fault") is None:
                 print(f"bench-veth: {tag}: no result", file=sys.stderr)
                 continue
             f, f_done = r["fault"]
