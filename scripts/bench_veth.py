@@ -449,7 +449,7 @@ def main():
     ap.add_argument("--post-s", type=float, default=1.5)
     ap.add_argument("--settle-s", type=float, default=0.5)
     ap.add_argument("--run-s", type=float, default=2.5)
-    ap.add_argument("--bin-s", type=float, default=0.02)
+    ap.add_argument("--bin-s", type=float, default=0.05)
     ap.add_argument("--levels", default="0,1,10,50", help="loss in per mille, lossless first")
     ap.add_argument("--window-kb", type=int, default=64)
     ap.add_argument("--base-rtt-us", type=int, default=1000)

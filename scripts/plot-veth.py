@@ -40,7 +40,7 @@ def failover(r, png, plt):
             title += f": median stall {med['stall_ms']:.1f} ms, after/before " \
                      f"{med['after_over_before']:.2f}"
         ax[k].set_title(title, fontsize=10)
-        ax[k].set_ylabel("goodput, Gb/s (20 ms bins)")
+        ax[k].set_ylabel(f"goodput, Gb/s ({r.get('bin_ms', 50)} ms bins)")
         ax[k].set_ylim(0, cap * 1.6)
         ax[k].legend(fontsize=8, loc="upper right")
     ax[1].set_xlabel(f"ms from the black hole on path {r['fault_path']} (red); dotted: {n} paths' "
