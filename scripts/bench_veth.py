@@ -60,6 +60,30 @@ def paths(*args):
     subprocess.run([PATHS] + [str(a) for a in args], check=True)
 
 
+def in_switches(a, *cmd):
+    """One command in every path's switch at once: under load each start
+    of `ip netns exec` costs a fraction of a second."""
+    ps = [subprocess.Popen(["ip", "netns", "exec", f"{a.prefix}-s{i}"] + list(cmd))
+          for i in range(a.paths)]
+    if any(p.wait() != 0 for p in ps):
+        raise RuntimeError(f"{' '.join(cmd)} failed in a switch")
+
+
+def set_loss(a, permille):  # = veth-paths.sh loss
+    in_switches(a, "nft", "add", "rule", "bridge", "veth", "fault", "numgen", "random", "mod",
+                "1000", "<", str(permille), "counter", "drop")
+
+
+def clear(a):  # = veth-paths.sh clear, for what these trials set
+    in_switches(a, "nft", "flush", "chain", "bridge", "veth", "fault")
+    if a.fault == "linkdown":
+        for port in ("h0", "h1"):
+            subprocess.run(["ip", "-n", f"{a.prefix}-s{a.fault_path}", "link", "set", port, "up"])
+    if a.fault == "pitfall":
+        subprocess.run(["ip", "netns", "exec", f"{a.prefix}-b", "nft", "delete", "table", "netdev",
+                        "vethpit"], stderr=subprocess.DEVNULL)
+
+
 def wait_for(path, text, timeout):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -331,7 +355,12 @@ def visibility(a):
         got = int(rx.communicate()[0].strip() or 0)
         tcp = subprocess.run(["ip", "netns", "exec", f"{a.prefix}-a"] + me + ["tcp", "10.77.1.2"],
                              capture_output=True, text=True).stdout.strip()
-        paths("clear", a.prefix, a.paths)
+        if fault == "pitfall":
+            subprocess.run(["ip", "netns", "exec", f"{a.prefix}-b", "nft", "delete", "table",
+                            "netdev", "vethpit"], check=True)
+        elif fault == "blackhole":
+            subprocess.run(["ip", "netns", "exec", f"{a.prefix}-s1", "nft", "flush", "chain",
+                            "bridge", "veth", "fault"], check=True)
         out[fault] = {"af_packet_frames_seen": got, "frames_sent": count, "kernel_tcp": tcp}
         print(f"bench-veth: fault {fault:9}: AF_PACKET on host 1 saw {got} of {count} frames; "
               f"host 1's TCP stack: {tcp}", flush=True)
@@ -350,7 +379,7 @@ def failover(a):
             tag = f"fo-{stack}-{rep}"
             r = (trial_mrcd(a, work, tag, "spray_sack", run_s, warm + pre) if stack == "mrcd"
                  else trial_mptcp(a, work, tag, run_s, warm + pre))
-            paths("clear", a.prefix, a.paths)
+            clear(a)
             if r is None or r.get("fault") is None:
                 print(f"bench-veth: {tag}: no result", file=sys.stderr)
                 continue
@@ -398,10 +427,11 @@ def loss(a):
             for l in levels:
                 tag = f"loss-{m}-{l}-{rep}"
                 if l:
-                    paths("loss", a.prefix, a.paths, l)
+                    set_loss(a, l)
                 r = (trial_mptcp(a, work, tag, a.run_s, None) if m == "mptcp"
                      else trial_mrcd(a, work, tag, m, a.run_s, None))
-                paths("clear", a.prefix, a.paths)
+                if l:
+                    clear(a)
                 if r is None:
                     print(f"bench-veth: {tag}: no result", file=sys.stderr)
                     runs[m][str(l)].append(None)
