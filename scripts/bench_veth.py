@@ -388,6 +388,7 @@ def failover(a):
             after = gbps(r["series"], f_done + a.settle_s, r["t_end"] - 0.05)
             st, exact = stall(r, f, f + post - 0.05)
             one = {"rep": rep, "stall_ms": round(st, 3), "stall_exact": exact,
+                   "load": round(os.getloadavg()[0], 1),
                    "fault_cmd_ms": round((f_done - f) * 1e3, 1),
                    "goodput_before_gbps": round(before, 4), "goodput_after_gbps": round(after, 4),
                    "after_over_before": round(after / before, 4) if before else None,
@@ -438,6 +439,7 @@ def loss(a):
                     continue
                 g = gbps(r["series"], r["t_start"] + a.warm_s, r["t_end"] - 0.05)
                 runs[m][str(l)].append({"goodput_gbps": round(g, 4), "msgs_lost": r["msgs_lost"],
+                                        "load": round(os.getloadavg()[0], 1),
                                         "verify_errors": r["verify_errors"],
                                         "retransmits": r.get("retransmits")})
                 print(f"bench-veth: {m:10} loss {l / 10:4g}% rep {rep}: {g:.3f} Gb/s, "

@@ -25,15 +25,16 @@ def failover(r, png, plt):
     cap = n * r["path_mbit"] / 1e3
     for k, (stack, color) in enumerate((("mrcd", "tab:blue"), ("mptcp", "tab:orange"))):
         runs = r["runs"].get(stack, [])
-        for i, run in enumerate(runs):
+        med = r["median"].get(stack)
+        for run in runs:
             t = [x[0] * 1e3 for x in run["timeline_gbps"]]
             g = [x[1] for x in run["timeline_gbps"]]
-            ax[k].plot(t, g, color=color, alpha=0.9 if i == 0 else 0.35, lw=1.2,
+            typical = med is not None and run["stall_ms"] == med["stall_ms"]  # drawn dark
+            ax[k].plot(t, g, color=color, alpha=0.9 if typical else 0.35, lw=1.2,
                        label=f"repetition {run['rep']}: stall {run['stall_ms']:.1f} ms")
         ax[k].axhline(cap, color="gray", ls=":", lw=1)
         ax[k].axhline(cap * (n - 1) / n, color="gray", ls="--", lw=1)
         ax[k].axvline(0, color="red", lw=1)
-        med = r["median"].get(stack)
         title = "mrcd (spray + SACK, net_af_packet)" if stack == "mrcd" else \
             "Linux MPTCP (mptcpize, cubic, one subflow per path)"
         if med:

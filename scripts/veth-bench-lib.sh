@@ -47,7 +47,8 @@ veth_cleanup() {
 		wait "$runner" 2>/dev/null
 	fi
 	"$root/scripts/veth-paths.sh" down "$prefix" 2>/dev/null || true
-	rm -rf "$work"
+	# VETH_KEEP=1 keeps every trial's configs, logs, --json and time series.
+	if [ "${VETH_KEEP:-0}" = 1 ]; then echo "bench-$name: trial files kept in $work"; else rm -rf "$work"; fi
 }
 
 veth_up() {
