@@ -56,8 +56,9 @@ build=$(realpath "$build")
 veth_check
 veth_up
 echo "bench-$name: $paths paths of $rate Mbit/s, $fault on path 1, $reps repetitions"
+# Only the default setting feeds README's table; others go to results/tmp/.
 out=results/bench-$name.json
-[ "$fault" = blackhole ] || out=results/tmp/bench-$name-$fault.json
+[ "$fault" = blackhole ] && [ "$paths" = 4 ] || out=results/tmp/bench-$name-$fault-p$paths.json
 mkdir -p results/tmp
 veth_run failover --reps "$reps" --fault "$fault" --out "$out" \
 	--meta "{\"bench\": \"veth-failover\", \"paths\": $paths, \"path_mbit\": $rate, \"queue_kb\": $queue_kb, \"fault\": \"$fault\", \"fault_path\": 1, \"msg_kib\": 64, \"tcp_cc\": \"cubic\", \"mrcd_mode\": \"spray_sack\", \"pre_s\": 1.0, \"post_s\": 1.5, \"settle_s\": 0.5, \"bin_ms\": 50}"

@@ -38,7 +38,9 @@ build=$(realpath "$build")
 veth_check
 veth_up
 echo "bench-$name: $paths paths of $rate Mbit/s, loss 0.1/1/5% on every path, $reps repetitions"
+# Only the default setting feeds README's table; others go to results/tmp/.
 out=results/bench-$name.json
+[ "$paths" = 4 ] || out=results/tmp/bench-$name-p$paths.json
 veth_run loss --reps "$reps" --run-s "$run_s" --levels 0,1,10,50 --out "$out" \
 	--meta "{\"bench\": \"veth-loss\", \"paths\": $paths, \"path_mbit\": $rate, \"queue_kb\": $queue_kb, \"reps\": $reps, \"run_s\": $run_s, \"msg_kib\": 64, \"tcp_cc\": \"cubic\"}"
 /usr/bin/python3 scripts/plot-veth.py loss "$out" "${out%.json}.png"
