@@ -438,6 +438,15 @@ def loss(a):
                     runs[m][str(l)].append(None)
                     continue
                 g = gbps(r["series"], r["t_start"] + a.warm_s, r["t_end"] - 0.05)
+                if r["series"] and r["series"][-1][1] == 0:
+                    # Nothing reached the receiver: a failed start, not a goodput (seen
+                    # a few times under heavy load); kept for a look, left out of medians.
+                    keep = os.path.join(a.results_tmp, f"veth-no-traffic-{tag}")
+                    shutil.copytree(work, keep, dirs_exist_ok=True)
+                    print(f"bench-veth: {tag}: nothing reached the receiver; files in {keep}",
+                          file=sys.stderr)
+                    runs[m][str(l)].append(None)
+                    continue
                 runs[m][str(l)].append({"goodput_gbps": round(g, 4), "msgs_lost": r["msgs_lost"],
                                         "load": round(os.getloadavg()[0], 1),
                                         "verify_errors": r["verify_errors"],
@@ -455,6 +464,7 @@ def loss(a):
             "goodput_gbps": {str(l / 10): statistics.median([g for g in good[l] if g is not None]
                                                             or [0.0]) for l in levels},
             "ratio": {str(l / 10): round(statistics.median(ratio[l] or [0.0]), 4) for l in levels},
+            "runs_without_traffic": sum(x is None for l in levels for x in runs[m][str(l)]),
             "all_delivered_and_verified": all(x["msgs_lost"] == 0 and x["verify_errors"] == 0
                                               for l in levels for x in runs[m][str(l)] if x),
             "runs": {str(l / 10): runs[m][str(l)] for l in levels}}
@@ -488,6 +498,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=13, help="[transport] timeout (exponent)")
     ap.add_argument("--tcp-cc", default="cubic")
     ap.add_argument("--meta", default="{}", help="JSON merged into the output")
+    ap.add_argument("--results-tmp", default="results/tmp")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, stop_all)
     signal.signal(signal.SIGINT, stop_all)
