@@ -438,7 +438,7 @@ def loss(a):
                     runs[m][str(l)].append(None)
                     continue
                 g = gbps(r["series"], r["t_start"] + a.warm_s, r["t_end"] - 0.05)
-                if r["series"] and r["series"][-1][1] == 0:
+                if not r["series"] or r["series"][-1][1] == 0:
                     # Nothing reached the receiver: a failed start, not a goodput (seen
                     # a few times under heavy load); kept for a look, left out of medians.
                     keep = os.path.join(a.results_tmp, f"veth-no-traffic-{tag}")
