@@ -24,10 +24,10 @@
 #define MRCD_GAPS 16
 
 struct mrcd_gaps {
-	uint64_t last_tsc;             /* the previous completion; 0: none yet */
-	unsigned int n;                /* gaps kept */
-	uint64_t len_tsc[MRCD_GAPS];   /* longest first */
-	uint64_t end_tsc[MRCD_GAPS];   /* when each ended (the later completion) */
+	uint64_t last_tsc;	     /* the previous completion; 0: none yet */
+	unsigned int n;		     /* gaps kept */
+	uint64_t len_tsc[MRCD_GAPS]; /* longest first */
+	uint64_t end_tsc[MRCD_GAPS]; /* when each ended (the later completion) */
 };
 
 /* A message completed at now_tsc (not before the previous one). */

@@ -190,7 +190,8 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
 		{"out", required_argument, NULL, 'o'}, {"addr", required_argument, NULL, 'a'},
-		{"msg-bytes", required_argument, NULL, 'm'}, {"seconds", required_argument, NULL, 's'},
+		{"msg-bytes", required_argument, NULL, 'm'},
+		{"seconds", required_argument, NULL, 's'},
 		{"timeout", required_argument, NULL, 't'}, {"cc", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0}};
 	const char *out = NULL, *addr = NULL, *cc = NULL;
@@ -204,14 +205,29 @@ main(int argc, char **argv)
 	}
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': port = atoi(optarg); break;
-		case 'o': out = optarg; break;
-		case 'a': addr = optarg; break;
-		case 'm': msg = strtoul(optarg, NULL, 0); break;
-		case 's': seconds = atof(optarg); break;
-		case 't': timeout_s = atoi(optarg); break;
-		case 'c': cc = optarg; break;
-		default: return 2;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'm':
+			msg = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 't':
+			timeout_s = atoi(optarg);
+			break;
+		case 'c':
+			cc = optarg;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (msg < 8 || msg % 8 != 0 || port <= 0 || port > 65535) {
