@@ -20,6 +20,7 @@
 #include "mrc_fabric.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
+#include "mrcd_gaps.h"
 #include "mrcd_gen.h"
 #include "mrcd_host.h"
 
@@ -40,6 +41,7 @@ struct mrcd_hostctx {
 	struct mrcd_host *rt;
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
+	struct mrcd_gaps gaps; /* the longest waits between messages received here */
 	uint64_t failed_msgs;
 	uint16_t port[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
 	uint32_t port_started;          /* ethdev mode: planes whose port we started */
@@ -125,6 +127,7 @@ struct mrcd_daemon {
 	struct mrcd_worker workers[MRCD_MAX_WORKERS];
 	int phase; /* enum mrcd_phase */
 	uint64_t run_tsc, drain_tsc;
+	uint64_t start_tsc, start_mono_ns; /* the run's t = 0, also as CLOCK_MONOTONIC */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
 	/* the fabric's counters, published by the worker that polls it */
 	uint32_t fab_seq;

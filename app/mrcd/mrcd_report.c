@@ -347,6 +347,35 @@ mrcd_pools_full(const struct mrcd_hostctx *hc)
 	return rc;
 }
 
+/* The receivers' longest waits between messages (mrcd_gaps.h), longest first. */
+static void
+print_gaps(FILE *f, const struct mrcd_daemon *d, bool json)
+{
+	bool any = false;
+
+	if (json)
+		fprintf(f, " \"start_monotonic_s\": %.9f, \"recv_gaps\": [",
+			(double)d->start_mono_ns / 1e9);
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrcd_gaps *g = &d->host[h].gaps;
+
+		for (unsigned int i = 0; i < g->n && (json || i == 0); i++) {
+			const double ms = (double)g->len_tsc[i] * 1e3 / (double)d->hz;
+			const double end_s = (double)(g->end_tsc[i] - d->start_tsc) / (double)d->hz;
+
+			if (json)
+				fprintf(f, "%s{\"host\": %u, \"ms\": %.4f, \"end_s\": %.6f}",
+					any ? ", " : "", d->cfg.daemon.first_host + h, ms, end_s);
+			else
+				printf("  host %u received: longest wait between messages %.3f ms, "
+				       "ending at %.3f s\n", d->cfg.daemon.first_host + h, ms, end_s);
+			any = true;
+		}
+	}
+	if (json)
+		fprintf(f, "],\n");
+}
+
 int
 mrcd_summary(const struct mrcd_daemon *d)
 {
@@ -390,6 +419,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		mrcd_hist_pct(&hist, 99.9) / 1e3, hist.max_ns / 1e3, hist.n);
 	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
 		t.verified_bytes, t.verify_errors);
+	print_gaps(stdout, d, false);
 	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64 " ECN echoes, %" PRIu64
 	       " packets lost on a path; EVs now good %" PRIu64 ", skip %" PRIu64 ", bad %" PRIu64
 	       ", denied %" PRIu64 "\n", t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good,
@@ -448,6 +478,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 				hist.max_ns / 1e3);
 			fprintf(j, " \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64 ",\n",
 				t.verified_bytes, t.verify_errors);
+			print_gaps(j, d, true);
 			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": %.4f, "
 				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64 ",\n",
 				d->n_workers, cpu_ns / 1e9, cpu_share, rx_pkts, rx_bytes);
