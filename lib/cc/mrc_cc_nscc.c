@@ -173,6 +173,8 @@
 #define NSCC_ACKED_CAP (UINT32_C(1) << 24)
 /* "Queue empty" for fast increase, capped at target/2. */
 #define NSCC_FAST_DELAY_NS 1000
+/* How long a last-hop trim keeps queueing delay a rate signal, in base RTTs. */
+#define NSCC_LASTHOP_RTTS 64
 /* base_rtt granularity (UEC: nearest 128 ns). */
 #define NSCC_RTT_GRAIN_SHIFT 7
 
@@ -195,6 +197,7 @@ struct nscc_state {
 	uint64_t md_ok_tsc;	 /* earliest time of the next MD */
 	uint64_t qa_due_tsc;	 /* end of the current quick-adapt period */
 	uint64_t inc_acc;	 /* pending increase, bytes^2 (divided by cwnd) */
+	uint64_t lasthop_until_tsc; /* last-hop congestion seen (a trim) until then */
 	uint32_t cwnd_bytes;	 /* NSCC's window, before any receiver penalty */
 	uint32_t max_cwnd_bytes;
 	uint32_t mtu_bytes;
@@ -258,8 +261,7 @@ static_assert(sizeof(struct nscc) <= MRC_CC_PRIV_MAX, "NSCC fits struct mrc_cc")
 int
 mrc_cc_nscc_derive(const struct mrc_cc_params *p, struct mrc_cc_nscc_cfg *out)
 {
-	const unsigned __int128 ref =
-		(unsigned __int128)MRC_NSCC_REF_BDP_BYTES * MRC_NSCC_REF_RTT_NS;
+	unsigned __int128 ref = (unsigned __int128)MRC_NSCC_REF_BDP_BYTES * MRC_NSCC_REF_RTT_NS;
 	struct mrc_cc_nscc_cfg c;
 	uint64_t bdp, max, target, v;
 
@@ -282,12 +284,17 @@ mrc_cc_nscc_derive(const struct mrc_cc_params *p, struct mrc_cc_nscc_cfg *out)
 	c.max_cwnd_bytes = (uint32_t)max;
 	c.target_qdelay_ns = (uint32_t)target;
 	c.scaling_a_pm = (uint32_t)RTE_MIN(bdp * 1000 / MRC_NSCC_REF_BDP_BYTES, UINT32_MAX);
-	c.scaling_b_pm = (uint32_t)(target * 1000 / MRC_NSCC_REF_RTT_NS);
+	c.scaling_b_pm =
+		(uint32_t)(target * 1000 / RTE_MAX(p->base_rtt_ns, (uint32_t)MRC_NSCC_REF_RTT_NS));
 
 	/*
 	 * alpha = 4 x a x b x MTU / target = 4 x MTU x BDP / (150000 B x 12 us):
-	 * target cancels out. In Q16.16 bytes per ns.
+	 * target cancels out. In Q16.16 bytes per ns. MRC: on a network slower
+	 * than 12 us the 12 us becomes base_rtt (b = target / base_rtt), see
+	 * the top of this file.
 	 */
+	if (p->base_rtt_ns > MRC_NSCC_REF_RTT_NS)
+		ref = (unsigned __int128)MRC_NSCC_REF_BDP_BYTES * p->base_rtt_ns;
 	v = (uint64_t)((unsigned __int128)4 * p->mtu_bytes * bdp * 65536 / ref);
 	if (v > UINT32_MAX)
 		return -ERANGE;
@@ -685,6 +692,13 @@ nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
 			s->fast_acc_bytes = 0;
 			if (s->pen == 0)
 				inc_add(s, (uint64_t)acked * s->fi_bytes);
+			/*
+			 * The last hop marks nothing: after a last-hop trim, delay
+			 * above target is that queue, and cuts like a mark (AIMD,
+			 * so flows sharing it converge to equal windows).
+			 */
+			if (now_tsc < s->lasthop_until_tsc)
+				multiplicative_decrease(n, now_tsc);
 		}
 	} else if (delay >= s->target_qdelay_ns) {
 		multiplicative_decrease(n, now_tsc);
@@ -719,14 +733,31 @@ static void
 nscc_on_trim(void *priv, uint32_t bytes, bool lasthop, uint64_t now_tsc)
 {
 	struct nscc *n = priv;
+	struct nscc_state *s = &n->s;
+	const bool known = now_tsc < s->lasthop_until_tsc;
 
-	/* TRIMMED_LASTHOP counts like TRIMMED: no RCCC in MRC (UET 2.1). */
-	RTE_SET_USED(lasthop);
+	/* TRIMMED_LASTHOP counts like TRIMMED: no RCCC in MRC (UET 2.1) ... */
 	n->c.trims++;
-	start(&n->s, now_tsc);
+	start(s, now_tsc);
 	/* The queue reached the trim threshold, 1 x BDP: one base RTT of delay. */
-	avg_delay_add(&n->s, RTE_MIN(n->s.base_rtt_ns, NSCC_DELAY_CAP_NS));
-	packet_lost(n, bytes, now_tsc);
+	avg_delay_add(s, RTE_MIN(s->base_rtt_ns, NSCC_DELAY_CAP_NS));
+	if (lasthop)
+		s->lasthop_until_tsc =
+			now_tsc + ns_to_tsc(s, (uint64_t)s->base_rtt_ns * NSCC_LASTHOP_RTTS);
+	if (!known) {
+		packet_lost(n, bytes, now_tsc);
+		return;
+	}
+	/*
+	 * ... except that once last-hop congestion is known, a trim is one
+	 * more mark: at most one MD per base RTT, and no quick adapt, which
+	 * would cut whichever flow happened to get the fewest bytes through
+	 * in one period to what it got, and so keep the flows unequal.
+	 */
+	s->stale_bytes = s->stale_bytes > bytes ? s->stale_bytes - bytes : 0;
+	if (s->stale_bytes == 0)
+		multiplicative_decrease(n, now_tsc);
+	note_cwnd(n);
 }
 
 static void
