@@ -21,7 +21,8 @@
  *   target_qdelay  = 0.75 x base_rtt if the switches trim, else 1.0 x base_rtt
  *   scaling_a      = BDP / 150000 B      (150000 B = 100 Gb/s x 12 us, the
  *   scaling_b      = target_qdelay / 12 us  reference network the gains were
- *                                           tuned on)
+ *                    (MRC: / base_rtt when  tuned on)
+ *                    that is longer)
  *   alpha          = 4.0 x scaling_a x scaling_b x MTU / target_qdelay
  *   fi             = 5 MTU x scaling_a        eta = 0.15 MTU x scaling_a
  *   gamma          = 0.8,  max_md_jump = 0.5, fi_scale = 0.25, qa_gate = 3
@@ -120,6 +121,32 @@
  * on more than a quarter of the acks mean congestion on many paths at once,
  * which moving traffic cannot fix, and the rate must come down.
  * disable_ecn_gate gives plain UEC behaviour.
+ *
+ * MRC: last-hop incast (no ECN on the last hop, no RCCC)
+ * ------------------------------------------------------
+ * The last hop marks nothing (protocol.md 1.13), so in an incast plain NSCC
+ * sees only delay above target (fair increase, 5 MTU x a per flow per RTT:
+ * with 7 flows about a BDP per RTT), trims (cwnd -= pkt: an additive
+ * decrease, which keeps flows as unequal as they are) and quick adapt,
+ * which cuts whichever flow got fewest bytes through in one period. The
+ * queue then sits at the trim threshold, resends are trimmed again and
+ * again, and some flows starve for tens of RTTs. So a TRIMMED_LASTHOP NACK
+ * arms a last-hop mode for NSCC_LASTHOP_RTTS base RTTs (re-armed by every
+ * last-hop trim): an unmarked ack with delay >= target then also does a
+ * multiplicative decrease (at most once per base RTT, the usual factor),
+ * and a further trim is one more mark (an MD if due; no cwnd -= pkt, no
+ * quick-adapt trigger). Additive fair increase plus multiplicative
+ * decrease converges to equal windows with the queue near the target. The
+ * first trim of an episode is handled as UEC says (incast onset: QA may
+ * fire); mid-fabric TRIMMED leaves the mode alone (ECN covers those queues).
+ *
+ * MRC: networks slower than NSCC's 12 us reference
+ * ------------------------------------------------
+ * alpha = 4 x a x b x MTU / target with b = target / 12 us lets one window
+ * of PI add 4 x a x b MTU: on the daemon's emulated fabric (577 us base
+ * RTT, b = 36) 283 KB, four BDPs, and windows jump from 1 MTU to MaxWnd in
+ * one step. For base_rtt > 12 us, b = target / base_rtt instead (0.75 with
+ * trimming), the same relative gain as on a 12 us network.
  *
  * Choices where the sources are vague (see also the header's field docs)
  * ----------------------------------------------------------------------
