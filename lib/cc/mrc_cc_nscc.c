@@ -220,12 +220,12 @@ enum {
  * multiply by tsc_per_ns_q16 and a shift.
  */
 struct nscc_state {
-	uint64_t adjust_due_tsc; /* next time-based adjustment (and eta) */
-	uint64_t md_ok_tsc;	 /* earliest time of the next MD */
-	uint64_t qa_due_tsc;	 /* end of the current quick-adapt period */
-	uint64_t inc_acc;	 /* pending increase, bytes^2 (divided by cwnd) */
+	uint64_t adjust_due_tsc;    /* next time-based adjustment (and eta) */
+	uint64_t md_ok_tsc;	    /* earliest time of the next MD */
+	uint64_t qa_due_tsc;	    /* end of the current quick-adapt period */
+	uint64_t inc_acc;	    /* pending increase, bytes^2 (divided by cwnd) */
 	uint64_t lasthop_until_tsc; /* last-hop congestion seen (a trim) until then */
-	uint32_t cwnd_bytes;	 /* NSCC's window, before any receiver penalty */
+	uint32_t cwnd_bytes;	    /* NSCC's window, before any receiver penalty */
 	uint32_t max_cwnd_bytes;
 	uint32_t mtu_bytes;
 	uint32_t base_rtt_ns;

@@ -126,8 +126,9 @@ ser_us(double bytes)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench_incast [--senders N (1..%d)] [--trim-kb K] [--ms T] "
-			"[--seed S] [--outstanding K] [--cc NAME] [--trace]\n",
+	fprintf(stderr,
+		"usage: bench_incast [--senders N (1..%d)] [--trim-kb K] [--ms T] "
+		"[--seed S] [--outstanding K] [--cc NAME] [--trace]\n",
 		MAX_SENDERS);
 	exit(2);
 }
@@ -185,8 +186,9 @@ main(int argc, char **argv)
 	}
 
 	/* As mrcd_config_base_rtt_ns(): 4 links, data one way, a SACK back. */
-	const double base_rtt_us = 4 * (2.0 * DELAY_NS / 1e3 + ser_us(MTU + HDR_BYTES + FRAME_BYTES) +
-					       ser_us(SACK_BYTES + FRAME_BYTES));
+	const double base_rtt_us =
+		4 * (2.0 * DELAY_NS / 1e3 + ser_us(MTU + HDR_BYTES + FRAME_BYTES) +
+			    ser_us(SACK_BYTES + FRAME_BYTES));
 	const double wire = (double)((MSG + MTU - 1) / MTU) * (MTU + HDR_BYTES + FRAME_BYTES);
 	const double ideal_us =
 		n_snd * outstanding * wire * 8 / (PLANES * LINK_GBPS * 1e3) + base_rtt_us;
@@ -261,13 +263,14 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < 2; i++) {
 				struct mrc_test_pair *p = &pairs[q];
 				const unsigned int host = i == 0 ? q + 1 : 0;
-				const uint16_t n = mrc_qp_tx_burst(p->h[i].qp, now, 0xff, &p->rand,
-					pk, RTE_DIM(pk));
+				const uint16_t n = mrc_qp_tx_burst(
+					p->h[i].qp, now, 0xff, &p->rand, pk, RTE_DIM(pk));
 				uint16_t sent = 0;
 
 				for (uint16_t k = 0; k < n; k++)
-					sent += rte_eth_tx_burst(mrc_fabric_port(f, host, pk[k]->port),
-						0, &pk[k], 1);
+					sent += rte_eth_tx_burst(
+						mrc_fabric_port(f, host, pk[k]->port), 0, &pk[k],
+						1);
 				for (uint16_t k = sent; k < n; k++)
 					rte_pktmbuf_free(pk[k]);
 				mrc_qp_poll(p->h[i].qp, now);
@@ -275,14 +278,15 @@ main(int argc, char **argv)
 		mrc_fabric_poll(f, now);
 		for (unsigned int h = 0; h <= n_snd; h++)
 			for (unsigned int pl = 0; pl < PLANES; pl++) {
-				const uint16_t n = rte_eth_rx_burst(mrc_fabric_port(f, h, pl), 0, pk,
-					RTE_DIM(pk));
+				const uint16_t n = rte_eth_rx_burst(
+					mrc_fabric_port(f, h, pl), 0, pk, RTE_DIM(pk));
 
 				for (uint16_t k = 0; k < n; k++) {
 					struct mrc_pkt v;
 					uint32_t x;
 
-					if (mrc_pkt_parse(pk[k], &pairs[0].wire, &v) != MRC_WIRE_OK ||
+					if (mrc_pkt_parse(pk[k], &pairs[0].wire, &v) !=
+							MRC_WIRE_OK ||
 						(x = v.bth.dqpn - qpn_base) >= 2 * n_snd) {
 						errors++;
 						rte_pktmbuf_free(pk[k]);
@@ -382,7 +386,8 @@ main(int argc, char **argv)
 		mrc_cc_stats(mrc_qp_cc(pairs[q].h[0].qp), &st);
 		printf("%s\n  {\"msgs\": %llu, \"worst_us\": %.1f, \"last_done_ms\": %.3f, "
 		       "\"pkts\": %llu, \"resent\": %llu, \"trims\": %llu, \"losses\": %llu, "
-		       "\"timeouts\": %llu, \"cwnd_min\": %u, \"cwnd_mean\": %.0f, \"cwnd_max\": %u, "
+		       "\"timeouts\": %llu, \"cwnd_min\": %u, \"cwnd_mean\": %.0f, \"cwnd_max\": "
+		       "%u, "
 		       "\"md\": %llu, \"qa\": %llu, \"fi\": %llu, \"pi\": %llu, \"fast\": %llu}",
 			q ? "," : "", (unsigned long long)snd[q].done, snd[q].worst_us,
 			(double)snd[q].last_done_ns / 1e6, (unsigned long long)qc->tx_data_pkts,
@@ -407,7 +412,8 @@ main(int argc, char **argv)
 		for (unsigned int q = 0; q < n_snd; q++) {
 			printf("%s\n  [", q ? "," : "");
 			for (unsigned int t = 0; t < n_trace; t++)
-				printf("%s%llu", t ? "," : "", (unsigned long long)trace_acked[t][q]);
+				printf("%s%llu", t ? "," : "",
+					(unsigned long long)trace_acked[t][q]);
 			printf("]");
 		}
 		printf("]");

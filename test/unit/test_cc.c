@@ -946,8 +946,10 @@ test_pi_gain_long_rtt(void)
 	struct mrc_cc_nscc_cfg c;
 
 	MRC_T_EQ(mrc_cc_nscc_derive(&p, &c), 0);
-	printf("  1 Gb/s x 577 us: BDP %" PRIu64 " B, target %u ns, b %.3f, PI max %u B/wnd, fi %u B\n",
-		c.bdp_bytes, c.target_qdelay_ns, c.scaling_b_pm / 1000.0, c.pi_max_bytes, c.fi_bytes);
+	printf("  1 Gb/s x 577 us: BDP %" PRIu64
+	       " B, target %u ns, b %.3f, PI max %u B/wnd, fi %u B\n",
+		c.bdp_bytes, c.target_qdelay_ns, c.scaling_b_pm / 1000.0, c.pi_max_bytes,
+		c.fi_bytes);
 	MRC_T_EQ(c.bdp_bytes, 72104);
 	MRC_T_EQ(c.scaling_b_pm, 750); /* target / base_rtt, not target / 12 us (36.05) */
 	/* 3 x a x MTU = 3 x 0.4807 x 4096 */
@@ -996,7 +998,8 @@ test_lasthop_delay_cuts(void)
 	acks_unmarked(&plain, t + 1, t + 20 * RTT_NS, 500, high);
 	acks_unmarked(&mid, t + 1, t + 20 * RTT_NS, 500, high);
 	acks_unmarked(&last, t + 1, t + 20 * RTT_NS, 500, high);
-	printf("  20 base RTTs of unmarked acks 30 us above base: cwnd %u (no trim), %u (mid-fabric "
+	printf("  20 base RTTs of unmarked acks 30 us above base: cwnd %u (no trim), %u "
+	       "(mid-fabric "
 	       "trim), %u (last-hop trim, %" PRIu64 " MDs)\n",
 		mrc_cc_cwnd(&plain), mrc_cc_cwnd(&mid), mrc_cc_cwnd(&last), stats(&last).md_events);
 	MRC_T_EQ(stats(&plain).md_events, 0);
@@ -1015,7 +1018,8 @@ test_lasthop_delay_cuts(void)
 
 		acks_unmarked(&last, later, later + 20 * RTT_NS, 500, high);
 		MRC_T_EQ(stats(&last).md_events, md);
-		MRC_T_ASSERT(mrc_cc_cwnd(&last) > w0, "FI grew it: %u -> %u", w0, mrc_cc_cwnd(&last));
+		MRC_T_ASSERT(
+			mrc_cc_cwnd(&last) > w0, "FI grew it: %u -> %u", w0, mrc_cc_cwnd(&last));
 	}
 	return MRC_TEST_OK;
 }
