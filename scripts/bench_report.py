@@ -124,9 +124,25 @@ def rows_veth_loss(r):
     return out
 
 
+def rows_incast(r):
+    cmd = "`scripts/bench-incast.sh`"
+    out = []
+    for key, src in (("modes", "fake clock"), ("daemon", "mrcd")):
+        for m, name in (("trim_on", "trimming on"), ("trim_off", "trimming off")):
+            x = r.get(key, {}).get(m)
+            if x:
+                out.append((f"7:1 incast, message completion / ideal fair share, {name} ({src})",
+                            f"p50 {fmt(x['p50_over_ideal'])}, p99 {fmt(x['p99_over_ideal'])}, "
+                            f"max {fmt(x['max_over_ideal'])}",
+                            f"ideal {fmt(r['ideal_us'] / 1e3)} ms", "",
+                            "p99 <= 1.1" if m == "trim_on" else "", cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
-         "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss}
+         "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
+         "bench-incast": rows_incast}
 SKIP = {"summary", "bench-wire-instructions"}
 
 

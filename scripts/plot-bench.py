@@ -68,11 +68,17 @@ def balance(r, out):
 
 
 def incast(r, out):
-    modes = [("trim_on", "trimming on"), ("trim_off", "trimming off")]
     stats = ["p50", "p99", "max"]
+    series, vals, colors = [], [], []
+    for src, key, tone in (("fake clock", "modes", ("tab:blue", "tab:gray")),
+                           ("mrcd", "daemon", ("tab:cyan", "silver"))):
+        for (m, name), c in zip((("trim_on", "trimming on"), ("trim_off", "trimming off")), tone):
+            if m in r.get(key, {}):
+                series.append(f"{src}, {name}")
+                vals.append([r[key][m][f"{s}_over_ideal"] for s in stats])
+                colors.append(c)
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    vals = [[r["modes"][m][f"{s}_over_ideal"] for s in stats] for m, _ in modes]
-    bars(ax, stats, [n for _, n in modes], vals, ["tab:blue", "tab:gray"])
+    bars(ax, stats, series, vals, colors)
     ax.axhline(1.0, ls="-", color="black", lw=0.8)
     ax.axhline(1.1, ls="--", color="tab:green", lw=1, label="goal p99 with trimming: 1.1")
     ax.set_ylabel("message completion time / ideal fair share")

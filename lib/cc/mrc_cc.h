@@ -38,7 +38,7 @@
  * use multiplies, shifts and at most a few 64-bit divisions.
  *
  * Per-QP memory: sizeof(struct mrc_cc) = 8 + MRC_CC_PRIV_MAX = 200 bytes.
- * NSCC uses 184 of the 192 private bytes: 120 bytes of control state
+ * NSCC uses all 192 private bytes: 128 bytes of control state
  * (static_assert <= 128) and 60 bytes of per-instance event counters; "fixed"
  * uses 36.
  */

@@ -21,7 +21,8 @@
  *   target_qdelay  = 0.75 x base_rtt if the switches trim, else 1.0 x base_rtt
  *   scaling_a      = BDP / 150000 B      (150000 B = 100 Gb/s x 12 us, the
  *   scaling_b      = target_qdelay / 12 us  reference network the gains were
- *                                           tuned on)
+ *                    (MRC: / base_rtt when  tuned on)
+ *                    that is longer)
  *   alpha          = 4.0 x scaling_a x scaling_b x MTU / target_qdelay
  *   fi             = 5 MTU x scaling_a        eta = 0.15 MTU x scaling_a
  *   gamma          = 0.8,  max_md_jump = 0.5, fi_scale = 0.25, qa_gate = 3
@@ -121,6 +122,32 @@
  * which moving traffic cannot fix, and the rate must come down.
  * disable_ecn_gate gives plain UEC behaviour.
  *
+ * MRC: last-hop incast (no ECN on the last hop, no RCCC)
+ * ------------------------------------------------------
+ * The last hop marks nothing (protocol.md 1.13), so in an incast plain NSCC
+ * sees only delay above target (fair increase, 5 MTU x a per flow per RTT:
+ * with 7 flows about a BDP per RTT), trims (cwnd -= pkt: an additive
+ * decrease, which keeps flows as unequal as they are) and quick adapt,
+ * which cuts whichever flow got fewest bytes through in one period. The
+ * queue then sits at the trim threshold, resends are trimmed again and
+ * again, and some flows starve for tens of RTTs. So a TRIMMED_LASTHOP NACK
+ * arms a last-hop mode for NSCC_LASTHOP_RTTS base RTTs (re-armed by every
+ * last-hop trim): an unmarked ack with delay >= target then also does a
+ * multiplicative decrease (at most once per base RTT, the usual factor),
+ * and a further trim is one more mark (an MD if due; no cwnd -= pkt, no
+ * quick-adapt trigger). Additive fair increase plus multiplicative
+ * decrease converges to equal windows with the queue near the target. The
+ * first trim of an episode is handled as UEC says (incast onset: QA may
+ * fire); mid-fabric TRIMMED leaves the mode alone (ECN covers those queues).
+ *
+ * MRC: networks slower than NSCC's 12 us reference
+ * ------------------------------------------------
+ * alpha = 4 x a x b x MTU / target with b = target / 12 us lets one window
+ * of PI add 4 x a x b MTU: on the daemon's emulated fabric (577 us base
+ * RTT, b = 36) 283 KB, four BDPs, and windows jump from 1 MTU to MaxWnd in
+ * one step. For base_rtt > 12 us, b = target / base_rtt instead (0.75 with
+ * trimming), the same relative gain as on a 12 us network.
+ *
  * Choices where the sources are vague (see also the header's field docs)
  * ----------------------------------------------------------------------
  * - Gains are integers: per-mille ratios, bytes, ns; alpha is Q16.16 bytes
@@ -173,6 +200,8 @@
 #define NSCC_ACKED_CAP (UINT32_C(1) << 24)
 /* "Queue empty" for fast increase, capped at target/2. */
 #define NSCC_FAST_DELAY_NS 1000
+/* How long a last-hop trim keeps queueing delay a rate signal, in base RTTs. */
+#define NSCC_LASTHOP_RTTS 64
 /* base_rtt granularity (UEC: nearest 128 ns). */
 #define NSCC_RTT_GRAIN_SHIFT 7
 
@@ -191,11 +220,12 @@ enum {
  * multiply by tsc_per_ns_q16 and a shift.
  */
 struct nscc_state {
-	uint64_t adjust_due_tsc; /* next time-based adjustment (and eta) */
-	uint64_t md_ok_tsc;	 /* earliest time of the next MD */
-	uint64_t qa_due_tsc;	 /* end of the current quick-adapt period */
-	uint64_t inc_acc;	 /* pending increase, bytes^2 (divided by cwnd) */
-	uint32_t cwnd_bytes;	 /* NSCC's window, before any receiver penalty */
+	uint64_t adjust_due_tsc;    /* next time-based adjustment (and eta) */
+	uint64_t md_ok_tsc;	    /* earliest time of the next MD */
+	uint64_t qa_due_tsc;	    /* end of the current quick-adapt period */
+	uint64_t inc_acc;	    /* pending increase, bytes^2 (divided by cwnd) */
+	uint64_t lasthop_until_tsc; /* last-hop congestion seen (a trim) until then */
+	uint32_t cwnd_bytes;	    /* NSCC's window, before any receiver penalty */
 	uint32_t max_cwnd_bytes;
 	uint32_t mtu_bytes;
 	uint32_t base_rtt_ns;
@@ -258,8 +288,7 @@ static_assert(sizeof(struct nscc) <= MRC_CC_PRIV_MAX, "NSCC fits struct mrc_cc")
 int
 mrc_cc_nscc_derive(const struct mrc_cc_params *p, struct mrc_cc_nscc_cfg *out)
 {
-	const unsigned __int128 ref =
-		(unsigned __int128)MRC_NSCC_REF_BDP_BYTES * MRC_NSCC_REF_RTT_NS;
+	unsigned __int128 ref = (unsigned __int128)MRC_NSCC_REF_BDP_BYTES * MRC_NSCC_REF_RTT_NS;
 	struct mrc_cc_nscc_cfg c;
 	uint64_t bdp, max, target, v;
 
@@ -282,12 +311,17 @@ mrc_cc_nscc_derive(const struct mrc_cc_params *p, struct mrc_cc_nscc_cfg *out)
 	c.max_cwnd_bytes = (uint32_t)max;
 	c.target_qdelay_ns = (uint32_t)target;
 	c.scaling_a_pm = (uint32_t)RTE_MIN(bdp * 1000 / MRC_NSCC_REF_BDP_BYTES, UINT32_MAX);
-	c.scaling_b_pm = (uint32_t)(target * 1000 / MRC_NSCC_REF_RTT_NS);
+	c.scaling_b_pm =
+		(uint32_t)(target * 1000 / RTE_MAX(p->base_rtt_ns, (uint32_t)MRC_NSCC_REF_RTT_NS));
 
 	/*
 	 * alpha = 4 x a x b x MTU / target = 4 x MTU x BDP / (150000 B x 12 us):
-	 * target cancels out. In Q16.16 bytes per ns.
+	 * target cancels out. In Q16.16 bytes per ns. MRC: on a network slower
+	 * than 12 us the 12 us becomes base_rtt (b = target / base_rtt), see
+	 * the top of this file.
 	 */
+	if (p->base_rtt_ns > MRC_NSCC_REF_RTT_NS)
+		ref = (unsigned __int128)MRC_NSCC_REF_BDP_BYTES * p->base_rtt_ns;
 	v = (uint64_t)((unsigned __int128)4 * p->mtu_bytes * bdp * 65536 / ref);
 	if (v > UINT32_MAX)
 		return -ERANGE;
@@ -685,6 +719,13 @@ nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
 			s->fast_acc_bytes = 0;
 			if (s->pen == 0)
 				inc_add(s, (uint64_t)acked * s->fi_bytes);
+			/*
+			 * The last hop marks nothing: after a last-hop trim, delay
+			 * above target is that queue, and cuts like a mark (AIMD,
+			 * so flows sharing it converge to equal windows).
+			 */
+			if (now_tsc < s->lasthop_until_tsc)
+				multiplicative_decrease(n, now_tsc);
 		}
 	} else if (delay >= s->target_qdelay_ns) {
 		multiplicative_decrease(n, now_tsc);
@@ -719,14 +760,31 @@ static void
 nscc_on_trim(void *priv, uint32_t bytes, bool lasthop, uint64_t now_tsc)
 {
 	struct nscc *n = priv;
+	struct nscc_state *s = &n->s;
+	const bool known = now_tsc < s->lasthop_until_tsc;
 
-	/* TRIMMED_LASTHOP counts like TRIMMED: no RCCC in MRC (UET 2.1). */
-	RTE_SET_USED(lasthop);
+	/* TRIMMED_LASTHOP counts like TRIMMED: no RCCC in MRC (UET 2.1) ... */
 	n->c.trims++;
-	start(&n->s, now_tsc);
+	start(s, now_tsc);
 	/* The queue reached the trim threshold, 1 x BDP: one base RTT of delay. */
-	avg_delay_add(&n->s, RTE_MIN(n->s.base_rtt_ns, NSCC_DELAY_CAP_NS));
-	packet_lost(n, bytes, now_tsc);
+	avg_delay_add(s, RTE_MIN(s->base_rtt_ns, NSCC_DELAY_CAP_NS));
+	if (lasthop)
+		s->lasthop_until_tsc =
+			now_tsc + ns_to_tsc(s, (uint64_t)s->base_rtt_ns * NSCC_LASTHOP_RTTS);
+	if (!known) {
+		packet_lost(n, bytes, now_tsc);
+		return;
+	}
+	/*
+	 * ... except that once last-hop congestion is known, a trim is one
+	 * more mark: at most one MD per base RTT, and no quick adapt, which
+	 * would cut whichever flow happened to get the fewest bytes through
+	 * in one period to what it got, and so keep the flows unequal.
+	 */
+	s->stale_bytes = s->stale_bytes > bytes ? s->stale_bytes - bytes : 0;
+	if (s->stale_bytes == 0)
+		multiplicative_decrease(n, now_tsc);
+	note_cwnd(n);
 }
 
 static void

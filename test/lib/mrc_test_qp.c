@@ -69,6 +69,9 @@ static int
 host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cfg *cfg)
 {
 	struct mrc_test_host *h = &p->h[i];
+	const bool dflt = cfg->host[0] == 0 && cfg->host[1] == 0;
+	const uint8_t me = dflt ? (uint8_t)i : cfg->host[i];
+	const uint8_t peer = dflt ? (uint8_t)(1 - i) : cfg->host[1 - i];
 	struct mrc_qp_init init;
 	const char *why = NULL;
 
@@ -100,16 +103,16 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 	init.addr.srv6 = cfg->srv6;
 	init.addr.hop_limit = 64;
 	init.addr.src_ip[0] = init.addr.dst_ip[0] = 0xfd;
-	init.addr.src_ip[15] = (uint8_t)(1 + i);
-	init.addr.dst_ip[15] = (uint8_t)(2 - i);
+	init.addr.src_ip[15] = (uint8_t)(1 + me);
+	init.addr.dst_ip[15] = (uint8_t)(1 + peer);
 	init.addr.src_loc[0] = 0xfc;
 	init.addr.src_loc[1] = 0xbb;
-	init.addr.src_loc[5] = (uint8_t)(1 + i);
-	init.addr.path = (struct mrc_ev_path_tmpl){.block = 0xfcbb0000, .src_t0 = (uint8_t)i,
-		.dst_t0 = (uint8_t)(1 - i), .dst_host = (uint8_t)(1 - i), .n_t1 = 4};
+	init.addr.src_loc[5] = (uint8_t)(1 + me);
+	init.addr.path = (struct mrc_ev_path_tmpl){
+		.block = 0xfcbb0000, .src_t0 = me, .dst_t0 = peer, .dst_host = peer, .n_t1 = 4};
 	for (unsigned int pl = 0; pl < MRC_EV_MAX_PLANES; pl++) {
-		init.addr.src_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, (uint8_t)i, 0, (uint8_t)pl}};
-		init.addr.dst_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, (uint8_t)(1 - i), 0, (uint8_t)pl}};
+		init.addr.src_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, me, 0, (uint8_t)pl}};
+		init.addr.dst_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, peer, 0, (uint8_t)pl}};
 	}
 	h->qp = mrc_qp_create(&init, &why);
 	if (h->qp == NULL) {

@@ -39,6 +39,12 @@ struct mrc_test_pair_cfg {
 	uint64_t seed;
 	bool zero_based; /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
 	uint32_t qpn_base; /* host i's QPN is qpn_base + i; 0 = 0x100 */
+	/*
+	 * Fabric host numbers (drivers/fabric addressing, one host per T0) of
+	 * h[0] and h[1]; {0, 0} means {0, 1}. Many pairs can so share hosts,
+	 * e.g. an incast: every pair's h[1] on host 0.
+	 */
+	uint8_t host[2];
 };
 
 struct mrc_test_pair {

@@ -924,6 +924,147 @@ test_fixed(void)
 	return MRC_TEST_OK;
 }
 
+/* ---- MRC: a network slower than NSCC's 12 us reference ---- */
+
+/*
+ * The daemon's emulated fabric: 4 planes x 0.25 Gb/s, base RTT 577 us.
+ * UEC's alpha (4 x a x b x MTU / target with b = target / 12 us) would let
+ * one window of PI add 48 x more than on the reference network relative to
+ * the BDP: 283 KB, four BDPs. With base_rtt in place of 12 us it is
+ * 3 x a x MTU, as on a 12 us network with trimming.
+ */
+static int
+test_pi_gain_long_rtt(void)
+{
+	const struct mrc_cc_params p = {
+		.mtu_bytes = MTU,
+		.base_rtt_ns = 576832,
+		.link_bps = UINT64_C(1000000000),
+		.tsc_hz = HZ,
+		.trimming_enabled = true,
+	};
+	struct mrc_cc_nscc_cfg c;
+
+	MRC_T_EQ(mrc_cc_nscc_derive(&p, &c), 0);
+	printf("  1 Gb/s x 577 us: BDP %" PRIu64
+	       " B, target %u ns, b %.3f, PI max %u B/wnd, fi %u B\n",
+		c.bdp_bytes, c.target_qdelay_ns, c.scaling_b_pm / 1000.0, c.pi_max_bytes,
+		c.fi_bytes);
+	MRC_T_EQ(c.bdp_bytes, 72104);
+	MRC_T_EQ(c.scaling_b_pm, 750); /* target / base_rtt, not target / 12 us (36.05) */
+	/* 3 x a x MTU = 3 x 0.4807 x 4096 */
+	MRC_T_ASSERT(c.pi_max_bytes >= 5900 && c.pi_max_bytes <= 5910, "PI max %u", c.pi_max_bytes);
+	MRC_T_ASSERT(c.pi_max_bytes < c.bdp_bytes / 8, "PI max %u", c.pi_max_bytes);
+	return MRC_TEST_OK;
+}
+
+/* ---- MRC: last-hop congestion (no ECN on the last hop) ---- */
+
+/* Acks of `bytes` every `step` ns from `t` until `end`, delay `delay_ns`, never marked. */
+static uint64_t
+acks_unmarked(struct mrc_cc *cc, uint64_t t, uint64_t end, uint64_t step, uint32_t delay_ns)
+{
+	for (; t < end; t += step)
+		ack(cc, t, MTU, delay_ns, false);
+	return t;
+}
+
+/*
+ * Delay above target without marks is the fair-increase quadrant. After a
+ * TRIMMED_LASTHOP it is also a multiplicative decrease (at most one per
+ * base RTT): the last hop has no ECN, its queue is the congestion.
+ * A mid-fabric TRIMMED does not arm it (ECN covers those queues).
+ */
+static int
+test_lasthop_delay_cuts(void)
+{
+	const struct mrc_cc_params p = params(true);
+	struct mrc_cc plain, mid, last;
+	const uint32_t high = 3 * RTT_NS; /* queueing delay far above target (7.5 us) */
+	uint64_t t = T0;
+
+	MRC_T_RUN(nscc_at(&plain, &p, 80000));
+	MRC_T_RUN(nscc_at(&mid, &p, 80000));
+	MRC_T_RUN(nscc_at(&last, &p, 80000));
+	/* Fill the delay averages first (no trim yet: FI only, in all three). */
+	acks_unmarked(&plain, t, t + 5 * US, 500, high);
+	acks_unmarked(&mid, t, t + 5 * US, 500, high);
+	t = acks_unmarked(&last, t, t + 5 * US, 500, high);
+	MRC_T_EQ(stats(&last).md_events, 0);
+	mrc_cc_on_trim(&mid, MTU, false, t);
+	mrc_cc_on_trim(&last, MTU, true, t);
+	/* The first trim of an episode is UEC's: the packet out of the window. */
+	MRC_T_EQ(mrc_cc_cwnd(&last), mrc_cc_cwnd(&mid));
+	acks_unmarked(&plain, t + 1, t + 20 * RTT_NS, 500, high);
+	acks_unmarked(&mid, t + 1, t + 20 * RTT_NS, 500, high);
+	acks_unmarked(&last, t + 1, t + 20 * RTT_NS, 500, high);
+	printf("  20 base RTTs of unmarked acks 30 us above base: cwnd %u (no trim), %u "
+	       "(mid-fabric "
+	       "trim), %u (last-hop trim, %" PRIu64 " MDs)\n",
+		mrc_cc_cwnd(&plain), mrc_cc_cwnd(&mid), mrc_cc_cwnd(&last), stats(&last).md_events);
+	MRC_T_EQ(stats(&plain).md_events, 0);
+	MRC_T_EQ(stats(&mid).md_events, 0);
+	MRC_T_ASSERT(mrc_cc_cwnd(&plain) > 80000 && mrc_cc_cwnd(&mid) > 80000, "FI grew them");
+	/* MD at most once per base RTT: 20 RTTs, at most 20 (and at least most of them). */
+	MRC_T_ASSERT(stats(&last).md_events >= 15 && stats(&last).md_events <= 20, "%" PRIu64,
+		stats(&last).md_events);
+	MRC_T_ASSERT(mrc_cc_cwnd(&last) < 80000, "cwnd %u", mrc_cc_cwnd(&last));
+
+	/* 64 base RTTs after the last trim the mode ends: FI only again. */
+	{
+		const uint64_t md = stats(&last).md_events;
+		const uint64_t later = t + 64 * RTT_NS + 1;
+		const uint32_t w0 = mrc_cc_cwnd(&last);
+
+		acks_unmarked(&last, later, later + 20 * RTT_NS, 500, high);
+		MRC_T_EQ(stats(&last).md_events, md);
+		MRC_T_ASSERT(
+			mrc_cc_cwnd(&last) > w0, "FI grew it: %u -> %u", w0, mrc_cc_cwnd(&last));
+	}
+	return MRC_TEST_OK;
+}
+
+/*
+ * Once last-hop congestion is known, a trim is a mark: one MD per base RTT
+ * however many trims, no cwnd -= pkt per trim, and no quick adapt.
+ */
+static int
+test_lasthop_trims_are_marks(void)
+{
+	const struct mrc_cc_params p = params(true);
+	struct mrc_cc cc;
+	uint64_t t = T0;
+	uint32_t w;
+
+	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
+	t = acks_unmarked(&cc, t, t + 4 * US, 1000, 3 * RTT_NS); /* 4 acks */
+	mrc_cc_on_trim(&cc, MTU, true, t); /* arms it: MaxWnd - MTU, QA trigger */
+	MRC_T_EQ(mrc_cc_cwnd(&cc), MAXWND - MTU);
+	/* 10 more trims within a base RTT: exactly one MD, nothing taken per packet. */
+	for (int i = 0; i < 10; i++)
+		mrc_cc_on_trim(&cc, MTU, true, t + 100 + (uint64_t)i * 100);
+	MRC_T_EQ(stats(&cc).md_events, 1);
+	w = mrc_cc_cwnd(&cc);
+	MRC_T_ASSERT(w < (MAXWND - MTU) * 3 / 4 && w >= (MAXWND - MTU) / 2, "cwnd %u", w);
+	/*
+	 * A QA period later (17.5 us) with 5 packets achieved: the arming
+	 * trim's trigger fires QA once (UEC: incast onset) ...
+	 */
+	ack(&cc, t + 20 * US, MTU, 3 * RTT_NS, false);
+	MRC_T_EQ(stats(&cc).qa_events, 1);
+	MRC_T_EQ(mrc_cc_cwnd(&cc), 5 * MTU);
+	/* ... but later trims, while the mode lasts, never arm it again. */
+	for (uint64_t k = 1; k <= 4; k++) {
+		const uint64_t at = t + 20 * US + k * 20 * US;
+
+		mrc_cc_on_trim(&cc, MTU, true, at);
+		ack(&cc, at + 19 * US, 1, 3 * RTT_NS, false);
+	}
+	MRC_T_EQ(stats(&cc).qa_events, 1);
+	MRC_T_EQ(stats(&cc).trims, 15);
+	return MRC_TEST_OK;
+}
+
 /* ---- convergence on a fluid bottleneck ---- */
 
 /*
@@ -1086,6 +1227,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_registry),
 	MRC_TEST_CASE(test_fixed),
 	MRC_TEST_CASE(test_convergence_two_flows),
+	MRC_TEST_CASE(test_pi_gain_long_rtt),
+	MRC_TEST_CASE(test_lasthop_delay_cuts),
+	MRC_TEST_CASE(test_lasthop_trims_are_marks),
 };
 
 MRC_TEST_MAIN("cc_nscc", cases)
