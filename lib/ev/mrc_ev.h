@@ -65,6 +65,31 @@
  * - NACK TRIMMED_LASTHOP changes nothing: the last hop is the destination's
  *   own link (incast), not a property of the path. Other NACKs only count.
  *
+ * Dead planes. A plane whose EVs fail one after another with no sign of
+ * life in between has failed as a whole (the host did not see it: a black
+ * hole, a memif port, a T0 with every uplink gone), and every EV of it
+ * would otherwise have to lose a packet of its own, backups included, and
+ * then be probed every interval forever. So the pool declares a plane DEAD
+ * when
+ *   - more than half of its active EVs' worth (active_per_plane / 2 + 1)
+ *     of its EVs have gone ASSUMED_BAD by silent loss (or ALWAYS_SKIP) in a
+ *     row, with no SACK on a usable EV of the plane in between: the rest of
+ *     its usable EVs, active and backup, go ASSUMED_BAD at once (counted in
+ *     plane_outs; not done if it would leave fewer than ev_min_active usable
+ *     active EVs: then they keep being retired one by one); or
+ *   - its last usable EV, active or backup, goes ASSUMED_BAD.
+ * A fault that kills only some paths of a plane (a T0-T1 link, a T1 when the
+ * plane has several) leaves SACKs arriving on the plane's other EVs, which
+ * restart the count, so only those EVs are retired, one by one, as before.
+ * New data is never sent on a dead plane (it has no GOOD EV): its share goes
+ * to the live planes. Its EVs are no longer probed one by one each round:
+ * mrc_ev_probe_due() returns one EV of each dead plane (in turn) per dead
+ * plane round, and the rounds back off exponentially, probe_interval x 2^k,
+ * k up to MRC_EV_PROBE_MAX_SHIFT; a newly dead plane restarts them at
+ * k = 0. A good probe answer (M = NONE or SKIP_ONCE) on any EV of a dead
+ * plane revives the plane: it is probed EV by EV again and its EVs are
+ * re-admitted as usual.
+ *
  * Floor (ev_min_active, protocol.md 1.14, Linux MPTCP's "mark a path failed
  * only while another usable one exists"): a loss or ALWAYS_SKIP that would
  * leave fewer than ev_min_active usable (GOOD or SKIP) active EVs is counted
@@ -146,6 +171,11 @@
 #define MRC_EV_MAX_SKIP_ROTATIONS 3
 /** Largest probe_good_needed (4 bits of per-EV state). */
 #define MRC_EV_MAX_PROBE_GOOD 15
+/**
+ * Probe rounds nobody answers back off: probe interval x 2^k, k = 0, 1, ...
+ * up to this (1 ms -> 32 ms at the default interval).
+ */
+#define MRC_EV_PROBE_MAX_SHIFT 5
 
 /**
  * Where the plane and the T0 uplink live inside a 32-bit EV. Every bit not in
@@ -284,7 +314,10 @@ struct mrc_ev_stats {
 	X(readmitted, "evs", "ASSUMED_BAD -> GOOD after enough good probe answers")              \
 	X(promoted, "evs", "GOOD backups moved into a plane's short active set")                 \
 	X(probes, "probes", "probes requested by mrc_ev_probe_due()")                            \
-	X(denied, "evs", "EVs denied by the control plane")
+	X(denied, "evs", "EVs denied by the control plane")                                      \
+	X(plane_outs, "planes", "planes taken out whole after a run of silent losses")           \
+	X(dead_planes, "planes", "planes found dead (taken out, or their last usable EV lost)")   \
+	X(revived_planes, "planes", "dead planes that answered a probe")
 
 struct mrc_ev_pool_counters {
 #define MRC_EV_CNT_FIELD_(name, unit, help) uint64_t name;
@@ -341,6 +374,15 @@ struct mrc_ev_pool {
 	uint16_t good_active[MRC_EV_MAX_PLANES];
 	uint16_t usable_active[MRC_EV_MAX_PLANES];
 	uint64_t probe_next_tsc; /**< earliest start of the next probe round */
+	/* Dead planes (see the file comment). */
+	uint8_t probe_shift;		      /**< backoff of the per-EV probe rounds */
+	bool probe_answered;		      /**< a probe was answered since the last round end */
+	uint8_t dead_plane_mask;	      /**< planes declared dead */
+	uint8_t dead_probe_shift;	      /**< backoff of the dead-plane probe rounds */
+	uint8_t dead_probe_pending;	      /**< dead planes still to probe this round */
+	uint8_t loss_run[MRC_EV_MAX_PLANES];  /**< EVs lost in a row, no SACK since */
+	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
+	uint64_t dead_probe_next_tsc;	      /**< next dead-plane probe round */
 	struct mrc_ev_pool_counters cnt;
 	uint64_t data[]; /**< the arrays */
 };
@@ -467,8 +509,13 @@ int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
  * Slot of an ASSUMED_BAD EV to probe now, or -1. Probing runs in rounds: a
  * round visits the slots in order and returns each ASSUMED_BAD EV once (one
  * per call); when a round is over the next starts no earlier than
- * probe_interval_tsc later. So each retired EV is probed about once per
- * interval, never twice in one round. An EV that changes slot during a round
+ * probe_interval_tsc x 2^k later, where k (0 .. MRC_EV_PROBE_MAX_SHIFT) grows
+ * by one at each round end that saw no probe answered since the previous
+ * one, and is 0 again after an answer or a new silent loss. So each retired
+ * EV is probed about once per interval while anything answers or fails,
+ * never twice in one round, and a fault that stays costs a probe per EV per
+ * 32 intervals. EVs of dead planes are left out of these rounds: their
+ * own round probes one EV per dead plane (file comment, "Dead planes"). An EV that changes slot during a round
  * may be missed or seen twice in that round. Call until -1 each loop (a
  * round's scan costs O(n_total) in total).
  */
@@ -526,6 +573,13 @@ static inline const struct mrc_ev_stats *
 mrc_ev_slot_stats(const struct mrc_ev_pool *pool, int slot)
 {
 	return pool->stats == NULL ? NULL : &pool->stats[slot];
+}
+
+/** Planes declared dead (bit p = plane p); see "Dead planes" in the file comment. */
+static inline uint32_t
+mrc_ev_dead_planes(const struct mrc_ev_pool *pool)
+{
+	return pool->dead_plane_mask;
 }
 
 /** Usable (GOOD or SKIP) active EVs. */

@@ -144,7 +144,7 @@ link_mask(struct mrc_fabric *f, unsigned int host)
 /* Sums over the QPs of host h. */
 struct sums {
 	uint64_t rx_bytes, rx_pkts, ev_probes, retx, ev_losses, retired, no_backup, floor_holds,
-		n_bad, readmitted, rel_probes, rto;
+		n_bad, readmitted, rel_probes, rto, plane_outs, dead_planes;
 };
 
 static void
@@ -172,6 +172,8 @@ sums(unsigned int h, struct sums *s)
 			s->no_backup += k->no_backup;
 			s->floor_holds += k->floor_holds;
 			s->readmitted += k->readmitted;
+			s->plane_outs += k->plane_outs;
+			s->dead_planes += k->dead_planes;
 			s->n_bad += ev->n_bad;
 		}
 	}
@@ -566,7 +568,8 @@ main(int argc, char **argv)
 	printf(" \"after_fault\": {\"resent_pkts\": %llu, \"ev_losses\": %llu, "
 	       "\"evs_retired\": %llu, \"evs_lost_no_backup\": %llu, \"floor_holds\": %llu, "
 	       "\"readmitted\": %llu, \"evs_bad_at_end\": %llu, \"rel_probes\": %llu, "
-	       "\"rto_fired\": %llu, \"ev_probes\": %llu, \"fabric_dropped_at_fault\": %llu},\n",
+	       "\"rto_fired\": %llu, \"ev_probes\": %llu, \"fabric_dropped_at_fault\": %llu, "
+	       "\"plane_outs\": %llu, \"dead_planes\": %llu},\n",
 		(unsigned long long)(s0.retx - at_fault[0].retx),
 		(unsigned long long)(s0.ev_losses - at_fault[0].ev_losses),
 		(unsigned long long)(s0.retired - at_fault[0].retired),
@@ -580,7 +583,9 @@ main(int argc, char **argv)
 		(unsigned long long)(s0.ev_probes + s1.ev_probes - at_fault[0].ev_probes -
 				     at_fault[1].ev_probes),
 		(unsigned long long)(fe->drop_down + fe->drop_blackhole - fab_at_fault.drop_down -
-				     fab_at_fault.drop_blackhole));
+				     fab_at_fault.drop_blackhole),
+		(unsigned long long)(s0.plane_outs - at_fault[0].plane_outs),
+		(unsigned long long)(s0.dead_planes - at_fault[0].dead_planes));
 	RTE_SET_USED(fab_at_probe_from);
 	printf(" \"steady\": {\"from_us_after_fault\": %.0f, \"ev_probes_per_s\": %.0f, "
 	       "\"fabric_drops_per_s\": %.0f, \"resent_per_s\": %.0f}",
