@@ -472,7 +472,7 @@ mark_dead(struct mrc_ev_pool *p, unsigned int plane)
 	/* A new death restarts the backoff; the next probe_due() call arms it. */
 	p->dead_probe_shift = 0;
 	p->dead_probe_pending = 0;
-	p->dead_probe_next_tsc = UINT64_MAX;
+	p->dead_probe_end_tsc = UINT64_MAX;
 }
 
 static void
@@ -486,6 +486,7 @@ revive(struct mrc_ev_pool *p, unsigned int plane)
 	p->dead_plane_mask &= (uint8_t)~bit;
 	p->dead_probe_pending &= (uint8_t)~bit;
 	p->dead_probe_shift = 0;
+	p->probe_shift = 0; /* its EVs are back in the per-EV rounds: probe them soon */
 	p->cnt.revived_planes++;
 }
 
@@ -873,15 +874,15 @@ dead_plane_probe(struct mrc_ev_pool *p, uint64_t now_tsc)
 	const unsigned int per_plane = p->active_per_plane + p->backup_per_plane;
 
 	if (p->dead_probe_pending == 0) {
-		if (p->dead_probe_next_tsc == UINT64_MAX) {
+		if (p->dead_probe_end_tsc == UINT64_MAX) {
 			/* Just died: everything on it was lost a moment ago. */
-			p->dead_probe_next_tsc = now_tsc + p->probe_interval_tsc;
+			p->dead_probe_end_tsc = now_tsc;
 			return -1;
 		}
-		if (now_tsc < p->dead_probe_next_tsc)
+		if (now_tsc - p->dead_probe_end_tsc < (p->probe_interval_tsc << p->dead_probe_shift))
 			return -1;
 		p->dead_probe_pending = p->dead_plane_mask;
-		p->dead_probe_next_tsc = now_tsc + (p->probe_interval_tsc << p->dead_probe_shift);
+		p->dead_probe_end_tsc = now_tsc;
 		if (p->dead_probe_shift < MRC_EV_PROBE_MAX_SHIFT)
 			p->dead_probe_shift++;
 	}
@@ -913,7 +914,8 @@ mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
 	}
 	if (pool->dead_plane_mask != 0 && (s = dead_plane_probe(pool, now_tsc)) >= 0)
 		return s;
-	if (pool->probe_cursor == 0 && now_tsc < pool->probe_next_tsc)
+	if (pool->probe_cursor == 0 && pool->probe_end_tsc != 0 &&
+		now_tsc - pool->probe_end_tsc < (pool->probe_interval_tsc << pool->probe_shift))
 		return -1;
 	while (pool->probe_cursor < pool->n_total) {
 		const unsigned int k = pool->probe_cursor++;
@@ -923,14 +925,14 @@ mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
 			!((pool->dead_plane_mask >> meta[k].plane) & 1))
 			return probe_chosen(pool, k);
 	}
-	/* Round over; the next starts one interval from now, or later if nothing answers. */
+	/*
+	 * Round over. The next waits twice as long as this one did, unless an
+	 * answer or a new loss comes first (probe_shift = 0 at once).
+	 */
 	pool->probe_cursor = 0;
-	pool->probe_next_tsc = now_tsc + (pool->probe_interval_tsc << pool->probe_shift);
-	if (pool->probe_answered)
-		pool->probe_shift = 0;
-	else if (pool->probe_shift < MRC_EV_PROBE_MAX_SHIFT)
+	pool->probe_end_tsc = now_tsc;
+	if (pool->probe_shift < MRC_EV_PROBE_MAX_SHIFT)
 		pool->probe_shift++;
-	pool->probe_answered = false;
 	return -1;
 }
 
@@ -948,7 +950,7 @@ mrc_ev_on_probe_answer(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m)
 	/* Any answer but ALWAYS_SKIP: the plane forwards again (or never died). */
 	if (m != MRC_SACK_M_ALWAYS_SKIP) {
 		revive(pool, meta->plane);
-		pool->probe_answered = true;
+		pool->probe_shift = 0;
 	}
 	switch (m) {
 	case MRC_SACK_M_NONE:

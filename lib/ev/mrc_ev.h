@@ -373,16 +373,15 @@ struct mrc_ev_pool {
 	uint8_t usable_plane_mask; /**< planes with a GOOD or SKIP active EV */
 	uint16_t good_active[MRC_EV_MAX_PLANES];
 	uint16_t usable_active[MRC_EV_MAX_PLANES];
-	uint64_t probe_next_tsc; /**< earliest start of the next probe round */
+	uint64_t probe_end_tsc;	 /**< end of the last probe round (0: none yet) */
 	/* Dead planes (see the file comment). */
 	uint8_t probe_shift;		      /**< backoff of the per-EV probe rounds */
-	bool probe_answered;		      /**< a probe was answered since the last round end */
 	uint8_t dead_plane_mask;	      /**< planes declared dead */
 	uint8_t dead_probe_shift;	      /**< backoff of the dead-plane probe rounds */
 	uint8_t dead_probe_pending;	      /**< dead planes still to probe this round */
 	uint8_t loss_run[MRC_EV_MAX_PLANES];  /**< EVs lost in a row, no SACK since */
 	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
-	uint64_t dead_probe_next_tsc;	      /**< next dead-plane probe round */
+	uint64_t dead_probe_end_tsc;	      /**< end of the last dead-plane round */
 	struct mrc_ev_pool_counters cnt;
 	uint64_t data[]; /**< the arrays */
 };
@@ -509,12 +508,12 @@ int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
  * Slot of an ASSUMED_BAD EV to probe now, or -1. Probing runs in rounds: a
  * round visits the slots in order and returns each ASSUMED_BAD EV once (one
  * per call); when a round is over the next starts no earlier than
- * probe_interval_tsc x 2^k later, where k (0 .. MRC_EV_PROBE_MAX_SHIFT) grows
- * by one at each round end that saw no probe answered since the previous
- * one, and is 0 again after an answer or a new silent loss. So each retired
- * EV is probed about once per interval while anything answers or fails,
- * never twice in one round, and a fault that stays costs a probe per EV per
- * 32 intervals. EVs of dead planes are left out of these rounds: their
+ * probe_interval_tsc x 2^k after its end, where k (0 .. MRC_EV_PROBE_MAX_SHIFT)
+ * grows by one at each round end and is 0 again at once after any probe
+ * answer (but ALWAYS_SKIP) or a new silent loss. So each retired EV is
+ * probed about once per interval while anything answers or fails, never
+ * twice in one round, and a fault that stays costs a probe per EV per 32
+ * intervals. EVs of dead planes are left out of these rounds: their
  * own round probes one EV per dead plane (file comment, "Dead planes"). An EV that changes slot during a round
  * may be missed or seen twice in that round. Call until -1 each loop (a
  * round's scan costs O(n_total) in total).
