@@ -97,8 +97,22 @@ def rows_wire(r):
              f"ICRC = {fmt(r.get('icrc_over_memcpy'))} x memcpy", "", cmd)]
 
 
+def rows_failover(r):
+    cmd = "`scripts/bench-failover.sh`"
+    names = {"plane": "a plane down", "plane-bh": "a plane black-holed (unseen by hosts)",
+             "link": "a T0-T1 link down", "t1-bh": "a T1 black-holed"}
+    out = []
+    for f, x in r["faults"].items():
+        out.append((f"failover, fake clock: {names.get(f, f)} (fault -> first EV retired / "
+                    f"-> surviving capacity; receiver stall; msgs lost)",
+                    f"{fmt(x['ev_retired_us'])} / {fmt(x['recovered_us'])} us; "
+                    f"stall {fmt(x['stall_msg_us'])} us (one QP {fmt(x['stall_msg_qp_us'])} us); "
+                    f"lost {x['msgs_lost']}", "", "", "<= 100 us, 0 lost", cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
-         "bench-fabric": rows_fabric, "bench-wire": rows_wire}
+         "bench-fabric": rows_fabric, "bench-wire": rows_wire, "bench-failover": rows_failover}
 SKIP = {"summary", "bench-wire-instructions"}
 
 

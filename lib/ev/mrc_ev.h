@@ -137,13 +137,13 @@
  *             answer -> mrc_ev_on_probe_answer(), no answer -> mrc_ev_on_probe_timeout()
  *             (both after mrc_ev_find() of the probe's EV).
  *
- * Memory (see mrc_ev_pool_memsize()): a 176-byte header (x86-64; 80 of it
- * the event counters), then per slot a 4-byte value and 2 bytes of state
- * (plane; state, SKIP rotations left, probe answer count), 2 bytes per active
- * slot for the permutation and an open-addressing hash for mrc_ev_find()
- * (2 bytes per entry, a power of two >= 1.5 entries per EV). 128 active + 32
- * backup: 176 + 640 + 320 + 256 + 512 = 1904 bytes (test_ev asserts <= 2 KiB;
- * 256 + 64 EVs take 3632). Per-EV statistics (struct mrc_ev_stats, 152 bytes
+ * Memory (see mrc_ev_pool_memsize()): a 240-byte header (x86-64; 104 of it
+ * the event counters, 36 the dead-plane state), then per slot a 4-byte value
+ * and 2 bytes of state (plane; state, SKIP rotations left, probe answer
+ * count), 2 bytes per active slot for the permutation and an open-addressing
+ * hash for mrc_ev_find() (2 bytes per entry, a power of two >= 1.5 entries
+ * per EV). 128 active + 32 backup: 240 + 640 + 320 + 256 + 512 = 1968 bytes
+ * (test_ev asserts <= 2 KiB; 256 + 64 EVs take 3696). Per-EV statistics (struct mrc_ev_stats, 152 bytes
  * each, 24 KiB for 160 EVs) are kept only when the caller passes an array for
  * them, so an idle QP need not pay for them.
  */
