@@ -574,6 +574,13 @@ mrc_ev_slot_stats(const struct mrc_ev_pool *pool, int slot)
 	return pool->stats == NULL ? NULL : &pool->stats[slot];
 }
 
+/** Planes with a GOOD active EV (bit p = plane p): where mrc_ev_pick() can succeed. */
+static inline uint32_t
+mrc_ev_good_planes(const struct mrc_ev_pool *pool)
+{
+	return pool->good_plane_mask;
+}
+
 /** Planes declared dead (bit p = plane p); see "Dead planes" in the file comment. */
 static inline uint32_t
 mrc_ev_dead_planes(const struct mrc_ev_pool *pool)
