@@ -103,11 +103,11 @@ def rows_failover(r):
              "link": "a T0-T1 link down", "t1-bh": "a T1 black-holed"}
     out = []
     for f, x in r["faults"].items():
-        out.append((f"failover, fake clock: {names.get(f, f)} (fault -> first EV retired / "
-                    f"-> surviving capacity; receiver stall; msgs lost)",
-                    f"{fmt(x['ev_retired_us'])} / {fmt(x['recovered_us'])} us; "
-                    f"stall {fmt(x['stall_msg_us'])} us (one QP {fmt(x['stall_msg_qp_us'])} us); "
-                    f"lost {x['msgs_lost']}", "", "", "<= 100 us, 0 lost", cmd))
+        out.append((f"failover (fake clock), {names.get(f, f)}: fault -> first EV retired, "
+                    f"-> surviving capacity; receiver stall; messages lost",
+                    f"{fmt(x['ev_retired_us'])} us, {fmt(x['recovered_us'])} us; "
+                    f"{fmt(x['stall_msg_us'])} us (worst QP {fmt(x['stall_msg_qp_us'])} us); "
+                    f"{x['msgs_lost']}", "", "", "<= 100 us, 0 lost", cmd))
     return out
 
 

@@ -879,7 +879,8 @@ dead_plane_probe(struct mrc_ev_pool *p, uint64_t now_tsc)
 			p->dead_probe_end_tsc = now_tsc;
 			return -1;
 		}
-		if (now_tsc - p->dead_probe_end_tsc < (p->probe_interval_tsc << p->dead_probe_shift))
+		if (now_tsc - p->dead_probe_end_tsc <
+			(p->probe_interval_tsc << p->dead_probe_shift))
 			return -1;
 		p->dead_probe_pending = p->dead_plane_mask;
 		p->dead_probe_end_tsc = now_tsc;

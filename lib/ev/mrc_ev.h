@@ -143,9 +143,10 @@
  * count), 2 bytes per active slot for the permutation and an open-addressing
  * hash for mrc_ev_find() (2 bytes per entry, a power of two >= 1.5 entries
  * per EV). 128 active + 32 backup: 240 + 640 + 320 + 256 + 512 = 1968 bytes
- * (test_ev asserts <= 2 KiB; 256 + 64 EVs take 3696). Per-EV statistics (struct mrc_ev_stats, 152 bytes
- * each, 24 KiB for 160 EVs) are kept only when the caller passes an array for
- * them, so an idle QP need not pay for them.
+ * (test_ev asserts <= 2 KiB; 256 + 64 EVs take 3696). Per-EV statistics
+ * (struct mrc_ev_stats, 152 bytes each, 24 KiB for 160 EVs) are kept only
+ * when the caller passes an array for them, so an idle QP need not pay for
+ * them.
  */
 
 #include <stdbool.h>
@@ -498,7 +499,9 @@ int mrc_ev_on_nack(struct mrc_ev_pool *pool, int slot, uint8_t reason);
  * trim notice). A GOOD/SKIP EV becomes ASSUMED_BAD; if active, a GOOD backup
  * of the same plane (a SKIP one if no GOOD one is left) takes its slot at
  * once; with none left the slot stays ASSUMED_BAD, out of rotation. Ignored (floor_holds) when it
- * would leave fewer than ev_min_active usable active EVs.
+ * would leave fewer than ev_min_active usable active EVs. An EV taken out
+ * counts toward its plane's run of losses, which may take the plane out
+ * (file comment, "Dead planes"); SACKs and NACKs on its usable EVs end the run.
  */
 int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
 
@@ -513,10 +516,10 @@ int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
  * answer (but ALWAYS_SKIP) or a new silent loss. So each retired EV is
  * probed about once per interval while anything answers or fails, never
  * twice in one round, and a fault that stays costs a probe per EV per 32
- * intervals. EVs of dead planes are left out of these rounds: their
- * own round probes one EV per dead plane (file comment, "Dead planes"). An EV that changes slot during a round
- * may be missed or seen twice in that round. Call until -1 each loop (a
- * round's scan costs O(n_total) in total).
+ * intervals. EVs of dead planes are left out of these rounds: their own
+ * round probes one EV per dead plane (file comment, "Dead planes"). An EV
+ * that changes slot during a round may be missed or seen twice in that
+ * round. Call until -1 each loop (a round's scan costs O(n_total) in total).
  */
 int mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc);
 

@@ -222,8 +222,9 @@ main(int argc, char **argv)
 		{"outstanding", required_argument, NULL, 'o'},
 		{"msg-kib", required_argument, NULL, 'm'},
 		{"fault-us", required_argument, NULL, 't'},
-		{"after-us", required_argument, NULL, 'a'}, {"bin-us", required_argument, NULL, 'b'},
-		{"hold-us", required_argument, NULL, 'H'}, {"series", no_argument, NULL, 'S'}, {"cc", required_argument, NULL, 'c'},
+		{"after-us", required_argument, NULL, 'a'},
+		{"bin-us", required_argument, NULL, 'b'}, {"hold-us", required_argument, NULL, 'H'},
+		{"series", no_argument, NULL, 'S'}, {"cc", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0}};
 	int fault = -1, c;
 	uint64_t seed = 1;
