@@ -405,12 +405,54 @@ backup_in_state(struct mrc_ev_pool *p, unsigned int plane, unsigned int st)
 	return -1;
 }
 
-/* A usable backup of `plane` to replace an active EV: GOOD first, else SKIP; or -1. */
-static int
-replacement(struct mrc_ev_pool *p, unsigned int plane)
+/* Slot of the i-th EV of `plane`, 0 <= i < active_per_plane + backup_per_plane. */
+static unsigned int
+plane_slot(const struct mrc_ev_pool *p, unsigned int plane, unsigned int i)
 {
-	const int s = backup_in_state(p, plane, MRC_EV_GOOD);
+	if (i < p->active_per_plane)
+		return plane * p->active_per_plane + i;
+	return p->n_active + plane * p->backup_per_plane + (i - p->active_per_plane);
+}
 
+/* The uplink group of the EV in `slot` (cfg.uplink_groups). */
+static unsigned int
+uplink_group(struct mrc_ev_pool *p, unsigned int slot)
+{
+	return mrc_ev_layout_uplink(&p->layout, ev_arr(p)[slot]) % p->uplink_groups;
+}
+
+/*
+ * A usable backup to replace the active EV in `slot`: GOOD first, else SKIP,
+ * of its plane. When the uplink groups are known: of another group if one
+ * has a GOOD backup; and none of its own group when another active EV of
+ * that group is ASSUMED_BAD already (the group's T1 looks gone: its backup
+ * would only lose a packet more). -1 if none.
+ */
+static int
+replacement(struct mrc_ev_pool *p, unsigned int slot)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int plane = meta[slot].plane;
+	int s;
+
+	if (p->uplink_groups > 1) {
+		const unsigned int first = p->n_active + plane * p->backup_per_plane;
+		const unsigned int n = p->active_per_plane + p->backup_per_plane;
+		const unsigned int g = uplink_group(p, slot);
+
+		for (unsigned int b = first; b < first + p->backup_per_plane; b++)
+			if (meta_state(&meta[b]) == MRC_EV_GOOD && uplink_group(p, b) != g)
+				return (int)b;
+		/* Retired EVs wait in backup slots: look at all of the plane's. */
+		for (unsigned int i = 0; i < n; i++) {
+			const unsigned int k = plane_slot(p, plane, i);
+
+			if (k != slot && meta_state(&meta[k]) == MRC_EV_ASSUMED_BAD &&
+				uplink_group(p, k) == g)
+				return -1;
+		}
+	}
+	s = backup_in_state(p, plane, MRC_EV_GOOD);
 	return s >= 0 ? s : backup_in_state(p, plane, MRC_EV_SKIP);
 }
 
@@ -437,15 +479,6 @@ promote(struct mrc_ev_pool *p, unsigned int slot)
 }
 
 /* ---- dead planes (mrc_ev.h, "Dead planes") ---- */
-
-/* Slot of the i-th EV of `plane`, 0 <= i < active_per_plane + backup_per_plane. */
-static unsigned int
-plane_slot(const struct mrc_ev_pool *p, unsigned int plane, unsigned int i)
-{
-	if (i < p->active_per_plane)
-		return plane * p->active_per_plane + i;
-	return p->n_active + plane * p->backup_per_plane + (i - p->active_per_plane);
-}
 
 static bool
 plane_has_usable(struct mrc_ev_pool *p, unsigned int plane)
@@ -541,12 +574,10 @@ retire(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, bool floor)
 			set_state(p, slot, st);
 		return false;
 	}
-	const unsigned int plane = meta_arr(p)[slot].plane;
-
 	if (slot >= p->n_active) {
 		set_state(p, slot, st);
 	} else {
-		b = replacement(p, plane);
+		b = replacement(p, slot);
 		if (b < 0 && floor && p->n_usable_active <= p->ev_min_active) {
 			p->cnt.floor_holds++;
 			return false;
@@ -641,6 +672,7 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	pool->skip_rotations = cfg->skip_rotations;
 	pool->probe_good_needed = cfg->probe_good_needed;
 	pool->reshuffle = cfg->reshuffle;
+	pool->uplink_groups = cfg->uplink_groups;
 	pool->layout = *l;
 	pool->probe_interval_tsc = cfg->probe_interval_tsc;
 	pool->stats = stats;

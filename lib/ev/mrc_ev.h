@@ -242,6 +242,15 @@ struct mrc_ev_cfg {
 	bool reshuffle;		     /**< new random order at every rotation end */
 	uint64_t probe_interval_tsc; /**< min time between two probe rounds */
 	struct mrc_ev_layout layout;
+	/**
+	 * EVs whose uplink numbers are equal modulo this share their first
+	 * switch after the T0 (a T1: mrc_ev_path() routes by uplink % n_t1).
+	 * A lost EV is then replaced, when it can be, by a backup of another
+	 * group: the failure that took it (a T0-T1 link, a T1) would take a
+	 * backup of its own group too. 0 or 1: not known (the first usable
+	 * backup, as ever).
+	 */
+	uint8_t uplink_groups;
 };
 
 /**
@@ -360,6 +369,7 @@ struct mrc_ev_pool {
 	uint8_t skip_rotations;
 	uint8_t probe_good_needed;
 	bool reshuffle;
+	uint8_t uplink_groups;
 	struct mrc_ev_layout layout;
 	uint64_t probe_interval_tsc;
 	struct mrc_ev_stats *stats; /**< n_total entries, or NULL */

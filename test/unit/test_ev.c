@@ -1257,6 +1257,22 @@ test_partial_plane_stays(void)
 	MRC_T_EQ(spray(p, 1270, plane3_t1_dead, per_plane), 0);
 	/* 15 of its 16 active EVs GOOD, of 127: 150 of 1270 picks. */
 	MRC_T_ASSERT(per_plane[3] >= 148 && per_plane[3] <= 152, "plane 3: %u picks", per_plane[3]);
+
+	/*
+	 * Told which uplinks share a T1 (4 groups), the pool replaces the lost
+	 * EVs with backups of the other T1s first and never sends on the dead
+	 * T1's backup once EVs of that T1 are bad: 4 losses, not 5.
+	 */
+	cfg.uplink_groups = 4;
+	p = pool_new(&cfg, 42, false);
+	MRC_T_EQ(spray(p, 4000, plane3_t1_dead, NULL), 4);
+	MRC_T_EQ(mrc_ev_counters(p)->retired, 3);
+	MRC_T_EQ(mrc_ev_counters(p)->no_backup, 1);
+	MRC_T_EQ(mrc_ev_plane_counts(p, 3, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_GOOD], 15);
+	MRC_T_EQ(c.backup[MRC_EV_GOOD], 1); /* the dead T1's, kept out */
+	MRC_T_EQ(mrc_ev_dead_planes(p), 0);
+	MRC_T_RUN(check_invariants(p));
 	return MRC_TEST_OK;
 }
 
