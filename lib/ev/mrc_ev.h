@@ -507,7 +507,8 @@ int mrc_ev_on_nack(struct mrc_ev_pool *pool, int slot, uint8_t reason);
 /**
  * A packet sent on `slot` was lost silently (per-packet timeout, no SACK, no
  * trim notice). A GOOD/SKIP EV becomes ASSUMED_BAD; if active, a GOOD backup
- * of the same plane (a SKIP one if no GOOD one is left) takes its slot at
+ * of the same plane (a SKIP one if no GOOD one is left; of
+ * another uplink group first, cfg.uplink_groups) takes its slot at
  * once; with none left the slot stays ASSUMED_BAD, out of rotation. Ignored (floor_holds) when it
  * would leave fewer than ev_min_active usable active EVs. An EV taken out
  * counts toward its plane's run of losses, which may take the plane out
