@@ -139,10 +139,24 @@ def rows_incast(r):
     return out
 
 
+def rows_failover(r):
+    cmd = "`scripts/bench-failover.sh`"
+    names = {"plane": "a plane down", "plane-bh": "a plane black-holed (unseen by hosts)",
+             "link": "a T0-T1 link down", "t1-bh": "a T1 black-holed"}
+    out = []
+    for f, x in r["faults"].items():
+        out.append((f"failover (fake clock), {names.get(f, f)}: fault -> first EV retired, "
+                    f"-> surviving capacity; receiver stall; messages lost",
+                    f"{fmt(x['ev_retired_us'])} us, {fmt(x['recovered_us'])} us; "
+                    f"{fmt(x['stall_msg_us'])} us (worst QP {fmt(x['stall_msg_qp_us'])} us); "
+                    f"{x['msgs_lost']}", "", "", "<= 100 us, 0 lost", cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
-         "bench-incast": rows_incast}
+         "bench-incast": rows_incast, "bench-failover": rows_failover}
 SKIP = {"summary", "bench-wire-instructions"}
 
 

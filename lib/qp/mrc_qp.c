@@ -381,6 +381,9 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	if (mrc_cc_params_check(&a->cc, why) != 0)
 		return -EINVAL;
 	qp->ev_cfg = a->ev;
+	/* The path template knows which uplinks share a T1: replacements avoid a failed one's. */
+	if (qp->addr.srv6 && qp->ev_cfg.uplink_groups == 0)
+		qp->ev_cfg.uplink_groups = qp->addr.path.n_t1;
 	qp->ev = qp_zalloc(qp, mrc_ev_pool_memsize(&a->ev));
 	if (qp->ev == NULL) {
 		*why = "out of memory for the EV pool";
@@ -394,7 +397,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 			return -ENOMEM;
 		}
 	}
-	rc = mrc_ev_pool_init(qp->ev, &a->ev, rand, qp->ev_stats);
+	rc = mrc_ev_pool_init(qp->ev, &qp->ev_cfg, rand, qp->ev_stats);
 	if (rc != 0) {
 		*why = "EV pool rejected its configuration";
 		return rc;
