@@ -464,9 +464,15 @@ main(int argc, char **argv)
 			s0.retired + s0.no_backup > retired_at_fault)
 			ev_retired_ns = now - fault_ns;
 		if (now > end_ns && !ended) {
-			/* A stall still open when the senders stop posting counts too. */
-			stall_msg_ns = RTE_MAX(stall_msg_ns, end_ns - max_u64(last_msg_ns, fault_ns));
-			stall_pkt_ns = RTE_MAX(stall_pkt_ns, end_ns - max_u64(last_pkt_ns, fault_ns));
+			/*
+			 * A stall still open when the senders stop posting counts too.
+			 * Completions in this very step are already past end_ns.
+			 */
+			const uint64_t m = max_u64(last_msg_ns, fault_ns);
+			const uint64_t p = max_u64(last_pkt_ns, fault_ns);
+
+			stall_msg_ns = RTE_MAX(stall_msg_ns, end_ns > m ? end_ns - m : 0);
+			stall_pkt_ns = RTE_MAX(stall_pkt_ns, end_ns > p ? end_ns - p : 0);
 			ended = true;
 		}
 		if (now > end_ns) {
