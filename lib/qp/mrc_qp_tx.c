@@ -389,7 +389,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 	const uint32_t cwnd = mrc_cc_cwnd(&qp->cc);
 
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
-		(qp->inflight_bytes == 0 || qp->inflight_bytes + qp->mtu <= cwnd)) {
+		(qp->inflight_bytes == 0 || qp->inflight_bytes + qp->mtu <= cwnd) &&
+		mrc_qp_trk_ready(qp)) {
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
 		const uint32_t k = w->next_pkt;
