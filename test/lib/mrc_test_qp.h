@@ -39,6 +39,7 @@ struct mrc_test_pair_cfg {
 	uint64_t seed;
 	bool zero_based; /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
 	uint32_t qpn_base; /* host i's QPN is qpn_base + i; 0 = 0x100 */
+	struct mrc_trk_pool *trk_pool; /* shared in-flight tracking pool; NULL = one per QP */
 };
 
 struct mrc_test_pair {
