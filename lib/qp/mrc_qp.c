@@ -720,7 +720,16 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	if (with_imm)
 		qp->next_rqmsn++;
 	qp->sq_tail++;
+	if (qp->wake != NULL)
+		qp->wake(qp->wake_ctx);
 	return 0;
+}
+
+void
+mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx)
+{
+	qp->wake = fn;
+	qp->wake_ctx = ctx;
 }
 
 uint64_t

@@ -247,6 +247,13 @@ void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, u
 /** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
 
+/**
+ * Call `fn(ctx)` whenever a post gives the QP something to send, so a
+ * worker that visits only busy QPs learns about work posted from outside
+ * its loop. NULL clears it.
+ */
+void mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx);
+
 /** The peer's ports: bit p set = its plane p is up (from port-status updates). */
 void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 

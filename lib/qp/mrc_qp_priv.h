@@ -124,6 +124,9 @@ struct mrc_qp {
 	uint8_t nack_reason;
 	uint64_t now_tsc;
 
+	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
+	void *wake_ctx;
+
 	size_t mem_bytes; /* everything allocated for this QP */
 	struct mrc_qp_counters cnt;
 };
