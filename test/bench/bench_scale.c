@@ -23,7 +23,11 @@
  * plus a ring. The pool's size and how often a QP had to wait for a ring
  * are reported with the memory.
  *
+ * --private-rings is the reference: no shared pool, every QP keeps a ring
+ * of its own for life (the layout before rings were lent).
+ *
  *   bench_scale --qps N [--active A] [--pkts P] [--payload B] [--mem-mb M] [--trk-blocks K]
+ *               [--private-rings]
  *
  * Prints one JSON line. A scale whose QPs would not fit in --mem-mb is not
  * attempted: the line says how much it would need.
@@ -124,7 +128,9 @@ main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"qps", 1, NULL, 'q'}, {"active", 1, NULL, 'a'},
 		{"pkts", 1, NULL, 'p'}, {"payload", 1, NULL, 'b'}, {"mem-mb", 1, NULL, 'm'},
-		{"trk-blocks", 1, NULL, 't'}, {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'},
+		{"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	bool private_rings = false;
 	unsigned long n_pairs = 1000, active = 256, mem_mb = 2048, trk_blocks = 0;
 	unsigned long long pkts = 400000;
 	unsigned long mtu = 1024;
@@ -138,9 +144,10 @@ main(int argc, char **argv)
 		case 'b': mtu = strtoul(optarg, NULL, 0); break;
 		case 'm': mem_mb = strtoul(optarg, NULL, 0); break;
 		case 't': trk_blocks = strtoul(optarg, NULL, 0); break;
+		case 'r': private_rings = true; break;
 		default:
 			printf("usage: %s --qps N [--active A] [--pkts P] [--payload B] "
-			       "[--mem-mb M] [--trk-blocks K]\n", argv[0]);
+			       "[--mem-mb M] [--trk-blocks K] [--private-rings]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -207,7 +214,11 @@ main(int argc, char **argv)
 	trk = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_trk_block_bytes(&a), SOCKET_ID_ANY);
 	if (trk == NULL)
 		goto nomem;
-	const size_t pool_bytes = mrc_trk_pool_mem_bytes(trk);
+	const size_t pool_bytes = private_rings ? 0 : mrc_trk_pool_mem_bytes(trk);
+	struct mrc_trk_pool *shared = trk;
+
+	if (private_rings)
+		trk = NULL; /* make_qp passes it on: NULL = a ring of its own */
 
 	/* What one QP costs, measured on the first pair before committing to N. */
 	qps = calloc(2 * n_pairs, sizeof(*qps));
@@ -335,8 +346,10 @@ main(int argc, char **argv)
 	const double wall = (double)(rte_rdtsc() - w0) / (double)hz;
 
 	qsort(lat, n_lat, sizeof(*lat), cmp_u64);
+	if (private_rings)
+		trk = shared; /* unused: its counters read zero */
 	printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": true, \"active_pairs\": %lu, "
-	       "\"trk_blocks\": %lu, \"trk_block_bytes\": %zu, \"trk_pool_bytes\": %zu, "
+	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, \"trk_pool_bytes\": %zu, "
 	       "\"trk_lent\": %llu, \"trk_waits\": %llu, \"trk_max_in_use\": %u, "
 	       "\"trk_in_use_at_end\": %u, \"bytes_per_qp_with_pool\": %.0f, "
 	       "\"payload_bytes\": %lu, \"msg_pkts\": %d, \"bytes_per_qp_created\": %zu, "
@@ -345,7 +358,8 @@ main(int argc, char **argv)
 	       "\"pkts\": %llu, \"cpu_s\": %.4f, \"wall_s\": %.4f, \"pps\": %.0f, "
 	       "\"ns_per_pkt\": %.1f, \"msgs\": %llu, \"msg_us_p50\": %.2f, \"msg_us_p99\": %.2f, "
 	       "\"pairs_touched\": %lu, \"retx_pkts\": %llu, \"parse_errors\": %llu}\n",
-		n_pairs, active, trk_blocks, trk->block_bytes, pool_bytes,
+		n_pairs, active, private_rings ? "true" : "false",
+		private_rings ? 0ul : trk_blocks, private_rings ? 0 : trk->block_bytes, pool_bytes,
 		(unsigned long long)trk->stats.lent, (unsigned long long)trk->stats.waits,
 		trk->stats.max_in_use, mrc_trk_pool_in_use(trk),
 		(double)first_step[3] + (double)pool_bytes / (2.0 * n_pairs),
