@@ -25,12 +25,20 @@ runs=${RUNS:-3}
 mkdir -p results
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+run() { # OUT ARGS...
+	local out=$1
+	shift
+	if ! "$bin" --active 256 --pkts 400000 --mem-mb "$mem" "$@" > "$tmp/out" 2> "$tmp/err"; then
+		echo "bench-scale: $bin $* failed:" >&2
+		tail -3 "$tmp/err" >&2
+		exit 1
+	fi
+	grep '^{' "$tmp/out" > "$out"
+}
 for n in 1000 10000 65536; do
 	for r in $(seq "$runs"); do
-		"$bin" --qps "$n" --active 256 --pkts 400000 --mem-mb "$mem" 2>/dev/null |
-			grep '^{' > "$tmp/$n.$r.json"
-		"$bin" --qps "$n" --active 256 --pkts 400000 --mem-mb "$mem" --private-rings \
-			2>/dev/null | grep '^{' > "$tmp/ref-$n.$r.json"
+		run "$tmp/$n.$r.json" --qps "$n"
+		run "$tmp/ref-$n.$r.json" --qps "$n" --private-rings
 	done
 	echo "bench-scale: $n QP pairs: $(cat "$tmp/$n.1.json")"
 	echo "bench-scale: $n QP pairs, private rings: $(cat "$tmp/ref-$n.1.json")"
