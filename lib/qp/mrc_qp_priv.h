@@ -49,16 +49,17 @@ struct qp_ctrl {
 	uint32_t ev;         /* echoed, and the path the answer takes back */
 };
 
+/* 12 bytes: every QP holds wimm of these (a PSN is 24 bits). */
 struct qp_imm {
-	uint32_t last_psn;
+	uint32_t last_psn : 24;
+	uint32_t valid : 1;
 	uint32_t imm;
 	uint32_t len;
-	bool valid;
 };
 
 struct qp_ev_probe {
-	uint32_t ev;
 	uint64_t sent_tsc;
+	uint32_t ev;
 	bool busy;
 };
 
