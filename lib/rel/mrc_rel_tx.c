@@ -36,7 +36,7 @@ enum {
 #define STATE_MASK 0x07
 #define ON_EV_LIST 0x08
 
-/* Ring entries, as a power of two; the window rounded up, at least 64. */
+/* Bytes of the ring: the window rounded up to a power of two (at least 64) entries. */
 static inline size_t
 ring_bytes(const struct mrc_rel_tx *tx)
 {

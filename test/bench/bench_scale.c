@@ -46,6 +46,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_qp.h"
+#include "mrc_rel_tx.h"
 
 #define MSG_PKTS 4
 
@@ -274,16 +275,32 @@ main(int argc, char **argv)
 	const double t0 = cpu_s();
 	const uint64_t w0 = rte_rdtsc();
 
-	uint64_t last_n_lat = 0, last_progress = w0;
+	/* The watchdog counts this thread's CPU time: being starved by a loaded machine is not stuck. */
+	uint64_t last_n_lat = 0;
+	double last_progress = t0;
 
 	while (delivered < pkts) {
 		const uint64_t now = rte_rdtsc();
 
 		if (n_lat != last_n_lat) {
 			last_n_lat = n_lat;
-			last_progress = now;
-		} else if (now - last_progress > 5 * hz) {
-			fprintf(stderr, "bench_scale: no message completed for 5 s: stuck\n");
+			last_progress = cpu_s();
+		} else if (cpu_s() - last_progress > 5.0) {
+			fprintf(stderr, "bench_scale: no message completed in 5 CPU-seconds: stuck (%llu "
+					"completed, %zu packets on the wire, rings out %u, waits %llu)\n",
+				(unsigned long long)n_lat, wn,
+				trk != NULL ? mrc_trk_pool_in_use(trk) : 0,
+				trk != NULL ? (unsigned long long)trk->stats.waits : 0ull);
+			for (unsigned long k = 0; k < active && k < 4; k++) {
+				const struct mrc_qp *q = qps[2 * act[k]];
+				const struct mrc_rel_tx *t = mrc_qp_rel_tx(q);
+
+				fprintf(stderr, "  pair %lu: state %s, una %u nxt %u inflight %u "
+						"lost %u ring %s, idle %d\n", act[k],
+					mrc_qp_state_name(mrc_qp_state(q)), t->snd_una, t->snd_nxt,
+					t->n_inflight, t->n_lost, mrc_rel_tx_has_trk(t) ? "held" : "none",
+					mrc_qp_idle(q));
+			}
 			return 1;
 		}
 
