@@ -10,7 +10,10 @@
 #  - fake clock: test/bench/bench_fabric_qps, 8 QPs from host 0 to host 1
 #    over 8 planes x 4 T1s of 100 Gb/s, 2 x 256 KiB in flight per QP, 6 ms
 #    of fabric time after 1 ms of warm-up; the machine's load cannot touch
-#    it (a seed gives the same numbers every time); median over SEEDS seeds;
+#    it (a seed gives the same numbers every time); median over SEEDS seeds,
+#    with how rel found the losses (per-EV order incl. probe answers, time,
+#    per-packet timeout, RTO, NACK, rewind), resends, probes and the
+#    receivers' duplicates (spurious resends);
 #  - the daemon in real time: config/bench/loss.ini (the demo's 2 hosts x 8
 #    planes of 0.25 Gb/s, 1 MiB writes both ways, every byte verified). The
 #    machine is shared, so a repetition runs all eight cases back to back
@@ -23,7 +26,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 build=${1:-build}
 reps=${2:-3}
-seeds=${3:-2}
+seeds=${3:-3}
 mrcd=$root/$build/app/mrcd/mrcd
 bin=$root/$build/test/bench/bench_fabric_qps
 for b in "$mrcd" "$bin"; do
@@ -102,6 +105,14 @@ def summarise(kind, name, n):
         res[m] = {"goodput_gbps": {str(float(l)): med[l] for l in levels},
                   "ratio": {str(float(l)): ratio[l] for l in levels},
                   "goodput_runs": {str(float(l)): good[l] for l in levels}}
+        if kind == "fake clock":
+            ok = {l: [x for x in runs[m, l] if x] for l in levels}
+            res[m]["lost_by"] = {str(float(l)): {k: statistics.median([x["lost_by"][k] for x in ok[l]])
+                                                 for k in (ok[l][0]["lost_by"] if ok[l] else {})}
+                                 for l in levels}
+            for key in ("retx_pkts", "probes", "rx_dup_pkts"):
+                res[m][key] = {str(float(l)): statistics.median([x[key] for x in ok[l]] or [0])
+                               for l in levels}
         if kind == "daemon":
             res[m]["all_delivered_and_verified"] = all(
                 x["messages"]["lost"] == 0 and x["messages"]["failed"] == 0 and

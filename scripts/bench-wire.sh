@@ -30,7 +30,7 @@ ir() { # op iterations -> total instructions
 printf '%-22s %12s\n' op instr/pkt
 json="{"
 for op in build-data-64 parse-data-64 build-data-4k parse-data-4k parse-data-4k-noicrc \
-	build-sack parse-sack icrc-4k icrc-4k-table memcpy-4k; do
+	build-sack parse-sack icrc-4k icrc-4k-clmul128 icrc-4k-table memcpy-4k; do
 	a=$(ir "$op" "$n")
 	b=$(ir "$op" $((2 * n)))
 	per=$(( (b - a) / n ))

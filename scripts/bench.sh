@@ -70,6 +70,7 @@ for s in "${scripts[@]}"; do
 	dt=$(($(date +%s) - t0))
 	case $rc in
 	0) st=ok ;;
+	77) st=skipped ;; # cannot run here (no root, no network namespaces, ...)
 	124|137) st=timeout ;;
 	*) st=failed ;;
 	esac

@@ -137,7 +137,10 @@ def write_cfg(tmp, name, mtu, msg_kb, outstanding):
                 "opcode = write_imm\nverify = false\n")
     cfg = os.path.join(tmp, f"{name}.ini")
     with open(cfg, "w") as f:
+        # A long drain: on a loaded machine the worker may get a tenth of a CPU,
+        # and messages still in flight at the end would count as lost.
         f.write(f"[daemon]\nhosts = 2\nplanes = 8\nprofile = {prof}\nscenario = none\n"
+                "drain_ms = 5000\n"
                 "[ports]\nmode = loop\n[lcores]\nworkers = 1\n"
                 f"[transport]\nencap = plain\nmtu = {mtu}\n"
                 f"[telemetry]\nconsole = false\ntimeseries = none\nprometheus = none\n")
@@ -177,15 +180,27 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-rate.") as tmp:
         cfg_small = write_cfg(tmp, "small", **small)
         cfg_big = write_cfg(tmp, "big", **big)
+        failed = []
         for r in range(a.runs):
             row = {}
-            if have_testpmd:
-                pfx = f"bench_rate_{os.getpid()}"
-                row["testpmd_io"] = testpmd_rate("io", a.seconds, frame, pfx)
-                row["testpmd_macswap"] = testpmd_rate("macswap", a.seconds, frame, pfx)
-            row["mrc_small"] = mrcd_rate(mrcd, cfg_small, a.seconds, os.path.join(tmp, "s.json"))
-            row["memcpy_gbps"] = memcpy_rate(memcpy_bin, region)
-            row["mrc_4k"] = mrcd_rate(mrcd, cfg_big, a.seconds, os.path.join(tmp, "b.json"))
+            # A round is measured whole or not at all: its ratios pair MRC with
+            # references taken beside it. One that fails (hugepages taken by
+            # another process, say) is reported and the others still count.
+            try:
+                if have_testpmd:
+                    pfx = f"bench_rate_{os.getpid()}"
+                    row["testpmd_io"] = testpmd_rate("io", a.seconds, frame, pfx)
+                    row["testpmd_macswap"] = testpmd_rate("macswap", a.seconds, frame, pfx)
+                row["mrc_small"] = mrcd_rate(mrcd, cfg_small, a.seconds,
+                                             os.path.join(tmp, "s.json"))
+                row["memcpy_gbps"] = memcpy_rate(memcpy_bin, region)
+                row["mrc_4k"] = mrcd_rate(mrcd, cfg_big, a.seconds, os.path.join(tmp, "b.json"))
+            except (RuntimeError, subprocess.SubprocessError, OSError, KeyError,
+                    ValueError) as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                log(f"round {r + 1}/{a.runs}: failed, left out: {first}")
+                failed.append({"round": r + 1, "error": str(e)[-2000:]})
+                continue
             rows.append(row)
             msg = (f"round {r + 1}/{a.runs}: MRC {row['mrc_small']['pps_per_cpu_s'] / 1e6:.2f} "
                    f"Mpps/core (256 B)")
@@ -196,12 +211,16 @@ def main():
                     f"{row['memcpy_gbps']:.0f} Gb/s")
             log(msg)
 
+    if not rows:
+        sys.exit(f"bench-rate: every round failed; the last: {failed[-1]['error']}")
+
     def col(key, field):
         return [x[key][field] for x in rows if key in x]
 
     res = {
         "bench": "rate",
-        "runs": a.runs, "seconds_per_run": a.seconds,
+        "runs": a.runs, "rounds_measured": len(rows), "failed_rounds": failed,
+        "seconds_per_run": a.seconds,
         "machine": os.uname().nodename, "cpus": os.cpu_count(),
         "packet_rate": {
             "payload_bytes": small["mtu"], "msg_kb": small["msg_kb"],

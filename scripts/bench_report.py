@@ -104,8 +104,36 @@ def rows_wire(r):
              f"ICRC = {fmt(r.get('icrc_over_memcpy'))} x memcpy", "", cmd)]
 
 
+def rows_veth_failover(r):
+    cmd = "`scripts/bench-veth-failover.sh`"
+    m, t = r["median"]["mrcd"], r["median"]["mptcp"]
+    n = r["paths"]
+    return [(f"veth failover: receiver stall after a black hole on 1 of {n} paths "
+             f"({r['path_mbit']} Mbit/s each), mrcd over net_af_packet",
+             f"{fmt(m['stall_ms'])} ms", f"Linux MPTCP {fmt(t['stall_ms'])} ms",
+             fmt(m["stall_ms"] / t["stall_ms"]) if t["stall_ms"] else "", "", cmd),
+            (f"same, goodput after / before (surviving capacity {fmt((n - 1) / n)}); messages lost",
+             f"{fmt(m['after_over_before'])}; {m['msgs_lost']} lost",
+             f"MPTCP {fmt(t['after_over_before'])}; {t['msgs_lost']} lost", "", "nothing lost",
+             cmd)]
+
+
+def rows_veth_loss(r):
+    cmd = "`scripts/bench-veth-loss.sh`"
+    md = r["modes"]
+    out = []
+    for pct, goal in (("0.1", ">= 0.99"), ("1.0", ">= 0.9"), ("5.0", "")):
+        out.append((f"veth goodput at {pct}% random loss on every path / lossless "
+                    f"({r['paths']} paths of {r['path_mbit']} Mbit/s)",
+                    f"{fmt(md['spray_sack']['ratio'][pct])}",
+                    f"ECMP + go-back-N {fmt(md['ecmp_gbn']['ratio'][pct])}, "
+                    f"MPTCP {fmt(md['mptcp']['ratio'][pct])}", "", goal, cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
-         "bench-fabric": rows_fabric, "bench-wire": rows_wire}
+         "bench-fabric": rows_fabric, "bench-wire": rows_wire,
+         "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss}
 SKIP = {"summary", "bench-wire-instructions"}
 
 

@@ -302,8 +302,10 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 				continue;
 			if (e[k].status != MRC_CQE_OK)
 				hc->failed_msgs++;
-			else if (e[k].opcode == MRC_CQE_RECV_IMM)
+			else if (e[k].opcode == MRC_CQE_RECV_IMM) {
 				mrcd_gen_received(&d->prof, f, &e[k]);
+				mrcd_gaps_add(&hc->gaps, now);
+			}
 			else
 				mrcd_gen_sent(&d->prof, f, &e[k], now, d->hz, &hc->hist);
 		}
@@ -390,11 +392,16 @@ static void
 run(struct mrcd_daemon *d)
 {
 	const uint64_t start = rte_rdtsc();
+	struct timespec mono;
 	const uint64_t end = d->cfg.daemon.duration_s ?
 		start + (uint64_t)d->cfg.daemon.duration_s * d->hz : UINT64_MAX;
 	uint64_t next_link = start, next_console = start + d->hz, drain_end = 0;
 	struct mrcd_output out;
 
+	/* Benchmarks stamp their faults with CLOCK_MONOTONIC: say where t = 0 is on it. */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	d->start_tsc = start;
+	d->start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
 	mrcd_output_open(d, &out);
 	for (;;) {
 		const uint64_t now = rte_rdtsc();

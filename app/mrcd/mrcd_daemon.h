@@ -20,6 +20,7 @@
 #include "mrc_fabric.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
+#include "mrcd_gaps.h"
 #include "mrcd_gen.h"
 #include "mrcd_host.h"
 
@@ -41,6 +42,7 @@ struct mrcd_hostctx {
 	struct mrcd_host *rt;
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
+	struct mrcd_gaps gaps; /* the longest waits between messages received here */
 	uint64_t failed_msgs;
 	uint16_t port[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
 	uint32_t port_started;          /* ethdev mode: planes whose port we started */
@@ -72,6 +74,17 @@ struct mrcd_query_ev {
 
 #define MRCD_QUERY_MAX_EVS 1024
 
+/* A queried QP's reliability and window state: why it sends or does not. */
+struct mrcd_query_rel {
+	uint32_t snd_una, snd_nxt, n_inflight, n_lost, cwnd_bytes;
+	uint32_t rx_epsn, rx_max_psn, rx_pending;
+	uint8_t error, retries;
+	bool can_send, probe_wanted, probe_outstanding;
+	uint64_t rto_fired, probes_asked, spurious;
+	/* ages at the copy, in TSC ticks */
+	uint64_t since_progress_tsc, since_ack_tsc, srtt_tsc;
+};
+
 /* A telemetry question about one QP and its owner's answer (mrcd_query.c). */
 struct mrcd_qp_query {
 	uint32_t req;  /* bumped by the asker */
@@ -83,6 +96,8 @@ struct mrcd_qp_query {
 	enum mrc_qp_error error;
 	size_t mem_bytes;
 	struct mrc_qp_counters counters;
+	bool has_rel; /* the sender/receiver state below is valid (past INIT) */
+	struct mrcd_query_rel rel;
 	unsigned int n_ev;
 	struct mrcd_query_ev ev[MRCD_QUERY_MAX_EVS];
 };
@@ -113,6 +128,7 @@ struct mrcd_daemon {
 	struct mrcd_worker workers[MRCD_MAX_WORKERS];
 	int phase; /* enum mrcd_phase */
 	uint64_t run_tsc, drain_tsc;
+	uint64_t start_tsc, start_mono_ns; /* the run's t = 0, also as CLOCK_MONOTONIC */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
 	/* the fabric's counters, published by the worker that polls it */
 	uint32_t fab_seq;

@@ -91,7 +91,13 @@ struct mrcd_flow {
 	uint64_t *post_tsc;     /* per slot */
 };
 
-/* Completion-time histogram: log2 buckets, 16 linear steps each. */
+/*
+ * Completion-time histogram: log2 buckets, 16 linear steps each (exact
+ * below 16 ns). mrcd_hist_pct() interpolates within the bucket that holds
+ * the percentile, its samples taken as evenly spread (up to max_ns in the
+ * top bucket): unbiased, exact for evenly spread samples, and never more
+ * than a bucket width (1/16 of the value) off, nor above max_ns.
+ */
 #define MRCD_HIST_BUCKETS (64 * 16)
 struct mrcd_hist {
 	uint64_t n, max_ns;

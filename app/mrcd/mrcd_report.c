@@ -347,15 +347,43 @@ mrcd_pools_full(const struct mrcd_hostctx *hc)
 	return rc;
 }
 
+/* The receivers' longest waits between messages (mrcd_gaps.h), longest first. */
+static void
+print_gaps(FILE *f, const struct mrcd_daemon *d, bool json)
+{
+	bool any = false;
+
+	if (json)
+		fprintf(f, " \"start_monotonic_s\": %.9f, \"recv_gaps\": [",
+			(double)d->start_mono_ns / 1e9);
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrcd_gaps *g = &d->host[h].gaps;
+
+		for (unsigned int i = 0; i < g->n && (json || i == 0); i++) {
+			const double ms = (double)g->len_tsc[i] * 1e3 / (double)d->hz;
+			const double end_s = (double)(g->end_tsc[i] - d->start_tsc) / (double)d->hz;
+
+			if (json)
+				fprintf(f, "%s{\"host\": %u, \"ms\": %.4f, \"end_s\": %.6f}",
+					any ? ", " : "", d->cfg.daemon.first_host + h, ms, end_s);
+			else
+				printf("  host %u received: longest wait between messages %.3f ms, "
+				       "ending at %.3f s\n", d->cfg.daemon.first_host + h, ms, end_s);
+			any = true;
+		}
+	}
+	if (json)
+		fprintf(f, "],\n");
+}
+
 int
 mrcd_summary(const struct mrcd_daemon *d)
 {
 	struct mrcd_snapshot t;
 	struct mrcd_hist hist;
 	const uint64_t run = d->run_tsc ? d->run_tsc : 1;
-	static const struct mrc_fabric_counters no_fabric; /* ethdev mode: all zero */
-	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) :
-								 &no_fabric;
+	/* Only the emulated fabric has fabric counters; ethdev and loop modes have ports. */
+	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) : NULL;
 	struct mrcd_port_drops pd;
 	uint64_t lost;
 
@@ -370,6 +398,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 			rx_pkts += mrc_qp_counters(d->peer_qp[i])->rx_data_pkts;
 			rx_bytes += mrc_qp_counters(d->peer_qp[i])->rx_data_bytes;
 		}
+	const double wall_ns = (double)(run + d->drain_tsc) * 1e9 / (double)d->hz;
+	const double cpu_share = (double)cpu_ns / (wall_ns * RTE_MAX(d->n_workers, 1u));
+
 	memset(&hist, 0, sizeof(hist));
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		mrcd_hist_merge(&hist, &d->host[h].hist);
@@ -388,13 +419,18 @@ mrcd_summary(const struct mrcd_daemon *d)
 		mrcd_hist_pct(&hist, 99.9) / 1e3, hist.max_ns / 1e3, hist.n);
 	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
 		t.verified_bytes, t.verify_errors);
+	print_gaps(stdout, d, false);
 	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64 " ECN echoes, %" PRIu64
 	       " packets lost on a path; EVs now good %" PRIu64 ", skip %" PRIu64 ", bad %" PRIu64
 	       ", denied %" PRIu64 "\n", t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good,
 		t.ev_skip, t.ev_bad, t.ev_denied);
-	printf("  workers: %u, %.3f s of CPU; %" PRIu64 " data packets (%" PRIu64
-	       " payload bytes) placed at the receivers here\n", d->n_workers, cpu_ns / 1e9,
-		rx_pkts, rx_bytes);
+	printf("  workers: %u, %.3f s of CPU (%.0f%% of the run's wall time each); %" PRIu64
+	       " data packets (%" PRIu64 " payload bytes) placed at the receivers here\n",
+		d->n_workers, cpu_ns / 1e9, 100 * cpu_share, rx_pkts, rx_bytes);
+	/* Workers poll without pause: far below 100% means the machine took their CPU. */
+	if (cpu_share < 0.1)
+		printf("  warning: the workers were starved of CPU: completion times, goodput and "
+		       "whether the drain sufficed measure this machine's load, not the transport\n");
 	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
 	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
 		uint64_t v = 0;
@@ -404,7 +440,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		if (v != 0)
 			printf(" (%s %" PRIu64 ")", mrc_wire_reject_name((enum mrc_wire_rx)r), v);
 	}
-	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++) {
+	for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++) {
 		uint64_t v = mrc_fabric_counters_get(fc, i);
 
 		if (v != 0 && strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
@@ -442,9 +478,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 				hist.max_ns / 1e3);
 			fprintf(j, " \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64 ",\n",
 				t.verified_bytes, t.verify_errors);
-			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"data_pkts_placed\": %" PRIu64
-				", \"data_bytes_placed\": %" PRIu64 ",\n", d->n_workers, cpu_ns / 1e9,
-				rx_pkts, rx_bytes);
+			print_gaps(j, d, true);
+			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": %.4f, "
+				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64 ",\n",
+				d->n_workers, cpu_ns / 1e9, cpu_share, rx_pkts, rx_bytes);
 			fprintf(j, " \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
 				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
@@ -452,12 +489,12 @@ mrcd_summary(const struct mrcd_daemon *d)
 				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n", t.ev_good,
 				t.ev_skip, t.ev_bad, t.ev_denied);
 			fprintf(j, " \"drops\": {\"parser\": %" PRIu64, t.rejects);
-			for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
+			for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++)
 				if (strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
 					fprintf(j, ", \"fabric_%s\": %" PRIu64,
 						mrc_fabric_counters_desc[i].name,
 						mrc_fabric_counters_get(fc, i));
-			if (d->fab == NULL)
+			if (fc == NULL)
 				fprintf(j, ", \"port_imissed\": %" PRIu64 ", \"port_ierrors\": %" PRIu64
 					", \"port_oerrors\": %" PRIu64 ", \"port_rx_nombuf\": %" PRIu64,
 					pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);

@@ -246,6 +246,31 @@ resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const ch
 	return *qp != NULL ? 0 : -1;
 }
 
+/* The sender's and receiver's state: PSNs, window, retries, ages in us. */
+static void
+add_rel(struct rte_tel_data *d, const struct mrcd_query_rel *r, uint64_t hz)
+{
+	rte_tel_data_add_dict_u64(d, "snd_una", r->snd_una);
+	rte_tel_data_add_dict_u64(d, "snd_nxt", r->snd_nxt);
+	rte_tel_data_add_dict_u64(d, "inflight_pkts", r->n_inflight);
+	rte_tel_data_add_dict_u64(d, "lost_unsent_pkts", r->n_lost);
+	rte_tel_data_add_dict_u64(d, "cwnd_bytes", r->cwnd_bytes);
+	rte_tel_data_add_dict_u64(d, "can_send_new", r->can_send);
+	rte_tel_data_add_dict_u64(d, "rel_error", r->error);
+	rte_tel_data_add_dict_u64(d, "retries", r->retries);
+	rte_tel_data_add_dict_u64(d, "probe_wanted", r->probe_wanted);
+	rte_tel_data_add_dict_u64(d, "probe_outstanding", r->probe_outstanding);
+	rte_tel_data_add_dict_u64(d, "rto_fired", r->rto_fired);
+	rte_tel_data_add_dict_u64(d, "probes_asked", r->probes_asked);
+	rte_tel_data_add_dict_u64(d, "spurious_losses", r->spurious);
+	rte_tel_data_add_dict_u64(d, "since_progress_us", r->since_progress_tsc * 1000000 / hz);
+	rte_tel_data_add_dict_u64(d, "since_ack_us", r->since_ack_tsc * 1000000 / hz);
+	rte_tel_data_add_dict_u64(d, "srtt_us", r->srtt_tsc * 1000000 / hz);
+	rte_tel_data_add_dict_u64(d, "rx_epsn", r->rx_epsn);
+	rte_tel_data_add_dict_u64(d, "rx_max_psn", r->rx_max_psn);
+	rte_tel_data_add_dict_u64(d, "rx_pending", r->rx_pending);
+}
+
 static int
 cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -270,6 +295,8 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int i = 0; i < mrc_qp_counters_count; i++)
 		rte_tel_data_add_dict_u64(d, mrc_qp_counters_desc[i].name,
 			mrc_qp_counters_get(&q->counters, i));
+	if (q->has_rel)
+		add_rel(d, &q->rel, daemon_ref->hz);
 	mrcd_query_release();
 	return 0;
 }

@@ -826,6 +826,26 @@ mrc_ev_on_probe_timeout(struct mrc_ev_pool *pool, int slot)
 	return 0;
 }
 
+int
+mrc_ev_readmit_all(struct mrc_ev_pool *pool)
+{
+	const struct mrc_ev_meta *meta = meta_arr(pool);
+	int n = 0;
+
+	if (pool->n_bad == 0)
+		return 0;
+	/* Backups after actives, so promote() finds the active slots to fill already GOOD. */
+	for (unsigned int s = 0; s < pool->n_total; s++) {
+		if (meta_state(&meta[s]) != MRC_EV_ASSUMED_BAD)
+			continue;
+		set_state(pool, s, MRC_EV_GOOD);
+		promote(pool, s);
+		n++;
+	}
+	pool->cnt.stall_readmitted += (uint64_t)n;
+	return n;
+}
+
 /* ---- control plane ---- */
 
 int

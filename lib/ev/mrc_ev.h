@@ -284,7 +284,8 @@ struct mrc_ev_stats {
 	X(readmitted, "evs", "ASSUMED_BAD -> GOOD after enough good probe answers")              \
 	X(promoted, "evs", "GOOD backups moved into a plane's short active set")                 \
 	X(probes, "probes", "probes requested by mrc_ev_probe_due()")                            \
-	X(denied, "evs", "EVs denied by the control plane")
+	X(denied, "evs", "EVs denied by the control plane")                                       \
+	X(stall_readmitted, "evs", "ASSUMED_BAD -> GOOD at once: the QP stood still (readmit_all)")
 
 struct mrc_ev_pool_counters {
 #define MRC_EV_CNT_FIELD_(name, unit, help) uint64_t name;
@@ -485,6 +486,20 @@ int mrc_ev_on_probe_answer(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m
 
 /** A probe sent on `slot` got no answer in time: the good-answer count starts over. */
 int mrc_ev_on_probe_timeout(struct mrc_ev_pool *pool, int slot);
+
+/**
+ * The QP stands still (its retransmit timer fired again without progress):
+ * what the pool believes is no longer worth more than a fresh start. Every
+ * ASSUMED_BAD EV is re-admitted GOOD at once (DENIED ones stay out), as if
+ * each had answered its probes. Without this, a QP whose usable EVs all sit
+ * on planes that died unseen (a T0-T1 link down behind a live port) can
+ * never move again: the floor, and losses that a silent peer cannot reveal,
+ * keep those EVs in use, and the retired EVs on healthy planes wait for
+ * probes that a QP whose timer has fired does not send. The dead EVs are
+ * retired again by the losses that follow. O(n_total); returns how many
+ * were re-admitted (also counted in stall_readmitted).
+ */
+int mrc_ev_readmit_all(struct mrc_ev_pool *pool);
 
 /* ---- control plane (applied on the owning lcore, e.g. from a command ring) ---- */
 

@@ -175,6 +175,9 @@ enum mrc_qp_reliability {
 	MRC_QP_REL_GBN,      /**< reference: RoCEv2 RC go-back-N (needs paths ECMP) */
 };
 
+/** Default time between two probe rounds of retired EVs (see mrc_qp_attr_defaults). */
+#define MRC_QP_EV_PROBE_INTERVAL_US 200
+
 /** Attributes, set at the transitions (protocol.md 1.17). */
 struct mrc_qp_attr {
 	/* RESET -> INIT */

@@ -91,7 +91,6 @@ struct mrc_qp {
 	uint32_t sq_mask;
 	uint32_t sq_head, sq_send, sq_tail;
 	uint16_t next_msn, next_rqmsn;
-	uint32_t inflight_bytes;
 
 	/* parts, allocated at the transitions */
 	struct mrc_ev_cfg ev_cfg;
@@ -120,6 +119,7 @@ struct mrc_qp {
 	uint16_t probe_id;
 	struct qp_ev_probe ev_probe[EV_PROBES];
 	uint64_t ev_probe_timeout_tsc;
+	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
 
 	/* handed to rel's callbacks: the NACK being applied, and the time */
 	uint8_t nack_reason;

@@ -172,7 +172,7 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 	ca = (struct mrc_cc_ack){
 		.newly_acked_bytes = info.acked_bytes,
 		.rtt_ns = rtt32,
-		.inflight_bytes = qp->inflight_bytes,
+		.inflight_bytes = mrc_rel_tx_inflight_bytes(qp->rtx),
 		.ooo_count = s.ooo_count,
 		.rcv_cwnd_pen = s.cwnd_pen,
 		.restore_cwnd = s.rc,

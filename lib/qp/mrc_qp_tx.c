@@ -316,6 +316,18 @@ pick(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, uint32_t avoid, 
 	return slot;
 }
 
+/* The reliability probe may take `ev`: its plane is usable and no EV probe is out on it. */
+static bool
+probe_ev_free(const struct mrc_qp *qp, uint32_t usable, uint32_t ev)
+{
+	if (!((usable >> ev_plane(qp, ev)) & 1))
+		return false;
+	for (unsigned int i = 0; i < EV_PROBES; i++)
+		if (qp->ev_probe[i].busy && qp->ev_probe[i].ev == ev)
+			return false;
+	return true;
+}
+
 static uint16_t
 tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *rand,
 	struct rte_mbuf **pkts, uint16_t max)
@@ -339,17 +351,28 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 			return n;
 		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
 		mrc_ev_on_tx(qp->ev, slot, len);
-		qp->inflight_bytes += len;
 		qp->cnt.tx_retx_pkts++;
 		pkts[n++] = m;
 	}
 
-	/* Probes: the reliability probe rel wants, then retired EVs that are due. */
-	if (n < max && mrc_rel_tx_probe_wanted(rtx) && pick(qp, usable, rand, 0, &ev) >= 0) {
+	/*
+	 * Probes: the reliability probe rel wants (after the overdue packet,
+	 * on its EV, when that plane is up and no EV probe holds the EV), then
+	 * retired EVs that are due.
+	 */
+	uint16_t probe_slot = MRC_REL_NIL;
+	bool probe = n < max && mrc_rel_tx_probe_wanted(rtx);
+
+	if (probe && (mrc_rel_tx_probe_target(rtx, &probe_slot, &ev) != 0 ||
+			     !probe_ev_free(qp, usable, ev))) {
+		probe_slot = MRC_REL_NIL;
+		probe = pick(qp, usable, rand, 0, &ev) >= 0;
+	}
+	if (probe) {
 		struct rte_mbuf *m = build_probe(qp, ev);
 
 		if (m != NULL) {
-			mrc_rel_tx_probe_sent(rtx, now);
+			mrc_rel_tx_probe_sent_on(rtx, probe_slot, ev, now);
 			qp->probe_ev = ev;
 			qp->cnt.tx_probes++;
 			pkts[n++] = m;
@@ -389,7 +412,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 	const uint32_t cwnd = mrc_cc_cwnd(&qp->cc);
 
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
-		(qp->inflight_bytes == 0 || qp->inflight_bytes + qp->mtu <= cwnd) &&
+		(mrc_rel_tx_inflight_bytes(rtx) == 0 ||
+			mrc_rel_tx_inflight_bytes(rtx) + qp->mtu <= cwnd) &&
 		mrc_qp_trk_ready(qp)) {
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
@@ -408,7 +432,6 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		if (k == 0)
 			w->first_psn = psn;
 		mrc_ev_on_tx(qp->ev, slot, plen);
-		qp->inflight_bytes += plen;
 		qp->cnt.tx_data_pkts++;
 		qp->cnt.tx_data_bytes += plen;
 		pkts[n++] = m;

@@ -156,6 +156,7 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 	tx->mask = n - 1;
 	tx->n_ev = cfg->n_ev_slots;
 	tx->t_head = tx->t_tail = MRC_REL_NIL;
+	tx->probe_slot = MRC_REL_NIL;
 	tx->retry_linear = cfg->retry_linear;
 	tx->retry_exp = cfg->retry_exp;
 	tx->gbn = cfg->gbn;
@@ -363,6 +364,7 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 	set_state(p, PKT_LOST);
 	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);
 	tx->n_inflight--;
+	tx->inflight_bytes -= p->len;
 	tx->n_lost++;
 	tx->stats.lost[why]++;
 	if (ops != NULL && ops->lost != NULL)
@@ -410,6 +412,7 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t 
 	ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
+	tx->inflight_bytes += len;
 	tx->snd_nxt = mrc_psn_add(psn, 1);
 	tx->stats.sent_pkts++;
 	return psn;
@@ -468,6 +471,7 @@ mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_
 	ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
+	tx->inflight_bytes += p->len;
 	tx->stats.retx_pkts++;
 }
 
@@ -533,6 +537,7 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
 	if (st == PKT_INFLIGHT) {
 		t_unlink(tx, i);
 		tx->n_inflight--;
+		tx->inflight_bytes -= p->len;
 		/* Which copy of a resent packet arrived is unknown: only first sends date the mark. */
 		if (p->tx_count == 1)
 			tx->rack_tsc = RTE_MAX(tx->rack_tsc, p->sent_tsc);
@@ -590,6 +595,30 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 		c = next;
 	}
 	ev_unlink(tx, i);
+}
+
+/*
+ * Rule 1 for a probe's answer: the probe followed everything sent before it
+ * on its EV down the same path, so those of them the answer shows missing
+ * were lost.
+ */
+static void
+probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
+	const struct mrc_rel_tx_ops *ops, void *ctx, uint32_t *lost)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t c = ev_heads(tx)[tx->probe_slot];
+
+	while (c != MRC_REL_NIL) {
+		const uint16_t next = r[c].ev_next;
+
+		if (pkt_state(&r[c]) == PKT_INFLIGHT && r[c].ev_val == tx->probe_ev_val &&
+			r[c].sent_tsc <= tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
+			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
+			(*lost)++;
+		}
+		c = next;
+	}
 }
 
 /* Rule 2: known-missing packets sent more than a reorder window before a delivered one. */
@@ -692,6 +721,9 @@ mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_
 		/* The answer reflects everything sent before the probe. */
 		tx->probe_outstanding = false;
 		tx->rack_tsc = RTE_MAX(tx->rack_tsc, tx->probe_sent_tsc);
+		/* Without a ring (drained, given back) nothing is in flight to condemn. */
+		if (tx->probe_slot != MRC_REL_NIL && mrc_rel_tx_has_trk(tx))
+			probe_ev_order(tx, &sc, ops, ctx, &info->lost_pkts);
 	}
 	time_rule(tx, &sc, ops, ctx, &info->lost_pkts);
 	if (info->acked_pkts > 0 || s->pr) {
@@ -757,9 +789,47 @@ mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_
 	return 0;
 }
 
+/*
+ * The packet a reliability probe should chase: the oldest PSN when it is in
+ * flight (it holds up snd_una, and every SACK shows it missing), else the
+ * oldest transmission in flight.
+ */
+static uint16_t
+probe_target_idx(const struct mrc_rel_tx *tx)
+{
+	const uint16_t una = (uint16_t)(tx->snd_una & tx->mask);
+
+	if (tx->snd_una != tx->snd_nxt && pkt_state(&ring_c(tx)[una]) == PKT_INFLIGHT)
+		return una;
+	return tx->t_head;
+}
+
+int
+mrc_rel_tx_probe_target(const struct mrc_rel_tx *tx, uint16_t *slot, uint32_t *ev)
+{
+	const uint16_t i = probe_target_idx(tx);
+	const struct mrc_rel_tx_pkt *p;
+
+	if (i == MRC_REL_NIL)
+		return -ENOENT;
+	p = &ring_c(tx)[i];
+	*slot = p->ev;
+	*ev = p->ev_val;
+	return 0;
+}
+
+void
+mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc)
+{
+	mrc_rel_tx_probe_sent(tx, now_tsc);
+	tx->probe_slot = slot < tx->n_ev ? slot : MRC_REL_NIL;
+	tx->probe_ev_val = ev;
+}
+
 void
 mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc)
 {
+	tx->probe_slot = MRC_REL_NIL;
 	tx->probe_wanted = false;
 	tx->probe_outstanding = true;
 	tx->probe_sent_tsc = now_tsc;
@@ -832,14 +902,22 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 		return next; /* RC knows only its timer: no per-packet timeout, no probes */
 
 	if (tx->t_head != MRC_REL_NIL) {
-		/* Tail loss: the oldest packet in flight has heard nothing for a probe timeout. */
-		uint64_t ref = RTE_MAX(tx->last_ack_tsc, r[tx->t_head].sent_tsc);
+		/*
+		 * Probe when the packet holding up snd_una (else the oldest in
+		 * flight) is overdue: its report should have come srtt + 4 rttvar
+		 * after it left. Or on tail loss: nothing at all heard for a probe
+		 * timeout.
+		 */
+		const uint64_t overdue = r[probe_target_idx(tx)].sent_tsc + tx->srtt_tsc +
+			4 * tx->rttvar_tsc;
+		const uint64_t quiet = RTE_MAX(tx->last_ack_tsc, r[tx->t_head].sent_tsc) + pto_tsc;
+		const uint64_t ref = RTE_MIN(overdue, quiet);
 
 		if (!tx->probe_outstanding) {
-			if (now_tsc >= ref + pto_tsc)
+			if (now_tsc >= ref)
 				tx->probe_wanted = true;
 			else
-				next = RTE_MIN(next, ref + pto_tsc);
+				next = RTE_MIN(next, ref);
 		}
 		const uint64_t sent = r[tx->t_head].sent_tsc;
 		const uint64_t wait = tx->last_ack_tsc < sent && silent_to > pkt_to ? silent_to : pkt_to;

@@ -50,12 +50,19 @@
  * retry_linear + retry_exp expiries in a row put the sender in error
  * (retry_exp == 25 means never).
  *
- * Tail loss: when packets are in flight and nothing has been acknowledged
- * for a probe timeout (srtt + reorder window; the per-packet timeout is
- * 2 srtt + 4 rttvar + reorder window), the sender asks for a
- * reliability probe (no PSN); its PR answer reflects the responder's state
- * after everything sent before the probe, so it moves the time mark to the
- * probe's send time and rule 2 finds the lost tail at once.
+ * Overdue packets and tail loss: when the packet holding up snd_una (else
+ * the oldest in flight) has not been reported srtt + 4 rttvar after it left,
+ * or nothing at all has been acknowledged for srtt + reorder window, the
+ * sender asks for a reliability probe (no PSN), sent on the overdue
+ * packet's EV (mrc_rel_tx_probe_target). Its PR answer reflects the
+ * responder's state after everything sent before the probe: it moves the
+ * time mark to the probe's send time (rule 2), and since the probe
+ * followed the overdue packet down the same path, rule 1 applies too:
+ * every packet sent before the probe on that EV and shown missing was
+ * lost, with no reorder window to wait for. When little is in flight, no
+ * later packet on the same EV would ever reveal the loss; the probe is
+ * that later packet. (The per-packet timeout is 2 srtt + 4 rttvar +
+ * reorder window.)
  *
  * Go-back-N (cfg.gbn, the plain RoCEv2 RC reference of mrc_qp.h): the
  * responder accepts only the expected PSN, so nothing after a hole can be
@@ -167,8 +174,11 @@ struct mrc_rel_tx {
 	uint32_t mask;    /**< ring size - 1 */
 	uint16_t n_ev;
 	uint16_t t_head, t_tail; /**< in-flight packets in send order */
+	uint16_t probe_slot;     /**< EV slot the outstanding probe went on, or MRC_REL_NIL */
 	uint32_t n_inflight;
 	uint32_t n_lost;  /**< marked lost, not yet resent */
+	uint32_t inflight_bytes; /**< payload of the packets counted in n_inflight */
+	uint32_t probe_ev_val;   /**< EV value the outstanding probe went on */
 	uint8_t error;    /**< enum mrc_rel_error */
 	uint8_t retry_linear, retry_exp;
 	uint8_t retries;  /**< consecutive expiries / budget NACKs without progress */
@@ -243,6 +253,17 @@ mrc_rel_tx_inflight(const struct mrc_rel_tx *tx)
 	return tx->n_inflight;
 }
 
+/**
+ * Payload bytes of the packets in flight: what a congestion window bounds.
+ * A packet stops counting once, whether it is delivered or declared lost
+ * first (and counts again when it is resent).
+ */
+static inline uint32_t
+mrc_rel_tx_inflight_bytes(const struct mrc_rel_tx *tx)
+{
+	return tx->inflight_bytes;
+}
+
 /** True when a new PSN may be sent: inside the responder's window, no error. */
 bool mrc_rel_tx_can_send(const struct mrc_rel_tx *tx);
 
@@ -304,7 +325,23 @@ mrc_rel_tx_probe_wanted(const struct mrc_rel_tx *tx)
 	return tx->probe_wanted && !tx->probe_outstanding && tx->error == MRC_REL_OK;
 }
 
+/**
+ * Where the reliability probe should go: the EV slot and value of the
+ * overdue packet (the oldest PSN if in flight, else the oldest
+ * transmission in flight). 0, or -ENOENT when nothing is in flight.
+ */
+int mrc_rel_tx_probe_target(const struct mrc_rel_tx *tx, uint16_t *slot, uint32_t *ev);
+
+/** The reliability probe left, on no particular EV. */
 void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
+
+/**
+ * The reliability probe left from EV pool slot `slot` with EV value `ev`
+ * (normally mrc_rel_tx_probe_target()'s): its answer then also applies
+ * rule 1 to that EV, as a packet sent on it would.
+ */
+void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev,
+	uint64_t now_tsc);
 
 /** The current reorder window and per-packet timeout (for tests and telemetry). */
 uint64_t mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx);

@@ -80,11 +80,30 @@ crc32_table(uint32_t crc, const void *buf, size_t len)
  * halves that is lo(A) * (x^160 mod P) + hi(A) * (x^96 mod P), two
  * PCLMULQDQs. Four lanes folded 512 bits at a time hide the multiplier
  * latency. In the bit-reflected domain each constant is reflected and
- * shifted left by one. Instead of a Barrett reduction, the last folded
- * block (a 16-byte message with the same CRC as everything before it)
- * and the tail go through the table loop.
+ * shifted left by one.
+ *
+ * The last 128-bit block is reduced in registers rather than through the
+ * table loop: every ICRC is at least two such calls (headers, payload), and
+ * at 256 B payloads the table loop's share of them was a third of a
+ * worker's time. 128 -> 96 bits by lo * (x^96 mod P), 96 -> 64 by the low
+ * word * (x^64 mod P), then Barrett: q = floor(R / P) from mu = x^64 div P,
+ * and R - q * P is the CRC. Only the tail under 16 bytes takes the table.
  */
-static uint64_t k_fold512_lo, k_fold512_hi, k_fold128_lo, k_fold128_hi;
+static uint64_t k_fold512_lo, k_fold512_hi, k_fold128_lo, k_fold128_hi, k_fold64;
+static uint64_t k_barrett_mu, k_barrett_poly;
+static uint64_t k_fold2048_lo, k_fold2048_hi;
+
+#define CRC32_POLY_NORMAL_33 0x104C11DB7ull /* x^32 + ... + 1, 33 bits */
+
+static uint64_t
+reflect_bits(uint64_t v, unsigned int n)
+{
+	uint64_t r = 0;
+
+	for (unsigned int b = 0; b < n; b++)
+		r |= ((v >> b) & 1u) << (n - 1 - b);
+	return r;
+}
 
 /* x^n mod P in the reflected domain, as a 33-bit multiplier. */
 static uint64_t
@@ -94,11 +113,23 @@ reflected_xpow_mod(unsigned int n)
 
 	for (unsigned int i = 0; i < n; i++)
 		r = (r << 1) ^ ((r & 0x80000000u) ? 0x04C11DB7u : 0);
-	uint32_t rev = 0;
+	return reflect_bits(r, 32) << 1;
+}
 
-	for (int b = 0; b < 32; b++)
-		rev |= ((r >> b) & 1u) << (31 - b);
-	return (uint64_t)rev << 1;
+/* floor(x^64 / P) by long division over GF(2): a polynomial of degree 32. */
+static uint64_t
+x64_div_poly(void)
+{
+	unsigned __int128 rem = (unsigned __int128)1 << 64;
+	uint64_t q = 0;
+
+	for (int d = 64; d >= 32; d--) {
+		if ((uint64_t)(rem >> d) & 1u) {
+			rem ^= (unsigned __int128)CRC32_POLY_NORMAL_33 << (d - 32);
+			q |= 1ull << (d - 32);
+		}
+	}
+	return q;
 }
 
 __attribute__((target("pclmul,sse4.1"))) static inline __m128i
@@ -107,39 +138,133 @@ fold(__m128i x, __m128i k)
 	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
-__attribute__((target("pclmul,sse4.1"))) static uint32_t
-crc32_clmul(uint32_t crc, const uint8_t *p, size_t len)
+/* The CRC register (no inversion) of the 16 bytes in x from a zero start. */
+__attribute__((target("pclmul,sse4.1"))) static inline uint32_t
+reduce128(__m128i x)
 {
-	const __m128i k512 = _mm_set_epi64x((long long)k_fold512_hi, (long long)k_fold512_lo);
-	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
-	__m128i x0, x1, x2, x3;
-	uint8_t last[16];
+	const __m128i low32 = _mm_setr_epi32(-1, 0, -1, 0);
+	const __m128i k96 = _mm_set_epi64x(0, (long long)k_fold128_hi);
+	const __m128i k64 = _mm_set_epi64x(0, (long long)k_fold64);
+	const __m128i bar = _mm_set_epi64x((long long)k_barrett_mu, (long long)k_barrett_poly);
+	__m128i t;
 
-	/* len >= 64 here. Linearity lets the running CRC ride in the first block. */
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
-	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-	p += 64;
-	len -= 64;
+	t = _mm_clmulepi64_si128(x, k96, 0x00);
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
+	t = _mm_srli_si128(x, 4);
+	x = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(x, low32), k64, 0x00), t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, low32), bar, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, low32), bar, 0x00);
+	return (uint32_t)_mm_extract_epi32(_mm_xor_si128(x, t), 1);
+}
+
+/*
+ * With VPCLMULQDQ (AVX-512), the same folding runs on four 128-bit lanes per
+ * instruction: four zmm accumulators take 256 bytes a round, each lane
+ * advanced by 2048 bits, then they fold into one 512-bit value and its four
+ * lanes into one 128-bit block for the path above. Worth it from a few
+ * hundred bytes: a 4 KiB payload is checked about 3x faster than with four
+ * xmm lanes, and the ICRC is most of the per-byte cost of the datapath.
+ */
+#define VCLMUL_MIN_LEN 256
+
+static bool use_vclmul;
+
+__attribute__((target("avx512f,avx512vl,vpclmulqdq"))) static inline __m512i
+fold_zmm(__m512i x, __m512i k)
+{
+	return _mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00),
+				_mm512_clmulepi64_epi128(x, k, 0x11));
+}
+
+/* Fold len >= 256 bytes at p (crc riding in the first word) to one block; *done = bytes used. */
+__attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.1"))) static __m128i
+fold_bulk_zmm(uint32_t crc, const uint8_t *p, size_t len, size_t *done)
+{
+	const __m512i k2048 = _mm512_broadcast_i32x4(
+		_mm_set_epi64x((long long)k_fold2048_hi, (long long)k_fold2048_lo));
+	const __m512i k512 = _mm512_broadcast_i32x4(
+		_mm_set_epi64x((long long)k_fold512_hi, (long long)k_fold512_lo));
+	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
+	const uint8_t *start = p;
+	__m512i z0, z1, z2, z3;
+	__m128i x;
+
+	z0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_zextsi128_si512(
+		_mm_cvtsi32_si128((int)crc)));
+	z1 = _mm512_loadu_si512(p + 64);
+	z2 = _mm512_loadu_si512(p + 128);
+	z3 = _mm512_loadu_si512(p + 192);
+	p += 256;
+	len -= 256;
+	while (len >= 256) {
+		z0 = _mm512_xor_si512(fold_zmm(z0, k2048), _mm512_loadu_si512(p));
+		z1 = _mm512_xor_si512(fold_zmm(z1, k2048), _mm512_loadu_si512(p + 64));
+		z2 = _mm512_xor_si512(fold_zmm(z2, k2048), _mm512_loadu_si512(p + 128));
+		z3 = _mm512_xor_si512(fold_zmm(z3, k2048), _mm512_loadu_si512(p + 192));
+		p += 256;
+		len -= 256;
+	}
+	z0 = _mm512_xor_si512(fold_zmm(z0, k512), z1);
+	z0 = _mm512_xor_si512(fold_zmm(z0, k512), z2);
+	z0 = _mm512_xor_si512(fold_zmm(z0, k512), z3);
 	while (len >= 64) {
-		x0 = _mm_xor_si128(fold(x0, k512), _mm_loadu_si128((const __m128i *)p));
-		x1 = _mm_xor_si128(fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = _mm_xor_si128(fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = _mm_xor_si128(fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + 48)));
+		z0 = _mm512_xor_si512(fold_zmm(z0, k512), _mm512_loadu_si512(p));
 		p += 64;
 		len -= 64;
 	}
-	x0 = _mm_xor_si128(fold(x0, k128), x1);
-	x0 = _mm_xor_si128(fold(x0, k128), x2);
-	x0 = _mm_xor_si128(fold(x0, k128), x3);
+	x = _mm512_extracti32x4_epi32(z0, 0);
+	x = _mm_xor_si128(fold(x, k128), _mm512_extracti32x4_epi32(z0, 1));
+	x = _mm_xor_si128(fold(x, k128), _mm512_extracti32x4_epi32(z0, 2));
+	x = _mm_xor_si128(fold(x, k128), _mm512_extracti32x4_epi32(z0, 3));
+	*done = (size_t)(p - start);
+	return x;
+}
+
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+crc32_clmul(uint32_t crc, const uint8_t *p, size_t len, bool wide)
+{
+	const __m128i k512 = _mm_set_epi64x((long long)k_fold512_hi, (long long)k_fold512_lo);
+	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
+	__m128i x0;
+
+	/* len >= 16 here. Linearity lets the running CRC ride in the first block. */
+	if (len >= VCLMUL_MIN_LEN && wide) {
+		size_t done;
+
+		x0 = fold_bulk_zmm(crc, p, len, &done);
+		p += done;
+		len -= done;
+	} else {
+		x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+				   _mm_cvtsi32_si128((int)crc));
+		p += 16;
+		len -= 16;
+	}
+	if (len >= 48) {
+		__m128i x1 = _mm_loadu_si128((const __m128i *)p);
+		__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+		__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 32));
+
+		p += 48;
+		len -= 48;
+		while (len >= 64) {
+			x0 = _mm_xor_si128(fold(x0, k512), _mm_loadu_si128((const __m128i *)p));
+			x1 = _mm_xor_si128(fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
+			x2 = _mm_xor_si128(fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
+			x3 = _mm_xor_si128(fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + 48)));
+			p += 64;
+			len -= 64;
+		}
+		x0 = _mm_xor_si128(fold(x0, k128), x1);
+		x0 = _mm_xor_si128(fold(x0, k128), x2);
+		x0 = _mm_xor_si128(fold(x0, k128), x3);
+	}
 	while (len >= 16) {
 		x0 = _mm_xor_si128(fold(x0, k128), _mm_loadu_si128((const __m128i *)p));
 		p += 16;
 		len -= 16;
 	}
-	_mm_storeu_si128((__m128i *)last, x0);
-	return crc32_table(crc32_table(0, last, sizeof(last)), p, len);
+	return crc32_table(reduce128(x0), p, len);
 }
 
 static bool use_clmul;
@@ -150,31 +275,48 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_fold512_hi = reflected_xpow_mod(512 - 32);
 	k_fold128_lo = reflected_xpow_mod(128 + 32);
 	k_fold128_hi = reflected_xpow_mod(128 - 32);
+	k_fold64 = reflected_xpow_mod(64);
+	k_fold2048_lo = reflected_xpow_mod(2048 + 32);
+	k_fold2048_hi = reflected_xpow_mod(2048 - 32);
+	k_barrett_mu = reflect_bits(x64_div_poly(), 33);
+	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	use_vclmul = use_clmul && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0;
 }
 #else
-static const bool use_clmul;
+static const bool use_clmul, use_vclmul;
 #endif
 
-/* Below this the table loop wins: folding has a fixed start-up cost. */
-#define CLMUL_MIN_LEN 64
+/* Below one block there is nothing to fold. */
+#define CLMUL_MIN_LEN 16
 
 static enum mrc_crc32_impl crc_impl = MRC_CRC32_AUTO;
 
 int
 mrc_crc32_set_impl(enum mrc_crc32_impl impl)
 {
-	if (impl == MRC_CRC32_CLMUL && !use_clmul)
+	if ((impl == MRC_CRC32_CLMUL && !use_clmul) || (impl == MRC_CRC32_VCLMUL && !use_vclmul))
 		return -ENOTSUP;
 	crc_impl = impl;
 	return 0;
 }
 
+/* AUTO and VCLMUL take the 512-bit path where the CPU has it. */
+static inline bool
+wide_ok(void)
+{
+	return use_vclmul && crc_impl != MRC_CRC32_CLMUL;
+}
+
 const char *
 mrc_crc32_impl_name(void)
 {
-	return crc_impl != MRC_CRC32_TABLE && use_clmul ? "pclmulqdq" : "slice-by-8";
+	if (crc_impl == MRC_CRC32_TABLE || !use_clmul)
+		return "slice-by-8";
+	return wide_ok() ? "vpclmulqdq" : "pclmulqdq";
 }
 
 uint32_t
@@ -182,7 +324,7 @@ mrc_crc32_update(uint32_t crc, const void *buf, size_t len)
 {
 #ifdef RTE_ARCH_X86
 	if (len >= CLMUL_MIN_LEN && use_clmul && crc_impl != MRC_CRC32_TABLE)
-		return crc32_clmul(crc, buf, len);
+		return crc32_clmul(crc, buf, len, wide_ok());
 #endif
 	return crc32_table(crc, buf, len);
 }
@@ -209,21 +351,45 @@ mrc_crc32_mbuf(uint32_t crc, const struct rte_mbuf *m, uint32_t off, uint32_t le
 /* The ICRC-covered headers whose variant fields are masked: IPv6, UDP, BTH. */
 #define ICRC_MASKED_LEN (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + \
 			 sizeof(struct mrc_bth))
+/*
+ * How much of the covered part is copied to mask it: the masked headers and,
+ * when the segment has them, the extension headers after them (and payload
+ * up to this size), so that the CRC runs over one buffer long enough to fold
+ * rather than a 60-byte piece and a short one through the table loop.
+ */
+#define ICRC_COPY_LEN 128
 
 uint32_t
 mrc_icrc_calc(const struct rte_mbuf *m, uint32_t ip_off, uint32_t len)
 {
-	uint8_t hdr[ICRC_MASKED_LEN];
-	const uint8_t *src;
+	uint8_t hdr[ICRC_COPY_LEN];
+	const struct rte_mbuf *seg = m;
+	uint32_t off = ip_off;
 	uint32_t crc = MRC_ICRC_SEED;
-	uint32_t n = RTE_MIN(len, (uint32_t)ICRC_MASKED_LEN);
+	uint32_t n;
 
-	src = rte_pktmbuf_read(m, ip_off, n, hdr);
-	if (src == NULL)
+	while (seg != NULL && off >= seg->data_len) {
+		off -= seg->data_len;
+		seg = seg->next;
+	}
+	if (seg == NULL)
 		return 0; /* callers have already bounded ip_off + len by pkt_len */
-	if (src != hdr)
-		memcpy(hdr, src, n);
-	if (n == ICRC_MASKED_LEN) {
+	n = RTE_MIN(len, (uint32_t)ICRC_COPY_LEN);
+	if (seg->data_len - off >= RTE_MIN(n, (uint32_t)ICRC_MASKED_LEN)) {
+		n = RTE_MIN(n, (uint32_t)seg->data_len - off);
+		memcpy(hdr, rte_pktmbuf_mtod_offset(seg, const uint8_t *, off), n);
+	} else {
+		/* The masked headers span segments: gather just those. */
+		const uint8_t *src;
+
+		n = RTE_MIN(len, (uint32_t)ICRC_MASKED_LEN);
+		src = rte_pktmbuf_read(m, ip_off, n, hdr);
+		if (src == NULL)
+			return 0;
+		if (src != hdr)
+			memcpy(hdr, src, n);
+	}
+	if (n >= ICRC_MASKED_LEN) {
 		/* version(4) stays; traffic class(8) + flow label(20) become ones. */
 		hdr[0] |= 0x0f;
 		hdr[1] = hdr[2] = hdr[3] = 0xff;

@@ -31,21 +31,23 @@
 
 /**
  * Continue a reflected CRC-32 (no pre/post inversion) over `len` bytes.
- * Uses carry-less multiplication (PCLMULQDQ) where the CPU has it, and a
- * slice-by-8 table loop otherwise; both give identical results.
+ * Uses carry-less multiplication where the CPU has it (VPCLMULQDQ on 512-bit
+ * registers, else PCLMULQDQ), and a slice-by-8 table loop otherwise; all
+ * give identical results.
  */
 uint32_t mrc_crc32_update(uint32_t crc, const void *buf, size_t len);
 
 enum mrc_crc32_impl {
 	MRC_CRC32_AUTO = 0, /**< the fastest the CPU supports (default) */
 	MRC_CRC32_TABLE,    /**< force the portable table loop */
-	MRC_CRC32_CLMUL,    /**< force PCLMULQDQ (x86 only) */
+	MRC_CRC32_CLMUL,    /**< force 128-bit PCLMULQDQ (x86 only) */
+	MRC_CRC32_VCLMUL,   /**< force 512-bit VPCLMULQDQ (x86 with AVX-512 only) */
 };
 
 /** Choose the implementation (tests and benchmarks); -ENOTSUP if the CPU lacks it. */
 int mrc_crc32_set_impl(enum mrc_crc32_impl impl);
 
-/** Name of the implementation in use for long buffers ("pclmulqdq" or "slice-by-8"). */
+/** Name of the implementation in use for long buffers ("vpclmulqdq", "pclmulqdq" or "slice-by-8"). */
 const char *mrc_crc32_impl_name(void);
 
 /** Continue the CRC over `len` bytes of `m` starting at `off` (any segmentation). */

@@ -24,7 +24,9 @@
  * even, 1/n = one link carries all; and max / mean. Printed as one JSON
  * object: the median, worst and every window's values, host 0's uplink
  * rate (headers included) and the goodput (payload of the messages that
- * completed inside the measured windows) over them.
+ * completed inside the measured windows) over them; and, summed over the
+ * senders for the whole run, how the losses were found (rel's rules),
+ * resends, probes, and the duplicates the receivers saw (spurious resends).
  *
  *   bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] [--qps N]
  *                    [--windows W] [--outstanding K] [--loss P] [--seed S]
@@ -43,6 +45,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_fabric.h"
+#include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
 
 #define PLANES	   8
@@ -348,10 +351,18 @@ main(int argc, char **argv)
 	}
 
 	double v[4][MAX_WIN], worst[4] = {1e9, 0, 1e9, 0};
-	uint64_t total_done = 0;
+	uint64_t total_done = 0, lost[MRC_REL_LOSS_MAX] = {0}, retx = 0, probes = 0, dups = 0;
 
-	for (unsigned int q = 0; q < n_qps; q++)
+	for (unsigned int q = 0; q < n_qps; q++) {
+		const struct mrc_rel_tx_stats *st = &mrc_qp_rel_tx(pairs[q].h[0].qp)->stats;
+
 		total_done += done_msgs[q];
+		for (unsigned int k = 0; k < MRC_REL_LOSS_MAX; k++)
+			lost[k] += st->lost[k];
+		retx += st->retx_pkts;
+		probes += st->probes_asked;
+		dups += mrc_qp_counters(pairs[q].h[1].qp)->rx_dup_pkts;
+	}
 
 	for (unsigned int k = 0; k < n_w; k++) {
 		v[0][k] = w[k].plane_jain;
@@ -378,10 +389,18 @@ main(int argc, char **argv)
 	       "\"link_jain_median\": %.5f, \"link_maxmean_median\": %.4f,\n"
 	       " \"plane_jain_worst\": %.5f, \"plane_maxmean_worst\": %.4f, "
 	       "\"link_jain_worst\": %.5f, \"link_maxmean_worst\": %.4f,\n"
-	       " \"uplink_gbps\": %.2f, \"msgs_done\": %llu, \"errors\": %llu}\n",
+	       " \"uplink_gbps\": %.2f, \"msgs_done\": %llu, \"errors\": %llu,\n"
+	       " \"lost_by\": {\"ev_order\": %llu, \"time\": %llu, \"pkt_timeout\": %llu, "
+	       "\"rto\": %llu, \"nack\": %llu, \"rewind\": %llu}, \"retx_pkts\": %llu, "
+	       "\"probes\": %llu, \"rx_dup_pkts\": %llu}\n",
 		median(v[0], n_w), median(v[1], n_w), median(v[2], n_w), median(v[3], n_w), worst[0],
 		worst[1], worst[2], worst[3], (double)bytes * 8 / ((double)n_w * WINDOW_NS),
-		(unsigned long long)total_done, (unsigned long long)errors);
+		(unsigned long long)total_done, (unsigned long long)errors,
+		(unsigned long long)lost[MRC_REL_LOSS_EV_ORDER], (unsigned long long)lost[MRC_REL_LOSS_TIME],
+		(unsigned long long)lost[MRC_REL_LOSS_PKT_TIMEOUT],
+		(unsigned long long)lost[MRC_REL_LOSS_RTO], (unsigned long long)lost[MRC_REL_LOSS_NACK],
+		(unsigned long long)lost[MRC_REL_LOSS_REWIND], (unsigned long long)retx,
+		(unsigned long long)probes, (unsigned long long)dups);
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_qps; q++)
 		mrc_test_pair_destroy(&pairs[q]);

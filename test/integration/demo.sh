@@ -84,6 +84,10 @@ check(q0["role"] == "sender" and q0["state"] == "RTS" and q0["tx_data_pkts"] > 0
       f"telemetry /mrc/qp,0x100: {q0}")
 check(q1["role"] == "receiver" and q1["rx_data_pkts"] > 0 and q1["rx_bad_rkey"] == 0,
       f"telemetry /mrc/qp,0x101: {q1}")
+# The sender's reliability state: PSNs sent and acknowledged, the receiver's expected PSN.
+check(all(k in q0 for k in ("snd_una", "snd_nxt", "inflight_pkts", "retries", "since_ack_us"))
+      and q0["rel_error"] == 0 and q0["cwnd_bytes"] > 0 and "rx_epsn" in q1,
+      f"telemetry /mrc/qp reliability state: {q0}, {q1}")
 e = t["/mrc/evs,0x100"]
 per_state = [e[k] for k in ("per_plane_good", "per_plane_skip", "per_plane_assumed_bad",
                             "per_plane_denied")]
@@ -109,8 +113,11 @@ check(0 < verified <= s["bytes_verified"],
       f"telemetry verified {verified} vs final {s['bytes_verified']}")
 m = s["messages"]
 check(m["completed"] > 100, f"only {m['completed']} messages completed")
+check(0 < s["worker_cpu_share"] <= 1.05, f"worker CPU share {s['worker_cpu_share']}")
 check(m["lost"] == 0 and m["failed"] == 0, f"messages lost {m['lost']}, failed {m['failed']}")
 check(s["verify_errors"] == 0, f"{s['verify_errors']} messages corrupted")
+check(any(k.startswith("fabric_drop") for k in s["drops"]) and "port_imissed" not in s["drops"],
+      f"the emulated fabric's drops, and no port drops, in the summary: {s['drops']}")
 check(s["bytes_verified"] >= m["completed"] * 1024 * 1024 * 0.9, "data not verified")
 g = s["plane_gbps"]
 check(len(g) == 8 and min(g) > 0, f"a plane carried nothing: {g}")

@@ -65,6 +65,8 @@ if os.path.exists(sys.argv[1]):
         bad.append(f"memif-pair: a plane carried nothing: {s['plane_gbps']}")
     if dr["parser"] or dr["port_ierrors"] or dr["port_oerrors"] or dr["port_imissed"]:
         bad.append(f"memif-pair: drops {dr}")
+    if any(k.startswith("fabric_") for k in dr):
+        bad.append(f"memif-pair: fabric counters without a fabric: {sorted(dr)}")
     print(f"ethdev: memif-pair: {m['completed']} messages, {s['goodput_gbps']:.2f} Gb/s goodput, "
           f"{s['retransmits']} resent")
 else:

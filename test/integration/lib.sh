@@ -17,6 +17,59 @@ mrc_msgs_completed() {
 	local s
 	s=$(mrc_sock "$1")
 	[ -n "$s" ] || { echo 0; return; }
-	/usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
+	# A daemon that does not answer must not hang the caller's loop.
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
 		/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0
+}
+
+# mrc_dump_state LOG OUT: everything the mrcd writing LOG can tell about its
+# hosts, ports, drops and each of its QPs (counters, PSNs, window, retries,
+# EVs), as one JSON object per line into OUT. For a transfer that stands
+# still: taken before the daemon is killed, it says which QP waits on what.
+mrc_dump_state() {
+	local s
+	s=$(mrc_sock "$1")
+	[ -n "$s" ] || { echo "no telemetry socket in $1" > "$2"; return 0; }
+	timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$s" > "$2" 2>&1 <<'PY' || true
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+def q(cmd):
+    r = c.query(cmd)
+    print(json.dumps(r, sort_keys=True))
+    return list(r.values())[0] if isinstance(r, dict) and r else None
+info = q("/mrc/info")
+for h in q("/mrc/hosts") or []:
+    for cmd in ("/mrc/host", "/mrc/ports", "/mrc/drops"):
+        q(f"{cmd},{h}")
+start = 0
+while start is not None:
+    page = q(f"/mrc/qps,{start}") or {}
+    start = page.pop("next", None)
+    for qpn in page:
+        q(f"/mrc/qp,{int(qpn, 16)}")
+        q(f"/mrc/evs,{int(qpn, 16)}")
+PY
+}
+
+# mrc_dump_threads PID: each thread of PID (or of its one child: `ip netns
+# exec` may still be its parent) with its state and kernel wait channel,
+# then every thread's stack when gdb is installed. Says whether a worker
+# runs, or sleeps in a system call it should never block in.
+mrc_dump_threads() {
+	local pid=$1 t c
+	[ -d "/proc/$pid" ] || { echo "process $pid: gone"; return 0; }
+	c=$(awk '{print $1}' "/proc/$pid/task/$pid/children" 2>/dev/null || true)
+	[ -n "$c" ] && pid=$c
+	for t in /proc/"$pid"/task/*; do
+		[ -d "$t" ] || continue
+		echo "thread ${t##*/} $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null)" \
+			"wchan $(cat "$t/wchan" 2>/dev/null) utime+stime $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null)"
+	done
+	if command -v gdb > /dev/null; then
+		timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |
+			grep -E '^(Thread|#)' || true
+	fi
 }

@@ -86,18 +86,67 @@ pids+=($!)
 n=${#pids[@]}
 hpids=("${pids[$((n - 2))]}" "${pids[$((n - 1))]}")
 
+# A stall (no message completes on either host for 15 s) or the deadline
+# dumps both daemons' state (QPs: PSNs, window, retries, EVs) while they
+# still run, so a failure says which QP waits on what.
+dump_state() {
+	local h
+	for h in 0 1; do
+		mrc_dump_state h$h.log "state-h$h-$1.txt"
+		mrc_dump_threads "${hpids[$h]}" >> "state-h$h-$1.txt"
+		echo "netns_srv6: host $h's state ($1) in $PWD/state-h$h-$1.txt:"
+		/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    try:
+        d = json.loads(l)
+    except ValueError:
+        print("  " + l.strip()); continue
+    k, v = next(iter(d.items()))
+    if k.startswith("/mrc/qp,") and isinstance(v, dict):
+        print("  qp %#x %s %s: %s" % (v["qpn"], v["role"], v["state"], " ".join(
+            f"{f}={v[f]}" for f in ("snd_una", "snd_nxt", "inflight_pkts", "lost_unsent_pkts",
+                "cwnd_bytes", "can_send_new", "rel_error", "retries", "probe_wanted",
+                "probe_outstanding", "since_progress_us", "since_ack_us", "rx_epsn",
+                "rx_max_psn", "tx_no_ev", "tx_no_mbuf", "msgs_done") if f in v)))
+    elif k.startswith(("/mrc/host,", "/mrc/drops,")) and isinstance(v, dict):
+        print("  %s %s" % (k, " ".join(f"{a}={b}" for a, b in v.items()
+            if not isinstance(b, (dict, list)) and b)))
+' "state-h$h-$1.txt" || true
+	done
+}
 deadline=$((SECONDS + 90))
 link_down=no
 next_say=$((SECONDS + 10))
+last_c=
+last_change=$SECONDS
+dumped=no
+# A step of this loop that takes seconds (a telemetry query, `ip link`) is
+# named: the loop itself standing still looks like a stalled transfer.
+slow() { [ $((SECONDS - $1)) -lt 5 ] || echo "netns_srv6: $2 took $((SECONDS - $1)) s (at ${SECONDS}s)"; }
 while [ $SECONDS -lt $deadline ]; do
+	t=$SECONDS
 	c0=$(mrc_msgs_completed h0.log)
+	slow $t "host 0's telemetry"
+	t=$SECONDS
 	c1=$(mrc_msgs_completed h1.log)
+	slow $t "host 1's telemetry"
 	if [ $SECONDS -ge $next_say ]; then
 		echo "netns_srv6: ${SECONDS}s: messages completed: host 0 $c0, host 1 $c1"
 		next_say=$((SECONDS + 10))
 	fi
+	if [ "$c0 $c1" != "$last_c" ] || [ -z "$(mrc_sock h0.log)" ] || [ -z "$(mrc_sock h1.log)" ]; then
+		last_c="$c0 $c1"
+		last_change=$SECONDS
+	elif [ "$dumped" = no ] && [ $((SECONDS - last_change)) -ge 15 ]; then
+		echo "netns_srv6: no message completed for 15 s (host 0 $c0, host 1 $c1)"
+		dump_state stall
+		dumped=yes
+	fi
 	if [ "$link_down" = no ] && [ "$c0" -ge 40 ]; then
+		t=$SECONDS
 		ip -n "$pfx-p1-t0-0" link set dev u0 down
+		slow $t "ip link set down"
 		link_down="after $c0 messages"
 		echo "netns_srv6: plane 1's T0 0 - T1 0 link set down $link_down"
 	fi
@@ -105,6 +154,9 @@ while [ $SECONDS -lt $deadline ]; do
 	kill -0 "${hpids[0]}" 2>/dev/null && kill -0 "${hpids[1]}" 2>/dev/null || break
 	sleep 0.2
 done
+if { [ "$c0" != $msgs ] || [ "$c1" != $msgs ]; } && [ "$dumped" = no ]; then
+	dump_state end
+fi
 fwd_p0=$(ip netns exec "$t1" nstat -az Ip6OutForwDatagrams 2>/dev/null | awk '/Ip6OutForwDatagrams/ {print $2}')
 kill -TERM "${hpids[@]}" 2>/dev/null || true
 # A daemon that does not stop within 30 s is killed (and fails below).

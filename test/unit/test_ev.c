@@ -704,6 +704,52 @@ test_floor(void)
 
 /* ---- probing and re-admission ---- */
 
+/*
+ * readmit_all: every ASSUMED_BAD EV, active or backup, is GOOD again at once
+ * (a backup moves into its plane's short active set); DENIED stays out.
+ */
+static int
+test_readmit_all(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	struct mrc_ev_counts c;
+
+	/* 2 planes x 4 active + 2 backups each, floor 2. */
+	cfg_small(&cfg, 2, 8, 4, 2);
+	p = pool_new(&cfg, 23, false);
+	MRC_T_EQ(mrc_ev_readmit_all(p), 0);
+	/* Plane 0 loses everything: 2 retirements into its backups, then 4 without backup. */
+	for (int round = 0; round < 2; round++)
+		for (int s = 0; s < 4; s++)
+			MRC_T_EQ(mrc_ev_on_loss(p, s), 0);
+	MRC_T_EQ(mrc_ev_plane_counts(p, 0, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_ASSUMED_BAD], 4);
+	MRC_T_EQ(c.backup[MRC_EV_ASSUMED_BAD], 2);
+	/* Plane 1 down to the floor: two retired, then held. */
+	for (int round = 0; round < 2; round++)
+		for (int s = 4; s < 8; s++)
+			MRC_T_EQ(mrc_ev_on_loss(p, s), 0);
+	MRC_T_EQ(mrc_ev_n_usable_active(p), 2);
+	MRC_T_ASSERT(mrc_ev_counters(p)->floor_holds > 0, "the floor held");
+	MRC_T_EQ(mrc_ev_deny(p, 4 + 4 + 2), 0); /* a backup of plane 1 (slot 10): the operator's */
+	const int bad = (int)p->n_bad;
+
+	MRC_T_EQ(mrc_ev_readmit_all(p), bad);
+	MRC_T_EQ(mrc_ev_counters(p)->stall_readmitted, (uint64_t)bad);
+	MRC_T_EQ(mrc_ev_n_usable_active(p), 8);
+	for (unsigned int pl = 0; pl < 2; pl++) {
+		MRC_T_EQ(mrc_ev_plane_counts(p, pl, &c), 0);
+		MRC_T_EQ(c.active[MRC_EV_GOOD], 4);
+		MRC_T_EQ(c.active[MRC_EV_ASSUMED_BAD] + c.backup[MRC_EV_ASSUMED_BAD], 0);
+	}
+	MRC_T_EQ(mrc_ev_plane_counts(p, 1, &c), 0);
+	MRC_T_EQ(c.backup[MRC_EV_DENIED], 1);
+	MRC_T_EQ(mrc_ev_readmit_all(p), 0);
+	MRC_T_RUN(check_invariants(p));
+	return MRC_TEST_OK;
+}
+
 static int
 test_probe_round_robin(void)
 {
@@ -1161,6 +1207,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_floor),
 	MRC_TEST_CASE(test_probe_round_robin),
 	MRC_TEST_CASE(test_probe_readmit),
+	MRC_TEST_CASE(test_readmit_all),
 	MRC_TEST_CASE(test_readmit_into_short_plane),
 	MRC_TEST_CASE(test_deny_allow),
 	MRC_TEST_CASE(test_find),

@@ -15,6 +15,7 @@
 
 #include <rte_mbuf.h>
 
+#include "mrc_ev.h"
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test.h"
@@ -490,6 +491,164 @@ test_tail_loss_recovered_by_probe(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Send from host `from`; deliver to the peer at once every packet except
+ * data packets whose PSN is not in [lo, hi), which are kept in `held` (or
+ * freed when `held` is full). Returns the data packets sent.
+ */
+static unsigned int
+xfer(struct mrc_test_pair *p, int from, uint32_t lo, uint32_t hi, struct rte_mbuf **held,
+	unsigned int *n_held, unsigned int max_held)
+{
+	struct rte_mbuf *pk[64];
+	const uint16_t n = mrc_qp_tx_burst(p->h[from].qp, p->now, 0xff, &p->rand, pk, 64);
+	unsigned int data = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		struct mrc_pkt v;
+
+		if (mrc_pkt_parse(pk[k], &p->wire, &v) != MRC_WIRE_OK) {
+			rte_pktmbuf_free(pk[k]);
+			continue;
+		}
+		if (mrc_opcode_is_data(v.bth.opcode)) {
+			data++;
+			if (v.bth.psn < lo || v.bth.psn >= hi) {
+				if (*n_held < max_held)
+					held[(*n_held)++] = pk[k];
+				else
+					rte_pktmbuf_free(pk[k]);
+				continue;
+			}
+		}
+		mrc_qp_rx(p->h[1 - from].qp, pk[k], &v, p->now);
+	}
+	return data;
+}
+
+/*
+ * A packet declared lost and then acknowledged before it is resent leaves
+ * the flight once, not twice: counting it out twice made the QP send past
+ * its window. Window 4 packets; PSN 0 is late, 1..3 arrive, 4..6 go out
+ * and stay in flight; 0 times out, then arrives after all. In flight: 4..6,
+ * so exactly one more packet may go.
+ */
+static int
+test_late_packet_leaves_flight_once(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *held[16];
+	unsigned int n_held = 0;
+	struct mrc_pkt v;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	snprintf(cfg.attr.cc_name, sizeof(cfg.attr.cc_name), "fixed");
+	cfg.attr.cc.fixed_cwnd_bytes = 4 * 4096;
+	SETUP(p, cfg);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 16 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	p.now = 0;
+	MRC_T_EQ(xfer(&p, 0, 1, 4, held, &n_held, 1), 4); /* 0 held, 1..3 arrive */
+	MRC_T_EQ(n_held, 1);
+	p.now = 3 * US;
+	mrc_qp_poll(p.h[1].qp, p.now);
+	xfer(&p, 1, 0, 0, NULL, &n_held, 0); /* the SACK for 1..3 */
+	MRC_T_EQ(rtx->stats.acked_pkts, 3);
+	MRC_T_EQ(xfer(&p, 0, 0, 0, held, &n_held, 1), 3); /* 4..6, never delivered */
+	/* Until 0's per-packet timeout (4..6 left 3 us later and are not due). */
+	while (rtx->n_lost == 0 && p.now < 1000 * US) {
+		p.now += 100;
+		mrc_qp_poll(p.h[0].qp, p.now);
+	}
+	MRC_T_EQ(rtx->n_lost, 1);
+	MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 1);
+	/* 0 arrives after all, and its SACK comes back before the resend goes. */
+	MRC_T_EQ(mrc_pkt_parse(held[0], &p.wire, &v), MRC_WIRE_OK);
+	mrc_qp_rx(p.h[1].qp, held[0], &v, p.now);
+	mrc_qp_poll(p.h[1].qp, p.now + 2 * US);
+	p.now += 2 * US;
+	xfer(&p, 1, 0, 0, NULL, &n_held, 0);
+	MRC_T_EQ(rtx->stats.spurious, 1);
+	MRC_T_EQ(rtx->n_inflight, 3);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(rtx), 3 * 4096);
+	n_held = 0;
+	MRC_T_EQ(xfer(&p, 0, 0, 0, held, &n_held, 16), 1); /* 4 in flight again, no more */
+	MRC_T_EQ(rtx->n_inflight, 4);
+	for (unsigned int k = 0; k < n_held; k++)
+		rte_pktmbuf_free(held[k]);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* Retired EVs (active slots) across the pool. */
+static unsigned int
+retired_evs(const struct mrc_qp *qp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int pl = 0; pl < 8; pl++) {
+		struct mrc_ev_counts c;
+
+		if (mrc_ev_plane_counts(mrc_qp_ev_pool(qp), pl, &c) == 0)
+			n += c.active[MRC_EV_ASSUMED_BAD];
+	}
+	return n;
+}
+
+/*
+ * A random loss retires its EV; with no backup left, its plane carries
+ * less until the EV is re-admitted. Probe rounds are frequent enough to
+ * bring a sound EV back within a millisecond (3 good answers).
+ */
+static int
+test_sound_ev_readmitted_soon(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 3, .left = 1};
+	struct rte_mbuf *pk[64];
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ev.n_backup = 0;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(d.left, 0);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+	const uint64_t lost_at = p.now;
+
+	/* Idle but for the probes: within 1 ms the EV is back. */
+	while (p.now < lost_at + 1000 * US && retired_evs(p.h[0].qp) > 0) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = mrc_qp_tx_burst(p.h[i].qp, p.now, 0xff, &p.rand, pk, 64);
+
+			wire_send(&w, &p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p.h[i].qp, p.now);
+		}
+		wire_deliver(&w, &p);
+		p.now += 100;
+	}
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_ev_probes >= 3, "probed");
+	run(&p, &w, 100 * US);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* ---- reference modes: paths ECMP, reliability GBN ---- */
 
 static void
@@ -729,6 +888,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_zero_length_write),
+	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
+	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
 	MRC_TEST_CASE(test_gbn_rewinds_on_gap),

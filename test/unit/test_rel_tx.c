@@ -10,6 +10,7 @@
  * truthful responder in which every packet is delivered exactly once.
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -531,15 +532,16 @@ test_tail_loss_probe(void)
 	struct mrc_sack_view s = sack(1, 1, 0, 0);
 
 	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
-	uint64_t pto = tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
+	/* 2 is overdue srtt + 4 rttvar after it left, or all is quiet for srtt + reo. */
+	const uint64_t quiet = 10 * US + tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
+	const uint64_t t_probe = RTE_MIN(tx->srtt_tsc + 4 * tx->rttvar_tsc, quiet);
 
-	mrc_rel_tx_poll(tx, 10 * US + pto - 1, &ops, &e);
+	mrc_rel_tx_poll(tx, t_probe - 1, &ops, &e);
 	MRC_T_ASSERT(!mrc_rel_tx_probe_wanted(tx), "not yet");
-	mrc_rel_tx_poll(tx, 10 * US + pto, &ops, &e);
+	mrc_rel_tx_poll(tx, t_probe, &ops, &e);
 	MRC_T_ASSERT(mrc_rel_tx_probe_wanted(tx), "tail loss probe wanted");
-	MRC_T_ASSERT(10 * US + pto + tx->srtt_tsc < mrc_rel_tx_pkt_timeout(tx),
+	MRC_T_ASSERT(t_probe + tx->srtt_tsc < mrc_rel_tx_pkt_timeout(tx),
 		"the probe is answered before the packets time out");
-	uint64_t t_probe = 10 * US + pto;
 
 	mrc_rel_tx_probe_sent(tx, t_probe);
 	MRC_T_ASSERT(!mrc_rel_tx_probe_wanted(tx), "one probe at a time");
@@ -551,6 +553,101 @@ test_tail_loss_probe(void)
 	MRC_T_EQ(e.lost[0], 2);
 	MRC_T_EQ(e.lost[1], 3);
 	MRC_T_EQ(e.why[0], MRC_REL_LOSS_TIME);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/*
+ * The probe chases the overdue packet down its EV: the answer proves the
+ * packet lost (rule 1, as a later packet on the same EV would), with no
+ * reorder window to wait out; a packet missing on another EV may still be
+ * on its way and is left alone. The reorder window is made wide here, so
+ * only rule 1 can decide.
+ */
+static int
+test_probe_on_overdue_ev(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	uint16_t slot;
+	uint32_t ev;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 8;
+	cfg.min_reo_tsc = 100 * US;
+	struct mrc_rel_tx *tx = new_tx(&cfg, 0);
+
+	for (uint16_t k = 0; k < 4; k++)
+		mrc_rel_tx_sent_new(tx, k, EVV(k), 100, 0, 0);
+	struct mrc_sack_view s = sack(3, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	/* 4 on slot 2 vanishes, 5 (slot 3) arrives, 6 (slot 5) is slow. */
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, 20 * US);
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 20 * US);
+	mrc_rel_tx_sent_new(tx, 5, EVV(5), 100, 0, 21 * US);
+	s = sack(3, 1, 0x2, 2); /* base 4: 5 delivered, 4 and 6 missing */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 30 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 0);
+	/* 4's report is overdue srtt + 4 rttvar after it left. */
+	const uint64_t due = 20 * US + tx->srtt_tsc + 4 * tx->rttvar_tsc;
+
+	MRC_T_ASSERT(due < 30 * US + tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx), "before the tail rule");
+	mrc_rel_tx_poll(tx, due - 1, &ops, &e);
+	MRC_T_ASSERT(!mrc_rel_tx_probe_wanted(tx), "not overdue yet");
+	mrc_rel_tx_poll(tx, due, &ops, &e);
+	MRC_T_ASSERT(mrc_rel_tx_probe_wanted(tx), "probe for the overdue packet");
+	MRC_T_EQ(mrc_rel_tx_probe_target(tx, &slot, &ev), 0);
+	MRC_T_EQ(slot, 2);
+	MRC_T_EQ(ev, EVV(2));
+	mrc_rel_tx_probe_sent_on(tx, slot, ev, due);
+	s.pr = true;
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, due + 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(info.lost_pkts, 1);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], 4);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 1); /* 6, on another path, still in flight */
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 100);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/* Bytes in flight: a packet leaves the count once, lost first or delivered first. */
+static int
+test_inflight_bytes_once(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 1};
+	uint32_t psn, ev, cookie;
+	uint16_t len;
+
+	for (uint16_t k = 0; k < 3; k++)
+		mrc_rel_tx_sent_new(tx, k, EVV(k), (uint16_t)(1000 + k), 0, 0);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 3003);
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, US, &ops, &e), 0);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 2002);
+	/* 1 was only late: delivered before its resend. */
+	struct mrc_sack_view s = sack(1, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->stats.spurious, 1);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 1002);
+	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len), -ENOENT);
+	/* Lost, resent, delivered: counted out, in again, out again. */
+	n.nack_psn = 2;
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 11 * US, &ops, &e), 0);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 0);
+	MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len), 0);
+	mrc_rel_tx_sent_retx(tx, psn, 4, EVV(4), 12 * US);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 1002);
+	s = sack(2, 1, 0, 0);
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 20 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(mrc_rel_tx_inflight_bytes(tx), 0);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 0);
 	free(tx);
 	return MRC_TEST_OK;
 }
@@ -756,6 +853,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_per_packet_timeout),
 	MRC_TEST_CASE(test_dead_peer_backs_off),
 	MRC_TEST_CASE(test_tail_loss_probe),
+	MRC_TEST_CASE(test_probe_on_overdue_ev),
+	MRC_TEST_CASE(test_inflight_bytes_once),
 	MRC_TEST_CASE(test_window_and_wrap),
 	MRC_TEST_CASE(test_init_rejects),
 	MRC_TEST_CASE(test_random_lossy_paths),

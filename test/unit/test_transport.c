@@ -581,6 +581,61 @@ test_ecn_moves_traffic_off_a_path(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Two faults in a row that the hosts cannot see (black holes: every port
+ * stays up, like a T0-T1 link down behind the T0). Planes 0-5 fail first:
+ * their EVs are retired until the floor (ev_min_active, 32 = planes 6 and
+ * 7's active EVs) holds the rest. Planes 0-5 heal, and planes 6-7 fail
+ * before a probe could re-admit anything. Every usable EV is now on a dead
+ * plane, and stays usable: the floor, and a peer that hears nothing and so
+ * reveals no loss but the QP timer's. The sender must still find the healed
+ * planes and finish (it once stood still for good, no error, no progress:
+ * no retired EV is probed while the QP timer has fired).
+ */
+static int
+test_floor_on_dead_planes(void)
+{
+	static struct drive d;
+	int rc = setup(&d, 0, 51);
+	const struct mrc_ev_pool *pool;
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	pool = mrc_qp_ev_pool(d.p.h[0].qp);
+	MRC_T_RUN(post(&d, 8));
+	drive(&d, 20 * US);
+	for (uint8_t pl = 0; pl < 6; pl++)
+		for (uint8_t u = 0; u < 4; u++)
+			mrc_sim_set_path_blackhole(d.sim, pl, u, true);
+	/* Until every usable EV of host 0 left is on planes 6 and 7. */
+	for (int i = 0; i < 2000; i++) {
+		struct mrc_ev_counts c;
+		unsigned int usable_low = 0;
+
+		for (uint8_t pl = 0; pl < 6; pl++) {
+			MRC_T_EQ(mrc_ev_plane_counts(pool, pl, &c), 0);
+			usable_low += c.active[MRC_EV_GOOD] + c.active[MRC_EV_SKIP];
+		}
+		if (usable_low == 0)
+			break;
+		drive(&d, 1 * US);
+	}
+	MRC_T_ASSERT(mrc_ev_counters(pool)->retired > 0, "planes 0-5's EVs retired");
+	for (uint8_t pl = 0; pl < 8; pl++)
+		for (uint8_t u = 0; u < 4; u++)
+			mrc_sim_set_path_blackhole(d.sim, pl, u, pl >= 6);
+	drive(&d, 200000 * US);
+	printf("  dead planes under the floor: %llu floor holds, %llu EVs re-admitted when "
+	       "the QP stood still, %u of %u messages done, %llu resent\n",
+		(unsigned long long)mrc_ev_counters(pool)->floor_holds,
+		(unsigned long long)mrc_ev_counters(pool)->stall_readmitted, d.done[0], d.posted,
+		(unsigned long long)mrc_qp_counters(d.p.h[0].qp)->tx_retx_pkts);
+	MRC_T_ASSERT(mrc_ev_counters(pool)->stall_readmitted > 0, "the pool started afresh");
+	MRC_T_RUN(check_delivered(&d));
+	teardown(&d);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_spraying_without_loss),
 	MRC_TEST_CASE(test_loss_0_1_percent),
@@ -592,6 +647,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_plane_down),
 	MRC_TEST_CASE(test_trims_nacked_not_blamed),
 	MRC_TEST_CASE(test_ecn_moves_traffic_off_a_path),
+	MRC_TEST_CASE(test_floor_on_dead_planes),
 };
 
 MRC_TEST_MAIN("transport", cases)

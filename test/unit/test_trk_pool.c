@@ -131,6 +131,19 @@ test_rel_tx_attach_detach(void)
 	MRC_T_EQ(info.acked_pkts, 4);
 	MRC_T_ASSERT(mrc_rel_tx_drained(&t2), "drained after the resend");
 
+	/* A probe's answer that comes after the ring went back finds nothing to condemn. */
+	mrc_rel_tx_sent_new(&t2, 1, 0x201, 500, 1, 45);
+	mrc_rel_tx_probe_sent_on(&t2, 1, 0x201, 46);
+	s = sack_upto(7004);
+	MRC_T_EQ(mrc_rel_tx_on_sack(&t2, &s, 47, NULL, NULL, &info), 0);
+	MRC_T_ASSERT(mrc_rel_tx_drained(&t2) && t2.probe_outstanding, "drained, probe unanswered");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&t2) == blk, "given back");
+	s.pr = true;
+	MRC_T_EQ(mrc_rel_tx_on_sack(&t2, &s, 48, NULL, NULL, &info), 0);
+	MRC_T_ASSERT(!t2.probe_outstanding, "the answer is taken");
+	MRC_T_EQ(info.lost_pkts, 0);
+	mrc_rel_tx_attach(&t2, blk);
+
 	/* Given back with packets in flight (a QP reset or destroyed): the ring is cleared. */
 	mrc_rel_tx_sent_new(&t2, 1, 0x201, 500, 1, 50);
 	mrc_rel_tx_sent_new(&t2, 2, 0x202, 500, 2, 51);

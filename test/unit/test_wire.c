@@ -799,25 +799,29 @@ test_crc32(void)
 	return MRC_TEST_OK;
 }
 
-/* The PCLMULQDQ path and the table path agree on every length and alignment. */
+/* The 512-bit, 128-bit carry-less and table paths agree on every length and alignment. */
 static int
 test_crc32_implementations_agree(void)
 {
 	static uint8_t buf[9300];
 	unsigned int seed = 99;
 	bool have_clmul = mrc_crc32_set_impl(MRC_CRC32_CLMUL) == 0;
+	bool have_vclmul = mrc_crc32_set_impl(MRC_CRC32_VCLMUL) == 0;
 
 	mrc_crc32_set_impl(MRC_CRC32_AUTO);
 	if (!have_clmul) {
 		printf("  (no PCLMULQDQ on this CPU: only the table path runs)\n");
 		return MRC_TEST_SKIP;
 	}
+	if (!have_vclmul)
+		printf("  (no VPCLMULQDQ/AVX-512 on this CPU: the 512-bit path is not checked)\n");
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)rand_r(&seed);
-	for (size_t len = 0; len < 9216; len += 1 + len / 8) {
+	/* Every length to 600 (where the 16-, 64-, 256-byte and reduction paths meet). */
+	for (size_t len = 0; len < 9216; len += len < 600 ? 1 : 1 + len / 8) {
 		for (size_t off = 0; off < 16; off += 5) {
 			uint32_t init = (uint32_t)rand_r(&seed) * 2654435761u;
-			uint32_t a, b2;
+			uint32_t a, b2, c = 0;
 
 			mrc_crc32_set_impl(MRC_CRC32_TABLE);
 			a = mrc_crc32_update(init, buf + off, len);
@@ -825,10 +829,16 @@ test_crc32_implementations_agree(void)
 			b2 = mrc_crc32_update(init, buf + off, len);
 			MRC_T_ASSERT(a == b2, "len %zu off %zu: table 0x%08x, clmul 0x%08x", len, off, a,
 				b2);
+			if (have_vclmul) {
+				mrc_crc32_set_impl(MRC_CRC32_VCLMUL);
+				c = mrc_crc32_update(init, buf + off, len);
+				MRC_T_ASSERT(a == c, "len %zu off %zu: table 0x%08x, vclmul 0x%08x", len,
+					off, a, c);
+			}
 		}
 	}
 	mrc_crc32_set_impl(MRC_CRC32_AUTO);
-	MRC_T_STREQ(mrc_crc32_impl_name(), "pclmulqdq");
+	MRC_T_STREQ(mrc_crc32_impl_name(), have_vclmul ? "vpclmulqdq" : "pclmulqdq");
 	return MRC_TEST_OK;
 }
 
