@@ -23,8 +23,8 @@ mrc_trk_pool_create(uint32_t n_blocks, size_t block_bytes, int socket)
 		RTE_CACHE_LINE_SIZE, socket);
 	if (p == NULL)
 		goto nomem;
-	p->blocks = rte_zmalloc_socket("mrc_trk_blocks", (size_t)n_blocks * block_bytes,
-		RTE_CACHE_LINE_SIZE, socket);
+	p->blocks = rte_zmalloc_socket(
+		"mrc_trk_blocks", (size_t)n_blocks * block_bytes, RTE_CACHE_LINE_SIZE, socket);
 	if (p->blocks == NULL)
 		goto nomem;
 	p->n_blocks = p->n_free = n_blocks;

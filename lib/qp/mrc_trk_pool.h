@@ -19,10 +19,10 @@
 #include <stdint.h>
 
 struct mrc_trk_pool_stats {
-	uint64_t lent;        /**< blocks handed out */
-	uint64_t returned;    /**< blocks given back */
-	uint64_t waits;       /**< asks refused because every block was out */
-	uint32_t max_in_use;  /**< most blocks out at once */
+	uint64_t lent;	     /**< blocks handed out */
+	uint64_t returned;   /**< blocks given back */
+	uint64_t waits;	     /**< asks refused because every block was out */
+	uint32_t max_in_use; /**< most blocks out at once */
 };
 
 struct mrc_trk_pool {
@@ -30,8 +30,8 @@ struct mrc_trk_pool {
 	uint32_t n_free;
 	size_t block_bytes;
 	struct mrc_trk_pool_stats stats;
-	uint8_t *blocks;     /**< n_blocks x block_bytes, zeroed at creation */
-	void *free_stack[];  /**< the n_free blocks on hand */
+	uint8_t *blocks;    /**< n_blocks x block_bytes, zeroed at creation */
+	void *free_stack[]; /**< the n_free blocks on hand */
 };
 
 /**

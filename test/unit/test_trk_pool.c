@@ -103,7 +103,8 @@ test_rel_tx_attach_detach(void)
 
 	mrc_rel_tx_attach(&t1, blk);
 	for (uint32_t k = 0; k < 5; k++)
-		MRC_T_EQ(mrc_rel_tx_sent_new(&t1, (uint16_t)k, 0x100 + k, 1000, k, 100 + k), 100 + k);
+		MRC_T_EQ(mrc_rel_tx_sent_new(&t1, (uint16_t)k, 0x100 + k, 1000, k, 100 + k),
+			100 + k);
 	MRC_T_ASSERT(!mrc_rel_tx_drained(&t1), "in flight");
 	s = sack_upto(104);
 	MRC_T_EQ(mrc_rel_tx_on_sack(&t1, &s, 500, NULL, NULL, &info), 0);
@@ -185,15 +186,15 @@ run_pairs(struct mrc_test_pair *ps, unsigned int n, unsigned int max_rounds)
 			}
 			q[i].n = 0;
 			for (unsigned int h = 0; h < 2; h++) {
-				uint16_t k = mrc_qp_tx_burst(p->h[h].qp, p->now, 0xff, &p->rand,
-					q[i].m + q[i].n, 64);
+				uint16_t k = mrc_qp_tx_burst(
+					p->h[h].qp, p->now, 0xff, &p->rand, q[i].m + q[i].n, 64);
 
 				for (uint16_t j = 0; j < k; j++)
 					q[i].to[q[i].n++] = (uint8_t)(1 - h);
 				mrc_qp_poll(p->h[h].qp, p->now);
 			}
 			idle = idle && q[i].n == 0 && mrc_qp_idle(p->h[0].qp) &&
-				mrc_qp_idle(p->h[1].qp);
+			       mrc_qp_idle(p->h[1].qp);
 			p->now += 200;
 		}
 		if (idle)
@@ -351,7 +352,8 @@ test_qp_reset_destroy_return_block(void)
 
 	/* Destroyed mid-flight: the other QP of the pair borrows, is destroyed, gives back. */
 	MRC_T_EQ(mrc_qp_post_write(p.h[1].qp, 2, p.h[1].mem, 65536, p.h[1].key,
-			 (uint64_t)(uintptr_t)p.h[0].mem, p.h[0].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[0].mem, p.h[0].key, false, 0),
+		0);
 	n = mrc_qp_tx_burst(p.h[1].qp, p.now, 0xff, &p.rand, pk, 8);
 	MRC_T_ASSERT(n > 0, "sent");
 	rte_pktmbuf_free_bulk(pk, n);
