@@ -424,7 +424,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
 		(mrc_rel_tx_inflight_bytes(rtx) == 0 ||
-			mrc_rel_tx_inflight_bytes(rtx) + qp->mtu <= cwnd)) {
+			mrc_rel_tx_inflight_bytes(rtx) + qp->mtu <= cwnd) &&
+		mrc_qp_trk_ready(qp)) {
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
 		const uint32_t k = w->next_pkt;
