@@ -282,9 +282,18 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	/*
+	 * rte_cpu_get_flag_enabled() reads CPUID only; a hypervisor or kernel
+	 * may show AVX-512 there yet not enable its register state (XCR0), and
+	 * the first zmm instruction would then fault. The compiler's check
+	 * asks XCR0 too.
+	 */
+	__builtin_cpu_init();
 	use_vclmul = use_clmul && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
-		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0;
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		__builtin_cpu_supports("vpclmulqdq");
 }
 #else
 static const bool use_clmul, use_vclmul;
