@@ -9,6 +9,7 @@
 #include <rte_cpuflags.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
+#include <rte_vect.h>
 #ifdef RTE_ARCH_X86
 #include <immintrin.h>
 #endif
@@ -313,11 +314,19 @@ mrc_crc32_set_impl(enum mrc_crc32_impl impl)
 	return 0;
 }
 
-/* AUTO and VCLMUL take the 512-bit path where the CPU has it. */
+/*
+ * VCLMUL takes the 512-bit path where the CPU and OS have it; AUTO only when
+ * the EAL also allows 512-bit vectors (--force-max-simd-bitwidth=512, which
+ * mrcd passes unless told otherwise): DPDK makes AVX-512 an explicit choice,
+ * since on some CPUs it lowers the clock of the whole core.
+ */
 static inline bool
 wide_ok(void)
 {
-	return use_vclmul && crc_impl != MRC_CRC32_CLMUL;
+	if (!use_vclmul || crc_impl == MRC_CRC32_CLMUL)
+		return false;
+	return crc_impl == MRC_CRC32_VCLMUL ||
+		rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
 }
 
 const char *

@@ -15,6 +15,7 @@
 
 #include <rte_ip.h>
 #include <rte_udp.h>
+#include <rte_vect.h>
 
 #include "mrc_icrc.h"
 #include "mrc_srv6.h"
@@ -871,7 +872,11 @@ test_crc32_implementations_agree(void)
 			}
 		}
 	}
+	/* AUTO goes wide only when the EAL's SIMD width allows 512 bits. */
 	mrc_crc32_set_impl(MRC_CRC32_AUTO);
+	MRC_T_EQ(rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_256), 0);
+	MRC_T_STREQ(mrc_crc32_impl_name(), "pclmulqdq");
+	MRC_T_EQ(rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512), 0);
 	MRC_T_STREQ(mrc_crc32_impl_name(), have_vclmul ? "vpclmulqdq" : "pclmulqdq");
 	return MRC_TEST_OK;
 }
