@@ -5,10 +5,14 @@
 # Scale (issue 6, item 7): memory per idle and per active QP, and 1k, 10k
 # and 64k QP pairs on one core with traffic spread over all of them (256
 # pairs in flight at a time, each pair idle -> active -> idle in turn; 4 x
-# 1 KiB packets per message; lib/qp with packets handed straight across, as
-# bench-qp). Per scale: packets per CPU-second and message completion p50 /
-# p99. A scale whose QPs would not fit in MEM_MB (default 2048) of DPDK heap
-# is not run and is recorded with what it would need.
+# 1 KiB packets per message; lib/qp, packets delivered one pass over the
+# active pairs after they were sent). All QPs lend in-flight rings from one
+# pool of 2 x 256 (mrc_trk_pool.h). Per scale: packets per CPU-second,
+# message completion p50 / p99, how often a QP waited for a ring, resends.
+# Same-run reference: every QP with a ring of its own (--private-rings, the
+# layout before rings were lent) at the scales that fit. A scale whose QPs
+# would not fit in MEM_MB (default 2048) of DPDK heap is not run and is
+# recorded with what it would need.
 # Writes results/bench-scale.json.
 # Usage: scripts/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3)
 set -euo pipefail
@@ -21,38 +25,77 @@ runs=${RUNS:-3}
 mkdir -p results
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+run() { # OUT ARGS...
+	local out=$1
+	shift
+	if ! "$bin" --active 256 --pkts 400000 --mem-mb "$mem" "$@" > "$tmp/out" 2> "$tmp/err"; then
+		echo "bench-scale: $bin $* failed:" >&2
+		tail -3 "$tmp/err" >&2
+		exit 1
+	fi
+	grep '^{' "$tmp/out" > "$out"
+}
 for n in 1000 10000 65536; do
 	for r in $(seq "$runs"); do
-		"$bin" --qps "$n" --active 256 --pkts 400000 --mem-mb "$mem" > "$tmp/$n.$r.json"
+		run "$tmp/$n.$r.json" --qps "$n"
+		run "$tmp/ref-$n.$r.json" --qps "$n" --private-rings
 	done
 	echo "bench-scale: $n QP pairs: $(cat "$tmp/$n.1.json")"
+	echo "bench-scale: $n QP pairs, private rings: $(cat "$tmp/ref-$n.1.json")"
 done
 /usr/bin/python3 - "$tmp" "$runs" <<'PY'
 import json, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
-scales, skipped, first = [], [], None
-for n in (1000, 10000, 65536):
-    rs = [json.load(open(f"{tmp}/{n}.{r}.json")) for r in range(1, runs + 1)]
-    first = first or rs[0]
-    if not rs[0]["fits"]:
-        skipped.append({"qp_pairs": n, "need_mb": rs[0]["need_mb"], "mem_mb": rs[0]["mem_mb"]})
-        continue
-    m = {k: statistics.median(x[k] for x in rs)
-         for k in ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")}
-    m.update({k: rs[0][k] for k in ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts",
-                                    "pairs_touched")})
-    scales.append(m)
+MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
+ONE = ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts", "pairs_touched",
+       "bytes_per_qp_with_pool")
+SUM = ("trk_waits", "retx_pkts", "trk_lent")
+
+def collect(prefix):
+    scales, skipped, first = [], [], None
+    for n in (1000, 10000, 65536):
+        rs = [json.load(open(f"{tmp}/{prefix}{n}.{r}.json")) for r in range(1, runs + 1)]
+        first = first or rs[0]
+        if not rs[0]["fits"]:
+            skipped.append({"qp_pairs": n, "need_mb": rs[0]["need_mb"],
+                            "mem_mb": rs[0]["mem_mb"]})
+            continue
+        m = {k: statistics.median(x[k] for x in rs) for k in MED}
+        m.update({k: rs[0][k] for k in ONE})
+        m.update({k: sum(x[k] for x in rs) for k in SUM})
+        m["trk_max_in_use"] = max(x["trk_max_in_use"] for x in rs)
+        scales.append(m)
+    return first, scales, skipped
+
+first, scales, skipped = collect("")
+rfirst, rscales, rskipped = collect("ref-")
 out = {"bench": "scale", "runs": runs,
        "bytes_per_idle_qp": first["bytes_per_idle_qp"],
        "bytes_per_active_qp": first.get("bytes_per_active_qp", first["bytes_per_idle_qp"]),
        "bytes_per_qp_steps": {k: first.get(f"bytes_per_qp_{k}") for k in
                               ("created", "init", "rtr")},
        "heap_bytes_per_qp": first["heap_bytes_per_qp"],
-       "scales": scales, "not_fitting": skipped}
+       "trk_pool": {k: first.get(k) for k in ("trk_blocks", "trk_block_bytes",
+                                              "trk_pool_bytes")},
+       "scales": scales, "not_fitting": skipped,
+       "reference_private_rings": {"bytes_per_idle_qp": rfirst["bytes_per_idle_qp"],
+                                   "heap_bytes_per_qp": rfirst["heap_bytes_per_qp"],
+                                   "scales": rscales, "not_fitting": rskipped}}
 json.dump(out, open("results/bench-scale.json", "w"), indent=1)
 for s in skipped:
     print(f"bench-scale: {s['qp_pairs']} QP pairs: not run, would need {s['need_mb']:.0f} MB "
           f"(MEM_MB={s['mem_mb']})")
-print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP, "
-      f"{out['bytes_per_active_qp']} per active QP; wrote results/bench-scale.json")
+for s in rskipped:
+    print(f"bench-scale: {s['qp_pairs']} QP pairs with private rings: not run, would need "
+          f"{s['need_mb']:.0f} MB (MEM_MB={s['mem_mb']})")
+ref = {s["qp_pairs"]: s for s in rscales}
+for s in scales:
+    r = ref.get(s["qp_pairs"])
+    vs = f"; private rings {r['pps']:.0f} pps (ratio {s['pps'] / r['pps']:.2f})" if r else ""
+    print(f"bench-scale: {s['qp_pairs']} pairs: {s['pps']:.0f} pps, message p50 "
+          f"{s['msg_us_p50']:.0f} us, p99 {s['msg_us_p99']:.0f} us, waits {s['trk_waits']}, "
+          f"resends {s['retx_pkts']}{vs}")
+print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP "
+      f"(private rings: {rfirst['bytes_per_idle_qp']}), {out['bytes_per_active_qp']} per active "
+      f"QP; wrote results/bench-scale.json")
 PY

@@ -54,16 +54,23 @@ def rows_rate(r):
 
 def rows_scale(r):
     cmd = "`scripts/bench-scale.sh`"
+    ref = r.get("reference_private_rings", {})
+    refs = {s["qp_pairs"]: s for s in ref.get("scales", [])}
+    idle_ref = ref.get("bytes_per_idle_qp")
     out = [("memory per idle QP (RTS, nothing in flight)", f"{fmt(r['bytes_per_idle_qp'])} B",
-             "", "", "<= 4096 B", cmd),
-           ("memory per active QP (tracking state attached)",
+            f"private ring {fmt(idle_ref)} B" if idle_ref else "",
+            fmt(r["bytes_per_idle_qp"] / idle_ref) if idle_ref else "", "<= 4096 B", cmd),
+           ("memory per active QP (in-flight ring lent)",
             f"{fmt(r['bytes_per_active_qp'])} B", "", "", "", cmd)]
     for s in r.get("scales", []):
+        rs = refs.get(s["qp_pairs"])
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker, {s['active_pairs']} active "
                     f"at a time, {s['payload_bytes']} B",
-                    f"{fmt(s['pps'])} pps, {fmt(s['ns_per_pkt'])} ns/pkt",
-                    f"message p50 {fmt(s['msg_us_p50'])} us, p99 {fmt(s['msg_us_p99'])} us",
-                    "", "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
+                    f"{fmt(s['pps'])} pps, message p50 {fmt(s['msg_us_p50'])} us, "
+                    f"p99 {fmt(s['msg_us_p99'])} us",
+                    f"private rings {fmt(rs['pps'])} pps" if rs else "",
+                    fmt(s["pps"] / rs["pps"]) if rs else "",
+                    "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
@@ -139,10 +146,24 @@ def rows_incast(r):
     return out
 
 
+def rows_failover(r):
+    cmd = "`scripts/bench-failover.sh`"
+    names = {"plane": "a plane down", "plane-bh": "a plane black-holed (unseen by hosts)",
+             "link": "a T0-T1 link down", "t1-bh": "a T1 black-holed"}
+    out = []
+    for f, x in r["faults"].items():
+        out.append((f"failover (fake clock), {names.get(f, f)}: fault -> first EV retired, "
+                    f"-> surviving capacity; receiver stall; messages lost",
+                    f"{fmt(x['ev_retired_us'])} us, {fmt(x['recovered_us'])} us; "
+                    f"{fmt(x['stall_msg_us'])} us (worst QP {fmt(x['stall_msg_qp_us'])} us); "
+                    f"{x['msgs_lost']}", "", "", "<= 100 us, 0 lost", cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
-         "bench-incast": rows_incast}
+         "bench-incast": rows_incast, "bench-failover": rows_failover}
 SKIP = {"summary", "bench-wire-instructions"}
 
 
@@ -192,7 +213,13 @@ def plot(results, outdir):
     if s and s.get("scales"):
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
         q = [x["qp_pairs"] for x in s["scales"]]
-        ax[0].plot(q, [x["pps"] / 1e6 for x in s["scales"]], "o-")
+        ax[0].plot(q, [x["pps"] / 1e6 for x in s["scales"]], "o-", label="rings lent (pool)")
+        ref = s.get("reference_private_rings", {}).get("scales", [])
+        if ref:
+            ax[0].plot([x["qp_pairs"] for x in ref], [x["pps"] / 1e6 for x in ref], "s--",
+                       label="a ring per QP (reference)")
+            ax[0].legend()
+        ax[0].set_ylim(bottom=0)
         ax[0].set_xscale("log")
         ax[0].set_xlabel("QP pairs on one worker")
         ax[0].set_ylabel("Mpps delivered")

@@ -149,10 +149,20 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	struct mrcd_hostctx *hc = &d->host[h];
 	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
 	struct mrcd_host_cfg cfg = {.id = (uint8_t)c, .n_planes = d->cfg.daemon.planes,
-		.max_qps = (uint16_t)(2 * d->n_cluster_flows), .qpn_base = MRCD_QPN_BASE,
+		.max_qps = 2 * d->n_cluster_flows, .qpn_base = MRCD_QPN_BASE,
 		.tsc_hz = d->hz,
 		.socket = (int)rte_socket_id()};
 	const char *why = NULL;
+	struct mrc_qp_attr a;
+
+	/*
+	 * In-flight rings, lent to the host's QPs while they have packets in
+	 * flight: one per QP up to MRCD_TRK_BLOCKS_MAX (beyond, QPs take turns).
+	 */
+	if (mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0)
+		return -1;
+	cfg.trk_blocks = RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX);
+	cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
@@ -187,7 +197,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	struct mrc_qp_init in = {.qpn = qpn, .sq_size = d->cfg.transport.sq_size,
 		.mtu = d->cfg.transport.mtu, .tsc_hz = d->hz, .mrs = hc->mrs, .cq = hc->cq,
 		.hdr_pool = hc->tx_pool, .ev_stats = d->cfg.telemetry.ev_stats,
-		.socket = (int)rte_socket_id()};
+		.socket = (int)rte_socket_id(), .trk_pool = mrcd_host_trk_pool(hc->rt)};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;

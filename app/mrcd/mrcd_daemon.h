@@ -28,6 +28,7 @@
 #define MRCD_MAX_FLOWS   1024
 #define MRCD_MAX_WORKERS 16
 #define MRCD_QPN_BASE    0x100
+#define MRCD_TRK_BLOCKS_MAX 4096 /* in-flight rings per host (32 KiB each at MPR 8) */
 
 enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
 

@@ -18,6 +18,7 @@ struct qp_slot {
 	struct mrc_qp *qp;
 	struct mrc_timer timer;
 	struct mrcd_host *host;
+	bool listed; /* on the busy list */
 };
 
 struct plane_stage {
@@ -30,14 +31,47 @@ struct mrcd_host {
 	uint32_t port_mask; /* written by the control thread, read by the worker */
 	struct mrc_timer_wheel *wheel;
 	struct qp_slot *qps;
-	uint16_t n_qps;
-	uint16_t rr; /* round-robin start for output */
+	uint32_t n_qps;
+	/*
+	 * The busy list: slots whose QP may have something to send (anything
+	 * posted, in flight, or to answer), in turn order. Output visits only
+	 * these, so a worker's cost follows its busy QPs, not its QP count.
+	 * A ring of max_qps slot numbers; a slot is on it at most once.
+	 */
+	uint32_t *busy;
+	uint32_t busy_head, busy_n;
+	struct mrc_trk_pool *trk;
 	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
 	struct plane_stage stage[MRCD_MAX_PLANES];
 	struct mrcd_plane_counters plane[MRCD_MAX_PLANES];
 	struct mrcd_host_counters cnt;
 	struct mrc_wire_rx_stats verdicts;
 };
+
+/* Put a QP with work on the busy list (if it is not there yet). */
+static inline void
+mark_busy(struct mrcd_host *h, struct qp_slot *s)
+{
+	uint32_t tail;
+
+	if (s->listed || mrc_qp_idle(s->qp))
+		return;
+	tail = h->busy_head + h->busy_n;
+	if (tail >= h->cfg.max_qps)
+		tail -= h->cfg.max_qps;
+	h->busy[tail] = (uint32_t)(s - h->qps);
+	h->busy_n++;
+	s->listed = true;
+}
+
+/* mrc_qp_set_wake: something was posted from outside the loop. */
+static void
+qp_wake(void *arg)
+{
+	struct qp_slot *s = arg;
+
+	mark_busy(s->host, s);
+}
 
 static void
 qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t now_tsc)
@@ -48,6 +82,7 @@ qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t 
 	s->host->cnt.timer_fires++;
 	if (next != UINT64_MAX)
 		mrc_timer_arm(w, t, next);
+	mark_busy(s->host, s); /* a timeout may have marked packets for resending */
 }
 
 /* After any activity a QP's next deadline may have moved: re-arm its timer. */
@@ -79,16 +114,24 @@ mrcd_host_create(const struct mrcd_host_cfg *cfg, uint64_t now_tsc, const char *
 	h->cfg = *cfg;
 	h->qps = rte_zmalloc_socket("mrcd_qps", (size_t)cfg->max_qps * sizeof(*h->qps),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
+	h->busy = rte_zmalloc_socket("mrcd_busy", (size_t)cfg->max_qps * sizeof(*h->busy),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
 	/* 4096 ticks of 1 us: a rotation covers the packet timeouts; longer timers wrap. */
 	h->wheel = mrc_timer_wheel_create(4096, tick, now_tsc, cfg->socket);
-	if (h->qps == NULL || h->wheel == NULL)
+	if (h->qps == NULL || h->busy == NULL || h->wheel == NULL)
 		goto nomem;
+	if (cfg->trk_blocks > 0) {
+		h->trk = mrc_trk_pool_create(cfg->trk_blocks, cfg->trk_block_bytes, cfg->socket);
+		if (h->trk == NULL)
+			goto nomem;
+	}
 	h->port_mask = (1u << cfg->n_planes) - 1;
 	h->now_tsc = now_tsc;
 	return h;
 nomem:
 	if (h != NULL) {
 		rte_free(h->qps);
+		rte_free(h->busy);
 		mrc_timer_wheel_free(h->wheel);
 	}
 	rte_free(h);
@@ -103,8 +146,17 @@ mrcd_host_free(struct mrcd_host *h)
 		return;
 	mrcd_host_drop_staged(h);
 	mrc_timer_wheel_free(h->wheel);
+	/* Every QP was destroyed first, so every ring is back (-EBUSY would leak, not crash). */
+	(void)mrc_trk_pool_free(h->trk);
 	rte_free(h->qps);
+	rte_free(h->busy);
 	rte_free(h);
+}
+
+struct mrc_trk_pool *
+mrcd_host_trk_pool(const struct mrcd_host *h)
+{
+	return h->trk;
 }
 
 int
@@ -121,8 +173,10 @@ mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc)
 	s->qp = qp;
 	s->host = h;
 	mrc_timer_init(&s->timer, qp_timer_cb, s);
+	mrc_qp_set_wake(qp, qp_wake, s);
 	h->now_tsc = now_tsc;
 	rearm(h, s);
+	mark_busy(h, s);
 	h->n_qps++;
 	return 0;
 }
@@ -135,7 +189,8 @@ mrcd_host_del_qp(struct mrcd_host *h, struct mrc_qp *qp)
 	if (i >= h->cfg.max_qps || h->qps[i].qp != qp)
 		return -ENOENT;
 	mrc_timer_cancel(h->wheel, &h->qps[i].timer);
-	h->qps[i].qp = NULL;
+	mrc_qp_set_wake(qp, NULL, NULL);
+	h->qps[i].qp = NULL; /* a busy-list entry for the slot is skipped when it comes up */
 	h->n_qps--;
 	return 0;
 }
@@ -218,6 +273,7 @@ input(struct mrcd_host *h, unsigned int plane)
 			}
 			mrc_qp_rx(s->qp, m[k], &v[k], h->now_tsc);
 			rearm(h, s);
+			mark_busy(h, s);
 		}
 	}
 	h->cnt.rx_pkts += n;
@@ -275,12 +331,19 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 		if (h->stage[p].n > STAGE - MRCD_BURST)
 			room &= ~(1u << p);
 
-	/* Output, round-robin over QPs so none starves the others of the burst. */
-	for (uint32_t k = 0; k < h->cfg.max_qps && h->n_qps > 0; k++) {
-		struct qp_slot *s = &h->qps[(h->rr + k) % h->cfg.max_qps];
+	/*
+	 * Output: each busy QP once, in turn (round-robin, so none starves the
+	 * others of the burst); one that still has work goes to the back.
+	 */
+	for (uint32_t k = h->busy_n; k > 0; k--) {
+		struct qp_slot *s = &h->qps[h->busy[h->busy_head]];
 		struct rte_mbuf *out[MRCD_BURST];
 		uint16_t n;
 
+		if (++h->busy_head == h->cfg.max_qps)
+			h->busy_head = 0;
+		h->busy_n--;
+		s->listed = false;
 		if (s->qp == NULL)
 			continue;
 		n = mrc_qp_tx_burst(s->qp, now_tsc, room, rand, out, MRCD_BURST);
@@ -298,8 +361,8 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 		}
 		if (n > 0)
 			rearm(h, s);
+		mark_busy(h, s);
 	}
-	h->rr = (uint16_t)((h->rr + 1) % h->cfg.max_qps);
 	work += flush(h);
 	return work;
 }

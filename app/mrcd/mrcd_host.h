@@ -54,7 +54,9 @@ struct mrcd_host_cfg {
 	uint8_t id;
 	uint8_t n_planes;
 	uint16_t port_id[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint16_t max_qps;                  /* QP table size */
+	uint32_t max_qps;                  /* QP table size */
+	uint32_t trk_blocks;               /* in-flight rings lent to the QPs (0: none, each owns one) */
+	size_t trk_block_bytes;            /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint32_t qpn_base;                 /* QPNs are qpn_base .. qpn_base + max_qps - 1 */
 	uint64_t tsc_hz;
 	uint64_t timer_tick_tsc;           /* timer wheel tick (default 1 us) */
@@ -71,6 +73,9 @@ void mrcd_host_free(struct mrcd_host *h);
 
 /* Register a QP (created with this host's regions and CQ); 0, -EINVAL (QPN out of range), -EEXIST. */
 int mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc);
+
+/* The pool QPs of this host borrow in-flight rings from (NULL if trk_blocks was 0). */
+struct mrc_trk_pool *mrcd_host_trk_pool(const struct mrcd_host *h);
 
 /* Remove a QP (its timer is cancelled); 0 or -ENOENT. */
 int mrcd_host_del_qp(struct mrcd_host *h, struct mrc_qp *qp);

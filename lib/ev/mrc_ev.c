@@ -333,6 +333,8 @@ plane_masks_update(struct mrc_ev_pool *p, unsigned int plane)
 		p->usable_plane_mask &= (uint8_t)~bit;
 }
 
+static void revive(struct mrc_ev_pool *p, unsigned int plane);
+
 /* Change the state of a slot; clears its SKIP and probe counters. */
 static void
 set_state(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
@@ -347,6 +349,8 @@ set_state(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 	account(p, slot, st, +1);
 	if (slot < p->n_active)
 		plane_masks_update(p, m->plane);
+	if (state_usable(st) && (p->dead_plane_mask >> m->plane) & 1)
+		revive(p, m->plane);
 	if (p->stats != NULL)
 		p->stats[slot].state_changes++;
 }
@@ -401,12 +405,54 @@ backup_in_state(struct mrc_ev_pool *p, unsigned int plane, unsigned int st)
 	return -1;
 }
 
-/* A usable backup of `plane` to replace an active EV: GOOD first, else SKIP; or -1. */
-static int
-replacement(struct mrc_ev_pool *p, unsigned int plane)
+/* Slot of the i-th EV of `plane`, 0 <= i < active_per_plane + backup_per_plane. */
+static unsigned int
+plane_slot(const struct mrc_ev_pool *p, unsigned int plane, unsigned int i)
 {
-	const int s = backup_in_state(p, plane, MRC_EV_GOOD);
+	if (i < p->active_per_plane)
+		return plane * p->active_per_plane + i;
+	return p->n_active + plane * p->backup_per_plane + (i - p->active_per_plane);
+}
 
+/* The uplink group of the EV in `slot` (cfg.uplink_groups). */
+static unsigned int
+uplink_group(struct mrc_ev_pool *p, unsigned int slot)
+{
+	return mrc_ev_layout_uplink(&p->layout, ev_arr(p)[slot]) % p->uplink_groups;
+}
+
+/*
+ * A usable backup to replace the active EV in `slot`: GOOD first, else SKIP,
+ * of its plane. When the uplink groups are known: of another group if one
+ * has a GOOD backup; and none of its own group when another active EV of
+ * that group is ASSUMED_BAD already (the group's T1 looks gone: its backup
+ * would only lose a packet more). -1 if none.
+ */
+static int
+replacement(struct mrc_ev_pool *p, unsigned int slot)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int plane = meta[slot].plane;
+	int s;
+
+	if (p->uplink_groups > 1) {
+		const unsigned int first = p->n_active + plane * p->backup_per_plane;
+		const unsigned int n = p->active_per_plane + p->backup_per_plane;
+		const unsigned int g = uplink_group(p, slot);
+
+		for (unsigned int b = first; b < first + p->backup_per_plane; b++)
+			if (meta_state(&meta[b]) == MRC_EV_GOOD && uplink_group(p, b) != g)
+				return (int)b;
+		/* Retired EVs wait in backup slots: look at all of the plane's. */
+		for (unsigned int i = 0; i < n; i++) {
+			const unsigned int k = plane_slot(p, plane, i);
+
+			if (k != slot && meta_state(&meta[k]) == MRC_EV_ASSUMED_BAD &&
+				uplink_group(p, k) == g)
+				return -1;
+		}
+	}
+	s = backup_in_state(p, plane, MRC_EV_GOOD);
 	return s >= 0 ? s : backup_in_state(p, plane, MRC_EV_SKIP);
 }
 
@@ -432,13 +478,92 @@ promote(struct mrc_ev_pool *p, unsigned int slot)
 	}
 }
 
+/* ---- dead planes (mrc_ev.h, "Dead planes") ---- */
+
+static bool
+plane_has_usable(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int n = p->active_per_plane + p->backup_per_plane;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (state_usable(meta_state(&meta[plane_slot(p, plane, i)])))
+			return true;
+	return false;
+}
+
+static void
+mark_dead(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const uint8_t bit = (uint8_t)(1u << plane);
+
+	p->loss_run[plane] = 0;
+	if (p->dead_plane_mask & bit)
+		return;
+	p->dead_plane_mask |= bit;
+	p->cnt.dead_planes++;
+	/* A new death restarts the backoff; the next probe_due() call arms it. */
+	p->dead_probe_shift = 0;
+	p->dead_probe_pending = 0;
+	p->dead_probe_end_tsc = UINT64_MAX;
+}
+
+static void
+revive(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const uint8_t bit = (uint8_t)(1u << plane);
+
+	p->loss_run[plane] = 0;
+	if (!(p->dead_plane_mask & bit))
+		return;
+	p->dead_plane_mask &= (uint8_t)~bit;
+	p->dead_probe_pending &= (uint8_t)~bit;
+	p->dead_probe_shift = 0;
+	p->probe_shift = 0; /* its EVs are back in the per-EV rounds: probe them soon */
+	p->cnt.revived_planes++;
+}
+
+/*
+ * Every usable EV of `plane`, active and backup, -> ASSUMED_BAD, unless that
+ * would leave fewer than ev_min_active usable active EVs.
+ */
+static void
+plane_out(struct mrc_ev_pool *p, unsigned int plane)
+{
+	const unsigned int n = p->active_per_plane + p->backup_per_plane;
+
+	/* The floor: the plane's EVs stay, to be retired one by one as they fail. */
+	if (p->n_usable_active - p->usable_active[plane] < p->ev_min_active)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const unsigned int s = plane_slot(p, plane, i);
+
+		if (state_usable(meta_state(&meta_arr(p)[s])))
+			set_state(p, s, MRC_EV_ASSUMED_BAD);
+	}
+	p->cnt.plane_outs++;
+	mark_dead(p, plane);
+}
+
+/* A usable EV of `plane` just went ASSUMED_BAD by silent loss or ALWAYS_SKIP. */
+static void
+plane_lost_one(struct mrc_ev_pool *p, unsigned int plane)
+{
+	if (p->loss_run[plane] < UINT8_MAX)
+		p->loss_run[plane]++;
+	if (p->loss_run[plane] > p->active_per_plane / 2u)
+		plane_out(p, plane);
+	else if (!plane_has_usable(p, plane))
+		mark_dead(p, plane);
+}
+
 /*
  * Take a usable EV out of rotation (-> ASSUMED_BAD or DENIED). An active one
  * trades slots with a usable backup of its plane. `floor`: refuse (and count)
  * when no backup is left and the usable active EVs would drop below
- * ev_min_active.
+ * ev_min_active. True when the EV was taken out.
  */
-static void
+static bool
 retire(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, bool floor)
 {
 	const unsigned int old = meta_state(&meta_arr(p)[slot]);
@@ -447,24 +572,25 @@ retire(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, bool floor)
 	if (!state_usable(old)) {
 		if (st == MRC_EV_DENIED)
 			set_state(p, slot, st);
-		return;
+		return false;
 	}
 	if (slot >= p->n_active) {
 		set_state(p, slot, st);
-		return;
-	}
-	b = replacement(p, meta_arr(p)[slot].plane);
-	if (b < 0 && floor && p->n_usable_active <= p->ev_min_active) {
-		p->cnt.floor_holds++;
-		return;
-	}
-	set_state(p, slot, st);
-	if (b >= 0) {
-		swap_slots(p, slot, (unsigned int)b);
-		p->cnt.retired++;
 	} else {
-		p->cnt.no_backup++;
+		b = replacement(p, slot);
+		if (b < 0 && floor && p->n_usable_active <= p->ev_min_active) {
+			p->cnt.floor_holds++;
+			return false;
+		}
+		set_state(p, slot, st);
+		if (b >= 0) {
+			swap_slots(p, slot, (unsigned int)b);
+			p->cnt.retired++;
+		} else {
+			p->cnt.no_backup++;
+		}
 	}
+	return true;
 }
 
 /* GOOD or SKIP -> SKIP for skip_rotations rotation ends (refreshed if already SKIP). */
@@ -546,6 +672,7 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	pool->skip_rotations = cfg->skip_rotations;
 	pool->probe_good_needed = cfg->probe_good_needed;
 	pool->reshuffle = cfg->reshuffle;
+	pool->uplink_groups = cfg->uplink_groups;
 	pool->layout = *l;
 	pool->probe_interval_tsc = cfg->probe_interval_tsc;
 	pool->stats = stats;
@@ -716,6 +843,9 @@ mrc_ev_on_sack(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m, uint32_t r
 				st->min_rtt_ns = rtt_ns;
 		}
 	}
+	/* A packet got through a usable EV of this plane: the plane lives. */
+	if (state_usable(mrc_ev_state(pool, slot)))
+		pool->loss_run[mrc_ev_plane(pool, slot)] = 0;
 	if (m == MRC_SACK_M_SKIP_ONCE)
 		mark_skip(pool, (unsigned int)slot);
 	else if (m == MRC_SACK_M_ALWAYS_SKIP)
@@ -730,6 +860,9 @@ mrc_ev_on_nack(struct mrc_ev_pool *pool, int slot, uint8_t reason)
 		return -EINVAL;
 	if (pool->stats != NULL)
 		pool->stats[slot].nacks[mrc_ev_nack_idx(reason)]++;
+	/* A NACK echoing this EV means its packet (or its trimmed header) got through. */
+	if (state_usable(mrc_ev_state(pool, slot)))
+		pool->loss_run[mrc_ev_plane(pool, slot)] = 0;
 	/* TRIMMED_LASTHOP: incast at the destination's own link; the path is fine. */
 	if (reason == MRC_NACK_TRIMMED)
 		mark_skip(pool, (unsigned int)slot);
@@ -743,36 +876,96 @@ mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot)
 		return -EINVAL;
 	if (pool->stats != NULL)
 		pool->stats[slot].losses++;
-	retire(pool, (unsigned int)slot, MRC_EV_ASSUMED_BAD, true);
+	/* Only silent losses count toward a dead plane: an ALWAYS_SKIP came back. */
+	if (retire(pool, (unsigned int)slot, MRC_EV_ASSUMED_BAD, true)) {
+		pool->probe_shift = 0; /* a new failure: look at it soon */
+		plane_lost_one(pool, mrc_ev_plane(pool, slot));
+	}
 	return 0;
 }
 
 /* ---- probing ---- */
 
+static int
+probe_chosen(struct mrc_ev_pool *p, unsigned int s)
+{
+	p->cnt.probes++;
+	if (p->stats != NULL)
+		p->stats[s].probes++;
+	return (int)s;
+}
+
+/*
+ * The dead-plane round: one ASSUMED_BAD EV of each dead plane, the plane's
+ * EVs in turn from round to round; rounds back off exponentially.
+ */
+static int
+dead_plane_probe(struct mrc_ev_pool *p, uint64_t now_tsc)
+{
+	const struct mrc_ev_meta *meta = meta_arr(p);
+	const unsigned int per_plane = p->active_per_plane + p->backup_per_plane;
+
+	if (p->dead_probe_pending == 0) {
+		if (p->dead_probe_end_tsc == UINT64_MAX) {
+			/* Just died: everything on it was lost a moment ago. */
+			p->dead_probe_end_tsc = now_tsc;
+			return -1;
+		}
+		if (now_tsc - p->dead_probe_end_tsc <
+			(p->probe_interval_tsc << p->dead_probe_shift))
+			return -1;
+		p->dead_probe_pending = p->dead_plane_mask;
+		p->dead_probe_end_tsc = now_tsc;
+		if (p->dead_probe_shift < MRC_EV_PROBE_MAX_SHIFT)
+			p->dead_probe_shift++;
+	}
+	while (p->dead_probe_pending != 0) {
+		const unsigned int plane = (unsigned int)__builtin_ctz(p->dead_probe_pending);
+
+		p->dead_probe_pending &= (uint8_t)(p->dead_probe_pending - 1);
+		for (unsigned int n = 0; n < per_plane; n++) {
+			const unsigned int i = p->dead_probe_at[plane];
+			const unsigned int s = plane_slot(p, plane, i);
+
+			p->dead_probe_at[plane] = (uint16_t)(i + 1 < per_plane ? i + 1 : 0);
+			if (meta_state(&meta[s]) == MRC_EV_ASSUMED_BAD)
+				return probe_chosen(p, s);
+		}
+	}
+	return -1;
+}
+
 int
 mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
 {
 	const struct mrc_ev_meta *meta = meta_arr(pool);
+	int s;
 
 	if (pool->n_bad == 0) {
 		pool->probe_cursor = 0;
 		return -1;
 	}
-	if (pool->probe_cursor == 0 && now_tsc < pool->probe_next_tsc)
+	if (pool->dead_plane_mask != 0 && (s = dead_plane_probe(pool, now_tsc)) >= 0)
+		return s;
+	if (pool->probe_cursor == 0 && pool->probe_end_tsc != 0 &&
+		now_tsc - pool->probe_end_tsc < (pool->probe_interval_tsc << pool->probe_shift))
 		return -1;
 	while (pool->probe_cursor < pool->n_total) {
-		const unsigned int s = pool->probe_cursor++;
+		const unsigned int k = pool->probe_cursor++;
 
-		if (meta_state(&meta[s]) == MRC_EV_ASSUMED_BAD) {
-			pool->cnt.probes++;
-			if (pool->stats != NULL)
-				pool->stats[s].probes++;
-			return (int)s;
-		}
+		/* A dead plane's EVs are left to its own, slower, round. */
+		if (meta_state(&meta[k]) == MRC_EV_ASSUMED_BAD &&
+			!((pool->dead_plane_mask >> meta[k].plane) & 1))
+			return probe_chosen(pool, k);
 	}
-	/* Round over; the next starts one interval from now. */
+	/*
+	 * Round over. The next waits twice as long as this one did, unless an
+	 * answer or a new loss comes first (probe_shift = 0 at once).
+	 */
 	pool->probe_cursor = 0;
-	pool->probe_next_tsc = now_tsc + pool->probe_interval_tsc;
+	pool->probe_end_tsc = now_tsc;
+	if (pool->probe_shift < MRC_EV_PROBE_MAX_SHIFT)
+		pool->probe_shift++;
 	return -1;
 }
 
@@ -787,6 +980,11 @@ mrc_ev_on_probe_answer(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m)
 	meta = &meta_arr(pool)[slot];
 	if (meta_state(meta) != MRC_EV_ASSUMED_BAD)
 		return 0;
+	/* Any answer but ALWAYS_SKIP: the plane forwards again (or never died). */
+	if (m != MRC_SACK_M_ALWAYS_SKIP) {
+		revive(pool, meta->plane);
+		pool->probe_shift = 0;
+	}
 	switch (m) {
 	case MRC_SACK_M_NONE:
 		good = meta_probe_good(meta) + 1;

@@ -65,6 +65,31 @@
  * - NACK TRIMMED_LASTHOP changes nothing: the last hop is the destination's
  *   own link (incast), not a property of the path. Other NACKs only count.
  *
+ * Dead planes. A plane whose EVs fail one after another with no sign of
+ * life in between has failed as a whole (the host did not see it: a black
+ * hole, a memif port, a T0 with every uplink gone), and every EV of it
+ * would otherwise have to lose a packet of its own, backups included, and
+ * then be probed every interval forever. So the pool declares a plane DEAD
+ * when
+ *   - more than half of its active EVs' worth (active_per_plane / 2 + 1)
+ *     of its EVs have gone ASSUMED_BAD by silent loss (or ALWAYS_SKIP) in a
+ *     row, with no SACK on a usable EV of the plane in between: the rest of
+ *     its usable EVs, active and backup, go ASSUMED_BAD at once (counted in
+ *     plane_outs; not done if it would leave fewer than ev_min_active usable
+ *     active EVs: then they keep being retired one by one); or
+ *   - its last usable EV, active or backup, goes ASSUMED_BAD.
+ * A fault that kills only some paths of a plane (a T0-T1 link, a T1 when the
+ * plane has several) leaves SACKs arriving on the plane's other EVs, which
+ * restart the count, so only those EVs are retired, one by one, as before.
+ * New data is never sent on a dead plane (it has no GOOD EV): its share goes
+ * to the live planes. Its EVs are no longer probed one by one each round:
+ * mrc_ev_probe_due() returns one EV of each dead plane (in turn) per dead
+ * plane round, and the rounds back off exponentially, probe_interval x 2^k,
+ * k up to MRC_EV_PROBE_MAX_SHIFT; a newly dead plane restarts them at
+ * k = 0. A good probe answer (M = NONE or SKIP_ONCE) on any EV of a dead
+ * plane revives the plane: it is probed EV by EV again and its EVs are
+ * re-admitted as usual.
+ *
  * Floor (ev_min_active, protocol.md 1.14, Linux MPTCP's "mark a path failed
  * only while another usable one exists"): a loss or ALWAYS_SKIP that would
  * leave fewer than ev_min_active usable (GOOD or SKIP) active EVs is counted
@@ -112,15 +137,16 @@
  *             answer -> mrc_ev_on_probe_answer(), no answer -> mrc_ev_on_probe_timeout()
  *             (both after mrc_ev_find() of the probe's EV).
  *
- * Memory (see mrc_ev_pool_memsize()): a 176-byte header (x86-64; 80 of it
- * the event counters), then per slot a 4-byte value and 2 bytes of state
- * (plane; state, SKIP rotations left, probe answer count), 2 bytes per active
- * slot for the permutation and an open-addressing hash for mrc_ev_find()
- * (2 bytes per entry, a power of two >= 1.5 entries per EV). 128 active + 32
- * backup: 176 + 640 + 320 + 256 + 512 = 1904 bytes (test_ev asserts <= 2 KiB;
- * 256 + 64 EVs take 3632). Per-EV statistics (struct mrc_ev_stats, 152 bytes
- * each, 24 KiB for 160 EVs) are kept only when the caller passes an array for
- * them, so an idle QP need not pay for them.
+ * Memory (see mrc_ev_pool_memsize()): a 240-byte header (x86-64; 104 of it
+ * the event counters, 36 the dead-plane state), then per slot a 4-byte value
+ * and 2 bytes of state (plane; state, SKIP rotations left, probe answer
+ * count), 2 bytes per active slot for the permutation and an open-addressing
+ * hash for mrc_ev_find() (2 bytes per entry, a power of two >= 1.5 entries
+ * per EV). 128 active + 32 backup: 240 + 640 + 320 + 256 + 512 = 1968 bytes
+ * (test_ev asserts <= 2 KiB; 256 + 64 EVs take 3696). Per-EV statistics
+ * (struct mrc_ev_stats, 152 bytes each, 24 KiB for 160 EVs) are kept only
+ * when the caller passes an array for them, so an idle QP need not pay for
+ * them.
  */
 
 #include <stdbool.h>
@@ -146,6 +172,11 @@
 #define MRC_EV_MAX_SKIP_ROTATIONS 3
 /** Largest probe_good_needed (4 bits of per-EV state). */
 #define MRC_EV_MAX_PROBE_GOOD 15
+/**
+ * Probe rounds nobody answers back off: probe interval x 2^k, k = 0, 1, ...
+ * up to this (1 ms -> 32 ms at the default interval).
+ */
+#define MRC_EV_PROBE_MAX_SHIFT 5
 
 /**
  * Where the plane and the T0 uplink live inside a 32-bit EV. Every bit not in
@@ -211,6 +242,15 @@ struct mrc_ev_cfg {
 	bool reshuffle;		     /**< new random order at every rotation end */
 	uint64_t probe_interval_tsc; /**< min time between two probe rounds */
 	struct mrc_ev_layout layout;
+	/**
+	 * EVs whose uplink numbers are equal modulo this share their first
+	 * switch after the T0 (a T1: mrc_ev_path() routes by uplink % n_t1).
+	 * A lost EV is then replaced, when it can be, by a backup of another
+	 * group: the failure that took it (a T0-T1 link, a T1) would take a
+	 * backup of its own group too. 0 or 1: not known (the first usable
+	 * backup, as ever).
+	 */
+	uint8_t uplink_groups;
 };
 
 /**
@@ -284,8 +324,11 @@ struct mrc_ev_stats {
 	X(readmitted, "evs", "ASSUMED_BAD -> GOOD after enough good probe answers")              \
 	X(promoted, "evs", "GOOD backups moved into a plane's short active set")                 \
 	X(probes, "probes", "probes requested by mrc_ev_probe_due()")                            \
-	X(denied, "evs", "EVs denied by the control plane")                                       \
-	X(stall_readmitted, "evs", "ASSUMED_BAD -> GOOD at once: the QP stood still (readmit_all)")
+	X(denied, "evs", "EVs denied by the control plane")                                      \
+	X(stall_readmitted, "evs", "ASSUMED_BAD -> GOOD at once: the QP stood still (readmit_all)") \
+	X(plane_outs, "planes", "planes taken out whole after a run of silent losses")           \
+	X(dead_planes, "planes", "planes found dead (taken out, or their last usable EV lost)")   \
+	X(revived_planes, "planes", "dead planes that answered a probe")
 
 struct mrc_ev_pool_counters {
 #define MRC_EV_CNT_FIELD_(name, unit, help) uint64_t name;
@@ -327,6 +370,7 @@ struct mrc_ev_pool {
 	uint8_t skip_rotations;
 	uint8_t probe_good_needed;
 	bool reshuffle;
+	uint8_t uplink_groups;
 	struct mrc_ev_layout layout;
 	uint64_t probe_interval_tsc;
 	struct mrc_ev_stats *stats; /**< n_total entries, or NULL */
@@ -341,7 +385,15 @@ struct mrc_ev_pool {
 	uint8_t usable_plane_mask; /**< planes with a GOOD or SKIP active EV */
 	uint16_t good_active[MRC_EV_MAX_PLANES];
 	uint16_t usable_active[MRC_EV_MAX_PLANES];
-	uint64_t probe_next_tsc; /**< earliest start of the next probe round */
+	uint64_t probe_end_tsc;	 /**< end of the last probe round (0: none yet) */
+	/* Dead planes (see the file comment). */
+	uint8_t probe_shift;		      /**< backoff of the per-EV probe rounds */
+	uint8_t dead_plane_mask;	      /**< planes declared dead */
+	uint8_t dead_probe_shift;	      /**< backoff of the dead-plane probe rounds */
+	uint8_t dead_probe_pending;	      /**< dead planes still to probe this round */
+	uint8_t loss_run[MRC_EV_MAX_PLANES];  /**< EVs lost in a row, no SACK since */
+	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
+	uint64_t dead_probe_end_tsc;	      /**< end of the last dead-plane round */
 	struct mrc_ev_pool_counters cnt;
 	uint64_t data[]; /**< the arrays */
 };
@@ -456,9 +508,12 @@ int mrc_ev_on_nack(struct mrc_ev_pool *pool, int slot, uint8_t reason);
 /**
  * A packet sent on `slot` was lost silently (per-packet timeout, no SACK, no
  * trim notice). A GOOD/SKIP EV becomes ASSUMED_BAD; if active, a GOOD backup
- * of the same plane (a SKIP one if no GOOD one is left) takes its slot at
+ * of the same plane (a SKIP one if no GOOD one is left; of
+ * another uplink group first, cfg.uplink_groups) takes its slot at
  * once; with none left the slot stays ASSUMED_BAD, out of rotation. Ignored (floor_holds) when it
- * would leave fewer than ev_min_active usable active EVs.
+ * would leave fewer than ev_min_active usable active EVs. An EV taken out
+ * counts toward its plane's run of losses, which may take the plane out
+ * (file comment, "Dead planes"); SACKs and NACKs on its usable EVs end the run.
  */
 int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
 
@@ -468,10 +523,15 @@ int mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot);
  * Slot of an ASSUMED_BAD EV to probe now, or -1. Probing runs in rounds: a
  * round visits the slots in order and returns each ASSUMED_BAD EV once (one
  * per call); when a round is over the next starts no earlier than
- * probe_interval_tsc later. So each retired EV is probed about once per
- * interval, never twice in one round. An EV that changes slot during a round
- * may be missed or seen twice in that round. Call until -1 each loop (a
- * round's scan costs O(n_total) in total).
+ * probe_interval_tsc x 2^k after its end, where k (0 .. MRC_EV_PROBE_MAX_SHIFT)
+ * grows by one at each round end and is 0 again at once after any probe
+ * answer (but ALWAYS_SKIP) or a new silent loss. So each retired EV is
+ * probed about once per interval while anything answers or fails, never
+ * twice in one round, and a fault that stays costs a probe per EV per 32
+ * intervals. EVs of dead planes are left out of these rounds: their own
+ * round probes one EV per dead plane (file comment, "Dead planes"). An EV
+ * that changes slot during a round may be missed or seen twice in that
+ * round. Call until -1 each loop (a round's scan costs O(n_total) in total).
  */
 int mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc);
 
@@ -541,6 +601,20 @@ static inline const struct mrc_ev_stats *
 mrc_ev_slot_stats(const struct mrc_ev_pool *pool, int slot)
 {
 	return pool->stats == NULL ? NULL : &pool->stats[slot];
+}
+
+/** Planes with a GOOD active EV (bit p = plane p): where mrc_ev_pick() can succeed. */
+static inline uint32_t
+mrc_ev_good_planes(const struct mrc_ev_pool *pool)
+{
+	return pool->good_plane_mask;
+}
+
+/** Planes declared dead (bit p = plane p); see "Dead planes" in the file comment. */
+static inline uint32_t
+mrc_ev_dead_planes(const struct mrc_ev_pool *pool)
+{
+	return pool->dead_plane_mask;
 }
 
 /** Usable (GOOD or SKIP) active EVs. */

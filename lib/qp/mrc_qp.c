@@ -104,6 +104,41 @@ mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why)
 	qp->sq_send = qp->sq_head;
 }
 
+/* ---- tracking memory on loan (mrc_trk_pool.h) ---- */
+
+bool
+mrc_qp_trk_get_slow(struct mrc_qp *qp)
+{
+	void *blk = mrc_trk_pool_get(qp->trk_pool);
+
+	if (blk == NULL)
+		return false; /* counted by the pool; the data waits, the QP retries on its next turn */
+	mrc_rel_tx_attach(qp->rtx, blk);
+	if (!qp->trk_own)
+		qp->mem_bytes += qp->trk_pool->block_bytes;
+	return true;
+}
+
+static void
+trk_put(struct mrc_qp *qp)
+{
+	void *blk = qp->rtx != NULL ? mrc_rel_tx_detach(qp->rtx) : NULL;
+
+	if (blk == NULL)
+		return;
+	mrc_trk_pool_put(qp->trk_pool, blk);
+	if (!qp->trk_own)
+		qp->mem_bytes -= qp->trk_pool->block_bytes;
+}
+
+/* Everything sent is accounted for: the ring goes back for another QP. */
+static inline void
+trk_put_if_drained(struct mrc_qp *qp)
+{
+	if (qp->rtx != NULL && mrc_rel_tx_has_trk(qp->rtx) && mrc_rel_tx_drained(qp->rtx))
+		trk_put(qp);
+}
+
 /* Messages whose every packet is acknowledged complete, in order. */
 void
 mrc_qp_complete_sends(struct mrc_qp *qp)
@@ -125,6 +160,7 @@ mrc_qp_complete_sends(struct mrc_qp *qp)
 		qp->cnt.msgs_done++;
 		qp->sq_head++;
 	}
+	trk_put_if_drained(qp);
 }
 
 /* ---- rel callbacks: what deliveries and losses mean to EV and CC ---- */
@@ -287,6 +323,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->addr = init->addr;
 	qp->peer_planes = UINT32_MAX;
 	qp->want_ev_stats = init->ev_stats;
+	qp->shared_pool = init->trk_pool;
 	qp->state = MRC_QP_RESET;
 	qp->pin_slot = -1;
 	init_template(qp);
@@ -304,6 +341,12 @@ nomem:
 static void
 free_parts(struct mrc_qp *qp)
 {
+	trk_put(qp);
+	if (qp->trk_own) {
+		(void)mrc_trk_pool_free(qp->trk_pool);
+		qp->trk_own = false;
+	}
+	qp->trk_pool = NULL;
 	rte_free(qp->ev);
 	rte_free(qp->ev_stats);
 	qp->ev_stats = NULL;
@@ -381,6 +424,9 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	if (mrc_cc_params_check(&a->cc, why) != 0)
 		return -EINVAL;
 	qp->ev_cfg = a->ev;
+	/* The path template knows which uplinks share a T1: replacements avoid a failed one's. */
+	if (qp->addr.srv6 && qp->ev_cfg.uplink_groups == 0)
+		qp->ev_cfg.uplink_groups = qp->addr.path.n_t1;
 	qp->ev = qp_zalloc(qp, mrc_ev_pool_memsize(&a->ev));
 	if (qp->ev == NULL) {
 		*why = "out of memory for the EV pool";
@@ -394,7 +440,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 			return -ENOMEM;
 		}
 	}
-	rc = mrc_ev_pool_init(qp->ev, &a->ev, rand, qp->ev_stats);
+	rc = mrc_ev_pool_init(qp->ev, &qp->ev_cfg, rand, qp->ev_stats);
 	if (rc != 0) {
 		*why = "EV pool rejected its configuration";
 		return rc;
@@ -494,14 +540,29 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";
 		return -EINVAL;
 	}
-	qp->rtx = qp_zalloc(qp, mrc_rel_tx_memsize(&tc));
+	if (qp->shared_pool != NULL &&
+		mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
+		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
+		return -EINVAL;
+	}
+	qp->rtx = qp_zalloc(qp, sizeof(*qp->rtx));
 	if (qp->rtx == NULL) {
 		*why = "out of memory for the requester";
 		return -ENOMEM;
 	}
-	if (mrc_rel_tx_init(qp->rtx, &tc, a->start_psn_tx, now_tsc) != 0) {
+	if (mrc_rel_tx_init_lent(qp->rtx, &tc, a->start_psn_tx, now_tsc) != 0) {
 		*why = "requester rejected its configuration";
 		return -EINVAL;
+	}
+	qp->trk_pool = qp->shared_pool;
+	if (qp->trk_pool == NULL) {
+		qp->trk_pool = mrc_trk_pool_create(1, mrc_rel_tx_trk_memsize(&tc), qp->socket);
+		if (qp->trk_pool == NULL) {
+			*why = "out of memory for the requester's in-flight ring";
+			return -ENOMEM;
+		}
+		qp->trk_own = true;
+		qp->mem_bytes += mrc_trk_pool_mem_bytes(qp->trk_pool);
 	}
 	qp->ev_probe_timeout_tsc = mrc_rel_tx_pkt_timeout(qp->rtx);
 	return 0;
@@ -582,6 +643,23 @@ mrc_qp_mem_bytes(const struct mrc_qp *qp)
 	return qp->mem_bytes;
 }
 
+bool
+mrc_qp_trk_held(const struct mrc_qp *qp)
+{
+	return qp->rtx != NULL && mrc_rel_tx_has_trk(qp->rtx);
+}
+
+size_t
+mrc_qp_trk_block_bytes(const struct mrc_qp_attr *a)
+{
+	struct mrc_rel_tx_cfg tc;
+
+	mrc_rel_tx_cfg_defaults(&tc, 1);
+	tc.mpr = a->peer_mpr;
+	tc.n_ev_slots = (uint16_t)mrc_ev_pool_n_slots(&a->ev);
+	return mrc_rel_tx_trk_memsize(&tc);
+}
+
 const struct mrc_qp_counters *
 mrc_qp_counters(const struct mrc_qp *qp)
 {
@@ -658,7 +736,16 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	if (with_imm)
 		qp->next_rqmsn++;
 	qp->sq_tail++;
+	if (qp->wake != NULL)
+		qp->wake(qp->wake_ctx);
 	return 0;
+}
+
+void
+mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx)
+{
+	qp->wake = fn;
+	qp->wake_ctx = ctx;
 }
 
 uint64_t
@@ -669,6 +756,7 @@ mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 	qp->now_tsc = now_tsc;
 	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
 		next = mrc_rel_tx_poll(qp->rtx, now_tsc, &mrc_qp_rel_ops, qp);
+		trk_put_if_drained(qp);
 		if (qp->rtx->error != MRC_REL_OK) {
 			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP ?
 					MRC_QP_ERR_REMOTE_OP : MRC_QP_ERR_RETRY_EXCEEDED);

@@ -67,6 +67,7 @@
 #include "mrc_ev_path.h"
 #include "mrc_mr.h"
 #include "mrc_rand.h"
+#include "mrc_trk_pool.h"
 #include "mrc_wire_pkt.h"
 
 enum mrc_qp_state {
@@ -152,6 +153,14 @@ struct mrc_qp_init {
 	 */
 	bool ev_stats;
 	int socket;
+	/**
+	 * The worker's pool of in-flight tracking blocks (mrc_trk_pool.h),
+	 * shared by its QPs: the QP holds one only while it has packets in
+	 * flight, and waits for one to send new data. NULL: the QP gets a
+	 * pool of one block of its own at RTS (the memory is then always
+	 * its own; the behaviour is the same).
+	 */
+	struct mrc_trk_pool *trk_pool;
 };
 
 /** Which paths a QP's packets take (see the file comment). */
@@ -241,6 +250,13 @@ void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, u
 /** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
 
+/**
+ * Call `fn(ctx)` whenever a post gives the QP something to send, so a
+ * worker that visits only busy QPs learns about work posted from outside
+ * its loop. NULL clears it.
+ */
+void mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx);
+
 /** The peer's ports: bit p set = its plane p is up (from port-status updates). */
 void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 
@@ -281,8 +297,18 @@ MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
 
 const struct mrc_qp_counters *mrc_qp_counters(const struct mrc_qp *qp);
 
-/** Bytes allocated for this QP in its current state (grows at each transition). */
+/**
+ * Bytes allocated for this QP in its current state (grows at each
+ * transition), counting the tracking block while it holds one from a
+ * shared pool (a pool of its own counts always).
+ */
 size_t mrc_qp_mem_bytes(const struct mrc_qp *qp);
+
+/** Bytes of the tracking block a QP with attributes `a` needs (to size a shared pool). */
+size_t mrc_qp_trk_block_bytes(const struct mrc_qp_attr *a);
+
+/** True while the QP holds a tracking block. */
+bool mrc_qp_trk_held(const struct mrc_qp *qp);
 
 /** The QP's parts, for telemetry and tests (read-only). */
 const struct mrc_ev_pool *mrc_qp_ev_pool(const struct mrc_qp *qp);

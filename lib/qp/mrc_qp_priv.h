@@ -6,6 +6,8 @@
 
 /* The QP's state; private to lib/qp (mrc_qp.c control, _tx.c output, _rx.c input). */
 
+#include <rte_branch_prediction.h>
+
 #include "mrc_qp.h"
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
@@ -47,16 +49,17 @@ struct qp_ctrl {
 	uint32_t ev;         /* echoed, and the path the answer takes back */
 };
 
+/* 12 bytes: every QP holds wimm of these (a PSN is 24 bits). */
 struct qp_imm {
-	uint32_t last_psn;
+	uint32_t last_psn : 24;
+	uint32_t valid : 1;
 	uint32_t imm;
 	uint32_t len;
-	bool valid;
 };
 
 struct qp_ev_probe {
-	uint32_t ev;
 	uint64_t sent_tsc;
+	uint32_t ev;
 	bool busy;
 };
 
@@ -98,6 +101,9 @@ struct mrc_qp {
 	bool cc_ready;
 	struct mrc_rel_rx *rrx;
 	struct mrc_rel_tx *rtx;
+	struct mrc_trk_pool *shared_pool; /* the worker's, from mrc_qp_init (or NULL) */
+	struct mrc_trk_pool *trk_pool; /* lends rtx its tracking memory (from RTS on) */
+	bool trk_own;                  /* trk_pool is ours alone (none was given) */
 
 	/* responder */
 	struct qp_imm *imm;
@@ -119,6 +125,9 @@ struct mrc_qp {
 	uint8_t nack_reason;
 	uint64_t now_tsc;
 
+	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
+	void *wake_ctx;
+
 	size_t mem_bytes; /* everything allocated for this QP */
 	struct mrc_qp_counters cnt;
 };
@@ -128,6 +137,14 @@ void mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why);
 void mrc_qp_complete_sends(struct mrc_qp *qp);
 bool mrc_qp_cqe_push(struct mrc_qp *qp, const struct mrc_cqe *e);
 extern const struct mrc_rel_tx_ops mrc_qp_rel_ops;
+bool mrc_qp_trk_get_slow(struct mrc_qp *qp);
+
+/* True if rtx has tracking memory for new packets (borrowed now if need be). */
+static inline bool
+mrc_qp_trk_ready(struct mrc_qp *qp)
+{
+	return likely(mrc_rel_tx_has_trk(qp->rtx)) || mrc_qp_trk_get_slow(qp);
+}
 
 /* mrc_qp_tx.c */
 void mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,

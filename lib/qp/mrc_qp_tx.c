@@ -338,12 +338,23 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 	uint16_t len;
 	int slot;
 
-	/* Resends first, oldest first, never on the EV that lost them if avoidable. */
+	/*
+	 * Resends first, oldest first, never on the EV that lost them if
+	 * avoidable, and on another plane when one has a GOOD EV: what killed
+	 * the path may have killed its plane (unseen by the port), whose other
+	 * EVs are not all retired yet, and a resend lost again costs another
+	 * loss detection.
+	 */
 	while (n < max && mrc_rel_tx_next_retx(rtx, &psn, &old_ev, &cookie, &len) == 0) {
 		const struct qp_wqe *w = &qp->sq[(cookie >> COOKIE_PKT_BITS) & qp->sq_mask];
+		const uint32_t other = usable & ~(UINT32_C(1) << ev_plane(qp, old_ev));
 		struct rte_mbuf *m;
 
-		slot = pick(qp, usable, rand, old_ev, &ev);
+		slot = -1;
+		if (qp->pin_slot < 0 && (mrc_ev_good_planes(qp->ev) & other) != 0)
+			slot = pick(qp, other, rand, old_ev, &ev);
+		if (slot < 0)
+			slot = pick(qp, usable, rand, old_ev, &ev);
 		if (slot < 0)
 			return n;
 		m = build_data(qp, w, cookie & COOKIE_PKT_MASK, psn, ev, true);
@@ -413,7 +424,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
 		(mrc_rel_tx_inflight_bytes(rtx) == 0 ||
-			mrc_rel_tx_inflight_bytes(rtx) + qp->mtu <= cwnd)) {
+			mrc_rel_tx_inflight_bytes(rtx) + qp->mtu <= cwnd) &&
+		mrc_qp_trk_ready(qp)) {
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
 		const uint32_t k = w->next_pkt;

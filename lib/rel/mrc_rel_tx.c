@@ -5,11 +5,13 @@
 /*
  * Requester-side reliability; the algorithm is described in mrc_rel_tx.h.
  *
- * Memory, after struct mrc_rel_tx:
- *   uint16_t ev_head[n_ev], ev_tail[n_ev]  per-EV send-order lists
- *   uint64_t lost_bits[ring / 64]          PSNs waiting to be resent
+ * Tracking memory (tx->trk: after struct mrc_rel_tx, or lent, see the header):
  *   struct mrc_rel_tx_pkt ring[ring]       indexed by psn & mask
- * where ring is the window rounded up to a power of two. Every live entry
+ *   uint64_t lost_bits[ring / 64]          PSNs waiting to be resent
+ *   uint16_t ev_head[n_ev], ev_tail[n_ev]  per-EV send-order lists
+ * where ring is the window rounded up to a power of two. The ring comes
+ * first so that its entries sit at the same place whatever n_ev is: a
+ * drained block (every entry PKT_FREE) can go to any QP as it is. Every live entry
  * is for a PSN in [snd_una, snd_nxt), so an index maps back to one PSN.
  * The send-order list is doubly linked through ring indexes (NACKs and the
  * retransmit timer remove packets from its middle); the per-EV lists are
@@ -34,46 +36,47 @@ enum {
 #define STATE_MASK 0x07
 #define ON_EV_LIST 0x08
 
+/* Bytes of the ring: the window rounded up to a power of two (at least 64) entries. */
+static inline size_t
+ring_bytes(const struct mrc_rel_tx *tx)
+{
+	return (size_t)(tx->mask + 1) * sizeof(struct mrc_rel_tx_pkt);
+}
+
+static inline struct mrc_rel_tx_pkt *
+ring(struct mrc_rel_tx *tx)
+{
+	return (struct mrc_rel_tx_pkt *)tx->trk;
+}
+
+static inline const struct mrc_rel_tx_pkt *
+ring_c(const struct mrc_rel_tx *tx)
+{
+	return (const struct mrc_rel_tx_pkt *)tx->trk;
+}
+
+static inline uint64_t *
+lost_bits(struct mrc_rel_tx *tx)
+{
+	return (uint64_t *)(tx->trk + ring_bytes(tx));
+}
+
+static inline const uint64_t *
+lost_bits_c(const struct mrc_rel_tx *tx)
+{
+	return (const uint64_t *)(tx->trk + ring_bytes(tx));
+}
+
 static inline uint16_t *
 ev_heads(struct mrc_rel_tx *tx)
 {
-	return (uint16_t *)tx->mem;
+	return (uint16_t *)(tx->trk + ring_bytes(tx) + (tx->mask + 1) / 8);
 }
 
 static inline uint16_t *
 ev_tails(struct mrc_rel_tx *tx)
 {
 	return ev_heads(tx) + tx->n_ev;
-}
-
-static inline size_t
-lists_bytes(uint16_t n_ev)
-{
-	return RTE_ALIGN_CEIL((size_t)n_ev * 2 * sizeof(uint16_t), 8);
-}
-
-static inline uint64_t *
-lost_bits(struct mrc_rel_tx *tx)
-{
-	return (uint64_t *)(tx->mem + lists_bytes(tx->n_ev));
-}
-
-static inline const uint64_t *
-lost_bits_c(const struct mrc_rel_tx *tx)
-{
-	return (const uint64_t *)(tx->mem + lists_bytes(tx->n_ev));
-}
-
-static inline struct mrc_rel_tx_pkt *
-ring(struct mrc_rel_tx *tx)
-{
-	return (struct mrc_rel_tx_pkt *)(lost_bits(tx) + (tx->mask + 1) / 64);
-}
-
-static inline const struct mrc_rel_tx_pkt *
-ring_c(const struct mrc_rel_tx *tx)
-{
-	return (const struct mrc_rel_tx_pkt *)(lost_bits_c(tx) + (tx->mask + 1) / 64);
 }
 
 static inline uint32_t
@@ -151,16 +154,22 @@ mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz)
 }
 
 size_t
-mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg)
+mrc_rel_tx_trk_memsize(const struct mrc_rel_tx_cfg *cfg)
 {
 	uint32_t n = ring_size(cfg->mpr);
 
-	return sizeof(struct mrc_rel_tx) + lists_bytes(cfg->n_ev_slots) + n / 8 +
-		(size_t)n * sizeof(struct mrc_rel_tx_pkt);
+	return (size_t)n * sizeof(struct mrc_rel_tx_pkt) + n / 8 +
+		RTE_ALIGN_CEIL((size_t)cfg->n_ev_slots * 2 * sizeof(uint16_t), 8);
 }
 
-int
-mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+size_t
+mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg)
+{
+	return sizeof(struct mrc_rel_tx) + mrc_rel_tx_trk_memsize(cfg);
+}
+
+static int
+init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
 	uint64_t now_tsc)
 {
 	uint32_t n;
@@ -179,7 +188,7 @@ mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_
 	n = ring_size(cfg->mpr);
 	if (n > 32768) /* ring indexes are 16 bits with MRC_REL_NIL reserved */
 		return -EINVAL;
-	memset(tx, 0, mrc_rel_tx_memsize(cfg));
+	memset(tx, 0, sizeof(*tx));
 	tx->snd_una = tx->snd_nxt = start_psn & MRC_PSN_MASK;
 	tx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
 	tx->mask = n - 1;
@@ -203,9 +212,55 @@ mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_
 	tx->rttvar_tsc = cfg->initial_rtt_tsc / 2;
 	tx->min_rtt_tsc = UINT64_MAX;
 	tx->progress_tsc = tx->last_ack_tsc = now_tsc;
+	return 0;
+}
+
+int
+mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+	uint64_t now_tsc)
+{
+	int rc = init_hdr(tx, cfg, start_psn, now_tsc);
+
+	if (rc != 0)
+		return rc;
+	memset(tx->mem, 0, mrc_rel_tx_trk_memsize(cfg));
+	mrc_rel_tx_attach(tx, tx->mem);
+	return 0;
+}
+
+int
+mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+	uint64_t now_tsc)
+{
+	return init_hdr(tx, cfg, start_psn, now_tsc);
+}
+
+void
+mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk)
+{
+	/* The ring is PKT_FREE throughout (a fresh or drained block); the rest is set here. */
+	tx->trk = trk;
+	memset(lost_bits(tx), 0, (tx->mask + 1) / 8);
 	for (uint16_t i = 0; i < tx->n_ev; i++)
 		ev_heads(tx)[i] = ev_tails(tx)[i] = MRC_REL_NIL;
-	return 0;
+}
+
+void *
+mrc_rel_tx_detach(struct mrc_rel_tx *tx)
+{
+	void *trk = tx->trk;
+
+	if (trk == NULL)
+		return NULL;
+	if (!mrc_rel_tx_drained(tx)) {
+		/* Given back with packets in flight (reset, destroy): the sender is done. */
+		memset(trk, 0, ring_bytes(tx));
+		tx->t_head = tx->t_tail = MRC_REL_NIL;
+		tx->snd_una = tx->snd_nxt;
+		tx->n_inflight = tx->n_lost = 0;
+	}
+	tx->trk = NULL;
+	return trk;
 }
 
 bool
@@ -709,7 +764,8 @@ mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_
 		/* The answer reflects everything sent before the probe. */
 		tx->probe_outstanding = false;
 		tx->rack_tsc = RTE_MAX(tx->rack_tsc, tx->probe_sent_tsc);
-		if (tx->probe_slot != MRC_REL_NIL)
+		/* Without a ring (drained, given back) nothing is in flight to condemn. */
+		if (tx->probe_slot != MRC_REL_NIL && mrc_rel_tx_has_trk(tx))
 			probe_ev_order(tx, &sc, ops, ctx, &info->lost_pkts);
 	}
 	time_rule(tx, &sc, ops, ctx, &info->lost_pkts);

@@ -209,16 +209,58 @@ struct mrc_rel_tx {
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
 	struct mrc_rel_tx_stats stats;
-	/* then: uint16_t ev_head[n_ev], ev_tail[n_ev]; uint64_t lost_bits[ring/64];
-	 * struct mrc_rel_tx_pkt ring[ring] (see mrc_rel_tx.c) */
-	uint8_t mem[] __rte_aligned(8);
+	/**
+	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
+	 * mrc_rel_tx.c): `mem` below, or a block lent while packets are in
+	 * flight (mrc_rel_tx_attach); NULL while none is held.
+	 */
+	uint8_t *trk;
+	uint8_t mem[] __rte_aligned(8); /**< own tracking memory (mrc_rel_tx_init only) */
 };
 
+/** Bytes of tracking memory a sender with `cfg` needs (what is lent). */
+size_t mrc_rel_tx_trk_memsize(const struct mrc_rel_tx_cfg *cfg);
+
+/** Bytes for mrc_rel_tx_init: the sender with its own tracking memory after it. */
 size_t mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg);
 
 /** 0, or -EINVAL naming nothing (check the ranges in struct mrc_rel_tx_cfg). */
 int mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
 	uint64_t now_tsc);
+
+/**
+ * Storage on loan. A sender that has nothing in flight needs only struct
+ * mrc_rel_tx (sequence state, RTT estimates, timers, counters): the ring
+ * that tracks packets in flight can then go back to a shared pool and be
+ * lent again when the sender next has something to send.
+ *
+ * mrc_rel_tx_init_lent() sets up `tx` (sizeof(struct mrc_rel_tx) bytes)
+ * without tracking memory. Before mrc_rel_tx_sent_new(), attach a block of
+ * mrc_rel_tx_trk_memsize() bytes whose ring is clear: freshly zeroed, or
+ * one a drained sender gave back. Once mrc_rel_tx_drained() holds, detach
+ * it. Every other call works without tracking memory while drained (there
+ * is nothing to look up). Detaching with packets in flight forgets them
+ * (for a QP being reset or destroyed) and clears the block.
+ */
+int mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
+	uint64_t now_tsc);
+void mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk);
+/** Returns the block (NULL if none was attached). */
+void *mrc_rel_tx_detach(struct mrc_rel_tx *tx);
+
+/** True if tracking memory is attached. */
+static inline bool
+mrc_rel_tx_has_trk(const struct mrc_rel_tx *tx)
+{
+	return tx->trk != NULL;
+}
+
+/** Nothing sent is unaccounted for: every PSN delivered, nothing in flight or waiting. */
+static inline bool
+mrc_rel_tx_drained(const struct mrc_rel_tx *tx)
+{
+	return tx->snd_una == tx->snd_nxt && tx->n_inflight == 0 && tx->n_lost == 0;
+}
 
 /** Packets in flight (sent, neither delivered nor waiting to be resent). */
 static inline uint32_t

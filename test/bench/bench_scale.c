@@ -10,11 +10,24 @@
  * them: `--active` pairs have a message in flight at any time; when one
  * completes, the pair goes idle and the next pair in turn becomes active,
  * so every QP goes idle -> active -> idle again and again. Packets go
- * straight from a QP to its peer (no network; lib/qp only, as bench_qp),
- * time is the real TSC. Reports packets delivered per CPU-second and the
+ * from a QP to its peer with no network in between (lib/qp only, as
+ * bench_qp), but one pass over the active pairs late: what a pass sends
+ * arrives at the start of the next, so packets are really in flight (a
+ * round trip is two passes) and senders hold their rings meanwhile. Time
+ * is the real TSC. Reports packets delivered per CPU-second and the
  * completion time of messages (post to the sender's completion).
  *
- *   bench_scale --qps N [--active A] [--pkts P] [--payload B] [--mem-mb M]
+ * All QPs share one pool of in-flight rings (mrc_trk_pool.h, --trk-blocks,
+ * default 2 x active): a QP holds one only while it has packets in flight,
+ * so an idle QP costs what its sequence state does, an active one that
+ * plus a ring. The pool's size and how often a QP had to wait for a ring
+ * are reported with the memory.
+ *
+ * --private-rings is the reference: no shared pool, every QP keeps a ring
+ * of its own for life (the layout before rings were lent).
+ *
+ *   bench_scale --qps N [--active A] [--pkts P] [--payload B] [--mem-mb M] [--trk-blocks K]
+ *               [--private-rings]
  *
  * Prints one JSON line. A scale whose QPs would not fit in --mem-mb is not
  * attempted: the line says how much it would need.
@@ -33,6 +46,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_qp.h"
+#include "mrc_rel_tx.h"
 
 #define MSG_PKTS 4
 
@@ -46,6 +60,7 @@ struct host {
 static struct host hosts[2];
 static struct rte_mempool *pool;
 static struct mrc_qp **qps; /* qps[2k] sends to qps[2k+1] */
+static struct mrc_trk_pool *trk;
 static struct mrc_rand rnd;
 static struct mrc_wire_cfg wire;
 static uint64_t parse_errors;
@@ -84,7 +99,7 @@ make_qp(unsigned int q, uint16_t mtu, uint64_t hz, const struct mrc_qp_attr *bas
 	struct mrc_qp_init in = {
 		.qpn = 0x1000 + q, .sq_size = 4, .mtu = mtu, .tsc_hz = hz,
 		.mrs = hosts[side].mrs, .cq = hosts[side].cq, .hdr_pool = pool, .wire = wire,
-		.socket = SOCKET_ID_ANY,
+		.socket = SOCKET_ID_ANY, .trk_pool = trk,
 	};
 	struct mrc_qp_attr a = *base;
 	const char *why = NULL;
@@ -114,8 +129,10 @@ main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"qps", 1, NULL, 'q'}, {"active", 1, NULL, 'a'},
 		{"pkts", 1, NULL, 'p'}, {"payload", 1, NULL, 'b'}, {"mem-mb", 1, NULL, 'm'},
+		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'},
 		{"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	unsigned long n_pairs = 1000, active = 256, mem_mb = 2048;
+	bool private_rings = false;
+	unsigned long n_pairs = 1000, active = 256, mem_mb = 2048, trk_blocks = 0;
 	unsigned long long pkts = 400000;
 	unsigned long mtu = 1024;
 	int c;
@@ -127,9 +144,11 @@ main(int argc, char **argv)
 		case 'p': pkts = strtoull(optarg, NULL, 0); break;
 		case 'b': mtu = strtoul(optarg, NULL, 0); break;
 		case 'm': mem_mb = strtoul(optarg, NULL, 0); break;
+		case 't': trk_blocks = strtoul(optarg, NULL, 0); break;
+		case 'r': private_rings = true; break;
 		default:
 			printf("usage: %s --qps N [--active A] [--pkts P] [--payload B] "
-			       "[--mem-mb M]\n", argv[0]);
+			       "[--mem-mb M] [--trk-blocks K] [--private-rings]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -142,6 +161,8 @@ main(int argc, char **argv)
 	}
 	if (active > n_pairs)
 		active = n_pairs;
+	if (trk_blocks == 0)
+		trk_blocks = 2 * active;
 
 	char mem_arg[32], prefix[64];
 	char *eal[] = {"bench_scale", "--no-huge", "-m", mem_arg, "--no-shconf", "--no-pci",
@@ -181,6 +202,24 @@ main(int argc, char **argv)
 	a.ev.n_planes = 8;
 	snprintf(a.cc_name, sizeof(a.cc_name), "fixed"); /* the scale, not CC's ramp */
 	a.cc.fixed_cwnd_bytes = 1u << 16;
+	/*
+	 * Nothing is lost here, but a pass over the active pairs takes real
+	 * time (and this machine is shared): timers long enough that a late
+	 * pass is never taken for a loss, or resends would be measured.
+	 */
+	a.timeout = 20;                 /* 1.07 s retransmit timeout */
+	a.min_pkt_timeout_tsc = hz;     /* 1 s */
+	a.initial_rtt_tsc = hz / 1000;  /* 1 ms */
+
+	/* The worker's in-flight rings, made once, before any QP. */
+	trk = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_trk_block_bytes(&a), SOCKET_ID_ANY);
+	if (trk == NULL)
+		goto nomem;
+	const size_t pool_bytes = private_rings ? 0 : mrc_trk_pool_mem_bytes(trk);
+	struct mrc_trk_pool *shared = trk;
+
+	if (private_rings)
+		trk = NULL; /* make_qp passes it on: NULL = a ring of its own */
 
 	/* What one QP costs, measured on the first pair before committing to N. */
 	qps = calloc(2 * n_pairs, sizeof(*qps));
@@ -196,7 +235,7 @@ main(int argc, char **argv)
 			memcpy(first_step, step, sizeof(step));
 	}
 	const size_t per_qp_heap = (heap_bytes() - heap0) / 2;
-	const double need_mb = (double)per_qp_heap * 2 * n_pairs / (1 << 20) + 96;
+	const double need_mb = (double)(per_qp_heap * 2 * n_pairs + pool_bytes) / (1 << 20) + 96;
 
 	if (need_mb > mem_mb * 0.9) {
 		printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": false, "
@@ -218,10 +257,14 @@ main(int argc, char **argv)
 	unsigned long *act = calloc(active, sizeof(*act));
 	unsigned long next = active;
 	uint64_t n_lat = 0, delivered = 0, max_qp_bytes = 0;
-	struct rte_mbuf *pk[64];
 	struct mrc_cqe cqe[256];
+	/* The wire: packets sent during a pass, delivered at the start of the next. */
+	const size_t wire_cap = (size_t)active * 2 * 64;
+	struct rte_mbuf **wm = calloc(wire_cap, sizeof(*wm));
+	struct mrc_qp **wto = calloc(wire_cap, sizeof(*wto));
+	size_t wn = 0;
 
-	if (post_tsc == NULL || lat == NULL || act == NULL)
+	if (post_tsc == NULL || lat == NULL || act == NULL || wm == NULL || wto == NULL)
 		goto nomem;
 	for (unsigned long k = 0; k < active; k++) {
 		act[k] = k;
@@ -232,38 +275,57 @@ main(int argc, char **argv)
 	const double t0 = cpu_s();
 	const uint64_t w0 = rte_rdtsc();
 
-	uint64_t last_n_lat = 0, last_progress = w0;
+	/* The watchdog counts this thread's CPU time: being starved by a loaded machine is not stuck. */
+	uint64_t last_n_lat = 0;
+	double last_progress = t0;
 
 	while (delivered < pkts) {
 		const uint64_t now = rte_rdtsc();
 
 		if (n_lat != last_n_lat) {
 			last_n_lat = n_lat;
-			last_progress = now;
-		} else if (now - last_progress > 5 * hz) {
-			fprintf(stderr, "bench_scale: no message completed for 5 s: stuck\n");
+			last_progress = cpu_s();
+		} else if (cpu_s() - last_progress > 5.0) {
+			fprintf(stderr, "bench_scale: no message completed in 5 CPU-seconds: stuck (%llu "
+					"completed, %zu packets on the wire, rings out %u, waits %llu)\n",
+				(unsigned long long)n_lat, wn,
+				trk != NULL ? mrc_trk_pool_in_use(trk) : 0,
+				trk != NULL ? (unsigned long long)trk->stats.waits : 0ull);
+			for (unsigned long k = 0; k < active && k < 4; k++) {
+				const struct mrc_qp *q = qps[2 * act[k]];
+				const struct mrc_rel_tx *t = mrc_qp_rel_tx(q);
+
+				fprintf(stderr, "  pair %lu: state %s, una %u nxt %u inflight %u "
+						"lost %u ring %s, idle %d\n", act[k],
+					mrc_qp_state_name(mrc_qp_state(q)), t->snd_una, t->snd_nxt,
+					t->n_inflight, t->n_lost, mrc_rel_tx_has_trk(t) ? "held" : "none",
+					mrc_qp_idle(q));
+			}
 			return 1;
 		}
 
+		for (size_t j = 0; j < wn; j++) {
+			struct mrc_pkt v;
+
+			if (mrc_pkt_parse(wm[j], &wire, &v) != MRC_WIRE_OK) {
+				parse_errors++;
+				rte_pktmbuf_free(wm[j]);
+				continue;
+			}
+			if (v.bth.opcode != MRC_OP_SACK && v.bth.opcode != MRC_OP_NACK)
+				delivered++;
+			mrc_qp_rx(wto[j], wm[j], &v, now);
+		}
+		wn = 0;
 		for (unsigned long k = 0; k < active; k++) {
 			struct mrc_qp *s = qps[2 * act[k]], *r = qps[2 * act[k] + 1];
 
 			for (int dir = 0; dir < 2; dir++) {
 				struct mrc_qp *from = dir ? r : s, *to = dir ? s : r;
-				uint16_t n = mrc_qp_tx_burst(from, now, 0xff, &rnd, pk, 64);
+				uint16_t n = mrc_qp_tx_burst(from, now, 0xff, &rnd, wm + wn, 64);
 
-				for (uint16_t j = 0; j < n; j++) {
-					struct mrc_pkt v;
-
-					if (mrc_pkt_parse(pk[j], &wire, &v) != MRC_WIRE_OK) {
-						parse_errors++;
-						rte_pktmbuf_free(pk[j]);
-						continue;
-					}
-					if (v.bth.opcode != MRC_OP_SACK && v.bth.opcode != MRC_OP_NACK)
-						delivered++;
-					mrc_qp_rx(to, pk[j], &v, now);
-				}
+				for (uint16_t j = 0; j < n; j++)
+					wto[wn++] = to;
 			}
 			mrc_qp_poll(s, now);
 			mrc_qp_poll(r, now);
@@ -294,21 +356,36 @@ main(int argc, char **argv)
 			;
 	}
 	const double dt = cpu_s() - t0;
+	uint64_t retx = 0;
+
+	for (unsigned long q = 0; q < 2 * n_pairs; q++)
+		retx += mrc_qp_counters(qps[q])->tx_retx_pkts;
 	const double wall = (double)(rte_rdtsc() - w0) / (double)hz;
 
 	qsort(lat, n_lat, sizeof(*lat), cmp_u64);
+	if (private_rings)
+		trk = shared; /* unused: its counters read zero */
 	printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": true, \"active_pairs\": %lu, "
+	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, \"trk_pool_bytes\": %zu, "
+	       "\"trk_lent\": %llu, \"trk_waits\": %llu, \"trk_max_in_use\": %u, "
+	       "\"trk_in_use_at_end\": %u, \"bytes_per_qp_with_pool\": %.0f, "
 	       "\"payload_bytes\": %lu, \"msg_pkts\": %d, \"bytes_per_qp_created\": %zu, "
 	       "\"bytes_per_qp_init\": %zu, \"bytes_per_qp_rtr\": %zu, \"bytes_per_idle_qp\": %zu, "
 	       "\"bytes_per_active_qp\": %llu, \"heap_bytes_per_qp\": %.0f, "
 	       "\"pkts\": %llu, \"cpu_s\": %.4f, \"wall_s\": %.4f, \"pps\": %.0f, "
 	       "\"ns_per_pkt\": %.1f, \"msgs\": %llu, \"msg_us_p50\": %.2f, \"msg_us_p99\": %.2f, "
-	       "\"pairs_touched\": %lu, \"parse_errors\": %llu}\n",
-		n_pairs, active, mtu, MSG_PKTS, first_step[0], first_step[1], first_step[2],
+	       "\"pairs_touched\": %lu, \"retx_pkts\": %llu, \"parse_errors\": %llu}\n",
+		n_pairs, active, private_rings ? "true" : "false",
+		private_rings ? 0ul : trk_blocks, private_rings ? 0 : trk->block_bytes, pool_bytes,
+		(unsigned long long)trk->stats.lent, (unsigned long long)trk->stats.waits,
+		trk->stats.max_in_use, mrc_trk_pool_in_use(trk),
+		(double)first_step[3] + (double)pool_bytes / (2.0 * n_pairs),
+		mtu, MSG_PKTS, first_step[0], first_step[1], first_step[2],
 		first_step[3], (unsigned long long)max_qp_bytes, heap_per_qp,
 		(unsigned long long)delivered, dt, wall, delivered / dt, dt * 1e9 / delivered,
 		(unsigned long long)n_lat, n_lat ? lat[n_lat / 2] / 1e3 : 0.0,
 		n_lat ? lat[n_lat * 99 / 100] / 1e3 : 0.0, next < n_pairs ? next : n_pairs,
+		(unsigned long long)retx,
 		(unsigned long long)parse_errors);
 	return parse_errors == 0 ? 0 : 1;
 nomem:

@@ -45,6 +45,7 @@ struct mrc_test_pair_cfg {
 	 * e.g. an incast: every pair's h[1] on host 0.
 	 */
 	uint8_t host[2];
+	struct mrc_trk_pool *trk_pool; /* shared in-flight tracking pool; NULL = one per QP */
 };
 
 struct mrc_test_pair {

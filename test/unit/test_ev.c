@@ -774,17 +774,19 @@ test_probe_round_robin(void)
 	MRC_T_EQ(want[0], 132);
 	MRC_T_EQ(want[1], 136);
 	MRC_T_EQ(want[2], 140);
-	for (int round = 0; round < 3; round++) {
-		const uint64_t now = t0 + (uint64_t)round * (iv + 7);
+	/* Nobody answers: each round waits twice as long as the one before (2, 4, 8 ms). */
+	uint64_t now = t0;
 
-		if (round > 0)
-			MRC_T_EQ(mrc_ev_probe_due(p, now - 8), -1); /* too early */
+	for (int round = 0; round < 3; round++) {
+		const uint64_t wait = iv << (round + 1);
+
 		for (int i = 0; i < 3; i++)
 			MRC_T_EQ(mrc_ev_probe_due(p, now), want[i]);
 		MRC_T_EQ(mrc_ev_probe_due(p, now), -1); /* round over */
-		MRC_T_EQ(mrc_ev_probe_due(p, now + iv - 1), -1);
+		MRC_T_EQ(mrc_ev_probe_due(p, now + wait - 1), -1); /* too early */
 		for (int i = 0; i < 3; i++)
 			mrc_ev_on_probe_timeout(p, want[i]);
+		now += wait + 7;
 	}
 	MRC_T_EQ(mrc_ev_counters(p)->probes, 9);
 	MRC_T_EQ(mrc_ev_slot_stats(p, 136)->probes, 3);
@@ -1193,6 +1195,241 @@ test_random_ops(void)
 	return MRC_TEST_OK;
 }
 
+
+/* ---- dead planes ---- */
+
+/*
+ * A tiny transport: `n` picks on every plane; a pick whose EV `dead()` says
+ * cannot get through is lost (reported at once), any other is SACKed.
+ * Returns the losses: each is a packet resent.
+ */
+typedef bool (*ev_dead_fn)(const struct mrc_ev_pool *p, uint32_t ev);
+
+static unsigned int
+spray(struct mrc_ev_pool *p, int n, ev_dead_fn dead, unsigned int *picks_per_plane)
+{
+	unsigned int losses = 0;
+
+	for (int i = 0; i < n; i++) {
+		const int s = mrc_ev_pick(p, ALL_PLANES, &rnd);
+
+		if (s < 0)
+			break;
+		if (picks_per_plane != NULL)
+			picks_per_plane[mrc_ev_plane(p, s)]++;
+		if (dead(p, mrc_ev_value(p, s))) {
+			mrc_ev_on_loss(p, s);
+			losses++;
+		} else {
+			mrc_ev_on_sack(p, s, MRC_SACK_M_NONE, 0);
+		}
+	}
+	return losses;
+}
+
+static bool
+plane3_dead(const struct mrc_ev_pool *p, uint32_t ev)
+{
+	return mrc_ev_layout_plane(&p->layout, ev) == 3;
+}
+
+/* Plane 3's T1 1 of 4 (a T0-T1 link, or a black-holed T1): a quarter of its paths. */
+static bool
+plane3_t1_dead(const struct mrc_ev_pool *p, uint32_t ev)
+{
+	return mrc_ev_layout_plane(&p->layout, ev) == 3 &&
+	       mrc_ev_layout_uplink(&p->layout, ev) % 4 == 1;
+}
+
+static int
+test_dead_plane_taken_out(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	struct mrc_ev_counts c;
+	unsigned int per_plane[MRC_EV_MAX_PLANES] = {0}, losses;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ); /* 16 active + 4 backup EVs per plane */
+	p = pool_new(&cfg, 40, false);
+	/*
+	 * A plane the host cannot see fail. Each of its 20 EVs used to lose a
+	 * packet of its own before the plane went quiet (20 resends); now the
+	 * 9th loss in a row with no SACK from the plane takes the rest out.
+	 */
+	losses = spray(p, 4000, plane3_dead, NULL);
+	MRC_T_EQ(losses, 16 / 2 + 1);
+	MRC_T_EQ(mrc_ev_dead_planes(p), 1u << 3);
+	MRC_T_EQ(mrc_ev_counters(p)->plane_outs, 1);
+	MRC_T_EQ(mrc_ev_counters(p)->dead_planes, 1);
+	MRC_T_EQ(mrc_ev_plane_counts(p, 3, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_ASSUMED_BAD], 16);
+	MRC_T_EQ(c.backup[MRC_EV_ASSUMED_BAD], 4);
+	/* Its share goes to the other seven, evenly. */
+	MRC_T_EQ(spray(p, 7 * 16 * 10, plane3_dead, per_plane), 0);
+	for (unsigned int pl = 0; pl < 8; pl++)
+		MRC_T_ASSERT(pl == 3 ? per_plane[pl] == 0 : per_plane[pl] + 2 >= 160 &&
+							      per_plane[pl] <= 162,
+			"plane %u: %u picks", pl, per_plane[pl]);
+	MRC_T_RUN(check_invariants(p));
+
+	/* The floor still rules: with ev_min_active = 120 of 128 the plane is not taken whole. */
+	cfg.ev_min_active = 120;
+	p = pool_new(&cfg, 41, false);
+	spray(p, 4000, plane3_dead, NULL);
+	MRC_T_EQ(mrc_ev_counters(p)->plane_outs, 0);
+	MRC_T_ASSERT(mrc_ev_n_usable_active(p) >= 120, "floor broken: %u",
+		mrc_ev_n_usable_active(p));
+	MRC_T_RUN(check_invariants(p));
+	return MRC_TEST_OK;
+}
+
+static int
+test_partial_plane_stays(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	struct mrc_ev_counts c;
+	unsigned int per_plane[MRC_EV_MAX_PLANES] = {0}, losses;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ);
+	p = pool_new(&cfg, 42, false);
+	/* A quarter of plane 3's paths die: those EVs go, one loss each; the plane stays. */
+	losses = spray(p, 4000, plane3_t1_dead, NULL);
+	MRC_T_EQ(losses, 5); /* 4 active + 1 backup on T1 1 */
+	MRC_T_EQ(mrc_ev_dead_planes(p), 0);
+	MRC_T_EQ(mrc_ev_counters(p)->plane_outs, 0);
+	MRC_T_EQ(mrc_ev_plane_counts(p, 3, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_GOOD], 15);
+	MRC_T_EQ(spray(p, 1270, plane3_t1_dead, per_plane), 0);
+	/* 15 of its 16 active EVs GOOD, of 127: 150 of 1270 picks. */
+	MRC_T_ASSERT(per_plane[3] >= 148 && per_plane[3] <= 152, "plane 3: %u picks", per_plane[3]);
+
+	/*
+	 * Told which uplinks share a T1 (4 groups), the pool replaces the lost
+	 * EVs with backups of the other T1s first and never sends on the dead
+	 * T1's backup once EVs of that T1 are bad: 4 losses, not 5.
+	 */
+	cfg.uplink_groups = 4;
+	p = pool_new(&cfg, 42, false);
+	MRC_T_EQ(spray(p, 4000, plane3_t1_dead, NULL), 4);
+	MRC_T_EQ(mrc_ev_counters(p)->retired, 3);
+	MRC_T_EQ(mrc_ev_counters(p)->no_backup, 1);
+	MRC_T_EQ(mrc_ev_plane_counts(p, 3, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_GOOD], 15);
+	MRC_T_EQ(c.backup[MRC_EV_GOOD], 1); /* the dead T1's, kept out */
+	MRC_T_EQ(mrc_ev_dead_planes(p), 0);
+	MRC_T_RUN(check_invariants(p));
+	return MRC_TEST_OK;
+}
+
+/* Probes per second into a dead plane nobody answers, and how it comes back. */
+static int
+test_dead_plane_probe_backoff(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	const uint64_t iv = HZ / 1000, step = HZ / 100000; /* probe interval 1 ms, look every 10 us */
+	bool seen[MRC_EV_MAX_EVS] = {false};
+	unsigned int probes = 0, distinct = 0, late = 0;
+	uint64_t t;
+	int s, last = -1;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ);
+	p = pool_new(&cfg, 43, false);
+	spray(p, 4000, plane3_dead, NULL);
+	MRC_T_EQ(mrc_ev_dead_planes(p), 1u << 3);
+	/*
+	 * One second of nobody answering. Probing every EV every interval (the
+	 * old way) sends 20 x 1000 probes; the dead-plane round sends one per
+	 * round, the rounds 1, 2, 4 ... 32 ms apart: 6 + (1000 - 63) / 32 of them.
+	 */
+	for (t = 0; t < HZ; t += step) {
+		while ((s = mrc_ev_probe_due(p, t)) >= 0) {
+			MRC_T_EQ(mrc_ev_plane(p, s), 3);
+			MRC_T_EQ(mrc_ev_state(p, s), MRC_EV_ASSUMED_BAD);
+			distinct += !seen[s];
+			seen[s] = true;
+			probes++;
+			late += t >= HZ / 2;
+			last = s;
+			mrc_ev_on_probe_timeout(p, s);
+		}
+	}
+	printf("  dead plane: %u probes in 1 s (%u in the second half), %u EVs\n", probes, late,
+		distinct);
+	MRC_T_ASSERT(probes >= 30 && probes <= 40, "%u probes in 1 s", probes);
+	MRC_T_ASSERT(late >= 15 && late <= 16, "%u probes in the second half", late);
+	MRC_T_EQ(distinct, 20); /* every EV of the plane had its turn */
+	MRC_T_EQ(mrc_ev_counters(p)->probes, probes);
+
+	/* The plane answers: revived, and its EVs are probed one by one again at once. */
+	MRC_T_EQ(mrc_ev_on_probe_answer(p, last, MRC_SACK_M_NONE), 0);
+	MRC_T_EQ(mrc_ev_dead_planes(p), 0);
+	MRC_T_EQ(mrc_ev_counters(p)->revived_planes, 1);
+	/*
+	 * Its EVs are probed one by one again at once, a round per interval
+	 * while they answer (answers come back after the round), and
+	 * probe_good_needed (3) answered rounds re-admit them all.
+	 */
+	struct mrc_ev_counts c;
+	int batch[MRC_EV_MAX_EVS];
+	unsigned int n, rounds = 0;
+
+	probes = 0;
+	for (t = HZ; t < HZ + 3 * iv; t += step) {
+		n = 0;
+		while ((s = mrc_ev_probe_due(p, t)) >= 0)
+			batch[n++] = s;
+		for (unsigned int i = 0; i < n; i++)
+			mrc_ev_on_probe_answer(p, batch[i], MRC_SACK_M_NONE);
+		probes += n;
+		rounds += n > 0;
+	}
+	MRC_T_EQ(rounds, 3);
+	MRC_T_EQ(probes, 20 + 20 + 19); /* `last` needed only two more */
+
+	MRC_T_EQ(mrc_ev_plane_counts(p, 3, &c), 0);
+	MRC_T_EQ(c.active[MRC_EV_GOOD], 16);
+	MRC_T_EQ(c.backup[MRC_EV_GOOD], 4);
+	MRC_T_RUN(check_invariants(p));
+	return MRC_TEST_OK;
+}
+
+/* Partly dead plane: its retired EVs are probed each interval at first, then less. */
+static int
+test_probe_rounds_back_off(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	const uint64_t step = HZ / 100000;
+	unsigned int probes = 0;
+	int s;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ);
+	p = pool_new(&cfg, 44, false);
+	MRC_T_EQ(spray(p, 4000, plane3_t1_dead, NULL), 5);
+	/* Old: 5 EVs x 1000 rounds = 5000 probes a second. Now rounds 2, 4 ... 32 ms apart. */
+	for (uint64_t t = 0; t < HZ; t += step)
+		while ((s = mrc_ev_probe_due(p, t)) >= 0) {
+			probes++;
+			mrc_ev_on_probe_timeout(p, s);
+		}
+	printf("  5 retired EVs, nobody answering: %u probes in 1 s\n", probes);
+	MRC_T_ASSERT(probes <= 5 * 40, "%u probes in 1 s", probes);
+	/* A new loss elsewhere: rounds come every interval again. */
+	const uint64_t t1 = HZ;
+	const int victim = mrc_ev_pick(p, 1u << 5, &rnd);
+
+	MRC_T_ASSERT(victim >= 0, "no EV on plane 5");
+	mrc_ev_on_loss(p, victim);
+	probes = 0;
+	for (uint64_t t = t1; t < t1 + HZ / 1000 * 40; t += step)
+		while ((s = mrc_ev_probe_due(p, t)) >= 0)
+			probes++;
+	MRC_T_ASSERT(probes >= 6, "%u probes within 40 ms of a new loss", probes);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_cfg_check),
 	MRC_TEST_CASE(test_memsize),
@@ -1214,6 +1451,10 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_stats_optional),
 	MRC_TEST_CASE(test_bad_slots),
 	MRC_TEST_CASE(test_random_ops),
+	MRC_TEST_CASE(test_dead_plane_taken_out),
+	MRC_TEST_CASE(test_partial_plane_stays),
+	MRC_TEST_CASE(test_dead_plane_probe_backoff),
+	MRC_TEST_CASE(test_probe_rounds_back_off),
 };
 
 MRC_TEST_MAIN("ev_pool", cases)

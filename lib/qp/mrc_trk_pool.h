@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_TRK_POOL_H
+#define MRC_TRK_POOL_H
+
+/**
+ * @file
+ * Per-worker pool of in-flight tracking blocks (the requester's PSN ring,
+ * see mrc_rel_tx.h "Storage on loan"). A QP holds a block only while it
+ * has packets in flight; an idle QP keeps just its sequence state. Blocks
+ * are made once, at worker setup; lending and returning are a pointer pop
+ * and push, for the fast path: no allocation, no lock (one lcore owns a
+ * pool). When every block is out, the QP asking waits (it sends no new
+ * data; nothing fails or is dropped) and the wait is counted.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mrc_trk_pool_stats {
+	uint64_t lent;	     /**< blocks handed out */
+	uint64_t returned;   /**< blocks given back */
+	uint64_t waits;	     /**< asks refused because every block was out */
+	uint32_t max_in_use; /**< most blocks out at once */
+};
+
+struct mrc_trk_pool {
+	uint32_t n_blocks;
+	uint32_t n_free;
+	size_t block_bytes;
+	struct mrc_trk_pool_stats stats;
+	uint8_t *blocks;    /**< n_blocks x block_bytes, zeroed at creation */
+	void *free_stack[]; /**< the n_free blocks on hand */
+};
+
+/**
+ * A pool of `n_blocks` blocks of `block_bytes` (rounded up to a cache
+ * line), on NUMA `socket`. NULL with rte_errno set (EINVAL, ENOMEM).
+ */
+struct mrc_trk_pool *mrc_trk_pool_create(uint32_t n_blocks, size_t block_bytes, int socket);
+
+/** Free the pool; every block must have been given back (-EBUSY otherwise, nothing freed). */
+int mrc_trk_pool_free(struct mrc_trk_pool *p);
+
+/** Bytes the pool occupies. */
+size_t mrc_trk_pool_mem_bytes(const struct mrc_trk_pool *p);
+
+/** A block, or NULL (counted as a wait) when all are out. */
+static inline void *
+mrc_trk_pool_get(struct mrc_trk_pool *p)
+{
+	uint32_t in_use;
+
+	if (p->n_free == 0) {
+		p->stats.waits++;
+		return NULL;
+	}
+	p->stats.lent++;
+	in_use = p->n_blocks - --p->n_free;
+	if (in_use > p->stats.max_in_use)
+		p->stats.max_in_use = in_use;
+	return p->free_stack[p->n_free];
+}
+
+/** Give back a block from this pool (its ring clear: see mrc_rel_tx_detach). */
+static inline void
+mrc_trk_pool_put(struct mrc_trk_pool *p, void *blk)
+{
+	p->stats.returned++;
+	p->free_stack[p->n_free++] = blk;
+}
+
+/** Blocks out on loan. */
+static inline uint32_t
+mrc_trk_pool_in_use(const struct mrc_trk_pool *p)
+{
+	return p->n_blocks - p->n_free;
+}
+
+#endif /* MRC_TRK_POOL_H */
