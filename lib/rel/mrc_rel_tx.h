@@ -28,7 +28,10 @@
  *     plane and T1 crosses the same FIFO links, so a loss is proven by the
  *     next packet on its path (a few packets later) rather than the next
  *     on its EV (with 128 EVs, most of a window later: the time rule or
- *     the packet timeout got there first).
+ *     the packet timeout got there first). This assumes each hop of a
+ *     path is one FIFO queue, as in drivers/fabric (data never overtakes
+ *     data; only trimmed headers jump ahead, and they are not deliveries);
+ *     a hop that hashed flows over parallel links (a LAG) would break it.
  *  2. Time (RACK-like). All in-flight packets are also kept in send order.
  *     A packet is lost when one sent more than a reorder window after it
  *     has been delivered; the window is the spread of recent path RTTs
