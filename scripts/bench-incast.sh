@@ -24,8 +24,9 @@
 #    median over SEEDS seeds; deterministic, whatever the machine's load;
 #  - the daemon (config/bench/incast.ini, every byte verified), median over
 #    REPS repetitions, both cases back to back in each. Its histogram has 16
-#    buckets per octave and (until the stall fix lands) reports a bucket's
-#    upper edge, so its percentiles read up to 6% high.
+#    buckets per octave; a percentile is interpolated within its bucket
+#    (mrcd_hist_pct), so it can be off by up to a bucket (6%) when samples
+#    bunch at one end.
 # Writes results/bench-incast.json and results/bench-incast.png.
 # Usage: scripts/bench-incast.sh [BUILD_DIR] [REPS] [SEEDS]
 set -euo pipefail

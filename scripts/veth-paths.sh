@@ -30,6 +30,11 @@
 #   veth-paths.sh mptcp PREFIX N               MPTCP endpoints and limits
 # Needs root, iproute2, nft and tc (tbf).
 set -euo pipefail
+usage() {
+	echo "usage: veth-paths.sh up|down|blackhole|linkdown|loss|clear|pitfall|mptcp PREFIX ..." >&2
+	exit 2
+}
+[ $# -ge 2 ] || usage
 cmd=$1 pfx=$2
 shift 2
 
@@ -123,5 +128,5 @@ pitfall)
 	NFT
 	;;
 mptcp) mptcp "$@" ;;
-*) echo "usage: veth-paths.sh up|down|blackhole|linkdown|loss|clear|pitfall|mptcp PREFIX ..." >&2; exit 2 ;;
+*) usage ;;
 esac

@@ -271,6 +271,7 @@ static const char *const usage_tail[] = {
 	"  --in-memory                     when hugepages are usable, else",
 	"  --no-huge -m <MB> --no-shconf   (MRC_NO_HUGE=1 forces it; -m from the pools)",
 	"  --no-pci                        on the emulated fabric",
+	"  --force-max-simd-bitwidth=512   the ICRC's AVX-512 path, where the CPU has it",
 	"  --vdev=<arg>                    for each [ports] vdev.<n>",
 };
 
@@ -519,6 +520,9 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&
 		!user_has(cli, "--block"))
 		add(&a, "--no-pci");
+	/* The ICRC folds 512 bits at a time where the CPU can; DPDK wants that asked for. */
+	if (!user_has(cli, "--force-max-simd-bitwidth"))
+		add(&a, "--force-max-simd-bitwidth=512");
 	if (cfg->ports.mode == MRCD_PORTS_ETHDEV)
 		for (unsigned int i = 0; i < MRCD_CONFIG_MAX_VDEVS; i++) {
 			const char *v = cfg->ports.vdev[i];

@@ -36,6 +36,7 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "mrc_time.h"
 #include "mrcd_daemon.h"
 
 static struct mrcd_daemon *daemon_ref;
@@ -263,9 +264,9 @@ add_rel(struct rte_tel_data *d, const struct mrcd_query_rel *r, uint64_t hz)
 	rte_tel_data_add_dict_u64(d, "rto_fired", r->rto_fired);
 	rte_tel_data_add_dict_u64(d, "probes_asked", r->probes_asked);
 	rte_tel_data_add_dict_u64(d, "spurious_losses", r->spurious);
-	rte_tel_data_add_dict_u64(d, "since_progress_us", r->since_progress_tsc * 1000000 / hz);
-	rte_tel_data_add_dict_u64(d, "since_ack_us", r->since_ack_tsc * 1000000 / hz);
-	rte_tel_data_add_dict_u64(d, "srtt_us", r->srtt_tsc * 1000000 / hz);
+	rte_tel_data_add_dict_u64(d, "since_progress_us", mrc_tsc_to_us(r->since_progress_tsc, hz));
+	rte_tel_data_add_dict_u64(d, "since_ack_us", mrc_tsc_to_us(r->since_ack_tsc, hz));
+	rte_tel_data_add_dict_u64(d, "srtt_us", mrc_tsc_to_us(r->srtt_tsc, hz));
 	rte_tel_data_add_dict_u64(d, "rx_epsn", r->rx_epsn);
 	rte_tel_data_add_dict_u64(d, "rx_max_psn", r->rx_max_psn);
 	rte_tel_data_add_dict_u64(d, "rx_pending", r->rx_pending);

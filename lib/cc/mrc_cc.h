@@ -235,7 +235,7 @@ struct mrc_cc_nscc_cfg {
 	uint32_t max_cwnd_bytes; /* MaxWnd = initial cwnd */
 	uint32_t target_qdelay_ns;
 	uint32_t scaling_a_pm; /* BDP / 150000 B, for display */
-	uint32_t scaling_b_pm; /* target_qdelay / 12 us, for display */
+	uint32_t scaling_b_pm; /* target_qdelay / max(12 us, base_rtt), for display */
 	uint32_t alpha_q16;    /* PI gain: bytes per ns below target, Q16.16 */
 	uint32_t pi_max_bytes; /* alpha x target_qdelay: PI at zero delay */
 	uint32_t fi_bytes;

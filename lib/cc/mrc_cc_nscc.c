@@ -702,7 +702,7 @@ nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
 	delay = delay_sample(s, a->rtt_ns);
 	s->achieved_bytes = mrc_cc_add_sat32(s->achieved_bytes, acked);
 	s->adjust_acc_bytes = mrc_cc_add_sat32(s->adjust_acc_bytes, acked);
-	s->stale_bytes = s->stale_bytes > acked ? s->stale_bytes - acked : 0;
+	s->stale_bytes = mrc_cc_sub_sat32(s->stale_bytes, acked);
 	if (unlikely(a->rcv_cwnd_pen != 0 || s->pen != 0))
 		penalty(n, a);
 	marked = ecn_gate(n, a->ecn);
@@ -746,11 +746,11 @@ packet_lost(struct nscc *n, uint32_t bytes, uint64_t now_tsc)
 	struct nscc_state *s = &n->s;
 	const uint32_t w = usable_cwnd(s);
 
-	s->stale_bytes = s->stale_bytes > bytes ? s->stale_bytes - bytes : 0;
+	s->stale_bytes = mrc_cc_sub_sat32(s->stale_bytes, bytes);
 	s->flags |= NSCC_F_QA_TRIGGER;
 	if (!quick_adapt(n, now_tsc, true, true, 0, w)) {
 		/* NSCC's own window: under a penalty the usable one shrinks in proportion. */
-		s->cwnd_bytes = s->cwnd_bytes > bytes ? s->cwnd_bytes - bytes : 0;
+		s->cwnd_bytes = mrc_cc_sub_sat32(s->cwnd_bytes, bytes);
 		clamp_cwnd(s);
 	}
 	note_cwnd(n);
@@ -781,7 +781,7 @@ nscc_on_trim(void *priv, uint32_t bytes, bool lasthop, uint64_t now_tsc)
 	 * would cut whichever flow happened to get the fewest bytes through
 	 * in one period to what it got, and so keep the flows unequal.
 	 */
-	s->stale_bytes = s->stale_bytes > bytes ? s->stale_bytes - bytes : 0;
+	s->stale_bytes = mrc_cc_sub_sat32(s->stale_bytes, bytes);
 	if (s->stale_bytes == 0)
 		multiplicative_decrease(n, now_tsc);
 	note_cwnd(n);

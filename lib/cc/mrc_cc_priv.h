@@ -27,6 +27,13 @@ mrc_cc_add_sat32(uint32_t a, uint64_t b)
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+/* Saturating u32 subtract: a - b, or 0 when b is larger. */
+static inline uint32_t
+mrc_cc_sub_sat32(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /* x clamped to [lo, hi]; lo <= hi. */
 static inline uint32_t
 mrc_cc_clamp32(uint64_t x, uint32_t lo, uint32_t hi)

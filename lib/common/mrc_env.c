@@ -224,6 +224,8 @@ mrc_eal_test_args_flags(
 	env_argv_add(&a, "--no-pci");
 	env_argv_add(&a, "--file-prefix=%s_%ld", prefix, (long)getpid());
 	env_argv_add(&a, "--log-level=*:warning");
+	/* What mrcd runs with: the ICRC's 512-bit path where the CPU has it. */
+	env_argv_add(&a, "--force-max-simd-bitwidth=512");
 	/* No socket or thread a test did not ask for. */
 	if (!(flags & MRC_EAL_TEST_TELEMETRY))
 		env_argv_add(&a, "--no-telemetry");

@@ -643,7 +643,8 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 /*
  * Rule 1 for a probe's answer: the probe followed everything sent before it
  * on its EV down the same path, so those of them the answer shows missing
- * were lost.
+ * were lost. Strictly before: the QP sends the probe ahead of the new
+ * packets of the same burst, which share its timestamp and are behind it.
  */
 static void
 probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
@@ -656,7 +657,7 @@ probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
 		const uint16_t next = r[c].ev_next;
 
 		if (pkt_state(&r[c]) == PKT_INFLIGHT && same_path(tx, r[c].ev_val, tx->probe_ev_val) &&
-			r[c].sent_tsc <= tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
+			r[c].sent_tsc < tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
 			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
 			(*lost)++;
 		}

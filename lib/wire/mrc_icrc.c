@@ -9,6 +9,7 @@
 #include <rte_cpuflags.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
+#include <rte_vect.h>
 #ifdef RTE_ARCH_X86
 #include <immintrin.h>
 #endif
@@ -282,9 +283,18 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	/*
+	 * rte_cpu_get_flag_enabled() reads CPUID only; a hypervisor or kernel
+	 * may show AVX-512 there yet not enable its register state (XCR0), and
+	 * the first zmm instruction would then fault. The compiler's check
+	 * asks XCR0 too.
+	 */
+	__builtin_cpu_init();
 	use_vclmul = use_clmul && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
-		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0;
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		__builtin_cpu_supports("vpclmulqdq");
 }
 #else
 static const bool use_clmul, use_vclmul;
@@ -304,11 +314,19 @@ mrc_crc32_set_impl(enum mrc_crc32_impl impl)
 	return 0;
 }
 
-/* AUTO and VCLMUL take the 512-bit path where the CPU has it. */
+/*
+ * VCLMUL takes the 512-bit path where the CPU and OS have it; AUTO only when
+ * the EAL also allows 512-bit vectors (--force-max-simd-bitwidth=512, which
+ * mrcd passes unless told otherwise): DPDK makes AVX-512 an explicit choice,
+ * since on some CPUs it lowers the clock of the whole core.
+ */
 static inline bool
 wide_ok(void)
 {
-	return use_vclmul && crc_impl != MRC_CRC32_CLMUL;
+	if (!use_vclmul || crc_impl == MRC_CRC32_CLMUL)
+		return false;
+	return crc_impl == MRC_CRC32_VCLMUL ||
+		rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
 }
 
 const char *

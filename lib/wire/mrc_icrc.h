@@ -32,8 +32,8 @@
 /**
  * Continue a reflected CRC-32 (no pre/post inversion) over `len` bytes.
  * Uses carry-less multiplication where the CPU has it (VPCLMULQDQ on 512-bit
- * registers, else PCLMULQDQ), and a slice-by-8 table loop otherwise; all
- * give identical results.
+ * registers when the EAL's max SIMD bitwidth is 512, else PCLMULQDQ), and a
+ * slice-by-8 table loop otherwise; all give identical results.
  */
 uint32_t mrc_crc32_update(uint32_t crc, const void *buf, size_t len);
 

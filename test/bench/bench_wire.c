@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_vect.h>
+
 #include "mrc_icrc.h"
 #include "mrc_test_mbuf.h"
 #include "mrc_test_pkts.h"
@@ -194,6 +196,8 @@ main(int argc, char **argv)
 	double results[RTE_DIM(ops)];
 	int c;
 
+	/* As mrcd runs (--force-max-simd-bitwidth=512): no EAL here to be told. */
+	rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':

@@ -193,6 +193,7 @@ test_eal_args(void)
 	MRC_T_ASSERT(argv[argc] == NULL, "argv NULL-terminated");
 	MRC_T_STREQ(argv[0], "mrct");
 	MRC_T_ASSERT(find_arg(argv, argc, "--no-pci") > 0, "--no-pci");
+	MRC_T_ASSERT(find_arg(argv, argc, "--force-max-simd-bitwidth=512") > 0, "512-bit SIMD");
 	MRC_T_ASSERT(find_arg(argv, argc, "--no-shconf") > 0, "--no-shconf");
 	MRC_T_ASSERT(find_arg(argv, argc, "--no-telemetry") > 0, "--no-telemetry");
 	MRC_T_EQ(find_arg(argv, argc, "--in-memory"), -1);

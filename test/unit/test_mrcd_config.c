@@ -783,6 +783,7 @@ test_cli_eal(void)
 	MRC_T_ASSERT(i > 0 && (unsigned int)atoi(argv[i + 1]) == mrcd_config_memory_mb(&c), "-m");
 	MRC_T_EQ(find_arg(n, argv, "--in-memory"), -1);
 	MRC_T_ASSERT(find_arg(n, argv, "--no-pci") > 0, "fabric: --no-pci");
+	MRC_T_ASSERT(find_arg(n, argv, "--force-max-simd-bitwidth=512") > 0, "no AVX-512 ask");
 	/* Hugepages usable: --in-memory instead. */
 	n = eal(1, plain, &c, "0", argv, 64, buf, sizeof(buf), err, sizeof(err));
 	MRC_T_ASSERT(n > 0, "%s", err);
@@ -808,6 +809,15 @@ test_cli_eal(void)
 	MRC_T_ASSERT(find_arg(n, argv, "--vdev=net_null0,no-rx=1") > 0, "vdev.0 added");
 	MRC_T_EQ(count_arg(n, argv, "--vdev=net_null1"), 0);
 	MRC_T_EQ(find_arg(n, argv, "--no-pci"), -1);
+	/* A SIMD width the user names is the one the EAL gets. */
+	{
+		char *simd[] = {"mrcd", "--force-max-simd-bitwidth=256", "--", NULL};
+
+		n = eal(3, simd, &c, "0", argv, 64, buf, sizeof(buf), err, sizeof(err));
+		MRC_T_ASSERT(n > 0, "%s", err);
+		MRC_T_EQ(count_arg(n, argv, "--force-max-simd-bitwidth"), 1);
+		MRC_T_ASSERT(find_arg(n, argv, "--force-max-simd-bitwidth=256") > 0, "user's width");
+	}
 	/* More lcores than CPUs: an error that says so. */
 	c.lcores.workers = (uint16_t)n_cpus();
 	n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));

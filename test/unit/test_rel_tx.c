@@ -677,6 +677,54 @@ test_probe_on_overdue_ev(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The QP sends in bursts that share one timestamp: resends, the probe, then
+ * new packets. A new packet that left on the probe's EV right after it, in
+ * the same burst, is behind the probe on the path: the answer saying it is
+ * missing (a later PSN on another path got there first) proves nothing.
+ */
+static int
+test_probe_ignores_packets_sent_after_it(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	uint16_t slot;
+	uint32_t ev;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 8;
+	cfg.min_reo_tsc = 100 * US;
+	struct mrc_rel_tx *tx = new_tx(&cfg, 0);
+
+	for (uint16_t k = 0; k < 4; k++)
+		mrc_rel_tx_sent_new(tx, k, EVV(k), 100, 0, 0);
+	struct mrc_sack_view s = sack(3, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, 20 * US); /* 4: vanishes */
+	const uint64_t due = 20 * US + tx->srtt_tsc + 4 * tx->rttvar_tsc;
+
+	mrc_rel_tx_poll(tx, due, &ops, &e);
+	MRC_T_ASSERT(mrc_rel_tx_probe_wanted(tx), "probe for the overdue packet");
+	MRC_T_EQ(mrc_rel_tx_probe_target(tx, &slot, &ev), 0);
+	MRC_T_EQ(slot, 2);
+	mrc_rel_tx_probe_sent_on(tx, slot, ev, due);
+	/* The same burst: 5 behind the probe on slot 2, 6 on slot 3 (gets there first). */
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, due);
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, due);
+	s = sack(3, 1, 0x4, 3); /* base 4: 6 delivered, 4 and 5 missing */
+	s.pr = true;
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, due + 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], 4);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
+	MRC_T_EQ(mrc_rel_tx_inflight(tx), 1); /* 5, still on its way behind the probe */
+	MRC_T_EQ(tx->stats.spurious, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
 /* Bytes in flight: a packet leaves the count once, lost first or delivered first. */
 static int
 test_inflight_bytes_once(void)
@@ -922,6 +970,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_dead_peer_backs_off),
 	MRC_TEST_CASE(test_tail_loss_probe),
 	MRC_TEST_CASE(test_probe_on_overdue_ev),
+	MRC_TEST_CASE(test_probe_ignores_packets_sent_after_it),
 	MRC_TEST_CASE(test_inflight_bytes_once),
 	MRC_TEST_CASE(test_window_and_wrap),
 	MRC_TEST_CASE(test_init_rejects),
