@@ -520,6 +520,21 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		tc.initial_rtt_tsc = a->initial_rtt_tsc;
 	if (a->min_pkt_timeout_tsc)
 		tc.min_pkt_timeout_tsc = a->min_pkt_timeout_tsc;
+	if (qp->addr.srv6) {
+		/* The EV names its path: order lists per (plane, T1), see mrc_rel_tx.h rule 1. */
+		const struct mrc_ev_layout *l = &qp->ev_cfg.layout;
+		const uint8_t n_t1 = qp->addr.path.src_t0 == qp->addr.path.dst_t0 ?
+			1 : qp->addr.path.n_t1;
+
+		if (n_t1 != 0 && l->plane_bits <= 8 &&
+			(UINT32_C(1) << l->plane_bits) * n_t1 <= tc.n_ev_slots) {
+			tc.path_n_t1 = n_t1;
+			tc.path_plane_shift = l->plane_shift;
+			tc.path_plane_bits = l->plane_bits;
+			tc.path_uplink_shift = l->uplink_shift;
+			tc.path_uplink_bits = l->uplink_bits;
+		}
+	}
 	if (a->peer_mpr == 0 || a->timeout > 24 || a->retry_linear > 7 ||
 		a->retry_exp > MRC_REL_RETRY_EXP_INFINITE) {
 		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";

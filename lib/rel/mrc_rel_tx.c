@@ -97,6 +97,37 @@ set_state(struct mrc_rel_tx_pkt *p, uint8_t s)
 	p->state = (uint8_t)((p->state & ~STATE_MASK) | s);
 }
 
+/* The order list an EV's packets go on: its path (cfg.path_n_t1), else `slot`. */
+static inline uint16_t
+order_list(const struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev)
+{
+	uint32_t plane, uplink;
+
+	if (tx->path_n_t1 == 0)
+		return slot;
+	plane = tx->path_plane_bits == 0 ? 0 :
+		(ev >> tx->path_plane_shift) & ((UINT32_C(1) << tx->path_plane_bits) - 1);
+	uplink = tx->path_uplink_bits == 0 ? 0 :
+		(ev >> tx->path_uplink_shift) & (uint32_t)((UINT64_C(1) << tx->path_uplink_bits) - 1);
+	return (uint16_t)(plane * tx->path_n_t1 + uplink % tx->path_n_t1);
+}
+
+static inline uint16_t
+list_of(const struct mrc_rel_tx *tx, const struct mrc_rel_tx_pkt *p)
+{
+	return order_list(tx, p->ev, p->ev_val);
+}
+
+/*
+ * Whether packet a's and b's transmissions (on one list) took the same path:
+ * per path, always; per slot, only if the slot held the same EV for both.
+ */
+static inline bool
+same_path(const struct mrc_rel_tx *tx, uint32_t ev_a, uint32_t ev_b)
+{
+	return tx->path_n_t1 != 0 || ev_a == ev_b;
+}
+
 /* RTT samples needed before the reorder window trusts the measured spread. */
 #define REO_MIN_SAMPLES 8
 
@@ -147,6 +178,13 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 		cfg->timeout > 24 || cfg->retry_linear > 7 ||
 		cfg->retry_exp > MRC_REL_RETRY_EXP_INFINITE || cfg->tsc_hz == 0)
 		return -EINVAL;
+	if (cfg->path_n_t1 != 0 &&
+		(cfg->path_plane_bits > 8 || cfg->path_uplink_bits > 16 ||
+			(cfg->path_plane_bits != 0 && cfg->path_plane_shift + cfg->path_plane_bits > 32) ||
+			(cfg->path_uplink_bits != 0 &&
+				cfg->path_uplink_shift + cfg->path_uplink_bits > 32) ||
+			(UINT32_C(1) << cfg->path_plane_bits) * cfg->path_n_t1 > cfg->n_ev_slots))
+		return -EINVAL;
 	n = ring_size(cfg->mpr);
 	if (n > 32768) /* ring indexes are 16 bits with MRC_REL_NIL reserved */
 		return -EINVAL;
@@ -160,6 +198,11 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 	tx->retry_linear = cfg->retry_linear;
 	tx->retry_exp = cfg->retry_exp;
 	tx->gbn = cfg->gbn;
+	tx->path_n_t1 = cfg->path_n_t1;
+	tx->path_plane_shift = cfg->path_plane_shift;
+	tx->path_plane_bits = cfg->path_plane_bits;
+	tx->path_uplink_shift = cfg->path_uplink_shift;
+	tx->path_uplink_bits = cfg->path_uplink_bits;
 	/* 1.024 us x 2^timeout */
 	tx->base_rto_tsc = (uint64_t)(((unsigned __int128)cfg->tsc_hz * (1024ull << cfg->timeout)) /
 		1000000000ull);
@@ -306,7 +349,7 @@ static void
 ev_append(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
-	uint16_t ev = r[i].ev, tail = ev_tails(tx)[ev];
+	uint16_t ev = list_of(tx, &r[i]), tail = ev_tails(tx)[ev];
 
 	r[i].ev_next = MRC_REL_NIL;
 	if (tail != MRC_REL_NIL)
@@ -326,7 +369,7 @@ static void
 ev_unlink(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
-	uint16_t ev = r[i].ev, prev = ev_prev_of(tx, i);
+	uint16_t ev = list_of(tx, &r[i]), prev = ev_prev_of(tx, i);
 
 	if (prev == MRC_REL_NIL)
 		ev_heads(tx)[ev] = r[i].ev_next;
@@ -341,7 +384,7 @@ static uint16_t
 ev_prev_of(struct mrc_rel_tx *tx, uint16_t i)
 {
 	const struct mrc_rel_tx_pkt *r = ring(tx);
-	uint16_t c = ev_heads(tx)[r[i].ev], prev = MRC_REL_NIL;
+	uint16_t c = ev_heads(tx)[list_of(tx, &r[i])], prev = MRC_REL_NIL;
 
 	while (c != i && c != MRC_REL_NIL) {
 		prev = c;
@@ -581,11 +624,11 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 		ev_unlink(tx, i);
 		return;
 	}
-	c = ev_heads(tx)[r[i].ev];
+	c = ev_heads(tx)[list_of(tx, &r[i])];
 	while (c != i && c != MRC_REL_NIL) {
 		uint16_t next = r[c].ev_next;
 
-		if (pkt_state(&r[c]) == PKT_ACKED || r[c].ev_val != r[i].ev_val) {
+		if (pkt_state(&r[c]) == PKT_ACKED || !same_path(tx, r[c].ev_val, r[i].ev_val)) {
 			/* Delivered, or sent by the slot's previous EV: no order to infer. */
 			ev_unlink(tx, c);
 		} else if (known_missing(sc, psn_of(tx, c))) {
@@ -613,7 +656,7 @@ probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
 	while (c != MRC_REL_NIL) {
 		const uint16_t next = r[c].ev_next;
 
-		if (pkt_state(&r[c]) == PKT_INFLIGHT && r[c].ev_val == tx->probe_ev_val &&
+		if (pkt_state(&r[c]) == PKT_INFLIGHT && same_path(tx, r[c].ev_val, tx->probe_ev_val) &&
 			r[c].sent_tsc < tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
 			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
 			(*lost)++;
@@ -823,7 +866,7 @@ void
 mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc)
 {
 	mrc_rel_tx_probe_sent(tx, now_tsc);
-	tx->probe_slot = slot < tx->n_ev ? slot : MRC_REL_NIL;
+	tx->probe_slot = slot < tx->n_ev ? order_list(tx, slot, ev) : MRC_REL_NIL;
 	tx->probe_ev_val = ev;
 }
 

@@ -23,7 +23,15 @@
  *     order, so when a SACK shows PSN q delivered, every packet sent
  *     earlier on q's EV and not yet delivered was lost. Each EV slot keeps
  *     its in-flight packets in send order; deliveries pop the list head,
- *     so this costs O(1) per packet.
+ *     so this costs O(1) per packet. When the EV names its path (SRv6,
+ *     cfg.path_n_t1), the lists are per path instead: every EV on the same
+ *     plane and T1 crosses the same FIFO links, so a loss is proven by the
+ *     next packet on its path (a few packets later) rather than the next
+ *     on its EV (with 128 EVs, most of a window later: the time rule or
+ *     the packet timeout got there first). This assumes each hop of a
+ *     path is one FIFO queue, as in drivers/fabric (data never overtakes
+ *     data; only trimmed headers jump ahead, and they are not deliveries);
+ *     a hop that hashed flows over parallel links (a LAG) would break it.
  *  2. Time (RACK-like). All in-flight packets are also kept in send order.
  *     A packet is lost when one sent more than a reorder window after it
  *     has been delivered; the window is the spread of recent path RTTs
@@ -101,6 +109,15 @@ struct mrc_rel_tx_cfg {
 	uint64_t min_reo_tsc;         /**< floor of the reorder window */
 	uint64_t min_pkt_timeout_tsc; /**< floor of the per-packet timeout */
 	bool gbn;                     /**< go-back-N instead of selective repeat */
+	/**
+	 * Per-path order (rule 1 across EVs), when the EV names its path: the
+	 * path is (plane, uplink % path_n_t1), read from the EV's fields as in
+	 * struct mrc_ev_layout. 0 keeps rule 1 per EV slot (plain ECMP mode,
+	 * where the network hashes the EV). Needs 2^plane_bits x n_t1 <= n_ev_slots.
+	 */
+	uint8_t path_n_t1;
+	uint8_t path_plane_shift, path_plane_bits;
+	uint8_t path_uplink_shift, path_uplink_bits;
 };
 
 /** Defaults: timeout 8 (262 us), linear 7, exp 25, 10 us initial RTT, 1 us min reorder. */
@@ -185,6 +202,8 @@ struct mrc_rel_tx {
 	bool probe_wanted;
 	bool probe_outstanding;
 	bool gbn;
+	uint8_t path_n_t1; /**< 0: order lists per EV slot, else per path (cfg) */
+	uint8_t path_plane_shift, path_plane_bits, path_uplink_shift, path_uplink_bits;
 	uint64_t base_rto_tsc;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;

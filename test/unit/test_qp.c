@@ -527,6 +527,47 @@ xfer(struct mrc_test_pair *p, int from, uint32_t lo, uint32_t hi, struct rte_mbu
 }
 
 /*
+ * SRv6: the EV names the path, so the loss of PSN 0 is proven by the next
+ * packet on its plane and T1, whatever EV that one took: 64 packets over
+ * 8 planes x 4 T1s give every path later packets, while 128 EVs give PSN
+ * 0's own EV none. Without the path (structured EVs, ECMP-hashed) only
+ * the timers could find it.
+ */
+static int
+test_loss_proven_by_path_order(void)
+{
+	for (int srv6 = 0; srv6 <= 1; srv6++) {
+		struct mrc_test_pair_cfg cfg;
+		struct mrc_test_pair p;
+		unsigned int n_held = 0;
+
+		mrc_test_pair_cfg_defaults(&cfg);
+		cfg.srv6 = srv6;
+		cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+		snprintf(cfg.attr.cc_name, sizeof(cfg.attr.cc_name), "fixed");
+		cfg.attr.cc.fixed_cwnd_bytes = 64 * 4096;
+		SETUP(p, cfg);
+		const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
+		p.now = 0;
+		MRC_T_EQ(xfer(&p, 0, 1, 64, NULL, &n_held, 0), 64); /* PSN 0 dropped */
+		p.now = 5 * US;
+		mrc_qp_poll(p.h[1].qp, p.now);
+		xfer(&p, 1, 0, 0, NULL, &n_held, 0); /* the SACKs */
+		mrc_qp_poll(p.h[0].qp, p.now);
+		MRC_T_EQ(rtx->stats.acked_pkts, 63);
+		MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_EV_ORDER], srv6 ? 1 : 0);
+		MRC_T_EQ(rtx->n_lost, srv6 ? 1 : 0);
+		MRC_T_EQ(rtx->stats.spurious, 0);
+		mrc_test_pair_destroy(&p);
+	}
+	return MRC_TEST_OK;
+}
+
+/*
  * A packet declared lost and then acknowledged before it is resent leaves
  * the flight once, not twice: counting it out twice made the QP send past
  * its window. Window 4 packets; PSN 0 is late, 1..3 arrive, 4..6 go out
@@ -889,6 +930,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_zero_length_write),
 	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
+	MRC_TEST_CASE(test_loss_proven_by_path_order),
 	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),

@@ -267,6 +267,69 @@ test_ev_order_per_tenure(void)
 	return MRC_TEST_OK;
 }
 
+/* EV = plane << 28 | uplink << 20 | random, as in MRC_EV_LAYOUT_DEFAULT. */
+#define PEV(plane, uplink, rnd) ((uint32_t)(plane) << 28 | (uint32_t)(uplink) << 20 | (rnd))
+
+static struct mrc_rel_tx *
+path_tx(uint8_t n_t1)
+{
+	struct mrc_rel_tx_cfg cfg;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.path_n_t1 = n_t1;
+	cfg.path_plane_shift = 28;
+	cfg.path_plane_bits = 4;
+	cfg.path_uplink_shift = 20;
+	cfg.path_uplink_bits = 8;
+	return new_tx(&cfg, 0);
+}
+
+/*
+ * Per-path order: different EVs on the same plane and T1 (uplink mod n_t1)
+ * cross the same FIFO links, so a later packet on another EV of the path
+ * proves the loss. Per EV slot (path_n_t1 = 0) it proves nothing.
+ */
+static int
+test_per_path_order_loss(void)
+{
+	struct mrc_rel_ack_info info;
+
+	for (uint8_t n_t1 = 0; n_t1 <= 4; n_t1 += 4) {
+		struct mrc_rel_tx *tx = path_tx(n_t1);
+		struct events e = {0};
+
+		MRC_T_ASSERT(tx != NULL, "path_n_t1 %u rejected", n_t1);
+		mrc_rel_tx_sent_new(tx, 3, PEV(2, 1, 0x111), 100, 0, 0);  /* 0: lost */
+		mrc_rel_tx_sent_new(tx, 7, PEV(2, 2, 0x333), 100, 0, 10); /* 1: T1 2, slow */
+		mrc_rel_tx_sent_new(tx, 8, PEV(3, 1, 0x444), 100, 0, 15); /* 2: plane 3, slow */
+		mrc_rel_tx_sent_new(tx, 9, PEV(2, 5, 0x222), 100, 0, 20); /* 3: T1 5 % 4 = 1 */
+		struct mrc_sack_view s = sack(0xffffff, 1, 0x8, 4);       /* only 3 arrived */
+
+		MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+		if (n_t1 == 0) {
+			MRC_T_EQ(e.n_lost, 0); /* no EV saw a later delivery */
+			MRC_T_EQ(mrc_rel_tx_inflight(tx), 3);
+		} else {
+			MRC_T_EQ(e.n_lost, 1);
+			MRC_T_EQ(e.lost[0], 0);
+			MRC_T_EQ(e.why[0], MRC_REL_LOSS_EV_ORDER);
+			MRC_T_EQ(e.lost_ev[0], PEV(2, 1, 0x111));
+			MRC_T_EQ(mrc_rel_tx_inflight(tx), 2); /* 1 and 2: other paths */
+			/* A probe on another EV of 1's path proves 1 lost. */
+			mrc_rel_tx_probe_sent_on(tx, 11, PEV(2, 6, 0x555), 11 * US);
+			s = sack(0xffffff, 1, 0x8, 4);
+			s.pr = true;
+			MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 12 * US, &ops, &e, &info), 0);
+			MRC_T_EQ(e.n_lost, 2);
+			MRC_T_EQ(e.lost[1], 1);
+			MRC_T_EQ(e.why[1], MRC_REL_LOSS_EV_ORDER);
+			MRC_T_EQ(mrc_rel_tx_inflight(tx), 1); /* 2 stays: plane 3 */
+		}
+		free(tx);
+	}
+	return MRC_TEST_OK;
+}
+
 static int
 test_time_rule(void)
 {
@@ -750,6 +813,10 @@ test_init_rejects(void)
 	cfg.mpr = 0;
 	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
 	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.path_n_t1 = 11; /* 16 planes x 11 T1s: more paths than order lists */
+	cfg.path_plane_bits = 4;
+	MRC_T_EQ(mrc_rel_tx_init((struct mrc_rel_tx *)mem, &cfg, 0, 0), -EINVAL);
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
 	printf("  requester state per QP (MPR 8, 160 EV slots): %zu bytes, %zu per PSN\n",
 		mrc_rel_tx_memsize(&cfg), sizeof(struct mrc_rel_tx_pkt));
 	return MRC_TEST_OK;
@@ -891,6 +958,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_refuse_acks_for_unsent),
 	MRC_TEST_CASE(test_reordering_is_not_loss),
 	MRC_TEST_CASE(test_per_ev_order_loss),
+	MRC_TEST_CASE(test_per_path_order_loss),
 	MRC_TEST_CASE(test_ev_order_with_retransmissions),
 	MRC_TEST_CASE(test_ev_order_per_tenure),
 	MRC_TEST_CASE(test_time_rule),
