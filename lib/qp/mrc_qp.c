@@ -240,6 +240,7 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	a->ack_delay_tsc = tsc_hz / 500000; /* 2 us */
 	a->ack_every = 4;
 	a->trim_nack = true;
+	a->path_order = true;
 	a->peer_mpr = 8;
 	a->peer_wimm = 128;
 	a->timeout = 8;
@@ -520,7 +521,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		tc.initial_rtt_tsc = a->initial_rtt_tsc;
 	if (a->min_pkt_timeout_tsc)
 		tc.min_pkt_timeout_tsc = a->min_pkt_timeout_tsc;
-	if (qp->addr.srv6) {
+	if (qp->addr.srv6 && a->path_order) {
 		/* The EV names its path: order lists per (plane, T1), see mrc_rel_tx.h rule 1. */
 		const struct mrc_ev_layout *l = &qp->ev_cfg.layout;
 		const uint8_t n_t1 = qp->addr.path.src_t0 == qp->addr.path.dst_t0 ?

@@ -203,6 +203,13 @@ struct mrc_qp_attr {
 	uint8_t retry_exp;              /**< <= 25, 25 = forever */
 	uint64_t initial_rtt_tsc;
 	uint64_t min_pkt_timeout_tsc;
+	/**
+	 * In SRv6 mode, a loss is proven by a later packet on the same path
+	 * (plane + T1), not only on the same EV (mrc_rel_tx.h). Sound when every
+	 * hop of a path is one in-order link; turn it off where a hop spreads
+	 * flows over parallel links (a LAG), which can reorder a path.
+	 */
+	bool path_order;
 };
 
 /** Defaults for every attribute (n_planes planes; tsc_hz for times). */
