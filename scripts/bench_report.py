@@ -160,10 +160,47 @@ def rows_failover(r):
     return out
 
 
+def rows_loss(r):
+    cmd = "`scripts/bench-loss.sh`"
+    out = []
+    for key, src in (("fake_clock", "fake clock, 8 planes x 100 Gb/s"),
+                     ("daemon", "mrcd, 8 planes x 0.25 Gb/s")):
+        md = r.get(key, {}).get("modes", {})
+        mrc, gbn = md.get("spray_sack", {}).get("ratio", {}), md.get("ecmp_gbn", {}).get("ratio", {})
+        for pct, lvl, goal in (("0.1", "0.001", ">= 0.99"), ("1", "0.01", ">= 0.9"),
+                               ("5", "0.05", "")):
+            if lvl in mrc:
+                out.append((f"goodput at {pct}% random loss on every link / lossless ({src})",
+                            fmt(mrc[lvl]), f"go-back-N on one path {fmt(gbn.get(lvl))}", "",
+                            goal, cmd))
+    return out
+
+
+def rows_balance(r):
+    cmd = "`scripts/bench-balance.sh`"
+    res = r.get("results", {})
+    out = []
+    for k in sorted(res):
+        if not k.startswith("spray_"):
+            continue
+        x, e = res[k], res.get("ecmp_" + k[len("spray_"):], {})
+        depth = k.rsplit("outstanding", 1)[-1]
+        out.append((f"load balance, Jain's index of bytes per plane / per T0-T1 link over "
+                    f"{r.get('window_ms', 1)} ms windows, {r.get('qps')} QPs, {depth} messages "
+                    f"in flight each (max/mean)",
+                    f"{fmt(x['plane_jain_median'])} / {fmt(x['link_jain_median'])} "
+                    f"({fmt(x['plane_maxmean_median'])} / {fmt(x['link_maxmean_median'])})",
+                    f"ECMP pinning {fmt(e.get('plane_jain_median'))} / "
+                    f"{fmt(e.get('link_jain_median'))}", "", ">= 0.99" if depth == "2" else "",
+                    cmd))
+    return out
+
+
 KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
-         "bench-incast": rows_incast, "bench-failover": rows_failover}
+         "bench-incast": rows_incast, "bench-failover": rows_failover,
+         "bench-loss": rows_loss, "bench-balance": rows_balance}
 SKIP = {"summary", "bench-wire-instructions"}
 
 
@@ -265,7 +302,10 @@ def main():
                "runs": status, "results": results}
     with open(os.path.join(a.results, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
+    # Its own plots, and those each benchmark drew (results/bench-*.png).
     pngs = plot(results, a.results)
+    pngs = sorted(set(pngs) | {os.path.join(a.results, f) for f in os.listdir(a.results)
+                               if f.startswith("bench-") and f.endswith(".png")})
 
     rows = []
     for name in sorted(results):
