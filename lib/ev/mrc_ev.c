@@ -3,11 +3,11 @@
  */
 
 /*
- * The EV pool: generation, the pick rotation, feedback, retire-and-replace,
- * probing and re-admission. The lifecycle, the slot layout and the costs are
+ * The EV pool: generation, the pick rotation, feedback, retire-and-replace
+ * and dead planes (probing and re-admission: mrc_ev_probe.c). The lifecycle, the slot layout and the costs are
  * explained at the top of mrc_ev.h; this file adds how the bookkeeping works.
  *
- * Bookkeeping. Every state change goes through set_state() and every slot
+ * Bookkeeping. Every state change goes through mrc_ev_set_state_() and every slot
  * trade through swap_slots(); both keep these derived counts exact:
  *   n_skip, n_bad                  over all slots (rotation walk, probing)
  *   good_active[p], usable_active[p], n_usable_active
@@ -41,6 +41,7 @@
 #include <rte_common.h>
 
 #include "mrc_ev.h"
+#include "mrc_ev_priv.h"
 #include "mrc_time.h"
 
 const struct mrc_counter_desc mrc_ev_pool_counters_desc[mrc_ev_pool_counters_count] = {
@@ -49,103 +50,7 @@ const struct mrc_counter_desc mrc_ev_pool_counters_desc[mrc_ev_pool_counters_cou
 #undef MRC_EV_CNT_DESC_
 };
 
-#define META_STATE_MASK 0x03u
-#define META_SKIP_SHIFT 2
-#define META_SKIP_MASK	0x0cu
-#define META_GOOD_SHIFT 4
-#define META_GOOD_MASK	0xf0u
-#define FIB_HASH_MUL	UINT32_C(0x9e3779b1)
-
-/* ---- layout of the arrays after the header ---- */
-
-static inline uint32_t *
-ev_arr(struct mrc_ev_pool *p)
-{
-	return (uint32_t *)p->data;
-}
-
-static inline struct mrc_ev_meta *
-meta_arr(struct mrc_ev_pool *p)
-{
-	return (struct mrc_ev_meta *)(ev_arr(p) + p->n_total);
-}
-
-static inline uint16_t *
-perm_arr(struct mrc_ev_pool *p)
-{
-	return (uint16_t *)(meta_arr(p) + p->n_total);
-}
-
-static inline uint16_t *
-hash_arr(struct mrc_ev_pool *p)
-{
-	return perm_arr(p) + p->n_active;
-}
-
-static inline const uint16_t *
-hash_arr_c(const struct mrc_ev_pool *p)
-{
-	return (const uint16_t *)(mrc_ev_metas_(p) + p->n_total) + p->n_active;
-}
-
-/* Hash table entries for n EVs: a power of two >= 1.5 n and > n. */
-static uint32_t
-hash_entries(uint32_t n)
-{
-	return rte_align32pow2(RTE_MAX(n + n / 2, n + 1));
-}
-
-static inline uint32_t
-hash_index(const struct mrc_ev_pool *p, uint32_t ev)
-{
-	return (uint32_t)(ev * FIB_HASH_MUL) >> p->hash_shift;
-}
-
-/* ---- per-EV state bits ---- */
-
-static inline unsigned int
-meta_state(const struct mrc_ev_meta *m)
-{
-	return m->bits & META_STATE_MASK;
-}
-
-static inline unsigned int
-meta_skip_left(const struct mrc_ev_meta *m)
-{
-	return (m->bits & META_SKIP_MASK) >> META_SKIP_SHIFT;
-}
-
-static inline void
-meta_set_skip_left(struct mrc_ev_meta *m, unsigned int n)
-{
-	m->bits =
-		(uint8_t)((m->bits & ~META_SKIP_MASK) | ((n << META_SKIP_SHIFT) & META_SKIP_MASK));
-}
-
-static inline unsigned int
-meta_probe_good(const struct mrc_ev_meta *m)
-{
-	return (m->bits & META_GOOD_MASK) >> META_GOOD_SHIFT;
-}
-
-static inline void
-meta_set_probe_good(struct mrc_ev_meta *m, unsigned int n)
-{
-	m->bits =
-		(uint8_t)((m->bits & ~META_GOOD_MASK) | ((n << META_GOOD_SHIFT) & META_GOOD_MASK));
-}
-
-static inline bool
-state_usable(unsigned int st)
-{
-	return st == MRC_EV_GOOD || st == MRC_EV_SKIP;
-}
-
-static inline bool
-slot_ok(const struct mrc_ev_pool *p, int slot)
-{
-	return slot >= 0 && slot < p->n_total;
-}
+/* Array layout, state bits and shared internals: mrc_ev_priv.h. */
 
 /* ---- configuration ---- */
 
@@ -333,11 +238,10 @@ plane_masks_update(struct mrc_ev_pool *p, unsigned int plane)
 		p->usable_plane_mask &= (uint8_t)~bit;
 }
 
-static void revive(struct mrc_ev_pool *p, unsigned int plane);
 
 /* Change the state of a slot; clears its SKIP and probe counters. */
-static void
-set_state(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
+void
+mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 {
 	struct mrc_ev_meta *m = &meta_arr(p)[slot];
 	const unsigned int old = meta_state(m);
@@ -350,7 +254,7 @@ set_state(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 	if (slot < p->n_active)
 		plane_masks_update(p, m->plane);
 	if (state_usable(st) && (p->dead_plane_mask >> m->plane) & 1)
-		revive(p, m->plane);
+		mrc_ev_revive_(p, m->plane);
 	if (p->stats != NULL)
 		p->stats[slot].state_changes++;
 }
@@ -405,15 +309,6 @@ backup_in_state(struct mrc_ev_pool *p, unsigned int plane, unsigned int st)
 	return -1;
 }
 
-/* Slot of the i-th EV of `plane`, 0 <= i < active_per_plane + backup_per_plane. */
-static unsigned int
-plane_slot(const struct mrc_ev_pool *p, unsigned int plane, unsigned int i)
-{
-	if (i < p->active_per_plane)
-		return plane * p->active_per_plane + i;
-	return p->n_active + plane * p->backup_per_plane + (i - p->active_per_plane);
-}
-
 /* The uplink group of the EV in `slot` (cfg.uplink_groups). */
 static unsigned int
 uplink_group(struct mrc_ev_pool *p, unsigned int slot)
@@ -460,8 +355,8 @@ replacement(struct mrc_ev_pool *p, unsigned int slot)
  * A backup slot just became GOOD: if its plane has an active slot held by a
  * retired EV, trade places so the plane is back to full strength.
  */
-static void
-promote(struct mrc_ev_pool *p, unsigned int slot)
+void
+mrc_ev_promote_(struct mrc_ev_pool *p, unsigned int slot)
 {
 	const struct mrc_ev_meta *meta = meta_arr(p);
 	const unsigned int plane = meta[slot].plane;
@@ -508,8 +403,8 @@ mark_dead(struct mrc_ev_pool *p, unsigned int plane)
 	p->dead_probe_end_tsc = UINT64_MAX;
 }
 
-static void
-revive(struct mrc_ev_pool *p, unsigned int plane)
+void
+mrc_ev_revive_(struct mrc_ev_pool *p, unsigned int plane)
 {
 	const uint8_t bit = (uint8_t)(1u << plane);
 
@@ -539,7 +434,7 @@ plane_out(struct mrc_ev_pool *p, unsigned int plane)
 		const unsigned int s = plane_slot(p, plane, i);
 
 		if (state_usable(meta_state(&meta_arr(p)[s])))
-			set_state(p, s, MRC_EV_ASSUMED_BAD);
+			mrc_ev_set_state_(p, s, MRC_EV_ASSUMED_BAD);
 	}
 	p->cnt.plane_outs++;
 	mark_dead(p, plane);
@@ -571,18 +466,18 @@ retire(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, bool floor)
 
 	if (!state_usable(old)) {
 		if (st == MRC_EV_DENIED)
-			set_state(p, slot, st);
+			mrc_ev_set_state_(p, slot, st);
 		return false;
 	}
 	if (slot >= p->n_active) {
-		set_state(p, slot, st);
+		mrc_ev_set_state_(p, slot, st);
 	} else {
 		b = replacement(p, slot);
 		if (b < 0 && floor && p->n_usable_active <= p->ev_min_active) {
 			p->cnt.floor_holds++;
 			return false;
 		}
-		set_state(p, slot, st);
+		mrc_ev_set_state_(p, slot, st);
 		if (b >= 0) {
 			swap_slots(p, slot, (unsigned int)b);
 			p->cnt.retired++;
@@ -602,7 +497,7 @@ mark_skip(struct mrc_ev_pool *p, unsigned int slot)
 	if (!state_usable(meta_state(m)))
 		return;
 	if (meta_state(m) == MRC_EV_GOOD) {
-		set_state(p, slot, MRC_EV_SKIP);
+		mrc_ev_set_state_(p, slot, MRC_EV_SKIP);
 		p->cnt.skips++;
 	}
 	meta_set_skip_left(m, p->skip_rotations);
@@ -752,8 +647,8 @@ end_rotation(struct mrc_ev_pool *p, struct mrc_rand *rand)
 			meta_set_skip_left(m, left - 1);
 			continue;
 		}
-		set_state(p, s, MRC_EV_GOOD);
-		promote(p, s);
+		mrc_ev_set_state_(p, s, MRC_EV_GOOD);
+		mrc_ev_promote_(p, s);
 	}
 	if (p->reshuffle && rand != NULL)
 		shuffle(p, rand);
@@ -884,166 +779,6 @@ mrc_ev_on_loss(struct mrc_ev_pool *pool, int slot)
 	return 0;
 }
 
-/* ---- probing ---- */
-
-static int
-probe_chosen(struct mrc_ev_pool *p, unsigned int s)
-{
-	p->cnt.probes++;
-	if (p->stats != NULL)
-		p->stats[s].probes++;
-	return (int)s;
-}
-
-/*
- * The dead-plane round: one ASSUMED_BAD EV of each dead plane, the plane's
- * EVs in turn from round to round; rounds back off exponentially.
- */
-static int
-dead_plane_probe(struct mrc_ev_pool *p, uint64_t now_tsc)
-{
-	const struct mrc_ev_meta *meta = meta_arr(p);
-	const unsigned int per_plane = p->active_per_plane + p->backup_per_plane;
-
-	if (p->dead_probe_pending == 0) {
-		if (p->dead_probe_end_tsc == UINT64_MAX) {
-			/* Just died: everything on it was lost a moment ago. */
-			p->dead_probe_end_tsc = now_tsc;
-			return -1;
-		}
-		if (now_tsc - p->dead_probe_end_tsc <
-			(p->probe_interval_tsc << p->dead_probe_shift))
-			return -1;
-		p->dead_probe_pending = p->dead_plane_mask;
-		p->dead_probe_end_tsc = now_tsc;
-		if (p->dead_probe_shift < MRC_EV_PROBE_MAX_SHIFT)
-			p->dead_probe_shift++;
-	}
-	while (p->dead_probe_pending != 0) {
-		const unsigned int plane = (unsigned int)__builtin_ctz(p->dead_probe_pending);
-
-		p->dead_probe_pending &= (uint8_t)(p->dead_probe_pending - 1);
-		for (unsigned int n = 0; n < per_plane; n++) {
-			const unsigned int i = p->dead_probe_at[plane];
-			const unsigned int s = plane_slot(p, plane, i);
-
-			p->dead_probe_at[plane] = (uint16_t)(i + 1 < per_plane ? i + 1 : 0);
-			if (meta_state(&meta[s]) == MRC_EV_ASSUMED_BAD)
-				return probe_chosen(p, s);
-		}
-	}
-	return -1;
-}
-
-int
-mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
-{
-	const struct mrc_ev_meta *meta = meta_arr(pool);
-	int s;
-
-	if (pool->n_bad == 0) {
-		pool->probe_cursor = 0;
-		return -1;
-	}
-	if (pool->dead_plane_mask != 0 && (s = dead_plane_probe(pool, now_tsc)) >= 0)
-		return s;
-	if (pool->probe_cursor == 0 && pool->probe_end_tsc != 0 &&
-		now_tsc - pool->probe_end_tsc < (pool->probe_interval_tsc << pool->probe_shift))
-		return -1;
-	while (pool->probe_cursor < pool->n_total) {
-		const unsigned int k = pool->probe_cursor++;
-
-		/* A dead plane's EVs are left to its own, slower, round. */
-		if (meta_state(&meta[k]) == MRC_EV_ASSUMED_BAD &&
-			!((pool->dead_plane_mask >> meta[k].plane) & 1))
-			return probe_chosen(pool, k);
-	}
-	/*
-	 * Round over. The next waits twice as long as this one did, unless an
-	 * answer or a new loss comes first (probe_shift = 0 at once).
-	 */
-	pool->probe_cursor = 0;
-	pool->probe_end_tsc = now_tsc;
-	if (pool->probe_shift < MRC_EV_PROBE_MAX_SHIFT)
-		pool->probe_shift++;
-	return -1;
-}
-
-int
-mrc_ev_on_probe_answer(struct mrc_ev_pool *pool, int slot, enum mrc_sack_m m)
-{
-	struct mrc_ev_meta *meta;
-	unsigned int good;
-
-	if (!slot_ok(pool, slot))
-		return -EINVAL;
-	meta = &meta_arr(pool)[slot];
-	if (meta_state(meta) != MRC_EV_ASSUMED_BAD)
-		return 0;
-	/* Any answer but ALWAYS_SKIP: the plane forwards again (or never died). */
-	if (m != MRC_SACK_M_ALWAYS_SKIP) {
-		revive(pool, meta->plane);
-		pool->probe_shift = 0;
-	}
-	switch (m) {
-	case MRC_SACK_M_NONE:
-		good = meta_probe_good(meta) + 1;
-		if (good < pool->probe_good_needed) {
-			meta_set_probe_good(meta, good);
-			break;
-		}
-		set_state(pool, (unsigned int)slot, MRC_EV_GOOD);
-		pool->cnt.readmitted++;
-		promote(pool, (unsigned int)slot);
-		break;
-	case MRC_SACK_M_SKIP_ONCE:
-		/* The path forwards but is congested: usable, GOOD after its rotation. */
-		set_state(pool, (unsigned int)slot, MRC_EV_SKIP);
-		meta_set_skip_left(meta, pool->skip_rotations);
-		pool->cnt.skips++;
-		break;
-	default:
-		meta_set_probe_good(meta, 0);
-		break;
-	}
-	return 0;
-}
-
-int
-mrc_ev_on_probe_timeout(struct mrc_ev_pool *pool, int slot)
-{
-	struct mrc_ev_meta *meta;
-
-	if (!slot_ok(pool, slot))
-		return -EINVAL;
-	if (pool->stats != NULL)
-		pool->stats[slot].probe_timeouts++;
-	meta = &meta_arr(pool)[slot];
-	if (meta_state(meta) == MRC_EV_ASSUMED_BAD)
-		meta_set_probe_good(meta, 0);
-	return 0;
-}
-
-int
-mrc_ev_readmit_all(struct mrc_ev_pool *pool)
-{
-	const struct mrc_ev_meta *meta = meta_arr(pool);
-	int n = 0;
-
-	if (pool->n_bad == 0)
-		return 0;
-	/* Backups after actives, so promote() finds the active slots to fill already GOOD. */
-	for (unsigned int s = 0; s < pool->n_total; s++) {
-		if (meta_state(&meta[s]) != MRC_EV_ASSUMED_BAD)
-			continue;
-		set_state(pool, s, MRC_EV_GOOD);
-		promote(pool, s);
-		n++;
-	}
-	pool->cnt.stall_readmitted += (uint64_t)n;
-	return n;
-}
-
 /* ---- control plane ---- */
 
 int
@@ -1065,8 +800,8 @@ mrc_ev_allow(struct mrc_ev_pool *pool, int slot)
 		return -EINVAL;
 	if (mrc_ev_state(pool, slot) == MRC_EV_GOOD)
 		return 0;
-	set_state(pool, (unsigned int)slot, MRC_EV_GOOD);
-	promote(pool, (unsigned int)slot);
+	mrc_ev_set_state_(pool, (unsigned int)slot, MRC_EV_GOOD);
+	mrc_ev_promote_(pool, (unsigned int)slot);
 	return 0;
 }
 
