@@ -465,11 +465,13 @@ int
 mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev,
 	uint32_t *cookie, uint16_t *len)
 {
-	const uint64_t *lb = lost_bits_c(tx);
 	const uint32_t words = (tx->mask + 1) / 64, start = tx->snd_una & tx->mask;
+	const uint64_t *lb;
 
+	/* Nothing lost: the tracking block may be back in its pool (trk NULL). */
 	if (tx->n_lost == 0)
 		return -ENOENT;
+	lb = lost_bits_c(tx);
 	/* Oldest first: scan from snd_una around the ring. */
 	for (uint32_t k = 0; k <= words; k++) {
 		uint32_t w = ((start >> 6) + k) % words;
