@@ -44,6 +44,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "bench_pump.h"
 #include "mrc_fabric.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
@@ -276,44 +277,12 @@ main(int argc, char **argv)
 	uint64_t errors = 0, bytes = 0;
 	const uint64_t warmup_ns = WINDOW_NS, end_ns = warmup_ns + n_windows * WINDOW_NS;
 	uint64_t next_ns = warmup_ns;
-	struct rte_mbuf *pk[64];
 	struct mrc_cqe e[64];
+	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_qps, .qpn_base = qpn_base,
+		.n_hosts = 2, .n_planes = PLANES};
 
 	while (now <= end_ns) {
-		for (unsigned int q = 0; q < n_qps; q++)
-			for (unsigned int i = 0; i < 2; i++) {
-				struct mrc_test_pair *p = &pairs[q];
-				const uint16_t n = mrc_qp_tx_burst(p->h[i].qp, now, 0xff, &p->rand,
-					pk, RTE_DIM(pk));
-				uint16_t sent = 0;
-
-				/* Packets of one burst may take any plane: one tx call each. */
-				for (uint16_t k = 0; k < n; k++)
-					sent += rte_eth_tx_burst(mrc_fabric_port(f, i, pk[k]->port), 0,
-						&pk[k], 1);
-				for (uint16_t k = sent; k < n; k++)
-					rte_pktmbuf_free(pk[k]); /* never seen: rings are deep */
-				mrc_qp_poll(p->h[i].qp, now);
-			}
-		mrc_fabric_poll(f, now);
-		for (unsigned int i = 0; i < 2; i++)
-			for (unsigned int pl = 0; pl < PLANES; pl++) {
-				const uint16_t n = rte_eth_rx_burst(mrc_fabric_port(f, i, pl), 0, pk,
-					RTE_DIM(pk));
-
-				for (uint16_t k = 0; k < n; k++) {
-					struct mrc_pkt v;
-					uint32_t q;
-
-					if (mrc_pkt_parse(pk[k], &pairs[0].wire, &v) != MRC_WIRE_OK ||
-						(q = (v.bth.dqpn - qpn_base) / 2) >= n_qps) {
-						errors++;
-						rte_pktmbuf_free(pk[k]);
-						continue;
-					}
-					mrc_qp_rx(pairs[q].h[i].qp, pk[k], &v, now);
-				}
-			}
+		bench_pump_step(&pump, now);
 		for (unsigned int q = 0; q < n_qps; q++) {
 			unsigned int n;
 
@@ -395,7 +364,7 @@ main(int argc, char **argv)
 	       "\"probes\": %llu, \"rx_dup_pkts\": %llu}\n",
 		median(v[0], n_w), median(v[1], n_w), median(v[2], n_w), median(v[3], n_w), worst[0],
 		worst[1], worst[2], worst[3], (double)bytes * 8 / ((double)n_w * WINDOW_NS),
-		(unsigned long long)total_done, (unsigned long long)errors,
+		(unsigned long long)total_done, (unsigned long long)(errors + pump.errors),
 		(unsigned long long)lost[MRC_REL_LOSS_EV_ORDER], (unsigned long long)lost[MRC_REL_LOSS_TIME],
 		(unsigned long long)lost[MRC_REL_LOSS_PKT_TIMEOUT],
 		(unsigned long long)lost[MRC_REL_LOSS_RTO], (unsigned long long)lost[MRC_REL_LOSS_NACK],
@@ -404,5 +373,5 @@ main(int argc, char **argv)
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_qps; q++)
 		mrc_test_pair_destroy(&pairs[q]);
-	return errors == 0 ? 0 : 1;
+	return errors + pump.errors == 0 ? 0 : 1;
 }

@@ -61,6 +61,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "bench_pump.h"
 #include "mrc_fabric.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
@@ -334,7 +335,6 @@ main(int argc, char **argv)
 			if (post_one(q) != 0)
 				return 1;
 
-	struct rte_mbuf *pk[64];
 	struct mrc_cqe e[64];
 	struct sums s0 = {0}, s1 = {0}, at_fault[2], at_probe_from[2];
 	struct mrc_fabric_counters fab_at_fault = {0}, fab_at_probe_from = {0};
@@ -343,6 +343,8 @@ main(int argc, char **argv)
 	uint64_t last_msg_ns = 0, stall_msg_ns = 0, stall_msg_before_ns = 0;
 	uint64_t last_msg_q[MAX_QPS] = {0}, stall_msg_q_ns = 0;
 	uint32_t mask[2] = {0xff, 0xff};
+	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_qps, .qpn_base = qpn_base,
+		.n_hosts = 2, .n_planes = PLANES, .host_planes = mask};
 	bool faulted = false, drained = false, ended = false;
 	uint64_t srtt_ns = 0, reo_ns = 0, pto_ns = 0, rtt_min_ns = 0, rtt_max_ns = 0;
 
@@ -376,39 +378,7 @@ main(int argc, char **argv)
 		if (now % 1000 == 0)
 			for (unsigned int i = 0; i < 2; i++)
 				mask[i] = link_mask(f, i);
-		for (unsigned int q = 0; q < n_qps; q++)
-			for (unsigned int i = 0; i < 2; i++) {
-				struct mrc_test_pair *p = &pairs[q];
-				uint16_t n, sent = 0;
-
-				mrc_qp_set_peer_planes(p->h[i].qp, mask[1 - i]);
-				n = mrc_qp_tx_burst(p->h[i].qp, now, mask[i], &p->rand, pk, RTE_DIM(pk));
-				for (uint16_t k = 0; k < n; k++)
-					sent += rte_eth_tx_burst(mrc_fabric_port(f, i, pk[k]->port), 0,
-						&pk[k], 1);
-				for (uint16_t k = sent; k < n; k++)
-					rte_pktmbuf_free(pk[k]);
-				mrc_qp_poll(p->h[i].qp, now);
-			}
-		mrc_fabric_poll(f, now);
-		for (unsigned int i = 0; i < 2; i++)
-			for (unsigned int pl = 0; pl < PLANES; pl++) {
-				const uint16_t n = rte_eth_rx_burst(mrc_fabric_port(f, i, pl), 0, pk,
-					RTE_DIM(pk));
-
-				for (uint16_t k = 0; k < n; k++) {
-					struct mrc_pkt v;
-					uint32_t q;
-
-					if (mrc_pkt_parse(pk[k], &pairs[0].wire, &v) != MRC_WIRE_OK ||
-						(q = (v.bth.dqpn - qpn_base) / 2) >= n_qps) {
-						errors++;
-						rte_pktmbuf_free(pk[k]);
-						continue;
-					}
-					mrc_qp_rx(pairs[q].h[i].qp, pk[k], &v, now);
-				}
-			}
+		bench_pump_step(&pump, now);
 		for (unsigned int q = 0; q < n_qps; q++) {
 			unsigned int n;
 
@@ -571,7 +541,7 @@ main(int argc, char **argv)
 		(unsigned long long)total_posted, (unsigned long long)total_done,
 		(unsigned long long)total_recv, (unsigned long long)(total_posted - total_done),
 		(unsigned long long)verified_bytes, (unsigned long long)verify_errors,
-		drained ? "true" : "false", (unsigned long long)errors);
+		drained ? "true" : "false", (unsigned long long)(errors + pump.errors));
 	printf(" \"after_fault\": {\"resent_pkts\": %llu, \"ev_losses\": %llu, "
 	       "\"evs_retired\": %llu, \"evs_lost_no_backup\": %llu, \"floor_holds\": %llu, "
 	       "\"readmitted\": %llu, \"evs_bad_at_end\": %llu, \"rel_probes\": %llu, "
@@ -613,5 +583,5 @@ main(int argc, char **argv)
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_qps; q++)
 		mrc_test_pair_destroy(&pairs[q]);
-	return errors == 0 && verify_errors == 0 ? 0 : 1;
+	return errors + pump.errors == 0 && verify_errors == 0 ? 0 : 1;
 }

@@ -45,6 +45,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_cc.h"
+#include "bench_pump.h"
 #include "mrc_fabric.h"
 #include "mrc_test_qp.h"
 
@@ -73,6 +74,7 @@ struct sender {
 };
 
 static struct mrc_test_pair pairs[MAX_SENDERS];
+static uint8_t hosts[MAX_SENDERS][2]; /* sender q on fabric host q + 1, receivers on host 0 */
 static struct sender snd[MAX_SENDERS];
 static unsigned int n_snd = 7, outstanding = 2;
 static uint32_t qpn_base = 0x1000;
@@ -203,8 +205,9 @@ main(int argc, char **argv)
 		pc.mem_len = MEM_LEN;
 		pc.seed = seed * 1000 + q;
 		pc.qpn_base = qpn_base + 2 * q;
-		pc.host[0] = (uint8_t)(q + 1);
-		pc.host[1] = 0;
+		hosts[q][0] = (uint8_t)(q + 1);
+		hosts[q][1] = 0;
+		memcpy(pc.host, hosts[q], sizeof(pc.host));
 		if (cc != NULL)
 			snprintf(pc.attr.cc_name, sizeof(pc.attr.cc_name), "%s", cc);
 		/* mrcd's defaults for this network (mrcd_config_qp_attr). */
@@ -247,8 +250,9 @@ main(int argc, char **argv)
 	const uint64_t post_end = (uint64_t)run_ms * 1000000, hard_end = post_end * 4 + 1000000000;
 	double jain_sum = 0, jain_min = 1;
 	unsigned int n_fair = 0;
-	struct rte_mbuf *pk[64];
 	struct mrc_cqe e[64];
+	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_snd, .qpn_base = qpn_base,
+		.n_hosts = n_snd + 1, .n_planes = PLANES, .hosts = hosts};
 
 	mrc_fabric_start(f, now);
 	for (unsigned int q = 0; q < n_snd; q++)
@@ -259,42 +263,7 @@ main(int argc, char **argv)
 	for (; now < hard_end; now += STEP_NS) {
 		unsigned int busy = 0;
 
-		for (unsigned int q = 0; q < n_snd; q++)
-			for (unsigned int i = 0; i < 2; i++) {
-				struct mrc_test_pair *p = &pairs[q];
-				const unsigned int host = i == 0 ? q + 1 : 0;
-				const uint16_t n = mrc_qp_tx_burst(
-					p->h[i].qp, now, 0xff, &p->rand, pk, RTE_DIM(pk));
-				uint16_t sent = 0;
-
-				for (uint16_t k = 0; k < n; k++)
-					sent += rte_eth_tx_burst(
-						mrc_fabric_port(f, host, pk[k]->port), 0, &pk[k],
-						1);
-				for (uint16_t k = sent; k < n; k++)
-					rte_pktmbuf_free(pk[k]);
-				mrc_qp_poll(p->h[i].qp, now);
-			}
-		mrc_fabric_poll(f, now);
-		for (unsigned int h = 0; h <= n_snd; h++)
-			for (unsigned int pl = 0; pl < PLANES; pl++) {
-				const uint16_t n = rte_eth_rx_burst(
-					mrc_fabric_port(f, h, pl), 0, pk, RTE_DIM(pk));
-
-				for (uint16_t k = 0; k < n; k++) {
-					struct mrc_pkt v;
-					uint32_t x;
-
-					if (mrc_pkt_parse(pk[k], &pairs[0].wire, &v) !=
-							MRC_WIRE_OK ||
-						(x = v.bth.dqpn - qpn_base) >= 2 * n_snd) {
-						errors++;
-						rte_pktmbuf_free(pk[k]);
-						continue;
-					}
-					mrc_qp_rx(pairs[x / 2].h[x % 2].qp, pk[k], &v, now);
-				}
-			}
+		bench_pump_step(&pump, now);
 		for (unsigned int q = 0; q < n_snd; q++) {
 			struct sender *s = &snd[q];
 			unsigned int n;
@@ -418,9 +387,9 @@ main(int argc, char **argv)
 		}
 		printf("]");
 	}
-	printf(", \"errors\": %llu}\n", (unsigned long long)errors);
+	printf(", \"errors\": %llu}\n", (unsigned long long)(errors + pump.errors));
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_snd; q++)
 		mrc_test_pair_destroy(&pairs[q]);
-	return errors == 0 && n_done > 0 ? 0 : 1;
+	return errors + pump.errors == 0 && n_done > 0 ? 0 : 1;
 }
