@@ -5,17 +5,8 @@
 /*
  * Requester-side reliability; the algorithm is described in mrc_rel_tx.h.
  *
- * Tracking memory (tx->trk: after struct mrc_rel_tx, or lent, see the header):
- *   struct mrc_rel_tx_pkt ring[ring]       indexed by psn & mask
- *   uint64_t lost_bits[ring / 64]          PSNs waiting to be resent
- *   uint16_t ev_head[n_ev], ev_tail[n_ev]  per-EV send-order lists
- * where ring is the window rounded up to a power of two. The ring comes
- * first so that its entries sit at the same place whatever n_ev is: a
- * drained block (every entry PKT_FREE) can go to any QP as it is. Every live entry
- * is for a PSN in [snd_una, snd_nxt), so an index maps back to one PSN.
- * The send-order list is doubly linked through ring indexes (NACKs and the
- * retransmit timer remove packets from its middle); the per-EV lists are
- * singly linked, since they almost always lose their head.
+ * The layout of the tracking memory is in mrc_rel_tx_priv.h; configuration,
+ * init and lending the memory in mrc_rel_tx_setup.c.
  */
 
 #include <errno.h>
@@ -24,60 +15,8 @@
 #include <rte_common.h>
 
 #include "mrc_rel_tx.h"
+#include "mrc_rel_tx_priv.h"
 #include "mrc_seq.h"
-
-enum {
-	PKT_FREE = 0,
-	PKT_INFLIGHT, /* sent, on both lists */
-	PKT_LOST,     /* waiting to be resent, on neither list */
-	PKT_ACKED,    /* delivered, waiting for snd_una to pass it */
-};
-/* state byte: the state in the low bits, plus whether the entry is on its EV list */
-#define STATE_MASK 0x07
-#define ON_EV_LIST 0x08
-
-/* Bytes of the ring: the window rounded up to a power of two (at least 64) entries. */
-static inline size_t
-ring_bytes(const struct mrc_rel_tx *tx)
-{
-	return (size_t)(tx->mask + 1) * sizeof(struct mrc_rel_tx_pkt);
-}
-
-static inline struct mrc_rel_tx_pkt *
-ring(struct mrc_rel_tx *tx)
-{
-	return (struct mrc_rel_tx_pkt *)tx->trk;
-}
-
-static inline const struct mrc_rel_tx_pkt *
-ring_c(const struct mrc_rel_tx *tx)
-{
-	return (const struct mrc_rel_tx_pkt *)tx->trk;
-}
-
-static inline uint64_t *
-lost_bits(struct mrc_rel_tx *tx)
-{
-	return (uint64_t *)(tx->trk + ring_bytes(tx));
-}
-
-static inline const uint64_t *
-lost_bits_c(const struct mrc_rel_tx *tx)
-{
-	return (const uint64_t *)(tx->trk + ring_bytes(tx));
-}
-
-static inline uint16_t *
-ev_heads(struct mrc_rel_tx *tx)
-{
-	return (uint16_t *)(tx->trk + ring_bytes(tx) + (tx->mask + 1) / 8);
-}
-
-static inline uint16_t *
-ev_tails(struct mrc_rel_tx *tx)
-{
-	return ev_heads(tx) + tx->n_ev;
-}
 
 static inline uint32_t
 psn_of(const struct mrc_rel_tx *tx, uint16_t idx)
@@ -130,138 +69,6 @@ same_path(const struct mrc_rel_tx *tx, uint32_t ev_a, uint32_t ev_b)
 
 /* RTT samples needed before the reorder window trusts the measured spread. */
 #define REO_MIN_SAMPLES 8
-
-static uint32_t
-ring_size(uint8_t mpr)
-{
-	return RTE_MAX(rte_align32pow2((uint32_t)mpr * MRC_MPR_UNIT_PSNS), 64u);
-}
-
-void
-mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz)
-{
-	*cfg = (struct mrc_rel_tx_cfg){
-		.mpr = 8,
-		.n_ev_slots = 160,
-		.timeout = 8, /* 262 us, the OCP API example */
-		.retry_linear = 7,
-		.retry_exp = MRC_REL_RETRY_EXP_INFINITE,
-		.tsc_hz = tsc_hz,
-		.initial_rtt_tsc = tsc_hz / 100000,   /* 10 us */
-		.min_reo_tsc = tsc_hz / 1000000,      /* 1 us */
-		.min_pkt_timeout_tsc = tsc_hz / 50000, /* 20 us */
-	};
-}
-
-size_t
-mrc_rel_tx_trk_memsize(const struct mrc_rel_tx_cfg *cfg)
-{
-	uint32_t n = ring_size(cfg->mpr);
-
-	return (size_t)n * sizeof(struct mrc_rel_tx_pkt) + n / 8 +
-		RTE_ALIGN_CEIL((size_t)cfg->n_ev_slots * 2 * sizeof(uint16_t), 8);
-}
-
-size_t
-mrc_rel_tx_memsize(const struct mrc_rel_tx_cfg *cfg)
-{
-	return sizeof(struct mrc_rel_tx) + mrc_rel_tx_trk_memsize(cfg);
-}
-
-static int
-init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
-	uint64_t now_tsc)
-{
-	uint32_t n;
-
-	if (cfg->mpr == 0 || cfg->n_ev_slots == 0 || cfg->n_ev_slots == MRC_REL_NIL ||
-		cfg->timeout > 24 || cfg->retry_linear > 7 ||
-		cfg->retry_exp > MRC_REL_RETRY_EXP_INFINITE || cfg->tsc_hz == 0)
-		return -EINVAL;
-	if (cfg->path_n_t1 != 0 &&
-		(cfg->path_plane_bits > 8 || cfg->path_uplink_bits > 16 ||
-			(cfg->path_plane_bits != 0 && cfg->path_plane_shift + cfg->path_plane_bits > 32) ||
-			(cfg->path_uplink_bits != 0 &&
-				cfg->path_uplink_shift + cfg->path_uplink_bits > 32) ||
-			(UINT32_C(1) << cfg->path_plane_bits) * cfg->path_n_t1 > cfg->n_ev_slots))
-		return -EINVAL;
-	n = ring_size(cfg->mpr);
-	if (n > 32768) /* ring indexes are 16 bits with MRC_REL_NIL reserved */
-		return -EINVAL;
-	memset(tx, 0, sizeof(*tx));
-	tx->snd_una = tx->snd_nxt = start_psn & MRC_PSN_MASK;
-	tx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
-	tx->mask = n - 1;
-	tx->n_ev = cfg->n_ev_slots;
-	tx->t_head = tx->t_tail = MRC_REL_NIL;
-	tx->probe_slot = MRC_REL_NIL;
-	tx->retry_linear = cfg->retry_linear;
-	tx->retry_exp = cfg->retry_exp;
-	tx->gbn = cfg->gbn;
-	tx->path_n_t1 = cfg->path_n_t1;
-	tx->path_plane_shift = cfg->path_plane_shift;
-	tx->path_plane_bits = cfg->path_plane_bits;
-	tx->path_uplink_shift = cfg->path_uplink_shift;
-	tx->path_uplink_bits = cfg->path_uplink_bits;
-	/* 1.024 us x 2^timeout */
-	tx->base_rto_tsc = (uint64_t)(((unsigned __int128)cfg->tsc_hz * (1024ull << cfg->timeout)) /
-		1000000000ull);
-	tx->min_reo_tsc = cfg->min_reo_tsc;
-	tx->min_pkt_timeout_tsc = cfg->min_pkt_timeout_tsc;
-	tx->srtt_tsc = cfg->initial_rtt_tsc;
-	tx->rttvar_tsc = cfg->initial_rtt_tsc / 2;
-	tx->min_rtt_tsc = UINT64_MAX;
-	tx->progress_tsc = tx->last_ack_tsc = now_tsc;
-	return 0;
-}
-
-int
-mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
-	uint64_t now_tsc)
-{
-	int rc = init_hdr(tx, cfg, start_psn, now_tsc);
-
-	if (rc != 0)
-		return rc;
-	memset(tx->mem, 0, mrc_rel_tx_trk_memsize(cfg));
-	mrc_rel_tx_attach(tx, tx->mem);
-	return 0;
-}
-
-int
-mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
-	uint64_t now_tsc)
-{
-	return init_hdr(tx, cfg, start_psn, now_tsc);
-}
-
-void
-mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk)
-{
-	/* The ring is PKT_FREE throughout (a fresh or drained block); the rest is set here. */
-	tx->trk = trk;
-	memset(lost_bits(tx), 0, (tx->mask + 1) / 8);
-	for (uint16_t i = 0; i < tx->n_ev; i++)
-		ev_heads(tx)[i] = ev_tails(tx)[i] = MRC_REL_NIL;
-}
-
-void *
-mrc_rel_tx_detach(struct mrc_rel_tx *tx)
-{
-	void *trk = tx->trk;
-
-	if (trk == NULL)
-		return NULL;
-	if (!mrc_rel_tx_drained(tx)) {
-		/* Given back with packets in flight (reset, destroy): the sender is done. */
-		memset(trk, 0, ring_bytes(tx));
-		tx->t_head = tx->t_tail = MRC_REL_NIL;
-		tx->snd_una = tx->snd_nxt;
-		tx->n_inflight = tx->n_lost = 0;
-	}
-	tx->trk = NULL;
-	return trk;
-}
 
 bool
 mrc_rel_tx_can_send(const struct mrc_rel_tx *tx)
