@@ -131,6 +131,34 @@ trk_put(struct mrc_qp *qp)
 		qp->mem_bytes -= qp->trk_pool->block_bytes;
 }
 
+/* ---- the Write-IMM table on loan (mrc_qp_init.imm_pool) ---- */
+
+bool
+mrc_qp_imm_get(struct mrc_qp *qp)
+{
+	if (qp->imm != NULL)
+		return true;
+	qp->imm = mrc_trk_pool_get(qp->imm_pool);
+	if (qp->imm == NULL)
+		return false; /* counted by the pool and by the caller */
+	qp->mem_bytes += qp->imm_pool->block_bytes;
+	return true;
+}
+
+/* No immediate waits any more: the table (all entries clear) goes back. */
+void
+mrc_qp_imm_put(struct mrc_qp *qp)
+{
+	if (qp->imm == NULL || qp->imm_pool == NULL)
+		return;
+	if (qp->imm_pending != 0) /* a QP torn down with immediates waiting */
+		memset(qp->imm, 0, qp->imm_pool->block_bytes);
+	qp->imm_pending = 0;
+	mrc_trk_pool_put(qp->imm_pool, qp->imm);
+	qp->imm = NULL;
+	qp->mem_bytes -= qp->imm_pool->block_bytes;
+}
+
 /* Everything sent is accounted for: the ring goes back for another QP. */
 static inline void
 trk_put_if_drained(struct mrc_qp *qp)
@@ -260,25 +288,6 @@ qp_zalloc(struct mrc_qp *qp, size_t size)
 	return p;
 }
 
-/* The parts of every packet that do not change. */
-static void
-init_template(struct mrc_qp *qp)
-{
-	struct mrc_pkt *t = &qp->tmpl;
-
-	memset(t, 0, sizeof(*t));
-	memcpy(t->ip.src, qp->addr.src_ip, 16);
-	memcpy(t->ip.dst, qp->addr.dst_ip, 16);
-	t->ip.hop_limit = qp->addr.hop_limit ? qp->addr.hop_limit : 64;
-	t->ip.ecn = MRC_ECN_ECT0;
-	if (qp->addr.srv6) {
-		t->flags = MRC_PKT_F_SRV6;
-		t->outer = t->ip;
-		memcpy(t->outer.src, qp->addr.src_loc, 16);
-	}
-	t->bth.pkey = MRC_BTH_DEFAULT_PKEY;
-}
-
 struct mrc_qp *
 mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 {
@@ -325,9 +334,9 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->peer_planes = UINT32_MAX;
 	qp->want_ev_stats = init->ev_stats;
 	qp->shared_pool = init->trk_pool;
+	qp->imm_pool = init->imm_pool;
 	qp->state = MRC_QP_RESET;
 	qp->pin_slot = -1;
-	init_template(qp);
 	return qp;
 nomem:
 	if (qp != NULL)
@@ -348,12 +357,16 @@ free_parts(struct mrc_qp *qp)
 		qp->trk_own = false;
 	}
 	qp->trk_pool = NULL;
+	if (qp->imm_pool != NULL)
+		mrc_qp_imm_put(qp);
+	else
+		rte_free(qp->imm);
+	qp->imm_pending = 0;
 	rte_free(qp->ev);
 	rte_free(qp->ev_stats);
 	qp->ev_stats = NULL;
 	rte_free(qp->rrx);
 	rte_free(qp->rtx);
-	rte_free(qp->imm);
 	qp->ev = NULL;
 	qp->pin_slot = -1;
 	qp->rrx = NULL;
@@ -489,9 +502,16 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 		*why = "mpr and ack_every must be at least 1";
 		return -EINVAL;
 	}
+	if (qp->imm_pool != NULL &&
+		(size_t)a->wimm * sizeof(*qp->imm) > qp->imm_pool->block_bytes) {
+		*why = "wimm needs a bigger Write-IMM table than the worker's pool lends";
+		return -EINVAL;
+	}
 	qp->rrx = qp_zalloc(qp, mrc_rel_rx_memsize(&rc));
-	qp->imm = qp_zalloc(qp, (size_t)a->wimm * sizeof(*qp->imm));
-	if (qp->rrx == NULL || qp->imm == NULL) {
+	/* Lent: taken when an immediate arrives (mrc_qp_imm_get). */
+	if (qp->imm_pool == NULL)
+		qp->imm = qp_zalloc(qp, (size_t)a->wimm * sizeof(*qp->imm));
+	if (qp->rrx == NULL || (qp->imm_pool == NULL && qp->imm == NULL)) {
 		*why = "out of memory for the responder";
 		return -ENOMEM;
 	}
@@ -677,6 +697,42 @@ const struct mrc_cc *
 mrc_qp_cc(const struct mrc_qp *qp)
 {
 	return qp->cc_ready ? &qp->cc : NULL;
+}
+
+size_t
+mrc_qp_imm_block_bytes(const struct mrc_qp_attr *a)
+{
+	return (size_t)a->wimm * sizeof(struct qp_imm);
+}
+
+bool
+mrc_qp_imm_held(const struct mrc_qp *qp)
+{
+	return qp->imm != NULL;
+}
+
+void
+mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->qp = sizeof(*qp);
+	out->sq = (size_t)(qp->sq_mask + 1) * sizeof(*qp->sq);
+	if (qp->ev != NULL)
+		out->ev_pool = mrc_ev_pool_memsize(&qp->ev_cfg);
+	if (qp->ev_stats != NULL)
+		out->ev_stats = (size_t)mrc_ev_pool_n_slots(&qp->ev_cfg) * sizeof(*qp->ev_stats);
+	if (qp->imm != NULL)
+		out->imm = qp->imm_pool != NULL ? qp->imm_pool->block_bytes :
+						  (size_t)qp->wimm * sizeof(*qp->imm);
+	if (qp->rtx != NULL)
+		out->requester = sizeof(*qp->rtx);
+	if (qp->trk_pool != NULL)
+		out->trk = qp->trk_own ? mrc_trk_pool_mem_bytes(qp->trk_pool) :
+			   mrc_qp_trk_held(qp) ? qp->trk_pool->block_bytes : 0;
+	/* The responder's tracking is sized by its window: what the rest leaves. */
+	if (qp->rrx != NULL)
+		out->responder = qp->mem_bytes - out->qp - out->sq - out->ev_pool -
+				 out->ev_stats - out->imm - out->requester - out->trk;
 }
 
 const struct mrc_rel_tx *

@@ -161,6 +161,16 @@ struct mrc_qp_init {
 	 * its own; the behaviour is the same).
 	 */
 	struct mrc_trk_pool *trk_pool;
+	/**
+	 * The worker's pool of Write-with-immediate tables (blocks of
+	 * mrc_qp_imm_block_bytes(), mrc_trk_pool.h), shared by its QPs as
+	 * responders: a QP holds one only from the arrival of a Write-IMM's
+	 * immediate until it is delivered. When every table is out, the
+	 * packet carrying the immediate is refused with a NACK NO_RESOURCE
+	 * (counted in rx_imm_no_table) and the sender resends it; nothing else
+	 * is refused. NULL: the QP gets a table of its own at RTR.
+	 */
+	struct mrc_trk_pool *imm_pool;
 };
 
 /** Which paths a QP's packets take (see the file comment). */
@@ -298,7 +308,8 @@ bool mrc_qp_idle(const struct mrc_qp *qp);
 	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                       \
 	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                   \
 	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
-	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced")
+	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced") \
+	X(rx_imm_no_table, "pkts", "Write-IMM immediates refused (NACK NO_RESOURCE): no table free")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
 
@@ -316,6 +327,27 @@ size_t mrc_qp_trk_block_bytes(const struct mrc_qp_attr *a);
 
 /** True while the QP holds a tracking block. */
 bool mrc_qp_trk_held(const struct mrc_qp *qp);
+
+/** Bytes of the Write-IMM table a QP with attributes `a` needs (to size a shared pool). */
+size_t mrc_qp_imm_block_bytes(const struct mrc_qp_attr *a);
+
+/** True while the QP holds a Write-IMM table. */
+bool mrc_qp_imm_held(const struct mrc_qp *qp);
+
+/** What mrc_qp_mem_bytes() counts, part by part (bytes; 0 for a part not held). */
+struct mrc_qp_mem {
+	size_t qp;        /**< the QP itself: addresses, send/answer queues' state, CC, counters */
+	size_t sq;        /**< the send queue (sq_size entries) */
+	size_t ev_pool;   /**< the EV pool (from INIT) */
+	size_t ev_stats;  /**< per-EV statistics, when asked for */
+	size_t responder; /**< PSN tracking as responder (from RTR) */
+	size_t imm;       /**< the Write-IMM table: always when owned, while held when lent */
+	size_t requester; /**< sequence state as requester (from RTS) */
+	size_t trk;       /**< the in-flight ring: always when owned, while held when lent */
+};
+
+/** Fill `out` with the parts of mrc_qp_mem_bytes(qp); they add up to it. */
+void mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out);
 
 /** The QP's parts, for telemetry and tests (read-only). */
 const struct mrc_ev_pool *mrc_qp_ev_pool(const struct mrc_qp *qp);

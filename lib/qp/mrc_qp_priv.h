@@ -41,13 +41,26 @@ struct qp_wqe {
 
 enum { CTRL_SACK = 1, CTRL_NACK };
 
+/*
+ * 8 bytes: every QP holds CTRL_Q of these. `what` is a NACK's reason code
+ * (all below 0x80) or, for a SACK, CTRL_WHAT_SACK | pr << 2 | M.
+ */
 struct qp_ctrl {
-	uint8_t kind;
-	uint8_t m_or_reason; /* SACK verdict, or NACK reason */
-	bool pr;
-	uint32_t psn;        /* SACK trigger, or NACKed PSN */
-	uint32_t ev;         /* echoed, and the path the answer takes back */
+	uint32_t psn : 24; /* SACK trigger, or NACKed PSN */
+	uint32_t what : 8;
+	uint32_t ev;       /* echoed, and the path the answer takes back */
 };
+
+#define CTRL_WHAT_SACK 0x80u
+#define CTRL_WHAT_PR   0x04u
+
+static inline uint8_t
+ctrl_what(uint8_t kind, uint8_t m_or_reason, bool pr)
+{
+	if (kind == CTRL_NACK)
+		return m_or_reason;
+	return (uint8_t)(CTRL_WHAT_SACK | (pr ? CTRL_WHAT_PR : 0) | (m_or_reason & 3u));
+}
 
 /* 12 bytes: every QP holds wimm of these (a PSN is 24 bits). */
 struct qp_imm {
@@ -76,7 +89,6 @@ struct mrc_qp {
 	struct rte_mempool *pool;
 	struct mrc_wire_cfg wire;
 	struct mrc_qp_addr addr;
-	struct mrc_pkt tmpl; /* fields common to every packet we send */
 	uint32_t peer_planes;
 	uint32_t plane_mask; /* planes of our EV profile */
 	/* paths ECMP: the one slot and EV every packet takes; pin_slot -1 = spray */
@@ -106,9 +118,11 @@ struct mrc_qp {
 	bool trk_own;                  /* trk_pool is ours alone (none was given) */
 
 	/* responder */
-	struct qp_imm *imm;
+	struct qp_imm *imm;            /* NULL while not held (lent: see imm_pool) */
+	struct mrc_trk_pool *imm_pool; /* lends the table (mrc_qp_init), or NULL: ours for life */
 	uint32_t imm_mask;
 	uint16_t imm_next;
+	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;
 	uint32_t last_rx_ev;
 	struct qp_ctrl ctrl[CTRL_Q];
@@ -138,6 +152,8 @@ void mrc_qp_complete_sends(struct mrc_qp *qp);
 bool mrc_qp_cqe_push(struct mrc_qp *qp, const struct mrc_cqe *e);
 extern const struct mrc_rel_tx_ops mrc_qp_rel_ops;
 bool mrc_qp_trk_get_slow(struct mrc_qp *qp);
+bool mrc_qp_imm_get(struct mrc_qp *qp);
+void mrc_qp_imm_put(struct mrc_qp *qp);
 
 /* True if rtx has tracking memory for new packets (borrowed now if need be). */
 static inline bool

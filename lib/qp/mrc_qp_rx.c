@@ -42,7 +42,7 @@ deliver_imms(struct mrc_qp *qp)
 {
 	const uint32_t cack = mrc_rel_rx_cack(qp->rrx);
 
-	for (;;) {
+	while (qp->imm_pending != 0) {
 		struct qp_imm *e = &qp->imm[qp->imm_next & qp->imm_mask];
 		struct mrc_cqe c;
 
@@ -55,9 +55,13 @@ deliver_imms(struct mrc_qp *qp)
 			return;
 		}
 		e->valid = false;
+		qp->imm_pending--;
 		qp->imm_next++;
 		qp->cnt.imm_delivered++;
 	}
+	/* Every immediate is out: a lent table goes back for another QP. */
+	if (qp->imm_pool != NULL && qp->imm != NULL)
+		mrc_qp_imm_put(qp);
 }
 
 static void
@@ -88,6 +92,17 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 				v->ev);
 			return;
 		}
+		/*
+		 * The immediate needs a table entry until it is delivered. With
+		 * none free the packet is refused before it is accounted, so the
+		 * NACK makes the sender resend it: nothing is lost.
+		 */
+		if (imm && unlikely(qp->imm == NULL) && !mrc_qp_imm_get(qp)) {
+			qp->cnt.rx_imm_no_table++;
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_NO_RESOURCE, false, v->bth.psn,
+				v->ev);
+			return;
+		}
 	}
 	if (ecn == MRC_ECN_CE)
 		flags |= MRC_REL_RX_F_CE;
@@ -106,6 +121,7 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		if (imm) {
 			struct qp_imm *e = &qp->imm[v->data.rqmsn & qp->imm_mask];
 
+			qp->imm_pending += !e->valid;
 			*e = (struct qp_imm){.last_psn = v->bth.psn, .imm = v->data.imm,
 				.len = v->data.dma_len, .valid = true};
 		}
@@ -131,6 +147,8 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			v->bth.psn, v->ev);
 	if (rv.in_order)
 		deliver_imms(qp);
+	else if (imm && qp->imm_pending == 0 && qp->imm_pool != NULL)
+		mrc_qp_imm_put(qp); /* taken for a packet that was not new after all */
 }
 
 static void

@@ -23,19 +23,24 @@
 #include "mrc_qp_priv.h"
 #include "mrc_seq.h"
 
+/* The code packs a NACK's reason in 7 bits (struct qp_ctrl). */
+#define CTRL_REASON_FITS_(name, code, help) _Static_assert((code) < CTRL_WHAT_SACK, #name);
+MRC_NACK_REASONS(CTRL_REASON_FITS_)
+#undef CTRL_REASON_FITS_
+
 void
 mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn,
 	uint32_t ev)
 {
+	const uint8_t what = ctrl_what(kind, m_or_reason, pr);
 	struct qp_ctrl *c;
 
 	/* A SACK is built from the responder's state when it is sent, so one
 	 * waiting plain SACK covers any later one: just move its trigger. */
-	if (kind == CTRL_SACK && !pr && m_or_reason == MRC_SACK_M_NONE &&
-		qp->ctrl_tail != qp->ctrl_head) {
+	if (what == CTRL_WHAT_SACK && qp->ctrl_tail != qp->ctrl_head) {
 		c = &qp->ctrl[(qp->ctrl_tail - 1) % CTRL_Q];
-		if (c->kind == CTRL_SACK && !c->pr && c->m_or_reason == MRC_SACK_M_NONE) {
-			c->psn = psn;
+		if (c->what == CTRL_WHAT_SACK) {
+			c->psn = psn & MRC_PSN_MASK;
 			c->ev = ev;
 			return;
 		}
@@ -45,8 +50,7 @@ mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,
 		return;
 	}
 	c = &qp->ctrl[qp->ctrl_tail % CTRL_Q];
-	*c = (struct qp_ctrl){.kind = kind, .m_or_reason = m_or_reason, .pr = pr, .psn = psn,
-		.ev = ev};
+	*c = (struct qp_ctrl){.psn = psn & MRC_PSN_MASK, .what = what, .ev = ev};
 	qp->ctrl_tail++;
 }
 
@@ -54,6 +58,27 @@ static inline uint8_t
 ev_plane(const struct mrc_qp *qp, uint32_t ev)
 {
 	return (uint8_t)mrc_ev_layout_plane(&qp->ev_cfg.layout, ev);
+}
+
+/*
+ * The fields every packet we send shares, built from the addresses each
+ * time rather than kept as a template: a template is a whole struct mrc_pkt
+ * (360 bytes) in every QP, and filling it costs what copying it did.
+ */
+static inline void
+pkt_base(const struct mrc_qp *qp, struct mrc_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->ip.src, qp->addr.src_ip, 16);
+	memcpy(p->ip.dst, qp->addr.dst_ip, 16);
+	p->ip.hop_limit = qp->addr.hop_limit ? qp->addr.hop_limit : 64;
+	p->ip.ecn = MRC_ECN_ECT0;
+	if (qp->addr.srv6) {
+		p->flags = MRC_PKT_F_SRV6;
+		p->outer = p->ip;
+		memcpy(p->outer.src, qp->addr.src_loc, 16);
+	}
+	p->bth.pkey = MRC_BTH_DEFAULT_PKEY;
 }
 
 /* Header mbuf (all room as headroom) and trailer; NULL if the pool is dry. */
@@ -129,11 +154,12 @@ build_data(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, 
 	const uint32_t rest = off < w->len ? w->len - off : 0;
 	const uint32_t plen = rest < qp->mtu ? rest : qp->mtu;
 	struct rte_mbuf *hdr, *trailer, *pl = NULL;
-	struct mrc_pkt p = qp->tmpl;
+	struct mrc_pkt p;
 
 	hdr = alloc_hdr(qp, &trailer);
 	if (hdr == NULL)
 		return NULL;
+	pkt_base(qp, &p);
 	if (plen > 0) {
 		struct mrc_mr *mr = w->mr;
 		const uint8_t *src = w->laddr + off;
@@ -182,11 +208,12 @@ static struct rte_mbuf *
 build_ctrl(struct mrc_qp *qp, const struct mrc_pkt *ext, uint32_t ev)
 {
 	struct rte_mbuf *hdr, *trailer;
-	struct mrc_pkt p = qp->tmpl;
+	struct mrc_pkt p;
 
 	hdr = alloc_hdr(qp, &trailer);
 	if (hdr == NULL)
 		return NULL;
+	pkt_base(qp, &p);
 	p.bth = ext->bth;
 	p.bth.pkey = MRC_BTH_DEFAULT_PKEY;
 	p.bth.dqpn = qp->dest_qpn;
@@ -239,16 +266,16 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		if (!answer_ev(qp, usable, rand, &route))
 			break;
 		memset(&ext, 0, sizeof(ext));
-		if (c->kind == CTRL_SACK) {
+		if (c->what & CTRL_WHAT_SACK) {
 			ext.bth.opcode = MRC_OP_SACK;
-			mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->m_or_reason, c->pr, 0,
-				&ext.sack);
+			mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->what & 3u,
+				(c->what & CTRL_WHAT_PR) != 0, 0, &ext.sack);
 			ext.sack.spdcid = (uint16_t)qp->qpn;
 			ext.sack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = mrc_rel_rx_cack(qp->rrx);
 		} else {
 			ext.bth.opcode = MRC_OP_NACK;
-			mrc_rel_rx_fill_nack(qp->rrx, c->psn, c->m_or_reason, c->ev, 0, &ext.nack);
+			mrc_rel_rx_fill_nack(qp->rrx, c->psn, c->what, c->ev, 0, &ext.nack);
 			ext.nack.spdcid = (uint16_t)qp->qpn;
 			ext.nack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = c->psn;
@@ -257,7 +284,7 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		if (m == NULL)
 			break;
 		pkts[n++] = m;
-		if (c->kind == CTRL_SACK)
+		if (c->what & CTRL_WHAT_SACK)
 			qp->cnt.tx_sacks++;
 		else
 			qp->cnt.tx_nacks++;

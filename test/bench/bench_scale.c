@@ -27,7 +27,7 @@
  * of its own for life (the layout before rings were lent).
  *
  *   bench_scale --qps N [--active A] [--pkts P] [--payload B] [--mem-mb M] [--trk-blocks K]
- *               [--private-rings]
+ *               [--private-rings] [--imm]
  *
  * Prints one JSON line. A scale whose QPs would not fit in --mem-mb is not
  * attempted: the line says how much it would need.
@@ -61,6 +61,7 @@ static struct host hosts[2];
 static struct rte_mempool *pool;
 static struct mrc_qp **qps; /* qps[2k] sends to qps[2k+1] */
 static struct mrc_trk_pool *trk;
+static struct mrc_trk_pool *imm_tables;
 static struct mrc_rand rnd;
 static struct mrc_wire_cfg wire;
 static uint64_t parse_errors;
@@ -93,13 +94,13 @@ heap_bytes(void)
 
 static struct mrc_qp *
 make_qp(unsigned int q, uint16_t mtu, uint64_t hz, const struct mrc_qp_attr *base,
-	size_t step_bytes[4])
+	size_t step_bytes[4], struct mrc_qp_mem *idle_parts)
 {
 	const unsigned int side = q & 1;
 	struct mrc_qp_init in = {
 		.qpn = 0x1000 + q, .sq_size = 4, .mtu = mtu, .tsc_hz = hz,
 		.mrs = hosts[side].mrs, .cq = hosts[side].cq, .hdr_pool = pool, .wire = wire,
-		.socket = SOCKET_ID_ANY, .trk_pool = trk,
+		.socket = SOCKET_ID_ANY, .trk_pool = trk, .imm_pool = imm_tables,
 	};
 	struct mrc_qp_attr a = *base;
 	const char *why = NULL;
@@ -121,6 +122,7 @@ make_qp(unsigned int q, uint16_t mtu, uint64_t hz, const struct mrc_qp_attr *bas
 		}
 		step_bytes[to] = mrc_qp_mem_bytes(qp);
 	}
+	mrc_qp_mem_parts(qp, idle_parts);
 	return qp;
 }
 
@@ -129,9 +131,9 @@ main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"qps", 1, NULL, 'q'}, {"active", 1, NULL, 'a'},
 		{"pkts", 1, NULL, 'p'}, {"payload", 1, NULL, 'b'}, {"mem-mb", 1, NULL, 'm'},
-		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'},
+		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'}, {"imm", 0, NULL, 'i'},
 		{"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	bool private_rings = false;
+	bool private_rings = false, with_imm = false;
 	unsigned long n_pairs = 1000, active = 256, mem_mb = 2048, trk_blocks = 0;
 	unsigned long long pkts = 400000;
 	unsigned long mtu = 1024;
@@ -146,9 +148,10 @@ main(int argc, char **argv)
 		case 'm': mem_mb = strtoul(optarg, NULL, 0); break;
 		case 't': trk_blocks = strtoul(optarg, NULL, 0); break;
 		case 'r': private_rings = true; break;
+		case 'i': with_imm = true; break;
 		default:
 			printf("usage: %s --qps N [--active A] [--pkts P] [--payload B] "
-			       "[--mem-mb M] [--trk-blocks K] [--private-rings]\n", argv[0]);
+			       "[--mem-mb M] [--trk-blocks K] [--private-rings] [--imm]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -197,6 +200,7 @@ main(int argc, char **argv)
 
 	struct mrc_qp_attr a;
 	size_t step[4] = {0}, first_step[4] = {0};
+	struct mrc_qp_mem parts, first_parts;
 
 	mrc_qp_attr_defaults(&a, 8, hz);
 	a.ev.n_planes = 8;
@@ -213,13 +217,20 @@ main(int argc, char **argv)
 
 	/* The worker's in-flight rings, made once, before any QP. */
 	trk = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_trk_block_bytes(&a), SOCKET_ID_ANY);
-	if (trk == NULL)
+	/* And its Write-IMM tables, as many (a table is held only while an immediate waits). */
+	imm_tables = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_imm_block_bytes(&a),
+		SOCKET_ID_ANY);
+	if (trk == NULL || imm_tables == NULL)
 		goto nomem;
-	const size_t pool_bytes = private_rings ? 0 : mrc_trk_pool_mem_bytes(trk);
-	struct mrc_trk_pool *shared = trk;
+	const size_t pool_bytes = private_rings ?
+		0 : mrc_trk_pool_mem_bytes(trk) + mrc_trk_pool_mem_bytes(imm_tables);
+	struct mrc_trk_pool *shared = trk, *shared_imm = imm_tables;
 
-	if (private_rings)
-		trk = NULL; /* make_qp passes it on: NULL = a ring of its own */
+	if (private_rings) {
+		/* make_qp passes them on: NULL = a ring and a table of its own */
+		trk = NULL;
+		imm_tables = NULL;
+	}
 
 	/* What one QP costs, measured on the first pair before committing to N. */
 	qps = calloc(2 * n_pairs, sizeof(*qps));
@@ -228,11 +239,13 @@ main(int argc, char **argv)
 	const size_t heap0 = heap_bytes();
 
 	for (unsigned int q = 0; q < 2; q++) {
-		qps[q] = make_qp(q, (uint16_t)mtu, hz, &a, step);
+		qps[q] = make_qp(q, (uint16_t)mtu, hz, &a, step, &parts);
 		if (qps[q] == NULL)
 			return 1;
-		if (q == 0)
+		if (q == 0) {
 			memcpy(first_step, step, sizeof(step));
+			first_parts = parts;
+		}
 	}
 	const size_t per_qp_heap = (heap_bytes() - heap0) / 2;
 	const double need_mb = (double)(per_qp_heap * 2 * n_pairs + pool_bytes) / (1 << 20) + 96;
@@ -245,7 +258,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	for (unsigned long q = 2; q < 2 * n_pairs; q++) {
-		qps[q] = make_qp((unsigned int)q, (uint16_t)mtu, hz, &a, step);
+		qps[q] = make_qp((unsigned int)q, (uint16_t)mtu, hz, &a, step, &parts);
 		if (qps[q] == NULL)
 			return 1;
 	}
@@ -270,7 +283,7 @@ main(int argc, char **argv)
 		act[k] = k;
 		post_tsc[k] = rte_rdtsc();
 		mrc_qp_post_write(qps[2 * k], k, hosts[0].mem, msg_len, hosts[0].key,
-			(uint64_t)(uintptr_t)hosts[1].mem, hosts[1].key, false, 0);
+			(uint64_t)(uintptr_t)hosts[1].mem, hosts[1].key, with_imm, (uint32_t)k);
 	}
 	const double t0 = cpu_s();
 	const uint64_t w0 = rte_rdtsc();
@@ -348,7 +361,7 @@ main(int argc, char **argv)
 					mrc_qp_post_write(qps[2 * act[k]], act[k], hosts[0].mem,
 						msg_len, hosts[0].key,
 						(uint64_t)(uintptr_t)hosts[1].mem, hosts[1].key,
-						false, 0);
+						with_imm, (uint32_t)act[k]);
 					break;
 				}
 		}
@@ -363,8 +376,16 @@ main(int argc, char **argv)
 	const double wall = (double)(rte_rdtsc() - w0) / (double)hz;
 
 	qsort(lat, n_lat, sizeof(*lat), cmp_u64);
-	if (private_rings)
+	uint64_t imm_refused = 0, imm_delivered = 0;
+
+	for (unsigned long q = 0; q < 2 * n_pairs; q++) {
+		imm_refused += mrc_qp_counters(qps[q])->rx_imm_no_table;
+		imm_delivered += mrc_qp_counters(qps[q])->imm_delivered;
+	}
+	if (private_rings) {
 		trk = shared; /* unused: its counters read zero */
+		imm_tables = shared_imm;
+	}
 	printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": true, \"active_pairs\": %lu, "
 	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, \"trk_pool_bytes\": %zu, "
 	       "\"trk_lent\": %llu, \"trk_waits\": %llu, \"trk_max_in_use\": %u, "
@@ -374,7 +395,12 @@ main(int argc, char **argv)
 	       "\"bytes_per_active_qp\": %llu, \"heap_bytes_per_qp\": %.0f, "
 	       "\"pkts\": %llu, \"cpu_s\": %.4f, \"wall_s\": %.4f, \"pps\": %.0f, "
 	       "\"ns_per_pkt\": %.1f, \"msgs\": %llu, \"msg_us_p50\": %.2f, \"msg_us_p99\": %.2f, "
-	       "\"pairs_touched\": %lu, \"retx_pkts\": %llu, \"parse_errors\": %llu}\n",
+	       "\"pairs_touched\": %lu, \"retx_pkts\": %llu, \"parse_errors\": %llu, "
+	       "\"imm\": %s, \"imm_table_bytes\": %zu, \"imm_tables_max_in_use\": %u, "
+	       "\"imm_refused\": %llu, \"imm_delivered\": %llu, "
+	       "\"idle_qp_parts\": {\"qp\": %zu, \"sq\": %zu, \"ev_pool\": %zu, "
+	       "\"ev_stats\": %zu, \"responder\": %zu, \"imm\": %zu, \"requester\": %zu, "
+	       "\"trk\": %zu}}\n",
 		n_pairs, active, private_rings ? "true" : "false",
 		private_rings ? 0ul : trk_blocks, private_rings ? 0 : trk->block_bytes, pool_bytes,
 		(unsigned long long)trk->stats.lent, (unsigned long long)trk->stats.waits,
@@ -386,7 +412,11 @@ main(int argc, char **argv)
 		(unsigned long long)n_lat, n_lat ? lat[n_lat / 2] / 1e3 : 0.0,
 		n_lat ? lat[n_lat * 99 / 100] / 1e3 : 0.0, next < n_pairs ? next : n_pairs,
 		(unsigned long long)retx,
-		(unsigned long long)parse_errors);
+		(unsigned long long)parse_errors, with_imm ? "true" : "false",
+		imm_tables->block_bytes, imm_tables->stats.max_in_use,
+		(unsigned long long)imm_refused, (unsigned long long)imm_delivered,
+		first_parts.qp, first_parts.sq, first_parts.ev_pool, first_parts.ev_stats,
+		first_parts.responder, first_parts.imm, first_parts.requester, first_parts.trk);
 	return parse_errors == 0 ? 0 : 1;
 nomem:
 	fprintf(stderr, "bench_scale: out of memory (raise --mem-mb, now %lu)\n", mem_mb);

@@ -46,6 +46,7 @@ struct mrc_test_pair_cfg {
 	 */
 	uint8_t host[2];
 	struct mrc_trk_pool *trk_pool; /* shared in-flight tracking pool; NULL = one per QP */
+	struct mrc_trk_pool *imm_pool; /* shared Write-IMM tables; NULL = one per QP */
 };
 
 struct mrc_test_pair {

@@ -455,6 +455,203 @@ drop_once(void *ctx, const struct mrc_pkt *v)
 	return false;
 }
 
+/* mrc_qp_mem_parts() adds up to mrc_qp_mem_bytes(). */
+static int
+parts_add_up(const struct mrc_qp *qp)
+{
+	struct mrc_qp_mem m;
+
+	mrc_qp_mem_parts(qp, &m);
+	MRC_T_EQ(m.qp + m.sq + m.ev_pool + m.ev_stats + m.responder + m.imm + m.requester + m.trk,
+		mrc_qp_mem_bytes(qp));
+	return MRC_TEST_OK;
+}
+
+/*
+ * Write-IMM tables lent by a pool of one, shared by both QPs: the
+ * responder holds it only while immediates wait (the first packet is lost
+ * once and bursts arrive backwards, so they do wait), then gives it back;
+ * completions stay in order, nothing is refused, and the account follows
+ * the table.
+ */
+static int
+test_imm_table_lent(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *tables;
+	struct mrc_qp_mem m;
+	struct mrc_cqe e[8];
+	struct drop_psn d = {.psn = 0, .left = 1};
+	size_t idle;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	{
+		int rc = mrc_test_eal_init("test_qp");
+
+		if (rc != 0)
+			return rc;
+	}
+	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
+	MRC_T_ASSERT(tables != NULL, "table pool");
+	cfg.imm_pool = tables;
+	SETUP(p, cfg);
+	MRC_T_ASSERT(!mrc_qp_imm_held(p.h[1].qp), "an idle responder holds no table");
+	mrc_qp_mem_parts(p.h[1].qp, &m);
+	MRC_T_EQ(m.imm, 0);
+	MRC_T_RUN(parts_add_up(p.h[1].qp));
+	idle = mrc_qp_mem_bytes(p.h[1].qp);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	w.reverse = true;
+	w.drop = drop_once;
+	w.ctx = &d;
+	mrc_test_fill(&p.h[0], 0, 65536, 9);
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 3000 + k,
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000, p.h[1].key,
+				 true, 0xc0 + k), 0);
+	/* Step until an immediate waits for its message's other packets. */
+	bool seen_held = false;
+
+	for (int step = 0; step < 2000 && !seen_held; step++) {
+		run(&p, &w, 100);
+		if (mrc_qp_imm_held(p.h[1].qp)) {
+			seen_held = true;
+			MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle + tables->block_bytes);
+			MRC_T_RUN(parts_add_up(p.h[1].qp));
+		}
+	}
+	MRC_T_ASSERT(seen_held, "the responder never held the table");
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 4);
+	for (uint32_t k = 0; k < 4; k++) {
+		MRC_T_EQ(e[k].opcode, MRC_CQE_RECV_IMM);
+		MRC_T_EQ(e[k].imm, 0xc0 + k);
+		MRC_T_EQ(e[k].byte_len, 3000 + k);
+		MRC_T_MEMEQ(p.h[1].mem + k * 10000, p.h[0].mem + k * 10000, 3000 + k);
+	}
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_imm_no_table, 0);
+	MRC_T_ASSERT(!mrc_qp_imm_held(p.h[1].qp), "the table went back");
+	MRC_T_EQ(mrc_trk_pool_in_use(tables), 0);
+	MRC_T_EQ(tables->stats.lent, tables->stats.returned);
+	MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * No table free: the packet carrying the immediate is refused with a NACK
+ * NO_RESOURCE and counted, everything else of the message is placed; once a
+ * table is free again the sender's resend delivers it, in order, intact.
+ */
+static int
+test_imm_table_pool_empty(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *tables;
+	struct mrc_cqe e[8];
+	void *taken;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	{
+		int rc = mrc_test_eal_init("test_qp");
+
+		if (rc != 0)
+			return rc;
+	}
+	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
+	MRC_T_ASSERT(tables != NULL, "table pool");
+	cfg.imm_pool = tables;
+	SETUP(p, cfg);
+	taken = mrc_trk_pool_get(tables); /* another QP holds the only table */
+	MRC_T_ASSERT(taken != NULL, "the table");
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	mrc_test_fill(&p.h[0], 0, 65536, 5);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x5a), 0);
+	run(&p, &w, 200 * US);
+	const struct mrc_qp_counters *rc = mrc_qp_counters(p.h[1].qp);
+
+	MRC_T_ASSERT(rc->rx_imm_no_table > 0, "the immediate was refused");
+	MRC_T_EQ(rc->rx_data_pkts, 3); /* the other three packets were placed */
+	MRC_T_EQ(rc->imm_delivered, 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 0);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RTS);
+	mrc_trk_pool_put(tables, taken);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 1);
+	MRC_T_EQ(e[0].opcode, MRC_CQE_RECV_IMM);
+	MRC_T_EQ(e[0].imm, 0x5a);
+	MRC_T_EQ(e[0].byte_len, 4000);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 4000);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 1);
+	MRC_T_EQ(e[0].status, MRC_CQE_OK);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts > 0, "the sender resent");
+	MRC_T_ASSERT(mrc_qp_rel_tx(p.h[0].qp)->stats.nacks > 0, "refusals came back as NACKs");
+	MRC_T_EQ(mrc_trk_pool_in_use(tables), 0);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
+	return MRC_TEST_OK;
+}
+
+/* A responder reset or destroyed with an immediate waiting gives its table back, clear. */
+static int
+test_imm_table_back_on_reset(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *tables;
+	const char *why = NULL;
+	struct drop_psn d = {.psn = 0, .left = 1};
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	{
+		int rc = mrc_test_eal_init("test_qp");
+
+		if (rc != 0)
+			return rc;
+	}
+	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
+	MRC_T_ASSERT(tables != NULL, "table pool");
+	cfg.imm_pool = tables;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	w.drop = drop_once; /* the first packet is lost: the immediate waits for its resend */
+	w.ctx = &d;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x11), 0);
+	for (int step = 0; step < 200 && !mrc_qp_imm_held(p.h[1].qp); step++)
+		run(&p, &w, 100);
+	MRC_T_ASSERT(mrc_qp_imm_held(p.h[1].qp), "the immediate waits in the table");
+	MRC_T_EQ(mrc_qp_modify(p.h[1].qp, MRC_QP_ERROR, NULL, p.now, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[1].qp, MRC_QP_RESET, NULL, p.now, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_trk_pool_in_use(tables), 0);
+	/* Back clear: the next holder finds no stale immediate. */
+	const uint8_t *t = mrc_trk_pool_get(tables);
+
+	MRC_T_ASSERT(t != NULL, "the table");
+	for (size_t k = 0; k < tables->block_bytes; k++)
+		MRC_T_ASSERT(t[k] == 0, "byte %zu of the table", k);
+	mrc_trk_pool_put(tables, (void *)(uintptr_t)t);
+	wire_drain(&w);
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
+	return MRC_TEST_OK;
+}
+
 /* The last packet of a message vanishes: a probe recovers it, not the retransmit timer. */
 static int
 test_tail_loss_recovered_by_probe(void)
@@ -926,6 +1123,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_post_checks_local_buffer),
 	MRC_TEST_CASE(test_write_sprayed_reordered),
 	MRC_TEST_CASE(test_imm_completions_in_order),
+	MRC_TEST_CASE(test_imm_table_lent),
+	MRC_TEST_CASE(test_imm_table_pool_empty),
+	MRC_TEST_CASE(test_imm_table_back_on_reset),
 	MRC_TEST_CASE(test_bad_rkey_refused),
 	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_out_of_region_refused),
