@@ -4,8 +4,8 @@
 
 /*
  * The EV pool: generation, the pick rotation, feedback, retire-and-replace
- * and dead planes (probing and re-admission: mrc_ev_probe.c). The lifecycle, the slot layout and the costs are
- * explained at the top of mrc_ev.h; this file adds how the bookkeeping works.
+ * and dead planes (probing and re-admission: mrc_ev_probe.c). The lifecycle, the slot layout and
+ * the costs are explained at the top of mrc_ev.h; this file adds how the bookkeeping works.
  *
  * Bookkeeping. Every state change goes through mrc_ev_set_state_() and every slot
  * trade through swap_slots(); both keep these derived counts exact:
@@ -26,12 +26,12 @@
  * the consecutive good probe answers (bits 7:4). Changing the state clears
  * the other two fields.
  *
- * mrc_ev_find(): linear probing over a table of uint16_t (slot + 1, 0 =
- * empty) of a power-of-two size >= 1.5 x n_total, indexed by the top bits of
- * ev * 0x9e3779b1 (Knuth's multiplicative hash; the random low bits of our
- * EVs spread well). Load factor <= 2/3: about 2 probes for a hit, 5 for a
- * miss. EVs are never removed, only moved, so there are no tombstones: a
- * trade between two slots rewrites the two entries in place.
+ * EV values are not stored: a slot keeps which EV of its plane it holds
+ * (k, in evk[]), and the value is made from (plane, k) when asked for
+ * (mrc_ev_make_(), "EV values" in mrc_ev.h). mrc_ev_find() runs it
+ * backwards: the plane and uplink fields give the plane and k's low part,
+ * the random bits k's high part, and slot_of[] the slot. A trade between
+ * two slots rewrites their two slot_of[] entries.
  */
 
 #include <errno.h>
@@ -156,9 +156,8 @@ mrc_ev_pool_memsize(const struct mrc_ev_cfg *cfg)
 	if (mrc_ev_cfg_check(cfg, NULL) != 0)
 		return 0;
 	n_total = (size_t)cfg->n_active + cfg->n_backup;
-	size = sizeof(struct mrc_ev_pool) + n_total * sizeof(uint32_t) +
-	       n_total * sizeof(struct mrc_ev_meta) + cfg->n_active * sizeof(uint16_t) +
-	       hash_entries((uint32_t)n_total) * sizeof(uint16_t);
+	size = sizeof(struct mrc_ev_pool) + n_total * sizeof(struct mrc_ev_meta) +
+	       n_total * sizeof(uint16_t) * 2 + cfg->n_active * sizeof(uint16_t);
 	return RTE_ALIGN_CEIL(size, sizeof(uint64_t));
 }
 
@@ -259,35 +258,21 @@ mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 		p->stats[slot].state_changes++;
 }
 
-/* Table entry holding `slot` (the one for its value); the entry exists. */
-static uint32_t
-hash_entry_of(struct mrc_ev_pool *p, unsigned int slot)
-{
-	const uint16_t *h = hash_arr(p);
-	uint32_t i = hash_index(p, ev_arr(p)[slot]);
-
-	for (uint32_t n = 0; n < p->hash_mask && h[i] != slot + 1; n++)
-		i = (i + 1) & p->hash_mask;
-	return i;
-}
-
 /* Trade the EVs (value, state, statistics) of slots a and b, same plane. */
 static void
 swap_slots(struct mrc_ev_pool *p, unsigned int a, unsigned int b)
 {
-	uint32_t *ev = ev_arr(p);
+	uint16_t *evk = evk_arr(p);
 	struct mrc_ev_meta *meta = meta_arr(p);
-	uint16_t *h = hash_arr(p);
-	const uint32_t ha = hash_entry_of(p, a);
-	const uint32_t hb = hash_entry_of(p, b);
+	uint16_t *slot_of = slot_of_arr(p);
 	const unsigned int sa = meta_state(&meta[a]);
 	const unsigned int sb = meta_state(&meta[b]);
 
-	h[ha] = (uint16_t)(b + 1);
-	h[hb] = (uint16_t)(a + 1);
+	slot_of[ev_id(p, a)] = (uint16_t)b;
+	slot_of[ev_id(p, b)] = (uint16_t)a;
 	account(p, a, sa, -1);
 	account(p, b, sb, -1);
-	RTE_SWAP(ev[a], ev[b]);
+	RTE_SWAP(evk[a], evk[b]);
 	RTE_SWAP(meta[a], meta[b]);
 	if (p->stats != NULL)
 		RTE_SWAP(p->stats[a], p->stats[b]);
@@ -313,7 +298,7 @@ backup_in_state(struct mrc_ev_pool *p, unsigned int plane, unsigned int st)
 static unsigned int
 uplink_group(struct mrc_ev_pool *p, unsigned int slot)
 {
-	return mrc_ev_layout_uplink(&p->layout, ev_arr(p)[slot]) % p->uplink_groups;
+	return mrc_ev_layout_uplink(&p->layout, mrc_ev_value(p, (int)slot)) % p->uplink_groups;
 }
 
 /*
@@ -505,25 +490,40 @@ mark_skip(struct mrc_ev_pool *p, unsigned int slot)
 
 /* ---- generation ---- */
 
-/* Table entry for value ev: where it is, or the empty entry where it would go. */
-static uint32_t
-hash_lookup(struct mrc_ev_pool *p, uint32_t ev, bool *found)
+/* The runs of random bits (those in neither field), low to high: at most 3. */
+static void
+find_runs(struct mrc_ev_pool *p, uint32_t rand_mask)
 {
-	const uint32_t *v = ev_arr(p);
-	const uint16_t *h = hash_arr(p);
-	uint32_t i = hash_index(p, ev);
+	unsigned int b = 0, n = 0, off = 0;
 
-	*found = false;
-	for (uint32_t n = 0; n <= p->hash_mask; n++) {
-		if (h[i] == 0)
-			return i;
-		if (v[h[i] - 1] == ev) {
-			*found = true;
-			return i;
+	while (b < 32) {
+		unsigned int len = 0;
+
+		if (!((rand_mask >> b) & 1)) {
+			b++;
+			continue;
 		}
-		i = (i + 1) & p->hash_mask;
+		while (b + len < 32 && ((rand_mask >> (b + len)) & 1))
+			len++;
+		p->run_mask[n] = (uint32_t)(((UINT64_C(1) << len) - 1) << b);
+		p->run_shift[n] = (uint8_t)b;
+		p->run_off[n] = (uint8_t)off;
+		off += len;
+		n++;
+		b += len;
 	}
-	return i; /* not reached: the table always has empty entries */
+	p->rand_mask = (uint32_t)((UINT64_C(1) << off) - 1);
+}
+
+/* The inverse of an odd number mod 2^32 (Newton: each step doubles the correct low bits). */
+static uint32_t
+inverse_odd(uint32_t a)
+{
+	uint32_t x = a; /* right in the low 3 bits */
+
+	for (int i = 0; i < 4; i++)
+		x *= 2 - a * x;
+	return x;
 }
 
 static void
@@ -551,7 +551,6 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 
 	const struct mrc_ev_layout *l = &cfg->layout;
 	const uint32_t n_total = (uint32_t)cfg->n_active + cfg->n_backup;
-	const uint32_t h_entries = hash_entries(n_total);
 	const uint32_t rand_mask = ~(field_mask(l->plane_shift, l->plane_bits) |
 				     field_mask(l->uplink_shift, l->uplink_bits));
 	const uint32_t uplink_mask = (uint32_t)((UINT64_C(1) << l->uplink_bits) - 1);
@@ -560,58 +559,49 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	pool->n_total = (uint16_t)n_total;
 	pool->active_per_plane = (uint16_t)(cfg->n_active / cfg->n_planes);
 	pool->backup_per_plane = (uint16_t)(cfg->n_backup / cfg->n_planes);
+	pool->per_plane = (uint16_t)(pool->active_per_plane + pool->backup_per_plane);
 	pool->ev_min_active = cfg->ev_min_active;
-	pool->hash_mask = (uint16_t)(h_entries - 1);
-	pool->hash_shift = (uint8_t)(32 - rte_log2_u32(h_entries));
 	pool->n_planes = cfg->n_planes;
 	pool->skip_rotations = cfg->skip_rotations;
 	pool->probe_good_needed = cfg->probe_good_needed;
 	pool->reshuffle = cfg->reshuffle;
 	pool->uplink_groups = cfg->uplink_groups;
 	pool->layout = *l;
+	/* A field of width 0 reads as 0 whatever its shift: make the shift 0, mrc_ev_make_() shifts
+	 * by it. */
+	if (l->plane_bits == 0)
+		pool->layout.plane_shift = 0;
+	if (l->uplink_bits == 0)
+		pool->layout.uplink_shift = 0;
+	pool->uplink_mask = uplink_mask;
+	find_runs(pool, rand_mask);
 	pool->probe_interval_tsc = cfg->probe_interval_tsc;
 	pool->stats = stats;
 	if (stats != NULL)
 		memset(stats, 0, n_total * sizeof(*stats));
 
-	uint32_t *ev = ev_arr(pool);
+	/*
+	 * Each plane's EVs take consecutive uplink numbers from a random
+	 * start; the random bits come from a per-pool seed and multiplier, so
+	 * two QPs share no pattern (mrc_ev_make_()).
+	 */
+	for (unsigned int plane = 0; plane < cfg->n_planes; plane++)
+		pool->uplink_start[plane] =
+			(uint16_t)mrc_rand_bounded(rand, (uint64_t)uplink_mask + 1);
+	pool->ev_seed = mrc_rand_u32(rand);
+	pool->ev_mul = mrc_rand_u32(rand) | 1u;
+	pool->ev_mul_inv = inverse_odd(pool->ev_mul);
+
 	struct mrc_ev_meta *meta = meta_arr(pool);
-	uint16_t *h = hash_arr(pool);
-	const unsigned int app = pool->active_per_plane;
-	const unsigned int per_plane = app + pool->backup_per_plane;
+	uint16_t *evk = evk_arr(pool);
+	uint16_t *slot_of = slot_of_arr(pool);
 
 	for (unsigned int plane = 0; plane < cfg->n_planes; plane++) {
-		const uint32_t start = (uint32_t)mrc_rand_bounded(rand, (uint64_t)uplink_mask + 1);
+		for (unsigned int k = 0; k < pool->per_plane; k++) {
+			const unsigned int slot = plane_slot(pool, plane, k);
 
-		for (unsigned int k = 0; k < per_plane; k++) {
-			const unsigned int backup_slot =
-				cfg->n_active + plane * pool->backup_per_plane + (k - app);
-			const unsigned int slot = k < app ? plane * app + k : backup_slot;
-			const uint32_t uplink = (start + k) & uplink_mask;
-			uint32_t fixed = 0, v;
-			uint32_t e;
-			bool found;
-
-			if (l->plane_bits > 0)
-				fixed |= plane << l->plane_shift;
-			if (l->uplink_bits > 0)
-				fixed |= uplink << l->uplink_shift;
-			v = fixed | (mrc_rand_u32(rand) & rand_mask);
-			/*
-			 * Distinct values: on a clash step the random bits as one
-			 * counter spread over rand_mask. At most `share` EVs
-			 * (mrc_ev_cfg_check) have this plane and uplink, so this
-			 * ends within per_plane steps.
-			 */
-			e = hash_lookup(pool, v, &found);
-			for (unsigned int n = 0; found; n++) {
-				if (n > per_plane)
-					return -EINVAL; /* cannot happen after cfg_check */
-				v = fixed | (((v | ~rand_mask) + 1) & rand_mask);
-				e = hash_lookup(pool, v, &found);
-			}
-			ev[slot] = v;
-			h[e] = (uint16_t)(slot + 1);
+			evk[slot] = (uint16_t)k;
+			slot_of[plane * pool->per_plane + k] = (uint16_t)slot;
 			meta[slot].plane = (uint8_t)plane;
 			meta[slot].bits = MRC_EV_GOOD;
 			account(pool, slot, MRC_EV_GOOD, +1);
@@ -692,20 +682,25 @@ none:
 int
 mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev)
 {
-	const uint32_t *v = mrc_ev_values_(pool);
-	const uint16_t *h = hash_arr_c(pool);
-	uint32_t i = hash_index(pool, ev);
+	const struct mrc_ev_layout *l = &pool->layout;
+	const uint32_t plane = mrc_ev_layout_plane(l, ev);
+	uint32_t k_lo, k_hi, r;
 
-	for (uint32_t n = 0; n <= pool->hash_mask; n++) {
-		const uint16_t e = h[i];
+	if (plane >= pool->n_planes)
+		return -1;
+	k_lo = (mrc_ev_layout_uplink(l, ev) - pool->uplink_start[plane]) & pool->uplink_mask;
+	r = (ev & pool->run_mask[0]) >> pool->run_shift[0] |
+	    ((ev & pool->run_mask[1]) >> pool->run_shift[1]) << pool->run_off[1] |
+	    ((ev & pool->run_mask[2]) >> pool->run_shift[2]) << pool->run_off[2];
+	k_hi = ((r - mrc_ev_rand_part_(pool, plane, k_lo)) * pool->ev_mul_inv) & pool->rand_mask;
+	/* Every bit of ev is in a field or a run: (plane, k) in range is this pool's EV. */
+	if (k_hi > (uint32_t)(pool->per_plane - 1) >> l->uplink_bits)
+		return -1;
+	const uint32_t k = k_hi << l->uplink_bits | k_lo;
 
-		if (e == 0)
-			return -1;
-		if (v[e - 1] == ev)
-			return e - 1;
-		i = (i + 1) & pool->hash_mask;
-	}
-	return -1;
+	if (k >= pool->per_plane)
+		return -1;
+	return slot_of_arr_c(pool)[plane * pool->per_plane + k];
 }
 
 void

@@ -137,13 +137,34 @@
  *             answer -> mrc_ev_on_probe_answer(), no answer -> mrc_ev_on_probe_timeout()
  *             (both after mrc_ev_find() of the probe's EV).
  *
- * Memory (see mrc_ev_pool_memsize()): a 240-byte header (x86-64; 104 of it
- * the event counters, 36 the dead-plane state), then per slot a 4-byte value
- * and 2 bytes of state (plane; state, SKIP rotations left, probe answer
- * count), 2 bytes per active slot for the permutation and an open-addressing
- * hash for mrc_ev_find() (2 bytes per entry, a power of two >= 1.5 entries
- * per EV). 128 active + 32 backup: 240 + 640 + 320 + 256 + 512 = 1968 bytes
- * (test_ev asserts <= 2 KiB; 256 + 64 EVs take 3696). Per-EV statistics
+ * EV values. A pool stores no EV values: it makes them, the same every
+ * time, from (plane, k), k = 0 .. per_plane-1 numbering the EVs of a plane
+ * (the k-th starts in the plane's k-th slot, active slots first, and moves
+ * with trades). Plane field: the plane. Uplink field: (start[plane] + k)
+ * mod 2^uplink_bits, with start[] drawn per pool, so a plane's EVs use
+ * consecutive uplinks (uplink % n_t1 spreads them evenly over the T1s of
+ * any fabric) and two QPs use different ones. The remaining (random) bits,
+ * wherever the two fields leave them (up to 3 runs), carry
+ *   (k >> uplink_bits) x mul + mix(seed ^ (plane << 16 | k & uplink_mask))
+ *   mod 2^random_bits,
+ * where seed and the odd mul are drawn per pool and mix is a 32-bit
+ * bijective hash: random-looking across QPs and EVs, and distinct for EVs
+ * that share plane and uplink (the share mrc_ev_cfg_check() bounds is at
+ * most 2^random_bits). Decoding runs it backwards: the fields give the
+ * plane and k's low part, multiplying by mul's inverse gives k's high part,
+ * and since every bit is in a field or a random run, an EV whose (plane, k)
+ * is in range is exactly one this pool made (mrc_ev_find: no table search;
+ * a table gives the slot k of a plane sits in). Making a value costs a few
+ * multiplies and shifts per packet instead of a load.
+ *
+ * Memory (see mrc_ev_pool_memsize()): a 304-byte header (x86-64; 104 of it
+ * the event counters, 36 the dead-plane state, 54 how values are made),
+ * then per slot 2 bytes of state (plane; state, SKIP rotations left, probe
+ * answer count) and 2 bytes naming its EV (k), 2 bytes per active slot for
+ * the permutation, and 2 bytes per EV for where it sits. 128 active + 32
+ * backup: 304 + 320 + 320 + 256 + 320 = 1520 bytes (test_ev asserts
+ * <= 1.5 KiB; 256 + 64 EVs take 2736). Stored values and a hash table to
+ * find them took 1968 and 3696. Per-EV statistics
  * (struct mrc_ev_stats, 152 bytes each, 24 KiB for 160 EVs) are kept only
  * when the caller passes an array for them, so an idle QP need not pay for
  * them.
@@ -152,6 +173,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <rte_branch_prediction.h>
 
 #include "mrc_counters.h"
 #include "mrc_rand.h"
@@ -351,11 +374,16 @@ struct mrc_ev_meta {
 	uint8_t bits; /**< state (1:0) | SKIP rotations left (3:2) | probe answers (7:4) */
 };
 
+/** Most runs of random bits in an EV: the two fields split 32 bits into at most 3. */
+#define MRC_EV_RAND_RUNS 3
+
 /**
  * One QP's EV pool, in caller-provided memory of mrc_ev_pool_memsize()
  * bytes, 8-byte aligned. Fields are private: use the functions below.
- * The arrays follow the header: uint32_t ev[n_total], struct mrc_ev_meta
- * meta[n_total], uint16_t perm[n_active], uint16_t hash[hash_mask + 1].
+ * The arrays follow the header: struct mrc_ev_meta meta[n_total],
+ * uint16_t evk[n_total] (which EV of its plane a slot holds),
+ * uint16_t perm[n_active], uint16_t slot_of[n_total] (where the k-th EV
+ * of plane p is: index p x per_plane + k).
  */
 struct mrc_ev_pool {
 	/* Fixed at init. */
@@ -364,14 +392,27 @@ struct mrc_ev_pool {
 	uint16_t active_per_plane;
 	uint16_t backup_per_plane;
 	uint16_t ev_min_active;
-	uint16_t hash_mask;
-	uint8_t hash_shift;
+	uint16_t per_plane; /**< active_per_plane + backup_per_plane */
 	uint8_t n_planes;
 	uint8_t skip_rotations;
 	uint8_t probe_good_needed;
 	bool reshuffle;
 	uint8_t uplink_groups;
 	struct mrc_ev_layout layout;
+	/* How EV values are made from (plane, k): mrc_ev_make_(). */
+	uint32_t ev_seed;
+	uint32_t ev_mul;      /**< odd */
+	uint32_t ev_mul_inv;  /**< ev_mul x ev_mul_inv = 1 mod 2^32 */
+	uint32_t uplink_mask; /**< 2^uplink_bits - 1 */
+	uint32_t rand_mask;   /**< 2^(random bits) - 1 */
+	uint16_t uplink_start[MRC_EV_MAX_PLANES];
+	/*
+	 * Random run i: bits off[i] .. of the random part go to the EV bits in
+	 * mask[i], from shift[i] up. A run not there has mask 0 (and shifts 0).
+	 */
+	uint32_t run_mask[MRC_EV_RAND_RUNS];
+	uint8_t run_shift[MRC_EV_RAND_RUNS];
+	uint8_t run_off[MRC_EV_RAND_RUNS];
 	uint64_t probe_interval_tsc;
 	struct mrc_ev_stats *stats; /**< n_total entries, or NULL */
 
@@ -409,8 +450,9 @@ unsigned int mrc_ev_pool_n_slots(const struct mrc_ev_cfg *cfg);
  * aligned, contents ignored). For each plane the EVs carry consecutive
  * uplink numbers from a random start (active slots first, then backups), so
  * uplink % n_t1 spreads them evenly over the T1s of any fabric size and two
- * QPs use different uplinks; the random bits come from `rand`; no two EVs of
- * the pool are equal. The first permutation is shuffled with `rand`.
+ * QPs use different uplinks; the random bits are made from a seed and a
+ * multiplier drawn from `rand` ("EV values" above); no two EVs of the pool
+ * are equal. The first permutation is shuffled with `rand`.
  * `stats` is NULL or an array of mrc_ev_pool_n_slots(cfg) entries, zeroed here.
  * @return 0, or -EINVAL (bad cfg: see mrc_ev_cfg_check(); NULL or misaligned
  *   pool).
@@ -430,23 +472,68 @@ int mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, str
  */
 int mrc_ev_pick(struct mrc_ev_pool *pool, uint32_t plane_ok_mask, struct mrc_rand *rand);
 
-static inline const uint32_t *
-mrc_ev_values_(const struct mrc_ev_pool *pool)
-{
-	return (const uint32_t *)pool->data;
-}
-
 static inline const struct mrc_ev_meta *
 mrc_ev_metas_(const struct mrc_ev_pool *pool)
 {
-	return (const struct mrc_ev_meta *)(mrc_ev_values_(pool) + pool->n_total);
+	return (const struct mrc_ev_meta *)pool->data;
+}
+
+static inline const uint16_t *
+mrc_ev_evks_(const struct mrc_ev_pool *pool)
+{
+	return (const uint16_t *)(mrc_ev_metas_(pool) + pool->n_total);
+}
+
+/*
+ * A bijection of 32-bit values, cheap enough for every packet: a
+ * multiplicative (Fibonacci) hash, whose well-mixed high half is folded
+ * onto the low bits, where the random bits of the default layout are.
+ */
+static inline uint32_t
+mrc_ev_mix_(uint32_t x)
+{
+	x *= UINT32_C(0x9e3779b1);
+	return x ^ x >> 16;
+}
+
+/*
+ * The random part of the k-th EV of `plane`, before it is spread over the
+ * random bits: a hash of (plane, k's uplink part) plus k's remaining part
+ * times an odd number, mod 2^(random bits). Invertible given the plane and the
+ * uplink (mrc_ev_find), and distinct for EVs that share plane and uplink.
+ */
+static inline uint32_t
+mrc_ev_rand_part_(const struct mrc_ev_pool *pool, uint32_t plane, uint32_t k_lo)
+{
+	return mrc_ev_mix_(pool->ev_seed ^ (plane << 16 | k_lo));
+}
+
+/** The value of the k-th EV of `plane` (k < per_plane): see "EV values" above. */
+static inline uint32_t
+mrc_ev_make_(const struct mrc_ev_pool *pool, uint32_t plane, uint32_t k)
+{
+	/* No branches: a field of width 0 has plane 0 (one plane) or mask 0 (uplink). */
+	const struct mrc_ev_layout *l = &pool->layout;
+	const uint32_t k_lo = k & pool->uplink_mask;
+	const uint32_t r =
+		(k >> l->uplink_bits) * pool->ev_mul + mrc_ev_rand_part_(pool, plane, k_lo);
+
+	uint32_t v = plane << l->plane_shift |
+		     ((pool->uplink_start[plane] + k_lo) & pool->uplink_mask) << l->uplink_shift |
+		     ((r << pool->run_shift[0]) & pool->run_mask[0]);
+
+	/* Random bits in more than one run: only layouts with a field in the middle. */
+	if (unlikely(pool->run_mask[1] != 0))
+		v |= (((r >> pool->run_off[1]) << pool->run_shift[1]) & pool->run_mask[1]) |
+		     (((r >> pool->run_off[2]) << pool->run_shift[2]) & pool->run_mask[2]);
+	return v;
 }
 
 /** EV value in `slot` (0 <= slot < mrc_ev_n_slots()). */
 static inline uint32_t
 mrc_ev_value(const struct mrc_ev_pool *pool, int slot)
 {
-	return mrc_ev_values_(pool)[slot];
+	return mrc_ev_make_(pool, mrc_ev_metas_(pool)[slot].plane, mrc_ev_evks_(pool)[slot]);
 }
 
 /** Plane of `slot`. */
@@ -479,9 +566,9 @@ mrc_ev_slot_is_active(const struct mrc_ev_pool *pool, int slot)
 
 /**
  * Slot currently holding EV value `ev`, or -1 when the pool does not know
- * it. O(1) expected: linear probing in a hash table of at least 1.5 entries
- * per EV, keyed by a multiplicative (Fibonacci) hash of the value. Retired
- * EVs stay in the pool (in backup slots), so late echoes still resolve.
+ * it. O(1): the value is decoded back to (plane, k) (see "EV values") and
+ * a table gives k's slot; no search. Retired EVs stay in the pool (in
+ * backup slots), so late echoes still resolve.
  */
 int mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev);
 

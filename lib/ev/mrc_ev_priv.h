@@ -23,51 +23,44 @@
 #define META_SKIP_MASK	0x0cu
 #define META_GOOD_SHIFT 4
 #define META_GOOD_MASK	0xf0u
-#define FIB_HASH_MUL	UINT32_C(0x9e3779b1)
 
 /* ---- layout of the arrays after the header ---- */
-
-static inline uint32_t *
-ev_arr(struct mrc_ev_pool *p)
-{
-	return (uint32_t *)p->data;
-}
 
 static inline struct mrc_ev_meta *
 meta_arr(struct mrc_ev_pool *p)
 {
-	return (struct mrc_ev_meta *)(ev_arr(p) + p->n_total);
+	return (struct mrc_ev_meta *)p->data;
 }
 
 static inline uint16_t *
-perm_arr(struct mrc_ev_pool *p)
+evk_arr(struct mrc_ev_pool *p)
 {
 	return (uint16_t *)(meta_arr(p) + p->n_total);
 }
 
 static inline uint16_t *
-hash_arr(struct mrc_ev_pool *p)
+perm_arr(struct mrc_ev_pool *p)
+{
+	return evk_arr(p) + p->n_total;
+}
+
+static inline uint16_t *
+slot_of_arr(struct mrc_ev_pool *p)
 {
 	return perm_arr(p) + p->n_active;
 }
 
 static inline const uint16_t *
-hash_arr_c(const struct mrc_ev_pool *p)
+slot_of_arr_c(const struct mrc_ev_pool *p)
 {
-	return (const uint16_t *)(mrc_ev_metas_(p) + p->n_total) + p->n_active;
+	return mrc_ev_evks_(p) + p->n_total + p->n_active;
 }
 
-/* Hash table entries for n EVs: a power of two >= 1.5 n and > n. */
-static inline uint32_t
-hash_entries(uint32_t n)
+/* Index of the EV in `slot` in slot_of[]: plane x per_plane + k. */
+static inline unsigned int
+ev_id(struct mrc_ev_pool *p, unsigned int slot)
 {
-	return rte_align32pow2(RTE_MAX(n + n / 2, n + 1));
-}
-
-static inline uint32_t
-hash_index(const struct mrc_ev_pool *p, uint32_t ev)
-{
-	return (uint32_t)(ev * FIB_HASH_MUL) >> p->hash_shift;
+	return meta_arr(p)[slot].plane * p->per_plane + evk_arr(p)[slot];
 }
 
 /* ---- per-EV state bits ---- */
