@@ -7,10 +7,13 @@
 # pairs in flight at a time, each pair idle -> active -> idle in turn; 4 x
 # 1 KiB packets per message; lib/qp, packets delivered one pass over the
 # active pairs after they were sent). All QPs lend in-flight rings from one
-# pool of 2 x 256 (mrc_trk_pool.h). Per scale: packets per CPU-second,
+# pool of 2 x 256 (mrc_trk_pool.h), and Write-with-immediate tables from
+# another as large (a responder holds one only while an immediate waits;
+# these messages carry none). Per scale: packets per CPU-second,
 # message completion p50 / p99, how often a QP waited for a ring, resends.
-# Same-run reference: every QP with a ring of its own (--private-rings, the
-# layout before rings were lent) at the scales that fit. A scale whose QPs
+# Same-run reference: every QP with a ring and a table of its own
+# (--private-rings, the layout before they were lent) at the scales that fit.
+# The idle QP's memory is also given part by part (idle_qp_parts). A scale whose QPs
 # would not fit in MEM_MB (default 2048) of DPDK heap is not run and is
 # recorded with what it would need.
 # Writes results/bench-scale.json.
@@ -74,11 +77,14 @@ out = {"bench": "scale", "runs": runs,
        "bytes_per_active_qp": first.get("bytes_per_active_qp", first["bytes_per_idle_qp"]),
        "bytes_per_qp_steps": {k: first.get(f"bytes_per_qp_{k}") for k in
                               ("created", "init", "rtr")},
+       "idle_qp_parts": first.get("idle_qp_parts"),
+       "imm_table_bytes": first.get("imm_table_bytes"),
        "heap_bytes_per_qp": first["heap_bytes_per_qp"],
        "trk_pool": {k: first.get(k) for k in ("trk_blocks", "trk_block_bytes",
                                               "trk_pool_bytes")},
        "scales": scales, "not_fitting": skipped,
        "reference_private_rings": {"bytes_per_idle_qp": rfirst["bytes_per_idle_qp"],
+                                   "idle_qp_parts": rfirst.get("idle_qp_parts"),
                                    "heap_bytes_per_qp": rfirst["heap_bytes_per_qp"],
                                    "scales": rscales, "not_fitting": rskipped}}
 json.dump(out, open("results/bench-scale.json", "w"), indent=1)
@@ -95,6 +101,8 @@ for s in scales:
     print(f"bench-scale: {s['qp_pairs']} pairs: {s['pps']:.0f} pps, message p50 "
           f"{s['msg_us_p50']:.0f} us, p99 {s['msg_us_p99']:.0f} us, waits {s['trk_waits']}, "
           f"resends {s['retx_pkts']}{vs}")
+parts = out["idle_qp_parts"] or {}
+print("bench-scale: idle QP by part: " + ", ".join(f"{k} {v}" for k, v in parts.items() if v))
 print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP "
       f"(private rings: {rfirst['bytes_per_idle_qp']}), {out['bytes_per_active_qp']} per active "
       f"QP; wrote results/bench-scale.json")

@@ -317,8 +317,8 @@ const struct mrc_qp_counters *mrc_qp_counters(const struct mrc_qp *qp);
 
 /**
  * Bytes allocated for this QP in its current state (grows at each
- * transition), counting the tracking block while it holds one from a
- * shared pool (a pool of its own counts always).
+ * transition), counting the tracking block and the Write-IMM table while
+ * it holds them from shared pools (its own count always).
  */
 size_t mrc_qp_mem_bytes(const struct mrc_qp *qp);
 

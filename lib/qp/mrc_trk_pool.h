@@ -6,13 +6,20 @@
 
 /**
  * @file
- * Per-worker pool of in-flight tracking blocks (the requester's PSN ring,
- * see mrc_rel_tx.h "Storage on loan"). A QP holds a block only while it
- * has packets in flight; an idle QP keeps just its sequence state. Blocks
- * are made once, at worker setup; lending and returning are a pointer pop
- * and push, for the fast path: no allocation, no lock (one lcore owns a
- * pool). When every block is out, the QP asking waits (it sends no new
- * data; nothing fails or is dropped) and the wait is counted.
+ * Per-worker pool of fixed-size blocks a QP borrows only while it needs
+ * them, so an idle QP keeps just its sequence state. Two uses:
+ *  - in-flight tracking (the requester's PSN ring, see mrc_rel_tx.h
+ *    "Storage on loan"), held while packets are in flight. When every
+ *    block is out, the QP asking waits (it sends no new data; nothing
+ *    fails or is dropped) and the wait is counted.
+ *  - Write-with-immediate tables (the responder's, mrc_qp_init.imm_pool),
+ *    held while an immediate waits to be delivered. When every block is
+ *    out, the packet carrying the immediate is refused with a NACK the
+ *    sender resends on (counted by the pool as a wait and by the QP in
+ *    rx_imm_no_table).
+ * Blocks are made once, at worker setup; lending and returning are a
+ * pointer pop and push, for the fast path: no allocation, no lock (one
+ * lcore owns a pool).
  */
 
 #include <stddef.h>
