@@ -164,11 +164,13 @@ struct mrc_qp_init {
 	/**
 	 * The worker's pool of Write-with-immediate tables (blocks of
 	 * mrc_qp_imm_block_bytes(), mrc_trk_pool.h), shared by its QPs as
-	 * responders: a QP holds one only from the arrival of a Write-IMM's
-	 * immediate until it is delivered. When every table is out, the
-	 * packet carrying the immediate is refused with a NACK NO_RESOURCE
-	 * (counted in rx_imm_no_table) and the sender resends it; nothing else
-	 * is refused. NULL: the QP gets a table of its own at RTR.
+	 * responders: a QP holds one only while an immediate that arrived
+	 * before the rest of its message waits (one arriving next in order is
+	 * delivered at once, no table needed). When every table is out, such
+	 * a packet is refused with a NACK NO_RESOURCE (counted in
+	 * rx_imm_no_table) and the sender resends it; nothing else is
+	 * refused. The pool must outlive the QPs. NULL: the QP gets a table
+	 * of its own at RTR.
 	 */
 	struct mrc_trk_pool *imm_pool;
 };

@@ -37,6 +37,25 @@ copy_out(const struct rte_mbuf *m, uint32_t off, uint8_t *dst, uint32_t len)
 	}
 }
 
+/* The next immediate in RQMSN order is complete: to the CQ. False if the CQ is full (QP failed). */
+static bool
+imm_complete(struct mrc_qp *qp, uint32_t imm, uint32_t len)
+{
+	const struct mrc_cqe c = {.qpn = qp->qpn,
+		.byte_len = len,
+		.imm = imm,
+		.opcode = MRC_CQE_RECV_IMM,
+		.status = MRC_CQE_OK};
+
+	if (!mrc_qp_cqe_push(qp, &c)) {
+		mrc_qp_fail(qp, MRC_QP_ERR_LOCAL);
+		return false;
+	}
+	qp->imm_next++;
+	qp->cnt.imm_delivered++;
+	return true;
+}
+
 static void
 deliver_imms(struct mrc_qp *qp)
 {
@@ -44,24 +63,31 @@ deliver_imms(struct mrc_qp *qp)
 
 	while (qp->imm_pending != 0) {
 		struct qp_imm *e = &qp->imm[qp->imm_next & qp->imm_mask];
-		struct mrc_cqe c;
 
 		if (!e->valid || !mrc_psn_le(e->last_psn, cack))
 			return;
-		c = (struct mrc_cqe){.qpn = qp->qpn, .byte_len = e->len, .imm = e->imm,
-			.opcode = MRC_CQE_RECV_IMM, .status = MRC_CQE_OK};
-		if (!mrc_qp_cqe_push(qp, &c)) {
-			mrc_qp_fail(qp, MRC_QP_ERR_LOCAL);
+		if (!imm_complete(qp, e->imm, e->len))
 			return;
-		}
 		e->valid = false;
 		qp->imm_pending--;
-		qp->imm_next++;
-		qp->cnt.imm_delivered++;
 	}
 	/* Every immediate is out: a lent table goes back for another QP. */
 	if (qp->imm_pool != NULL && qp->imm != NULL)
 		mrc_qp_imm_put(qp);
+}
+
+/*
+ * A lent table is needed only by an immediate that will have to wait. Not
+ * by one that is next in RQMSN order on the next expected PSN: its packet
+ * completes its message in order, so it is delivered on arrival. Nor by a
+ * packet seen before (nothing is written for it).
+ */
+static inline bool
+imm_needs_table(const struct mrc_qp *qp, const struct mrc_pkt *v)
+{
+	if (v->data.rqmsn == qp->imm_next && v->bth.psn == mrc_psn_add(mrc_rel_rx_cack(qp->rrx), 1))
+		return false;
+	return !mrc_rel_rx_has(qp->rrx, v->bth.psn);
 }
 
 static void
@@ -93,11 +119,13 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			return;
 		}
 		/*
-		 * The immediate needs a table entry until it is delivered. With
-		 * none free the packet is refused before it is accounted, so the
-		 * NACK makes the sender resend it: nothing is lost.
+		 * An immediate that must wait needs a table entry until it is
+		 * delivered. With none free the packet is refused before it is
+		 * accounted, so the NACK makes the sender resend it: nothing is
+		 * lost (and in order, the resend needs no table).
 		 */
-		if (imm && unlikely(qp->imm == NULL) && !mrc_qp_imm_get(qp)) {
+		if (imm && unlikely(qp->imm == NULL) && imm_needs_table(qp, v) &&
+			!mrc_qp_imm_get(qp)) {
 			qp->cnt.rx_imm_no_table++;
 			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_NO_RESOURCE, false, v->bth.psn,
 				v->ev);
@@ -118,7 +146,11 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		copy_out(m, v->payload_off, mrc_mr_ptr(mr, v->data.va), v->payload_len);
 		qp->cnt.rx_data_pkts++;
 		qp->cnt.rx_data_bytes += v->payload_len;
-		if (imm) {
+		if (imm && qp->imm == NULL) {
+			/* No table: imm_needs_table() saw it complete its message, next in order.
+			 */
+			imm_complete(qp, v->data.imm, v->data.dma_len);
+		} else if (imm) {
 			struct qp_imm *e = &qp->imm[v->data.rqmsn & qp->imm_mask];
 
 			qp->imm_pending += !e->valid;

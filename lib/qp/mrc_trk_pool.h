@@ -13,10 +13,10 @@
  *    block is out, the QP asking waits (it sends no new data; nothing
  *    fails or is dropped) and the wait is counted.
  *  - Write-with-immediate tables (the responder's, mrc_qp_init.imm_pool),
- *    held while an immediate waits to be delivered. When every block is
- *    out, the packet carrying the immediate is refused with a NACK the
- *    sender resends on (counted by the pool as a wait and by the QP in
- *    rx_imm_no_table).
+ *    held while an immediate that arrived ahead of the rest of its
+ *    message waits. When every block is out, its packet is refused with a
+ *    NACK the sender resends on (counted by the pool as a wait and by the
+ *    QP in rx_imm_no_table).
  * Blocks are made once, at worker setup; lending and returning are a
  * pointer pop and push, for the fast path: no allocation, no lock (one
  * lcore owns a pool).
