@@ -147,8 +147,7 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		qp->cnt.rx_data_pkts++;
 		qp->cnt.rx_data_bytes += v->payload_len;
 		if (imm && qp->imm == NULL) {
-			/* No table: imm_needs_table() saw it complete its message, next in order.
-			 */
+			/* No table: it completes its message, next in order. */
 			imm_complete(qp, v->data.imm, v->data.dma_len);
 		} else if (imm) {
 			struct qp_imm *e = &qp->imm[v->data.rqmsn & qp->imm_mask];
