@@ -244,6 +244,33 @@ test_ev_order_with_retransmissions(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The QP resends a packet of its oldest message twice unless a NACK (a
+ * trim: congestion) declared it lost: rel says which, until it is resent.
+ */
+static int
+test_lost_on_nack(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 0);
+	MRC_T_ASSERT(!mrc_rel_tx_lost_on_nack(tx, 0), "in flight");
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 10, &ops, &e), 0);
+	MRC_T_ASSERT(mrc_rel_tx_lost_on_nack(tx, 0), "NACKed");
+	/* 1 times out: lost, but silently. */
+	mrc_rel_tx_poll(tx, mrc_rel_tx_pkt_timeout(tx) + 1, &ops, &e);
+	MRC_T_EQ(e.why[1], MRC_REL_LOSS_PKT_TIMEOUT);
+	MRC_T_ASSERT(!mrc_rel_tx_lost_on_nack(tx, 1), "silent loss");
+	MRC_T_ASSERT(!mrc_rel_tx_lost_on_nack(tx, 2), "never sent");
+	mrc_rel_tx_sent_retx(tx, 0, 2, EVV(2), 20);
+	MRC_T_ASSERT(!mrc_rel_tx_lost_on_nack(tx, 0), "resent: in flight again");
+	free(tx);
+	return MRC_TEST_OK;
+}
+
 /* A slot whose EV was replaced: the new EV's deliveries say nothing of the old one's. */
 static int
 test_ev_order_per_tenure(void)
@@ -961,6 +988,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_per_path_order_loss),
 	MRC_TEST_CASE(test_ev_order_with_retransmissions),
 	MRC_TEST_CASE(test_ev_order_per_tenure),
+	MRC_TEST_CASE(test_lost_on_nack),
 	MRC_TEST_CASE(test_time_rule),
 	MRC_TEST_CASE(test_spurious_loss),
 	MRC_TEST_CASE(test_nack_reasons_and_budget),
