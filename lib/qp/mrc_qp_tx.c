@@ -333,10 +333,14 @@ probe_ev_free(const struct mrc_qp *qp, uint32_t usable, uint32_t ev)
  * (`planes`), untracked by rel: the oldest message holds every later
  * completion (RC order), and the resend lost again would cost another loss
  * detection and round trip, about 35 us at 100 Gb/s, in which the QP
- * idles once its later messages are out. Only for silent losses: a trim
- * NACK means congestion, which a second copy would feed. Whichever copy
- * arrives acknowledges the PSN; the other is a counted duplicate at the
- * responder. Returns the packets added (0 or 1).
+ * idles once its later messages are out. Only for a loss proven by a later
+ * packet on its path (rel's rule 1: a real loss on a path that works, not
+ * a late packet taken for lost), and not when it may be congestion, which
+ * a second copy would feed: never for a trim NACK, nor with the round trip
+ * at twice its minimum or more (a standing queue; without trimming,
+ * congestion drops silently). Whichever copy arrives acknowledges the PSN;
+ * the other is a counted duplicate at the responder. Returns the packets
+ * added (0 or 1).
  */
 static uint16_t
 resend_copy(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t cookie, uint32_t psn, uint16_t len,
@@ -392,7 +396,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		const bool twice = qp->pin_slot < 0 && n + 1 < max &&
 				   ((cookie >> COOKIE_PKT_BITS) & qp->sq_mask) ==
 					   (qp->sq_head & qp->sq_mask) &&
-				   !mrc_rel_tx_lost_on_nack(rtx, psn);
+				   mrc_rel_tx_lost_why(rtx, psn) == MRC_REL_LOSS_EV_ORDER &&
+				   rtx->srtt_tsc / 2 < rtx->min_rtt_tsc;
 
 		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
 		mrc_ev_on_tx(qp->ev, slot, len);

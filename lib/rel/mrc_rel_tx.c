@@ -212,8 +212,7 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 		ev_unlink(tx, i);
 	t_unlink(tx, i);
 	set_state(p, PKT_LOST);
-	if (why == MRC_REL_LOSS_NACK)
-		p->state |= LOST_NACKED;
+	p->state = (uint8_t)((p->state & ~LOST_WHY_MASK) | (why << LOST_WHY_SHIFT));
 	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);
 	tx->n_inflight--;
 	tx->inflight_bytes -= p->len;
@@ -304,16 +303,18 @@ mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_e
 	return -ENOENT;
 }
 
-bool
-mrc_rel_tx_lost_on_nack(const struct mrc_rel_tx *tx, uint32_t psn)
+int
+mrc_rel_tx_lost_why(const struct mrc_rel_tx *tx, uint32_t psn)
 {
 	const struct mrc_rel_tx_pkt *p;
 
 	/* Nothing lost: the tracking block may be back in its pool (trk NULL). */
 	if (tx->n_lost == 0 || !outstanding(tx, psn))
-		return false;
+		return -ENOENT;
 	p = &ring_c(tx)[psn & tx->mask];
-	return pkt_state(p) == PKT_LOST && (p->state & LOST_NACKED) != 0;
+	if (pkt_state(p) != PKT_LOST)
+		return -ENOENT;
+	return (p->state & LOST_WHY_MASK) >> LOST_WHY_SHIFT;
 }
 
 void

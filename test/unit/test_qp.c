@@ -574,6 +574,51 @@ test_head_resend_goes_twice(void)
 }
 
 /*
+ * With a standing queue (round trip at twice its minimum or more) a silent
+ * loss may be congestion (no trimming: full queues drop): the resend goes
+ * once, even for the oldest message. The first message sets the minimum
+ * RTT (2 us); then the wire's latency goes from 1 to 5 us each way, five
+ * more messages of 8 packets raise srtt past 4 us, and PSN 45, in the
+ * last one, is dropped.
+ */
+static int
+test_no_second_copy_when_queued(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 45, .left = 1};
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 1 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	for (uint64_t k = 0; k < 6; k++) {
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem, 8 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
+		run(&p, &w, 10000 * US);
+		MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+		MRC_T_EQ(e.status, MRC_CQE_OK);
+		w.latency_ns = 5 * US;
+	}
+	MRC_T_EQ(d.left, 0);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_ASSERT(rtx->srtt_tsc / 2 >= rtx->min_rtt_tsc, "srtt %llu, min %llu",
+		(unsigned long long)rtx->srtt_tsc, (unsigned long long)rtx->min_rtt_tsc);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 0);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
  * Send from host `from`; deliver to the peer at once every packet except
  * data packets whose PSN is not in [lo, hi), which are kept in `held` (or
  * freed when `held` is full). Returns the data packets sent.
@@ -1050,6 +1095,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
 	MRC_TEST_CASE(test_head_resend_goes_twice),
+	MRC_TEST_CASE(test_no_second_copy_when_queued),
 	MRC_TEST_CASE(test_zero_length_write),
 	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),
