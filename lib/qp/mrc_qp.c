@@ -218,6 +218,20 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 		break;
 	case MRC_REL_LOSS_REWIND:
 		break; /* go-back-N collateral: the loss that caused it was reported first */
+	case MRC_REL_LOSS_EV_ORDER:
+		/*
+		 * Proven by a later packet, or a probe, that arrived on the same
+		 * path (rel's rule 1): the path delivers, so this was a random
+		 * loss, not a failed path. MRC retires the EV of any silent loss
+		 * (protocol.md 1.14); we keep it in service when the path has just
+		 * shown it works: under random loss on every link, retiring
+		 * spent the backups and left a third of the pool in rotation,
+		 * unevenly over the planes (README, "Goodput under random loss").
+		 * A path that loses everything never proves a loss this way: its
+		 * losses are found by the timers and retire its EVs as before.
+		 */
+		mrc_cc_on_loss(&qp->cc, len, now);
+		break;
 	default:
 		/* A silent loss: the path is assumed bad and replaced at once (not when pinned). */
 		slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, ev) : -1;

@@ -355,6 +355,38 @@ probe_ev_free(const struct mrc_qp *qp, uint32_t usable, uint32_t ev)
 	return true;
 }
 
+/*
+ * A second copy of a resent packet of the oldest message, on another plane
+ * (`planes`), untracked by rel: the oldest message holds every later
+ * completion (RC order), and the resend lost again would cost another loss
+ * detection and round trip, about 35 us at 100 Gb/s, in which the QP
+ * idles once its later messages are out. Only for a loss proven by a later
+ * packet on its path (rel's rule 1: a real loss on a path that works, not
+ * a late packet taken for lost), and not when it may be congestion, which
+ * a second copy would feed: never for a trim NACK, nor with the round trip
+ * at twice its minimum or more (a standing queue; without trimming,
+ * congestion drops silently). Whichever copy arrives acknowledges the PSN;
+ * the other is a counted duplicate at the responder. Returns the packets
+ * added (0 or 1).
+ */
+static uint16_t
+resend_copy(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t cookie, uint32_t psn, uint16_t len,
+	uint32_t planes, struct mrc_rand *rand, struct rte_mbuf **out)
+{
+	uint32_t ev;
+	int slot;
+
+	if ((mrc_ev_good_planes(qp->ev) & planes) == 0 ||
+		(slot = pick(qp, planes, rand, 0, &ev)) < 0)
+		return 0;
+	*out = build_data(qp, w, cookie & COOKIE_PKT_MASK, psn, ev, true);
+	if (*out == NULL)
+		return 0;
+	mrc_ev_on_tx(qp->ev, slot, len);
+	qp->cnt.tx_retx_pkts++;
+	return 1;
+}
+
 static uint16_t
 tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *rand,
 	struct rte_mbuf **pkts, uint16_t max)
@@ -387,10 +419,22 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		m = build_data(qp, w, cookie & COOKIE_PKT_MASK, psn, ev, true);
 		if (m == NULL)
 			return n;
+		/* Asked before sent_retx, which forgets why it was lost. */
+		const bool twice = qp->pin_slot < 0 && n + 1 < max &&
+				   ((cookie >> COOKIE_PKT_BITS) & qp->sq_mask) ==
+					   (qp->sq_head & qp->sq_mask) &&
+				   mrc_rel_tx_lost_why(rtx, psn) == MRC_REL_LOSS_EV_ORDER &&
+				   rtx->srtt_tsc / 2 < rtx->min_rtt_tsc;
+
 		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
 		mrc_ev_on_tx(qp->ev, slot, len);
 		qp->cnt.tx_retx_pkts++;
 		pkts[n++] = m;
+		if (twice)
+			n += resend_copy(qp, w, cookie, psn, len,
+				usable & ~(UINT32_C(1) << ev_plane(qp, ev)) &
+					~(UINT32_C(1) << ev_plane(qp, old_ev)),
+				rand, pkts + n);
 	}
 
 	/*

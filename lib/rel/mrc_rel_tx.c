@@ -212,6 +212,7 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 		ev_unlink(tx, i);
 	t_unlink(tx, i);
 	set_state(p, PKT_LOST);
+	p->state = (uint8_t)((p->state & ~LOST_WHY_MASK) | (why << LOST_WHY_SHIFT));
 	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);
 	tx->n_inflight--;
 	tx->inflight_bytes -= p->len;
@@ -300,6 +301,20 @@ mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_e
 		}
 	}
 	return -ENOENT;
+}
+
+int
+mrc_rel_tx_lost_why(const struct mrc_rel_tx *tx, uint32_t psn)
+{
+	const struct mrc_rel_tx_pkt *p;
+
+	/* Nothing lost: the tracking block may be back in its pool (trk NULL). */
+	if (tx->n_lost == 0 || !outstanding(tx, psn))
+		return -ENOENT;
+	p = &ring_c(tx)[psn & tx->mask];
+	if (pkt_state(p) != PKT_LOST)
+		return -ENOENT;
+	return (p->state & LOST_WHY_MASK) >> LOST_WHY_SHIFT;
 }
 
 void

@@ -302,6 +302,9 @@ uint32_t mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, 
 int mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev,
 	uint32_t *cookie, uint16_t *len);
 
+/** Why `psn`, waiting to be resent, was declared lost (enum mrc_rel_loss); -ENOENT if it is not. */
+int mrc_rel_tx_lost_why(const struct mrc_rel_tx *tx, uint32_t psn);
+
 /** Record that `psn` (from next_retx) was resent from `slot` with EV value `ev`. */
 void mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev,
 	uint64_t now_tsc);

@@ -33,9 +33,14 @@ enum {
 	PKT_LOST,     /* waiting to be resent, on neither list */
 	PKT_ACKED,    /* delivered, waiting for snd_una to pass it */
 };
-/* state byte: the state in the low bits, plus whether the entry is on its EV list */
-#define STATE_MASK 0x07
-#define ON_EV_LIST 0x08
+/*
+ * state byte: the state in the low bits, whether the entry is on its EV
+ * list, and (PKT_LOST) why it was declared lost (enum mrc_rel_loss)
+ */
+#define STATE_MASK     0x07
+#define ON_EV_LIST     0x08
+#define LOST_WHY_SHIFT 4
+#define LOST_WHY_MASK  0x70
 
 /* Bytes of the ring: the window rounded up to a power of two (at least 64) entries. */
 static inline size_t

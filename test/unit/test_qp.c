@@ -441,6 +441,7 @@ test_retry_budget_exhausted(void)
 struct drop_psn {
 	uint32_t psn;
 	int left;
+	int probes; /* drop_once_unprobed: probes still to drop */
 };
 
 static bool
@@ -695,9 +696,135 @@ test_tail_loss_recovered_by_probe(void)
 	MRC_T_EQ(d.left, 0);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_probes >= 1, "a probe was sent");
 	MRC_T_EQ(rtx->stats.rto_fired, 0);
-	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
+	/* Of the oldest message: resent twice (test_head_resend_goes_twice). */
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 2);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 1);
 	/* Recovered within a few RTTs (10 us here), far inside the 262 us timer. */
 	MRC_T_ASSERT(p.now < 100 * US, "took %llu ns", (unsigned long long)p.now);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* What test_head_resend_goes_twice drops and sees: PSNs 3 and 12 once, then copies. */
+struct twice_watch {
+	int left3, left12;
+	uint8_t lost_plane;
+	unsigned int copies3, copies12;
+	uint8_t plane3[4];
+};
+
+static bool
+drop_watch(void *ctx, const struct mrc_pkt *v)
+{
+	struct twice_watch *t = ctx;
+	const uint8_t plane = (uint8_t)mrc_ev_layout_plane(&MRC_EV_LAYOUT_DEFAULT, v->ev);
+
+	if (!mrc_opcode_is_data(v->bth.opcode))
+		return false;
+	if (v->bth.psn == 3 && t->left3 > 0) {
+		t->left3--;
+		t->lost_plane = plane;
+		return true;
+	}
+	if (v->bth.psn == 12 && t->left12 > 0) {
+		t->left12--;
+		return true;
+	}
+	if (v->bth.rtx && v->bth.psn == 3 && t->copies3 < RTE_DIM(t->plane3))
+		t->plane3[t->copies3++] = plane;
+	if (v->bth.rtx && v->bth.psn == 12)
+		t->copies12++;
+	return false;
+}
+
+/*
+ * A lost packet of the oldest message, which every later completion waits
+ * for (RC order), is resent twice, on two planes other than the one that
+ * lost it: a resend lost again would cost another loss detection and round
+ * trip. A later message's packet is resent once. Two 8-packet messages,
+ * PSN 3 (first) and 12 (second) dropped once each.
+ */
+static int
+test_head_resend_goes_twice(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct twice_watch t = {.left3 = 1, .left12 = 1};
+	struct mrc_cqe e[2];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_watch;
+	w.ctx = &t;
+	mrc_test_fill(&p.h[0], 0, 16 * 4096, 3);
+	for (uint64_t k = 0; k < 2; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 8 * 4096, 8 * 4096,
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 8 * 4096,
+				 p.h[1].key, false, 0),
+			0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 2);
+	MRC_T_EQ(e[0].status, MRC_CQE_OK);
+	MRC_T_EQ(e[1].status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 16 * 4096);
+	MRC_T_EQ(t.left3 + t.left12, 0);
+	MRC_T_EQ(t.copies3, 2);
+	MRC_T_ASSERT(t.plane3[0] != t.plane3[1] && t.plane3[0] != t.lost_plane &&
+			     t.plane3[1] != t.lost_plane,
+		"planes: lost on %u, resent on %u and %u", t.lost_plane, t.plane3[0], t.plane3[1]);
+	MRC_T_EQ(t.copies12, 1);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 3);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 1);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
+ * With a standing queue (round trip at twice its minimum or more) a silent
+ * loss may be congestion (no trimming: full queues drop): the resend goes
+ * once, even for the oldest message. The first message sets the minimum
+ * RTT (2 us); then the wire's latency goes from 1 to 5 us each way, five
+ * more messages of 8 packets raise srtt past 4 us, and PSN 45, in the
+ * last one, is dropped.
+ */
+static int
+test_no_second_copy_when_queued(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 45, .left = 1};
+	struct mrc_cqe e;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 1 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	for (uint64_t k = 0; k < 6; k++) {
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem, 8 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
+		run(&p, &w, 10000 * US);
+		MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+		MRC_T_EQ(e.status, MRC_CQE_OK);
+		w.latency_ns = 5 * US;
+	}
+	MRC_T_EQ(d.left, 0);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_ASSERT(rtx->srtt_tsc / 2 >= rtx->min_rtt_tsc, "srtt %llu, min %llu",
+		(unsigned long long)rtx->srtt_tsc, (unsigned long long)rtx->min_rtt_tsc);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 0);
 	MRC_T_RUN(no_leak(&p));
 	mrc_test_pair_destroy(&p);
 	return MRC_TEST_OK;
@@ -738,13 +865,29 @@ xfer(struct mrc_test_pair *p, int from, uint32_t lo, uint32_t hi, struct rte_mbu
 	return data;
 }
 
+/* ASSUMED_BAD EVs, active or backup, across the pool. */
+static unsigned int
+bad_evs(const struct mrc_qp *qp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int pl = 0; pl < 8; pl++) {
+		struct mrc_ev_counts c;
+
+		if (mrc_ev_plane_counts(mrc_qp_ev_pool(qp), pl, &c) == 0)
+			n += c.active[MRC_EV_ASSUMED_BAD] + c.backup[MRC_EV_ASSUMED_BAD];
+	}
+	return n;
+}
+
 /*
  * SRv6: the EV names the path, so the loss of PSN 0 is proven by the next
  * packet on its plane and T1, whatever EV that one took: 64 packets over
  * 8 planes x 4 T1s give every path later packets, while 128 EVs give PSN
  * 0's own EV none. Without the path (structured EVs, ECMP-hashed), or
  * with path_order off (a hop that is a LAG may reorder a path), only the
- * timers can find it.
+ * timers can find it. A loss proven so does not retire its EV: the path
+ * has just delivered.
  */
 static int
 test_loss_proven_by_path_order(void)
@@ -778,6 +921,9 @@ test_loss_proven_by_path_order(void)
 		MRC_T_EQ(rtx->stats.lost[MRC_REL_LOSS_EV_ORDER], proves ? 1 : 0);
 		MRC_T_EQ(rtx->n_lost, proves ? 1 : 0);
 		MRC_T_EQ(rtx->stats.spurious, 0);
+		/* The path delivered a later packet: it works, its EV stays in service. */
+		MRC_T_EQ(bad_evs(p.h[0].qp), 0);
+		MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->ev_losses, 0);
 		mrc_test_pair_destroy(&p);
 	}
 	return MRC_TEST_OK;
@@ -856,10 +1002,24 @@ retired_evs(const struct mrc_qp *qp)
 	return n;
 }
 
+/* Drop data PSN d->psn once and the first probe: nothing then shows the path alive. */
+static bool
+drop_once_unprobed(void *ctx, const struct mrc_pkt *v)
+{
+	struct drop_psn *d = ctx;
+
+	if (v->bth.opcode == MRC_OP_PROBE && d->probes > 0) {
+		d->probes--;
+		return true;
+	}
+	return drop_once(ctx, v);
+}
+
 /*
- * A random loss retires its EV; with no backup left, its plane carries
- * less until the EV is re-admitted. Probe rounds are frequent enough to
- * bring a sound EV back within a millisecond (3 good answers).
+ * A loss found by the timers (no later packet or probe answer from its
+ * path) retires its EV; with no backup left, its plane carries less until
+ * the EV is re-admitted. Probe rounds are frequent enough to bring a sound
+ * EV back within a millisecond (3 good answers).
  */
 static int
 test_sound_ev_readmitted_soon(void)
@@ -867,7 +1027,7 @@ test_sound_ev_readmitted_soon(void)
 	static struct wire w;
 	struct mrc_test_pair_cfg cfg;
 	struct mrc_test_pair p;
-	struct drop_psn d = {.psn = 3, .left = 1};
+	struct drop_psn d = {.psn = 3, .left = 1, .probes = 1};
 	struct rte_mbuf *pk[64];
 	struct mrc_cqe e;
 
@@ -876,13 +1036,15 @@ test_sound_ev_readmitted_soon(void)
 	SETUP(p, cfg);
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = 5 * US;
-	w.drop = drop_once;
+	w.drop = drop_once_unprobed;
 	w.ctx = &d;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
 			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(d.left, 0);
+	MRC_T_EQ(d.probes, 0);
+	MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 1);
 	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
 	const uint64_t lost_at = p.now;
 
@@ -1147,6 +1309,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
+	MRC_TEST_CASE(test_head_resend_goes_twice),
+	MRC_TEST_CASE(test_no_second_copy_when_queued),
 	MRC_TEST_CASE(test_zero_length_write),
 	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),

@@ -244,6 +244,39 @@ test_ev_order_with_retransmissions(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The QP resends a packet of its oldest message twice only when rule 1
+ * proved it lost: rel says why each packet waiting to be resent was lost.
+ */
+static int
+test_lost_why(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
+	struct events e = {0};
+
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 0);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 0), -ENOENT); /* in flight */
+	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 10, &ops, &e), 0);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 0), MRC_REL_LOSS_NACK);
+	mrc_rel_tx_poll(tx, mrc_rel_tx_pkt_timeout(tx) + 1, &ops, &e);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 1), MRC_REL_LOSS_PKT_TIMEOUT);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 2), -ENOENT); /* never sent */
+	mrc_rel_tx_sent_retx(tx, 0, 2, EVV(2), 20);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 0), -ENOENT); /* resent: in flight again */
+	/* Rule 1: 2 and 3 on EV 3; 3 arrives, so 2 was lost. */
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 30);
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 31);
+	struct mrc_rel_ack_info info;
+	struct mrc_sack_view s = sack(0xffffff, 1, 0x8, 4); /* base 0: only 3 arrived */
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 40, &ops, &e, &info), 0);
+	MRC_T_EQ(mrc_rel_tx_lost_why(tx, 2), MRC_REL_LOSS_EV_ORDER);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
 /* A slot whose EV was replaced: the new EV's deliveries say nothing of the old one's. */
 static int
 test_ev_order_per_tenure(void)
@@ -961,6 +994,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_per_path_order_loss),
 	MRC_TEST_CASE(test_ev_order_with_retransmissions),
 	MRC_TEST_CASE(test_ev_order_per_tenure),
+	MRC_TEST_CASE(test_lost_why),
 	MRC_TEST_CASE(test_time_rule),
 	MRC_TEST_CASE(test_spurious_loss),
 	MRC_TEST_CASE(test_nack_reasons_and_budget),
