@@ -231,7 +231,11 @@ lookup(struct mrcd_host *h, uint32_t qpn)
 	return i < h->cfg.max_qps && h->qps[i].qp != NULL ? &h->qps[i] : NULL;
 }
 
-/* Parse a burst; hand SACKs and NACKs to their QPs first, then data and probes. */
+/*
+ * Parse a burst; hand SACKs and NACKs to their QPs first, then data and
+ * probes. The burst is freed together at the end (see mrc_qp_rx_keep), and
+ * a QP's timer is re-armed once per run of its packets, not per packet.
+ */
 static unsigned int
 input(struct mrcd_host *h, unsigned int plane)
 {
@@ -239,7 +243,10 @@ input(struct mrcd_host *h, unsigned int plane)
 	struct mrc_pkt v[MRCD_BURST];
 	bool ok[MRCD_BURST];
 	uint16_t n = rte_eth_rx_burst(h->cfg.port_id[plane], 0, m, MRCD_BURST);
+	struct qp_slot *last = NULL;
 
+	if (n == 0)
+		return 0;
 	h->plane[plane].rx_pkts += n;
 	for (uint16_t k = 0; k < n; k++) {
 		enum mrc_wire_rx r;
@@ -249,8 +256,6 @@ input(struct mrcd_host *h, unsigned int plane)
 
 		h->verdicts.pkts[r]++;
 		ok[k] = r == MRC_WIRE_OK;
-		if (!ok[k])
-			rte_pktmbuf_free(m[k]);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
@@ -262,20 +267,26 @@ input(struct mrcd_host *h, unsigned int plane)
 				continue;
 			if (v[k].bth.dqpn == MRC_EP_QPN) {
 				h->cnt.rx_ep_ops++;
-				rte_pktmbuf_free(m[k]);
 				continue;
 			}
 			s = lookup(h, v[k].bth.dqpn);
 			if (s == NULL) {
 				h->cnt.rx_unknown_qpn++;
-				rte_pktmbuf_free(m[k]);
 				continue;
 			}
-			mrc_qp_rx(s->qp, m[k], &v[k], h->now_tsc);
-			rearm(h, s);
-			mark_busy(h, s);
+			if (s != last && last != NULL) {
+				rearm(h, last);
+				mark_busy(h, last);
+			}
+			last = s;
+			mrc_qp_rx_keep(s->qp, m[k], &v[k], h->now_tsc);
 		}
 	}
+	if (last != NULL) {
+		rearm(h, last);
+		mark_busy(h, last);
+	}
+	rte_pktmbuf_free_bulk(m, n);
 	h->cnt.rx_pkts += n;
 	return n;
 }
