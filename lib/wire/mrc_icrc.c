@@ -93,6 +93,9 @@ crc32_table(uint32_t crc, const void *buf, size_t len)
 static uint64_t k_fold512_lo, k_fold512_hi, k_fold128_lo, k_fold128_hi, k_fold64;
 static uint64_t k_barrett_mu, k_barrett_poly;
 static uint64_t k_fold2048_lo, k_fold2048_hi;
+/* Advance a block past 16 * 2^i bytes: for a second run folded on its own (fold_piece). */
+#define ADV_MAX 20
+static uint64_t k_adv_lo[ADV_MAX], k_adv_hi[ADV_MAX];
 
 #define CRC32_POLY_NORMAL_33 0x104C11DB7ull /* x^32 + ... + 1, 33 bits */
 
@@ -106,14 +109,31 @@ reflect_bits(uint64_t v, unsigned int n)
 	return r;
 }
 
-/* x^n mod P in the reflected domain, as a 33-bit multiplier. */
+/* a * b mod P, both polynomials of degree < 32 in the normal (unreflected) representation. */
+static uint32_t
+gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t r = 0;
+
+	for (int i = 31; i >= 0; i--) {
+		r = (r << 1) ^ ((r & 0x80000000u) ? 0x04C11DB7u : 0);
+		if ((b >> i) & 1u)
+			r ^= a;
+	}
+	return r;
+}
+
+/* x^n mod P in the reflected domain, as a 33-bit multiplier (square and multiply). */
 static uint64_t
 reflected_xpow_mod(unsigned int n)
 {
-	uint32_t r = 1; /* normal (unreflected) representation of x^0 */
+	uint32_t r = 1, sq = 2; /* x^0 and x^1, normal representation */
 
-	for (unsigned int i = 0; i < n; i++)
-		r = (r << 1) ^ ((r & 0x80000000u) ? 0x04C11DB7u : 0);
+	for (; n > 0; n >>= 1) {
+		if (n & 1u)
+			r = gf2_mulmod(r, sq);
+		sq = gf2_mulmod(sq, sq);
+	}
 	return reflect_bits(r, 32) << 1;
 }
 
@@ -292,6 +312,10 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_fold64 = reflected_xpow_mod(64);
 	k_fold2048_lo = reflected_xpow_mod(2048 + 32);
 	k_fold2048_hi = reflected_xpow_mod(2048 - 32);
+	for (unsigned int i = 0; i < ADV_MAX; i++) {
+		k_adv_lo[i] = reflected_xpow_mod((128u << i) + 32);
+		k_adv_hi[i] = reflected_xpow_mod((128u << i) - 32);
+	}
 	k_barrett_mu = reflect_bits(x64_div_poly(), 33);
 	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
@@ -415,7 +439,21 @@ fold_piece(struct fold_run *r, const uint8_t *p, size_t len)
 	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
 	size_t whole = len & ~(size_t)15;
 
-	if (whole > 0) {
+	if (whole > 0 && r->have && (whole >> 4) < (1u << ADV_MAX)) {
+		/*
+		 * The piece folds on its own, from zero, while the blocks so far
+		 * are advanced past it (a fold per set bit of its block count: one
+		 * for a power-of-two MTU), so that the two chains of dependent
+		 * multiplies overlap instead of following each other.
+		 */
+		__m128i x = r->x, y = fold_blocks(_mm_setzero_si128(), p, whole, r->wide);
+
+		for (size_t b = whole >> 4, i = 0; b != 0; b >>= 1, i++)
+			if (b & 1u)
+				x = fold(x, _mm_set_epi64x((long long)k_adv_hi[i],
+						    (long long)k_adv_lo[i]));
+		r->x = _mm_xor_si128(x, y);
+	} else if (whole > 0) {
 		/* The blocks so far, advanced past 128 bits, ride in the next block. */
 		__m128i carry = r->have ? fold(r->x, k128) : _mm_cvtsi32_si128((int)r->crc);
 
@@ -499,9 +537,10 @@ icrc_fold(const struct rte_mbuf *seg, const uint8_t *h, uint32_t n, uint32_t len
 		b = _mm_xor_si128(b, _mm_loadu_si128((const __m128i *)(icrc_seed + j)));
 		x = _mm_xor_si128(fold(x, k128), b);
 	}
-	r.x = x;
+	/* The rest of the first segment follows on the same chain (one piece, one run). */
 	if (k < blocks)
-		fold_piece(&r, h + 16 * k - pad, (blocks - k) * 16);
+		x = fold_blocks(fold(x, k128), h + 16 * k - pad, (blocks - k) * 16, wide);
+	r.x = x;
 	/* The rest of the covered bytes, segment by segment. */
 	for (len -= n, seg = seg->next; seg != NULL && len > 0; seg = seg->next) {
 		const uint32_t m = RTE_MIN((uint32_t)seg->data_len, len);
