@@ -17,6 +17,7 @@ MRC_COUNTER_BLOCK_DEFINE(mrcd_host_counters, MRCD_HOST_COUNTERS);
 struct qp_slot {
 	struct mrc_qp *qp;
 	struct mrc_timer timer;
+	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrcd_host *host;
 	bool listed; /* on the busy list */
 };
@@ -80,21 +81,29 @@ qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t 
 	uint64_t next = mrc_qp_poll(s->qp, now_tsc);
 
 	s->host->cnt.timer_fires++;
+	s->armed_tsc = next;
 	if (next != UINT64_MAX)
 		mrc_timer_arm(w, t, next);
 	mark_busy(s->host, s); /* a timeout may have marked packets for resending */
 }
 
-/* After any activity a QP's next deadline may have moved: re-arm its timer. */
+/*
+ * After any activity a QP's next deadline may have moved. Only an earlier
+ * one moves the timer: a later one waits until the timer fires at the old
+ * deadline, finds nothing due in mrc_qp_poll() and is armed then for the
+ * new one. Moving the timer on every packet (the deadline of a busy QP goes
+ * later with every acknowledgement) took a cold wheel slot each time, a
+ * cache miss per packet; the lazy way costs a spurious fire per deadline.
+ */
 static inline void
 rearm(struct mrcd_host *h, struct qp_slot *s)
 {
 	uint64_t next = mrc_qp_poll(s->qp, h->now_tsc);
 
-	if (next == UINT64_MAX)
-		mrc_timer_cancel(h->wheel, &s->timer);
-	else
+	if (next < s->armed_tsc) {
 		mrc_timer_arm(h->wheel, &s->timer, next);
+		s->armed_tsc = next;
+	}
 }
 
 struct mrcd_host *
@@ -173,6 +182,7 @@ mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc)
 	s->qp = qp;
 	s->host = h;
 	mrc_timer_init(&s->timer, qp_timer_cb, s);
+	s->armed_tsc = UINT64_MAX;
 	mrc_qp_set_wake(qp, qp_wake, s);
 	h->now_tsc = now_tsc;
 	rearm(h, s);
