@@ -78,7 +78,16 @@ def testpmd_rate(mode, seconds, frame, prefix):
             time.sleep(0.05)
         if p.poll() is not None or not os.path.exists(sock):
             raise RuntimeError(f"testpmd did not start (exit {p.poll()}): {' '.join(cmd)}")
-        tel = Telemetry(sock)
+        # The socket file may be the last round's (same prefix) until this
+        # testpmd replaces it: refused until then.
+        while True:
+            try:
+                tel = Telemetry(sock)
+                break
+            except ConnectionRefusedError:
+                if time.time() >= deadline or p.poll() is not None:
+                    raise
+                time.sleep(0.1)
 
         def sample():
             pk = sum(tel.query(f"/ethdev/stats,{i}")["/ethdev/stats"]["ipackets"]

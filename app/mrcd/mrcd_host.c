@@ -17,6 +17,7 @@ MRC_COUNTER_BLOCK_DEFINE(mrcd_host_counters, MRCD_HOST_COUNTERS);
 struct qp_slot {
 	struct mrc_qp *qp;
 	struct mrc_timer timer;
+	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrcd_host *host;
 	bool listed; /* on the busy list */
 };
@@ -80,21 +81,29 @@ qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t 
 	uint64_t next = mrc_qp_poll(s->qp, now_tsc);
 
 	s->host->cnt.timer_fires++;
+	s->armed_tsc = next;
 	if (next != UINT64_MAX)
 		mrc_timer_arm(w, t, next);
 	mark_busy(s->host, s); /* a timeout may have marked packets for resending */
 }
 
-/* After any activity a QP's next deadline may have moved: re-arm its timer. */
+/*
+ * After any activity a QP's next deadline may have moved. Only an earlier
+ * one moves the timer: a later one waits until the timer fires at the old
+ * deadline, finds nothing due in mrc_qp_poll() and is armed then for the
+ * new one. Moving the timer on every packet (the deadline of a busy QP goes
+ * later with every acknowledgement) took a cold wheel slot each time, a
+ * cache miss per packet; the lazy way costs a spurious fire per deadline.
+ */
 static inline void
 rearm(struct mrcd_host *h, struct qp_slot *s)
 {
 	uint64_t next = mrc_qp_poll(s->qp, h->now_tsc);
 
-	if (next == UINT64_MAX)
-		mrc_timer_cancel(h->wheel, &s->timer);
-	else
+	if (next < s->armed_tsc) {
 		mrc_timer_arm(h->wheel, &s->timer, next);
+		s->armed_tsc = next;
+	}
 }
 
 struct mrcd_host *
@@ -173,6 +182,7 @@ mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc)
 	s->qp = qp;
 	s->host = h;
 	mrc_timer_init(&s->timer, qp_timer_cb, s);
+	s->armed_tsc = UINT64_MAX;
 	mrc_qp_set_wake(qp, qp_wake, s);
 	h->now_tsc = now_tsc;
 	rearm(h, s);
@@ -231,7 +241,11 @@ lookup(struct mrcd_host *h, uint32_t qpn)
 	return i < h->cfg.max_qps && h->qps[i].qp != NULL ? &h->qps[i] : NULL;
 }
 
-/* Parse a burst; hand SACKs and NACKs to their QPs first, then data and probes. */
+/*
+ * Parse a burst; hand SACKs and NACKs to their QPs first, then data and
+ * probes. The burst is freed together at the end (see mrc_qp_rx_keep), and
+ * a QP's timer is re-armed once per run of its packets, not per packet.
+ */
 static unsigned int
 input(struct mrcd_host *h, unsigned int plane)
 {
@@ -239,7 +253,10 @@ input(struct mrcd_host *h, unsigned int plane)
 	struct mrc_pkt v[MRCD_BURST];
 	bool ok[MRCD_BURST];
 	uint16_t n = rte_eth_rx_burst(h->cfg.port_id[plane], 0, m, MRCD_BURST);
+	struct qp_slot *last = NULL;
 
+	if (n == 0)
+		return 0;
 	h->plane[plane].rx_pkts += n;
 	for (uint16_t k = 0; k < n; k++) {
 		enum mrc_wire_rx r;
@@ -249,8 +266,6 @@ input(struct mrcd_host *h, unsigned int plane)
 
 		h->verdicts.pkts[r]++;
 		ok[k] = r == MRC_WIRE_OK;
-		if (!ok[k])
-			rte_pktmbuf_free(m[k]);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
@@ -262,20 +277,26 @@ input(struct mrcd_host *h, unsigned int plane)
 				continue;
 			if (v[k].bth.dqpn == MRC_EP_QPN) {
 				h->cnt.rx_ep_ops++;
-				rte_pktmbuf_free(m[k]);
 				continue;
 			}
 			s = lookup(h, v[k].bth.dqpn);
 			if (s == NULL) {
 				h->cnt.rx_unknown_qpn++;
-				rte_pktmbuf_free(m[k]);
 				continue;
 			}
-			mrc_qp_rx(s->qp, m[k], &v[k], h->now_tsc);
-			rearm(h, s);
-			mark_busy(h, s);
+			if (s != last && last != NULL) {
+				rearm(h, last);
+				mark_busy(h, last);
+			}
+			last = s;
+			mrc_qp_rx_keep(s->qp, m[k], &v[k], h->now_tsc);
 		}
 	}
+	if (last != NULL) {
+		rearm(h, last);
+		mark_busy(h, last);
+	}
+	rte_pktmbuf_free_bulk(m, n);
 	h->cnt.rx_pkts += n;
 	return n;
 }

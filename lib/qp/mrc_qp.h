@@ -266,6 +266,16 @@ uint16_t mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_
 /** Take one received packet for this QP (already parsed into `v`); frees `m`. */
 void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc);
 
+/**
+ * mrc_qp_rx() that leaves `m` to the caller, who frees it once done with the
+ * burst (rte_pktmbuf_free_bulk): nothing of `m` is kept. Freeing a packet
+ * whose payload is attached external memory is an atomic update of that
+ * memory's reference count, which waits for every store before it (the
+ * payload just copied out, among them); a burst's frees together wait once.
+ */
+void mrc_qp_rx_keep(
+	struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc);
+
 /** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
 

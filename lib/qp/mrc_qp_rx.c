@@ -248,7 +248,8 @@ rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 }
 
 void
-mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc)
+mrc_qp_rx_keep(
+	struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc)
 {
 	const uint8_t op = v->bth.opcode;
 
@@ -276,5 +277,11 @@ mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64
 	} else {
 		qp->cnt.rx_unexpected++;
 	}
+}
+
+void
+mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc)
+{
+	mrc_qp_rx_keep(qp, m, v, now_tsc);
 	rte_pktmbuf_free(m);
 }

@@ -156,21 +156,25 @@ build_data(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, 
 	struct rte_mbuf *hdr, *trailer, *pl = NULL;
 	struct mrc_pkt p;
 
-	hdr = alloc_hdr(qp, &trailer);
-	if (hdr == NULL)
-		return NULL;
 	pkt_base(qp, &p);
-	if (plen > 0) {
+	if (plen == 0) {
+		hdr = alloc_hdr(qp, &trailer);
+		if (hdr == NULL)
+			return NULL;
+	} else {
 		struct mrc_mr *mr = w->mr;
 		const uint8_t *src = w->laddr + off;
+		struct rte_mbuf *m3[3];
 
-		pl = rte_pktmbuf_alloc(qp->pool);
-		if (pl == NULL) {
+		/* Header, trailer and payload segment from one pool access. */
+		if (rte_pktmbuf_alloc_bulk(qp->pool, m3, 3) != 0) {
 			qp->cnt.tx_no_mbuf++;
-			rte_pktmbuf_free(hdr);
-			rte_pktmbuf_free(trailer);
 			return NULL;
 		}
+		hdr = m3[0];
+		hdr->data_off = hdr->buf_len;
+		trailer = m3[1];
+		pl = m3[2];
 		/* The payload stays where the application put it. */
 		rte_mbuf_ext_refcnt_update(&mr->shinfo, 1);
 		rte_pktmbuf_attach_extbuf(pl, (void *)(uintptr_t)src,

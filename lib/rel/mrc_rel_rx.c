@@ -124,49 +124,49 @@ note_pending(struct mrc_rel_rx *rx, uint64_t now_tsc)
 		rx->pending++;
 }
 
-struct mrc_rel_rx_verdict
-mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned int flags,
-	uint64_t now_tsc)
+void
+mrc_rel_rx_judge(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned int flags,
+	uint64_t now_tsc, struct mrc_rel_rx_verdict *v)
 {
-	struct mrc_rel_rx_verdict v = {.kind = MRC_REL_RX_NEW};
+	*v = (struct mrc_rel_rx_verdict){.kind = MRC_REL_RX_NEW};
 	int32_t d;
 	bool gap;
 
 	psn &= MRC_PSN_MASK;
-	v.nack_psn = psn;
+	v->nack_psn = psn;
 	d = mrc_psn_diff(psn, rx->epsn);
 	if (d >= 0 && (uint32_t)d >= rx->window) {
 		rx->stats.oor_pkts++;
-		v.kind = MRC_REL_RX_OOR;
-		v.nack_now = true;
-		v.nack_reason = MRC_NACK_PSN_OOR_WINDOW;
-		return v;
+		v->kind = MRC_REL_RX_OOR;
+		v->nack_now = true;
+		v->nack_reason = MRC_NACK_PSN_OOR_WINDOW;
+		return;
 	}
 	if (d < 0 || bit_test(rx, psn)) {
 		/* Already here (a retransmission raced the original, or our SACK
 		 * was lost): tell the requester again, whatever its DSCP says. */
 		rx->stats.dup_pkts++;
-		v.kind = MRC_REL_RX_DUP;
-		v.sack_now = true;
-		return v;
+		v->kind = MRC_REL_RX_DUP;
+		v->sack_now = true;
+		return;
 	}
 	if (unlikely(rx->in_order_only) && d > 0) {
 		/* Go-back-N: everything from epsn on will be resent in order anyway. */
 		rx->stats.oos_pkts++;
-		v.kind = MRC_REL_RX_OOS;
-		v.nack_now = !rx->nak_sent;
-		v.nack_reason = MRC_NACK_PSN_SEQ_ERR;
-		v.nack_psn = rx->epsn;
+		v->kind = MRC_REL_RX_OOS;
+		v->nack_now = !rx->nak_sent;
+		v->nack_reason = MRC_NACK_PSN_SEQ_ERR;
+		v->nack_psn = rx->epsn;
 		rx->nak_sent = true;
-		return v;
+		return;
 	}
 	if (flags & MRC_REL_RX_F_TRIMMED) {
 		rx->stats.trimmed_pkts++;
-		v.kind = MRC_REL_RX_TRIMMED;
-		v.nack_now = rx->trim_nack;
-		v.nack_reason = (flags & MRC_REL_RX_F_LASTHOP) ? MRC_NACK_TRIMMED_LASTHOP :
-								   MRC_NACK_TRIMMED;
-		return v;
+		v->kind = MRC_REL_RX_TRIMMED;
+		v->nack_now = rx->trim_nack;
+		v->nack_reason = (flags & MRC_REL_RX_F_LASTHOP) ? MRC_NACK_TRIMMED_LASTHOP
+								: MRC_NACK_TRIMMED;
+		return;
 	}
 
 	bit_set(rx, psn);
@@ -185,14 +185,13 @@ mrc_rel_rx_data(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned in
 	note_pending(rx, now_tsc);
 	if (d == 0) {
 		/* A filled hole (the cumulative ACK jumps) is news worth sending now. */
-		v.in_order = true;
+		v->in_order = true;
 		if (advance(rx) > 1)
-			v.sack_now = true;
+			v->sack_now = true;
 	}
 	if (rx->pending >= rx->ack_every || (gap && rx->sack_on_gap) ||
 		(flags & (MRC_REL_RX_F_CE | MRC_REL_RX_F_ACKREQ)))
-		v.sack_now = true;
-	return v;
+		v->sack_now = true;
 }
 
 void

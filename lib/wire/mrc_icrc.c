@@ -93,6 +93,9 @@ crc32_table(uint32_t crc, const void *buf, size_t len)
 static uint64_t k_fold512_lo, k_fold512_hi, k_fold128_lo, k_fold128_hi, k_fold64;
 static uint64_t k_barrett_mu, k_barrett_poly;
 static uint64_t k_fold2048_lo, k_fold2048_hi;
+/* Advance a block past 16 * 2^i bytes: for a second run folded on its own (fold_piece). */
+#define ADV_MAX 20
+static uint64_t k_adv_lo[ADV_MAX], k_adv_hi[ADV_MAX];
 
 #define CRC32_POLY_NORMAL_33 0x104C11DB7ull /* x^32 + ... + 1, 33 bits */
 
@@ -106,14 +109,31 @@ reflect_bits(uint64_t v, unsigned int n)
 	return r;
 }
 
-/* x^n mod P in the reflected domain, as a 33-bit multiplier. */
+/* a * b mod P, both polynomials of degree < 32 in the normal (unreflected) representation. */
+static uint32_t
+gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t r = 0;
+
+	for (int i = 31; i >= 0; i--) {
+		r = (r << 1) ^ ((r & 0x80000000u) ? 0x04C11DB7u : 0);
+		if ((b >> i) & 1u)
+			r ^= a;
+	}
+	return r;
+}
+
+/* x^n mod P in the reflected domain, as a 33-bit multiplier (square and multiply). */
 static uint64_t
 reflected_xpow_mod(unsigned int n)
 {
-	uint32_t r = 1; /* normal (unreflected) representation of x^0 */
+	uint32_t r = 1, sq = 2; /* x^0 and x^1, normal representation */
 
-	for (unsigned int i = 0; i < n; i++)
-		r = (r << 1) ^ ((r & 0x80000000u) ? 0x04C11DB7u : 0);
+	for (; n > 0; n >>= 1) {
+		if (n & 1u)
+			r = gf2_mulmod(r, sq);
+		sq = gf2_mulmod(sq, sq);
+	}
 	return reflect_bits(r, 32) << 1;
 }
 
@@ -177,9 +197,10 @@ fold_zmm(__m512i x, __m512i k)
 				_mm512_clmulepi64_epi128(x, k, 0x11));
 }
 
-/* Fold len >= 256 bytes at p (crc riding in the first word) to one block; *done = bytes used. */
+/* Fold len >= 256 bytes at p, carry XORed into the first block, to one block; *done = bytes used.
+ */
 __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.1"))) static __m128i
-fold_bulk_zmm(uint32_t crc, const uint8_t *p, size_t len, size_t *done)
+fold_bulk_zmm(__m128i carry, const uint8_t *p, size_t len, size_t *done)
 {
 	const __m512i k2048 = _mm512_broadcast_i32x4(
 		_mm_set_epi64x((long long)k_fold2048_hi, (long long)k_fold2048_lo));
@@ -190,8 +211,7 @@ fold_bulk_zmm(uint32_t crc, const uint8_t *p, size_t len, size_t *done)
 	__m512i z0, z1, z2, z3;
 	__m128i x;
 
-	z0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_zextsi128_si512(
-		_mm_cvtsi32_si128((int)crc)));
+	z0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_zextsi128_si512(carry));
 	z1 = _mm512_loadu_si512(p + 64);
 	z2 = _mm512_loadu_si512(p + 128);
 	z3 = _mm512_loadu_si512(p + 192);
@@ -221,23 +241,26 @@ fold_bulk_zmm(uint32_t crc, const uint8_t *p, size_t len, size_t *done)
 	return x;
 }
 
-__attribute__((target("pclmul,sse4.1"))) static uint32_t
-crc32_clmul(uint32_t crc, const uint8_t *p, size_t len, bool wide)
+/*
+ * Fold the whole blocks at p (len a multiple of 16, at least 16) to one
+ * block, `carry` XORed into the first: a running CRC register (linearity
+ * lets it ride in the first bytes) or the blocks before, already advanced.
+ */
+__attribute__((target("pclmul,sse4.1"))) static __m128i
+fold_blocks(__m128i carry, const uint8_t *p, size_t len, bool wide)
 {
 	const __m128i k512 = _mm_set_epi64x((long long)k_fold512_hi, (long long)k_fold512_lo);
 	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
 	__m128i x0;
 
-	/* len >= 16 here. Linearity lets the running CRC ride in the first block. */
 	if (len >= VCLMUL_MIN_LEN && wide) {
 		size_t done;
 
-		x0 = fold_bulk_zmm(crc, p, len, &done);
+		x0 = fold_bulk_zmm(carry, p, len, &done);
 		p += done;
 		len -= done;
 	} else {
-		x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-				   _mm_cvtsi32_si128((int)crc));
+		x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), carry);
 		p += 16;
 		len -= 16;
 	}
@@ -265,7 +288,17 @@ crc32_clmul(uint32_t crc, const uint8_t *p, size_t len, bool wide)
 		p += 16;
 		len -= 16;
 	}
-	return crc32_table(reduce128(x0), p, len);
+	return x0;
+}
+
+/* len >= 16. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+crc32_clmul(uint32_t crc, const uint8_t *p, size_t len, bool wide)
+{
+	const size_t whole = len & ~(size_t)15;
+
+	return crc32_table(reduce128(fold_blocks(_mm_cvtsi32_si128((int)crc), p, whole, wide)),
+		p + whole, len - whole);
 }
 
 static bool use_clmul;
@@ -279,6 +312,10 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_fold64 = reflected_xpow_mod(64);
 	k_fold2048_lo = reflected_xpow_mod(2048 + 32);
 	k_fold2048_hi = reflected_xpow_mod(2048 - 32);
+	for (unsigned int i = 0; i < ADV_MAX; i++) {
+		k_adv_lo[i] = reflected_xpow_mod((128u << i) + 32);
+		k_adv_hi[i] = reflected_xpow_mod((128u << i) - 32);
+	}
 	k_barrett_mu = reflect_bits(x64_div_poly(), 33);
 	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
@@ -370,12 +407,150 @@ mrc_crc32_mbuf(uint32_t crc, const struct rte_mbuf *m, uint32_t off, uint32_t le
 #define ICRC_MASKED_LEN (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + \
 			 sizeof(struct mrc_bth))
 /*
- * How much of the covered part is copied to mask it: the masked headers and,
+ * Without carry-less multiply, or when a segment cut falls inside the masked
+ * headers, they are masked in a copy instead: how much of the covered part
+ * is copied: the masked headers and,
  * when the segment has them, the extension headers after them (and payload
  * up to this size), so that the CRC runs over one buffer long enough to fold
  * rather than a 60-byte piece and a short one through the table loop.
  */
 #define ICRC_COPY_LEN 128
+
+#ifdef RTE_ARCH_X86
+/*
+ * One fold across the pieces of an ICRC: the running value stays a 128-bit
+ * block from one piece to the next and is reduced to 32 bits once, at the
+ * end, instead of once per piece with a table loop over each piece's last
+ * bytes. The reduction is a chain of dependent multiplies, so at small
+ * packets it was most of the ICRC's time. A piece whose length is not a
+ * whole number of blocks (a segment cut mid-block) ends the fold there: its
+ * tail takes the table and the next piece starts from that CRC.
+ */
+struct fold_run {
+	__m128i x;    /* the blocks so far, when `have` */
+	uint32_t crc; /* the CRC register, when not */
+	bool have;
+	bool wide;
+};
+
+__attribute__((target("pclmul,sse4.1"))) static void
+fold_piece(struct fold_run *r, const uint8_t *p, size_t len)
+{
+	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
+	size_t whole = len & ~(size_t)15;
+
+	if (whole > 0 && r->have && (whole >> 4) < (1u << ADV_MAX)) {
+		/*
+		 * The piece folds on its own, from zero, while the blocks so far
+		 * are advanced past it (a fold per set bit of its block count: one
+		 * for a power-of-two MTU), so that the two chains of dependent
+		 * multiplies overlap instead of following each other.
+		 */
+		__m128i x = r->x, y = fold_blocks(_mm_setzero_si128(), p, whole, r->wide);
+
+		for (size_t b = whole >> 4, i = 0; b != 0; b >>= 1, i++)
+			if (b & 1u)
+				x = fold(x, _mm_set_epi64x((long long)k_adv_hi[i],
+						    (long long)k_adv_lo[i]));
+		r->x = _mm_xor_si128(x, y);
+	} else if (whole > 0) {
+		/* The blocks so far, advanced past 128 bits, ride in the next block. */
+		__m128i carry = r->have ? fold(r->x, k128) : _mm_cvtsi32_si128((int)r->crc);
+
+		r->x = fold_blocks(carry, p, whole, r->wide);
+		r->have = true;
+	}
+	if (len > whole) {
+		if (r->have)
+			r->crc = reduce128(r->x);
+		r->crc = crc32_table(r->crc, p + whole, len - whole);
+		r->have = false;
+	}
+}
+
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+fold_end(const struct fold_run *r)
+{
+	return r->have ? reduce128(r->x) : r->crc;
+}
+
+/*
+ * Ones ORed into the variant fields of the masked headers, by byte offset
+ * from the IPv6 header: traffic class and flow label (the version nibble
+ * stays), hop limit, UDP checksum, BTH resv8a.
+ */
+#define UDP_OFF sizeof(struct rte_ipv6_hdr)
+#define BTH_OFF (UDP_OFF + sizeof(struct rte_udp_hdr))
+static const uint8_t icrc_or[ICRC_MASKED_LEN + 16] = {[0] = 0x0f,
+	[1] = 0xff,
+	[2] = 0xff,
+	[3] = 0xff,
+	[7] = 0xff,
+	[UDP_OFF + 6] = 0xff,
+	[UDP_OFF + 7] = 0xff,
+	[BTH_OFF + 4] = 0xff};
+
+/*
+ * The seed XORed into the first four bytes (below), laid out like icrc_or:
+ * a block that starts in them takes its share.
+ */
+static const uint8_t icrc_seed[ICRC_MASKED_LEN + 16] = {(uint8_t)MRC_ICRC_SEED,
+	(uint8_t)(MRC_ICRC_SEED >> 8), (uint8_t)(MRC_ICRC_SEED >> 16),
+	(uint8_t)(MRC_ICRC_SEED >> 24)};
+
+/* PSHUFB controls: from [16 - k], bytes move up by k and zeros come in below. */
+static const uint8_t shift_up[32] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+/*
+ * The ICRC when the first segment holds all the masked headers (n >= 60 of
+ * its bytes are covered): no copy. The masks are ORed into the blocks in
+ * registers, and the first segment's bytes are made whole blocks by zeros
+ * in front (a CRC register of zero stays zero over zero bytes, and starting
+ * from the seed is starting from zero with the seed XORed into the first
+ * four bytes, little-endian since the CRC is reflected), so that a header
+ * segment and the payload after it fold as one run, reduced once. A copy
+ * into a buffer cost a rep movs start-up and store-forwarding stalls (the
+ * masked bytes written one at a time, then read 16 at a time), about half
+ * of a small packet's ICRC.
+ */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+icrc_fold(const struct rte_mbuf *seg, const uint8_t *h, uint32_t n, uint32_t len, bool wide)
+{
+	const __m128i k128 = _mm_set_epi64x((long long)k_fold128_hi, (long long)k_fold128_lo);
+	const uint32_t pad = -n & 15, blocks = (n + pad) / 16;
+	struct fold_run r = {.have = true, .wide = wide};
+	__m128i x;
+	uint32_t k;
+
+	x = _mm_or_si128(
+		_mm_loadu_si128((const __m128i *)h), _mm_loadu_si128((const __m128i *)icrc_or));
+	x = _mm_xor_si128(x, _mm_loadu_si128((const __m128i *)icrc_seed));
+	x = _mm_shuffle_epi8(x, _mm_loadu_si128((const __m128i *)(shift_up + 16 - pad)));
+	/* Block k starts at h[16k - pad]; those starting past the masked bytes need no mask. */
+	for (k = 1; k < blocks && 16 * k - pad < ICRC_MASKED_LEN; k++) {
+		const uint32_t j = 16 * k - pad;
+
+		__m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(h + j)),
+			_mm_loadu_si128((const __m128i *)(icrc_or + j)));
+
+		b = _mm_xor_si128(b, _mm_loadu_si128((const __m128i *)(icrc_seed + j)));
+		x = _mm_xor_si128(fold(x, k128), b);
+	}
+	/* The rest of the first segment follows on the same chain (one piece, one run). */
+	if (k < blocks)
+		x = fold_blocks(fold(x, k128), h + 16 * k - pad, (blocks - k) * 16, wide);
+	r.x = x;
+	/* The rest of the covered bytes, segment by segment. */
+	for (len -= n, seg = seg->next; seg != NULL && len > 0; seg = seg->next) {
+		const uint32_t m = RTE_MIN((uint32_t)seg->data_len, len);
+
+		fold_piece(&r, rte_pktmbuf_mtod(seg, const uint8_t *), m);
+		len -= m;
+	}
+	return ~fold_end(&r);
+}
+#endif
 
 uint32_t
 mrc_icrc_calc(const struct rte_mbuf *m, uint32_t ip_off, uint32_t len)
@@ -392,6 +567,12 @@ mrc_icrc_calc(const struct rte_mbuf *m, uint32_t ip_off, uint32_t len)
 	}
 	if (seg == NULL)
 		return 0; /* callers have already bounded ip_off + len by pkt_len */
+#ifdef RTE_ARCH_X86
+	n = RTE_MIN(len, (uint32_t)seg->data_len - off);
+	if (n >= ICRC_MASKED_LEN && use_clmul && crc_impl != MRC_CRC32_TABLE)
+		return icrc_fold(
+			seg, rte_pktmbuf_mtod_offset(seg, const uint8_t *, off), n, len, wide_ok());
+#endif
 	n = RTE_MIN(len, (uint32_t)ICRC_COPY_LEN);
 	if (seg->data_len - off >= RTE_MIN(n, (uint32_t)ICRC_MASKED_LEN)) {
 		n = RTE_MIN(n, (uint32_t)seg->data_len - off);
