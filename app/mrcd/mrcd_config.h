@@ -129,6 +129,7 @@ struct mrcd_config {
 		uint32_t ack_delay_us;
 		bool trim_nack;
 		bool path_order;
+		bool order_loss_retires;
 		uint8_t ev_split;  /* enum mrc_ev_split */
 		uint8_t sack_bits; /* enum mrc_sack_bit_order */
 		uint8_t dscp_no_trim, dscp_trimmable, dscp_trimmable_retx, dscp_trimmed,

@@ -135,6 +135,7 @@ mrcd_config_qp_attr(const struct mrcd_config *cfg, uint64_t tsc_hz, struct mrc_q
 	a->ack_delay_tsc = mrc_us_to_tsc(t->ack_delay_us, tsc_hz);
 	a->trim_nack = t->trim_nack;
 	a->path_order = t->path_order;
+	a->order_loss_retires = t->order_loss_retires;
 	a->timeout = t->timeout;
 	a->retry_linear = t->retry_linear;
 	a->retry_exp = t->retry_exp;

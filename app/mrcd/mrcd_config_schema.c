@@ -260,6 +260,9 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "NACK trimmed packets so that they are resent at once"),
 	KEY("transport", "path_order", BOOL, transport.path_order, .def = "true",
 		.help = "srv6: a later packet on a loss's path proves it (off if a hop is a LAG)"),
+	KEY("transport", "order_loss_retires", BOOL, transport.order_loss_retires, .def = "false",
+		.help = "a loss a later packet on its path proved retires its EV too (MRC's rule "
+			"for every silent loss); false keeps it: that path just delivered"),
 	KEY("transport", "ev_split", ENUM, transport.ev_split, .names = ev_splits,
 		.def = "sport-low",
 		.help = "where the 32-bit EV travels: sport-low puts EV[15:0] in the UDP source "

@@ -193,13 +193,24 @@ mrc_qp_complete_sends(struct mrc_qp *qp)
 
 /* ---- rel callbacks: what deliveries and losses mean to EV and CC ---- */
 
+/* A silent loss: the path is assumed bad and replaced at once (not when pinned). */
+static void
+retire_ev(struct mrc_qp *qp, uint32_t ev, uint16_t len, uint64_t now)
+{
+	const int slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, ev) : -1;
+
+	if (slot >= 0)
+		mrc_ev_on_loss(qp->ev, slot);
+	qp->cnt.ev_losses++;
+	mrc_cc_on_loss(&qp->cc, len, now);
+}
+
 static void
 rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 	enum mrc_rel_loss why)
 {
 	struct mrc_qp *qp = ctx;
 	const uint64_t now = qp->now_tsc;
-	int slot;
 
 	RTE_SET_USED(psn);
 	RTE_SET_USED(cookie);
@@ -229,16 +240,16 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 		 * unevenly over the planes (README, "Goodput under random loss").
 		 * A path that loses everything never proves a loss this way: its
 		 * losses are found by the timers and retire its EVs as before.
+		 * order_loss_retires restores MRC's rule.
 		 */
-		mrc_cc_on_loss(&qp->cc, len, now);
+		if (!qp->order_loss_retires) {
+			mrc_cc_on_loss(&qp->cc, len, now);
+			break;
+		}
+		retire_ev(qp, ev, len, now);
 		break;
 	default:
-		/* A silent loss: the path is assumed bad and replaced at once (not when pinned). */
-		slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, ev) : -1;
-		if (slot >= 0)
-			mrc_ev_on_loss(qp->ev, slot);
-		qp->cnt.ev_losses++;
-		mrc_cc_on_loss(&qp->cc, len, now);
+		retire_ev(qp, ev, len, now);
 		break;
 	}
 }
@@ -283,6 +294,7 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	a->ack_every = 4;
 	a->trim_nack = true;
 	a->path_order = true;
+	a->order_loss_retires = false;
 	a->peer_mpr = 8;
 	a->peer_wimm = 128;
 	a->timeout = 8;
@@ -485,6 +497,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	if (a->paths == MRC_QP_PATHS_ECMP)
 		pin_path(qp);
 	qp->reliability = a->reliability;
+	qp->order_loss_retires = a->order_loss_retires;
 	/* A RoCEv2 NIC knows nothing of trimming: go-back-N data must not be trimmed. */
 	qp->data_dscp[0] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim :
 							     qp->wire.dscp.trimmable;

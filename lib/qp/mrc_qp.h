@@ -222,6 +222,15 @@ struct mrc_qp_attr {
 	 * flows over parallel links (a LAG), which can reorder a path.
 	 */
 	bool path_order;
+	/**
+	 * Retire the EV of a loss that a later packet (or a probe's answer) on
+	 * the same path proved, as MRC retires the EV of every silent loss.
+	 * Off by default: that path has just delivered, so the loss was random,
+	 * and under random loss on every link retiring spends the backups and
+	 * sprays over a third of the pool (README, "Goodput under random
+	 * loss"). Losses the timers find retire their EVs either way.
+	 */
+	bool order_loss_retires;
 };
 
 /** Defaults for every attribute (n_planes planes; tsc_hz for times). */

@@ -97,6 +97,7 @@ struct mrc_qp {
 	uint8_t pin_plane;
 	uint8_t reliability; /* enum mrc_qp_reliability */
 	uint8_t data_dscp[2]; /* first transmissions, resends */
+	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
 
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
 	struct qp_wqe *sq;

@@ -886,15 +886,20 @@ bad_evs(const struct mrc_qp *qp)
  * 8 planes x 4 T1s give every path later packets, while 128 EVs give PSN
  * 0's own EV none. Without the path (structured EVs, ECMP-hashed), or
  * with path_order off (a hop that is a LAG may reorder a path), only the
- * timers can find it. A loss proven so does not retire its EV: the path
+ * timers can find it. A loss proven so does not retire its EV (unless
+ * order_loss_retires, MRC's rule): the path
  * has just delivered.
  */
 static int
 test_loss_proven_by_path_order(void)
 {
-	/* Plain; SRv6 (paths named: order proves); SRv6 with path_order off (a LAG hop). */
-	for (int mode = 0; mode <= 2; mode++) {
-		const bool proves = mode == 1;
+	/*
+	 * Plain; SRv6 (paths named: order proves); SRv6 with path_order off (a
+	 * LAG hop); SRv6 with order_loss_retires (MRC's rule: the EV goes too).
+	 */
+	for (int mode = 0; mode <= 3; mode++) {
+		const bool proves = mode == 1 || mode == 3;
+		const unsigned int retired = mode == 3 ? 1 : 0;
 		struct mrc_test_pair_cfg cfg;
 		struct mrc_test_pair p;
 		unsigned int n_held = 0;
@@ -902,6 +907,7 @@ test_loss_proven_by_path_order(void)
 		mrc_test_pair_cfg_defaults(&cfg);
 		cfg.srv6 = mode != 0;
 		cfg.attr.path_order = mode != 2;
+		cfg.attr.order_loss_retires = mode == 3;
 		cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
 		snprintf(cfg.attr.cc_name, sizeof(cfg.attr.cc_name), "fixed");
 		cfg.attr.cc.fixed_cwnd_bytes = 64 * 4096;
@@ -922,8 +928,8 @@ test_loss_proven_by_path_order(void)
 		MRC_T_EQ(rtx->n_lost, proves ? 1 : 0);
 		MRC_T_EQ(rtx->stats.spurious, 0);
 		/* The path delivered a later packet: it works, its EV stays in service. */
-		MRC_T_EQ(bad_evs(p.h[0].qp), 0);
-		MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->ev_losses, 0);
+		MRC_T_EQ(bad_evs(p.h[0].qp), retired);
+		MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->ev_losses, retired);
 		mrc_test_pair_destroy(&p);
 	}
 	return MRC_TEST_OK;
