@@ -51,11 +51,19 @@ run_mrcd() {
 
 levels="0 0.001 0.01 0.05"
 modes="spray_sack ecmp_gbn"
+# The fake clock also runs MRC with its rule of retiring the EV of every
+# silent loss ([transport] order_loss_retires), to show what keeping the
+# EVs of path-proven losses is worth.
+fake_modes="spray_sack spray_retire ecmp_gbn"
 echo "bench-loss: fake clock, 100 Gb/s fabric, $seeds seeds"
 for s in $(seq 1 "$seeds"); do
-	for mode in $modes; do
+	for mode in $fake_modes; do
+		case $mode in
+		spray_retire) args=(--paths spray --reliability sack --order-loss-retires) ;;
+		*) args=(--paths "${mode%_*}" --reliability "${mode#*_}") ;;
+		esac
 		for loss in $levels; do
-			"$bin" --paths "${mode%_*}" --reliability "${mode#*_}" --loss "$loss" --qps 8 \
+			"$bin" "${args[@]}" --loss "$loss" --qps 8 \
 				--outstanding 2 --windows 6 --seed "$s" 2>/dev/null | grep -v '^EAL' \
 				> "$tmp/fake-$mode-$loss-$s.json"
 		done
@@ -74,10 +82,10 @@ for r in $(seq 1 "$reps"); do
 		done
 	done
 done
-/usr/bin/python3 - "$tmp" "$reps" "$seeds" "$levels" "$modes" <<'PY'
+/usr/bin/python3 - "$tmp" "$reps" "$seeds" "$levels" "$modes" "$fake_modes" <<'PY'
 import json, os, statistics, sys
 tmp, reps, seeds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-levels, modes = sys.argv[4].split(), sys.argv[5].split()
+levels, daemon_modes, fake_modes = sys.argv[4].split(), sys.argv[5].split(), sys.argv[6].split()
 out = {"bench": "loss", "loss_levels": [float(x) for x in levels],
        "fake_clock": {"tool": "test/bench/bench_fabric_qps", "seeds": seeds, "qps": 8,
                       "link_gbps": 100, "outstanding": 2, "msg_kib": 256, "modes": {}},
@@ -89,7 +97,7 @@ def load(p):
     return json.load(open(p)) if os.path.exists(p) and os.path.getsize(p) else None
 
 
-def summarise(kind, name, n):
+def summarise(kind, name, n, modes):
     """Median goodput and median per-repetition ratio to the lossless run."""
     runs = {(m, l): [load(f"{tmp}/{name(m, l, i)}") for i in range(1, n + 1)]
             for m in modes for l in levels}
@@ -125,8 +133,10 @@ def summarise(kind, name, n):
     return res
 
 
-out["fake_clock"]["modes"] = summarise("fake clock", lambda m, l, i: f"fake-{m}-{l}-{i}.json", seeds)
-out["daemon"]["modes"] = summarise("daemon", lambda m, l, i: f"{m}-{l}-{i}.json", reps)
+out["fake_clock"]["modes"] = summarise("fake clock", lambda m, l, i: f"fake-{m}-{l}-{i}.json",
+                                      seeds, fake_modes)
+out["daemon"]["modes"] = summarise("daemon", lambda m, l, i: f"{m}-{l}-{i}.json", reps,
+                                   daemon_modes)
 json.dump(out, open("results/bench-loss.json", "w"), indent=1)
 PY
 /usr/bin/python3 scripts/plot-bench.py loss results/bench-loss.json results/bench-loss.png

@@ -167,12 +167,15 @@ def rows_loss(r):
                      ("daemon", "mrcd, 8 planes x 0.25 Gb/s")):
         md = r.get(key, {}).get("modes", {})
         mrc, gbn = md.get("spray_sack", {}).get("ratio", {}), md.get("ecmp_gbn", {}).get("ratio", {})
+        retire = md.get("spray_retire", {}).get("ratio", {})
         for pct, lvl, goal in (("0.1", "0.001", ">= 0.99"), ("1", "0.01", ">= 0.9"),
                                ("5", "0.05", "")):
             if lvl in mrc:
+                ref = f"go-back-N on one path {fmt(gbn.get(lvl))}"
+                if lvl in retire:
+                    ref += f", retiring every lost EV {fmt(retire[lvl])}"
                 out.append((f"goodput at {pct}% random loss on every link / lossless ({src})",
-                            fmt(mrc[lvl]), f"go-back-N on one path {fmt(gbn.get(lvl))}", "",
-                            goal, cmd))
+                            fmt(mrc[lvl]), ref, "", goal, cmd))
     return out
 
 

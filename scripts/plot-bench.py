@@ -35,9 +35,12 @@ def loss(r, out):
     for ax, (kind, title) in zip(axs, [("fake_clock", "fake clock, 8 QPs, 100 Gb/s links"),
                                        ("daemon", "mrcd in real time, 0.25 Gb/s links")]):
         res = r[kind]["modes"]
-        vals = [[res[m]["ratio"][str(lv)] for lv in levels] for m, _ in modes]
-        bars(ax, [f"{lv * 100:g}%" for lv in levels], [n for _, n in modes], vals,
-             ["tab:blue", "tab:gray"])
+        shown = [(m, n) for m, n in modes if m in res]
+        if "spray_retire" in res:
+            shown.insert(1, ("spray_retire", "MRC, every lost EV retired"))
+        vals = [[res[m]["ratio"][str(lv)] for lv in levels] for m, _ in shown]
+        bars(ax, [f"{lv * 100:g}%" for lv in levels], [n for _, n in shown], vals,
+             ["tab:blue", "tab:cyan", "tab:gray"][:len(shown)])
         ax.axhline(0.99, ls="--", color="tab:green", lw=1, label="goal at 0.1%: 0.99")
         ax.axhline(0.9, ls=":", color="tab:green", lw=1, label="goal at 1%: 0.9")
         ax.set_ylim(0, 1.1)

@@ -135,7 +135,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] "
 			"[--qps N (1..%d)] [--windows W (1..%d)] [--seed S] [--outstanding K] "
-			"[--loss P] [--cc NAME]\n",
+			"[--loss P] [--cc NAME] [--order-loss-retires]\n",
 		MAX_QPS, MAX_WIN);
 	exit(2);
 }
@@ -148,9 +148,11 @@ main(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"outstanding", required_argument, NULL, 'o'},
 		{"reliability", required_argument, NULL, 'r'}, {"loss", required_argument, NULL, 'l'},
-		{"cc", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+		{"cc", required_argument, NULL, 'c'},
+		{"order-loss-retires", no_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
 	const char *cc = NULL;
 	uint8_t paths = 0xff, rel = MRC_QP_REL_SACK;
+	bool order_loss_retires = false;
 	double loss = 0;
 	uint64_t seed = 1;
 	int c;
@@ -198,6 +200,9 @@ main(int argc, char **argv)
 		case 'c':
 			cc = optarg;
 			break;
+		case 'R':
+			order_loss_retires = true;
+			break;
 		case 'l':
 			loss = strtod(optarg, NULL);
 			if (!(loss >= 0 && loss <= 0.5)) {
@@ -235,6 +240,7 @@ main(int argc, char **argv)
 		pc.qpn_base = qpn_base + 2 * q;
 		pc.attr.paths = paths;
 		pc.attr.reliability = rel;
+		pc.attr.order_loss_retires = order_loss_retires;
 		if (cc != NULL)
 			snprintf(pc.attr.cc_name, sizeof(pc.attr.cc_name), "%s", cc);
 		/* The rate a QP can use: every plane sprayed, one pinned. */
