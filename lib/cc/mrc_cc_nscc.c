@@ -153,10 +153,13 @@
  * half of that reaches the cut, the 7 windows scatter by 15% and one
  * message in 100 takes 1.12 x its fair share or more. With 0.5 about a
  * quarter does: windows scatter by 11%, the tail is 1.09 x, for a queue at
- * 1.8 instead of 1.6 x the target and twice the trims (22% of packets; a
- * trim costs the bottleneck only a header). A slower avg_delay (1/64 per
- * ack; the UEC reference simulator's is 0.0125) with gamma 0.8 got 1.11:
- * it also slows the loop that holds the shared queue.
+ * 1.8 instead of 1.6 x the target and 17% instead of 9% of the packets
+ * trimmed (a trim costs the bottleneck only a header). A slower avg_delay
+ * (1/64 per ack; the UEC reference simulator's is 0.0125) with gamma 0.8
+ * got 1.11: it also slows the loop that holds the shared queue. This needs
+ * room between the target and the trim threshold (there: 1.8 BDP of
+ * queue); with trimming at 0.9 BDP, cuts on delay cannot grow large enough
+ * before the queue trims, and 0.5 makes that tail worse (1.23 -> 1.29).
  *
  * MRC: networks slower than NSCC's 12 us reference
  * ------------------------------------------------
