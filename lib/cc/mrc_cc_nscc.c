@@ -140,6 +140,27 @@
  * first trim of an episode is handled as UEC says (incast onset: QA may
  * fire); mid-fabric TRIMMED leaves the mode alone (ECN covers those queues).
  *
+ * The decreases the mode adds use gamma 0.5 (NSCC_LASTHOP_GAMMA_PM), not
+ * UEC's 0.8; MD on ECN keeps UEC's. UEC's MD follows marks; here delay is
+ * above target on nearly every ack, so a cut comes every base RTT, and at
+ * that pace the size of a cut is set mostly by the fair increase it has to
+ * undo (fi x MD interval / (cwnd x RTT): 0.2-0.3 at 7:1 on the daemon's
+ * network), whatever gamma is. Gamma decides how far above target the queue
+ * settles for gamma x (avg - target) / avg to come out at that size, and
+ * how much a flow's own error in avg_delay moves its cut: (gamma - cut) x
+ * the relative error. Each flow's average is off by about 9% (its 5 or 6
+ * packets per RTT cross 4 last-hop queues at different moments); with 0.8
+ * half of that reaches the cut, the 7 windows scatter by 15% and one
+ * message in 100 takes 1.12 x its fair share or more. With 0.5 about a
+ * quarter does: windows scatter by 11%, the tail is 1.09 x, for a queue at
+ * 1.8 instead of 1.6 x the target and 17% instead of 9% of the packets
+ * trimmed (a trim costs the bottleneck only a header). A slower avg_delay
+ * (1/64 per ack; the UEC reference simulator's is 0.0125) with gamma 0.8
+ * got 1.11: it also slows the loop that holds the shared queue. This needs
+ * room between the target and the trim threshold (there: 1.8 BDP of
+ * queue); with trimming at 0.9 BDP, cuts on delay cannot grow large enough
+ * before the queue trims, and 0.5 makes that tail worse (1.23 -> 1.29).
+ *
  * MRC: networks slower than NSCC's 12 us reference
  * ------------------------------------------------
  * alpha = 4 x a x b x MTU / target with b = target / 12 us lets one window
@@ -202,6 +223,8 @@
 #define NSCC_FAST_DELAY_NS 1000
 /* How long a last-hop trim keeps queueing delay a rate signal, in base RTTs. */
 #define NSCC_LASTHOP_RTTS 64
+/* MD gain of last-hop mode's own decreases, per mille (UEC's gamma: 800). */
+#define NSCC_LASTHOP_GAMMA_PM 500
 /* base_rtt granularity (UEC: nearest 128 ns). */
 #define NSCC_RTT_GRAIN_SHIFT 7
 
@@ -631,8 +654,15 @@ penalty(struct nscc *n, const struct mrc_cc_ack *a)
 	}
 }
 
+/* The MD gain of the decreases last-hop mode adds (see the top of the file). */
+static inline uint16_t
+lasthop_gamma_pm(const struct nscc_state *s)
+{
+	return RTE_MIN(s->gamma_pm, (uint16_t)NSCC_LASTHOP_GAMMA_PM);
+}
+
 static void
-multiplicative_decrease(struct nscc *n, uint64_t now_tsc)
+multiplicative_decrease(struct nscc *n, uint64_t now_tsc, uint16_t gamma_pm)
 {
 	struct nscc_state *s = &n->s;
 	const uint32_t avg = avg_delay_ns(s);
@@ -646,8 +676,8 @@ multiplicative_decrease(struct nscc *n, uint64_t now_tsc)
 	 * The factor in Q16 rather than per-mille: near the target the cut is a
 	 * fraction of a percent, and per-mille rounding would bias it to zero.
 	 */
-	f_q16 = 65536 - ((uint64_t)s->gamma_pm << 16) * (avg - s->target_qdelay_ns) /
-				((uint64_t)1000 * avg);
+	f_q16 = 65536 -
+		((uint64_t)gamma_pm << 16) * (avg - s->target_qdelay_ns) / ((uint64_t)1000 * avg);
 	floor_q16 = ((uint64_t)s->max_md_jump_pm << 16) / 1000;
 	f_q16 = RTE_MAX(f_q16, floor_q16);
 	s->cwnd_bytes = (uint32_t)(((uint64_t)s->cwnd_bytes * f_q16) >> 16);
@@ -725,10 +755,10 @@ nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
 			 * so flows sharing it converge to equal windows).
 			 */
 			if (now_tsc < s->lasthop_until_tsc)
-				multiplicative_decrease(n, now_tsc);
+				multiplicative_decrease(n, now_tsc, lasthop_gamma_pm(s));
 		}
 	} else if (delay >= s->target_qdelay_ns) {
-		multiplicative_decrease(n, now_tsc);
+		multiplicative_decrease(n, now_tsc, s->gamma_pm);
 	} else {
 		n->c.hold++;
 	}
@@ -783,7 +813,7 @@ nscc_on_trim(void *priv, uint32_t bytes, bool lasthop, uint64_t now_tsc)
 	 */
 	s->stale_bytes = mrc_cc_sub_sat32(s->stale_bytes, bytes);
 	if (s->stale_bytes == 0)
-		multiplicative_decrease(n, now_tsc);
+		multiplicative_decrease(n, now_tsc, lasthop_gamma_pm(s));
 	note_cwnd(n);
 }
 
