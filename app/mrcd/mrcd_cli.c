@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -478,12 +479,17 @@ add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, uint64_t busy, cha
 	return 0;
 }
 
-/* Without hugepages the EAL reserves -m MB at start (64 by default): size it from the pools. */
+/*
+ * Without hugepages the EAL reserves -m MB at start (64 by default): size
+ * it from the pools and what the caller says the flows need.
+ */
 static void
-add_mem(struct argv_buf *a, const struct mrcd_config *cfg)
+add_mem(struct argv_buf *a, const struct mrcd_cli *cli, const struct mrcd_config *cfg)
 {
+	const uint64_t extra_mb = (cli->extra_mem_bytes + (64u << 20) - 1) >> 26 << 6;
+
 	add(a, "-m");
-	add(a, "%u", mrcd_config_memory_mb(cfg));
+	add(a, "%" PRIu64, (uint64_t)mrcd_config_memory_mb(cfg) + extra_mb);
 }
 
 int
@@ -510,11 +516,11 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		} else {
 			add(&a, "--no-huge");
 			if (!user_has(cli, "-m") && !user_has(cli, "--socket-mem"))
-				add_mem(&a, cfg);
+				add_mem(&a, cli, cfg);
 			add(&a, "--no-shconf");
 		}
 	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
-		add_mem(&a, cfg);
+		add_mem(&a, cli, cfg);
 	}
 	if (cfg->ports.mode != MRCD_PORTS_ETHDEV && !user_has(cli, "--no-pci") &&
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&

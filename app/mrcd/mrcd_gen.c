@@ -84,8 +84,9 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "the receiver of the incast pattern"),
 	KEY("msg_kb", U32, msg_kb, .min = 1, .max = 1048576, .def = "1024", .unit = "KiB",
 		.help = "size of every message"),
-	KEY("qps_per_peer", U16, qps_per_peer, .min = 1, .max = 64, .def = "1", .unit = "QPs",
-		.help = "QPs from a host to each peer it writes to"),
+	KEY("qps_per_peer", U16, qps_per_peer, .min = 1, .max = 65535, .def = "1", .unit = "QPs",
+		.help = "QPs from a host to each peer it writes to (flows: the pattern's pairs x "
+			"this, at most 65536 in the cluster)"),
 	KEY("outstanding", U16, outstanding, .min = 1, .max = 64, .def = "4", .unit = "messages",
 		.help = "messages in flight per QP at most"),
 	KEY("rate_gbps", DOUBLE, rate_gbps, .dmin = 0, .dmax = 10000, .def = "0", .unit = "Gb/s",
@@ -239,9 +240,11 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 
 /* Word j of message `seq` of `flow`: distinct for every (flow, seq, j). */
 static inline uint64_t
-word(uint16_t flow, uint64_t seq, uint64_t j)
+word(uint32_t flow, uint64_t seq, uint64_t j)
 {
-	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j;
+	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
+	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j ^
+		     ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
 
 	x ^= x >> 31;
 	x *= 0x9e3779b97f4a7c15ull;
@@ -249,7 +252,7 @@ word(uint16_t flow, uint64_t seq, uint64_t j)
 }
 
 uint32_t
-mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq)
+mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq)
 {
 	if (p->n_mix == 0)
 		return p->msg_kb * 1024u;
@@ -263,7 +266,7 @@ mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq)
 }
 
 void
-mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
 {
 	uint32_t j;
 
@@ -280,7 +283,7 @@ mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
 }
 
 bool
-mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
 {
 	uint32_t j;
 

@@ -54,7 +54,7 @@ struct mrcd_profile {
 };
 
 /* Message size of message `seq` of `flow`: the same at both ends, no state. */
-uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq);
+uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq);
 /* Bytes of one flow's slots at each end: outstanding x the largest message. */
 size_t mrcd_flow_slot_bytes(const struct mrcd_profile *p);
 
@@ -73,8 +73,8 @@ const char *mrcd_pattern_name(uint8_t pattern);
  * process keeps the flows with at least one end among its hosts.
  */
 struct mrcd_flow {
-	uint16_t id;               /* cluster-wide flow number */
-	uint16_t src, dst;         /* cluster host numbers */
+	uint32_t id;		      /* cluster-wide flow number */
+	uint16_t src, dst;	      /* cluster host numbers */
 	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
 	uint32_t qpn;              /* the sender's QPN; the receiver's is qpn + 1 */
 	struct mrc_qp *qp;         /* on src, when src is local */
@@ -88,7 +88,8 @@ struct mrcd_flow {
 	uint64_t posted, completed, completed_bytes;
 	uint64_t recv_seq;      /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
-	uint64_t *post_tsc;     /* per slot */
+	uint64_t *post_tsc; /* per slot */
+	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
 };
 
 /*
@@ -113,8 +114,8 @@ unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hos
 	uint16_t (*out)[2], unsigned int max);
 
 /* Fill / check message `seq` of a flow in `buf` (len bytes). */
-void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
-bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
+void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 
 /* Post what the profile allows now on `f`; returns messages posted. */
 unsigned int mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc,
