@@ -225,12 +225,18 @@ size_memory(struct mrcd_daemon *d)
 		trk += RTE_MIN(qps_h, (uint64_t)MRCD_TRK_BLOCKS_MAX) * mrc_qp_trk_block_bytes(&a);
 	}
 	/*
-	 * A QP's own state is about 4 KiB plus its send queue; 8 KiB each, with
-	 * the host's QP table, covers it with room for the allocator.
+	 * A QP's own state is about 4 KiB plus its send queue (64 B a message)
+	 * and, when asked for, per-EV statistics (152 B an EV); 8 KiB more covers
+	 * the allocator and the Write-IMM table. The host's QP table: 64 B a QPN.
 	 */
+	const uint64_t per_qp = 12288ull + 64ull * d->cfg.transport.sq_size +
+		(d->cfg.telemetry.ev_stats ?
+				152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup) :
+				0);
+
 	qps = 64ull * 2 * d->n_cluster_flows * d->n_hosts;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		qps += 8192ull * (d->host[h].n_send + d->host[h].n_recv);
+		qps += per_qp * (d->host[h].n_send + d->host[h].n_recv);
 	mi = fopen("/proc/meminfo", "r");
 	while (mi != NULL && fgets(line, sizeof(line), mi) != NULL)
 		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &avail) == 1)
@@ -244,7 +250,7 @@ size_memory(struct mrcd_daemon *d)
 			"buffers (%u flows x outstanding %u x %u KiB, at both ends), %" PRIu64
 			" MiB of QP state, %" PRIu64 " MiB of in-flight rings; %" PRIu64
 			" MiB are available: lower qps_per_peer, outstanding or msg_kb "
-			"(size_mix)\n",
+			"(size_mix), or set [telemetry] ev_stats = false\n",
 			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, d->prof.outstanding,
 			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20);
 		return -1;
@@ -299,6 +305,16 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	return 0;
 }
 
+/* What to do when the heap ran out while making QPs. */
+static const char *
+oom_hint(const char *why)
+{
+	return strstr(why, "memory") != NULL ?
+		" (the heap ran out: raise -m or use --no-huge; or lower qps_per_peer, or set "
+		"[telemetry] ev_stats = false)" :
+		"";
+}
+
 static struct mrc_qp *
 make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
 	uint32_t dest_qpn, uint64_t now)
@@ -321,13 +337,13 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	a.dest_qpn = dest_qpn;
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
-		fprintf(stderr, "mrcd: QP 0x%x: %s\n", qpn, why);
+		fprintf(stderr, "mrcd: QP 0x%x: %s%s\n", qpn, why, oom_hint(why));
 		return NULL;
 	}
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
 		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, &hc->rand, &why) != 0) {
-			fprintf(stderr, "mrcd: QP 0x%x -> %s: %s\n", qpn,
-				mrc_qp_state_name((enum mrc_qp_state)to), why);
+			fprintf(stderr, "mrcd: QP 0x%x -> %s: %s%s\n", qpn,
+				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
 			mrc_qp_destroy(qp);
 			return NULL;
 		}

@@ -492,6 +492,25 @@ add_mem(struct argv_buf *a, const struct mrcd_cli *cli, const struct mrcd_config
 	add(a, "%" PRIu64, (uint64_t)mrcd_config_memory_mb(cfg) + extra_mb);
 }
 
+/* Bytes of free hugepages of the default size (0 when /proc/meminfo does not say). */
+static uint64_t
+hugepages_free_bytes(void)
+{
+	uint64_t n = 0, kb = 0, v;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "HugePages_Free: %" SCNu64, &v) == 1)
+			n = v;
+		else if (sscanf(line, "Hugepagesize: %" SCNu64 " kB", &v) == 1)
+			kb = v;
+	}
+	if (f != NULL)
+		fclose(f);
+	return n * kb * 1024;
+}
+
 int
 mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char **argv, int max,
 	char *buf, size_t buflen, char *err, size_t errlen)
@@ -511,7 +530,12 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		return -EINVAL;
 	/* DPDK 22.11 refuses --in-memory with --no-huge: the user's choice decides. */
 	if (!no_huge && !in_mem) {
-		if (mrc_hugepages_usable()) {
+		/* Hugepages too few for the flows' buffers and QPs: ordinary memory, then. */
+		const uint64_t need = ((uint64_t)mrcd_config_memory_mb(cfg) << 20) +
+			cli->extra_mem_bytes;
+
+		if (mrc_hugepages_usable() &&
+			(cli->extra_mem_bytes == 0 || hugepages_free_bytes() >= need)) {
 			add(&a, "--in-memory");
 		} else {
 			add(&a, "--no-huge");

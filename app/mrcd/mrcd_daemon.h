@@ -36,7 +36,7 @@
 #define MRCD_QPN_BASE	    0x100
 #define MRCD_TRK_BLOCKS_MAX 4096 /* in-flight rings per host (32 KiB each at MPR 8) */
 /* Flows a snapshot walks per tick for the QPs' own counters (a full pass spans several). */
-#define MRCD_SWEEP_SLICE 256
+#define MRCD_SWEEP_SLICE 64
 
 enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
 
@@ -63,7 +63,8 @@ struct mrcd_hostctx {
 	/* the flows this host sends and receives (indexes into flows) */
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;
-	struct mrcd_flowq ready, wait; /* mrcd_sched.h */
+	struct mrcd_flowq ready, wait, turns; /* mrcd_sched.h */
+	uint32_t active, active_max;          /* flows holding a turn, and at most */
 	/* the generator's totals, kept as they change (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
 	/* the QPs' own counters, summed a slice per snapshot: `sums` is the last full pass */

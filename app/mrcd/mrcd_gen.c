@@ -93,6 +93,10 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "offered rate per QP; 0 = closed loop (post when a slot frees)"),
 	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
 		.unit = "messages", .help = "per QP, then stop; 0 = until the run ends"),
+	KEY("active_flows", U32, active_flows, .min = 0, .max = 65536, .def = "0", .unit = "flows",
+		.help = "per host, flows with messages in flight at once, taking turns: a flow whose "
+			"messages have all completed hands its turn to the next (closed loop only); "
+			"0 = every flow at once"),
 	KEY("verify", BOOL, verify, .def = "true",
 		.help = "check every byte of every message at the receiver (needs opcode = write_imm)"),
 	KEY("opcode", ENUM, opcode, .names = opcode_names, .def = "write_imm",
@@ -141,6 +145,12 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 				      "plain WRITE gives the receiver no completion to check",
 			path, mrcd_ini_line(ini, "profile", "verify") ? mrcd_ini_line(ini, "profile", "verify") :
 					mrcd_ini_line(ini, "profile", "opcode"));
+		rc = -EINVAL;
+	}
+	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
+		snprintf(err, errlen, "%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
+				      "are handed on completions, a paced flow posts on time",
+			path, mrcd_ini_line(ini, "profile", "active_flows"), p->active_flows);
 		rc = -EINVAL;
 	}
 	mrcd_ini_close(ini);

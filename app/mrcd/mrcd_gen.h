@@ -44,6 +44,7 @@ struct mrcd_profile {
 	uint16_t outstanding; /* messages in flight per QP (closed loop) */
 	double rate_gbps;     /* per flow; 0 = closed loop, as fast as completions allow */
 	uint64_t messages;    /* per flow; 0 = until the run ends */
+	uint32_t active_flows; /* per host, flows with messages in flight at once; 0 = all */
 	bool verify;
 	uint8_t opcode;       /* enum mrcd_opcode */
 	char size_mix[128];   /* "KiB:weight, ..." as written; "" = every message msg_kb */

@@ -75,8 +75,8 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 	n.verify_errors = hc->verify_errors;
 	/*
 	 * The QPs' own counters take a walk over the flows: a slice per tick, so
-	 * a tick costs the same at 65,536 flows as at 256; the figures are those
-	 * of the last full pass (a few hundred ms old at most at 65,536 flows).
+	 * a tick costs the same at 65,536 flows as at 64; the figures are those
+	 * of the last full pass (up to a second old at 65,536 flows: 64 per ms).
 	 */
 	if (full) {
 		memset(&hc->sums, 0, sizeof(hc->sums));
@@ -468,10 +468,21 @@ mrcd_summary(const struct mrcd_daemon *d)
 		       "whether the drain sufficed measure this machine's load, not the "
 		       "transport\n");
 	/* Scale: rates over the run, and what a QP costs (setup's heap use, less buffers). */
-	uint64_t n_qps = 0, rss_kb = 0;
+	uint64_t n_qps = 0, rss_kb = 0, idle_flows = 0, trk_waits = 0;
+	uint32_t trk_max = 0;
 
-	for (unsigned int h = 0; h < d->n_hosts; h++)
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrc_trk_pool *tp = mrcd_host_trk_pool(d->host[h].rt);
+
 		n_qps += d->host[h].n_send + d->host[h].n_recv;
+		if (tp != NULL) {
+			trk_waits += tp->stats.waits;
+			trk_max = RTE_MAX(trk_max, tp->stats.max_in_use);
+		}
+	}
+	/* Flows of ours that sent and never saw a completion: traffic not spread over all. */
+	for (unsigned int i = 0; i < d->n_flows; i++)
+		idle_flows += d->flows[i].src_local >= 0 && d->flows[i].completed == 0;
 	{
 		FILE *st = fopen("/proc/self/status", "r");
 		char line[128];
@@ -494,6 +505,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 		n_qps, (double)t.completed / run_s, (double)rx_pkts / run_s, heap_qp,
 		d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
 		d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes >> 20, rss_kb >> 10);
+	printf("  flows: %u here, %" PRIu64 " of them sent nothing that completed; in-flight rings: "
+	       "at most %u of a host's out at once, %" PRIu64 " times a QP waited for one\n",
+		d->n_flows, idle_flows, trk_max, trk_waits);
 	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
 	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
 		uint64_t v = 0;
@@ -556,6 +570,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 				heap_qp, d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
 				d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes,
 				rss_kb << 10);
+			fprintf(j, " \"flows_without_completion\": %" PRIu64 ", \"trk_max_in_use\": %u, "
+				"\"trk_waits\": %" PRIu64 ",\n", idle_flows, trk_max, trk_waits);
 			fprintf(j,
 				" \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",

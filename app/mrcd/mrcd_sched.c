@@ -16,12 +16,23 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host)
 
 	hc->ready.slot = rte_malloc("mrcd_ready", cap * sizeof(uint32_t), 64);
 	hc->wait.slot = rte_malloc("mrcd_wait", cap * sizeof(uint32_t), 64);
-	if (hc->ready.slot == NULL || hc->wait.slot == NULL)
+	hc->turns.slot = rte_malloc("mrcd_turns", cap * sizeof(uint32_t), 64);
+	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
 		return -ENOMEM;
-	hc->ready.cap = hc->wait.cap = cap;
+	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
+	hc->active_max = d->prof.active_flows > 0 ? d->prof.active_flows : UINT32_MAX;
+	hc->active = 0;
 	for (uint32_t k = 0; k < hc->n_send; k++) {
-		d->flows[hc->send_flows[k]].queued = MRCD_FLOW_READY;
-		mrcd_flowq_push(&hc->ready, hc->send_flows[k]);
+		struct mrcd_flow *f = &d->flows[hc->send_flows[k]];
+
+		if (hc->active < hc->active_max) {
+			hc->active++;
+			f->queued = MRCD_FLOW_READY;
+			mrcd_flowq_push(&hc->ready, hc->send_flows[k]);
+		} else {
+			f->queued = MRCD_FLOW_TURN;
+			mrcd_flowq_push(&hc->turns, hc->send_flows[k]);
+		}
 	}
 	return 0;
 }
@@ -29,19 +40,56 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host)
 void
 mrcd_sched_free(struct mrcd_daemon *d, unsigned int host)
 {
-	rte_free(d->host[host].ready.slot);
-	rte_free(d->host[host].wait.slot);
-	d->host[host].ready.slot = d->host[host].wait.slot = NULL;
+	struct mrcd_hostctx *hc = &d->host[host];
+
+	rte_free(hc->ready.slot);
+	rte_free(hc->wait.slot);
+	rte_free(hc->turns.slot);
+	hc->ready.slot = hc->wait.slot = hc->turns.slot = NULL;
+}
+
+/* Hand free turns to the flows at the head of the turn queue. */
+static void
+grant(struct mrcd_daemon *d, struct mrcd_hostctx *hc)
+{
+	while (hc->active < hc->active_max && hc->turns.n > 0) {
+		const uint32_t fi = mrcd_flowq_pop(&hc->turns);
+
+		hc->active++;
+		d->flows[fi].queued = MRCD_FLOW_READY;
+		mrcd_flowq_push(&hc->ready, fi);
+	}
+}
+
+static bool
+done(const struct mrcd_profile *p, const struct mrcd_flow *f, bool stopping)
+{
+	return stopping || (p->messages != 0 && f->posted >= p->messages) ||
+	       mrc_qp_state(f->qp) == MRC_QP_ERROR;
 }
 
 /* After posting: where the flow goes until it can post again. */
 static void
-requeue(struct mrcd_hostctx *hc, const struct mrcd_profile *p, struct mrcd_flow *f, uint32_t fi,
+requeue(struct mrcd_daemon *d, struct mrcd_hostctx *hc, struct mrcd_flow *f, uint32_t fi,
 	uint64_t now_tsc, bool stopping)
 {
-	if (stopping || f->posted - f->completed >= p->outstanding ||
-		(p->messages != 0 && f->posted >= p->messages) ||
-		mrc_qp_state(f->qp) == MRC_QP_ERROR) {
+	const struct mrcd_profile *p = &d->prof;
+	const bool in_flight = f->posted != f->completed;
+
+	if (p->active_flows > 0) {
+		/* A turn lasts until what the flow posted has completed (mrcd_sched_wake). */
+		if (in_flight) {
+			f->queued = MRCD_FLOW_IDLE;
+		} else if (done(p, f, stopping)) {
+			f->queued = MRCD_FLOW_IDLE; /* never posts again: its turn goes on */
+			hc->active--;
+			grant(d, hc);
+		} else {
+			mrcd_flowq_push(&hc->ready, fi); /* the QP refused: try next time */
+		}
+		return;
+	}
+	if (done(p, f, stopping) || f->posted - f->completed >= p->outstanding) {
 		/* Full (a completion wakes it), done, or broken: nothing to do until then. */
 		f->queued = MRCD_FLOW_IDLE;
 	} else if (now_tsc < f->next_post_tsc) {
@@ -72,7 +120,7 @@ mrcd_sched_post(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool
 		struct mrcd_flow *f = &d->flows[fi];
 
 		posted += mrcd_gen_post(&d->prof, f, now_tsc, d->hz, stopping);
-		requeue(hc, &d->prof, f, fi, now_tsc, stopping);
+		requeue(d, hc, f, fi, now_tsc, stopping);
 	}
 	hc->posted += posted;
 	return posted;
@@ -81,8 +129,21 @@ mrcd_sched_post(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool
 void
 mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 {
+	struct mrcd_hostctx *hc;
+
 	if (f->queued != MRCD_FLOW_IDLE || f->src_local < 0)
 		return;
+	hc = &d->host[f->src_local];
+	if (d->prof.active_flows > 0) {
+		if (f->posted != f->completed)
+			return; /* its turn lasts until the rest completes */
+		/* Hand the turn on; the flow queues for another (drain: the phase stops it). */
+		hc->active--;
+		f->queued = MRCD_FLOW_TURN;
+		mrcd_flowq_push(&hc->turns, fi);
+		grant(d, hc);
+		return;
+	}
 	f->queued = MRCD_FLOW_READY;
-	mrcd_flowq_push(&d->host[f->src_local].ready, fi);
+	mrcd_flowq_push(&hc->ready, fi);
 }

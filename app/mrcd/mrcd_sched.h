@@ -13,6 +13,15 @@
  * costs what the busy flows cost, not the flow count: 65,536 idle flows
  * cost nothing per iteration.
  *
+ * With [profile] active_flows = N, at most N of a host's flows hold a turn
+ * (may have messages in flight); the others wait on the turn queue. A flow
+ * with a turn posts up to `outstanding` messages, and when all of them have
+ * completed hands the turn to the flow at the head of the queue and goes to
+ * its tail. So every flow sends, N at a time, and the QPs with packets in
+ * flight stay within the host's pool of in-flight rings (a QP that finds
+ * the pool empty waits for one; with many more such QPs than rings each
+ * iteration would visit every one of them in vain).
+ *
  * The wait queue is first in, first out, and is looked at only up to its
  * first flow not yet due. With one message size every flow waits the same
  * gap, so that order is the time order; with a size mix a flow can wait
@@ -23,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { MRCD_FLOW_IDLE = 0, MRCD_FLOW_READY, MRCD_FLOW_WAIT };
+enum { MRCD_FLOW_IDLE = 0, MRCD_FLOW_READY, MRCD_FLOW_WAIT, MRCD_FLOW_TURN };
 
 /* A ring of flow indexes; a flow is on at most one queue, so n_send slots suffice. */
 struct mrcd_flowq {
