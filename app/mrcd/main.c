@@ -692,6 +692,8 @@ main(int argc, char **argv)
 			d.prof.rate_gbps > 0 ? "paced" : "closed loop");
 		printf("; scenario %s (checked when the fabric starts)\n",
 			scenario[0] ? scenario : "none");
+		printf(";\n; the profile, key by key (a profile file is this [profile] section):\n");
+		mrcd_profile_print(stdout, &d.prof, "; ");
 		return 0;
 	}
 

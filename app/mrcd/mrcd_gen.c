@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -118,6 +119,22 @@ static const struct mrcd_ini_schema schema = {
 	.keys = keys,
 	.n_keys = RTE_DIM(keys),
 };
+
+void
+mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return;
+	mrcd_ini_print(m, &schema, p);
+	fclose(m);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		fprintf(f, "%s%s\n", prefix, line);
+	free(text);
+}
 
 void
 mrcd_profile_defaults(struct mrcd_profile *p)

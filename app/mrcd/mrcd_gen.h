@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mrc_qp.h"
 
@@ -65,6 +66,8 @@ void mrcd_profile_derive(struct mrcd_profile *p);
 /* Load a profile file ([profile] section); 0, or -EINVAL with err (file:line: ...). */
 int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen);
 const char *mrcd_pattern_name(uint8_t pattern);
+/* Print the profile's keys (default, unit, what each does, value), each line after `prefix`. */
+void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix);
 
 /* One flow: a QP from src to dst and its buffers. Filled by the daemon's setup. */
 /*
