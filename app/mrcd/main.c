@@ -202,6 +202,22 @@ make_flows(struct mrcd_daemon *d, bool fill)
 }
 
 /*
+ * A host's in-flight rings: one per QP up to MRCD_TRK_BLOCKS_MAX, and with
+ * [profile] active_flows no more than twice that (only the flows holding a
+ * turn send; the slack covers a ring given back a moment after the turn
+ * moved on). Short, a QP waits for one (counted), it never fails.
+ */
+static uint32_t
+trk_blocks(const struct mrcd_daemon *d, uint64_t max_qps)
+{
+	uint64_t n = RTE_MIN(max_qps, (uint64_t)MRCD_TRK_BLOCKS_MAX);
+
+	if (d->prof.active_flows > 0)
+		n = RTE_MIN(n, 2ull * d->prof.active_flows);
+	return (uint32_t)n;
+}
+
+/*
  * What this process will allocate for its flows, before the EAL starts:
  * the message buffers (every local host's region: flows x outstanding x the
  * largest message, at both ends), its QPs' state, and the in-flight rings.
@@ -222,7 +238,7 @@ size_memory(struct mrcd_daemon *d)
 		const uint64_t qps_h = 2ull * d->n_cluster_flows;
 
 		buf += RTE_MAX(d->host[h].region_bytes, (size_t)4096);
-		trk += RTE_MIN(qps_h, (uint64_t)MRCD_TRK_BLOCKS_MAX) * mrc_qp_trk_block_bytes(&a);
+		trk += (uint64_t)trk_blocks(d, qps_h) * mrc_qp_trk_block_bytes(&a);
 	}
 	/*
 	 * A QP's own state is about 4 KiB plus its send queue (64 B a message)
@@ -277,8 +293,19 @@ make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	 */
 	if (mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0)
 		return -1;
-	cfg.trk_blocks = RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX);
+	cfg.trk_blocks = trk_blocks(d, cfg.max_qps);
 	cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
+	/*
+	 * Write-IMM tables, lent the same way to a responder only while an
+	 * immediate waits for the rest of its message (one per QP up to
+	 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
+	 */
+	hc->imm_pool = mrc_trk_pool_create(RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
+		mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+	if (hc->imm_pool == NULL) {
+		fprintf(stderr, "mrcd: host %u: out of memory for its Write-IMM tables\n", h);
+		return -1;
+	}
 
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
@@ -323,7 +350,8 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	struct mrc_qp_init in = {.qpn = qpn, .sq_size = d->cfg.transport.sq_size,
 		.mtu = d->cfg.transport.mtu, .tsc_hz = d->hz, .mrs = hc->mrs, .cq = hc->cq,
 		.hdr_pool = hc->tx_pool, .ev_stats = d->cfg.telemetry.ev_stats,
-		.socket = (int)rte_socket_id(), .trk_pool = mrcd_host_trk_pool(hc->rt)};
+		.socket = (int)rte_socket_id(), .trk_pool = mrcd_host_trk_pool(hc->rt),
+		.imm_pool = hc->imm_pool};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
@@ -791,7 +819,8 @@ main(int argc, char **argv)
 
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			d.msg_buf_bytes += d.host[h].mem_len;
-			d.trk_bytes += mrc_trk_pool_mem_bytes(mrcd_host_trk_pool(d.host[h].rt));
+			d.trk_bytes += mrc_trk_pool_mem_bytes(mrcd_host_trk_pool(d.host[h].rt)) +
+				mrc_trk_pool_mem_bytes(d.host[h].imm_pool);
 		}
 		/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
 		if (rte_malloc_get_socket_stats((int)rte_socket_id(), &ms) == 0)
@@ -827,6 +856,9 @@ out:
 		}
 	}
 	if (step >= 3) {
+		/* Every QP is gone, so every table is back (-EBUSY would leak, not crash). */
+		for (unsigned int h = 0; h < d.n_hosts; h++)
+			(void)mrc_trk_pool_free(d.host[h].imm_pool);
 		mrcd_ports_close(&d); /* their rings give back the mbufs they hold */
 		mrcd_loop_close(&d);
 		mrc_fabric_free(d.fab); /* returns every packet still inside */

@@ -54,6 +54,7 @@ struct mrcd_hostctx {
 	size_t mem_len, region_bytes; /* region: the host's slots in the cluster layout */
 	uint32_t key;
 	struct mrcd_host *rt;
+	struct mrc_trk_pool *imm_pool; /* Write-IMM tables lent to the host's responders */
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
 	struct mrcd_gaps gaps; /* the longest waits between messages received here */
