@@ -266,9 +266,10 @@ size_memory(struct mrcd_daemon *d)
 			"buffers (%u flows x outstanding %u x %u KiB, at both ends), %" PRIu64
 			" MiB of QP state, %" PRIu64 " MiB of in-flight rings; %" PRIu64
 			" MiB are available: lower qps_per_peer, outstanding or msg_kb "
-			"(size_mix), or set [telemetry] ev_stats = false\n",
+			"(size_mix)%s\n",
 			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, d->prof.outstanding,
-			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20);
+			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20,
+			d->cfg.telemetry.ev_stats ? ", or set [telemetry] ev_stats = false" : "");
 		return -1;
 	}
 	d->cli.extra_mem_bytes = buf + qps + trk;

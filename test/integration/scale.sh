@@ -12,8 +12,9 @@
 # taking two turns), and mrcd exits 0
 # (every mempool full again). Sized to finish in seconds under ASan on a
 # shared 2-core machine; config/profiles/scale-64k.ini is the full 65,536.
-# Also: a profile asking for more flows than the daemon takes is refused
-# before anything starts, with a message naming the value.
+# Also: a profile asking for more flows than the daemon takes, or for more
+# memory than the machine has, is refused before anything starts, with a
+# message naming the value and what to lower.
 # Usage: scale.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -75,4 +76,18 @@ if [ "$rc" = 0 ] || ! grep -q "makes 80000 flows.*at most 65536: lower qps_per_p
 	exit 1
 fi
 grep "makes 80000" too-many.log
+# Message buffers beyond any machine's memory (65,536 flows x 1 GiB, at both
+# ends): refused up front with what it needs and what to lower.
+sed -e 's/^msg_kb = .*/msg_kb = 1048576/' "$src/config/profiles/scale-64k.ini" > too-big.ini
+set +e
+"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" --profile "$PWD/too-big.ini" \
+	--duration 1 > too-big.log 2>&1
+rc=$?
+set -e
+if [ "$rc" = 0 ] || ! grep -q "needs [0-9]* MiB: [0-9]* MiB of message buffers (65536 flows x outstanding 1 x 1048576 KiB.*lower qps_per_peer, outstanding or msg_kb" too-big.log; then
+	cat too-big.log
+	echo "scale: FAIL: 128 TiB of message buffers were not refused as they should (exit $rc)"
+	exit 1
+fi
+grep "needs" too-big.log
 echo "scale: ok"
