@@ -573,9 +573,11 @@ static bool
 drained(struct mrcd_daemon *d)
 {
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const struct mrcd_snapshot *s = &d->snap[h];
+		struct mrcd_snapshot s;
 
-		if (s->posted != s->completed + s->failed)
+		/* A snapshot from before the worker saw the drain may miss its last posts. */
+		mrcd_snapshot_read(d, h, &s);
+		if (!s.stopping || s.posted != s.completed + s.failed)
 			return false;
 	}
 	return true;
@@ -811,7 +813,7 @@ main(int argc, char **argv)
 	if (connect_flows(&d, t0) != 0 || assign_lcores(&d) != 0)
 		goto out;
 	for (unsigned int h = 0; h < d.n_hosts; h++)
-		if (mrcd_sched_init(&d, h) != 0) {
+		if (mrcd_sched_init(&d, h, rte_rdtsc()) != 0) {
 			fprintf(stderr, "mrcd: host %u: out of memory for its flow queues\n", h);
 			goto out;
 		}

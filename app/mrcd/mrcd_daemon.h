@@ -88,6 +88,7 @@ struct mrcd_snapshot {
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 	uint64_t rejects; /* packets the parser refused */
+	bool stopping;    /* the worker had seen the drain begin: it posts no more */
 };
 
 /* One EV of a queried QP. */

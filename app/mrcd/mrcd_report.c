@@ -59,6 +59,11 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 
 	memset(&n, 0, sizeof(n));
 	n.tsc = now_tsc;
+	/*
+	 * Read before the totals: every post this worker makes after it sees
+	 * the drain begin is none, so a snapshot marked stopping counts all.
+	 */
+	n.stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(hc->rt, p);
 

@@ -71,8 +71,12 @@ mrcd_flowq_peek(const struct mrcd_flowq *q)
 struct mrcd_daemon;
 struct mrcd_flow;
 
-/* Setup: a host's queues, with every flow it sends on the ready queue; 0 or -ENOMEM. */
-int mrcd_sched_init(struct mrcd_daemon *d, unsigned int host);
+/*
+ * Setup: a host's queues, every flow it sends on the ready queue (or the
+ * turn queue past active_flows; paced, on the wait queue, their first
+ * posts spread over one gap from now_tsc); 0 or -ENOMEM.
+ */
+int mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc);
 void mrcd_sched_free(struct mrcd_daemon *d, unsigned int host);
 
 /* Worker: post on the flows of `host` that may; returns the messages posted. */
