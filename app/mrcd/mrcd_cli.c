@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -478,12 +479,36 @@ add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, uint64_t busy, cha
 	return 0;
 }
 
-/* Without hugepages the EAL reserves -m MB at start (64 by default): size it from the pools. */
+/*
+ * Without hugepages the EAL reserves -m MB at start (64 by default): size
+ * it from the pools and what the caller says the flows need.
+ */
 static void
-add_mem(struct argv_buf *a, const struct mrcd_config *cfg)
+add_mem(struct argv_buf *a, const struct mrcd_cli *cli, const struct mrcd_config *cfg)
 {
+	const uint64_t extra_mb = (cli->extra_mem_bytes + (64u << 20) - 1) >> 26 << 6;
+
 	add(a, "-m");
-	add(a, "%u", mrcd_config_memory_mb(cfg));
+	add(a, "%" PRIu64, (uint64_t)mrcd_config_memory_mb(cfg) + extra_mb);
+}
+
+/* Bytes of free hugepages of the default size (0 when /proc/meminfo does not say). */
+static uint64_t
+hugepages_free_bytes(void)
+{
+	uint64_t n = 0, kb = 0, v;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "HugePages_Free: %" SCNu64, &v) == 1)
+			n = v;
+		else if (sscanf(line, "Hugepagesize: %" SCNu64 " kB", &v) == 1)
+			kb = v;
+	}
+	if (f != NULL)
+		fclose(f);
+	return n * kb * 1024;
 }
 
 int
@@ -505,16 +530,21 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		return -EINVAL;
 	/* DPDK 22.11 refuses --in-memory with --no-huge: the user's choice decides. */
 	if (!no_huge && !in_mem) {
-		if (mrc_hugepages_usable()) {
+		/* Hugepages too few for the flows' buffers and QPs: ordinary memory, then. */
+		const uint64_t need = ((uint64_t)mrcd_config_memory_mb(cfg) << 20) +
+			cli->extra_mem_bytes;
+
+		if (mrc_hugepages_usable() &&
+			(cli->extra_mem_bytes == 0 || hugepages_free_bytes() >= need)) {
 			add(&a, "--in-memory");
 		} else {
 			add(&a, "--no-huge");
 			if (!user_has(cli, "-m") && !user_has(cli, "--socket-mem"))
-				add_mem(&a, cfg);
+				add_mem(&a, cli, cfg);
 			add(&a, "--no-shconf");
 		}
 	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
-		add_mem(&a, cfg);
+		add_mem(&a, cli, cfg);
 	}
 	if (cfg->ports.mode != MRCD_PORTS_ETHDEV && !user_has(cli, "--no-pci") &&
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&

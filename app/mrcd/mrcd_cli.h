@@ -77,6 +77,7 @@ struct mrcd_cli {
 	uint32_t duration_s;
 	bool check;
 	uint64_t busy_cpus; /* CPUs other instances poll on (bit n: CPU n); set by the caller */
+	uint64_t extra_mem_bytes; /* the flows' buffers and QPs, added to -m; set by the caller */
 };
 
 /*

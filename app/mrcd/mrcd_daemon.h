@@ -23,14 +23,28 @@
 #include "mrcd_gaps.h"
 #include "mrcd_gen.h"
 #include "mrcd_host.h"
+#include "mrcd_sched.h"
 
-#define MRCD_MAX_HOSTS   16
-#define MRCD_MAX_FLOWS   1024
-#define MRCD_MAX_WORKERS 16
-#define MRCD_QPN_BASE    0x100
+#define MRCD_MAX_HOSTS 16
+/*
+ * Flows in the cluster at most (each a QP pair): what the daemon is tested
+ * with (65,536 on one worker, test/integration/scale.sh). Per-flow state is
+ * allocated for the flows the profile makes, not for this many.
+ */
+#define MRCD_MAX_FLOWS	    65536
+#define MRCD_MAX_WORKERS    16
+#define MRCD_QPN_BASE	    0x100
 #define MRCD_TRK_BLOCKS_MAX 4096 /* in-flight rings per host (32 KiB each at MPR 8) */
+/* Flows a snapshot walks per tick for the QPs' own counters (a full pass spans several). */
+#define MRCD_SWEEP_SLICE 64
 
 enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
+
+/* Sums over a host's sending QPs of what only the QPs count (mrcd_snapshot_publish). */
+struct mrcd_qp_sums {
+	uint64_t retx, nacks, ecn_echoes, ev_losses;
+	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
+};
 
 struct mrcd_hostctx {
 	struct rte_mempool *rx_pool, *tx_pool;
@@ -40,12 +54,23 @@ struct mrcd_hostctx {
 	size_t mem_len, region_bytes; /* region: the host's slots in the cluster layout */
 	uint32_t key;
 	struct mrcd_host *rt;
+	struct mrc_trk_pool *imm_pool; /* Write-IMM tables lent to the host's responders */
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
 	struct mrcd_gaps gaps; /* the longest waits between messages received here */
 	uint64_t failed_msgs;
 	uint16_t port[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint32_t port_started;          /* ethdev mode: planes whose port we started */
+	uint32_t port_started;		/* ethdev mode: planes whose port we started */
+	/* the flows this host sends and receives (indexes into flows) */
+	uint32_t *send_flows, *recv_flows;
+	uint32_t n_send, n_recv;
+	struct mrcd_flowq ready, wait, turns; /* mrcd_sched.h */
+	uint32_t active, active_max;          /* flows holding a turn, and at most */
+	/* the generator's totals, kept as they change (a snapshot walks no flow for them) */
+	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
+	/* the QPs' own counters, summed a slice per snapshot: `sums` is the last full pass */
+	struct mrcd_qp_sums sums, sums_part;
+	uint32_t sweep_pos;
 };
 
 /* What the ports themselves dropped (ethdev mode), summed over all ports. */
@@ -63,6 +88,7 @@ struct mrcd_snapshot {
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 	uint64_t rejects; /* packets the parser refused */
+	bool stopping;    /* the worker had seen the drain begin: it posts no more */
 };
 
 /* One EV of a queried QP. */
@@ -119,11 +145,13 @@ struct mrcd_daemon {
 	struct mrcd_profile prof;
 	uint64_t hz;
 	unsigned int n_hosts, n_flows, n_workers; /* n_hosts: this process's */
-	unsigned int n_cluster_flows;             /* flows in the whole cluster */
-	int16_t flow_of[MRCD_MAX_FLOWS];          /* cluster flow -> index in flows, or -1 */
+	unsigned int n_cluster_flows;		  /* flows in the whole cluster */
+	int32_t *flow_of; /* n_cluster_flows: cluster flow -> index in flows, or -1 */
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
-	struct mrcd_flow flows[MRCD_MAX_FLOWS];
-	struct mrc_qp *peer_qp[MRCD_MAX_FLOWS]; /* the receiving end of each flow */
+	struct mrcd_flow *flows; /* n_flows, allocated at setup */
+	struct mrc_qp **peer_qp; /* n_flows: the receiving end of each flow */
+	/* what setup allocated, for the summary's bytes per QP */
+	size_t msg_buf_bytes, qp_bytes, trk_bytes, heap_bytes;
 	struct mrc_fabric *fab;
 	struct mrcd_worker workers[MRCD_MAX_WORKERS];
 	int phase; /* enum mrcd_phase */
@@ -147,7 +175,8 @@ struct mrcd_output {
 	uint64_t last_tsc;
 };
 
-void mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc);
+/* `full`: walk every flow for the QPs' counters now (after the workers stopped). */
+void mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool full);
 void mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int host, struct mrcd_snapshot *out);
 
 void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario);

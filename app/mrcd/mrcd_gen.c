@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -84,14 +85,19 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "the receiver of the incast pattern"),
 	KEY("msg_kb", U32, msg_kb, .min = 1, .max = 1048576, .def = "1024", .unit = "KiB",
 		.help = "size of every message"),
-	KEY("qps_per_peer", U16, qps_per_peer, .min = 1, .max = 64, .def = "1", .unit = "QPs",
-		.help = "QPs from a host to each peer it writes to"),
+	KEY("qps_per_peer", U16, qps_per_peer, .min = 1, .max = 65535, .def = "1", .unit = "QPs",
+		.help = "QPs from a host to each peer it writes to (flows: the pattern's pairs x "
+			"this, at most 65536 in the cluster)"),
 	KEY("outstanding", U16, outstanding, .min = 1, .max = 64, .def = "4", .unit = "messages",
 		.help = "messages in flight per QP at most"),
 	KEY("rate_gbps", DOUBLE, rate_gbps, .dmin = 0, .dmax = 10000, .def = "0", .unit = "Gb/s",
 		.help = "offered rate per QP; 0 = closed loop (post when a slot frees)"),
 	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
 		.unit = "messages", .help = "per QP, then stop; 0 = until the run ends"),
+	KEY("active_flows", U32, active_flows, .min = 0, .max = 65536, .def = "0", .unit = "flows",
+		.help = "per host, flows with messages in flight at once, taking turns: a flow whose "
+			"messages have all completed hands its turn to the next (closed loop only); "
+			"0 = every flow at once"),
 	KEY("verify", BOOL, verify, .def = "true",
 		.help = "check every byte of every message at the receiver (needs opcode = write_imm)"),
 	KEY("opcode", ENUM, opcode, .names = opcode_names, .def = "write_imm",
@@ -113,6 +119,22 @@ static const struct mrcd_ini_schema schema = {
 	.keys = keys,
 	.n_keys = RTE_DIM(keys),
 };
+
+void
+mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return;
+	mrcd_ini_print(m, &schema, p);
+	fclose(m);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		fprintf(f, "%s%s\n", prefix, line);
+	free(text);
+}
 
 void
 mrcd_profile_defaults(struct mrcd_profile *p)
@@ -140,6 +162,12 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 				      "plain WRITE gives the receiver no completion to check",
 			path, mrcd_ini_line(ini, "profile", "verify") ? mrcd_ini_line(ini, "profile", "verify") :
 					mrcd_ini_line(ini, "profile", "opcode"));
+		rc = -EINVAL;
+	}
+	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
+		snprintf(err, errlen, "%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
+				      "are handed on completions, a paced flow posts on time",
+			path, mrcd_ini_line(ini, "profile", "active_flows"), p->active_flows);
 		rc = -EINVAL;
 	}
 	mrcd_ini_close(ini);
@@ -239,9 +267,11 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 
 /* Word j of message `seq` of `flow`: distinct for every (flow, seq, j). */
 static inline uint64_t
-word(uint16_t flow, uint64_t seq, uint64_t j)
+word(uint32_t flow, uint64_t seq, uint64_t j)
 {
-	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j;
+	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
+	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j ^
+		     ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
 
 	x ^= x >> 31;
 	x *= 0x9e3779b97f4a7c15ull;
@@ -249,7 +279,7 @@ word(uint16_t flow, uint64_t seq, uint64_t j)
 }
 
 uint32_t
-mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq)
+mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq)
 {
 	if (p->n_mix == 0)
 		return p->msg_kb * 1024u;
@@ -263,7 +293,7 @@ mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq)
 }
 
 void
-mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
 {
 	uint32_t j;
 
@@ -280,7 +310,7 @@ mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
 }
 
 bool
-mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq)
+mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
 {
 	uint32_t j;
 

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mrc_qp.h"
 
@@ -44,6 +45,7 @@ struct mrcd_profile {
 	uint16_t outstanding; /* messages in flight per QP (closed loop) */
 	double rate_gbps;     /* per flow; 0 = closed loop, as fast as completions allow */
 	uint64_t messages;    /* per flow; 0 = until the run ends */
+	uint32_t active_flows; /* per host, flows with messages in flight at once; 0 = all */
 	bool verify;
 	uint8_t opcode;       /* enum mrcd_opcode */
 	char size_mix[128];   /* "KiB:weight, ..." as written; "" = every message msg_kb */
@@ -54,7 +56,7 @@ struct mrcd_profile {
 };
 
 /* Message size of message `seq` of `flow`: the same at both ends, no state. */
-uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint16_t flow, uint64_t seq);
+uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq);
 /* Bytes of one flow's slots at each end: outstanding x the largest message. */
 size_t mrcd_flow_slot_bytes(const struct mrcd_profile *p);
 
@@ -64,6 +66,8 @@ void mrcd_profile_derive(struct mrcd_profile *p);
 /* Load a profile file ([profile] section); 0, or -EINVAL with err (file:line: ...). */
 int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen);
 const char *mrcd_pattern_name(uint8_t pattern);
+/* Print the profile's keys (default, unit, what each does, value), each line after `prefix`. */
+void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix);
 
 /* One flow: a QP from src to dst and its buffers. Filled by the daemon's setup. */
 /*
@@ -73,8 +77,8 @@ const char *mrcd_pattern_name(uint8_t pattern);
  * process keeps the flows with at least one end among its hosts.
  */
 struct mrcd_flow {
-	uint16_t id;               /* cluster-wide flow number */
-	uint16_t src, dst;         /* cluster host numbers */
+	uint32_t id;		      /* cluster-wide flow number */
+	uint16_t src, dst;	      /* cluster host numbers */
 	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
 	uint32_t qpn;              /* the sender's QPN; the receiver's is qpn + 1 */
 	struct mrc_qp *qp;         /* on src, when src is local */
@@ -88,7 +92,8 @@ struct mrcd_flow {
 	uint64_t posted, completed, completed_bytes;
 	uint64_t recv_seq;      /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
-	uint64_t *post_tsc;     /* per slot */
+	uint64_t *post_tsc; /* per slot */
+	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
 };
 
 /*
@@ -113,8 +118,8 @@ unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hos
 	uint16_t (*out)[2], unsigned int max);
 
 /* Fill / check message `seq` of a flow in `buf` (len bytes). */
-void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
-bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint16_t flow, uint64_t seq);
+void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 
 /* Post what the profile allows now on `f`; returns messages posted. */
 unsigned int mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc,

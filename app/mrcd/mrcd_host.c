@@ -20,6 +20,7 @@ struct qp_slot {
 	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrcd_host *host;
 	bool listed; /* on the busy list */
+	bool parked; /* on the ring waiters' list */
 };
 
 struct plane_stage {
@@ -41,6 +42,14 @@ struct mrcd_host {
 	 */
 	uint32_t *busy;
 	uint32_t busy_head, busy_n;
+	/*
+	 * QPs with new data and no in-flight ring, the pool being empty: they
+	 * leave the busy list (visiting them would only be refused again) and
+	 * come back, first in first out, as rings are given back. Without this
+	 * 32,768 such QPs were visited in vain every iteration.
+	 */
+	uint32_t *parked;
+	uint32_t parked_head, parked_n;
 	struct mrc_trk_pool *trk;
 	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
 	struct plane_stage stage[MRCD_MAX_PLANES];
@@ -125,9 +134,11 @@ mrcd_host_create(const struct mrcd_host_cfg *cfg, uint64_t now_tsc, const char *
 		RTE_CACHE_LINE_SIZE, cfg->socket);
 	h->busy = rte_zmalloc_socket("mrcd_busy", (size_t)cfg->max_qps * sizeof(*h->busy),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
+	h->parked = rte_zmalloc_socket("mrcd_parked", (size_t)cfg->max_qps * sizeof(*h->parked),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
 	/* 4096 ticks of 1 us: a rotation covers the packet timeouts; longer timers wrap. */
 	h->wheel = mrc_timer_wheel_create(4096, tick, now_tsc, cfg->socket);
-	if (h->qps == NULL || h->busy == NULL || h->wheel == NULL)
+	if (h->qps == NULL || h->busy == NULL || h->parked == NULL || h->wheel == NULL)
 		goto nomem;
 	if (cfg->trk_blocks > 0) {
 		h->trk = mrc_trk_pool_create(cfg->trk_blocks, cfg->trk_block_bytes, cfg->socket);
@@ -141,6 +152,7 @@ nomem:
 	if (h != NULL) {
 		rte_free(h->qps);
 		rte_free(h->busy);
+		rte_free(h->parked);
 		mrc_timer_wheel_free(h->wheel);
 	}
 	rte_free(h);
@@ -159,6 +171,7 @@ mrcd_host_free(struct mrcd_host *h)
 	(void)mrc_trk_pool_free(h->trk);
 	rte_free(h->qps);
 	rte_free(h->busy);
+	rte_free(h->parked);
 	rte_free(h);
 }
 
@@ -352,9 +365,22 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 		if (h->stage[p].n > STAGE - MRCD_BURST)
 			room &= ~(1u << p);
 
+	/* As many ring waiters back on the busy list as there are rings free. */
+	for (uint32_t k = h->trk != NULL ? RTE_MIN(h->parked_n, h->trk->n_free) : 0; k > 0; k--) {
+		struct qp_slot *s = &h->qps[h->parked[h->parked_head]];
+
+		if (++h->parked_head == h->cfg.max_qps)
+			h->parked_head = 0;
+		h->parked_n--;
+		s->parked = false;
+		if (s->qp != NULL)
+			mark_busy(h, s);
+	}
+
 	/*
 	 * Output: each busy QP once, in turn (round-robin, so none starves the
-	 * others of the burst); one that still has work goes to the back.
+	 * others of the burst); one that still has work goes to the back, or
+	 * aside when all it has is new data and no ring is free.
 	 */
 	for (uint32_t k = h->busy_n; k > 0; k--) {
 		struct qp_slot *s = &h->qps[h->busy[h->busy_head]];
@@ -380,8 +406,22 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 			if (st->n > STAGE - MRCD_BURST)
 				room &= ~(1u << out[j]->port);
 		}
-		if (n > 0)
+		if (n > 0) {
 			rearm(h, s);
+		} else if (h->trk != NULL && h->trk->n_free == 0 && !mrc_qp_trk_held(s->qp) &&
+			!mrc_qp_idle(s->qp)) {
+			if (!s->parked) {
+				uint32_t tail = h->parked_head + h->parked_n;
+
+				if (tail >= h->cfg.max_qps)
+					tail -= h->cfg.max_qps;
+				h->parked[tail] = (uint32_t)(s - h->qps);
+				h->parked_n++;
+				s->parked = true;
+				h->cnt.trk_parked++;
+			}
+			continue;
+		}
 		mark_busy(h, s);
 	}
 	work += flush(h);

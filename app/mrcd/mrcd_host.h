@@ -46,7 +46,8 @@
 	X(tx_pkts, "pkts", "packets the ports accepted")                                      \
 	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")            \
 	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")      \
-	X(timer_fires, "events", "QP timers that fired")
+	X(timer_fires, "events", "QP timers that fired")                                    \
+	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")
 
 MRC_COUNTER_BLOCK_DECLARE(mrcd_host_counters, MRCD_HOST_COUNTERS);
 

@@ -20,53 +20,93 @@
 
 /* ---- snapshots ---- */
 
+/* Add the QPs' own counters of sending flows send_flows[from, to) of host h. */
+static void
+sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t from, uint32_t to,
+	struct mrcd_qp_sums *s)
+{
+	for (uint32_t k = from; k < to; k++) {
+		const struct mrcd_flow *f = &d->flows[hc->send_flows[k]];
+
+		if (f->qp == NULL)
+			continue;
+		const struct mrc_qp_counters *c = mrc_qp_counters(f->qp);
+		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
+
+		s->retx += c->tx_retx_pkts;
+		s->nacks += c->rx_nacks;
+		s->ecn_echoes += c->ecn_echoes;
+		s->ev_losses += c->ev_losses;
+		for (unsigned int p = 0; pool != NULL && p < d->cfg.daemon.planes; p++) {
+			struct mrc_ev_counts ec;
+
+			if (mrc_ev_plane_counts(pool, p, &ec) != 0)
+				continue;
+			s->ev_good += ec.active[MRC_EV_GOOD];
+			s->ev_skip += ec.active[MRC_EV_SKIP];
+			s->ev_bad += ec.active[MRC_EV_ASSUMED_BAD] + ec.backup[MRC_EV_ASSUMED_BAD];
+			s->ev_denied += ec.active[MRC_EV_DENIED] + ec.backup[MRC_EV_DENIED];
+		}
+	}
+}
+
 void
-mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc)
+mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, bool full)
 {
 	struct mrcd_snapshot *s = &d->snap[h], n;
-	const struct mrc_wire_rx_stats *v = mrcd_host_rx_verdicts(d->host[h].rt);
+	struct mrcd_hostctx *hc = &d->host[h];
+	const struct mrc_wire_rx_stats *v = mrcd_host_rx_verdicts(hc->rt);
 
 	memset(&n, 0, sizeof(n));
 	n.tsc = now_tsc;
+	/*
+	 * Read before the totals: every post this worker makes after it sees
+	 * the drain begin is none, so a snapshot marked stopping counts all.
+	 */
+	n.stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
-		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(d->host[h].rt, p);
+		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(hc->rt, p);
 
 		n.tx_bytes[p] = pc->tx_bytes;
 		n.rx_bytes[p] = pc->rx_bytes;
 	}
 	for (unsigned int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
 		n.rejects += v->pkts[r];
-	n.failed = d->host[h].failed_msgs;
-	for (unsigned int i = 0; i < d->n_flows; i++) {
-		const struct mrcd_flow *f = &d->flows[i];
+	n.failed = hc->failed_msgs;
+	n.posted = hc->posted;
+	n.completed = hc->completed;
+	n.sent_bytes = hc->sent_bytes;
+	n.verified_bytes = hc->verified_bytes;
+	n.verify_errors = hc->verify_errors;
+	/*
+	 * The QPs' own counters take a walk over the flows: a slice per tick, so
+	 * a tick costs the same at 65,536 flows as at 64; the figures are those
+	 * of the last full pass (up to a second old at 65,536 flows: 64 per ms).
+	 */
+	if (full) {
+		memset(&hc->sums, 0, sizeof(hc->sums));
+		sum_qps(d, hc, 0, hc->n_send, &hc->sums);
+		memset(&hc->sums_part, 0, sizeof(hc->sums_part));
+		hc->sweep_pos = 0;
+	} else {
+		const uint32_t to = RTE_MIN(hc->n_send, hc->sweep_pos + MRCD_SWEEP_SLICE);
 
-		if (f->dst_local == (int)h) {
-			n.verified_bytes += f->verified_bytes;
-			n.verify_errors += f->verify_errors;
-		}
-		if (f->src_local != (int)h || f->qp == NULL)
-			continue;
-		const struct mrc_qp_counters *c = mrc_qp_counters(f->qp);
-		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
-
-		n.posted += f->posted;
-		n.completed += f->completed;
-		n.sent_bytes += f->completed_bytes;
-		n.retx += c->tx_retx_pkts;
-		n.nacks += c->rx_nacks;
-		n.ecn_echoes += c->ecn_echoes;
-		n.ev_losses += c->ev_losses;
-		for (unsigned int p = 0; pool != NULL && p < d->cfg.daemon.planes; p++) {
-			struct mrc_ev_counts ec;
-
-			if (mrc_ev_plane_counts(pool, p, &ec) != 0)
-				continue;
-			n.ev_good += ec.active[MRC_EV_GOOD];
-			n.ev_skip += ec.active[MRC_EV_SKIP];
-			n.ev_bad += ec.active[MRC_EV_ASSUMED_BAD] + ec.backup[MRC_EV_ASSUMED_BAD];
-			n.ev_denied += ec.active[MRC_EV_DENIED] + ec.backup[MRC_EV_DENIED];
+		sum_qps(d, hc, hc->sweep_pos, to, &hc->sums_part);
+		hc->sweep_pos = to;
+		if (to == hc->n_send) {
+			hc->sums = hc->sums_part;
+			memset(&hc->sums_part, 0, sizeof(hc->sums_part));
+			hc->sweep_pos = 0;
 		}
 	}
+	n.retx = hc->sums.retx;
+	n.nacks = hc->sums.nacks;
+	n.ecn_echoes = hc->sums.ecn_echoes;
+	n.ev_losses = hc->sums.ev_losses;
+	n.ev_good = hc->sums.ev_good;
+	n.ev_skip = hc->sums.ev_skip;
+	n.ev_bad = hc->sums.ev_bad;
+	n.ev_denied = hc->sums.ev_denied;
 	/* Sequence lock: odd while writing, so a reader retries a torn copy. */
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -430,7 +470,49 @@ mrcd_summary(const struct mrcd_daemon *d)
 	/* Workers poll without pause: far below 100% means the machine took their CPU. */
 	if (cpu_share < 0.1)
 		printf("  warning: the workers were starved of CPU: completion times, goodput and "
-		       "whether the drain sufficed measure this machine's load, not the transport\n");
+		       "whether the drain sufficed measure this machine's load, not the "
+		       "transport\n");
+	/* Scale: rates over the run, and what a QP costs (setup's heap use, less buffers). */
+	uint64_t n_qps = 0, rss_kb = 0, idle_flows = 0, trk_waits = 0;
+	uint32_t trk_max = 0;
+
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrc_trk_pool *tp = mrcd_host_trk_pool(d->host[h].rt);
+
+		n_qps += d->host[h].n_send + d->host[h].n_recv;
+		if (tp != NULL) {
+			trk_waits += tp->stats.waits;
+			trk_max = RTE_MAX(trk_max, tp->stats.max_in_use);
+		}
+	}
+	/* Flows of ours that sent and never saw a completion: traffic not spread over all. */
+	for (unsigned int i = 0; i < d->n_flows; i++)
+		idle_flows += d->flows[i].src_local >= 0 && d->flows[i].completed == 0;
+	{
+		FILE *st = fopen("/proc/self/status", "r");
+		char line[128];
+
+		while (st != NULL && fgets(line, sizeof(line), st) != NULL)
+			if (sscanf(line, "VmHWM: %" SCNu64 " kB", &rss_kb) == 1)
+				break;
+		if (st != NULL)
+			fclose(st);
+	}
+	const double run_s = (double)run / (double)d->hz;
+	const uint64_t heap_qp =
+		d->heap_bytes > d->msg_buf_bytes
+			? (d->heap_bytes - d->msg_buf_bytes) / RTE_MAX(n_qps, (uint64_t)1)
+			: 0;
+
+	printf("  scale: %" PRIu64 " QPs, %.0f messages/s, %.0f data packets/s; per QP %" PRIu64
+	       " B of heap (%" PRIu64 " B its own state, %" PRIu64 " B in-flight ring share), "
+	       "%zu MiB of message buffers, peak RSS %" PRIu64 " MiB\n",
+		n_qps, (double)t.completed / run_s, (double)rx_pkts / run_s, heap_qp,
+		d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
+		d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes >> 20, rss_kb >> 10);
+	printf("  flows: %u here, %" PRIu64 " of them sent nothing that completed; in-flight rings: "
+	       "at most %u of a host's out at once, %" PRIu64 " times a QP waited for one\n",
+		d->n_flows, idle_flows, trk_max, trk_waits);
 	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
 	for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++) {
 		uint64_t v = 0;
@@ -482,7 +564,21 @@ mrcd_summary(const struct mrcd_daemon *d)
 			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": %.4f, "
 				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64 ",\n",
 				d->n_workers, cpu_ns / 1e9, cpu_share, rx_pkts, rx_bytes);
-			fprintf(j, " \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
+			fprintf(j,
+				" \"qps\": %" PRIu64
+				", \"msgs_per_s\": %.1f, \"pkts_per_s\": %.1f, "
+				"\"heap_bytes_per_qp\": %" PRIu64
+				", \"qp_state_bytes_per_qp\": %" PRIu64
+				", \"trk_bytes_per_qp\": %" PRIu64 ", \"msg_buf_bytes\": %zu, "
+				"\"peak_rss_bytes\": %" PRIu64 ",\n",
+				n_qps, (double)t.completed / run_s, (double)rx_pkts / run_s,
+				heap_qp, d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
+				d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes,
+				rss_kb << 10);
+			fprintf(j, " \"flows_without_completion\": %" PRIu64 ", \"trk_max_in_use\": %u, "
+				"\"trk_waits\": %" PRIu64 ",\n", idle_flows, trk_max, trk_waits);
+			fprintf(j,
+				" \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
 				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
 			fprintf(j, " \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64

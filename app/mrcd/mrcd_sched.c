@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "mrcd_daemon.h"
+#include "mrcd_sched.h"
+
+int
+mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc)
+{
+	struct mrcd_hostctx *hc = &d->host[host];
+	const uint32_t cap = hc->n_send > 0 ? hc->n_send : 1;
+
+	hc->ready.slot = rte_malloc("mrcd_ready", cap * sizeof(uint32_t), 64);
+	hc->wait.slot = rte_malloc("mrcd_wait", cap * sizeof(uint32_t), 64);
+	hc->turns.slot = rte_malloc("mrcd_turns", cap * sizeof(uint32_t), 64);
+	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
+		return -ENOMEM;
+	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
+	hc->active_max = d->prof.active_flows > 0 ? d->prof.active_flows : UINT32_MAX;
+	hc->active = 0;
+	/*
+	 * Paced flows start spread over one message's gap, in order, on the wait
+	 * queue: all starting at once, 10,000 flows put 40,000 packets in
+	 * flight in the first microseconds, more than one worker sends before
+	 * their timers fire, and the resends never caught up.
+	 */
+	const uint64_t gap = d->prof.rate_gbps > 0 ?
+		(uint64_t)((double)d->prof.max_kb * 8192.0 / (d->prof.rate_gbps * 1e9) *
+			(double)d->hz) :
+		0;
+
+	for (uint32_t k = 0; k < hc->n_send; k++) {
+		struct mrcd_flow *f = &d->flows[hc->send_flows[k]];
+
+		if (gap > 0) {
+			f->next_post_tsc = now_tsc + (uint64_t)((double)gap * k / hc->n_send);
+			f->queued = MRCD_FLOW_WAIT;
+			mrcd_flowq_push(&hc->wait, hc->send_flows[k]);
+		} else if (hc->active < hc->active_max) {
+			hc->active++;
+			f->queued = MRCD_FLOW_READY;
+			mrcd_flowq_push(&hc->ready, hc->send_flows[k]);
+		} else {
+			f->queued = MRCD_FLOW_TURN;
+			mrcd_flowq_push(&hc->turns, hc->send_flows[k]);
+		}
+	}
+	return 0;
+}
+
+void
+mrcd_sched_free(struct mrcd_daemon *d, unsigned int host)
+{
+	struct mrcd_hostctx *hc = &d->host[host];
+
+	rte_free(hc->ready.slot);
+	rte_free(hc->wait.slot);
+	rte_free(hc->turns.slot);
+	hc->ready.slot = hc->wait.slot = hc->turns.slot = NULL;
+}
+
+/* Hand free turns to the flows at the head of the turn queue. */
+static void
+grant(struct mrcd_daemon *d, struct mrcd_hostctx *hc)
+{
+	while (hc->active < hc->active_max && hc->turns.n > 0) {
+		const uint32_t fi = mrcd_flowq_pop(&hc->turns);
+
+		hc->active++;
+		d->flows[fi].queued = MRCD_FLOW_READY;
+		mrcd_flowq_push(&hc->ready, fi);
+	}
+}
+
+static bool
+done(const struct mrcd_profile *p, const struct mrcd_flow *f, bool stopping)
+{
+	return stopping || (p->messages != 0 && f->posted >= p->messages) ||
+	       mrc_qp_state(f->qp) == MRC_QP_ERROR;
+}
+
+/* After posting: where the flow goes until it can post again. */
+static void
+requeue(struct mrcd_daemon *d, struct mrcd_hostctx *hc, struct mrcd_flow *f, uint32_t fi,
+	uint64_t now_tsc, bool stopping)
+{
+	const struct mrcd_profile *p = &d->prof;
+	const bool in_flight = f->posted != f->completed;
+
+	if (p->active_flows > 0) {
+		/* A turn lasts until what the flow posted has completed (mrcd_sched_wake). */
+		if (in_flight) {
+			f->queued = MRCD_FLOW_IDLE;
+		} else if (done(p, f, stopping)) {
+			f->queued = MRCD_FLOW_IDLE; /* never posts again: its turn goes on */
+			hc->active--;
+			grant(d, hc);
+		} else {
+			mrcd_flowq_push(&hc->ready, fi); /* the QP refused: try next time */
+		}
+		return;
+	}
+	if (done(p, f, stopping) || f->posted - f->completed >= p->outstanding) {
+		/* Full (a completion wakes it), done, or broken: nothing to do until then. */
+		f->queued = MRCD_FLOW_IDLE;
+	} else if (now_tsc < f->next_post_tsc) {
+		f->queued = MRCD_FLOW_WAIT;
+		mrcd_flowq_push(&hc->wait, fi);
+	} else {
+		/* The QP refused a post it had room for (its send queue): try next time. */
+		mrcd_flowq_push(&hc->ready, fi);
+	}
+}
+
+unsigned int
+mrcd_sched_post(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool stopping)
+{
+	struct mrcd_hostctx *hc = &d->host[host];
+	unsigned int posted = 0;
+
+	/* Paced flows now due rejoin the ready queue (the wait queue is in time order). */
+	while (hc->wait.n > 0 && d->flows[mrcd_flowq_peek(&hc->wait)].next_post_tsc <= now_tsc) {
+		const uint32_t fi = mrcd_flowq_pop(&hc->wait);
+
+		d->flows[fi].queued = MRCD_FLOW_READY;
+		mrcd_flowq_push(&hc->ready, fi);
+	}
+	/* One turn each for the flows ready now; a flow put back waits for the next pass. */
+	for (uint32_t n = hc->ready.n; n > 0; n--) {
+		const uint32_t fi = mrcd_flowq_pop(&hc->ready);
+		struct mrcd_flow *f = &d->flows[fi];
+
+		posted += mrcd_gen_post(&d->prof, f, now_tsc, d->hz, stopping);
+		requeue(d, hc, f, fi, now_tsc, stopping);
+	}
+	hc->posted += posted;
+	return posted;
+}
+
+void
+mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
+{
+	struct mrcd_hostctx *hc;
+
+	if (f->queued != MRCD_FLOW_IDLE || f->src_local < 0)
+		return;
+	hc = &d->host[f->src_local];
+	if (d->prof.active_flows > 0) {
+		if (f->posted != f->completed)
+			return; /* its turn lasts until the rest completes */
+		/* Hand the turn on; the flow queues for another (drain: the phase stops it). */
+		hc->active--;
+		f->queued = MRCD_FLOW_TURN;
+		mrcd_flowq_push(&hc->turns, fi);
+		grant(d, hc);
+		return;
+	}
+	f->queued = MRCD_FLOW_READY;
+	mrcd_flowq_push(&hc->ready, fi);
+}
