@@ -82,7 +82,8 @@ mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx)
 {
 	/*
 	 * Reordering between paths is at most the spread of their RTTs: the
-	 * largest recent RTT less the smallest, plus a quarter of srtt of slack.
+	 * largest recent RTT less the smallest recent one (rtt_sample()), plus
+	 * a quarter of srtt of slack.
 	 * Until a few samples have shown the spread, a whole srtt: this rule is
 	 * the backstop, and a false loss costs a resend and a needless EV retire.
 	 */
@@ -357,11 +358,22 @@ rtt_sample(struct mrc_rel_tx *tx, uint64_t r)
 		tx->rttvar_tsc = (3 * tx->rttvar_tsc + d) / 4;
 		tx->srtt_tsc = (7 * tx->srtt_tsc + r) / 8;
 	}
-	tx->min_rtt_tsc = RTE_MIN(tx->min_rtt_tsc, r);
 	/*
-	 * The largest recent RTT, decaying slowly towards srtt so an old outlier
-	 * fades while every path (sampled about once per n_paths SACKs) keeps it up.
+	 * The largest and the smallest recent RTT, each fading slowly towards
+	 * srtt so an old extreme goes while every path (sampled about once per
+	 * n_paths SACKs) keeps them apart. The smallest must fade too: with an
+	 * all-time minimum the unloaded RTT of the first packets stays in the
+	 * spread for good, and once the queues fill (the host's own NIC queue
+	 * at line rate: 41 us against 9.6 us unloaded in bench_failover) the
+	 * window is the whole queueing delay although the paths differ by a
+	 * few us, which delays every loss found by time by that much. (A
+	 * faster fade of the largest, 1/64, forgets slow paths between their
+	 * samples: spurious resends after a T1 fault in bench_failover.)
 	 */
+	if (r <= tx->min_rtt_tsc)
+		tx->min_rtt_tsc = r;
+	else if (tx->min_rtt_tsc < tx->srtt_tsc)
+		tx->min_rtt_tsc += (tx->srtt_tsc - tx->min_rtt_tsc) / 256;
 	if (r >= tx->max_rtt_tsc)
 		tx->max_rtt_tsc = r;
 	else if (tx->max_rtt_tsc > tx->srtt_tsc)

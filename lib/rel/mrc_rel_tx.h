@@ -35,9 +35,12 @@
  *  2. Time (RACK-like). All in-flight packets are also kept in send order.
  *     A packet is lost when one sent more than a reorder window after it
  *     has been delivered; the window is the spread of recent path RTTs
- *     (largest recent RTT - smallest, + srtt/4, at least min_reo; a
- *     whole srtt until 8 samples exist), which
- *     is what path delay differences look like from here. A probe answer
+ *     (largest recent RTT - smallest recent RTT, + srtt/4, at least
+ *     min_reo; a whole srtt until 8 samples exist), which is what path
+ *     delay differences look like from here. Both extremes fade towards
+ *     srtt: queueing that builds up over time is shared by the paths and
+ *     is not reordering, so the unloaded RTT of the first packets must not
+ *     widen the window for good. A probe answer
  *     moves the same mark.
  *  Both rules learn only from packets sent once: when a resent packet is
  *  reported, which copy arrived is unknown (Karn's ambiguity).

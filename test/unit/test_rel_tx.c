@@ -363,6 +363,49 @@ test_per_path_order_loss(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The reorder window follows the RTTs of now, not of the first packets:
+ * once the queues have filled (every path 40-44 us against 10 us unloaded),
+ * the window is that 4 us of spread plus srtt/4, not the whole queueing
+ * delay, and a packet 20 us older than a delivered one is lost.
+ */
+static int
+test_reo_wnd_recent_rtts(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	uint32_t psn = 0;
+	uint64_t t = 0, reo;
+
+	/* One packet at a time, each acknowledged by its own SACK after `rtt`. */
+	for (unsigned int k = 0; k < 1000; k++, psn++, t += 50 * US) {
+		const uint64_t rtt = k < 10 ? 10 * US : (k % 2 ? 44 * US : 40 * US);
+		struct mrc_sack_view s = sack(psn, 1, 0, 0);
+
+		MRC_T_EQ(mrc_rel_tx_sent_new(tx, k % 8, EVV(k % 8), 100, 0, t), psn);
+		MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, t + rtt, &ops, &e, &info), 0);
+		MRC_T_U64_EQ(info.rtt_tsc, rtt);
+	}
+	MRC_T_EQ(e.n_lost, 0);
+	reo = mrc_rel_tx_reo_wnd(tx);
+	/* Before: 44 - 10 (the unloaded RTT, kept for good) + srtt / 4 = 44.5 us. */
+	MRC_T_ASSERT(reo < 20 * US, "reorder window %llu ns", (unsigned long long)reo);
+	MRC_T_ASSERT(reo >= 4 * US + tx->srtt_tsc / 4 - US / 2,
+		"the paths' spread stays in: %llu ns", (unsigned long long)reo);
+	/* A at t, B 20 us later on another EV; only B arrives. */
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, t);
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, t + 20 * US);
+	struct mrc_sack_view s = sack(psn - 1, 1, 0x2, 2);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, t + 62 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(e.n_lost, 1);
+	MRC_T_EQ(e.lost[0], psn);
+	MRC_T_EQ(e.why[0], MRC_REL_LOSS_TIME);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
 static int
 test_time_rule(void)
 {
@@ -996,6 +1039,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_ev_order_per_tenure),
 	MRC_TEST_CASE(test_lost_why),
 	MRC_TEST_CASE(test_time_rule),
+	MRC_TEST_CASE(test_reo_wnd_recent_rtts),
 	MRC_TEST_CASE(test_spurious_loss),
 	MRC_TEST_CASE(test_nack_reasons_and_budget),
 	MRC_TEST_CASE(test_rto_schedule_and_budget),
