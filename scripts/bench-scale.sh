@@ -16,8 +16,15 @@
 # The idle QP's memory is also given part by part (idle_qp_parts). A scale whose QPs
 # would not fit in MEM_MB (default 2048) of DPDK heap is not run and is
 # recorded with what it would need.
+# Then the daemon itself: mrcd with config/examples/scale.ini (2 hosts in
+# loop mode, one worker lcore, --no-huge) and config/profiles/scale-64k.ini
+# at 1,024, 10,000 and 65,536 flows (as many QPs sending, as many
+# receiving), 256 flows per host in flight at a time, 1 KiB messages, every
+# byte verified, DAEMON_S seconds (default 3) per run: messages per worker
+# CPU-second, completion p50 / p99, heap and peak RSS per QP, resends,
+# flows that never completed a message.
 # Writes results/bench-scale.json.
-# Usage: scripts/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3)
+# Usage: scripts/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3 DAEMON_S=3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -46,6 +53,20 @@ for n in 1000 10000 65536; do
 	echo "bench-scale: $n QP pairs: $(cat "$tmp/$n.1.json")"
 	echo "bench-scale: $n QP pairs, private rings: $(cat "$tmp/ref-$n.1.json")"
 done
+mrcd=$build/app/mrcd/mrcd
+for f in 1024 10000 65536; do
+	sed -e "s/^qps_per_peer = .*/qps_per_peer = $((f / 2))/" config/profiles/scale-64k.ini \
+		> "$tmp/flows-$f.ini"
+	for r in $(seq "$runs"); do
+		if ! (cd "$tmp" && "$OLDPWD/$mrcd" --no-huge -- -f "$OLDPWD/config/examples/scale.ini" \
+			--profile "$tmp/flows-$f.ini" --duration "${DAEMON_S:-3}" \
+			--json "$tmp/mrcd-$f.$r.json" > "$tmp/mrcd.log" 2>&1); then
+			echo "bench-scale: mrcd with $f flows failed:" >&2
+			grep -v '^EAL' "$tmp/mrcd.log" | tail -3 >&2
+			rm -f "$tmp/mrcd-$f.$r.json"
+		fi
+	done
+done
 /usr/bin/python3 - "$tmp" "$runs" <<'PY'
 import json, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
@@ -70,6 +91,37 @@ def collect(prefix):
         scales.append(m)
     return first, scales, skipped
 
+def daemon():
+    """mrcd at each flow count: medians over the runs that completed."""
+    res = []
+    for f in (1024, 10000, 65536):
+        rs = []
+        for r in range(1, runs + 1):
+            try:
+                rs.append(json.load(open(f"{tmp}/mrcd-{f}.{r}.json")))
+            except (OSError, ValueError):
+                pass
+        if not rs:
+            res.append({"flows": f, "runs": 0})
+            continue
+        med = lambda get: statistics.median(get(x) for x in rs)
+        res.append({"flows": f, "runs": len(rs), "qps": rs[0]["qps"],
+                    # per worker CPU-second: the worker polls without pause
+                    "msgs_per_cpu_s": med(lambda x: x["messages"]["completed"] /
+                                          x["worker_cpu_s"]),
+                    "msgs_per_s": med(lambda x: x["msgs_per_s"]),
+                    "msg_us_p50": med(lambda x: x["completion_us"]["p50"]),
+                    "msg_us_p99": med(lambda x: x["completion_us"]["p99"]),
+                    "heap_bytes_per_qp": med(lambda x: x["heap_bytes_per_qp"]),
+                    "qp_state_bytes_per_qp": med(lambda x: x["qp_state_bytes_per_qp"]),
+                    "peak_rss_bytes_per_qp": med(lambda x: x["peak_rss_bytes"] / x["qps"]),
+                    "retransmits": med(lambda x: x["retransmits"]),
+                    "worker_cpu_share": med(lambda x: x["worker_cpu_share"]),
+                    "all_delivered_and_verified": all(
+                        x["messages"]["lost"] == 0 and x["messages"]["failed"] == 0 and
+                        x["verify_errors"] == 0 for x in rs),
+                    "flows_without_completion": max(x["flows_without_completion"] for x in rs)})
+    return res
 first, scales, skipped = collect("")
 rfirst, rscales, rskipped = collect("ref-")
 out = {"bench": "scale", "runs": runs,
@@ -86,7 +138,9 @@ out = {"bench": "scale", "runs": runs,
        "reference_private_rings": {"bytes_per_idle_qp": rfirst["bytes_per_idle_qp"],
                                    "idle_qp_parts": rfirst.get("idle_qp_parts"),
                                    "heap_bytes_per_qp": rfirst["heap_bytes_per_qp"],
-                                   "scales": rscales, "not_fitting": rskipped}}
+                                   "scales": rscales, "not_fitting": rskipped},
+       "daemon": {"config": "config/examples/scale.ini",
+                  "profile": "config/profiles/scale-64k.ini", "scales": daemon()}}
 json.dump(out, open("results/bench-scale.json", "w"), indent=1)
 for s in skipped:
     print(f"bench-scale: {s['qp_pairs']} QP pairs: not run, would need {s['need_mb']:.0f} MB "
@@ -101,6 +155,16 @@ for s in scales:
     print(f"bench-scale: {s['qp_pairs']} pairs: {s['pps']:.0f} pps, message p50 "
           f"{s['msg_us_p50']:.0f} us, p99 {s['msg_us_p99']:.0f} us, waits {s['trk_waits']}, "
           f"resends {s['retx_pkts']}{vs}")
+for d in out["daemon"]["scales"]:
+    if not d["runs"]:
+        print(f"bench-scale: mrcd, {d['flows']} flows: no run completed")
+        continue
+    print(f"bench-scale: mrcd, {d['flows']} flows ({d['qps']} QPs): {d['msgs_per_cpu_s']:.0f} "
+          f"messages per worker CPU-second, p50 {d['msg_us_p50']:.0f} us, p99 "
+          f"{d['msg_us_p99']:.0f} us, heap {d['heap_bytes_per_qp']:.0f} B per QP (QP state "
+          f"{d['qp_state_bytes_per_qp']:.0f}), resends {d['retransmits']:.0f}, flows that never "
+          f"completed {d['flows_without_completion']}, all verified: "
+          f"{d['all_delivered_and_verified']}")
 parts = out["idle_qp_parts"] or {}
 print("bench-scale: idle QP by part: " + ", ".join(f"{k} {v}" for k, v in parts.items() if v))
 print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP "

@@ -71,6 +71,17 @@ def rows_scale(r):
                     f"private rings {fmt(rs['pps'])} pps" if rs else "",
                     fmt(s["pps"] / rs["pps"]) if rs else "",
                     "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
+    for d in r.get("daemon", {}).get("scales", []):
+        if not d.get("runs"):
+            continue
+        out.append((f"mrcd, {fmt(d['flows'])} flows ({fmt(d['qps'])} QPs) on one worker, 256 "
+                    f"per host in flight, 1 KiB, verified",
+                    f"{fmt(d['msgs_per_cpu_s'])} msgs per CPU-s, p50 {fmt(d['msg_us_p50'])} us, "
+                    f"p99 {fmt(d['msg_us_p99'])} us; heap {fmt(d['heap_bytes_per_qp'])} B per QP"
+                    + ("" if d["all_delivered_and_verified"] and
+                       not d["flows_without_completion"] else "; NOT ALL DELIVERED"),
+                    "", "", "64k QPs per worker" if d["flows"] >= 65536 else "",
+                    "`scripts/bench-scale.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
