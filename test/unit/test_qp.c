@@ -124,6 +124,24 @@ no_leak(const struct mrc_test_pair *p)
 		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0);                                 \
 	} while (0)
 
+/*
+ * A pair of 1 KiB MTU whose responders borrow Write-IMM tables from
+ * `tables`, a pool of one (the tests of lent tables).
+ */
+#define SETUP_IMM_LENT(p, cfg, tables)                                          \
+	do {                                                                    \
+		int rc_ = mrc_test_eal_init("test_qp");                         \
+		if (rc_ != 0)                                                   \
+			return rc_;                                             \
+		mrc_test_pair_cfg_defaults(&(cfg));                             \
+		(cfg).mtu = 1024;                                               \
+		(tables) = mrc_trk_pool_create(                                 \
+			1, mrc_qp_imm_block_bytes(&(cfg).attr), SOCKET_ID_ANY); \
+		MRC_T_ASSERT((tables) != NULL, "table pool");                   \
+		(cfg).imm_pool = (tables);                                      \
+		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0);                \
+	} while (0)
+
 static int
 test_lifecycle(void)
 {
@@ -487,18 +505,7 @@ test_imm_table_lent(void)
 	struct drop_psn d = {.psn = 0, .left = 1};
 	size_t idle;
 
-	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.mtu = 1024;
-	{
-		int rc = mrc_test_eal_init("test_qp");
-
-		if (rc != 0)
-			return rc;
-	}
-	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
-	MRC_T_ASSERT(tables != NULL, "table pool");
-	cfg.imm_pool = tables;
-	SETUP(p, cfg);
+	SETUP_IMM_LENT(p, cfg, tables);
 	MRC_T_ASSERT(!mrc_qp_imm_held(p.h[1].qp), "an idle responder holds no table");
 	mrc_qp_mem_parts(p.h[1].qp, &m);
 	MRC_T_EQ(m.imm, 0);
@@ -562,18 +569,7 @@ test_imm_table_pool_empty(void)
 	struct mrc_cqe e[8];
 	void *taken;
 
-	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.mtu = 1024;
-	{
-		int rc = mrc_test_eal_init("test_qp");
-
-		if (rc != 0)
-			return rc;
-	}
-	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
-	MRC_T_ASSERT(tables != NULL, "table pool");
-	cfg.imm_pool = tables;
-	SETUP(p, cfg);
+	SETUP_IMM_LENT(p, cfg, tables);
 	taken = mrc_trk_pool_get(tables);
 	MRC_T_ASSERT(taken != NULL, "the table");
 	memset(&w, 0, sizeof(w));
@@ -631,18 +627,7 @@ test_imm_table_back_on_reset(void)
 	const char *why = NULL;
 	struct drop_psn d = {.psn = 0, .left = 1};
 
-	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.mtu = 1024;
-	{
-		int rc = mrc_test_eal_init("test_qp");
-
-		if (rc != 0)
-			return rc;
-	}
-	tables = mrc_trk_pool_create(1, mrc_qp_imm_block_bytes(&cfg.attr), SOCKET_ID_ANY);
-	MRC_T_ASSERT(tables != NULL, "table pool");
-	cfg.imm_pool = tables;
-	SETUP(p, cfg);
+	SETUP_IMM_LENT(p, cfg, tables);
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = 3 * US;
 	w.drop = drop_once; /* the first packet is lost: the immediate waits for its resend */
