@@ -63,31 +63,29 @@ print(f"scale: {s['qps']} QPs, {m['completed']} messages, {s['msgs_per_s']:.0f}/
       f"{s['heap_bytes_per_qp']} B of heap per QP")
 sys.exit(1 if fails else 0)
 PY
+# expect_refused NAME SED PATTERN WHAT: the profile with SED applied must be
+# refused up front (non-zero exit) with a message matching PATTERN.
+expect_refused() {
+	local name=$1 edit=$2 pattern=$3 what=$4 rc
+	sed -e "$edit" "$src/config/profiles/scale-64k.ini" > "$name.ini"
+	set +e
+	"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" --profile "$PWD/$name.ini" \
+		--duration 1 > "$name.log" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" = 0 ] || ! grep -q "$pattern" "$name.log"; then
+		cat "$name.log"
+		echo "scale: FAIL: $what were not refused as they should (exit $rc)"
+		exit 1
+	fi
+	grep -m1 "$pattern" "$name.log"
+}
 # Too many flows: refused up front, naming the value and what to lower.
-sed -e 's/^qps_per_peer = .*/qps_per_peer = 40000/' "$src/config/profiles/scale-64k.ini" > too-many.ini
-set +e
-"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" --profile "$PWD/too-many.ini" \
-	--duration 1 > too-many.log 2>&1
-rc=$?
-set -e
-if [ "$rc" = 0 ] || ! grep -q "makes 80000 flows.*at most 65536: lower qps_per_peer to 32768" too-many.log; then
-	cat too-many.log
-	echo "scale: FAIL: 80000 flows were not refused as they should (exit $rc)"
-	exit 1
-fi
-grep "makes 80000" too-many.log
+expect_refused too-many 's/^qps_per_peer = .*/qps_per_peer = 40000/' \
+	"makes 80000 flows.*at most 65536: lower qps_per_peer to 32768" "80000 flows"
 # Message buffers beyond any machine's memory (65,536 flows x 1 GiB, at both
 # ends): refused up front with what it needs and what to lower.
-sed -e 's/^msg_kb = .*/msg_kb = 1048576/' "$src/config/profiles/scale-64k.ini" > too-big.ini
-set +e
-"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" --profile "$PWD/too-big.ini" \
-	--duration 1 > too-big.log 2>&1
-rc=$?
-set -e
-if [ "$rc" = 0 ] || ! grep -q "needs [0-9]* MiB: [0-9]* MiB of message buffers (65536 flows x outstanding 1 x 1048576 KiB.*lower qps_per_peer, outstanding or msg_kb" too-big.log; then
-	cat too-big.log
-	echo "scale: FAIL: 128 TiB of message buffers were not refused as they should (exit $rc)"
-	exit 1
-fi
-grep "needs" too-big.log
+expect_refused too-big 's/^msg_kb = .*/msg_kb = 1048576/' \
+	"needs [0-9]* MiB: [0-9]* MiB of message buffers (65536 flows x outstanding 1 x 1048576 KiB.*lower qps_per_peer, outstanding or msg_kb" \
+	"128 TiB of message buffers"
 echo "scale: ok"
