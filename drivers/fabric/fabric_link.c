@@ -53,6 +53,17 @@ ps_to_bytes(uint64_t ps, uint64_t rate_mbps)
 	return mrc_muldiv_u64(ps, rate_mbps, 8000000u);
 }
 
+uint64_t
+mrc_fabric_tx_backlog(const struct mrc_fabric *fab, unsigned int host, unsigned int plane)
+{
+	const struct fab_link *l;
+
+	if (host >= fab->n_hosts || plane >= fab->n_planes)
+		return 0;
+	l = &fab->links[fab_link_host_up(fab, plane, host)];
+	return l->busy_ps > fab->now_ps ? ps_to_bytes(l->busy_ps - fab->now_ps, fab->rate_mbps) : 0;
+}
+
 /* Serialisation time of `wire` bytes, rounded up; a multiply at the usual whole rates. */
 static inline uint64_t
 ser_ps(const struct mrc_fabric *fab, uint64_t wire)

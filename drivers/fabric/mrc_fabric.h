@@ -254,6 +254,15 @@ uint64_t mrc_fabric_next_event_tsc(const struct mrc_fabric *fab);
 /** Packets inside the fabric (between host tx rings and host rx rings). */
 unsigned int mrc_fabric_in_flight(const struct mrc_fabric *fab);
 
+/**
+ * Bytes `host`'s NIC port on `plane` has yet to serialise (its HOST_UP
+ * link's data backlog) at the fabric's latest time, not counting packets
+ * still in the port's tx ring: what a NIC knows of its own tx queue, so a
+ * sender can pick only planes whose port has tx room (protocol.md,
+ * GetSendParams(free_ports)). 0 for a host or plane out of range.
+ */
+uint64_t mrc_fabric_tx_backlog(const struct mrc_fabric *fab, unsigned int host, unsigned int plane);
+
 /** The fabric's clock: ns since its start (0 before it started). */
 uint64_t mrc_fabric_now_ns(const struct mrc_fabric *fab);
 

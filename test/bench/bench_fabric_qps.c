@@ -133,9 +133,10 @@ post_one(unsigned int q)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] "
-			"[--qps N (1..%d)] [--windows W (1..%d)] [--seed S] [--outstanding K] "
-			"[--loss P] [--cc NAME] [--order-loss-retires]\n",
+	fprintf(stderr,
+		"usage: bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] "
+		"[--qps N (1..%d)] [--windows W (1..%d)] [--seed S] [--outstanding K] "
+		"[--loss P] [--cc NAME] [--order-loss-retires] [--nic-room-ns N (0: unlimited)]\n",
 		MAX_QPS, MAX_WIN);
 	exit(2);
 }
@@ -147,12 +148,14 @@ main(int argc, char **argv)
 		{"qps", required_argument, NULL, 'q'}, {"windows", required_argument, NULL, 'w'},
 		{"seed", required_argument, NULL, 's'},
 		{"outstanding", required_argument, NULL, 'o'},
-		{"reliability", required_argument, NULL, 'r'}, {"loss", required_argument, NULL, 'l'},
-		{"cc", required_argument, NULL, 'c'},
-		{"order-loss-retires", no_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
+		{"reliability", required_argument, NULL, 'r'},
+		{"loss", required_argument, NULL, 'l'}, {"cc", required_argument, NULL, 'c'},
+		{"order-loss-retires", no_argument, NULL, 'R'},
+		{"nic-room-ns", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
 	const char *cc = NULL;
 	uint8_t paths = 0xff, rel = MRC_QP_REL_SACK;
 	bool order_loss_retires = false;
+	unsigned int nic_room_ns = BENCH_PUMP_NIC_ROOM_NS;
 	double loss = 0;
 	uint64_t seed = 1;
 	int c;
@@ -202,6 +205,9 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			order_loss_retires = true;
+			break;
+		case 'n':
+			nic_room_ns = (unsigned int)atoi(optarg);
 			break;
 		case 'l':
 			loss = strtod(optarg, NULL);
@@ -284,8 +290,14 @@ main(int argc, char **argv)
 	const uint64_t warmup_ns = WINDOW_NS, end_ns = warmup_ns + n_windows * WINDOW_NS;
 	uint64_t next_ns = warmup_ns;
 	struct mrc_cqe e[64];
-	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_qps, .qpn_base = qpn_base,
-		.n_hosts = 2, .n_planes = PLANES};
+	struct bench_pump pump = {.f = f,
+		.pairs = pairs,
+		.n_pairs = n_qps,
+		.qpn_base = qpn_base,
+		.n_hosts = 2,
+		.n_planes = PLANES,
+		.nic_room_ns = nic_room_ns,
+		.link_gbps = 100};
 
 	while (now <= end_ns) {
 		bench_pump_step(&pump, now);

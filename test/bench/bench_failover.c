@@ -210,7 +210,8 @@ usage(void)
 	fprintf(stderr,
 		"usage: bench_failover --fault none|plane|plane-bh|link|t1-bh [--seed S] "
 		"[--qps N (1..%d)] [--outstanding K] [--msg-kib M] [--fault-us T] [--after-us A] "
-		"[--bin-us W] [--hold-us H] [--series] [--cc NAME]\n",
+		"[--bin-us W] [--hold-us H] [--series] [--cc NAME] [--nic-room-ns N (0: "
+		"unlimited)]\n",
 		MAX_QPS);
 	exit(2);
 }
@@ -226,10 +227,11 @@ main(int argc, char **argv)
 		{"after-us", required_argument, NULL, 'a'},
 		{"bin-us", required_argument, NULL, 'b'}, {"hold-us", required_argument, NULL, 'H'},
 		{"series", no_argument, NULL, 'S'}, {"cc", required_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0}};
+		{"nic-room-ns", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
 	int fault = -1, c;
 	uint64_t seed = 1;
 	unsigned int fault_us = 2000, after_us = 3000, bin_us = 10, hold_us = 50;
+	unsigned int nic_room_ns = BENCH_PUMP_NIC_ROOM_NS;
 	bool series = false;
 	const char *cc = NULL;
 
@@ -273,6 +275,9 @@ main(int argc, char **argv)
 			break;
 		case 'c':
 			cc = optarg;
+			break;
+		case 'n':
+			nic_room_ns = (unsigned int)atoi(optarg);
 			break;
 		default:
 			usage();
@@ -343,8 +348,15 @@ main(int argc, char **argv)
 	uint64_t last_msg_ns = 0, stall_msg_ns = 0, stall_msg_before_ns = 0;
 	uint64_t last_msg_q[MAX_QPS] = {0}, stall_msg_q_ns = 0;
 	uint32_t mask[2] = {0xff, 0xff};
-	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_qps, .qpn_base = qpn_base,
-		.n_hosts = 2, .n_planes = PLANES, .host_planes = mask};
+	struct bench_pump pump = {.f = f,
+		.pairs = pairs,
+		.n_pairs = n_qps,
+		.qpn_base = qpn_base,
+		.n_hosts = 2,
+		.n_planes = PLANES,
+		.host_planes = mask,
+		.nic_room_ns = nic_room_ns,
+		.link_gbps = 100};
 	bool faulted = false, drained = false, ended = false;
 	uint64_t srtt_ns = 0, reo_ns = 0, pto_ns = 0, rtt_min_ns = 0, rtt_max_ns = 0;
 

@@ -130,7 +130,8 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_incast [--senders N (1..%d)] [--trim-kb K] [--ms T] "
-		"[--seed S] [--outstanding K] [--cc NAME] [--trace]\n",
+		"[--seed S] [--outstanding K] [--cc NAME] [--trace] [--nic-room-ns N (0: "
+		"unlimited)]\n",
 		MAX_SENDERS);
 	exit(2);
 }
@@ -142,9 +143,10 @@ main(int argc, char **argv)
 		{"trim-kb", required_argument, NULL, 't'}, {"ms", required_argument, NULL, 'm'},
 		{"seed", required_argument, NULL, 's'},
 		{"outstanding", required_argument, NULL, 'o'}, {"cc", required_argument, NULL, 'c'},
-		{"trace", no_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+		{"trace", no_argument, NULL, 'T'}, {"nic-room-ns", required_argument, NULL, 'N'},
+		{NULL, 0, NULL, 0}};
 	const char *cc = NULL;
-	unsigned int trim_kb = 32, run_ms = 1000;
+	unsigned int trim_kb = 32, run_ms = 1000, nic_room_ns = BENCH_PUMP_NIC_ROOM_NS;
 	uint64_t seed = 1;
 	bool trace = false;
 	int c;
@@ -177,6 +179,9 @@ main(int argc, char **argv)
 			break;
 		case 'T':
 			trace = true;
+			break;
+		case 'N':
+			nic_room_ns = (unsigned int)atoi(optarg);
 			break;
 		default:
 			usage();
@@ -251,8 +256,15 @@ main(int argc, char **argv)
 	double jain_sum = 0, jain_min = 1;
 	unsigned int n_fair = 0;
 	struct mrc_cqe e[64];
-	struct bench_pump pump = {.f = f, .pairs = pairs, .n_pairs = n_snd, .qpn_base = qpn_base,
-		.n_hosts = n_snd + 1, .n_planes = PLANES, .hosts = hosts};
+	struct bench_pump pump = {.f = f,
+		.pairs = pairs,
+		.n_pairs = n_snd,
+		.qpn_base = qpn_base,
+		.n_hosts = n_snd + 1,
+		.n_planes = PLANES,
+		.hosts = hosts,
+		.nic_room_ns = nic_room_ns,
+		.link_gbps = LINK_GBPS};
 
 	mrc_fabric_start(f, now);
 	for (unsigned int q = 0; q < n_snd; q++)

@@ -2,6 +2,8 @@
  * Copyright (c) 2026 The mrcd authors
  */
 
+#include <string.h>
+
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -15,29 +17,78 @@ host_of(const struct bench_pump *b, unsigned int q, unsigned int side)
 	return b->hosts != NULL ? b->hosts[q][side] : side;
 }
 
+/* Planes of `host` whose NIC port still has tx room, given what this step sent. */
+static uint32_t
+room_mask(const struct bench_pump *b, unsigned int host, const uint32_t *sent)
+{
+	const uint64_t room = (uint64_t)(b->nic_room_ns * b->link_gbps / 8);
+	uint32_t m = 0;
+
+	for (unsigned int pl = 0; pl < b->n_planes; pl++)
+		if (mrc_fabric_tx_backlog(b->f, host, pl) + sent[pl] <= room)
+			m |= UINT32_C(1) << pl;
+	return m;
+}
+
+/* Hand packets to the host's ports; what a port refuses is freed (its ring is deep). */
+static void
+transmit(struct bench_pump *b, unsigned int host, struct rte_mbuf **pk, uint16_t n, uint32_t *sent)
+{
+	for (uint16_t k = 0; k < n; k++) {
+		const uint16_t pl = pk[k]->port;
+		const uint32_t len = pk[k]->pkt_len;
+
+		if (rte_eth_tx_burst(mrc_fabric_port(b->f, host, pl), 0, &pk[k], 1) == 1)
+			sent[pl] += len;
+		else
+			rte_pktmbuf_free(pk[k]);
+	}
+}
+
 void
 bench_pump_step(struct bench_pump *b, uint64_t now)
 {
+	static uint32_t sent[MRC_FABRIC_MAX_HOSTS][MRC_FABRIC_MAX_PLANES];
 	struct rte_mbuf *pk[64];
 
-	for (unsigned int q = 0; q < b->n_pairs; q++)
+	memset(sent, 0, sizeof(sent));
+
+	/*
+	 * With tx room the QPs share their ports: the NIC serves them round
+	 * robin, so the first to ask in a step changes every step.
+	 */
+	b->first = b->first + 1 < b->n_pairs ? b->first + 1 : 0;
+	for (unsigned int j = 0; j < b->n_pairs; j++)
 		for (unsigned int i = 0; i < 2; i++) {
+			const unsigned int q = j + b->first < b->n_pairs
+						       ? j + b->first
+						       : j + b->first - b->n_pairs;
 			struct mrc_test_pair *p = &b->pairs[q];
 			const unsigned int host = host_of(b, q, i);
 			uint32_t planes = 0xff; /* every plane (up to 8) */
-			uint16_t n, sent = 0;
+			uint16_t n;
 
 			if (b->host_planes != NULL) {
 				planes = b->host_planes[host];
 				mrc_qp_set_peer_planes(p->h[i].qp,
 					b->host_planes[host_of(b, q, 1 - i)]);
 			}
-			n = mrc_qp_tx_burst(p->h[i].qp, now, planes, &p->rand, pk, RTE_DIM(pk));
-			for (uint16_t k = 0; k < n; k++)
-				sent += rte_eth_tx_burst(mrc_fabric_port(b->f, host, pk[k]->port), 0,
-					&pk[k], 1);
-			for (uint16_t k = sent; k < n; k++)
-				rte_pktmbuf_free(pk[k]); /* never seen: the rings are deep */
+			if (b->nic_room_ns == 0) {
+				n = mrc_qp_tx_burst(
+					p->h[i].qp, now, planes, &p->rand, pk, RTE_DIM(pk));
+				transmit(b, host, pk, n, sent[host]);
+			} else {
+				/*
+				 * Small bursts, the room asked again before each: a
+				 * burst may overfill a port by what it puts there.
+				 */
+				uint32_t ok;
+
+				while ((ok = planes & room_mask(b, host, sent[host])) != 0 &&
+					(n = mrc_qp_tx_burst(
+						 p->h[i].qp, now, ok, &p->rand, pk, 4)) > 0)
+					transmit(b, host, pk, n, sent[host]);
+			}
 			mrc_qp_poll(p->h[i].qp, now);
 		}
 	mrc_fabric_poll(b->f, now);

@@ -375,6 +375,60 @@ test_exact_timing(void)
 }
 
 /*
+ * A NIC port's tx backlog, what a sender asks to know whether the port has
+ * room: two frames sent at once are both waiting (the first is being
+ * serialised); a frame time later (in whole ns), the second and the sliver
+ * of the first still on its way out; none once both left. Other ports,
+ * hosts and out-of-range numbers read 0.
+ */
+static int
+test_tx_backlog(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct rte_mbuf *m[2], *rx[2];
+	const uint64_t now = 1000;
+	uint64_t ser_ps, d_ns;
+	uint32_t wire;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 2;
+	c.link_gbps = 25; /* 320 ps per byte */
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, now);
+	const struct spec sp = {.src = 0, .dst = 1, .uplink = 0, .payload = 1001};
+
+	for (int k = 0; k < 2; k++) {
+		m[k] = mk(&c, &sp);
+		MRC_T_ASSERT(m[k] != NULL, "built");
+	}
+	wire = m[0]->pkt_len + 24;
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 0), 0);
+	MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, m, 2), 2);
+	mrc_fabric_poll(f, now);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 0), 2 * wire);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 1), 0);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 1, 0), 0);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 2, 0), 0);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 2), 0);
+	ser_ps = (uint64_t)wire * 320;
+	d_ns = ser_ps / 1000;
+	mrc_fabric_poll(f, now + d_ns);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 0), (2 * ser_ps - d_ns * 1000) / 320);
+	for (uint64_t t; (t = mrc_fabric_next_event_tsc(f)) != UINT64_MAX;)
+		mrc_fabric_poll(f, t);
+	MRC_T_EQ(mrc_fabric_tx_backlog(f, 0, 0), 0);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 2);
+	free_all(rx, 2);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/*
  * Host 0 -> host 1 on plane 1 with DA = [T0 0, T1 3] and an SRH holding that
  * and [T0 1, host 1], segments_left 1 (what mrc_srv6_set_path() would do
  * with a path cut into two short containers). `bad`: routing type 5.
@@ -746,6 +800,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_forward_2_planes),
 	MRC_TEST_CASE(test_forward_8_planes),
 	MRC_TEST_CASE(test_exact_timing),
+	MRC_TEST_CASE(test_tx_backlog),
 	MRC_TEST_CASE(test_srh_containers),
 	MRC_TEST_CASE(test_structured_ev_ecmp),
 	MRC_TEST_CASE(test_drop_reasons),
