@@ -543,8 +543,17 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 				add_mem(&a, cli, cfg);
 			add(&a, "--no-shconf");
 		}
-	} else if (no_huge && !user_has(cli, "-m") && !user_has(cli, "--socket-mem")) {
-		add_mem(&a, cli, cfg);
+	} else if (no_huge) {
+		if (!user_has(cli, "-m") && !user_has(cli, "--socket-mem"))
+			add_mem(&a, cli, cfg);
+		/*
+		 * Without it the EAL keeps its config and memory maps as files in
+		 * the runtime directory, which then outlives mrcd (its exit
+		 * removes only the telemetry socket and the empty directory), and
+		 * a later process given the same pid inherits them.
+		 */
+		if (!user_has(cli, "--no-shconf"))
+			add(&a, "--no-shconf");
 	}
 	if (cfg->ports.mode != MRCD_PORTS_ETHDEV && !user_has(cli, "--no-pci") &&
 		!user_has(cli, "-a") && !user_has(cli, "--allow") && !user_has(cli, "-b") &&

@@ -806,6 +806,8 @@ test_cli_eal(void)
 	MRC_T_EQ(find_arg(n, argv, "--main-lcore="), -1);
 	MRC_T_EQ(find_arg(n, argv, "--in-memory"), -1);
 	MRC_T_ASSERT(find_arg(n, argv, "-m") > 0, "--no-huge without -m gets one");
+	/* ... and --no-shconf: no EAL files left in the runtime directory at exit. */
+	MRC_T_EQ(count_arg(n, argv, "--no-shconf"), 1);
 	MRC_T_ASSERT(find_arg(n, argv, "--vdev=net_null0,no-rx=1") > 0, "vdev.0 added");
 	MRC_T_EQ(count_arg(n, argv, "--vdev=net_null1"), 0);
 	MRC_T_EQ(find_arg(n, argv, "--no-pci"), -1);
