@@ -660,6 +660,18 @@ assign_lcores(struct mrcd_daemon *d)
 			h % (n - first_host_worker)];
 
 		w->hosts[w->n_hosts++] = h;
+		/*
+		 * A host polled with the fabric sends on a plane only while its
+		 * NIC queue there holds under 2.56 us of line rate, and at least
+		 * two frames, so a worker pass slower than a frame time leaves
+		 * no gap on the wire (README, "MRC against its references").
+		 */
+		if (d->fab != NULL && w == &d->workers[0]) {
+			const uint64_t frame = d->cfg.transport.mtu + 256u;
+			const uint64_t room = (uint64_t)(2560 * d->cfg.fabric.link_gbps / 8);
+
+			mrcd_host_set_fabric(d->host[h].rt, d->fab, h, RTE_MAX(room, 2 * frame));
+		}
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "mrc_fabric.h"
 #include "mrcd_host.h"
 
 MRC_COUNTER_BLOCK_DEFINE(mrcd_host_counters, MRCD_HOST_COUNTERS);
@@ -51,6 +52,9 @@ struct mrcd_host {
 	uint32_t *parked;
 	uint32_t parked_head, parked_n;
 	struct mrc_trk_pool *trk;
+	const struct mrc_fabric *fab; /* mrcd_host_set_fabric(), or NULL */
+	unsigned int fab_host;
+	uint64_t nic_room;
 	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
 	struct plane_stage stage[MRCD_MAX_PLANES];
 	struct mrcd_plane_counters plane[MRCD_MAX_PLANES];
@@ -179,6 +183,15 @@ struct mrc_trk_pool *
 mrcd_host_trk_pool(const struct mrcd_host *h)
 {
 	return h->trk;
+}
+
+void
+mrcd_host_set_fabric(struct mrcd_host *h, const struct mrc_fabric *fab, unsigned int fab_host,
+	uint64_t room_bytes)
+{
+	h->fab = fab;
+	h->fab_host = fab_host;
+	h->nic_room = room_bytes;
 }
 
 int
@@ -350,6 +363,7 @@ unsigned int
 mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 {
 	unsigned int work = 0;
+	uint64_t queued[MRCD_MAX_PLANES]; /* in the NIC queue and staged, with a fabric */
 	uint32_t room;
 
 	h->now_tsc = now_tsc;
@@ -364,6 +378,12 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 	for (unsigned int p = 0; p < h->cfg.n_planes; p++)
 		if (h->stage[p].n > STAGE - MRCD_BURST)
 			room &= ~(1u << p);
+	if (h->fab != NULL)
+		for (unsigned int p = 0; p < h->cfg.n_planes; p++) {
+			queued[p] = mrc_fabric_tx_backlog(h->fab, h->fab_host, p);
+			if (queued[p] > h->nic_room)
+				room &= ~(1u << p);
+		}
 
 	/* As many ring waiters back on the busy list as there are rings free. */
 	for (uint32_t k = h->trk != NULL ? RTE_MIN(h->parked_n, h->trk->n_free) : 0; k > 0; k--) {
@@ -404,6 +424,9 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 			}
 			st->m[st->n++] = out[j];
 			if (st->n > STAGE - MRCD_BURST)
+				room &= ~(1u << out[j]->port);
+			if (h->fab != NULL &&
+				(queued[out[j]->port] += out[j]->pkt_len) > h->nic_room)
 				room &= ~(1u << out[j]->port);
 		}
 		if (n > 0) {

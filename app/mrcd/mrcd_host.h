@@ -78,6 +78,19 @@ int mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc);
 /* The pool QPs of this host borrow in-flight rings from (NULL if trk_blocks was 0). */
 struct mrc_trk_pool *mrcd_host_trk_pool(const struct mrcd_host *h);
 
+struct mrc_fabric;
+
+/*
+ * The emulated fabric this host's ports lead into, polled on the same
+ * lcore (so its queues can be read without a lock), and the host's number
+ * in it: from then on a plane takes packets only while its NIC port holds
+ * at most `room_bytes` not yet on the wire, as a NIC picks a plane whose
+ * port has room (GetSendParams(free_ports)). NULL: ports limited only by
+ * their staging rings.
+ */
+void mrcd_host_set_fabric(struct mrcd_host *h, const struct mrc_fabric *fab, unsigned int fab_host,
+	uint64_t room_bytes);
+
 /* Remove a QP (its timer is cancelled); 0 or -ENOENT. */
 int mrcd_host_del_qp(struct mrcd_host *h, struct mrc_qp *qp);
 
