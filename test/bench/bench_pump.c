@@ -2,8 +2,6 @@
  * Copyright (c) 2026 The mrcd authors
  */
 
-#include <string.h>
-
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -17,29 +15,29 @@ host_of(const struct bench_pump *b, unsigned int q, unsigned int side)
 	return b->hosts != NULL ? b->hosts[q][side] : side;
 }
 
-/* Planes of `host` whose NIC port still has tx room, given what this step sent. */
+/* Planes of a host whose NIC port still has tx room: `queued` bytes at most `room`. */
 static uint32_t
-room_mask(const struct bench_pump *b, unsigned int host, const uint32_t *sent)
+room_mask(const struct bench_pump *b, const uint64_t *queued, uint64_t room)
 {
-	const uint64_t room = (uint64_t)(b->nic_room_ns * b->link_gbps / 8);
 	uint32_t m = 0;
 
 	for (unsigned int pl = 0; pl < b->n_planes; pl++)
-		if (mrc_fabric_tx_backlog(b->f, host, pl) + sent[pl] <= room)
+		if (queued[pl] <= room)
 			m |= UINT32_C(1) << pl;
 	return m;
 }
 
 /* Hand packets to the host's ports; what a port refuses is freed (its ring is deep). */
 static void
-transmit(struct bench_pump *b, unsigned int host, struct rte_mbuf **pk, uint16_t n, uint32_t *sent)
+transmit(
+	struct bench_pump *b, unsigned int host, struct rte_mbuf **pk, uint16_t n, uint64_t *queued)
 {
 	for (uint16_t k = 0; k < n; k++) {
 		const uint16_t pl = pk[k]->port;
 		const uint32_t len = pk[k]->pkt_len;
 
 		if (rte_eth_tx_burst(mrc_fabric_port(b->f, host, pl), 0, &pk[k], 1) == 1)
-			sent[pl] += len;
+			queued[pl] += len;
 		else
 			rte_pktmbuf_free(pk[k]);
 	}
@@ -48,10 +46,17 @@ transmit(struct bench_pump *b, unsigned int host, struct rte_mbuf **pk, uint16_t
 void
 bench_pump_step(struct bench_pump *b, uint64_t now)
 {
-	static uint32_t sent[MRC_FABRIC_MAX_HOSTS][MRC_FABRIC_MAX_PLANES];
+	/*
+	 * Each host's NIC queues: the fabric's backlog, unchanged until its
+	 * next poll at the end of the step, plus what the step hands over.
+	 */
+	static uint64_t queued[MRC_FABRIC_MAX_HOSTS][MRC_FABRIC_MAX_PLANES];
+	const uint64_t room = (uint64_t)(b->nic_room_ns * b->link_gbps / 8);
 	struct rte_mbuf *pk[64];
 
-	memset(sent, 0, sizeof(sent));
+	for (unsigned int h = 0; h < b->n_hosts; h++)
+		for (unsigned int pl = 0; pl < b->n_planes; pl++)
+			queued[h][pl] = b->nic_room_ns ? mrc_fabric_tx_backlog(b->f, h, pl) : 0;
 
 	/*
 	 * With tx room the QPs share their ports: the NIC serves them round
@@ -76,7 +81,7 @@ bench_pump_step(struct bench_pump *b, uint64_t now)
 			if (b->nic_room_ns == 0) {
 				n = mrc_qp_tx_burst(
 					p->h[i].qp, now, planes, &p->rand, pk, RTE_DIM(pk));
-				transmit(b, host, pk, n, sent[host]);
+				transmit(b, host, pk, n, queued[host]);
 			} else {
 				/*
 				 * Small bursts, the room asked again before each: a
@@ -84,10 +89,10 @@ bench_pump_step(struct bench_pump *b, uint64_t now)
 				 */
 				uint32_t ok;
 
-				while ((ok = planes & room_mask(b, host, sent[host])) != 0 &&
+				while ((ok = planes & room_mask(b, queued[host], room)) != 0 &&
 					(n = mrc_qp_tx_burst(
 						 p->h[i].qp, now, ok, &p->rand, pk, 4)) > 0)
-					transmit(b, host, pk, n, sent[host]);
+					transmit(b, host, pk, n, queued[host]);
 			}
 			mrc_qp_poll(p->h[i].qp, now);
 		}
