@@ -222,4 +222,19 @@ void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
 int mrcd_loop_open(struct mrcd_daemon *d);
 void mrcd_loop_close(struct mrcd_daemon *d);
 
+/*
+ * Setup (mrcd_setup.c); each returns 0, or -1 after printing what is wrong.
+ * mrcd_make_flows(d, false) only counts the flows (before the EAL starts,
+ * for mrcd_size_memory); with true it allocates and fills them.
+ */
+int mrcd_make_flows(struct mrcd_daemon *d, bool fill);
+int mrcd_size_memory(struct mrcd_daemon *d);
+int mrcd_make_pools(struct mrcd_daemon *d, unsigned int h);
+int mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now);
+int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
+int mrcd_assign_lcores(struct mrcd_daemon *d);
+
+/* A worker lcore's loop (mrcd_worker.c), until the phase is MRCD_EXIT; arg: its mrcd_worker. */
+int mrcd_worker_main(void *arg);
+
 #endif /* MRCD_DAEMON_H */

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The worker lcores' loop: poll the fabric, and for each of the worker's
+ * hosts post what the generator lets, run the dataplane, take completions;
+ * publish snapshots every millisecond and answer telemetry queries.
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "mrc_fabric.h"
+#include "mrcd_daemon.h"
+#include "mrcd_gen.h"
+#include "mrcd_host.h"
+#include "mrcd_sched.h"
+
+/* QPN -> flow index, O(1): the daemon's QPNs are MRCD_QPN_BASE + 2 x cluster flow (+ 1). */
+static int32_t
+flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
+{
+	const uint32_t g = (qpn - MRCD_QPN_BASE) / 2;
+
+	if (qpn < MRCD_QPN_BASE || g >= d->n_cluster_flows)
+		return -1;
+	return d->flow_of[g];
+}
+
+static void
+completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrc_cqe e[64];
+	unsigned int n;
+
+	while ((n = mrc_cq_poll(hc->cq, e, RTE_DIM(e))) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			const int32_t fi = flow_of_qpn(d, e[k].qpn);
+			struct mrcd_flow *f = &d->flows[fi < 0 ? 0 : fi];
+
+			if (fi < 0)
+				continue;
+			if (e[k].status != MRC_CQE_OK) {
+				hc->failed_msgs++;
+			} else if (e[k].opcode == MRC_CQE_RECV_IMM) {
+				const uint64_t vb = f->verified_bytes, ve = f->verify_errors;
+
+				mrcd_gen_received(&d->prof, f, &e[k]);
+				hc->verified_bytes += f->verified_bytes - vb;
+				hc->verify_errors += f->verify_errors - ve;
+				mrcd_gaps_add(&hc->gaps, now);
+			} else {
+				const uint64_t sb = f->completed_bytes;
+
+				mrcd_gen_sent(&d->prof, f, &e[k], now, d->hz, &hc->hist);
+				hc->completed++;
+				hc->sent_bytes += f->completed_bytes - sb;
+				mrcd_sched_wake(d, f, (uint32_t)fi);
+			}
+		}
+}
+
+static uint32_t
+peer_planes(const struct mrcd_daemon *d, int local)
+{
+	return local >= 0 ? mrcd_host_port_mask(d->host[local].rt) :
+			    (uint32_t)((1u << d->cfg.daemon.planes) - 1);
+}
+
+/*
+ * Port status: a local peer's planes are usable only where its port is up;
+ * a peer elsewhere is assumed up on all (its losses retire EVs) until
+ * port-status messages exist. Told to the worker's QPs when a mask changes,
+ * not every iteration: that would walk every QP.
+ */
+static void
+tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
+{
+	for (unsigned int k = 0; k < w->n_hosts; k++) {
+		const struct mrcd_hostctx *hc = &d->host[w->hosts[k]];
+
+		for (uint32_t j = 0; j < hc->n_send; j++) {
+			const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
+
+			mrc_qp_set_peer_planes(f->qp, peer_planes(d, f->dst_local));
+		}
+		for (uint32_t j = 0; j < hc->n_recv; j++) {
+			const uint32_t i = hc->recv_flows[j];
+
+			mrc_qp_set_peer_planes(
+				d->peer_qp[i], peer_planes(d, d->flows[i].src_local));
+		}
+	}
+}
+
+int
+mrcd_worker_main(void *arg)
+{
+	struct mrcd_worker *w = arg;
+	struct mrcd_daemon *d = w->d;
+	uint64_t next_snap = 0, snap_gap = d->hz / 1000;
+	uint32_t seen_mask[MRCD_MAX_HOSTS];
+	struct timespec cpu0, cpu1;
+
+	memset(seen_mask, 0xff, sizeof(seen_mask)); /* no mask is all ones: told at once */
+	/* Per-core rates divide by the CPU this thread got, not by wall time:
+	 * on a shared machine the two differ. Two calls per run, none per packet. */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT) {
+		const uint64_t now = rte_rdtsc();
+		const bool stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
+		bool changed = false;
+
+		for (unsigned int h = 0; h < d->n_hosts; h++) {
+			const uint32_t m = mrcd_host_port_mask(d->host[h].rt);
+
+			changed |= m != seen_mask[h];
+			seen_mask[h] = m;
+		}
+		if (changed)
+			tell_peer_planes(d, w);
+		if (w->runs_fabric)
+			mrc_fabric_poll(d->fab, now);
+		for (unsigned int k = 0; k < w->n_hosts; k++) {
+			const unsigned int h = w->hosts[k];
+			struct mrcd_hostctx *hc = &d->host[h];
+
+			/* Only flows that may post are visited (mrcd_sched.h). */
+			mrcd_sched_post(d, h, now, stopping);
+			mrcd_host_iterate(hc->rt, now, &hc->rand);
+			completions(d, h, now);
+		}
+		if (now >= next_snap) {
+			for (unsigned int k = 0; k < w->n_hosts; k++)
+				mrcd_snapshot_publish(d, w->hosts[k], now, false);
+			if (w->runs_fabric)
+				mrcd_fabric_snapshot_publish(d);
+			mrcd_query_serve(d, w);
+			next_snap = now + snap_gap;
+		}
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +
+		(cpu1.tv_nsec - cpu0.tv_nsec));
+	return 0;
+}
