@@ -5,8 +5,9 @@
 #define MRCD_DAEMON_H
 
 /*
- * The daemon's state, shared by main.c (setup, control loop) and
- * mrcd_report.c (console, files, summary). Ownership: a host and its flows
+ * The daemon's state, shared by main.c (control loop), mrcd_setup.c
+ * (setup), mrcd_worker.c (the workers' loop) and mrcd_report.c (console,
+ * files, summary). Ownership: a host and its flows
  * belong to the worker that iterates it; the control thread reads only the
  * snapshots the workers publish (a sequence counter makes each read
  * consistent) until the workers have stopped.
