@@ -133,7 +133,8 @@ main(int argc, char **argv)
 			} else if (strcmp(optarg, "high") == 0) {
 				cfg.ev_split = MRC_EV_SPLIT_SPORT_HIGH;
 			} else {
-				fprintf(stderr, "mrc-dump: --ev-split=%s: use low or high\n", optarg);
+				fprintf(stderr, "mrc-dump: --ev-split=%s: use low or high\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -143,7 +144,8 @@ main(int argc, char **argv)
 			} else if (strcmp(optarg, "msb0") == 0) {
 				cfg.sack_bit_order = MRC_SACK_BIT_MSB0;
 			} else {
-				fprintf(stderr, "mrc-dump: --sack-bits=%s: use lsb0 or msb0\n", optarg);
+				fprintf(stderr, "mrc-dump: --sack-bits=%s: use lsb0 or msb0\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -155,7 +157,8 @@ main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_DSCP_TRIM_LH:
-			if (parse_dscp("dscp-trimmed-lasthop", optarg, &cfg.dscp.trimmed_lasthop) != 0)
+			if (parse_dscp("dscp-trimmed-lasthop", optarg, &cfg.dscp.trimmed_lasthop) !=
+				0)
 				return 2;
 			break;
 		case 'h':
@@ -219,7 +222,8 @@ main(int argc, char **argv)
 				printf("%" PRIu64 " %s\n", n, line);
 			} else {
 				printf("%" PRIu64 " REJECT %s (%u bytes): %s\n", n,
-					mrc_wire_reject_name(r), h->caplen, mrc_wire_reject_help(r));
+					mrc_wire_reject_name(r), h->caplen,
+					mrc_wire_reject_help(r));
 			}
 		}
 		if (rc == PCAP_ERROR) {

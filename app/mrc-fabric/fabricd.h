@@ -51,10 +51,10 @@ struct fabricd_cli {
 
 /* What the bridge counts per attachment; written by the bridge lcore only. */
 struct fabricd_attach_stats {
-	uint64_t from_host_pkts;   /* received from the host's memif port */
-	uint64_t to_fabric_full;   /* dropped: the fabric's port ring was full */
-	uint64_t to_host_pkts;	   /* sent to the host's memif port */
-	uint64_t to_host_dropped;  /* dropped: memif ring full or host not connected */
+	uint64_t from_host_pkts;  /* received from the host's memif port */
+	uint64_t to_fabric_full;  /* dropped: the fabric's port ring was full */
+	uint64_t to_host_pkts;	  /* sent to the host's memif port */
+	uint64_t to_host_dropped; /* dropped: memif ring full or host not connected */
 };
 
 enum fabricd_phase { FABRICD_RUN = 0, FABRICD_EXIT = 1 };
@@ -63,14 +63,15 @@ struct fabricd {
 	struct fabricd_cli cli;
 	struct mrcd_config cfg; /* the cluster's config, as loaded */
 	uint64_t hz;
-	unsigned int n_hosts, n_planes, n_attach; /* attachment i = host i / planes, plane i % planes */
+	unsigned int n_hosts, n_planes,
+		n_attach; /* attachment i = host i / planes, plane i % planes */
 	struct mrc_fabric *fab;
 	struct rte_mempool *pool[MRC_FABRIC_MAX_HOSTS];
 	uint16_t memif_port[FABRICD_MAX_ATTACH];
 	uint16_t fab_port[FABRICD_MAX_ATTACH];
 	uint32_t memif_started; /* bit i: memif_port[i] started */
 	unsigned int bridge_lcore;
-	bool user_lcores; /* the EAL line's lcores are the user's: sharing a CPU is fine */
+	bool user_lcores;   /* the EAL line's lcores are the user's: sharing a CPU is fine */
 	volatile int phase; /* enum fabricd_phase; the main lcore writes it */
 	uint64_t start_tsc, end_tsc;
 
@@ -93,8 +94,8 @@ int fabricd_ports_open(struct fabricd *fd);
 bool fabricd_hosts_connected(const struct fabricd *fd, char *missing, size_t len);
 int fabricd_bridge_main(void *arg);
 void fabricd_ports_close(struct fabricd *fd);
-void fabricd_snapshot_read(const struct fabricd *fd, struct mrc_fabric_counters *fc,
-	struct fabricd_attach_stats *as);
+void fabricd_snapshot_read(
+	const struct fabricd *fd, struct mrc_fabric_counters *fc, struct fabricd_attach_stats *as);
 
 /* fabricd_report.c */
 void fabricd_console_line(const struct fabricd *fd, uint64_t now);

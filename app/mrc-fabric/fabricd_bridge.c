@@ -52,8 +52,8 @@ open_memif(struct fabricd *fd, unsigned int i)
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
 	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL,
-			fd->pool[h]);
+		rc = rte_eth_rx_queue_setup(
+			pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL, fd->pool[h]);
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
 	if (rc == 0)
@@ -120,8 +120,8 @@ publish(struct fabricd *fd)
 }
 
 void
-fabricd_snapshot_read(const struct fabricd *fd, struct mrc_fabric_counters *fc,
-	struct fabricd_attach_stats *as)
+fabricd_snapshot_read(
+	const struct fabricd *fd, struct mrc_fabric_counters *fc, struct fabricd_attach_stats *as)
 {
 	uint32_t a, b;
 
@@ -176,7 +176,8 @@ int
 fabricd_bridge_main(void *arg)
 {
 	struct fabricd *fd = arg;
-	const uint64_t snap_gap = fd->hz / 1000, idle_tsc = fd->hz / 1000000 * fd->cli.idle_sleep_us;
+	const uint64_t snap_gap = fd->hz / 1000,
+		       idle_tsc = fd->hz / 1000000 * fd->cli.idle_sleep_us;
 	uint64_t next_snap = 0;
 
 	while (__atomic_load_n(&fd->phase, __ATOMIC_ACQUIRE) == FABRICD_RUN) {

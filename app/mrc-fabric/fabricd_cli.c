@@ -58,16 +58,20 @@ static const struct opt {
 		"where the memif sockets (h<N>.sock) and the hosts' configs (host<N>.ini) go"},
 	[OPT_BSIZE] = {NULL, "--bsize", "BYTES", "8192",
 		"memif buffer size; a frame must fit one buffer (DPDK 22.11 memif mangles "
-		"frames chained over several)", 2048, 65535},
+		"frames chained over several)",
+		2048, 65535},
 	[OPT_MBUFS] = {NULL, "--mbufs", "N", "16383",
 		"mbufs per host for packets inside the fabric (a frame of 4 KiB payload takes "
-		"3 of 2 KiB)", 1024, 16777216},
+		"3 of 2 KiB)",
+		1024, 16777216},
 	[OPT_CLOSE_DELAY] = {NULL, "--close-delay-ms", "MS", "1500",
 		"after the bridge stops, wait before closing the memif ports, so hosts "
-		"stopped at the same time stop polling first", 0, 60000},
+		"stopped at the same time stop polling first",
+		0, 60000},
 	[OPT_IDLE_SLEEP] = {NULL, "--idle-sleep-us", "US", "0",
 		"sleep this long when a poll finds no work and no fabric event is due (for "
-		"machines with fewer cores than pollers); 0 = busy poll", 0, 100000},
+		"machines with fewer cores than pollers); 0 = busy poll",
+		0, 100000},
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
 	[OPT_CHECK] = {NULL, "--check", NULL, NULL,
 		"check the config and scenario, write the hosts' configs, exit"},
@@ -75,8 +79,7 @@ static const struct opt {
 	[OPT_VERSION] = {NULL, "--version", NULL, NULL, "print the version and exit"},
 };
 
-static int __rte_format_printf(3, 4)
-fail(char *err, size_t len, const char *fmt, ...)
+static int __rte_format_printf(3, 4) fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -89,12 +92,13 @@ fail(char *err, size_t len, const char *fmt, ...)
 static void
 usage(FILE *f, const char *prog)
 {
-	fprintf(f, "Usage: %s [EAL options] -- [options]\n"
-		   "       %s [options]   (when the first argument is one of these)\n\n"
-		   "Runs the emulated multi-plane fabric in a process of its own and serves each\n"
-		   "host x plane as a net_memif port; start each host with\n"
-		   "  mrcd -- -f <dir>/host<N>.ini\n"
-		   "(written at start). Options:\n",
+	fprintf(f,
+		"Usage: %s [EAL options] -- [options]\n"
+		"       %s [options]   (when the first argument is one of these)\n\n"
+		"Runs the emulated multi-plane fabric in a process of its own and serves each\n"
+		"host x plane as a net_memif port; start each host with\n"
+		"  mrcd -- -f <dir>/host<N>.ini\n"
+		"(written at start). Options:\n",
 		prog, prog);
 	for (int i = 0; i < OPT_MAX; i++) {
 		const struct opt *o = &opts[i];
@@ -154,15 +158,17 @@ set_value(struct fabricd_cli *cli, int id, const char *v, char *err, size_t errl
 
 	switch (id) {
 	case OPT_CONFIG:
-		return mrcd_cli_resolve_input(v, cli->config, sizeof(cli->config)) == 0 ? 0 :
-			fail(err, errlen, "--config: path too long");
+		return mrcd_cli_resolve_input(v, cli->config, sizeof(cli->config)) == 0
+			       ? 0
+			       : fail(err, errlen, "--config: path too long");
 	case OPT_SCENARIO:
 		if (strcmp(v, "none") == 0) {
 			snprintf(cli->scenario, sizeof(cli->scenario), "none");
 			return 0;
 		}
-		return mrcd_cli_resolve_input(v, cli->scenario, sizeof(cli->scenario)) == 0 ? 0 :
-			fail(err, errlen, "--scenario: path too long");
+		return mrcd_cli_resolve_input(v, cli->scenario, sizeof(cli->scenario)) == 0
+			       ? 0
+			       : fail(err, errlen, "--scenario: path too long");
 	case OPT_DIR:
 	case OPT_JSON: {
 		char *dst = id == OPT_DIR ? cli->dir : cli->json;
@@ -182,12 +188,23 @@ set_value(struct fabricd_cli *cli, int id, const char *v, char *err, size_t errl
 		return fail(err, errlen, "%s '%s': not a whole number in %u..%u", o->lng, v, o->min,
 			o->max);
 	switch (id) {
-	case OPT_DURATION: cli->duration_s = (uint32_t)x; break;
-	case OPT_BSIZE: cli->bsize = (uint32_t)x; break;
-	case OPT_MBUFS: cli->mbufs = (uint32_t)x; break;
-	case OPT_CLOSE_DELAY: cli->close_delay_ms = (uint32_t)x; break;
-	case OPT_IDLE_SLEEP: cli->idle_sleep_us = (uint32_t)x; break;
-	default: break;
+	case OPT_DURATION:
+		cli->duration_s = (uint32_t)x;
+		break;
+	case OPT_BSIZE:
+		cli->bsize = (uint32_t)x;
+		break;
+	case OPT_MBUFS:
+		cli->mbufs = (uint32_t)x;
+		break;
+	case OPT_CLOSE_DELAY:
+		cli->close_delay_ms = (uint32_t)x;
+		break;
+	case OPT_IDLE_SLEEP:
+		cli->idle_sleep_us = (uint32_t)x;
+		break;
+	default:
+		break;
 	}
 	return 0;
 }

@@ -61,8 +61,8 @@ derive(const struct fabricd *fd, unsigned int h, const char *profile, struct mrc
 			"%.160s/host%u-timeseries.jsonl", fd->cli.dir, h) < 0)
 		c->telemetry.timeseries[0] = '\0';
 	if (strcmp(c->telemetry.prometheus, "none") != 0 &&
-		snprintf(c->telemetry.prometheus, sizeof(c->telemetry.prometheus), "%.160s/host%u.prom",
-			fd->cli.dir, h) < 0)
+		snprintf(c->telemetry.prometheus, sizeof(c->telemetry.prometheus),
+			"%.160s/host%u.prom", fd->cli.dir, h) < 0)
 		c->telemetry.prometheus[0] = '\0';
 }
 
@@ -83,8 +83,8 @@ fabricd_write_host_configs(const struct fabricd *fd)
 
 		derive(fd, h, profile, &c);
 		if (mrcd_config_check(&c, err, sizeof(err)) != 0) {
-			fprintf(stderr, "mrc-fabric: host %u's derived config does not check: %s\n", h,
-				err);
+			fprintf(stderr, "mrc-fabric: host %u's derived config does not check: %s\n",
+				h, err);
 			return -1;
 		}
 		snprintf(path, sizeof(path), "%s/host%u.ini", fd->cli.dir, h);
@@ -93,9 +93,10 @@ fabricd_write_host_configs(const struct fabricd *fd)
 			fprintf(stderr, "mrc-fabric: cannot write %s: %s\n", path, strerror(errno));
 			return -1;
 		}
-		fprintf(f, "; host %u of %u, derived by mrc-fabric from %s: start it with\n"
-			   ";   mrcd -- -f %s\n; while mrc-fabric runs. Edit the cluster's config, "
-			   "not this file.\n",
+		fprintf(f,
+			"; host %u of %u, derived by mrc-fabric from %s: start it with\n"
+			";   mrcd -- -f %s\n; while mrc-fabric runs. Edit the cluster's config, "
+			"not this file.\n",
 			h, fd->n_hosts, fd->cli.config, path);
 		mrcd_config_print(f, &c);
 		if (fclose(f) != 0) {

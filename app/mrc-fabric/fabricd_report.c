@@ -57,7 +57,7 @@ links_with_news(const struct fabricd *fd, FILE *j)
 		if (mrc_fabric_link_info(fd->fab, i, &id, &st, &loss, &c) != 0)
 			continue;
 		const uint64_t drops = c.drop_down + c.drop_blackhole + c.drop_queue + c.drop_loss +
-			c.drop_host_rx_full;
+				       c.drop_host_rx_full;
 
 		if (drops == 0 && c.trims == 0 && st == MRC_FABRIC_UP)
 			continue;
@@ -66,15 +66,18 @@ links_with_news(const struct fabricd *fd, FILE *j)
 			       "  drops: down %" PRIu64 ", black hole %" PRIu64 ", queue %" PRIu64
 			       ", loss %" PRIu64 ", host rx full %" PRIu64 "\n",
 				id.plane, mrc_fabric_link_kind_name(id.kind), id.a, id.b,
-				st == MRC_FABRIC_UP ? "up" : st == MRC_FABRIC_DOWN ? "DOWN" : "BLACKHOLE",
+				st == MRC_FABRIC_UP	? "up"
+				: st == MRC_FABRIC_DOWN ? "DOWN"
+							: "BLACKHOLE",
 				c.tx_pkts, c.trims, c.drop_down, c.drop_blackhole, c.drop_queue,
 				c.drop_loss, c.drop_host_rx_full);
 			continue;
 		}
-		fprintf(j, "%s\n    {\"plane\": %u, \"kind\": \"%s\", \"a\": %u, \"b\": %u, "
-			   "\"state\": %d, \"tx_pkts\": %" PRIu64 ", \"trims\": %" PRIu64
-			   ", \"drop_down\": %" PRIu64 ", \"drop_blackhole\": %" PRIu64
-			   ", \"drop_queue\": %" PRIu64 ", \"drop_loss\": %" PRIu64 "}",
+		fprintf(j,
+			"%s\n    {\"plane\": %u, \"kind\": \"%s\", \"a\": %u, \"b\": %u, "
+			"\"state\": %d, \"tx_pkts\": %" PRIu64 ", \"trims\": %" PRIu64
+			", \"drop_down\": %" PRIu64 ", \"drop_blackhole\": %" PRIu64
+			", \"drop_queue\": %" PRIu64 ", \"drop_loss\": %" PRIu64 "}",
 			first ? "" : ",", id.plane, mrc_fabric_link_kind_name(id.kind), id.a, id.b,
 			(int)st, c.tx_pkts, c.trims, c.drop_down, c.drop_blackhole, c.drop_queue,
 			c.drop_loss);
@@ -96,9 +99,10 @@ write_json(const struct fabricd *fd, const struct mrc_fabric_counters *fc,
 	fprintf(j, "{\n  \"hosts\": %u, \"planes\": %u, \"run_s\": %.3f,\n  \"attachments\": [",
 		fd->n_hosts, fd->n_planes, (double)(fd->end_tsc - fd->start_tsc) / fd->hz);
 	for (unsigned int i = 0; i < fd->n_attach; i++)
-		fprintf(j, "%s\n    {\"host\": %u, \"plane\": %u, \"from_host_pkts\": %" PRIu64
-			   ", \"to_fabric_full\": %" PRIu64 ", \"to_host_pkts\": %" PRIu64
-			   ", \"to_host_dropped\": %" PRIu64 "}",
+		fprintf(j,
+			"%s\n    {\"host\": %u, \"plane\": %u, \"from_host_pkts\": %" PRIu64
+			", \"to_fabric_full\": %" PRIu64 ", \"to_host_pkts\": %" PRIu64
+			", \"to_host_dropped\": %" PRIu64 "}",
 			i ? "," : "", i / fd->n_planes, i % fd->n_planes, as[i].from_host_pkts,
 			as[i].to_fabric_full, as[i].to_host_pkts, as[i].to_host_dropped);
 	fprintf(j, "\n  ],\n  \"fabric\": {");

@@ -60,10 +60,12 @@ load(struct fabricd *fd, char *scenario, size_t len)
 	fd->n_planes = fd->cfg.daemon.planes;
 	fd->n_attach = fd->n_hosts * fd->n_planes;
 	if (fd->n_attach > FABRICD_MAX_ATTACH) {
-		fprintf(stderr, "mrc-fabric: %s: %u hosts x %u planes = %u attachments; at most %u "
-				"(each is a memif port and a fabric port, and DPDK 22.11 allows 32 "
-				"ports per process)\n",
-			fd->cli.config, fd->n_hosts, fd->n_planes, fd->n_attach, FABRICD_MAX_ATTACH);
+		fprintf(stderr,
+			"mrc-fabric: %s: %u hosts x %u planes = %u attachments; at most %u "
+			"(each is a memif port and a fabric port, and DPDK 22.11 allows 32 "
+			"ports per process)\n",
+			fd->cli.config, fd->n_hosts, fd->n_planes, fd->n_attach,
+			FABRICD_MAX_ATTACH);
 		return -1;
 	}
 	if (strcmp(fd->cli.scenario, "none") == 0 ||
@@ -88,7 +90,8 @@ make_dir(const char *dir)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0755) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (mkdir(dir, 0755) == 0 ||
+		(errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
 		return 0;
 	fprintf(stderr, "mrc-fabric: --dir %s: cannot create it: %s\n", dir, strerror(errno));
 	return -1;
@@ -160,12 +163,12 @@ eal_args(struct fabricd *fd, char **argv, int max, char *buf, size_t buflen)
 		const char *a = fd->cli.eal_argv[i];
 
 		names_devices |= strcmp(a, "--no-pci") == 0 || strncmp(a, "-a", 2) == 0 ||
-			strncmp(a, "--allow", 7) == 0 || strncmp(a, "-b", 2) == 0 ||
-			strncmp(a, "--block", 7) == 0;
+				 strncmp(a, "--allow", 7) == 0 || strncmp(a, "-b", 2) == 0 ||
+				 strncmp(a, "--block", 7) == 0;
 		user[n++] = fd->cli.eal_argv[i];
 	}
 	if (!names_devices) /* no NIC is needed: skip the PCI scan */
-		user[n++] = (char *)(uintptr_t)"--no-pci";
+		user[n++] = (char *)(uintptr_t) "--no-pci";
 	cli.eal_argc = n;
 	cli.eal_argv = user;
 	cli.busy_cpus = mrcd_cpus_busy();
@@ -199,7 +202,8 @@ make_fabric(struct fabricd *fd, const char *scenario)
 		}
 	}
 	if (mrcd_config_fabric(&fcfg, fd->hz, &fc) != 0) {
-		fprintf(stderr, "mrc-fabric: [fabric] does not convert to a fabric configuration\n");
+		fprintf(stderr,
+			"mrc-fabric: [fabric] does not convert to a fabric configuration\n");
 		return -1;
 	}
 	fd->fab = mrc_fabric_create(&fc, &why);
@@ -214,7 +218,8 @@ make_fabric(struct fabricd *fd, const char *scenario)
 			return -1;
 		}
 		printf("mrc-fabric: scenario %s: %d events, timed from when every host is "
-		       "connected\n", scenario, rc);
+		       "connected\n",
+			scenario, rc);
 	}
 	return 0;
 }
@@ -242,8 +247,9 @@ wait_hosts(struct fabricd *fd)
 static void
 run(struct fabricd *fd)
 {
-	const uint64_t end = fd->cli.duration_s ?
-		fd->start_tsc + (uint64_t)fd->cli.duration_s * fd->hz : UINT64_MAX;
+	const uint64_t end = fd->cli.duration_s
+				     ? fd->start_tsc + (uint64_t)fd->cli.duration_s * fd->hz
+				     : UINT64_MAX;
 	uint64_t next_console = fd->start_tsc + fd->hz;
 
 	for (;;) {
@@ -311,8 +317,10 @@ main(int argc, char **argv)
 		unsigned int taken;
 
 		if (mrcd_cpus_claim_pollers(fd.user_lcores, &taken) != 0) {
-			fprintf(stderr, "mrc-fabric: CPU %u was claimed by another instance while "
-					"this one started: run again\n", taken);
+			fprintf(stderr,
+				"mrc-fabric: CPU %u was claimed by another instance while "
+				"this one started: run again\n",
+				taken);
 			goto out;
 		}
 	}
@@ -358,8 +366,8 @@ out:
 		if (fd.pool[h] == NULL)
 			continue;
 		if (!rte_mempool_full(fd.pool[h])) {
-			fprintf(stderr, "mrc-fabric: host %u's pool is missing %u mbufs at exit\n", h,
-				fd.cli.mbufs - rte_mempool_avail_count(fd.pool[h]));
+			fprintf(stderr, "mrc-fabric: host %u's pool is missing %u mbufs at exit\n",
+				h, fd.cli.mbufs - rte_mempool_avail_count(fd.pool[h]));
 			status = 1;
 		}
 		rte_mempool_free(fd.pool[h]);

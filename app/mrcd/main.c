@@ -73,8 +73,9 @@ run(struct mrcd_daemon *d)
 {
 	const uint64_t start = rte_rdtsc();
 	struct timespec mono;
-	const uint64_t end = d->cfg.daemon.duration_s ?
-		start + (uint64_t)d->cfg.daemon.duration_s * d->hz : UINT64_MAX;
+	const uint64_t end = d->cfg.daemon.duration_s
+				     ? start + (uint64_t)d->cfg.daemon.duration_s * d->hz
+				     : UINT64_MAX;
 	uint64_t next_link = start, next_console = start + d->hz, drain_end = 0;
 	struct mrcd_output out;
 
@@ -98,7 +99,8 @@ run(struct mrcd_daemon *d)
 		}
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
 			if (signalled)
-				printf("mrcd: %s: stopping, draining messages in flight (up to %u ms)\n",
+				printf("mrcd: %s: stopping, draining messages in flight (up to %u "
+				       "ms)\n",
 					strsignal(signalled), d->cfg.daemon.drain_ms);
 			__atomic_store_n(&d->phase, MRCD_DRAIN, __ATOMIC_RELEASE);
 			d->run_tsc = now - start;
@@ -158,8 +160,8 @@ main(int argc, char **argv)
 	if (d.cfg.ports.mode != MRCD_PORTS_FABRIC && scenario[0] != '\0') {
 		/* Faults are the emulated fabric's; real ports fail on their own. */
 		printf("mrcd: [ports] mode = %s: scenario %s ignored (it drives the emulated "
-		       "fabric only)\n", d.cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev",
-			scenario);
+		       "fabric only)\n",
+			d.cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev", scenario);
 		scenario[0] = '\0';
 	}
 	d.n_hosts = d.cfg.daemon.hosts;
@@ -177,7 +179,8 @@ main(int argc, char **argv)
 			d.prof.rate_gbps > 0 ? "paced" : "closed loop");
 		printf("; scenario %s (checked when the fabric starts)\n",
 			scenario[0] ? scenario : "none");
-		printf(";\n; the profile, key by key (a profile file is this [profile] section):\n");
+		printf(";\n; the profile, key by key (a profile file is this [profile] "
+		       "section):\n");
 		mrcd_profile_print(stdout, &d.prof, "; ");
 		return 0;
 	}
@@ -205,8 +208,10 @@ main(int argc, char **argv)
 		unsigned int taken;
 
 		if (mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d.cli), &taken) != 0) {
-			fprintf(stderr, "mrcd: CPU %u was claimed by another mrcd while this one "
-					"started: run again to pick another\n", taken);
+			fprintf(stderr,
+				"mrcd: CPU %u was claimed by another mrcd while this one "
+				"started: run again to pick another\n",
+				taken);
 			goto out;
 		}
 	}
@@ -231,7 +236,8 @@ main(int argc, char **argv)
 		struct mrc_fabric_cfg fc;
 
 		if (mrcd_config_fabric(&d.cfg, d.hz, &fc) != 0) {
-			fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
+			fprintf(stderr,
+				"mrcd: [fabric] does not convert to a fabric configuration\n");
 			goto out;
 		}
 		d.fab = mrc_fabric_create(&fc, &why);
@@ -277,7 +283,7 @@ main(int argc, char **argv)
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			d.msg_buf_bytes += d.host[h].mem_len;
 			d.trk_bytes += mrc_trk_pool_mem_bytes(mrcd_host_trk_pool(d.host[h].rt)) +
-				mrc_trk_pool_mem_bytes(d.host[h].imm_pool);
+				       mrc_trk_pool_mem_bytes(d.host[h].imm_pool);
 		}
 		/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
 		if (rte_malloc_get_socket_stats((int)rte_socket_id(), &ms) == 0)

@@ -430,8 +430,8 @@ cpu_busy(uint64_t busy, unsigned int cpu)
 }
 
 static int
-add_lcores(struct argv_buf *a, const struct mrcd_config *cfg, uint64_t busy, char *err,
-	size_t errlen)
+add_lcores(
+	struct argv_buf *a, const struct mrcd_config *cfg, uint64_t busy, char *err, size_t errlen)
 {
 	const bool own =
 		cfg->ports.mode == MRCD_PORTS_FABRIC && cfg->lcores.fabric == MRCD_FABRIC_OWN_LCORE;
@@ -531,8 +531,8 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 	/* DPDK 22.11 refuses --in-memory with --no-huge: the user's choice decides. */
 	if (!no_huge && !in_mem) {
 		/* Hugepages too few for the flows' buffers and QPs: ordinary memory, then. */
-		const uint64_t need = ((uint64_t)mrcd_config_memory_mb(cfg) << 20) +
-			cli->extra_mem_bytes;
+		const uint64_t need =
+			((uint64_t)mrcd_config_memory_mb(cfg) << 20) + cli->extra_mem_bytes;
 
 		if (mrc_hugepages_usable() &&
 			(cli->extra_mem_bytes == 0 || hugepages_free_bytes() >= need)) {

@@ -59,11 +59,13 @@ check_daemon(const struct xc *x)
 		/* Both ends of every link are in this process: it holds whole pairs. */
 		if (c->daemon.first_host != 0 || mrcd_config_cluster_hosts(c) != c->daemon.hosts)
 			return BAD(x, "daemon", "first_host",
-				"must be 0, and cluster_hosts 0 or hosts, with [ports] mode = loop: "
+				"must be 0, and cluster_hosts 0 or hosts, with [ports] mode = "
+				"loop: "
 				"both ends of every link are in this process");
 		if (c->daemon.hosts % 2 != 0)
 			return BAD(x, "daemon", "hosts",
-				"%u: mode = loop joins hosts in pairs (2k <-> 2k+1): an even number",
+				"%u: mode = loop joins hosts in pairs (2k <-> 2k+1): an even "
+				"number",
 				c->daemon.hosts);
 		if (c->transport.encap != MRCD_ENCAP_PLAIN)
 			return BAD(x, "transport", "encap",

@@ -85,7 +85,7 @@ mrcd_config_cc_link_bps(const struct mrcd_config *cfg)
 
 	if (gbps == 0.0)
 		gbps = planes * (cfg->ports.mode == MRCD_PORTS_FABRIC ? cfg->fabric.link_gbps
-									: ETHDEV_PLANE_GBPS);
+								      : ETHDEV_PLANE_GBPS);
 	return (uint64_t)(gbps * 1e9);
 }
 

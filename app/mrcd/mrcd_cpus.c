@@ -97,7 +97,7 @@ mrcd_cpus_claim_pollers(bool shared_ok, unsigned int *cpu_out)
 {
 	unsigned int lc;
 
-	RTE_LCORE_FOREACH_WORKER(lc) {
+	RTE_LCORE_FOREACH_WORKER (lc) {
 		/* The lcore's CPU set, not its id: --lcores maps ids onto other CPUs. */
 		const rte_cpuset_t set = rte_lcore_cpuset(lc);
 

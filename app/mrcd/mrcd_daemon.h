@@ -66,7 +66,7 @@ struct mrcd_hostctx {
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;
 	struct mrcd_flowq ready, wait, turns; /* mrcd_sched.h */
-	uint32_t active, active_max;          /* flows holding a turn, and at most */
+	uint32_t active, active_max;	      /* flows holding a turn, and at most */
 	/* the generator's totals, kept as they change (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
 	/* the QPs' own counters, summed a slice per snapshot: `sums` is the last full pass */
@@ -89,14 +89,14 @@ struct mrcd_snapshot {
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 	uint64_t rejects; /* packets the parser refused */
-	bool stopping;    /* the worker had seen the drain begin: it posts no more */
+	bool stopping;	  /* the worker had seen the drain begin: it posts no more */
 };
 
 /* One EV of a queried QP. */
 struct mrcd_query_ev {
 	uint32_t ev;
 	uint8_t plane, state; /* state: enum mrc_ev_state */
-	bool active;          /* false: a backup slot */
+	bool active;	      /* false: a backup slot */
 };
 
 #define MRCD_QUERY_MAX_EVS 1024
@@ -183,10 +183,10 @@ void mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int host, struct m
 void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario);
 void mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc);
 void mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o);
-void mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
-	uint64_t start_tsc);
-void mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
-	uint64_t start_tsc);
+void mrcd_output_tick(
+	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
+void mrcd_output_close(
+	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
 
 /* Print the summary (and write --json); 0 when nothing was lost or corrupted. */
 int mrcd_summary(const struct mrcd_daemon *d);
@@ -205,8 +205,8 @@ void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w);
  * when nobody answered within 100 ms (the daemon is stopping). An answer
  * stays valid, and other askers wait, until mrcd_query_release().
  */
-const struct mrcd_qp_query *mrcd_query_qp(struct mrcd_daemon *d, unsigned int host,
-	const struct mrc_qp *qp);
+const struct mrcd_qp_query *mrcd_query_qp(
+	struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp);
 void mrcd_query_release(void);
 
 /* 0 if both of the host's pools hold every mbuf again; says which did not. */

@@ -12,8 +12,8 @@
 #include "mrcd_gen.h"
 #include "mrcd_ini.h"
 
-static const char *const pattern_names[] = {"pairs", "all-to-all", "incast", "ring",
-	"permutation", NULL};
+static const char *const pattern_names[] = {
+	"pairs", "all-to-all", "incast", "ring", "permutation", NULL};
 
 const char *
 mrcd_pattern_name(uint8_t pattern)
@@ -23,10 +23,10 @@ mrcd_pattern_name(uint8_t pattern)
 
 #define OFF(f) offsetof(struct mrcd_profile, f)
 #define SZ(f)  sizeof(((struct mrcd_profile *)0)->f)
-#define KEY(name_, type_, field_, ...)                                                       \
-	{                                                                                    \
+#define KEY(name_, type_, field_, ...)                                                             \
+	{                                                                                          \
 		.section = "profile", .name = name_, .type = MRCD_INI_##type_, .size = SZ(field_), \
-		.offset = OFF(field_), __VA_ARGS__                                           \
+		.offset = OFF(field_), __VA_ARGS__                                                 \
 	}
 
 static const char *const opcode_names[] = {"write_imm", "write", NULL};
@@ -53,7 +53,8 @@ parse_mix(const char *s, struct mrcd_profile *p, char *why, size_t whylen)
 		}
 		s = end + 1;
 		w = strtoul(s, &end, 10);
-		if (end == s || w < 1 || w > 1000000 || (*end != '\0' && *end != ',' && *end != ' ')) {
+		if (end == s || w < 1 || w > 1000000 ||
+			(*end != '\0' && *end != ',' && *end != ' ')) {
 			snprintf(why, whylen, "weight after %lu: want 1..1000000", kb);
 			return -EINVAL;
 		}
@@ -79,7 +80,8 @@ check_mix(const void *field, char *why, size_t whylen)
 
 static const struct mrcd_ini_key keys[] = {
 	KEY("pattern", ENUM, pattern, .names = pattern_names, .def = "pairs",
-		.help = "who writes to whom: pairs (2k <-> 2k+1), all-to-all, incast (every host -> "
+		.help = "who writes to whom: pairs (2k <-> 2k+1), all-to-all, incast (every host "
+			"-> "
 			"incast_target), ring (h -> h+1), permutation (a seeded derangement)"),
 	KEY("incast_target", U16, incast_target, .min = 0, .max = 63, .def = "0", .unit = "host",
 		.help = "the receiver of the incast pattern"),
@@ -95,16 +97,19 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
 		.unit = "messages", .help = "per QP, then stop; 0 = until the run ends"),
 	KEY("active_flows", U32, active_flows, .min = 0, .max = 65536, .def = "0", .unit = "flows",
-		.help = "per host, flows with messages in flight at once, taking turns: a flow whose "
-			"messages have all completed hands its turn to the next (closed loop only); "
+		.help = "per host, flows with messages in flight at once, taking turns: a flow "
+			"whose "
+			"messages have all completed hands its turn to the next (closed loop "
+			"only); "
 			"0 = every flow at once"),
 	KEY("verify", BOOL, verify, .def = "true",
-		.help = "check every byte of every message at the receiver (needs opcode = write_imm)"),
+		.help = "check every byte of every message at the receiver (needs opcode = "
+			"write_imm)"),
 	KEY("opcode", ENUM, opcode, .names = opcode_names, .def = "write_imm",
-		.help = "write_imm: RDMA WRITE with immediate, completed at both ends; write: plain "
+		.help = "write_imm: RDMA WRITE with immediate, completed at both ends; write: "
+			"plain "
 			"WRITE, the receiver sees no completion (bandwidth tests, verify = false)"),
-	KEY("size_mix", STRING, size_mix, .check = check_mix, .def = "",
-		.unit = "KiB:weight, ...",
+	KEY("size_mix", STRING, size_mix, .check = check_mix, .def = "", .unit = "KiB:weight, ...",
 		.help = "message sizes drawn per message by weight, e.g. 4:60, 64:30, 1024:10 "
 			"(at most 8); empty = every message msg_kb"),
 };
@@ -158,15 +163,19 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 		return rc;
 	rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
 	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE) {
-		snprintf(err, errlen, "%s:%u: [profile] verify = true needs opcode = write_imm: a "
-				      "plain WRITE gives the receiver no completion to check",
-			path, mrcd_ini_line(ini, "profile", "verify") ? mrcd_ini_line(ini, "profile", "verify") :
-					mrcd_ini_line(ini, "profile", "opcode"));
+		snprintf(err, errlen,
+			"%s:%u: [profile] verify = true needs opcode = write_imm: a "
+			"plain WRITE gives the receiver no completion to check",
+			path,
+			mrcd_ini_line(ini, "profile", "verify")
+				? mrcd_ini_line(ini, "profile", "verify")
+				: mrcd_ini_line(ini, "profile", "opcode"));
 		rc = -EINVAL;
 	}
 	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
-		snprintf(err, errlen, "%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
-				      "are handed on completions, a paced flow posts on time",
+		snprintf(err, errlen,
+			"%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
+			"are handed on completions, a paced flow posts on time",
 			path, mrcd_ini_line(ini, "profile", "active_flows"), p->active_flows);
 		rc = -EINVAL;
 	}
@@ -204,13 +213,13 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 {
 	unsigned int k = 0;
 
-#define ADD(a, b)                                                                             \
-	do {                                                                                  \
-		if (k < max) {                                                                \
-			out[k][0] = (uint16_t)(a);                                            \
-			out[k][1] = (uint16_t)(b);                                            \
-			k++;                                                                  \
-		}                                                                             \
+#define ADD(a, b)                                  \
+	do {                                       \
+		if (k < max) {                     \
+			out[k][0] = (uint16_t)(a); \
+			out[k][1] = (uint16_t)(b); \
+			k++;                       \
+		}                                  \
 	} while (0)
 	switch (p->pattern) {
 	case MRCD_PAT_PAIRS:
@@ -245,7 +254,8 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 			for (unsigned int h = 0; h < n; h++)
 				perm[h] = h;
 			for (unsigned int h = n - 1; h > 0; h--) {
-				unsigned int j = (unsigned int)mrc_rand_bounded(&r, h + 1), t = perm[h];
+				unsigned int j = (unsigned int)mrc_rand_bounded(&r, h + 1),
+					     t = perm[h];
 
 				perm[h] = perm[j];
 				perm[j] = t;
@@ -345,19 +355,21 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 		if (p->verify)
 			mrcd_gen_fill(src, len, f->id, f->posted);
 		if (mrc_qp_post_write(f->qp, f->posted, src, len, f->src_key,
-			    f->dst_off + (uint64_t)slot * stride, f->dst_key, p->opcode == MRCD_OP_WRITE_IMM,
-			    (uint32_t)f->posted) != 0)
+			    f->dst_off + (uint64_t)slot * stride, f->dst_key,
+			    p->opcode == MRCD_OP_WRITE_IMM, (uint32_t)f->posted) != 0)
 			break;
 		f->post_tsc[slot] = now_tsc;
 		f->posted++;
 		n++;
 		if (p->rate_gbps > 0) {
 			/* Pace from the schedule, not from now, so a late poll catches up. */
-			uint64_t gap = (uint64_t)((double)len * 8 / (p->rate_gbps * 1e9) * (double)tsc_hz);
+			uint64_t gap =
+				(uint64_t)((double)len * 8 / (p->rate_gbps * 1e9) * (double)tsc_hz);
 
 			uint64_t floor = now_tsc > gap ? now_tsc - gap : 0;
 
-			f->next_post_tsc = (f->next_post_tsc > floor ? f->next_post_tsc : floor) + gap;
+			f->next_post_tsc =
+				(f->next_post_tsc > floor ? f->next_post_tsc : floor) + gap;
 		}
 	}
 	return n;
@@ -371,7 +383,8 @@ mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mr
 
 	f->completed++;
 	f->completed_bytes += mrcd_msg_len(p, f->id, e->wr_id);
-	mrcd_hist_add(hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
+	mrcd_hist_add(
+		hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
 }
 
 void

@@ -27,8 +27,8 @@
 enum mrcd_pattern {
 	MRCD_PAT_PAIRS = 0, /* 2k <-> 2k+1, both ways */
 	MRCD_PAT_ALL_TO_ALL,
-	MRCD_PAT_INCAST,    /* every host -> incast_target */
-	MRCD_PAT_RING,      /* h -> h+1 */
+	MRCD_PAT_INCAST,      /* every host -> incast_target */
+	MRCD_PAT_RING,	      /* h -> h+1 */
 	MRCD_PAT_PERMUTATION, /* h -> perm(h), a seeded derangement */
 };
 
@@ -42,17 +42,17 @@ struct mrcd_profile {
 	uint16_t incast_target;
 	uint32_t msg_kb;
 	uint16_t qps_per_peer;
-	uint16_t outstanding; /* messages in flight per QP (closed loop) */
-	double rate_gbps;     /* per flow; 0 = closed loop, as fast as completions allow */
-	uint64_t messages;    /* per flow; 0 = until the run ends */
+	uint16_t outstanding;  /* messages in flight per QP (closed loop) */
+	double rate_gbps;      /* per flow; 0 = closed loop, as fast as completions allow */
+	uint64_t messages;     /* per flow; 0 = until the run ends */
 	uint32_t active_flows; /* per host, flows with messages in flight at once; 0 = all */
 	bool verify;
-	uint8_t opcode;       /* enum mrcd_opcode */
-	char size_mix[128];   /* "KiB:weight, ..." as written; "" = every message msg_kb */
+	uint8_t opcode;	    /* enum mrcd_opcode */
+	char size_mix[128]; /* "KiB:weight, ..." as written; "" = every message msg_kb */
 	/* derived from size_mix by mrcd_profile_load() */
 	unsigned int n_mix;
 	uint32_t mix_kb[MRCD_MIX_MAX], mix_cum[MRCD_MIX_MAX]; /* cumulative weights */
-	uint32_t max_kb;      /* the largest message: a slot's size */
+	uint32_t max_kb; /* the largest message: a slot's size */
 };
 
 /* Message size of message `seq` of `flow`: the same at both ends, no state. */
@@ -80,17 +80,17 @@ struct mrcd_flow {
 	uint32_t id;		      /* cluster-wide flow number */
 	uint16_t src, dst;	      /* cluster host numbers */
 	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
-	uint32_t qpn;              /* the sender's QPN; the receiver's is qpn + 1 */
-	struct mrc_qp *qp;         /* on src, when src is local */
-	uint64_t src_off;          /* outstanding x msg bytes at this offset in src's region */
-	uint8_t *src_buf;          /* the same, as a pointer (local src) */
+	uint32_t qpn;		      /* the sender's QPN; the receiver's is qpn + 1 */
+	struct mrc_qp *qp;	      /* on src, when src is local */
+	uint64_t src_off;	      /* outstanding x msg bytes at this offset in src's region */
+	uint8_t *src_buf;	      /* the same, as a pointer (local src) */
 	uint32_t src_key;
-	uint8_t *dst_buf;          /* outstanding x msg bytes, in dst's region (local dst) */
-	uint64_t dst_off;          /* the same, as dst's zero-based region sees it */
+	uint8_t *dst_buf; /* outstanding x msg bytes, in dst's region (local dst) */
+	uint64_t dst_off; /* the same, as dst's zero-based region sees it */
 	uint32_t dst_key;
 	uint64_t next_post_tsc; /* pacing */
 	uint64_t posted, completed, completed_bytes;
-	uint64_t recv_seq;      /* next message number the receiver expects */
+	uint64_t recv_seq; /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
 	uint64_t *post_tsc; /* per slot */
 	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */

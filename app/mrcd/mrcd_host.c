@@ -432,7 +432,7 @@ mrcd_host_iterate(struct mrcd_host *h, uint64_t now_tsc, struct mrc_rand *rand)
 		if (n > 0) {
 			rearm(h, s);
 		} else if (h->trk != NULL && h->trk->n_free == 0 && !mrc_qp_trk_held(s->qp) &&
-			!mrc_qp_idle(s->qp)) {
+			   !mrc_qp_idle(s->qp)) {
 			if (!s->parked) {
 				uint32_t tail = h->parked_head + h->parked_n;
 

@@ -36,17 +36,17 @@
 #include "mrc_wire_pkt.h"
 
 #define MRCD_MAX_PLANES 8
-#define MRCD_BURST      32
+#define MRCD_BURST	32
 
-#define MRCD_HOST_COUNTERS(X)                                                                 \
-	X(iterations, "loops", "worker loop iterations over this host")                      \
-	X(rx_pkts, "pkts", "packets received on the host's ports")                            \
-	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP this host does not have")       \
-	X(rx_ep_ops, "pkts", "endpoint operations (QPN 2) received: not handled here yet")    \
-	X(tx_pkts, "pkts", "packets the ports accepted")                                      \
-	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")            \
-	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")      \
-	X(timer_fires, "events", "QP timers that fired")                                    \
+#define MRCD_HOST_COUNTERS(X)                                                              \
+	X(iterations, "loops", "worker loop iterations over this host")                    \
+	X(rx_pkts, "pkts", "packets received on the host's ports")                         \
+	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP this host does not have")    \
+	X(rx_ep_ops, "pkts", "endpoint operations (QPN 2) received: not handled here yet") \
+	X(tx_pkts, "pkts", "packets the ports accepted")                                   \
+	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")         \
+	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")   \
+	X(timer_fires, "events", "QP timers that fired")                                   \
 	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")
 
 MRC_COUNTER_BLOCK_DECLARE(mrcd_host_counters, MRCD_HOST_COUNTERS);
@@ -55,12 +55,12 @@ struct mrcd_host_cfg {
 	uint8_t id;
 	uint8_t n_planes;
 	uint16_t port_id[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint32_t max_qps;                  /* QP table size */
-	uint32_t trk_blocks;               /* in-flight rings lent to the QPs (0: none, each owns one) */
-	size_t trk_block_bytes;            /* ... each this big (mrc_qp_trk_block_bytes) */
-	uint32_t qpn_base;                 /* QPNs are qpn_base .. qpn_base + max_qps - 1 */
+	uint32_t max_qps;		   /* QP table size */
+	uint32_t trk_blocks;	/* in-flight rings lent to the QPs (0: none, each owns one) */
+	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
+	uint32_t qpn_base;	/* QPNs are qpn_base .. qpn_base + max_qps - 1 */
 	uint64_t tsc_hz;
-	uint64_t timer_tick_tsc;           /* timer wheel tick (default 1 us) */
+	uint64_t timer_tick_tsc; /* timer wheel tick (default 1 us) */
 	struct mrc_wire_cfg wire;
 	int socket;
 };
@@ -68,11 +68,12 @@ struct mrcd_host_cfg {
 struct mrcd_host;
 
 /* Create a host; NULL and *why on failure. */
-struct mrcd_host *mrcd_host_create(const struct mrcd_host_cfg *cfg, uint64_t now_tsc,
-	const char **why);
+struct mrcd_host *mrcd_host_create(
+	const struct mrcd_host_cfg *cfg, uint64_t now_tsc, const char **why);
 void mrcd_host_free(struct mrcd_host *h);
 
-/* Register a QP (created with this host's regions and CQ); 0, -EINVAL (QPN out of range), -EEXIST. */
+/* Register a QP (created with this host's regions and CQ); 0, -EINVAL (QPN out of range), -EEXIST.
+ */
 int mrcd_host_add_qp(struct mrcd_host *h, struct mrc_qp *qp, uint64_t now_tsc);
 
 /* The pool QPs of this host borrow in-flight rings from (NULL if trk_blocks was 0). */
@@ -115,8 +116,8 @@ struct mrcd_plane_counters {
 	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
 };
 
-const struct mrcd_plane_counters *mrcd_host_plane_counters(const struct mrcd_host *h,
-	unsigned int plane);
+const struct mrcd_plane_counters *mrcd_host_plane_counters(
+	const struct mrcd_host *h, unsigned int plane);
 
 const struct mrcd_host_counters *mrcd_host_counters(const struct mrcd_host *h);
 const struct mrc_wire_rx_stats *mrcd_host_rx_verdicts(const struct mrcd_host *h);

@@ -42,11 +42,12 @@ mrcd_loop_open(struct mrcd_daemon *d)
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < n_planes; p++) {
 			snprintf(name, sizeof(name), "mrcd_loop_%u_%u", h, p);
-			d->loop_ring[h][p] = rte_ring_create(name, size, (int)rte_socket_id(),
-				RING_F_SP_ENQ | RING_F_SC_DEQ);
+			d->loop_ring[h][p] = rte_ring_create(
+				name, size, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (d->loop_ring[h][p] == NULL) {
-				fprintf(stderr, "mrcd: loop: cannot create ring %s (%u slots): %s\n",
-					name, size, rte_strerror(rte_errno));
+				fprintf(stderr,
+					"mrcd: loop: cannot create ring %s (%u slots): %s\n", name,
+					size, rte_strerror(rte_errno));
 				return -1;
 			}
 		}
@@ -59,26 +60,30 @@ mrcd_loop_open(struct mrcd_daemon *d)
 
 			port_name(name, sizeof(name), h, p);
 			/* We send on our ring and receive on the peer's (2k <-> 2k+1). */
-			id = rte_eth_from_rings(name, &d->loop_ring[h ^ 1][p], 1, &d->loop_ring[h][p], 1,
-				(unsigned int)sock);
+			id = rte_eth_from_rings(name, &d->loop_ring[h ^ 1][p], 1,
+				&d->loop_ring[h][p], 1, (unsigned int)sock);
 			if (id < 0) {
-				fprintf(stderr, "mrcd: loop: host %u plane %u: rte_eth_from_rings "
-						"failed: %s\n", h, p, rte_strerror(rte_errno));
+				fprintf(stderr,
+					"mrcd: loop: host %u plane %u: rte_eth_from_rings "
+					"failed: %s\n",
+					h, p, rte_strerror(rte_errno));
 				return -1;
 			}
 			d->loop_vdev[h][p] = true;
 			rc = rte_eth_dev_configure((uint16_t)id, 1, 1, &conf);
 			if (rc == 0)
-				rc = rte_eth_rx_queue_setup((uint16_t)id, 0, 0, (unsigned int)sock,
-					NULL, hc->rx_pool);
+				rc = rte_eth_rx_queue_setup(
+					(uint16_t)id, 0, 0, (unsigned int)sock, NULL, hc->rx_pool);
 			if (rc == 0)
-				rc = rte_eth_tx_queue_setup((uint16_t)id, 0, 0, (unsigned int)sock,
-					NULL);
+				rc = rte_eth_tx_queue_setup(
+					(uint16_t)id, 0, 0, (unsigned int)sock, NULL);
 			if (rc == 0)
 				rc = rte_eth_dev_start((uint16_t)id);
 			if (rc != 0) {
-				fprintf(stderr, "mrcd: loop: host %u plane %u: port %d did not "
-						"start: %s\n", h, p, id, rte_strerror(-rc));
+				fprintf(stderr,
+					"mrcd: loop: host %u plane %u: port %d did not "
+					"start: %s\n",
+					h, p, id, rte_strerror(-rc));
 				return -1;
 			}
 			hc->port[p] = (uint16_t)id;
@@ -109,8 +114,8 @@ mrcd_loop_close(struct mrcd_daemon *d)
 			if (d->loop_ring[h][p] == NULL)
 				continue;
 			/* What nobody received goes back to its pool before the leak check. */
-			while ((n = rte_ring_dequeue_burst(d->loop_ring[h][p], (void **)m, RTE_DIM(m),
-					NULL)) > 0)
+			while ((n = rte_ring_dequeue_burst(
+					d->loop_ring[h][p], (void **)m, RTE_DIM(m), NULL)) > 0)
 				rte_pktmbuf_free_bulk(m, n);
 			rte_ring_free(d->loop_ring[h][p]);
 			d->loop_ring[h][p] = NULL;

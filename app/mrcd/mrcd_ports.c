@@ -40,7 +40,7 @@ list_ports(char *out, size_t len)
 	size_t o = 0;
 
 	out[0] = '\0';
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		char name[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(pid, name) != 0 || o >= len)
@@ -48,7 +48,8 @@ list_ports(char *out, size_t len)
 		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? ", " : "", name);
 	}
 	if (o == 0)
-		snprintf(out, len, "none: name them with --vdev or [ports] vdev.<n>, or bind a NIC");
+		snprintf(
+			out, len, "none: name them with --vdev or [ports] vdev.<n>, or bind a NIC");
 }
 
 static int
@@ -82,21 +83,23 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	 * (test/integration/pcap.sh checks the frames arrive whole).
 	 */
 	const bool chains_ok = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
-		strcmp(info.driver_name, "net_null") == 0 ||
-		strcmp(info.driver_name, "net_pcap") == 0;
+			       strcmp(info.driver_name, "net_null") == 0 ||
+			       strcmp(info.driver_name, "net_pcap") == 0;
 
 	if (!chains_ok) {
-		fprintf(stderr, "mrcd: port %s (%s): cannot send multi-segment packets; mrcd "
-				"attaches payloads without copying and needs it\n",
+		fprintf(stderr,
+			"mrcd: port %s (%s): cannot send multi-segment packets; mrcd "
+			"attaches payloads without copying and needs it\n",
 			name, info.driver_name);
 		return -1;
 	}
 	conf.txmode.offloads |= info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (frame > rx_room) {
 		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-			fprintf(stderr, "mrcd: port %s (%s): frames up to %u bytes do not fit an rx "
-					"mbuf (%u bytes) and the port cannot scatter them: raise "
-					"[ports] rx_mbuf_data_room or lower [transport] mtu\n",
+			fprintf(stderr,
+				"mrcd: port %s (%s): frames up to %u bytes do not fit an rx "
+				"mbuf (%u bytes) and the port cannot scatter them: raise "
+				"[ports] rx_mbuf_data_room or lower [transport] mtu\n",
 				name, info.driver_name, frame, rx_room);
 			return -1;
 		}
@@ -115,8 +118,8 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
 	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL,
-			hc->rx_pool);
+		rc = rte_eth_rx_queue_setup(
+			pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL, hc->rx_pool);
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
 	if (rc != 0) {
@@ -139,8 +142,9 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	hc->port_started |= 1u << p;
 	printf("mrcd: host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s\n",
 		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,
-		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? " multi-seg tx" :
-									   " chains gathered by the driver",
+		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+			? " multi-seg tx"
+			: " chains gathered by the driver",
 		(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ? ", scattered rx" : "",
 		(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) ? ", UDP checksum tx" : "",
 		(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_UDP_CKSUM) ? ", UDP checksum rx" : "");

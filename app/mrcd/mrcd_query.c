@@ -52,21 +52,27 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
 	q->counters = *mrc_qp_counters(qp);
 	/* Enough of the sender and receiver to tell why a transfer stands still. */
 	q->has_rel = mrc_qp_rel_tx(qp) != NULL && mrc_qp_rel_rx(qp) != NULL &&
-		mrc_qp_cc(qp) != NULL && mrc_qp_cc(qp)->ops != NULL;
+		     mrc_qp_cc(qp) != NULL && mrc_qp_cc(qp)->ops != NULL;
 	if (q->has_rel) {
 		const struct mrc_rel_tx *t = mrc_qp_rel_tx(qp);
 		const struct mrc_rel_rx *r = mrc_qp_rel_rx(qp);
 		const uint64_t now = rte_rdtsc();
 
-		q->rel = (struct mrcd_query_rel){
-			.snd_una = t->snd_una, .snd_nxt = t->snd_nxt,
-			.n_inflight = t->n_inflight, .n_lost = t->n_lost,
+		q->rel = (struct mrcd_query_rel){.snd_una = t->snd_una,
+			.snd_nxt = t->snd_nxt,
+			.n_inflight = t->n_inflight,
+			.n_lost = t->n_lost,
 			.cwnd_bytes = mrc_cc_cwnd(mrc_qp_cc(qp)),
-			.rx_epsn = r->epsn, .rx_max_psn = r->max_psn, .rx_pending = r->pending,
-			.error = t->error, .retries = t->retries,
+			.rx_epsn = r->epsn,
+			.rx_max_psn = r->max_psn,
+			.rx_pending = r->pending,
+			.error = t->error,
+			.retries = t->retries,
 			.can_send = mrc_rel_tx_can_send(t),
-			.probe_wanted = t->probe_wanted, .probe_outstanding = t->probe_outstanding,
-			.rto_fired = t->stats.rto_fired, .probes_asked = t->stats.probes_asked,
+			.probe_wanted = t->probe_wanted,
+			.probe_outstanding = t->probe_outstanding,
+			.rto_fired = t->stats.rto_fired,
+			.probes_asked = t->stats.probes_asked,
 			.spurious = t->stats.spurious,
 			.since_progress_tsc = now - RTE_MIN(now, t->progress_tsc),
 			.since_ack_tsc = now - RTE_MIN(now, t->last_ack_tsc),

@@ -196,8 +196,9 @@ mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenar
 {
 	if (d->fab != NULL)
 		printf("mrcd: %u hosts x %u planes on the emulated fabric (%u T1s per plane, %.3g "
-		       "Gb/s links), %u workers\n", d->n_hosts, d->cfg.daemon.planes,
-			d->cfg.fabric.t1s, d->cfg.fabric.link_gbps, d->n_workers);
+		       "Gb/s links), %u workers\n",
+			d->n_hosts, d->cfg.daemon.planes, d->cfg.fabric.t1s,
+			d->cfg.fabric.link_gbps, d->n_workers);
 	else
 		printf("mrcd: %u hosts x %u planes on ethdev ports, %u workers\n", d->n_hosts,
 			d->cfg.daemon.planes, d->n_workers);
@@ -208,10 +209,11 @@ mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenar
 	else
 		snprintf(sizes, sizeof(sizes), "%u KiB messages", d->prof.msg_kb);
 	printf("mrcd: traffic %s: %s, %s, %s, %u QP(s) per peer, %u in flight each, %u flows, "
-	       "verify %s\n", profile[0] ? profile : "(built-in)",
-		mrcd_pattern_name(d->prof.pattern), sizes,
+	       "verify %s\n",
+		profile[0] ? profile : "(built-in)", mrcd_pattern_name(d->prof.pattern), sizes,
 		d->prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
-		d->prof.qps_per_peer, d->prof.outstanding, d->n_flows, d->prof.verify ? "on" : "off");
+		d->prof.qps_per_peer, d->prof.outstanding, d->n_flows,
+		d->prof.verify ? "on" : "off");
 	if (d->cfg.transport.paths != MRC_QP_PATHS_SPRAY ||
 		d->cfg.transport.reliability != MRC_QP_REL_SACK)
 		printf("mrcd: reference modes: paths %s, reliability %s\n",
@@ -240,8 +242,8 @@ mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc)
 		printf(" p%u %5.2f", p, g);
 	}
 	printf(" | total %6.2f | retx %" PRIu64 " | EV good %" PRIu64 " skip %" PRIu64
-	       " bad %" PRIu64 " | msgs %" PRIu64 "\n", total, t.retx - prev.retx, t.ev_good,
-		t.ev_skip, t.ev_bad, t.completed);
+	       " bad %" PRIu64 " | msgs %" PRIu64 "\n",
+		total, t.retx - prev.retx, t.ev_good, t.ev_skip, t.ev_bad, t.completed);
 	fflush(stdout);
 	prev = t;
 	prev_tsc = now_tsc;
@@ -277,23 +279,25 @@ write_prometheus(const struct mrcd_daemon *d, const struct mrcd_snapshot *t)
 	fprintf(f, "# HELP mrcd_plane_tx_bytes_total Bytes sent on each plane (all hosts).\n"
 		   "# TYPE mrcd_plane_tx_bytes_total counter\n");
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-		fprintf(f, "mrcd_plane_tx_bytes_total{plane=\"%u\"} %" PRIu64 "\n", p, t->tx_bytes[p]);
-	fprintf(f, "# HELP mrcd_messages_completed_total Messages sent and fully acknowledged.\n"
-		   "# TYPE mrcd_messages_completed_total counter\n"
-		   "mrcd_messages_completed_total %" PRIu64 "\n"
-		   "# HELP mrcd_retransmits_total Data packets resent.\n"
-		   "# TYPE mrcd_retransmits_total counter\nmrcd_retransmits_total %" PRIu64 "\n"
-		   "# HELP mrcd_nacks_total NACKs received.\n"
-		   "# TYPE mrcd_nacks_total counter\nmrcd_nacks_total %" PRIu64 "\n"
-		   "# HELP mrcd_ecn_echoes_total SACKs echoing an ECN mark.\n"
-		   "# TYPE mrcd_ecn_echoes_total counter\nmrcd_ecn_echoes_total %" PRIu64 "\n"
-		   "# HELP mrcd_evs EVs by state (active set; bad and denied include backups).\n"
-		   "# TYPE mrcd_evs gauge\n"
-		   "mrcd_evs{state=\"good\"} %" PRIu64 "\nmrcd_evs{state=\"skip\"} %" PRIu64 "\n"
-		   "mrcd_evs{state=\"assumed_bad\"} %" PRIu64 "\nmrcd_evs{state=\"denied\"} %" PRIu64
-		   "\n"
-		   "# HELP mrcd_verified_bytes_total Bytes checked at the receivers.\n"
-		   "# TYPE mrcd_verified_bytes_total counter\nmrcd_verified_bytes_total %" PRIu64 "\n",
+		fprintf(f, "mrcd_plane_tx_bytes_total{plane=\"%u\"} %" PRIu64 "\n", p,
+			t->tx_bytes[p]);
+	fprintf(f,
+		"# HELP mrcd_messages_completed_total Messages sent and fully acknowledged.\n"
+		"# TYPE mrcd_messages_completed_total counter\n"
+		"mrcd_messages_completed_total %" PRIu64 "\n"
+		"# HELP mrcd_retransmits_total Data packets resent.\n"
+		"# TYPE mrcd_retransmits_total counter\nmrcd_retransmits_total %" PRIu64 "\n"
+		"# HELP mrcd_nacks_total NACKs received.\n"
+		"# TYPE mrcd_nacks_total counter\nmrcd_nacks_total %" PRIu64 "\n"
+		"# HELP mrcd_ecn_echoes_total SACKs echoing an ECN mark.\n"
+		"# TYPE mrcd_ecn_echoes_total counter\nmrcd_ecn_echoes_total %" PRIu64 "\n"
+		"# HELP mrcd_evs EVs by state (active set; bad and denied include backups).\n"
+		"# TYPE mrcd_evs gauge\n"
+		"mrcd_evs{state=\"good\"} %" PRIu64 "\nmrcd_evs{state=\"skip\"} %" PRIu64 "\n"
+		"mrcd_evs{state=\"assumed_bad\"} %" PRIu64 "\nmrcd_evs{state=\"denied\"} %" PRIu64
+		"\n"
+		"# HELP mrcd_verified_bytes_total Bytes checked at the receivers.\n"
+		"# TYPE mrcd_verified_bytes_total counter\nmrcd_verified_bytes_total %" PRIu64 "\n",
 		t->completed, t->retx, t->nacks, t->ecn_echoes, t->ev_good, t->ev_skip, t->ev_bad,
 		t->ev_denied, t->verified_bytes);
 	fclose(f);
@@ -310,10 +314,13 @@ write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, ui
 	fprintf(o->ts, "{\"t\": %.3f, \"plane_gbps\": [",
 		(double)(now_tsc - start_tsc) / (double)d->hz);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-		fprintf(o->ts, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p] - l->tx_bytes[p], dt, d->hz));
-	fprintf(o->ts, "], \"retx\": %" PRIu64 ", \"nacks\": %" PRIu64 ", \"ecn_echoes\": %" PRIu64
+		fprintf(o->ts, "%s%.4f", p ? ", " : "",
+			gbps(t.tx_bytes[p] - l->tx_bytes[p], dt, d->hz));
+	fprintf(o->ts,
+		"], \"retx\": %" PRIu64 ", \"nacks\": %" PRIu64 ", \"ecn_echoes\": %" PRIu64
 		", \"ev\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64 ", \"bad\": %" PRIu64
-		", \"denied\": %" PRIu64 "}, \"msgs\": %" PRIu64 ", \"verified_bytes\": %" PRIu64 "}\n",
+		", \"denied\": %" PRIu64 "}, \"msgs\": %" PRIu64 ", \"verified_bytes\": %" PRIu64
+		"}\n",
 		t.retx - l->retx, t.nacks - l->nacks, t.ecn_echoes - l->ecn_echoes, t.ev_good,
 		t.ev_skip, t.ev_bad, t.ev_denied, t.completed, t.verified_bytes);
 	*l = t;
@@ -321,30 +328,33 @@ write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, ui
 }
 
 void
-mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
-	uint64_t start_tsc)
+mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
 {
 	if (o->next_ts == 0) {
-		/* The first sample covers a whole interval: a rate over microseconds means nothing. */
+		/* The first sample covers a whole interval: a rate over microseconds means nothing.
+		 */
 		o->last_tsc = start_tsc;
-		o->next_ts = start_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
+		o->next_ts = start_tsc +
+			     (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
 	}
 	if (o->ts != NULL && now_tsc >= o->next_ts) {
 		write_ts_line(d, o, now_tsc, start_tsc);
-		o->next_ts = now_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
+		o->next_ts =
+			now_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
 	}
 	if (now_tsc >= o->next_prom) {
 		struct mrcd_snapshot t;
 
 		totals(d, &t);
 		write_prometheus(d, &t);
-		o->next_prom = now_tsc + (uint64_t)d->cfg.telemetry.prometheus_interval_ms * d->hz / 1000;
+		o->next_prom =
+			now_tsc + (uint64_t)d->cfg.telemetry.prometheus_interval_ms * d->hz / 1000;
 	}
 }
 
 void
-mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc,
-	uint64_t start_tsc)
+mrcd_output_close(
+	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
 {
 	struct mrcd_snapshot t;
 
@@ -361,7 +371,8 @@ mrcd_output_close(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc
 		char what[256];
 
 		mrc_fabric_event_format(what, sizeof(what), &ev[i]);
-		fprintf(o->ts, "{\"t\": %.3f, \"event\": \"%s\"}\n", (double)ev[i].t_ns / 1e9, what);
+		fprintf(o->ts, "{\"t\": %.3f, \"event\": \"%s\"}\n", (double)ev[i].t_ns / 1e9,
+			what);
 	}
 	fclose(o->ts);
 	o->ts = NULL;
@@ -376,12 +387,14 @@ mrcd_pools_full(const struct mrcd_hostctx *hc)
 
 	if (hc->rx_pool != NULL && rte_mempool_avail_count(hc->rx_pool) != hc->rx_pool->size) {
 		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->rx_pool->name,
-			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool), hc->rx_pool->size);
+			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool),
+			hc->rx_pool->size);
 		rc = -1;
 	}
 	if (hc->tx_pool != NULL && rte_mempool_avail_count(hc->tx_pool) != hc->tx_pool->size) {
 		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->tx_pool->name,
-			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool), hc->tx_pool->size);
+			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool),
+			hc->tx_pool->size);
 		rc = -1;
 	}
 	return rc;
@@ -408,7 +421,8 @@ print_gaps(FILE *f, const struct mrcd_daemon *d, bool json)
 					any ? ", " : "", d->cfg.daemon.first_host + h, ms, end_s);
 			else
 				printf("  host %u received: longest wait between messages %.3f ms, "
-				       "ending at %.3f s\n", d->cfg.daemon.first_host + h, ms, end_s);
+				       "ending at %.3f s\n",
+					d->cfg.daemon.first_host + h, ms, end_s);
 			any = true;
 		}
 	}
@@ -451,19 +465,21 @@ mrcd_summary(const struct mrcd_daemon *d)
 	printf("  per plane (Gb/s, all hosts):");
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 		printf(" p%u %.3f", p, gbps(t.tx_bytes[p], run, d->hz));
-	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64 " failed, %" PRIu64
-	       " lost; goodput %.3f Gb/s\n", t.posted, t.completed, t.failed, lost,
-		gbps(t.sent_bytes, run, d->hz));
+	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64
+	       " failed, %" PRIu64 " lost; goodput %.3f Gb/s\n",
+		t.posted, t.completed, t.failed, lost, gbps(t.sent_bytes, run, d->hz));
 	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
-	       " messages)\n", mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
+	       " messages)\n",
+		mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
 		mrcd_hist_pct(&hist, 99.9) / 1e3, hist.max_ns / 1e3, hist.n);
 	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
 		t.verified_bytes, t.verify_errors);
 	print_gaps(stdout, d, false);
-	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64 " ECN echoes, %" PRIu64
-	       " packets lost on a path; EVs now good %" PRIu64 ", skip %" PRIu64 ", bad %" PRIu64
-	       ", denied %" PRIu64 "\n", t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good,
-		t.ev_skip, t.ev_bad, t.ev_denied);
+	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64
+	       " ECN echoes, %" PRIu64 " packets lost on a path; EVs now good %" PRIu64
+	       ", skip %" PRIu64 ", bad %" PRIu64 ", denied %" PRIu64 "\n",
+		t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good, t.ev_skip, t.ev_bad,
+		t.ev_denied);
 	printf("  workers: %u, %.3f s of CPU (%.0f%% of the run's wall time each); %" PRIu64
 	       " data packets (%" PRIu64 " payload bytes) placed at the receivers here\n",
 		d->n_workers, cpu_ns / 1e9, 100 * cpu_share, rx_pkts, rx_bytes);
@@ -510,7 +526,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 		n_qps, (double)t.completed / run_s, (double)rx_pkts / run_s, heap_qp,
 		d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
 		d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes >> 20, rss_kb >> 10);
-	printf("  flows: %u here, %" PRIu64 " of them sent nothing that completed; in-flight rings: "
+	printf("  flows: %u here, %" PRIu64
+	       " of them sent nothing that completed; in-flight rings: "
 	       "at most %u of a host's out at once, %" PRIu64 " times a QP waited for one\n",
 		d->n_flows, idle_flows, trk_max, trk_waits);
 	printf("  drops: %" PRIu64 " refused by the parser", t.rejects);
@@ -531,7 +548,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 	mrcd_ports_drops(d, &pd);
 	if (d->fab == NULL)
 		printf(", ports: missed %" PRIu64 ", rx errors %" PRIu64 ", tx errors %" PRIu64
-		       ", no rx mbuf %" PRIu64, pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
+		       ", no rx mbuf %" PRIu64,
+			pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
 	printf("\n");
 
 	if (d->cli.json[0] != '\0') {
@@ -540,29 +558,39 @@ mrcd_summary(const struct mrcd_daemon *d)
 		if (j == NULL) {
 			fprintf(stderr, "mrcd: --json %s: %s\n", d->cli.json, strerror(errno));
 		} else {
-			fprintf(j, "{\"duration_s\": %.3f, \"drain_s\": %.4f, \"hosts\": %u, "
-				"\"planes\": %u, \"flows\": %u,\n", (double)run / (double)d->hz,
-				(double)d->drain_tsc / (double)d->hz, d->n_hosts, d->cfg.daemon.planes,
-				d->n_flows);
+			fprintf(j,
+				"{\"duration_s\": %.3f, \"drain_s\": %.4f, \"hosts\": %u, "
+				"\"planes\": %u, \"flows\": %u,\n",
+				(double)run / (double)d->hz, (double)d->drain_tsc / (double)d->hz,
+				d->n_hosts, d->cfg.daemon.planes, d->n_flows);
 			fprintf(j, " \"paths\": \"%s\", \"reliability\": \"%s\",\n",
 				d->cfg.transport.paths ? "ecmp" : "spray",
 				d->cfg.transport.reliability ? "gbn" : "sack");
 			fprintf(j, " \"plane_gbps\": [");
 			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-				fprintf(j, "%s%.4f", p ? ", " : "", gbps(t.tx_bytes[p], run, d->hz));
-			fprintf(j, "],\n \"messages\": {\"posted\": %" PRIu64 ", \"completed\": %" PRIu64
-				", \"failed\": %" PRIu64 ", \"lost\": %" PRIu64 "},\n", t.posted,
-				t.completed, t.failed, lost);
-			fprintf(j, " \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
+				fprintf(j, "%s%.4f", p ? ", " : "",
+					gbps(t.tx_bytes[p], run, d->hz));
+			fprintf(j,
+				"],\n \"messages\": {\"posted\": %" PRIu64
+				", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
+				", \"lost\": %" PRIu64 "},\n",
+				t.posted, t.completed, t.failed, lost);
+			fprintf(j,
+				" \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
 				"\"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f},\n",
 				gbps(t.sent_bytes, run, d->hz), mrcd_hist_pct(&hist, 50) / 1e3,
 				mrcd_hist_pct(&hist, 99) / 1e3, mrcd_hist_pct(&hist, 99.9) / 1e3,
 				hist.max_ns / 1e3);
-			fprintf(j, " \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64 ",\n",
+			fprintf(j,
+				" \"bytes_verified\": %" PRIu64 ", \"verify_errors\": %" PRIu64
+				",\n",
 				t.verified_bytes, t.verify_errors);
 			print_gaps(j, d, true);
-			fprintf(j, " \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": %.4f, "
-				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64 ",\n",
+			fprintf(j,
+				" \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": "
+				"%.4f, "
+				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64
+				",\n",
 				d->n_workers, cpu_ns / 1e9, cpu_share, rx_pkts, rx_bytes);
 			fprintf(j,
 				" \"qps\": %" PRIu64
@@ -575,15 +603,19 @@ mrcd_summary(const struct mrcd_daemon *d)
 				heap_qp, d->qp_bytes / RTE_MAX(n_qps, (uint64_t)1),
 				d->trk_bytes / RTE_MAX(n_qps, (uint64_t)1), d->msg_buf_bytes,
 				rss_kb << 10);
-			fprintf(j, " \"flows_without_completion\": %" PRIu64 ", \"trk_max_in_use\": %u, "
-				"\"trk_waits\": %" PRIu64 ",\n", idle_flows, trk_max, trk_waits);
+			fprintf(j,
+				" \"flows_without_completion\": %" PRIu64
+				", \"trk_max_in_use\": %u, "
+				"\"trk_waits\": %" PRIu64 ",\n",
+				idle_flows, trk_max, trk_waits);
 			fprintf(j,
 				" \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
 				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
-			fprintf(j, " \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
-				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n", t.ev_good,
-				t.ev_skip, t.ev_bad, t.ev_denied);
+			fprintf(j,
+				" \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
+				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n",
+				t.ev_good, t.ev_skip, t.ev_bad, t.ev_denied);
 			fprintf(j, " \"drops\": {\"parser\": %" PRIu64, t.rejects);
 			for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++)
 				if (strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
@@ -591,8 +623,11 @@ mrcd_summary(const struct mrcd_daemon *d)
 						mrc_fabric_counters_desc[i].name,
 						mrc_fabric_counters_get(fc, i));
 			if (fc == NULL)
-				fprintf(j, ", \"port_imissed\": %" PRIu64 ", \"port_ierrors\": %" PRIu64
-					", \"port_oerrors\": %" PRIu64 ", \"port_rx_nombuf\": %" PRIu64,
+				fprintf(j,
+					", \"port_imissed\": %" PRIu64
+					", \"port_ierrors\": %" PRIu64
+					", \"port_oerrors\": %" PRIu64
+					", \"port_rx_nombuf\": %" PRIu64,
 					pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
 			fprintf(j, "}}\n");
 			fclose(j);

@@ -28,10 +28,10 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc)
 	 * flight in the first microseconds, more than one worker sends before
 	 * their timers fire, and the resends never caught up.
 	 */
-	const uint64_t gap = d->prof.rate_gbps > 0 ?
-		(uint64_t)((double)d->prof.max_kb * 8192.0 / (d->prof.rate_gbps * 1e9) *
-			(double)d->hz) :
-		0;
+	const uint64_t gap = d->prof.rate_gbps > 0
+				     ? (uint64_t)((double)d->prof.max_kb * 8192.0 /
+						  (d->prof.rate_gbps * 1e9) * (double)d->hz)
+				     : 0;
 
 	for (uint32_t k = 0; k < hc->n_send; k++) {
 		struct mrcd_flow *f = &d->flows[hc->send_flows[k]];

@@ -36,12 +36,12 @@ mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
 	const struct mrcd_cfg_ports *p = &d->cfg.ports;
 
 	snprintf(name, sizeof(name), "rx_h%u", h);
-	d->host[h].rx_pool = rte_pktmbuf_pool_create(name, p->rx_pool_mbufs, 256, 0,
-		p->rx_mbuf_data_room, (int)rte_socket_id());
+	d->host[h].rx_pool = rte_pktmbuf_pool_create(
+		name, p->rx_pool_mbufs, 256, 0, p->rx_mbuf_data_room, (int)rte_socket_id());
 	snprintf(name, sizeof(name), "tx_h%u", h);
 	/* Headers and retransmits come from their own pool: they can never starve rx. */
-	d->host[h].tx_pool = rte_pktmbuf_pool_create(name, p->tx_pool_mbufs, 256, 0,
-		p->tx_mbuf_data_room, (int)rte_socket_id());
+	d->host[h].tx_pool = rte_pktmbuf_pool_create(
+		name, p->tx_pool_mbufs, 256, 0, p->tx_mbuf_data_room, (int)rte_socket_id());
 	if (d->host[h].rx_pool == NULL || d->host[h].tx_pool == NULL) {
 		fprintf(stderr, "mrcd: host %u: cannot create mbuf pools (%u + %u mbufs): %s\n", h,
 			p->rx_pool_mbufs, p->tx_pool_mbufs, rte_strerror(rte_errno));
@@ -219,10 +219,11 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	 * and, when asked for, per-EV statistics (152 B an EV); 8 KiB more covers
 	 * the allocator and the Write-IMM table. The host's QP table: 64 B a QPN.
 	 */
-	const uint64_t per_qp = 12288ull + 64ull * d->cfg.transport.sq_size +
-		(d->cfg.telemetry.ev_stats ?
-				152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup) :
-				0);
+	const uint64_t per_qp =
+		12288ull + 64ull * d->cfg.transport.sq_size +
+		(d->cfg.telemetry.ev_stats
+				? 152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup)
+				: 0);
 
 	qps = 64ull * 2 * d->n_cluster_flows * d->n_hosts;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
@@ -255,8 +256,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
 	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
-	struct mrcd_host_cfg cfg = {.id = (uint8_t)c, .n_planes = d->cfg.daemon.planes,
-		.max_qps = 2 * d->n_cluster_flows, .qpn_base = MRCD_QPN_BASE,
+	struct mrcd_host_cfg cfg = {.id = (uint8_t)c,
+		.n_planes = d->cfg.daemon.planes,
+		.max_qps = 2 * d->n_cluster_flows,
+		.qpn_base = MRCD_QPN_BASE,
 		.tsc_hz = d->hz,
 		.socket = (int)rte_socket_id()};
 	const char *why = NULL;
@@ -290,8 +293,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
 	if (hc->mrs == NULL || hc->cq == NULL || hc->mem == NULL) {
-		fprintf(stderr, "mrcd: host %u: out of memory for %zu bytes of message buffers "
-				"(raise -m, or use hugepages)\n", h, hc->mem_len);
+		fprintf(stderr,
+			"mrcd: host %u: out of memory for %zu bytes of message buffers "
+			"(raise -m, or use hugepages)\n",
+			h, hc->mem_len);
 		return -1;
 	}
 	mrc_mr_table_init(hc->mrs, 4);
@@ -311,10 +316,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 static const char *
 oom_hint(const char *why)
 {
-	return strstr(why, "memory") != NULL ?
-		" (the heap ran out: raise -m or use --no-huge; or lower qps_per_peer, or set "
-		"[telemetry] ev_stats = false)" :
-		"";
+	return strstr(why, "memory") != NULL ? " (the heap ran out: raise -m or use --no-huge; or "
+					       "lower qps_per_peer, or set "
+					       "[telemetry] ev_stats = false)"
+					     : "";
 }
 
 static struct mrc_qp *
@@ -322,10 +327,16 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	uint32_t dest_qpn, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
-	struct mrc_qp_init in = {.qpn = qpn, .sq_size = d->cfg.transport.sq_size,
-		.mtu = d->cfg.transport.mtu, .tsc_hz = d->hz, .mrs = hc->mrs, .cq = hc->cq,
-		.hdr_pool = hc->tx_pool, .ev_stats = d->cfg.telemetry.ev_stats,
-		.socket = (int)rte_socket_id(), .trk_pool = mrcd_host_trk_pool(hc->rt),
+	struct mrc_qp_init in = {.qpn = qpn,
+		.sq_size = d->cfg.transport.sq_size,
+		.mtu = d->cfg.transport.mtu,
+		.tsc_hz = d->hz,
+		.mrs = hc->mrs,
+		.cq = hc->cq,
+		.hdr_pool = hc->tx_pool,
+		.ev_stats = d->cfg.telemetry.ev_stats,
+		.socket = (int)rte_socket_id(),
+		.trk_pool = mrcd_host_trk_pool(hc->rt),
 		.imm_pool = hc->imm_pool};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
@@ -400,8 +411,9 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 	}
 	for (unsigned int h = 1; h < d->n_hosts; h++)
 		if (d->host[h].key != d->host[0].key) {
-			fprintf(stderr, "mrcd: host %u's region key 0x%x differs from host %u's 0x%x: "
-					"peers elsewhere could not address it\n",
+			fprintf(stderr,
+				"mrcd: host %u's region key 0x%x differs from host %u's 0x%x: "
+				"peers elsewhere could not address it\n",
 				d->cfg.daemon.first_host + h, d->host[h].key,
 				d->cfg.daemon.first_host, d->host[0].key);
 			return -1;
@@ -414,7 +426,7 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 {
 	unsigned int lc, n = 0;
 
-	RTE_LCORE_FOREACH_WORKER(lc) {
+	RTE_LCORE_FOREACH_WORKER (lc) {
 		if (n == RTE_DIM(d->workers))
 			break;
 		d->workers[n].d = d;
@@ -432,8 +444,8 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 
 	d->workers[0].runs_fabric = d->fab != NULL;
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		struct mrcd_worker *w = &d->workers[first_host_worker +
-			h % (n - first_host_worker)];
+		struct mrcd_worker *w =
+			&d->workers[first_host_worker + h % (n - first_host_worker)];
 
 		w->hosts[w->n_hosts++] = h;
 		/*

@@ -58,8 +58,8 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "flows", m->n_flows);
 	rte_tel_data_add_dict_u64(d, "qps", 2ull * m->n_flows);
 	rte_tel_data_add_dict_u64(d, "workers", m->n_workers);
-	rte_tel_data_add_dict_string(d, "phase",
-		phase_names[__atomic_load_n(&m->phase, __ATOMIC_ACQUIRE) % 3]);
+	rte_tel_data_add_dict_string(
+		d, "phase", phase_names[__atomic_load_n(&m->phase, __ATOMIC_ACQUIRE) % 3]);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_rdtsc() - start_tsc) * 1000 / m->hz);
 	rte_tel_data_add_dict_string(d, "profile_pattern", mrcd_pattern_name(m->prof.pattern));
 	rte_tel_data_add_dict_u64(d, "msg_kb", m->prof.msg_kb);
@@ -294,8 +294,8 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "error", mrc_qp_error_name(q->error));
 	rte_tel_data_add_dict_u64(d, "mem_bytes", q->mem_bytes);
 	for (unsigned int i = 0; i < mrc_qp_counters_count; i++)
-		rte_tel_data_add_dict_u64(d, mrc_qp_counters_desc[i].name,
-			mrc_qp_counters_get(&q->counters, i));
+		rte_tel_data_add_dict_u64(
+			d, mrc_qp_counters_desc[i].name, mrc_qp_counters_get(&q->counters, i));
 	if (q->has_rel)
 		add_rel(d, &q->rel, daemon_ref->hz);
 	mrcd_query_release();
@@ -393,8 +393,8 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct mrcd_host *rt = m->host[h].rt;
 	const uint32_t up = mrcd_host_port_mask(rt);
 	struct rte_tel_data *a[7];
-	static const char *const names[7] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
-		"rx_pkts", "rx_bytes"};
+	static const char *const names[7] = {
+		"port_id", "name", "link_up", "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes"};
 
 	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
 		a[i] = rte_tel_data_alloc();
@@ -526,8 +526,8 @@ cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 	mrcd_fabric_snapshot_read(daemon_ref, &c);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
-		rte_tel_data_add_dict_u64(d, mrc_fabric_counters_desc[i].name,
-			mrc_fabric_counters_get(&c, i));
+		rte_tel_data_add_dict_u64(
+			d, mrc_fabric_counters_desc[i].name, mrc_fabric_counters_get(&c, i));
 	return 0;
 }
 
@@ -544,12 +544,20 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 		{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
 		{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
 		{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-		{"/mrc/qps", cmd_qps, "mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's start (\"next\")"},
+		{"/mrc/qps", cmd_qps,
+			"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
+			"start (\"next\")"},
 		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
-		{"/mrc/evs", cmd_evs, "mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: QPN"},
-		{"/mrc/ports", cmd_ports, "mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
-		{"/mrc/links", cmd_links, "mrcd: the emulated fabric's links and their counters, 32 a page. Parameter: the page's start (\"next\")"},
-		{"/mrc/drops", cmd_drops, "mrcd: what one host refused or dropped, by reason. Parameter: host"},
+		{"/mrc/evs", cmd_evs,
+			"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
+			"QPN"},
+		{"/mrc/ports", cmd_ports,
+			"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
+		{"/mrc/links", cmd_links,
+			"mrcd: the emulated fabric's links and their counters, 32 a page. "
+			"Parameter: the page's start (\"next\")"},
+		{"/mrc/drops", cmd_drops,
+			"mrcd: what one host refused or dropped, by reason. Parameter: host"},
 		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
 	};
 

@@ -69,8 +69,8 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 static uint32_t
 peer_planes(const struct mrcd_daemon *d, int local)
 {
-	return local >= 0 ? mrcd_host_port_mask(d->host[local].rt) :
-			    (uint32_t)((1u << d->cfg.daemon.planes) - 1);
+	return local >= 0 ? mrcd_host_port_mask(d->host[local].rt)
+			  : (uint32_t)((1u << d->cfg.daemon.planes) - 1);
 }
 
 /*
@@ -147,6 +147,6 @@ mrcd_worker_main(void *arg)
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +
-		(cpu1.tv_nsec - cpu0.tv_nsec));
+			       (cpu1.tv_nsec - cpu0.tv_nsec));
 	return 0;
 }

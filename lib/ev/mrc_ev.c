@@ -237,7 +237,6 @@ plane_masks_update(struct mrc_ev_pool *p, unsigned int plane)
 		p->usable_plane_mask &= (uint8_t)~bit;
 }
 
-
 /* Change the state of a slot; clears its SKIP and probe counters. */
 void
 mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)

@@ -348,9 +348,10 @@ struct mrc_ev_stats {
 	X(promoted, "evs", "GOOD backups moved into a plane's short active set")                 \
 	X(probes, "probes", "probes requested by mrc_ev_probe_due()")                            \
 	X(denied, "evs", "EVs denied by the control plane")                                      \
-	X(stall_readmitted, "evs", "ASSUMED_BAD -> GOOD at once: the QP stood still (readmit_all)") \
+	X(stall_readmitted, "evs",                                                               \
+		"ASSUMED_BAD -> GOOD at once: the QP stood still (readmit_all)")                 \
 	X(plane_outs, "planes", "planes taken out whole after a run of silent losses")           \
-	X(dead_planes, "planes", "planes found dead (taken out, or their last usable EV lost)")   \
+	X(dead_planes, "planes", "planes found dead (taken out, or their last usable EV lost)")  \
 	X(revived_planes, "planes", "dead planes that answered a probe")
 
 struct mrc_ev_pool_counters {
@@ -426,15 +427,15 @@ struct mrc_ev_pool {
 	uint8_t usable_plane_mask; /**< planes with a GOOD or SKIP active EV */
 	uint16_t good_active[MRC_EV_MAX_PLANES];
 	uint16_t usable_active[MRC_EV_MAX_PLANES];
-	uint64_t probe_end_tsc;	 /**< end of the last probe round (0: none yet) */
+	uint64_t probe_end_tsc; /**< end of the last probe round (0: none yet) */
 	/* Dead planes (see the file comment). */
-	uint8_t probe_shift;		      /**< backoff of the per-EV probe rounds */
-	uint8_t dead_plane_mask;	      /**< planes declared dead */
-	uint8_t dead_probe_shift;	      /**< backoff of the dead-plane probe rounds */
-	uint8_t dead_probe_pending;	      /**< dead planes still to probe this round */
-	uint8_t loss_run[MRC_EV_MAX_PLANES];  /**< EVs lost in a row, no SACK since */
+	uint8_t probe_shift;			   /**< backoff of the per-EV probe rounds */
+	uint8_t dead_plane_mask;		   /**< planes declared dead */
+	uint8_t dead_probe_shift;		   /**< backoff of the dead-plane probe rounds */
+	uint8_t dead_probe_pending;		   /**< dead planes still to probe this round */
+	uint8_t loss_run[MRC_EV_MAX_PLANES];	   /**< EVs lost in a row, no SACK since */
 	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
-	uint64_t dead_probe_end_tsc;	      /**< end of the last dead-plane round */
+	uint64_t dead_probe_end_tsc;		   /**< end of the last dead-plane round */
 	struct mrc_ev_pool_counters cnt;
 	uint64_t data[]; /**< the arrays */
 };

@@ -56,16 +56,16 @@ mrc_ev_usid(unsigned int plane, unsigned int tier, uint8_t index)
 
 /** Per-destination path template: indexes within a plane, the same in every plane. */
 struct mrc_ev_path_tmpl {
-	uint32_t block;	  /**< the 32-bit SRv6 block (locator) of the fabric */
-	uint8_t src_t0;	  /**< T0 our NIC ports attach to */
-	uint8_t dst_t0;	  /**< T0 the destination's ports attach to */
+	uint32_t block; /**< the 32-bit SRv6 block (locator) of the fabric */
+	uint8_t src_t0; /**< T0 our NIC ports attach to */
+	uint8_t dst_t0; /**< T0 the destination's ports attach to */
 	/**
 	 * The destination host's number in the fabric (the index of its host
 	 * uSID), not its downlink position on dst_t0: with several hosts per T0
 	 * the two differ, and the fabric names NIC ports by host number.
 	 */
 	uint8_t dst_host;
-	uint8_t n_t1;	  /**< T1 switches per plane (>= 1 when src_t0 != dst_t0) */
+	uint8_t n_t1; /**< T1 switches per plane (>= 1 when src_t0 != dst_t0) */
 };
 
 /**

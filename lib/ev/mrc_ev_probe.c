@@ -160,7 +160,8 @@ mrc_ev_readmit_all(struct mrc_ev_pool *pool)
 
 	if (pool->n_bad == 0)
 		return 0;
-	/* Backups after actives, so mrc_ev_promote_() finds the active slots to fill already GOOD. */
+	/* Backups after actives, so mrc_ev_promote_() finds the active slots to fill already GOOD.
+	 */
 	for (unsigned int s = 0; s < pool->n_total; s++) {
 		if (meta_state(&meta[s]) != MRC_EV_ASSUMED_BAD)
 			continue;

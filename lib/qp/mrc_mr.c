@@ -36,15 +36,13 @@ mr_ext_free(void *addr, void *opaque)
 }
 
 uint32_t
-mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova,
-	uint32_t access)
+mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova, uint32_t access)
 {
 	uintptr_t a = (uintptr_t)addr;
 
-	if (addr == NULL || len == 0 || a + len < a ||
-		(access & ~MRC_MR_ZERO_BASED) == 0 ||
+	if (addr == NULL || len == 0 || a + len < a || (access & ~MRC_MR_ZERO_BASED) == 0 ||
 		(access & ~(MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE |
-			MRC_MR_ZERO_BASED)) != 0) {
+				  MRC_MR_ZERO_BASED)) != 0) {
 		rte_errno = EINVAL;
 		return 0;
 	}

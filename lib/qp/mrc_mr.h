@@ -31,9 +31,9 @@
 
 #include <rte_mbuf.h>
 
-#define MRC_MR_ACCESS_LOCAL_READ  (1u << 0) /**< we may send from it */
+#define MRC_MR_ACCESS_LOCAL_READ   (1u << 0) /**< we may send from it */
 #define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1) /**< peers may write into it */
-#define MRC_MR_ZERO_BASED          (1u << 2) /**< peers address it from 0, not from addr */
+#define MRC_MR_ZERO_BASED	   (1u << 2) /**< peers address it from 0, not from addr */
 
 struct mrc_mr {
 	uint8_t *addr;
@@ -46,7 +46,7 @@ struct mrc_mr {
 };
 
 struct mrc_mr_stats {
-	uint64_t bad_key;   /**< key unknown, stale or of a free slot */
+	uint64_t bad_key; /**< key unknown, stale or of a free slot */
 	uint64_t out_of_bounds;
 	uint64_t no_access;
 };
@@ -70,8 +70,8 @@ int mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots);
  * virtual devices). Returns the key (never 0), or 0 with rte_errno set:
  * EINVAL (empty or wrapping range, no access), ENOSPC (table full).
  */
-uint32_t mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova,
-	uint32_t access);
+uint32_t mrc_mr_register(
+	struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova, uint32_t access);
 
 /** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
 int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
@@ -117,8 +117,8 @@ mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, ui
 
 /** As mrc_mr_check() for our own posts: [ptr, ptr + len) is a local pointer range. */
 static inline struct mrc_mr *
-mrc_mr_check_local(struct mrc_mr_table *t, uint32_t key, const void *ptr, uint64_t len,
-	uint32_t access)
+mrc_mr_check_local(
+	struct mrc_mr_table *t, uint32_t key, const void *ptr, uint64_t len, uint32_t access)
 {
 	return mrc_mr_check_(t, key, (uint64_t)(uintptr_t)ptr, len, access, true);
 }

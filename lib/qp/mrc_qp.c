@@ -95,7 +95,9 @@ mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why)
 	/* Flush: every message not yet complete completes with an error status. */
 	for (; qp->sq_head != qp->sq_tail; qp->sq_head++) {
 		const struct qp_wqe *w = &qp->sq[qp->sq_head & qp->sq_mask];
-		struct mrc_cqe e = {.wr_id = w->wr_id, .qpn = qp->qpn, .byte_len = w->len,
+		struct mrc_cqe e = {.wr_id = w->wr_id,
+			.qpn = qp->qpn,
+			.byte_len = w->len,
 			.opcode = w->with_imm ? MRC_CQE_WRITE_IMM : MRC_CQE_WRITE,
 			.status = MRC_CQE_FLUSHED};
 
@@ -112,7 +114,8 @@ mrc_qp_trk_get_slow(struct mrc_qp *qp)
 	void *blk = mrc_trk_pool_get(qp->trk_pool);
 
 	if (blk == NULL)
-		return false; /* counted by the pool; the data waits, the QP retries on its next turn */
+		return false; /* counted by the pool; the data waits, the QP retries on its next
+				 turn */
 	mrc_rel_tx_attach(qp->rtx, blk);
 	if (!qp->trk_own)
 		qp->mem_bytes += qp->trk_pool->block_bytes;
@@ -178,7 +181,9 @@ mrc_qp_complete_sends(struct mrc_qp *qp)
 
 		if (w->next_pkt != w->n_pkts || !mrc_psn_lt(last, qp->rtx->snd_una))
 			break;
-		e = (struct mrc_cqe){.wr_id = w->wr_id, .qpn = qp->qpn, .byte_len = w->len,
+		e = (struct mrc_cqe){.wr_id = w->wr_id,
+			.qpn = qp->qpn,
+			.byte_len = w->len,
 			.opcode = w->with_imm ? MRC_CQE_WRITE_IMM : MRC_CQE_WRITE,
 			.status = MRC_CQE_OK};
 		if (!mrc_qp_cqe_push(qp, &e)) {
@@ -206,8 +211,7 @@ retire_ev(struct mrc_qp *qp, uint32_t ev, uint16_t len, uint64_t now)
 }
 
 static void
-rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
-	enum mrc_rel_loss why)
+rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, enum mrc_rel_loss why)
 {
 	struct mrc_qp *qp = ctx;
 	const uint64_t now = qp->now_tsc;
@@ -216,11 +220,12 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 	RTE_SET_USED(cookie);
 	switch (why) {
 	case MRC_REL_LOSS_NACK:
-		/* The NACK's reason already told the EV what happened (a trim is not a dead path). */
+		/* The NACK's reason already told the EV what happened (a trim is not a dead path).
+		 */
 		if (qp->nack_reason == MRC_NACK_TRIMMED ||
 			qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP)
-			mrc_cc_on_trim(&qp->cc, len, qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP,
-				now);
+			mrc_cc_on_trim(
+				&qp->cc, len, qp->nack_reason == MRC_NACK_TRIMMED_LASTHOP, now);
 		else if (qp->nack_reason == MRC_NACK_PSN_SEQ_ERR)
 			mrc_cc_on_loss(&qp->cc, len, now); /* go-back-N's only loss signal */
 		break;
@@ -300,8 +305,8 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	a->timeout = 8;
 	a->retry_linear = 7;
 	a->retry_exp = MRC_REL_RETRY_EXP_INFINITE;
-	a->initial_rtt_tsc = tsc_hz / 100000;     /* 10 us */
-	a->min_pkt_timeout_tsc = tsc_hz / 50000;  /* 20 us */
+	a->initial_rtt_tsc = tsc_hz / 100000;	 /* 10 us */
+	a->min_pkt_timeout_tsc = tsc_hz / 50000; /* 20 us */
 }
 
 static void *
@@ -473,8 +478,8 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 		return -ENOMEM;
 	}
 	if (qp->want_ev_stats) {
-		qp->ev_stats = qp_zalloc(qp,
-			(size_t)mrc_ev_pool_n_slots(&a->ev) * sizeof(*qp->ev_stats));
+		qp->ev_stats =
+			qp_zalloc(qp, (size_t)mrc_ev_pool_n_slots(&a->ev) * sizeof(*qp->ev_stats));
 		if (qp->ev_stats == NULL) {
 			*why = "out of memory for per-EV statistics";
 			return -ENOMEM;
@@ -487,8 +492,8 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	}
 	rc = mrc_cc_init(&qp->cc, a->cc_name, &a->cc);
 	if (rc != 0) {
-		*why = rc == -ENOENT ? "unknown congestion control name" :
-				       "congestion control rejected its parameters";
+		*why = rc == -ENOENT ? "unknown congestion control name"
+				     : "congestion control rejected its parameters";
 		return -EINVAL;
 	}
 	qp->cc_ready = true;
@@ -499,10 +504,10 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	qp->reliability = a->reliability;
 	qp->order_loss_retires = a->order_loss_retires;
 	/* A RoCEv2 NIC knows nothing of trimming: go-back-N data must not be trimmed. */
-	qp->data_dscp[0] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim :
-							     qp->wire.dscp.trimmable;
-	qp->data_dscp[1] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim :
-							     qp->wire.dscp.trimmable_retx;
+	qp->data_dscp[0] =
+		a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim : qp->wire.dscp.trimmable;
+	qp->data_dscp[1] = a->reliability == MRC_QP_REL_GBN ? qp->wire.dscp.no_trim
+							    : qp->wire.dscp.trimmable_retx;
 	return 0;
 }
 
@@ -571,8 +576,8 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 	if (qp->addr.srv6 && a->path_order) {
 		/* The EV names its path: order lists per (plane, T1), see mrc_rel_tx.h rule 1. */
 		const struct mrc_ev_layout *l = &qp->ev_cfg.layout;
-		const uint8_t n_t1 = qp->addr.path.src_t0 == qp->addr.path.dst_t0 ?
-			1 : qp->addr.path.n_t1;
+		const uint8_t n_t1 =
+			qp->addr.path.src_t0 == qp->addr.path.dst_t0 ? 1 : qp->addr.path.n_t1;
 
 		if (n_t1 != 0 && l->plane_bits <= 8 &&
 			(UINT32_C(1) << l->plane_bits) * n_t1 <= tc.n_ev_slots) {
@@ -588,8 +593,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";
 		return -EINVAL;
 	}
-	if (qp->shared_pool != NULL &&
-		mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
+	if (qp->shared_pool != NULL && mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
 		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
 		return -EINVAL;
 	}
@@ -749,17 +753,18 @@ mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out)
 	if (qp->ev_stats != NULL)
 		out->ev_stats = (size_t)mrc_ev_pool_n_slots(&qp->ev_cfg) * sizeof(*qp->ev_stats);
 	if (qp->imm != NULL)
-		out->imm = qp->imm_pool != NULL ? qp->imm_pool->block_bytes :
-						  (size_t)qp->wimm * sizeof(*qp->imm);
+		out->imm = qp->imm_pool != NULL ? qp->imm_pool->block_bytes
+						: (size_t)qp->wimm * sizeof(*qp->imm);
 	if (qp->rtx != NULL)
 		out->requester = sizeof(*qp->rtx);
 	if (qp->trk_pool != NULL)
-		out->trk = qp->trk_own ? mrc_trk_pool_mem_bytes(qp->trk_pool) :
-			   mrc_qp_trk_held(qp) ? qp->trk_pool->block_bytes : 0;
+		out->trk = qp->trk_own		 ? mrc_trk_pool_mem_bytes(qp->trk_pool)
+			   : mrc_qp_trk_held(qp) ? qp->trk_pool->block_bytes
+						 : 0;
 	/* The responder's tracking is sized by its window: what the rest leaves. */
 	if (qp->rrx != NULL)
-		out->responder = qp->mem_bytes - out->qp - out->sq - out->ev_pool -
-				 out->ev_stats - out->imm - out->requester - out->trk;
+		out->responder = qp->mem_bytes - out->qp - out->sq - out->ev_pool - out->ev_stats -
+				 out->imm - out->requester - out->trk;
 }
 
 const struct mrc_rel_tx *
@@ -778,13 +783,13 @@ bool
 mrc_qp_idle(const struct mrc_qp *qp)
 {
 	return qp->sq_head == qp->sq_tail && qp->ctrl_head == qp->ctrl_tail &&
-		(qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
-		(qp->rrx == NULL || qp->rrx->pending == 0);
+	       (qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
+	       (qp->rrx == NULL || qp->rrx->pending == 0);
 }
 
 int
-mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len,
-	uint32_t lkey, uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm)
+mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len, uint32_t lkey,
+	uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm)
 {
 	struct mrc_mr *mr;
 	struct qp_wqe *w;
@@ -842,8 +847,9 @@ mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 		next = mrc_rel_tx_poll(qp->rtx, now_tsc, &mrc_qp_rel_ops, qp);
 		trk_put_if_drained(qp);
 		if (qp->rtx->error != MRC_REL_OK) {
-			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP ?
-					MRC_QP_ERR_REMOTE_OP : MRC_QP_ERR_RETRY_EXCEEDED);
+			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
+						? MRC_QP_ERR_REMOTE_OP
+						: MRC_QP_ERR_RETRY_EXCEEDED);
 			return UINT64_MAX;
 		}
 		/*

@@ -82,9 +82,9 @@ enum mrc_qp_state {
 enum mrc_qp_error {
 	MRC_QP_ERR_NONE = 0,
 	MRC_QP_ERR_RETRY_EXCEEDED, /**< retries spent without progress */
-	MRC_QP_ERR_REMOTE_OP,      /**< the peer NACKed UNEXP_EVENT (e.g. bad rkey) */
-	MRC_QP_ERR_LOCAL,          /**< completion queue overflow or a local fault */
-	MRC_QP_ERR_USER,           /**< moved to ERROR by the application */
+	MRC_QP_ERR_REMOTE_OP,	   /**< the peer NACKed UNEXP_EVENT (e.g. bad rkey) */
+	MRC_QP_ERR_LOCAL,	   /**< completion queue overflow or a local fault */
+	MRC_QP_ERR_USER,	   /**< moved to ERROR by the application */
 };
 
 const char *mrc_qp_state_name(enum mrc_qp_state s);
@@ -92,23 +92,23 @@ const char *mrc_qp_error_name(enum mrc_qp_error e);
 
 /** A completion. */
 struct mrc_cqe {
-	uint64_t wr_id;     /**< the poster's id (send side); 0 on the receive side */
+	uint64_t wr_id; /**< the poster's id (send side); 0 on the receive side */
 	uint32_t qpn;
 	uint32_t byte_len;
-	uint32_t imm;       /**< MRC_CQE_RECV_IMM */
-	uint8_t opcode;     /**< enum mrc_cqe_opcode */
-	uint8_t status;     /**< enum mrc_cqe_status */
+	uint32_t imm;	/**< MRC_CQE_RECV_IMM */
+	uint8_t opcode; /**< enum mrc_cqe_opcode */
+	uint8_t status; /**< enum mrc_cqe_status */
 };
 
 enum mrc_cqe_opcode {
-	MRC_CQE_WRITE = 1,    /**< our WRITE completed (all packets acknowledged) */
-	MRC_CQE_WRITE_IMM,    /**< our WRITE-with-immediate completed */
-	MRC_CQE_RECV_IMM,     /**< a peer's WRITE-with-immediate arrived whole */
+	MRC_CQE_WRITE = 1, /**< our WRITE completed (all packets acknowledged) */
+	MRC_CQE_WRITE_IMM, /**< our WRITE-with-immediate completed */
+	MRC_CQE_RECV_IMM,  /**< a peer's WRITE-with-immediate arrived whole */
 };
 
 enum mrc_cqe_status {
 	MRC_CQE_OK = 0,
-	MRC_CQE_FLUSHED,      /**< the QP went to ERROR before this completed */
+	MRC_CQE_FLUSHED, /**< the QP went to ERROR before this completed */
 };
 
 /** A completion queue: a single-lcore ring the application polls. */
@@ -127,10 +127,10 @@ unsigned int mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int ma
 
 /** How this QP's packets are addressed (fixed for the QP's life). */
 struct mrc_qp_addr {
-	bool srv6;                      /**< SRv6 uSID encap, else structured-EV (plain) */
+	bool srv6;			/**< SRv6 uSID encap, else structured-EV (plain) */
 	uint8_t src_ip[16], dst_ip[16]; /**< NIC addresses (the inner IPv6) */
-	uint8_t src_loc[16];            /**< SRv6: outer source address */
-	struct mrc_ev_path_tmpl path;   /**< SRv6: the per-destination row template */
+	uint8_t src_loc[16];		/**< SRv6: outer source address */
+	struct mrc_ev_path_tmpl path;	/**< SRv6: the per-destination row template */
 	/** Per plane (port): source and destination MAC. */
 	struct rte_ether_addr src_mac[MRC_EV_MAX_PLANES], dst_mac[MRC_EV_MAX_PLANES];
 	uint8_t hop_limit;
@@ -138,12 +138,12 @@ struct mrc_qp_addr {
 
 /** Everything fixed at create time. */
 struct mrc_qp_init {
-	uint32_t qpn;                 /**< ours (24 bits, not 0-2) */
-	uint16_t sq_size;             /**< messages postable at once (power of two) */
-	uint16_t mtu;                 /**< payload bytes per packet (256..9000) */
+	uint32_t qpn;	  /**< ours (24 bits, not 0-2) */
+	uint16_t sq_size; /**< messages postable at once (power of two) */
+	uint16_t mtu;	  /**< payload bytes per packet (256..9000) */
 	uint64_t tsc_hz;
 	struct mrc_mr_table *mrs;     /**< regions for lkeys and rkeys */
-	struct mrc_cq *cq;            /**< where completions go */
+	struct mrc_cq *cq;	      /**< where completions go */
 	struct rte_mempool *hdr_pool; /**< header, payload-attach and trailer mbufs */
 	struct mrc_wire_cfg wire;
 	struct mrc_qp_addr addr;
@@ -178,13 +178,13 @@ struct mrc_qp_init {
 /** Which paths a QP's packets take (see the file comment). */
 enum mrc_qp_paths {
 	MRC_QP_PATHS_SPRAY = 0, /**< MRC: each packet on the pool's next GOOD EV */
-	MRC_QP_PATHS_ECMP,      /**< reference: one EV for the QP's life, by QPN hash */
+	MRC_QP_PATHS_ECMP,	/**< reference: one EV for the QP's life, by QPN hash */
 };
 
 /** How a QP recovers losses (see the file comment). */
 enum mrc_qp_reliability {
 	MRC_QP_REL_SACK = 0, /**< MRC: selective repeat driven by SACKs and NACKs */
-	MRC_QP_REL_GBN,      /**< reference: RoCEv2 RC go-back-N (needs paths ECMP) */
+	MRC_QP_REL_GBN,	     /**< reference: RoCEv2 RC go-back-N (needs paths ECMP) */
 };
 
 /** Default time between two probe rounds of retired EVs (see mrc_qp_attr_defaults). */
@@ -193,26 +193,26 @@ enum mrc_qp_reliability {
 /** Attributes, set at the transitions (protocol.md 1.17). */
 struct mrc_qp_attr {
 	/* RESET -> INIT */
-	struct mrc_ev_cfg ev;           /**< the EV profile */
-	uint8_t paths;                  /**< enum mrc_qp_paths */
-	uint8_t reliability;            /**< enum mrc_qp_reliability */
-	char cc_name[32];               /**< the CC profile: "uet-1.0-nscc", "fixed" */
+	struct mrc_ev_cfg ev; /**< the EV profile */
+	uint8_t paths;	      /**< enum mrc_qp_paths */
+	uint8_t reliability;  /**< enum mrc_qp_reliability */
+	char cc_name[32];     /**< the CC profile: "uet-1.0-nscc", "fixed" */
 	struct mrc_cc_params cc;
 	/* INIT -> RTR: what we accept as responder */
 	uint32_t dest_qpn;
-	uint32_t start_psn_rx;          /**< first PSN the peer will send */
-	uint8_t mpr;                    /**< our window, x 128 PSNs */
-	uint16_t wimm;                  /**< Write-IMM messages we track at once */
-	uint64_t ack_delay_tsc;         /**< SACK coalescing delay */
-	uint16_t ack_every;             /**< SACK every N new packets */
-	bool trim_nack;                 /**< we NACK trimmed packets */
+	uint32_t start_psn_rx;	/**< first PSN the peer will send */
+	uint8_t mpr;		/**< our window, x 128 PSNs */
+	uint16_t wimm;		/**< Write-IMM messages we track at once */
+	uint64_t ack_delay_tsc; /**< SACK coalescing delay */
+	uint16_t ack_every;	/**< SACK every N new packets */
+	bool trim_nack;		/**< we NACK trimmed packets */
 	/* RTR -> RTS: what the peer accepts, and our timers */
 	uint32_t start_psn_tx;
 	uint8_t peer_mpr;
 	uint16_t peer_wimm;
-	uint8_t timeout;                /**< 1.024 us x 2^timeout */
-	uint8_t retry_linear;           /**< <= 7 */
-	uint8_t retry_exp;              /**< <= 25, 25 = forever */
+	uint8_t timeout;      /**< 1.024 us x 2^timeout */
+	uint8_t retry_linear; /**< <= 7 */
+	uint8_t retry_exp;    /**< <= 25, 25 = forever */
 	uint64_t initial_rtt_tsc;
 	uint64_t min_pkt_timeout_tsc;
 	/**
@@ -302,33 +302,33 @@ void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 bool mrc_qp_idle(const struct mrc_qp *qp);
 
 /** Per-QP counters (all per lcore, since the QP is). */
-#define MRC_QP_COUNTERS(X)                                                                   \
-	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                     \
-	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                  \
-	X(tx_retx_pkts, "pkts", "data packets resent")                                       \
-	X(tx_sacks, "pkts", "SACKs sent")                                                    \
-	X(tx_nacks, "pkts", "NACKs sent")                                                    \
-	X(tx_probes, "pkts", "reliability probes sent")                                      \
-	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                      \
-	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                       \
-	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")            \
-	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")             \
-	X(rx_data_pkts, "pkts", "new data packets placed")                                   \
-	X(rx_data_bytes, "bytes", "payload bytes placed")                                    \
-	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                  \
-	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                    \
-	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                          \
-	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")   \
-	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                  \
-	X(rx_sacks, "pkts", "SACKs received")                                                \
-	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")          \
-	X(rx_nacks, "pkts", "NACKs received")                                                \
-	X(rx_probes, "pkts", "probes received (answered with a SACK)")                       \
-	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")              \
-	X(msgs_done, "msgs", "messages sent and fully acknowledged")                         \
-	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                       \
-	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                   \
-	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
+#define MRC_QP_COUNTERS(X)                                                                  \
+	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                   \
+	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                \
+	X(tx_retx_pkts, "pkts", "data packets resent")                                      \
+	X(tx_sacks, "pkts", "SACKs sent")                                                   \
+	X(tx_nacks, "pkts", "NACKs sent")                                                   \
+	X(tx_probes, "pkts", "reliability probes sent")                                     \
+	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                     \
+	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                      \
+	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")           \
+	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")            \
+	X(rx_data_pkts, "pkts", "new data packets placed")                                  \
+	X(rx_data_bytes, "bytes", "payload bytes placed")                                   \
+	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                 \
+	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                   \
+	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                         \
+	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")  \
+	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                 \
+	X(rx_sacks, "pkts", "SACKs received")                                               \
+	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")        \
+	X(rx_nacks, "pkts", "NACKs received")                                               \
+	X(rx_probes, "pkts", "probes received (answered with a SACK)")                      \
+	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")             \
+	X(msgs_done, "msgs", "messages sent and fully acknowledged")                        \
+	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                      \
+	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                  \
+	X(ev_losses, "events", "packets lost on an EV (path blamed)")                       \
 	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced") \
 	X(rx_imm_no_table, "pkts", "Write-IMM immediates refused (NACK NO_RESOURCE): no table free")
 
@@ -357,14 +357,14 @@ bool mrc_qp_imm_held(const struct mrc_qp *qp);
 
 /** What mrc_qp_mem_bytes() counts, part by part (bytes; 0 for a part not held). */
 struct mrc_qp_mem {
-	size_t qp;        /**< the QP itself: addresses, send/answer queues' state, CC, counters */
-	size_t sq;        /**< the send queue (sq_size entries) */
-	size_t ev_pool;   /**< the EV pool (from INIT) */
+	size_t qp;	  /**< the QP itself: addresses, send/answer queues' state, CC, counters */
+	size_t sq;	  /**< the send queue (sq_size entries) */
+	size_t ev_pool;	  /**< the EV pool (from INIT) */
 	size_t ev_stats;  /**< per-EV statistics, when asked for */
 	size_t responder; /**< PSN tracking as responder (from RTR) */
-	size_t imm;       /**< the Write-IMM table: always when owned, while held when lent */
+	size_t imm;	  /**< the Write-IMM table: always when owned, while held when lent */
 	size_t requester; /**< sequence state as requester (from RTS) */
-	size_t trk;       /**< the in-flight ring: always when owned, while held when lent */
+	size_t trk;	  /**< the in-flight ring: always when owned, while held when lent */
 };
 
 /** Fill `out` with the parts of mrc_qp_mem_bytes(qp); they add up to it. */

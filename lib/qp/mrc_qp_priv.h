@@ -15,8 +15,8 @@
 /* rel cookies: send-queue index in the top 12 bits, packet index in the low 20. */
 #define COOKIE_PKT_BITS 20
 #define COOKIE_PKT_MASK ((1u << COOKIE_PKT_BITS) - 1)
-#define MAX_SQ          (1u << (32 - COOKIE_PKT_BITS))
-#define MAX_MSG_PKTS    (1u << COOKIE_PKT_BITS)
+#define MAX_SQ		(1u << (32 - COOKIE_PKT_BITS))
+#define MAX_MSG_PKTS	(1u << COOKIE_PKT_BITS)
 
 /* Control answers (SACK, NACK) waiting for the next tx call. */
 #define CTRL_Q 64
@@ -48,7 +48,7 @@ enum { CTRL_SACK = 1, CTRL_NACK };
 struct qp_ctrl {
 	uint32_t psn : 24; /* SACK trigger, or NACKed PSN */
 	uint32_t what : 8;
-	uint32_t ev;       /* echoed, and the path the answer takes back */
+	uint32_t ev; /* echoed, and the path the answer takes back */
 };
 
 #define CTRL_WHAT_SACK 0x80u
@@ -95,8 +95,8 @@ struct mrc_qp {
 	int32_t pin_slot;
 	uint32_t pin_ev;
 	uint8_t pin_plane;
-	uint8_t reliability; /* enum mrc_qp_reliability */
-	uint8_t data_dscp[2]; /* first transmissions, resends */
+	uint8_t reliability;	 /* enum mrc_qp_reliability */
+	uint8_t data_dscp[2];	 /* first transmissions, resends */
 	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
 
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
@@ -115,11 +115,11 @@ struct mrc_qp {
 	struct mrc_rel_rx *rrx;
 	struct mrc_rel_tx *rtx;
 	struct mrc_trk_pool *shared_pool; /* the worker's, from mrc_qp_init (or NULL) */
-	struct mrc_trk_pool *trk_pool; /* lends rtx its tracking memory (from RTS on) */
-	bool trk_own;                  /* trk_pool is ours alone (none was given) */
+	struct mrc_trk_pool *trk_pool;	  /* lends rtx its tracking memory (from RTS on) */
+	bool trk_own;			  /* trk_pool is ours alone (none was given) */
 
 	/* responder */
-	struct qp_imm *imm;            /* NULL while not held (lent: see imm_pool) */
+	struct qp_imm *imm;	       /* NULL while not held (lent: see imm_pool) */
 	struct mrc_trk_pool *imm_pool; /* lends the table (mrc_qp_init), or NULL: ours for life */
 	uint32_t imm_mask;
 	uint16_t imm_next;
@@ -164,7 +164,7 @@ mrc_qp_trk_ready(struct mrc_qp *qp)
 }
 
 /* mrc_qp_tx.c */
-void mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,
-	uint32_t psn, uint32_t ev);
+void mrc_qp_queue_ctrl(
+	struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn, uint32_t ev);
 
 #endif /* MRC_QP_PRIV_H */

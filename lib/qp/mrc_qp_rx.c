@@ -107,15 +107,15 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			MRC_MR_ACCESS_REMOTE_WRITE);
 		if (mr == NULL) {
 			qp->cnt.rx_bad_rkey++;
-			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
-				v->ev);
+			mrc_qp_queue_ctrl(
+				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev);
 			return;
 		}
 		if (imm && (uint16_t)(v->data.rqmsn - qp->imm_next) >= qp->wimm &&
 			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
 			qp->cnt.rx_wimm_exceeded++;
-			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
-				v->ev);
+			mrc_qp_queue_ctrl(
+				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev);
 			return;
 		}
 		/*
@@ -127,8 +127,8 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		if (imm && unlikely(qp->imm == NULL) && imm_needs_table(qp, v) &&
 			!mrc_qp_imm_get(qp)) {
 			qp->cnt.rx_imm_no_table++;
-			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_NO_RESOURCE, false, v->bth.psn,
-				v->ev);
+			mrc_qp_queue_ctrl(
+				qp, CTRL_NACK, MRC_NACK_NO_RESOURCE, false, v->bth.psn, v->ev);
 			return;
 		}
 	}
@@ -153,8 +153,10 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			struct qp_imm *e = &qp->imm[v->data.rqmsn & qp->imm_mask];
 
 			qp->imm_pending += !e->valid;
-			*e = (struct qp_imm){.last_psn = v->bth.psn, .imm = v->data.imm,
-				.len = v->data.dma_len, .valid = true};
+			*e = (struct qp_imm){.last_psn = v->bth.psn,
+				.imm = v->data.imm,
+				.len = v->data.dma_len,
+				.valid = true};
 		}
 		break;
 	case MRC_REL_RX_DUP:
@@ -243,8 +245,9 @@ rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 	qp->nack_reason = v->nack.reason;
 	mrc_rel_tx_on_nack(qp->rtx, &v->nack, now, &mrc_qp_rel_ops, qp);
 	if (qp->rtx->error != MRC_REL_OK)
-		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP ? MRC_QP_ERR_REMOTE_OP :
-									   MRC_QP_ERR_RETRY_EXCEEDED);
+		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
+					? MRC_QP_ERR_REMOTE_OP
+					: MRC_QP_ERR_RETRY_EXCEEDED);
 }
 
 void

@@ -29,8 +29,8 @@ MRC_NACK_REASONS(CTRL_REASON_FITS_)
 #undef CTRL_REASON_FITS_
 
 void
-mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn,
-	uint32_t ev)
+mrc_qp_queue_ctrl(
+	struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn, uint32_t ev)
 {
 	const uint8_t what = ctrl_what(kind, m_or_reason, pr);
 	struct qp_ctrl *c;
@@ -147,8 +147,8 @@ data_opcode(const struct qp_wqe *w, uint32_t k)
 
 /* Packet k of message w as PSN `psn` on `ev`. */
 static struct rte_mbuf *
-build_data(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, uint32_t ev,
-	bool rtx)
+build_data(
+	struct mrc_qp *qp, const struct qp_wqe *w, uint32_t k, uint32_t psn, uint32_t ev, bool rtx)
 {
 	const uint32_t off = k * qp->mtu;
 	const uint32_t rest = off < w->len ? w->len - off : 0;
@@ -227,8 +227,8 @@ build_ctrl(struct mrc_qp *qp, const struct mrc_pkt *ext, uint32_t ev)
 		p.nack = ext->nack;
 	else
 		p.probe = ext->probe;
-	p.ip.dscp = ext->bth.opcode == MRC_OP_PROBE ? qp->wire.dscp.trimmable :
-						       qp->wire.dscp.control;
+	p.ip.dscp =
+		ext->bth.opcode == MRC_OP_PROBE ? qp->wire.dscp.trimmable : qp->wire.dscp.control;
 	p.outer.dscp = p.ip.dscp;
 	if (address(qp, &p, ev) != 0) {
 		rte_pktmbuf_free(hdr);
@@ -504,7 +504,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		const uint32_t idx = qp->sq_send & qp->sq_mask;
 		struct qp_wqe *w = &qp->sq[idx];
 		const uint32_t k = w->next_pkt;
-		const uint32_t plen = w->len == 0 ? 0 : RTE_MIN((uint32_t)qp->mtu, w->len - k * qp->mtu);
+		const uint32_t plen =
+			w->len == 0 ? 0 : RTE_MIN((uint32_t)qp->mtu, w->len - k * qp->mtu);
 		struct rte_mbuf *m;
 
 		slot = pick(qp, usable, rand, 0, &ev);
@@ -513,8 +514,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 		m = build_data(qp, w, k, rtx->snd_nxt, ev, false);
 		if (m == NULL)
 			break;
-		psn = mrc_rel_tx_sent_new(rtx, (uint16_t)slot, ev, (uint16_t)plen,
-			(idx << COOKIE_PKT_BITS) | k, now);
+		psn = mrc_rel_tx_sent_new(
+			rtx, (uint16_t)slot, ev, (uint16_t)plen, (idx << COOKIE_PKT_BITS) | k, now);
 		if (k == 0)
 			w->first_psn = psn;
 		mrc_ev_on_tx(qp->ev, slot, plen);
@@ -528,8 +529,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 }
 
 uint16_t
-mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask,
-	struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max)
+mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask, struct mrc_rand *rand,
+	struct rte_mbuf **pkts, uint16_t max)
 {
 	const uint32_t usable = plane_ok_mask & qp->peer_planes & qp->plane_mask;
 	uint16_t n = 0;

@@ -222,8 +222,8 @@ clamp16(int32_t v)
 }
 
 void
-mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
-	bool pr, uint16_t ts_echo, struct mrc_sack_view *out)
+mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m, bool pr,
+	uint16_t ts_echo, struct mrc_sack_view *out)
 {
 	const uint32_t cack = mrc_rel_rx_cack(rx);
 	uint32_t base = rx->epsn;

@@ -54,13 +54,13 @@
 #define MRC_REL_MPR_MAX 255
 
 struct mrc_rel_rx_cfg {
-	uint8_t mpr;            /**< window = mpr x 128 PSNs (1..255; default 8) */
-	uint16_t ack_every;     /**< SACK after this many new packets (default 4) */
+	uint8_t mpr;		/**< window = mpr x 128 PSNs (1..255; default 8) */
+	uint16_t ack_every;	/**< SACK after this many new packets (default 4) */
 	uint64_t ack_delay_tsc; /**< ... or after the oldest waited this long */
-	bool sack_on_gap;       /**< SACK at once when a gap opens (default true) */
-	bool trim_nack;         /**< NACK trimmed packets (the TRIM_NACK capability) */
-	bool in_order_only;     /**< go-back-N: drop every PSN but epsn (default false) */
-	uint8_t cwnd_pen;       /**< receiver cwnd penalty to advertise (0..127) */
+	bool sack_on_gap;	/**< SACK at once when a gap opens (default true) */
+	bool trim_nack;		/**< NACK trimmed packets (the TRIM_NACK capability) */
+	bool in_order_only;	/**< go-back-N: drop every PSN but epsn (default false) */
+	uint8_t cwnd_pen;	/**< receiver cwnd penalty to advertise (0..127) */
 };
 
 /** Fill `cfg` with the defaults (ack_delay_tsc is 0: the caller sets it). */
@@ -69,26 +69,26 @@ void mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg);
 /** What happened to one arriving data packet. */
 enum mrc_rel_rx_kind {
 	MRC_REL_RX_NEW = 0, /**< first copy: place the payload */
-	MRC_REL_RX_DUP,     /**< already received: drop the payload, SACK */
-	MRC_REL_RX_OOR,     /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
+	MRC_REL_RX_DUP,	    /**< already received: drop the payload, SACK */
+	MRC_REL_RX_OOR,	    /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
 	MRC_REL_RX_TRIMMED, /**< payload cut by a switch: NACK so it is resent */
-	MRC_REL_RX_OOS,     /**< go-back-N: beyond epsn; drop, NACK PSN_SEQ_ERR once per gap */
+	MRC_REL_RX_OOS,	    /**< go-back-N: beyond epsn; drop, NACK PSN_SEQ_ERR once per gap */
 };
 
 struct mrc_rel_rx_verdict {
-	uint8_t kind;        /**< enum mrc_rel_rx_kind */
-	bool sack_now;       /**< send a SACK for this packet now */
-	bool nack_now;       /**< send a NACK for this packet now */
+	uint8_t kind;	     /**< enum mrc_rel_rx_kind */
+	bool sack_now;	     /**< send a SACK for this packet now */
+	bool nack_now;	     /**< send a NACK for this packet now */
 	uint8_t nack_reason; /**< enum mrc_nack_reason when nack_now */
 	uint32_t nack_psn;   /**< the PSN the NACK names: the packet's, or epsn for OOS */
-	bool in_order;       /**< NEW and it advanced the cumulative ACK */
+	bool in_order;	     /**< NEW and it advanced the cumulative ACK */
 };
 
 /** Flags describing an arriving data packet. */
-#define MRC_REL_RX_F_CE       (1u << 0) /**< IP ECN field says CE */
-#define MRC_REL_RX_F_ACKREQ   (1u << 1) /**< BTH AckReq */
-#define MRC_REL_RX_F_TRIMMED  (1u << 2) /**< DSCP says trimmed */
-#define MRC_REL_RX_F_LASTHOP  (1u << 3) /**< ... at the last hop */
+#define MRC_REL_RX_F_CE	     (1u << 0) /**< IP ECN field says CE */
+#define MRC_REL_RX_F_ACKREQ  (1u << 1) /**< BTH AckReq */
+#define MRC_REL_RX_F_TRIMMED (1u << 2) /**< DSCP says trimmed */
+#define MRC_REL_RX_F_LASTHOP (1u << 3) /**< ... at the last hop */
 
 /** Responder counters (per QP; the worker sums them per lcore). */
 struct mrc_rel_rx_stats {
@@ -97,28 +97,28 @@ struct mrc_rel_rx_stats {
 	uint64_t dup_pkts;
 	uint64_t oor_pkts;
 	uint64_t trimmed_pkts;
-	uint64_t ooo_pkts;   /**< new packets that arrived out of order */
-	uint64_t oos_pkts;   /**< go-back-N: packets beyond epsn, dropped */
+	uint64_t ooo_pkts; /**< new packets that arrived out of order */
+	uint64_t oos_pkts; /**< go-back-N: packets beyond epsn, dropped */
 	uint64_t sacks;
 	uint64_t nacks;
 	uint64_t probes;
 };
 
 struct mrc_rel_rx {
-	uint32_t epsn;       /**< expected PSN: every PSN before it has arrived */
-	uint32_t max_psn;    /**< highest PSN seen (valid when any_seen) */
-	uint32_t window;     /**< PSNs accepted from epsn on (mpr x 128) */
-	uint32_t mask;       /**< bitmap bits - 1 (power of two >= window) */
+	uint32_t epsn;	  /**< expected PSN: every PSN before it has arrived */
+	uint32_t max_psn; /**< highest PSN seen (valid when any_seen) */
+	uint32_t window;  /**< PSNs accepted from epsn on (mpr x 128) */
+	uint32_t mask;	  /**< bitmap bits - 1 (power of two >= window) */
 	uint16_t ack_every;
-	uint16_t pending;    /**< new packets not yet covered by a SACK */
-	uint16_t ooo_since;  /**< out-of-order arrivals since the last SACK */
+	uint16_t pending;   /**< new packets not yet covered by a SACK */
+	uint16_t ooo_since; /**< out-of-order arrivals since the last SACK */
 	uint8_t mpr;
 	uint8_t cwnd_pen;
 	bool any_seen;
 	bool sack_on_gap;
 	bool trim_nack;
 	bool in_order_only;
-	bool nak_sent;       /**< go-back-N: this gap (at epsn) was NACKed already */
+	bool nak_sent; /**< go-back-N: this gap (at epsn) was NACKed already */
 	uint64_t ack_delay_tsc;
 	uint64_t first_pending_tsc;
 	uint64_t rcvd_bytes; /**< all new payload bytes, reported mod 2^24 units */

@@ -44,10 +44,13 @@ order_list(const struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev)
 
 	if (tx->path_n_t1 == 0)
 		return slot;
-	plane = tx->path_plane_bits == 0 ? 0 :
-		(ev >> tx->path_plane_shift) & ((UINT32_C(1) << tx->path_plane_bits) - 1);
-	uplink = tx->path_uplink_bits == 0 ? 0 :
-		(ev >> tx->path_uplink_shift) & (uint32_t)((UINT64_C(1) << tx->path_uplink_bits) - 1);
+	plane = tx->path_plane_bits == 0
+			? 0
+			: (ev >> tx->path_plane_shift) & ((UINT32_C(1) << tx->path_plane_bits) - 1);
+	uplink = tx->path_uplink_bits == 0
+			 ? 0
+			 : (ev >> tx->path_uplink_shift) &
+				   (uint32_t)((UINT64_C(1) << tx->path_uplink_bits) - 1);
 	return (uint16_t)(plane * tx->path_n_t1 + uplink % tx->path_n_t1);
 }
 
@@ -74,7 +77,7 @@ bool
 mrc_rel_tx_can_send(const struct mrc_rel_tx *tx)
 {
 	return tx->error == MRC_REL_OK &&
-		(uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una) < tx->window;
+	       (uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una) < tx->window;
 }
 
 uint64_t
@@ -87,8 +90,9 @@ mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx)
 	 * Until a few samples have shown the spread, a whole srtt: this rule is
 	 * the backstop, and a false loss costs a resend and a needless EV retire.
 	 */
-	uint64_t spread = tx->stats.rtt_samples >= REO_MIN_SAMPLES ?
-		tx->max_rtt_tsc - tx->min_rtt_tsc : tx->srtt_tsc;
+	uint64_t spread = tx->stats.rtt_samples >= REO_MIN_SAMPLES
+				  ? tx->max_rtt_tsc - tx->min_rtt_tsc
+				  : tx->srtt_tsc;
 
 	return RTE_MAX(tx->min_reo_tsc, spread + tx->srtt_tsc / 4);
 }
@@ -117,7 +121,7 @@ static inline bool
 outstanding(const struct mrc_rel_tx *tx, uint32_t psn)
 {
 	return (uint32_t)mrc_psn_diff(psn, tx->snd_una) <
-		(uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una);
+	       (uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una);
 }
 
 /* ---- lists ---- */
@@ -271,8 +275,8 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t 
 }
 
 int
-mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev,
-	uint32_t *cookie, uint16_t *len)
+mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *old_ev, uint32_t *cookie,
+	uint16_t *len)
 {
 	const uint32_t words = (tx->mask + 1) / 64, start = tx->snd_una & tx->mask;
 	const uint64_t *lb;
@@ -319,8 +323,8 @@ mrc_rel_tx_lost_why(const struct mrc_rel_tx *tx, uint32_t psn)
 }
 
 void
-mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev,
-	uint64_t now_tsc)
+mrc_rel_tx_sent_retx(
+	struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev, uint64_t now_tsc)
 {
 	const uint16_t i = (uint16_t)(psn & tx->mask);
 	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
@@ -417,7 +421,8 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
 		t_unlink(tx, i);
 		tx->n_inflight--;
 		tx->inflight_bytes -= p->len;
-		/* Which copy of a resent packet arrived is unknown: only first sends date the mark. */
+		/* Which copy of a resent packet arrived is unknown: only first sends date the mark.
+		 */
 		if (p->tx_count == 1)
 			tx->rack_tsc = RTE_MAX(tx->rack_tsc, p->sent_tsc);
 		/* Karn: only a packet sent once gives an unambiguous RTT. */
@@ -483,8 +488,8 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
  * packets of the same burst, which share its timestamp and are behind it.
  */
 static void
-probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
-	const struct mrc_rel_tx_ops *ops, void *ctx, uint32_t *lost)
+probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc, const struct mrc_rel_tx_ops *ops,
+	void *ctx, uint32_t *lost)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	uint16_t c = ev_heads(tx)[tx->probe_slot];
@@ -492,7 +497,8 @@ probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc,
 	while (c != MRC_REL_NIL) {
 		const uint16_t next = r[c].ev_next;
 
-		if (pkt_state(&r[c]) == PKT_INFLIGHT && same_path(tx, r[c].ev_val, tx->probe_ev_val) &&
+		if (pkt_state(&r[c]) == PKT_INFLIGHT &&
+			same_path(tx, r[c].ev_val, tx->probe_ev_val) &&
 			r[c].sent_tsc < tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
 			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
 			(*lost)++;
@@ -717,8 +723,8 @@ mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc)
 }
 
 uint64_t
-mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops,
-	void *ctx)
+mrc_rel_tx_poll(
+	struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops, void *ctx)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	/* When the oldest packet's SACK is overdue: well before its timeout. */
@@ -788,8 +794,8 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 		 * after it left. Or on tail loss: nothing at all heard for a probe
 		 * timeout.
 		 */
-		const uint64_t overdue = r[probe_target_idx(tx)].sent_tsc + tx->srtt_tsc +
-			4 * tx->rttvar_tsc;
+		const uint64_t overdue =
+			r[probe_target_idx(tx)].sent_tsc + tx->srtt_tsc + 4 * tx->rttvar_tsc;
 		const uint64_t quiet = RTE_MAX(tx->last_ack_tsc, r[tx->t_head].sent_tsc) + pto_tsc;
 		const uint64_t ref = RTE_MIN(overdue, quiet);
 
@@ -800,7 +806,8 @@ mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx
 				next = RTE_MIN(next, ref);
 		}
 		const uint64_t sent = r[tx->t_head].sent_tsc;
-		const uint64_t wait = tx->last_ack_tsc < sent && silent_to > pkt_to ? silent_to : pkt_to;
+		const uint64_t wait =
+			tx->last_ack_tsc < sent && silent_to > pkt_to ? silent_to : pkt_to;
 
 		next = RTE_MIN(next, sent + wait);
 	}

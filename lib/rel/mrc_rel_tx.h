@@ -102,16 +102,16 @@
 #define MRC_REL_RETRY_EXP_INFINITE 25
 
 struct mrc_rel_tx_cfg {
-	uint8_t mpr;                  /**< responder's MPR: window = mpr x 128 PSNs */
-	uint16_t n_ev_slots;          /**< EV slots of the QP's pool */
-	uint8_t timeout;              /**< base RTO = 1.024 us x 2^timeout (0..24) */
-	uint8_t retry_linear;         /**< linear-phase expiries (0..7) */
-	uint8_t retry_exp;            /**< exponential-phase expiries (0..25, 25 = forever) */
+	uint8_t mpr;	      /**< responder's MPR: window = mpr x 128 PSNs */
+	uint16_t n_ev_slots;  /**< EV slots of the QP's pool */
+	uint8_t timeout;      /**< base RTO = 1.024 us x 2^timeout (0..24) */
+	uint8_t retry_linear; /**< linear-phase expiries (0..7) */
+	uint8_t retry_exp;    /**< exponential-phase expiries (0..25, 25 = forever) */
 	uint64_t tsc_hz;
 	uint64_t initial_rtt_tsc;     /**< RTT assumed before the first sample */
-	uint64_t min_reo_tsc;         /**< floor of the reorder window */
+	uint64_t min_reo_tsc;	      /**< floor of the reorder window */
 	uint64_t min_pkt_timeout_tsc; /**< floor of the per-packet timeout */
-	bool gbn;                     /**< go-back-N instead of selective repeat */
+	bool gbn;		      /**< go-back-N instead of selective repeat */
 	/**
 	 * Per-path order (rule 1 across EVs), when the EV names its path: the
 	 * path is (plane, uplink % path_n_t1), read from the EV's fields as in
@@ -129,11 +129,11 @@ void mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz);
 /** Why a packet was declared lost. */
 enum mrc_rel_loss {
 	MRC_REL_LOSS_EV_ORDER = 0, /**< a later packet on the same EV arrived */
-	MRC_REL_LOSS_TIME,         /**< a packet sent a reorder window later arrived */
+	MRC_REL_LOSS_TIME,	   /**< a packet sent a reorder window later arrived */
 	MRC_REL_LOSS_PKT_TIMEOUT,  /**< unacknowledged for the per-packet timeout */
-	MRC_REL_LOSS_RTO,          /**< the QP retransmit timer fired */
-	MRC_REL_LOSS_NACK,         /**< the responder NACKed it */
-	MRC_REL_LOSS_REWIND,       /**< go-back-N: resent because an earlier PSN was lost */
+	MRC_REL_LOSS_RTO,	   /**< the QP retransmit timer fired */
+	MRC_REL_LOSS_NACK,	   /**< the responder NACKed it */
+	MRC_REL_LOSS_REWIND,	   /**< go-back-N: resent because an earlier PSN was lost */
 	MRC_REL_LOSS_MAX,
 };
 
@@ -141,7 +141,7 @@ enum mrc_rel_loss {
 enum mrc_rel_error {
 	MRC_REL_OK = 0,
 	MRC_REL_ERR_RETRY_EXCEEDED, /**< retry budget spent without progress */
-	MRC_REL_ERR_REMOTE_OP,      /**< responder NACKed UNEXP_EVENT */
+	MRC_REL_ERR_REMOTE_OP,	    /**< responder NACKed UNEXP_EVENT */
 };
 
 /**
@@ -149,7 +149,8 @@ enum mrc_rel_error {
  * synchronously, in PSN order for acknowledgements.
  */
 struct mrc_rel_tx_ops {
-	/** `psn` was delivered (first time): its cookie and length, the EV value it last went on. */
+	/** `psn` was delivered (first time): its cookie and length, the EV value it last went on.
+	 */
 	void (*acked)(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
 		uint8_t tx_count);
 	/** `psn` (cookie, len), last sent on EV value `ev`, was declared lost for `why`. */
@@ -162,10 +163,10 @@ struct mrc_rel_tx_stats {
 	uint64_t retx_pkts;
 	uint64_t acked_pkts;
 	uint64_t lost[MRC_REL_LOSS_MAX];
-	uint64_t spurious;      /**< declared lost, then delivered anyway */
+	uint64_t spurious; /**< declared lost, then delivered anyway */
 	uint64_t sacks;
 	uint64_t sacks_refused; /**< acknowledged PSNs never sent: ignored whole */
-	uint64_t stale_sacks;   /**< cumulative ACK behind ours (reordered SACKs) */
+	uint64_t stale_sacks;	/**< cumulative ACK behind ours (reordered SACKs) */
 	uint64_t nacks;
 	uint64_t nacks_ignored; /**< for PSNs not in flight */
 	uint64_t rto_fired;
@@ -177,13 +178,13 @@ struct mrc_rel_tx_stats {
 struct mrc_rel_tx_pkt {
 	uint64_t sent_tsc; /**< last transmission */
 	uint32_t cookie;
-	uint32_t ev_val;  /**< EV value of the last transmission */
+	uint32_t ev_val; /**< EV value of the last transmission */
 	uint16_t len;
-	uint16_t ev;      /**< EV slot of the last transmission (which list it is on) */
+	uint16_t ev;	  /**< EV slot of the last transmission (which list it is on) */
 	uint16_t ev_next; /**< next in-flight packet sent on the same EV */
 	uint16_t t_prev;  /**< send-order list */
 	uint16_t t_next;
-	uint8_t state;    /**< enum in mrc_rel_tx.c */
+	uint8_t state; /**< enum in mrc_rel_tx.c */
 	uint8_t tx_count;
 };
 
@@ -191,17 +192,17 @@ struct mrc_rel_tx {
 	uint32_t snd_una; /**< oldest PSN not yet delivered */
 	uint32_t snd_nxt; /**< next new PSN */
 	uint32_t window;  /**< mpr x 128 */
-	uint32_t mask;    /**< ring size - 1 */
+	uint32_t mask;	  /**< ring size - 1 */
 	uint16_t n_ev;
 	uint16_t t_head, t_tail; /**< in-flight packets in send order */
-	uint16_t probe_slot;     /**< EV slot the outstanding probe went on, or MRC_REL_NIL */
+	uint16_t probe_slot;	 /**< EV slot the outstanding probe went on, or MRC_REL_NIL */
 	uint32_t n_inflight;
-	uint32_t n_lost;  /**< marked lost, not yet resent */
+	uint32_t n_lost;	 /**< marked lost, not yet resent */
 	uint32_t inflight_bytes; /**< payload of the packets counted in n_inflight */
-	uint32_t probe_ev_val;   /**< EV value the outstanding probe went on */
-	uint8_t error;    /**< enum mrc_rel_error */
+	uint32_t probe_ev_val;	 /**< EV value the outstanding probe went on */
+	uint8_t error;		 /**< enum mrc_rel_error */
 	uint8_t retry_linear, retry_exp;
-	uint8_t retries;  /**< consecutive expiries / budget NACKs without progress */
+	uint8_t retries; /**< consecutive expiries / budget NACKs without progress */
 	bool probe_wanted;
 	bool probe_outstanding;
 	bool gbn;
@@ -210,8 +211,8 @@ struct mrc_rel_tx {
 	uint64_t base_rto_tsc;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;
-	uint64_t rack_tsc;      /**< latest send time among delivered packets */
-	uint64_t progress_tsc;  /**< when snd_una last moved, or sending resumed */
+	uint64_t rack_tsc;     /**< latest send time among delivered packets */
+	uint64_t progress_tsc; /**< when snd_una last moved, or sending resumed */
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
 	struct mrc_rel_tx_stats stats;
@@ -248,8 +249,8 @@ int mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uin
  * is nothing to look up). Detaching with packets in flight forgets them
  * (for a QP being reset or destroyed) and clears the block.
  */
-int mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start_psn,
-	uint64_t now_tsc);
+int mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg,
+	uint32_t start_psn, uint64_t now_tsc);
 void mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk);
 /** Returns the block (NULL if none was attached). */
 void *mrc_rel_tx_detach(struct mrc_rel_tx *tx);
@@ -309,8 +310,8 @@ int mrc_rel_tx_next_retx(const struct mrc_rel_tx *tx, uint32_t *psn, uint32_t *o
 int mrc_rel_tx_lost_why(const struct mrc_rel_tx *tx, uint32_t psn);
 
 /** Record that `psn` (from next_retx) was resent from `slot` with EV value `ev`. */
-void mrc_rel_tx_sent_retx(struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev,
-	uint64_t now_tsc);
+void mrc_rel_tx_sent_retx(
+	struct mrc_rel_tx *tx, uint32_t psn, uint16_t slot, uint32_t ev, uint64_t now_tsc);
 
 /** What one SACK changed. */
 struct mrc_rel_ack_info {
@@ -318,7 +319,7 @@ struct mrc_rel_ack_info {
 	uint32_t acked_bytes;
 	uint32_t lost_pkts;
 	uint64_t rtt_tsc; /**< a fresh RTT sample, or 0 */
-	bool progress;    /**< snd_una moved */
+	bool progress;	  /**< snd_una moved */
 };
 
 /**
@@ -340,8 +341,8 @@ int mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uin
  * the tail-loss probe decision. Returns the next time it needs to run
  * (UINT64_MAX when nothing is in flight).
  */
-uint64_t mrc_rel_tx_poll(struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops,
-	void *ctx);
+uint64_t mrc_rel_tx_poll(
+	struct mrc_rel_tx *tx, uint64_t now_tsc, const struct mrc_rel_tx_ops *ops, void *ctx);
 
 /** A reliability probe is wanted (tail loss or timer): send one and call probe_sent. */
 static inline bool
@@ -365,8 +366,7 @@ void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
  * (normally mrc_rel_tx_probe_target()'s): its answer then also applies
  * rule 1 to that EV, as a packet sent on it would.
  */
-void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev,
-	uint64_t now_tsc);
+void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc);
 
 /** The current reorder window and per-packet timeout (for tests and telemetry). */
 uint64_t mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx);

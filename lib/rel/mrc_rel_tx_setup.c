@@ -33,8 +33,8 @@ mrc_rel_tx_cfg_defaults(struct mrc_rel_tx_cfg *cfg, uint64_t tsc_hz)
 		.retry_linear = 7,
 		.retry_exp = MRC_REL_RETRY_EXP_INFINITE,
 		.tsc_hz = tsc_hz,
-		.initial_rtt_tsc = tsc_hz / 100000,   /* 10 us */
-		.min_reo_tsc = tsc_hz / 1000000,      /* 1 us */
+		.initial_rtt_tsc = tsc_hz / 100000,    /* 10 us */
+		.min_reo_tsc = tsc_hz / 1000000,       /* 1 us */
 		.min_pkt_timeout_tsc = tsc_hz / 50000, /* 20 us */
 	};
 }
@@ -45,7 +45,7 @@ mrc_rel_tx_trk_memsize(const struct mrc_rel_tx_cfg *cfg)
 	uint32_t n = ring_size(cfg->mpr);
 
 	return (size_t)n * sizeof(struct mrc_rel_tx_pkt) + n / 8 +
-		RTE_ALIGN_CEIL((size_t)cfg->n_ev_slots * 2 * sizeof(uint16_t), 8);
+	       RTE_ALIGN_CEIL((size_t)cfg->n_ev_slots * 2 * sizeof(uint16_t), 8);
 }
 
 size_t
@@ -66,7 +66,8 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 		return -EINVAL;
 	if (cfg->path_n_t1 != 0 &&
 		(cfg->path_plane_bits > 8 || cfg->path_uplink_bits > 16 ||
-			(cfg->path_plane_bits != 0 && cfg->path_plane_shift + cfg->path_plane_bits > 32) ||
+			(cfg->path_plane_bits != 0 &&
+				cfg->path_plane_shift + cfg->path_plane_bits > 32) ||
 			(cfg->path_uplink_bits != 0 &&
 				cfg->path_uplink_shift + cfg->path_uplink_bits > 32) ||
 			(UINT32_C(1) << cfg->path_plane_bits) * cfg->path_n_t1 > cfg->n_ev_slots))
@@ -91,7 +92,7 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 	tx->path_uplink_bits = cfg->path_uplink_bits;
 	/* 1.024 us x 2^timeout */
 	tx->base_rto_tsc = (uint64_t)(((unsigned __int128)cfg->tsc_hz * (1024ull << cfg->timeout)) /
-		1000000000ull);
+				      1000000000ull);
 	tx->min_reo_tsc = cfg->min_reo_tsc;
 	tx->min_pkt_timeout_tsc = cfg->min_pkt_timeout_tsc;
 	tx->srtt_tsc = cfg->initial_rtt_tsc;

@@ -39,7 +39,7 @@ RTE_INIT(mrc_crc32_tables_init)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			crc32_tab[t][i] = (crc32_tab[t - 1][i] >> 8) ^
-				crc32_tab[0][crc32_tab[t - 1][i] & 0xff];
+					  crc32_tab[0][crc32_tab[t - 1][i] & 0xff];
 }
 
 static uint32_t
@@ -60,9 +60,9 @@ crc32_table(uint32_t crc, const void *buf, size_t len)
 		lo = rte_cpu_to_le_32(lo) ^ crc;
 		hi = rte_cpu_to_le_32(hi);
 		crc = crc32_tab[7][lo & 0xff] ^ crc32_tab[6][(lo >> 8) & 0xff] ^
-			crc32_tab[5][(lo >> 16) & 0xff] ^ crc32_tab[4][lo >> 24] ^
-			crc32_tab[3][hi & 0xff] ^ crc32_tab[2][(hi >> 8) & 0xff] ^
-			crc32_tab[1][(hi >> 16) & 0xff] ^ crc32_tab[0][hi >> 24];
+		      crc32_tab[5][(lo >> 16) & 0xff] ^ crc32_tab[4][lo >> 24] ^
+		      crc32_tab[3][hi & 0xff] ^ crc32_tab[2][(hi >> 8) & 0xff] ^
+		      crc32_tab[1][(hi >> 16) & 0xff] ^ crc32_tab[0][hi >> 24];
 		p += 8;
 		len -= 8;
 	}
@@ -193,8 +193,8 @@ static bool use_vclmul;
 __attribute__((target("avx512f,avx512vl,vpclmulqdq"))) static inline __m512i
 fold_zmm(__m512i x, __m512i k)
 {
-	return _mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00),
-				_mm512_clmulepi64_epi128(x, k, 0x11));
+	return _mm512_xor_si512(
+		_mm512_clmulepi64_epi128(x, k, 0x00), _mm512_clmulepi64_epi128(x, k, 0x11));
 }
 
 /* Fold len >= 256 bytes at p, carry XORed into the first block, to one block; *done = bytes used.
@@ -273,9 +273,12 @@ fold_blocks(__m128i carry, const uint8_t *p, size_t len, bool wide)
 		len -= 48;
 		while (len >= 64) {
 			x0 = _mm_xor_si128(fold(x0, k512), _mm_loadu_si128((const __m128i *)p));
-			x1 = _mm_xor_si128(fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
-			x2 = _mm_xor_si128(fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
-			x3 = _mm_xor_si128(fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + 48)));
+			x1 = _mm_xor_si128(
+				fold(x1, k512), _mm_loadu_si128((const __m128i *)(p + 16)));
+			x2 = _mm_xor_si128(
+				fold(x2, k512), _mm_loadu_si128((const __m128i *)(p + 32)));
+			x3 = _mm_xor_si128(
+				fold(x3, k512), _mm_loadu_si128((const __m128i *)(p + 48)));
 			p += 64;
 			len -= 64;
 		}
@@ -319,7 +322,7 @@ RTE_INIT(mrc_crc32_clmul_init)
 	k_barrett_mu = reflect_bits(x64_div_poly(), 33);
 	k_barrett_poly = reflect_bits(CRC32_POLY_NORMAL_33, 33);
 	use_clmul = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
-		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+		    rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
 	/*
 	 * rte_cpu_get_flag_enabled() reads CPUID only; a hypervisor or kernel
 	 * may show AVX-512 there yet not enable its register state (XCR0), and
@@ -328,10 +331,10 @@ RTE_INIT(mrc_crc32_clmul_init)
 	 */
 	__builtin_cpu_init();
 	use_vclmul = use_clmul && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
-		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
-		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
-		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-		__builtin_cpu_supports("vpclmulqdq");
+		     rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
+		     rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		     __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		     __builtin_cpu_supports("vpclmulqdq");
 }
 #else
 static const bool use_clmul, use_vclmul;
@@ -363,7 +366,7 @@ wide_ok(void)
 	if (!use_vclmul || crc_impl == MRC_CRC32_CLMUL)
 		return false;
 	return crc_impl == MRC_CRC32_VCLMUL ||
-		rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
+	       rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_512;
 }
 
 const char *
@@ -404,8 +407,8 @@ mrc_crc32_mbuf(uint32_t crc, const struct rte_mbuf *m, uint32_t off, uint32_t le
 }
 
 /* The ICRC-covered headers whose variant fields are masked: IPv6, UDP, BTH. */
-#define ICRC_MASKED_LEN (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + \
-			 sizeof(struct mrc_bth))
+#define ICRC_MASKED_LEN \
+	(sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + sizeof(struct mrc_bth))
 /*
  * Without carry-less multiply, or when a segment cut falls inside the masked
  * headers, they are masked in a copy instead: how much of the covered part
@@ -592,7 +595,7 @@ mrc_icrc_calc(const struct rte_mbuf *m, uint32_t ip_off, uint32_t len)
 		/* version(4) stays; traffic class(8) + flow label(20) become ones. */
 		hdr[0] |= 0x0f;
 		hdr[1] = hdr[2] = hdr[3] = 0xff;
-		hdr[7] = 0xff; /* hop limit */
+		hdr[7] = 0xff;				     /* hop limit */
 		hdr[sizeof(struct rte_ipv6_hdr) + 6] = 0xff; /* UDP checksum */
 		hdr[sizeof(struct rte_ipv6_hdr) + 7] = 0xff;
 		hdr[sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + 4] = 0xff;

@@ -47,7 +47,8 @@ enum mrc_crc32_impl {
 /** Choose the implementation (tests and benchmarks); -ENOTSUP if the CPU lacks it. */
 int mrc_crc32_set_impl(enum mrc_crc32_impl impl);
 
-/** Name of the implementation in use for long buffers ("vpclmulqdq", "pclmulqdq" or "slice-by-8"). */
+/** Name of the implementation in use for long buffers ("vpclmulqdq", "pclmulqdq" or "slice-by-8").
+ */
 const char *mrc_crc32_impl_name(void);
 
 /** Continue the CRC over `len` bytes of `m` starting at `off` (any segmentation). */

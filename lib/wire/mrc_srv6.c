@@ -13,7 +13,7 @@ uint32_t
 mrc_usid_block(const uint8_t addr[MRC_IPV6_ADDR_LEN])
 {
 	return ((uint32_t)addr[0] << 24) | ((uint32_t)addr[1] << 16) | ((uint32_t)addr[2] << 8) |
-		addr[3];
+	       addr[3];
 }
 
 static uint16_t
@@ -38,8 +38,7 @@ mrc_usid_shift(uint8_t addr[MRC_IPV6_ADDR_LEN])
 }
 
 int
-mrc_usid_encode(const struct mrc_usid_path *path, uint8_t (*c)[MRC_IPV6_ADDR_LEN],
-	unsigned int max)
+mrc_usid_encode(const struct mrc_usid_path *path, uint8_t (*c)[MRC_IPV6_ADDR_LEN], unsigned int max)
 {
 	unsigned int n_c;
 

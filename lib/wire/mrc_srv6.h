@@ -28,7 +28,7 @@
 #include "mrc_wire_pkt.h"
 
 #define MRC_USID_BLOCK_BITS    32
-#define MRC_USID_BITS          16
+#define MRC_USID_BITS	       16
 #define MRC_USID_PER_CONTAINER 6
 /** Longest path: a DA container plus the SRH's other containers. */
 #define MRC_USID_MAX_PATH (MRC_USID_PER_CONTAINER * MRC_SRH_MAX_SEGS)
@@ -51,8 +51,8 @@ mrc_usid_containers(unsigned int n_usids)
  * @return the number of containers (>= 1), or -EINVAL (empty path, a zero
  *   uSID, n above MRC_USID_MAX_PATH), -ENOSPC (more than `max` containers).
  */
-int mrc_usid_encode(const struct mrc_usid_path *path, uint8_t (*c)[MRC_IPV6_ADDR_LEN],
-	unsigned int max);
+int mrc_usid_encode(
+	const struct mrc_usid_path *path, uint8_t (*c)[MRC_IPV6_ADDR_LEN], unsigned int max);
 
 /**
  * Decode containers (first hop first) into `path`. Every container must

@@ -33,12 +33,12 @@
 #include <rte_common.h>
 
 #define MRC_ROCEV2_UDP_PORT 4791
-#define MRC_ICRC_LEN        4
+#define MRC_ICRC_LEN	    4
 /** Reserved QPN of the endpoint (node-scope) operations, protocol.md 1.11. */
 #define MRC_EP_QPN 0x000002u
 
 /** IPv6 next-header values used by MRC. */
-#define MRC_IPPROTO_UDP     17
+#define MRC_IPPROTO_UDP	    17
 #define MRC_IPPROTO_IPV6    41
 #define MRC_IPPROTO_ROUTING 43
 /** RFC 8754 routing type of the Segment Routing Header. */
@@ -60,25 +60,25 @@
  */
 struct mrc_bth {
 	uint8_t opcode;
-	uint8_t flags;        /**< SE | MigReq | PadCnt | TVer */
+	uint8_t flags; /**< SE | MigReq | PadCnt | TVer */
 	rte_be16_t pkey;
 	rte_be32_t fb_dqpn;   /**< FECN | BECN | rsvd(6) | DestQP(24) */
 	rte_be32_t flags_psn; /**< AckReq | rsvd | RTX | TS | rsvd(4) | PSN(24) */
 } __rte_packed;
 static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 
-#define MRC_BTH_SE          0x80
-#define MRC_BTH_MIGREQ      0x40
-#define MRC_BTH_PAD_SHIFT   4
-#define MRC_BTH_PAD_MASK    0x30
-#define MRC_BTH_TVER_MASK   0x0f
-#define MRC_BTH_FECN        0x80000000u
-#define MRC_BTH_BECN        0x40000000u
-#define MRC_BTH_QPN_MASK    0x00ffffffu
-#define MRC_BTH_ACKREQ      0x80000000u
-#define MRC_BTH_RTX         0x20000000u
-#define MRC_BTH_TS          0x10000000u
-#define MRC_BTH_PSN_MASK    0x00ffffffu
+#define MRC_BTH_SE	     0x80
+#define MRC_BTH_MIGREQ	     0x40
+#define MRC_BTH_PAD_SHIFT    4
+#define MRC_BTH_PAD_MASK     0x30
+#define MRC_BTH_TVER_MASK    0x0f
+#define MRC_BTH_FECN	     0x80000000u
+#define MRC_BTH_BECN	     0x40000000u
+#define MRC_BTH_QPN_MASK     0x00ffffffu
+#define MRC_BTH_ACKREQ	     0x80000000u
+#define MRC_BTH_RTX	     0x20000000u
+#define MRC_BTH_TS	     0x10000000u
+#define MRC_BTH_PSN_MASK     0x00ffffffu
 #define MRC_BTH_DEFAULT_PKEY 0xffff
 
 /** MRC opcodes (protocol.md 1.5): RC opcodes moved into the 0xC0 range. */
@@ -105,7 +105,7 @@ enum mrc_opcode {
  */
 struct mrc_meth {
 	rte_be16_t rqmsn; /**< receive-queue MSN: counts Write-with-IMM messages */
-	rte_be16_t msn;   /**< message sequence number */
+	rte_be16_t msn;	  /**< message sequence number */
 } __rte_packed;
 static_assert(sizeof(struct mrc_meth) == 4, "METH is 4 bytes");
 
@@ -122,9 +122,9 @@ struct mrc_tseth {
 } __rte_packed;
 static_assert(sizeof(struct mrc_tseth) == 4, "TSETH is 4 bytes");
 
-#define MRC_TSR_FLAG        0x8000
-#define MRC_FTYPE_MASK      0x000f
-#define MRC_FTYPE_DEFAULT   1
+#define MRC_TSR_FLAG	  0x8000
+#define MRC_FTYPE_MASK	  0x000f
+#define MRC_FTYPE_DEFAULT 1
 
 /* RETH, 16 bytes, in every MRC data packet: VA(64) | R_Key(32) | DMA length(32). */
 struct mrc_reth {
@@ -176,15 +176,15 @@ static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
  *   with "bit i" numbered per mrc_wire_cfg.sack_bit_order (mrc_wire_pkt.h).
  */
 struct mrc_seth {
-	rte_be16_t hdr;            /**< type(4) | nh(5) | M(2) | rsvd(3) | PR(1) | rsvd(1) */
+	rte_be16_t hdr;		   /**< type(4) | nh(5) | M(2) | rsvd(3) | PR(1) | rsvd(1) */
 	rte_be16_t ack_psn_offset; /**< signed */
 	rte_be32_t entropy;
 	rte_be16_t spdcid;
 	rte_be16_t dpdcid;
-	rte_be32_t cack_psn;       /**< rsvd(8) | cack_psn(24) */
+	rte_be32_t cack_psn; /**< rsvd(8) | cack_psn(24) */
 	uint8_t cc_type_flags;
-	uint8_t mpr;               /**< responder max PSN range, units of 128 PSNs */
-	rte_be16_t sack_offset;    /**< signed */
+	uint8_t mpr;		/**< responder max PSN range, units of 128 PSNs */
+	rte_be16_t sack_offset; /**< signed */
 	rte_be64_t sack_bitmap;
 } __rte_packed;
 static_assert(sizeof(struct mrc_seth) == 28, "SETH is 28 bytes");
@@ -192,10 +192,10 @@ static_assert(sizeof(struct mrc_seth) == 28, "SETH is 28 bytes");
 #define MRC_PDS_TYPE_SHIFT 12
 #define MRC_PDS_TYPE_MASK  0xf000
 #define MRC_PDS_NH_SHIFT   7
-#define MRC_PDS_NH_MASK    0x0f80
+#define MRC_PDS_NH_MASK	   0x0f80
 #define MRC_SETH_M_SHIFT   5
-#define MRC_SETH_M_MASK    0x0060
-#define MRC_SETH_PR        0x0002
+#define MRC_SETH_M_MASK	   0x0060
+#define MRC_SETH_PR	   0x0002
 #define MRC_MPR_UNIT_PSNS  128
 
 /** SACK multipath verdict (SETH.M). */
@@ -223,10 +223,10 @@ struct mrc_cc_state {
 } __rte_packed;
 static_assert(sizeof(struct mrc_cc_state) == 8, "CC_STATE is 8 bytes");
 
-#define MRC_CC_OOO_MASK        0x7fff
-#define MRC_CC_RC              0x80000000u
+#define MRC_CC_OOO_MASK	       0x7fff
+#define MRC_CC_RC	       0x80000000u
 #define MRC_CC_PEN_SHIFT       24
-#define MRC_CC_PEN_MASK        0x7f
+#define MRC_CC_PEN_MASK	       0x7f
 #define MRC_CC_RCVD_MASK       0x00ffffffu
 #define MRC_CC_RCVD_BYTES_UNIT 256
 
@@ -265,7 +265,7 @@ static_assert(sizeof(struct mrc_neth) == 20, "NETH is 20 bytes");
  * AETH syndrome of a PSN sequence error NAK, far from UET's numbers.
  */
 #define MRC_NACK_REASONS(X)                                                           \
-	X(TRIMMED, 0x01, "payload trimmed by a switch; path blamed (EV -> SKIP)")      \
+	X(TRIMMED, 0x01, "payload trimmed by a switch; path blamed (EV -> SKIP)")     \
 	X(TRIMMED_LASTHOP, 0x02, "trimmed at the last hop (incast); path not blamed") \
 	X(NO_BITMAP, 0x06, "responder has no PSN-tracking resource")                  \
 	X(NO_PKT_BUFFER, 0x07, "responder has no packet buffer")                      \
@@ -321,7 +321,7 @@ static_assert(sizeof(struct mrc_peth) == 16, "PETH is 16 bytes");
  *   port_status_mask: bit (p - 1) set = local port p is up (ports 1-based).
  */
 struct mrc_erth {
-	uint8_t op;     /**< op(2) in bits 7..6 | rsvd(6) */
+	uint8_t op; /**< op(2) in bits 7..6 | rsvd(6) */
 	uint8_t vendor;
 	rte_be16_t req_id;
 	rte_be32_t port_status_mask;
@@ -395,6 +395,7 @@ struct mrc_srh {
 static_assert(sizeof(struct mrc_srh) == 8, "SRH fixed part is 8 bytes");
 
 /* Bytes of MRC transport headers (BTH onward) for each opcode, fixed part. */
-#define MRC_DATA_HDR_LEN (sizeof(struct mrc_bth) + sizeof(struct mrc_meth) + sizeof(struct mrc_reth))
+#define MRC_DATA_HDR_LEN \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_meth) + sizeof(struct mrc_reth))
 
 #endif /* MRC_WIRE_H */

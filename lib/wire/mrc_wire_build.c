@@ -25,7 +25,7 @@ size_t
 mrc_pkt_outer_hdr_len(const struct mrc_pkt *pkt)
 {
 	size_t len = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv6_hdr) +
-		sizeof(struct rte_udp_hdr);
+		     sizeof(struct rte_udp_hdr);
 
 	if (pkt->flags & MRC_PKT_F_VLAN)
 		len += sizeof(struct rte_vlan_hdr);
@@ -103,8 +103,10 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 {
 	const uint32_t payload_len = rte_pktmbuf_pkt_len(m);
 	const bool srv6 = (pkt->flags & MRC_PKT_F_SRV6) != 0;
-	const size_t srh_len = (pkt->flags & MRC_PKT_F_SRH) ?
-		sizeof(struct mrc_srh) + (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN : 0;
+	const size_t srh_len =
+		(pkt->flags & MRC_PKT_F_SRH)
+			? sizeof(struct mrc_srh) + (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN
+			: 0;
 	size_t thl, hdr_len;
 	uint32_t udp_len, outer_len;
 	uint8_t pad = 0, *p, *t;
@@ -153,8 +155,7 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 
 	if (srv6) {
 		p = write_ip6(p, &pkt->outer, (pkt->outer.flow_label & 0xf0000) | ev_fl,
-			(uint16_t)outer_len,
-			srh_len ? MRC_IPPROTO_ROUTING : MRC_IPPROTO_IPV6);
+			(uint16_t)outer_len, srh_len ? MRC_IPPROTO_ROUTING : MRC_IPPROTO_IPV6);
 		if (srh_len) {
 			struct mrc_srh *s = (struct mrc_srh *)p;
 
@@ -189,7 +190,8 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 
 	/* Pad, then the ICRC over everything from the inner IPv6 header to the pad. */
 	memset(t, 0, pad);
-	uint32_t icrc = mrc_icrc_calc(m, inner_off, rte_pktmbuf_pkt_len(m) - MRC_ICRC_LEN - inner_off);
+	uint32_t icrc =
+		mrc_icrc_calc(m, inner_off, rte_pktmbuf_pkt_len(m) - MRC_ICRC_LEN - inner_off);
 
 	t[pad + 0] = (uint8_t)icrc;
 	t[pad + 1] = (uint8_t)(icrc >> 8);
@@ -198,9 +200,10 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 
 	/* The UDP checksum is masked out of the ICRC, so it can come last. */
 	if (cfg->udp_checksum) {
-		struct rte_ipv6_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, inner_off);
-		uint16_t ck = rte_ipv6_udptcp_cksum_mbuf(m, ih,
-			(uint16_t)(inner_off + sizeof(struct rte_ipv6_hdr)));
+		struct rte_ipv6_hdr *ih =
+			rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, inner_off);
+		uint16_t ck = rte_ipv6_udptcp_cksum_mbuf(
+			m, ih, (uint16_t)(inner_off + sizeof(struct rte_ipv6_hdr)));
 
 		uh->dgram_cksum = ck == 0 ? 0xffff : ck;
 	}

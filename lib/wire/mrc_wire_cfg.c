@@ -10,14 +10,15 @@ void
 mrc_wire_cfg_defaults(struct mrc_wire_cfg *cfg)
 {
 	*cfg = (struct mrc_wire_cfg){
-		.dscp = {
-			.no_trim = 0,
-			.trimmable = 4,
-			.trimmable_retx = 8,
-			.trimmed = 12,
-			.trimmed_lasthop = 16,
-			.control = 46,
-		},
+		.dscp =
+			{
+				.no_trim = 0,
+				.trimmable = 4,
+				.trimmable_retx = 8,
+				.trimmed = 12,
+				.trimmed_lasthop = 16,
+				.control = 46,
+			},
 		.ev_split = MRC_EV_SPLIT_SPORT_LOW,
 		.sack_bit_order = MRC_SACK_BIT_LSB0,
 		.verify_icrc = true,
@@ -45,7 +46,8 @@ mrc_wire_cfg_check(const struct mrc_wire_cfg *cfg, const char **why)
 		if (i == 3 || i == 4)
 			continue;
 		if (all[i] == d->trimmed || all[i] == d->trimmed_lasthop)
-			msg = "trimmed and trimmed_lasthop DSCPs must differ from the DSCPs senders use";
+			msg = "trimmed and trimmed_lasthop DSCPs must differ from the DSCPs "
+			      "senders use";
 	}
 	if (d->trimmed == d->trimmed_lasthop)
 		msg = "trimmed and trimmed_lasthop DSCPs must differ";
@@ -58,8 +60,7 @@ mrc_wire_cfg_check(const struct mrc_wire_cfg *cfg, const char **why)
 	return msg == NULL ? 0 : -EINVAL;
 }
 
-static const char *const reject_names[MRC_WIRE_REJECT_MAX] = {
-	[MRC_WIRE_OK] = "ok",
+static const char *const reject_names[MRC_WIRE_REJECT_MAX] = {[MRC_WIRE_OK] = "ok",
 #define MRC_WIRE_REJECT_NAME(up, low, help) [MRC_WIRE_##up] = #low,
 	MRC_WIRE_REJECTS(MRC_WIRE_REJECT_NAME)
 #undef MRC_WIRE_REJECT_NAME
@@ -88,19 +89,32 @@ const char *
 mrc_opcode_name(uint8_t op)
 {
 	switch (op) {
-	case MRC_OP_WRITE_FIRST: return "WRITE_FIRST";
-	case MRC_OP_WRITE_MIDDLE: return "WRITE_MIDDLE";
-	case MRC_OP_WRITE_LAST: return "WRITE_LAST";
-	case MRC_OP_WRITE_LAST_IMM: return "WRITE_LAST_IMM";
-	case MRC_OP_WRITE_ONLY: return "WRITE_ONLY";
-	case MRC_OP_WRITE_ONLY_IMM: return "WRITE_ONLY_IMM";
-	case MRC_OP_ACK: return "ACK";
-	case MRC_OP_EP_REQUEST: return "EP_REQUEST";
-	case MRC_OP_EP_RESPONSE: return "EP_RESPONSE";
-	case MRC_OP_SACK: return "SACK";
-	case MRC_OP_NACK: return "NACK";
-	case MRC_OP_PROBE: return "PROBE";
-	default: return NULL;
+	case MRC_OP_WRITE_FIRST:
+		return "WRITE_FIRST";
+	case MRC_OP_WRITE_MIDDLE:
+		return "WRITE_MIDDLE";
+	case MRC_OP_WRITE_LAST:
+		return "WRITE_LAST";
+	case MRC_OP_WRITE_LAST_IMM:
+		return "WRITE_LAST_IMM";
+	case MRC_OP_WRITE_ONLY:
+		return "WRITE_ONLY";
+	case MRC_OP_WRITE_ONLY_IMM:
+		return "WRITE_ONLY_IMM";
+	case MRC_OP_ACK:
+		return "ACK";
+	case MRC_OP_EP_REQUEST:
+		return "EP_REQUEST";
+	case MRC_OP_EP_RESPONSE:
+		return "EP_RESPONSE";
+	case MRC_OP_SACK:
+		return "SACK";
+	case MRC_OP_NACK:
+		return "NACK";
+	case MRC_OP_PROBE:
+		return "PROBE";
+	default:
+		return NULL;
 	}
 }
 
@@ -108,8 +122,10 @@ const char *
 mrc_nack_reason_name(uint8_t reason)
 {
 	switch (reason) {
-#define MRC_NACK_NAME(name, code, help) case code: return #name;
-	MRC_NACK_REASONS(MRC_NACK_NAME)
+#define MRC_NACK_NAME(name, code, help) \
+	case code:                      \
+		return #name;
+		MRC_NACK_REASONS(MRC_NACK_NAME)
 #undef MRC_NACK_NAME
 	default:
 		return NULL;

@@ -22,8 +22,7 @@ struct line {
 	size_t len; /* what the whole line needs, even past size */
 };
 
-static void __rte_format_printf(2, 3)
-put(struct line *l, const char *fmt, ...)
+static void __rte_format_printf(2, 3) put(struct line *l, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -112,10 +111,12 @@ put_ext(struct line *l, const struct mrc_pkt *p)
 		static const char *const m_names[4] = {"none", "skip-once", "always-skip", "rsvd"};
 		const struct mrc_sack_view *s = &p->sack;
 
-		put(l, " | seth cack=%" PRIu32 " ack_off=%d m=%s%s ev=0x%08" PRIx32
-			" sack_off=%d bitmap=0x%016" PRIx64 " mpr=%u cc=%u/0x%x", s->cack_psn,
-			s->ack_psn_offset, m_names[s->m & 3], s->pr ? " pr" : "", s->entropy,
-			s->sack_offset, s->sack_bitmap, s->mpr, s->cc_type, s->cc_flags);
+		put(l,
+			" | seth cack=%" PRIu32 " ack_off=%d m=%s%s ev=0x%08" PRIx32
+			" sack_off=%d bitmap=0x%016" PRIx64 " mpr=%u cc=%u/0x%x",
+			s->cack_psn, s->ack_psn_offset, m_names[s->m & 3], s->pr ? " pr" : "",
+			s->entropy, s->sack_offset, s->sack_bitmap, s->mpr, s->cc_type,
+			s->cc_flags);
 		if (s->spdcid || s->dpdcid)
 			put(l, " pdc=%u/%u", s->spdcid, s->dpdcid);
 		put(l, " | cc ts=%u ooo=%u pen=%u%s rcvd=%" PRIu32, s->ts_echo, s->ooo_count,
@@ -162,7 +163,8 @@ mrc_pkt_format(char *buf, size_t size, const struct mrc_pkt *p)
 	if (size > 0)
 		buf[0] = '\0';
 	if (p->flags & MRC_PKT_F_TRIMMED)
-		put(&l, "%s ", (p->flags & MRC_PKT_F_TRIMMED_LASTHOP) ? "TRIMMED_LASTHOP" : "TRIMMED");
+		put(&l, "%s ",
+			(p->flags & MRC_PKT_F_TRIMMED_LASTHOP) ? "TRIMMED_LASTHOP" : "TRIMMED");
 	if (p->flags & MRC_PKT_F_VLAN)
 		put(&l, "vlan=%u ", p->vlan_tci);
 	if (p->flags & MRC_PKT_F_SRV6) {

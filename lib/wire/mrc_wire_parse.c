@@ -266,17 +266,16 @@ mrc_pkt_parse(const struct rte_mbuf *m, const struct mrc_wire_cfg *cfg, struct m
 	if (ic == NULL)
 		return MRC_WIRE_TRUNCATED;
 	pkt->icrc = (uint32_t)ic[0] | ((uint32_t)ic[1] << 8) | ((uint32_t)ic[2] << 16) |
-		((uint32_t)ic[3] << 24);
-	if (cfg->verify_icrc &&
-		mrc_icrc_calc(m, pkt->inner_off, pkt->payload_off + tail - pkt->inner_off) !=
-			pkt->icrc)
+		    ((uint32_t)ic[3] << 24);
+	if (cfg->verify_icrc && mrc_icrc_calc(m, pkt->inner_off,
+					pkt->payload_off + tail - pkt->inner_off) != pkt->icrc)
 		return MRC_WIRE_BAD_ICRC;
 	return MRC_WIRE_OK;
 }
 
 enum mrc_wire_rx
-mrc_pkt_parse_buf(const void *buf, uint16_t len, const struct mrc_wire_cfg *cfg,
-	struct mrc_pkt *pkt)
+mrc_pkt_parse_buf(
+	const void *buf, uint16_t len, const struct mrc_wire_cfg *cfg, struct mrc_pkt *pkt)
 {
 	/* A one-segment mbuf header over the caller's bytes; nothing is copied. */
 	struct rte_mbuf m;

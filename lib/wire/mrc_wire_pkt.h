@@ -55,12 +55,12 @@ enum mrc_sack_bit_order {
  * trimmable_retx 8, trimmed 12, trimmed_lasthop 16, control 46 (EF).
  */
 struct mrc_dscp_map {
-	uint8_t no_trim;         /**< data when the fabric cannot trim */
-	uint8_t trimmable;       /**< data and reliability probes */
-	uint8_t trimmable_retx;  /**< retransmitted data */
-	uint8_t trimmed;         /**< set by a switch that cut the payload */
+	uint8_t no_trim;	 /**< data when the fabric cannot trim */
+	uint8_t trimmable;	 /**< data and reliability probes */
+	uint8_t trimmable_retx;	 /**< retransmitted data */
+	uint8_t trimmed;	 /**< set by a switch that cut the payload */
 	uint8_t trimmed_lasthop; /**< set by the last-hop switch that cut the payload */
-	uint8_t control;         /**< SACK, NACK, ACK, endpoint operations */
+	uint8_t control;	 /**< SACK, NACK, ACK, endpoint operations */
 };
 
 struct mrc_wire_cfg {
@@ -86,22 +86,24 @@ int mrc_wire_cfg_check(const struct mrc_wire_cfg *cfg, const char **why);
  * Why the parser refused a packet. Callers count these by reason; nothing
  * from the wire is ever trusted past a reject.
  */
-#define MRC_WIRE_REJECTS(X)                                                                      \
-	X(TRUNCATED, truncated, "frame ends inside a header or before the length it declares")     \
-	X(BAD_ETHERTYPE, bad_ethertype, "EtherType (after an optional VLAN tag) is not IPv6")      \
-	X(BAD_IP_VERSION, bad_ip_version, "IP version field is not 6")                             \
-	X(BAD_NEXT_HEADER, bad_next_header, "IPv6 next header is not IPv6, SRH or UDP where needed") \
-	X(BAD_ROUTING_TYPE, bad_routing_type, "routing header is not a Segment Routing Header")    \
-	X(MALFORMED_SRH, malformed_srh, "SRH length, last entry or segments left inconsistent")    \
-	X(NOT_ROCE, not_roce, "UDP destination port is not 4791")                                  \
-	X(LENGTH_MISMATCH, length_mismatch, "IPv6, UDP and frame lengths disagree")               \
-	X(BAD_TVER, bad_tver, "BTH transport version is not 0")                                    \
-	X(UNKNOWN_OPCODE, unknown_opcode, "BTH opcode is not an MRC opcode")                       \
-	X(BAD_PAD, bad_pad, "BTH pad count exceeds the payload or is set on a control packet")     \
-	X(BAD_SACK_VERDICT, bad_sack_verdict, "SETH multipath verdict M uses the reserved value 3") \
-	X(UNKNOWN_NACK_REASON, unknown_nack_reason, "NETH reason code is not one MRC defines")     \
-	X(BAD_EP_OP, bad_ep_op, "endpoint operation code is reserved")                             \
-	X(BAD_EP_QPN, bad_ep_qpn, "endpoint operation not addressed to QPN 2")                     \
+#define MRC_WIRE_REJECTS(X)                                                                     \
+	X(TRUNCATED, truncated, "frame ends inside a header or before the length it declares")  \
+	X(BAD_ETHERTYPE, bad_ethertype, "EtherType (after an optional VLAN tag) is not IPv6")   \
+	X(BAD_IP_VERSION, bad_ip_version, "IP version field is not 6")                          \
+	X(BAD_NEXT_HEADER, bad_next_header,                                                     \
+		"IPv6 next header is not IPv6, SRH or UDP where needed")                        \
+	X(BAD_ROUTING_TYPE, bad_routing_type, "routing header is not a Segment Routing Header") \
+	X(MALFORMED_SRH, malformed_srh, "SRH length, last entry or segments left inconsistent") \
+	X(NOT_ROCE, not_roce, "UDP destination port is not 4791")                               \
+	X(LENGTH_MISMATCH, length_mismatch, "IPv6, UDP and frame lengths disagree")             \
+	X(BAD_TVER, bad_tver, "BTH transport version is not 0")                                 \
+	X(UNKNOWN_OPCODE, unknown_opcode, "BTH opcode is not an MRC opcode")                    \
+	X(BAD_PAD, bad_pad, "BTH pad count exceeds the payload or is set on a control packet")  \
+	X(BAD_SACK_VERDICT, bad_sack_verdict,                                                   \
+		"SETH multipath verdict M uses the reserved value 3")                           \
+	X(UNKNOWN_NACK_REASON, unknown_nack_reason, "NETH reason code is not one MRC defines")  \
+	X(BAD_EP_OP, bad_ep_op, "endpoint operation code is reserved")                          \
+	X(BAD_EP_QPN, bad_ep_qpn, "endpoint operation not addressed to QPN 2")                  \
 	X(BAD_ICRC, bad_icrc, "invariant CRC does not match the packet")
 
 enum mrc_wire_rx {
@@ -109,7 +111,7 @@ enum mrc_wire_rx {
 #define MRC_WIRE_REJECT_ENUM(up, low, help) MRC_WIRE_##up,
 	MRC_WIRE_REJECTS(MRC_WIRE_REJECT_ENUM)
 #undef MRC_WIRE_REJECT_ENUM
-	MRC_WIRE_REJECT_MAX,
+		MRC_WIRE_REJECT_MAX,
 };
 
 /**
@@ -140,7 +142,7 @@ const char *mrc_wire_reject_help(enum mrc_wire_rx reason);
 struct mrc_ip6_view {
 	uint8_t src[MRC_IPV6_ADDR_LEN];
 	uint8_t dst[MRC_IPV6_ADDR_LEN];
-	uint32_t flow_label; /**< 20 bits as on the wire (EV bits included) */
+	uint32_t flow_label;  /**< 20 bits as on the wire (EV bits included) */
 	uint16_t payload_len; /**< parse only: the build computes it */
 	uint8_t dscp;
 	uint8_t ecn;
@@ -204,7 +206,7 @@ struct mrc_aeth_view {
 
 /** The first two bytes of SETH/NETH/PETH: UET PDS prologue, echoed. */
 struct mrc_pds_view {
-	uint8_t type;    /**< 4 bits */
+	uint8_t type;	  /**< 4 bits */
 	uint8_t next_hdr; /**< 5 bits */
 };
 
@@ -270,16 +272,16 @@ struct mrc_ep_view {
 };
 
 /** Packet flags. */
-#define MRC_PKT_F_VLAN            (1u << 0) /**< an 802.1Q tag follows the MACs */
-#define MRC_PKT_F_SRV6            (1u << 1) /**< outer IPv6 (uSID DA) over the inner IPv6 */
-#define MRC_PKT_F_SRH             (1u << 2) /**< an SRH follows the outer IPv6 (needs SRV6) */
-#define MRC_PKT_F_TRIMMED         (1u << 3) /**< parse: DSCP says a switch cut the payload */
+#define MRC_PKT_F_VLAN		  (1u << 0) /**< an 802.1Q tag follows the MACs */
+#define MRC_PKT_F_SRV6		  (1u << 1) /**< outer IPv6 (uSID DA) over the inner IPv6 */
+#define MRC_PKT_F_SRH		  (1u << 2) /**< an SRH follows the outer IPv6 (needs SRV6) */
+#define MRC_PKT_F_TRIMMED	  (1u << 3) /**< parse: DSCP says a switch cut the payload */
 #define MRC_PKT_F_TRIMMED_LASTHOP (1u << 4) /**< parse: ... and it was the last hop */
 
 /** Host-order view of one MRC packet. */
 struct mrc_pkt {
 	uint32_t flags; /**< MRC_PKT_F_* */
-	uint32_t ev;    /**< entropy value, from (or written to) UDP sport + flow label */
+	uint32_t ev;	/**< entropy value, from (or written to) UDP sport + flow label */
 
 	struct rte_ether_addr eth_dst;
 	struct rte_ether_addr eth_src;
@@ -287,7 +289,7 @@ struct mrc_pkt {
 
 	struct mrc_ip6_view outer; /**< valid with MRC_PKT_F_SRV6 */
 	struct mrc_srh_view srh;   /**< valid with MRC_PKT_F_SRH */
-	struct mrc_ip6_view ip;    /**< the inner (or only) IPv6 header */
+	struct mrc_ip6_view ip;	   /**< the inner (or only) IPv6 header */
 
 	uint16_t udp_sport; /**< parse only: the build derives it from ev */
 	uint16_t udp_len;   /**< parse only */
@@ -310,7 +312,7 @@ struct mrc_pkt {
 	uint16_t bth_off;     /**< offset of the BTH */
 	uint32_t payload_off; /**< offset of the payload (data packets) */
 	uint32_t payload_len; /**< payload bytes (0 for control and trimmed packets) */
-	uint32_t icrc;        /**< the ICRC as received (CRC value, host order) */
+	uint32_t icrc;	      /**< the ICRC as received (CRC value, host order) */
 };
 
 /** True for the six RDMA WRITE opcodes. */
@@ -351,16 +353,16 @@ size_t mrc_pkt_hdr_len(const struct mrc_pkt *pkt);
  * @return MRC_WIRE_OK, or the reason the packet was refused (`pkt` is then
  *   partly filled and must not be used).
  */
-enum mrc_wire_rx mrc_pkt_parse(const struct rte_mbuf *m, const struct mrc_wire_cfg *cfg,
-	struct mrc_pkt *pkt);
+enum mrc_wire_rx mrc_pkt_parse(
+	const struct rte_mbuf *m, const struct mrc_wire_cfg *cfg, struct mrc_pkt *pkt);
 
 /**
  * Parse `len` bytes of a flat buffer (a pcap record, a fuzz input) as
  * mrc_pkt_parse() would parse an mbuf holding them. The offsets in `pkt`
  * are offsets into `buf`.
  */
-enum mrc_wire_rx mrc_pkt_parse_buf(const void *buf, uint16_t len, const struct mrc_wire_cfg *cfg,
-	struct mrc_pkt *pkt);
+enum mrc_wire_rx mrc_pkt_parse_buf(
+	const void *buf, uint16_t len, const struct mrc_wire_cfg *cfg, struct mrc_pkt *pkt);
 
 /**
  * Build an MRC packet around the payload already in `m`.

@@ -15,12 +15,12 @@
  * Decode the transport headers at `p` (`len` bytes available, at least
  * mrc_transport_hdr_len() of them) into `pkt`. The BTH is already decoded.
  */
-enum mrc_wire_rx mrc_transport_decode(const uint8_t *p, const struct mrc_wire_cfg *cfg,
-	struct mrc_pkt *pkt);
+enum mrc_wire_rx mrc_transport_decode(
+	const uint8_t *p, const struct mrc_wire_cfg *cfg, struct mrc_pkt *pkt);
 
 /* Encode BTH and the extension headers of `pkt` at `p`; `pad` goes in BTH.PadCnt. */
-void mrc_transport_encode(uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg,
-	uint8_t pad);
+void mrc_transport_encode(
+	uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg, uint8_t pad);
 
 /* Decode the 12-byte BTH. */
 void mrc_bth_decode(const struct mrc_bth *b, struct mrc_bth_view *v);

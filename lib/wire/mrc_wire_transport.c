@@ -21,7 +21,7 @@ mrc_transport_hdr_len(uint8_t opcode, bool ts)
 	case MRC_OP_WRITE_LAST_IMM:
 	case MRC_OP_WRITE_ONLY_IMM:
 		return MRC_DATA_HDR_LEN + sizeof(struct mrc_immdt) +
-			(ts ? sizeof(struct mrc_tseth) : 0);
+		       (ts ? sizeof(struct mrc_tseth) : 0);
 	case MRC_OP_ACK:
 		return bth + sizeof(struct mrc_aeth);
 	case MRC_OP_EP_REQUEST:
@@ -73,7 +73,7 @@ static uint16_t
 pds_encode(const struct mrc_pds_view *v)
 {
 	return (uint16_t)(((v->type << MRC_PDS_TYPE_SHIFT) & MRC_PDS_TYPE_MASK) |
-		((v->next_hdr << MRC_PDS_NH_SHIFT) & MRC_PDS_NH_MASK));
+			  ((v->next_hdr << MRC_PDS_NH_SHIFT) & MRC_PDS_NH_MASK));
 }
 
 static void
@@ -96,7 +96,7 @@ nack_reason_known(uint8_t reason)
 {
 	switch (reason) {
 #define MRC_NACK_CASE(name, code, help) case code:
-	MRC_NACK_REASONS(MRC_NACK_CASE)
+		MRC_NACK_REASONS(MRC_NACK_CASE)
 #undef MRC_NACK_CASE
 		return true;
 	default:
@@ -153,8 +153,8 @@ decode_sack(const uint8_t *p, const struct mrc_wire_cfg *cfg, struct mrc_sack_vi
 	v->cc_flags = s->cc_type_flags & 0x0f;
 	v->mpr = s->mpr;
 	v->sack_offset = (int16_t)rte_be_to_cpu_16(s->sack_offset);
-	v->sack_bitmap = mrc_sack_bitmap_wire(rte_be_to_cpu_64(s->sack_bitmap),
-		cfg->sack_bit_order);
+	v->sack_bitmap =
+		mrc_sack_bitmap_wire(rte_be_to_cpu_64(s->sack_bitmap), cfg->sack_bit_order);
 	v->ts_echo = rte_be_to_cpu_16(cc->ts_echo);
 	v->ooo_count = rte_be_to_cpu_16(cc->ooo_count) & MRC_CC_OOO_MASK;
 	v->rc = (pr & MRC_CC_RC) != 0;
@@ -269,11 +269,11 @@ encode_bth(uint8_t *p, const struct mrc_bth_view *v, uint8_t pad)
 
 	b->opcode = v->opcode;
 	b->flags = (uint8_t)((v->se ? MRC_BTH_SE : 0) | (v->migreq ? MRC_BTH_MIGREQ : 0) |
-		((pad << MRC_BTH_PAD_SHIFT) & MRC_BTH_PAD_MASK));
+			     ((pad << MRC_BTH_PAD_SHIFT) & MRC_BTH_PAD_MASK));
 	b->pkey = rte_cpu_to_be_16(v->pkey);
 	w1 |= (v->fecn ? MRC_BTH_FECN : 0) | (v->becn ? MRC_BTH_BECN : 0);
 	w2 |= (v->ackreq ? MRC_BTH_ACKREQ : 0) | (v->rtx ? MRC_BTH_RTX : 0) |
-		(v->ts ? MRC_BTH_TS : 0);
+	      (v->ts ? MRC_BTH_TS : 0);
 	b->fb_dqpn = rte_cpu_to_be_32(w1);
 	b->flags_psn = rte_cpu_to_be_32(w2);
 }
@@ -321,13 +321,14 @@ encode_sack(uint8_t *p, const struct mrc_sack_view *v, const struct mrc_wire_cfg
 	s->cc_type_flags = (uint8_t)((v->cc_type << 4) | (v->cc_flags & 0x0f));
 	s->mpr = v->mpr;
 	s->sack_offset = rte_cpu_to_be_16((uint16_t)v->sack_offset);
-	s->sack_bitmap = rte_cpu_to_be_64(mrc_sack_bitmap_wire(v->sack_bitmap,
-		cfg->sack_bit_order));
+	s->sack_bitmap =
+		rte_cpu_to_be_64(mrc_sack_bitmap_wire(v->sack_bitmap, cfg->sack_bit_order));
 	cc->ts_echo = rte_cpu_to_be_16(v->ts_echo);
 	cc->ooo_count = rte_cpu_to_be_16(v->ooo_count & MRC_CC_OOO_MASK);
-	cc->pen_rcvd = rte_cpu_to_be_32((v->rc ? MRC_CC_RC : 0) |
-		((uint32_t)(v->cwnd_pen & MRC_CC_PEN_MASK) << MRC_CC_PEN_SHIFT) |
-		(v->rcvd_bytes & MRC_CC_RCVD_MASK));
+	cc->pen_rcvd =
+		rte_cpu_to_be_32((v->rc ? MRC_CC_RC : 0) |
+				 ((uint32_t)(v->cwnd_pen & MRC_CC_PEN_MASK) << MRC_CC_PEN_SHIFT) |
+				 (v->rcvd_bytes & MRC_CC_RCVD_MASK));
 }
 
 static void
@@ -380,7 +381,7 @@ encode_ep(uint8_t *p, bool response, const struct mrc_ep_view *v)
 
 		memset(e, 0, sizeof(*e));
 		e->op = (uint8_t)(((v->op & 3) << MRC_EP_OP_SHIFT) |
-			(v->svc_valid ? MRC_EETH_SVC_VALID : 0));
+				  (v->svc_valid ? MRC_EETH_SVC_VALID : 0));
 		e->vendor = v->vendor;
 		e->req_id = rte_cpu_to_be_16(v->req_id);
 		e->port_status_mask = rte_cpu_to_be_32(v->port_status_mask);
@@ -391,8 +392,8 @@ encode_ep(uint8_t *p, bool response, const struct mrc_ep_view *v)
 }
 
 void
-mrc_transport_encode(uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg,
-	uint8_t pad)
+mrc_transport_encode(
+	uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg, uint8_t pad)
 {
 	uint8_t *ext = p + sizeof(struct mrc_bth);
 	uint8_t op = pkt->bth.opcode;

@@ -49,14 +49,14 @@
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
 
-#define PLANES	   8
-#define T1S	   4
-#define MAX_QPS	   16
-#define MSG	   (256u * 1024)
-#define STEP_NS	   100
-#define WINDOW_NS  1000000ull
-#define MAX_WIN	   64
-#define MEM_LEN	   (4u << 20)
+#define PLANES	  8
+#define T1S	  4
+#define MAX_QPS	  16
+#define MSG	  (256u * 1024)
+#define STEP_NS	  100
+#define WINDOW_NS 1000000ull
+#define MAX_WIN	  64
+#define MEM_LEN	  (4u << 20)
 
 static struct mrc_test_pair pairs[MAX_QPS];
 static unsigned int n_qps = 8, n_windows = 10, outstanding = 4;
@@ -168,21 +168,24 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "ecmp") == 0)
 				paths = MRC_QP_PATHS_ECMP;
 			else {
-				fprintf(stderr, "bench_fabric_qps: --paths %s: spray or ecmp\n", optarg);
+				fprintf(stderr, "bench_fabric_qps: --paths %s: spray or ecmp\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'q':
 			n_qps = (unsigned int)atoi(optarg);
 			if (n_qps < 1 || n_qps > MAX_QPS) {
-				fprintf(stderr, "bench_fabric_qps: --qps %s: 1..%d\n", optarg, MAX_QPS);
+				fprintf(stderr, "bench_fabric_qps: --qps %s: 1..%d\n", optarg,
+					MAX_QPS);
 				return 2;
 			}
 			break;
 		case 'w':
 			n_windows = (unsigned int)atoi(optarg);
 			if (n_windows < 1 || n_windows > MAX_WIN) {
-				fprintf(stderr, "bench_fabric_qps: --windows %s: 1..%d\n", optarg, MAX_WIN);
+				fprintf(stderr, "bench_fabric_qps: --windows %s: 1..%d\n", optarg,
+					MAX_WIN);
 				return 2;
 			}
 			break;
@@ -219,8 +222,8 @@ main(int argc, char **argv)
 		case 'o':
 			outstanding = (unsigned int)atoi(optarg);
 			if (outstanding < 1 || outstanding > MEM_LEN / MSG) {
-				fprintf(stderr, "bench_fabric_qps: --outstanding %s: 1..%u\n", optarg,
-					MEM_LEN / MSG);
+				fprintf(stderr, "bench_fabric_qps: --outstanding %s: 1..%u\n",
+					optarg, MEM_LEN / MSG);
 				return 2;
 			}
 			break;
@@ -364,8 +367,8 @@ main(int argc, char **argv)
 	printf("{\"paths\": \"%s\", \"reliability\": \"%s\", \"loss\": %g, \"qps\": %u, "
 	       "\"seed\": %llu, \"windows\": %u, \"window_ms\": 1, \"goodput_gbps\": %.3f, "
 	       "\"plane_jain\": [",
-		paths == MRC_QP_PATHS_ECMP ? "ecmp" : "spray", rel == MRC_QP_REL_GBN ? "gbn" : "sack",
-		loss, n_qps, (unsigned long long)seed, n_w,
+		paths == MRC_QP_PATHS_ECMP ? "ecmp" : "spray",
+		rel == MRC_QP_REL_GBN ? "gbn" : "sack", loss, n_qps, (unsigned long long)seed, n_w,
 		(double)done_in_windows * MSG * 8 / ((double)n_w * WINDOW_NS));
 	for (unsigned int k = 0; k < n_w; k++)
 		printf("%s%.5f", k ? ", " : "", w[k].plane_jain);
@@ -380,12 +383,15 @@ main(int argc, char **argv)
 	       " \"lost_by\": {\"ev_order\": %llu, \"time\": %llu, \"pkt_timeout\": %llu, "
 	       "\"rto\": %llu, \"nack\": %llu, \"rewind\": %llu}, \"retx_pkts\": %llu, "
 	       "\"probes\": %llu, \"rx_dup_pkts\": %llu}\n",
-		median(v[0], n_w), median(v[1], n_w), median(v[2], n_w), median(v[3], n_w), worst[0],
-		worst[1], worst[2], worst[3], (double)bytes * 8 / ((double)n_w * WINDOW_NS),
-		(unsigned long long)total_done, (unsigned long long)(errors + pump.errors),
-		(unsigned long long)lost[MRC_REL_LOSS_EV_ORDER], (unsigned long long)lost[MRC_REL_LOSS_TIME],
+		median(v[0], n_w), median(v[1], n_w), median(v[2], n_w), median(v[3], n_w),
+		worst[0], worst[1], worst[2], worst[3],
+		(double)bytes * 8 / ((double)n_w * WINDOW_NS), (unsigned long long)total_done,
+		(unsigned long long)(errors + pump.errors),
+		(unsigned long long)lost[MRC_REL_LOSS_EV_ORDER],
+		(unsigned long long)lost[MRC_REL_LOSS_TIME],
 		(unsigned long long)lost[MRC_REL_LOSS_PKT_TIMEOUT],
-		(unsigned long long)lost[MRC_REL_LOSS_RTO], (unsigned long long)lost[MRC_REL_LOSS_NACK],
+		(unsigned long long)lost[MRC_REL_LOSS_RTO],
+		(unsigned long long)lost[MRC_REL_LOSS_NACK],
 		(unsigned long long)lost[MRC_REL_LOSS_REWIND], (unsigned long long)retx,
 		(unsigned long long)probes, (unsigned long long)dups);
 	mrc_fabric_free(f);

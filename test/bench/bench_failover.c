@@ -407,7 +407,8 @@ main(int argc, char **argv)
 				}
 			while ((n = mrc_cq_poll(pairs[q].h[1].cq, e, RTE_DIM(e))) > 0)
 				for (unsigned int k = 0; k < n; k++) {
-					if (e[k].opcode != MRC_CQE_RECV_IMM || e[k].status != MRC_CQE_OK)
+					if (e[k].opcode != MRC_CQE_RECV_IMM ||
+						e[k].status != MRC_CQE_OK)
 						continue;
 					recv_done[q]++;
 					/* Stalls are measured while the senders keep posting. */
@@ -421,7 +422,8 @@ main(int argc, char **argv)
 							stall_msg_before_ns =
 								RTE_MAX(stall_msg_before_ns, gap);
 						if (now >= fault_ns)
-							stall_msg_q_ns = RTE_MAX(stall_msg_q_ns, gq);
+							stall_msg_q_ns =
+								RTE_MAX(stall_msg_q_ns, gq);
 					}
 					last_msg_ns = now;
 					last_msg_q[q] = now;
@@ -580,10 +582,14 @@ main(int argc, char **argv)
 	       "\"fabric_drops_per_s\": %.0f, \"resent_per_s\": %.0f}",
 		(double)(probe_from_ns - fault_ns) / 1000,
 		probe_s > 0 ? (double)(s0.ev_probes + s1.ev_probes - at_probe_from[0].ev_probes -
-				      at_probe_from[1].ev_probes) / probe_s : 0.0,
-		probe_s > 0 ? (double)(fe->drop_down + fe->drop_blackhole -
-				      fab_at_probe_from.drop_down -
-				      fab_at_probe_from.drop_blackhole) / probe_s : 0.0,
+				       at_probe_from[1].ev_probes) /
+				      probe_s
+			    : 0.0,
+		probe_s > 0
+			? (double)(fe->drop_down + fe->drop_blackhole -
+				   fab_at_probe_from.drop_down - fab_at_probe_from.drop_blackhole) /
+				  probe_s
+			: 0.0,
 		probe_s > 0 ? (double)(s0.retx - at_probe_from[0].retx) / probe_s : 0.0);
 	if (series) {
 		printf(",\n \"series_gbps\": [");

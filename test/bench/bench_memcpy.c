@@ -56,9 +56,15 @@ main(int argc, char **argv)
 		int rc = 0;
 
 		switch (c) {
-		case 'b': rc = parse_u64("--bytes", optarg, 1, 1ull << 40, &bytes); break;
-		case 'c': rc = parse_u64("--chunk", optarg, 1, 1u << 20, &chunk); break;
-		case 'r': rc = parse_u64("--region", optarg, 1, 1ull << 32, &region); break;
+		case 'b':
+			rc = parse_u64("--bytes", optarg, 1, 1ull << 40, &bytes);
+			break;
+		case 'c':
+			rc = parse_u64("--chunk", optarg, 1, 1u << 20, &chunk);
+			break;
+		case 'r':
+			rc = parse_u64("--region", optarg, 1, 1ull << 32, &region);
+			break;
 		default:
 			printf("usage: %s [--bytes N] [--chunk B] [--region B]\n", argv[0]);
 			return c == 'h' ? 0 : 2;

@@ -75,8 +75,8 @@ bench_pump_step(struct bench_pump *b, uint64_t now)
 
 			if (b->host_planes != NULL) {
 				planes = b->host_planes[host];
-				mrc_qp_set_peer_planes(p->h[i].qp,
-					b->host_planes[host_of(b, q, 1 - i)]);
+				mrc_qp_set_peer_planes(
+					p->h[i].qp, b->host_planes[host_of(b, q, 1 - i)]);
 			}
 			if (b->nic_room_ns == 0) {
 				n = mrc_qp_tx_burst(

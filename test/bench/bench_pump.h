@@ -22,8 +22,8 @@ struct bench_pump {
 	struct mrc_fabric *f;
 	struct mrc_test_pair *pairs;
 	unsigned int n_pairs;
-	uint32_t qpn_base;           /* pair q's QPs: qpn_base + 2q (side 0), + 1 (side 1) */
-	unsigned int n_hosts;        /* fabric hosts to read */
+	uint32_t qpn_base;    /* pair q's QPs: qpn_base + 2q (side 0), + 1 (side 1) */
+	unsigned int n_hosts; /* fabric hosts to read */
 	unsigned int n_planes;
 	const uint8_t (*hosts)[2];   /* fabric host of each pair's sides; NULL: {0, 1} */
 	const uint32_t *host_planes; /* per fabric host: planes its ports show up;
@@ -39,8 +39,8 @@ struct bench_pump {
 	 */
 	uint32_t nic_room_ns;
 	double link_gbps;
-	unsigned int first;	     /* the pair served first in the last step */
-	uint64_t errors;             /* packets refused by the parser or for no QP of ours */
+	unsigned int first; /* the pair served first in the last step */
+	uint64_t errors;    /* packets refused by the parser or for no QP of ours */
 };
 
 /* The tx room the benches give a NIC port by default: 2.56 us (32 KB at 100 Gb/s). */

@@ -82,15 +82,24 @@ setup(unsigned int n_pairs, uint16_t mtu, size_t mem_len)
 	for (unsigned int q = 0; q < 2 * n_pairs; q++) {
 		const unsigned int side = q & 1;
 		struct mrc_qp_init in = {
-			.qpn = 0x1000 + q, .sq_size = 64, .mtu = mtu, .tsc_hz = HZ,
-			.mrs = hosts[side].mrs, .cq = hosts[side].cq, .hdr_pool = pool, .wire = wire,
+			.qpn = 0x1000 + q,
+			.sq_size = 64,
+			.mtu = mtu,
+			.tsc_hz = HZ,
+			.mrs = hosts[side].mrs,
+			.cq = hosts[side].cq,
+			.hdr_pool = pool,
+			.wire = wire,
 			.socket = SOCKET_ID_ANY,
 		};
 		const char *why = NULL;
 
 		in.addr.srv6 = true;
-		in.addr.path = (struct mrc_ev_path_tmpl){.block = 0xfcbb0000, .src_t0 = (uint8_t)side,
-			.dst_t0 = (uint8_t)(1 - side), .dst_host = 1, .n_t1 = 4};
+		in.addr.path = (struct mrc_ev_path_tmpl){.block = 0xfcbb0000,
+			.src_t0 = (uint8_t)side,
+			.dst_t0 = (uint8_t)(1 - side),
+			.dst_host = 1,
+			.n_t1 = 4};
 		qps[q] = mrc_qp_create(&in, &why);
 		if (qps[q] == NULL) {
 			fprintf(stderr, "bench_qp: %s\n", why);
@@ -119,9 +128,10 @@ run(unsigned int n_pairs, uint64_t pkts, uint32_t msg_len, uint16_t mtu, uint64_
 		for (unsigned int k = 0; k < n_pairs; k++) {
 			struct mrc_qp *s = qps[2 * k], *r = qps[2 * k + 1];
 
-			if (msgs < target && mrc_qp_post_write(s, msgs, hosts[0].mem, msg_len,
-						     hosts[0].key, (uint64_t)(uintptr_t)hosts[1].mem,
-						     hosts[1].key, false, 0) == 0)
+			if (msgs < target &&
+				mrc_qp_post_write(s, msgs, hosts[0].mem, msg_len, hosts[0].key,
+					(uint64_t)(uintptr_t)hosts[1].mem, hosts[1].key, false,
+					0) == 0)
 				msgs++;
 			for (int dir = 0; dir < 2; dir++) {
 				struct mrc_qp *from = dir ? r : s, *to = dir ? s : r;
@@ -183,13 +193,24 @@ main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'q': n_pairs = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'p': pkts = strtoull(optarg, NULL, 0); break;
-		case 'b': mtu = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 'r': runs = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'Q': quiet = true; break;
+		case 'q':
+			n_pairs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			pkts = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			mtu = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			runs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'Q':
+			quiet = true;
+			break;
 		default:
-			printf("usage: %s [--qps N] [--pkts N] [--payload BYTES] [--runs R] [--quiet]\n",
+			printf("usage: %s [--qps N] [--pkts N] [--payload BYTES] [--runs R] "
+			       "[--quiet]\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -231,8 +252,8 @@ main(int argc, char **argv)
 	printf("bench_qp: %u QP pair(s), %u B payload, %u-packet messages, median of %u runs\n",
 		n_pairs, mtu, msg_len / mtu, runs);
 	printf("  %.1f ns per delivered data packet (sender + receiver, one core), %.2f Mpps, "
-	       "%.2f Gb/s of payload; %llu resends\n", t[runs / 2], 1e3 / t[runs / 2],
-		mtu * 8 / t[runs / 2], (unsigned long long)retx);
+	       "%.2f Gb/s of payload; %llu resends\n",
+		t[runs / 2], 1e3 / t[runs / 2], mtu * 8 / t[runs / 2], (unsigned long long)retx);
 	printf("  memory per QP in RTS: %zu bytes; parse errors: %llu\n", mrc_qp_mem_bytes(qps[0]),
 		(unsigned long long)parse_errors);
 	return parse_errors == 0 ? 0 : 1;

@@ -98,9 +98,17 @@ make_qp(unsigned int q, uint16_t mtu, uint64_t hz, const struct mrc_qp_attr *bas
 {
 	const unsigned int side = q & 1;
 	struct mrc_qp_init in = {
-		.qpn = 0x1000 + q, .sq_size = 4, .mtu = mtu, .tsc_hz = hz,
-		.mrs = hosts[side].mrs, .cq = hosts[side].cq, .hdr_pool = pool, .wire = wire,
-		.socket = SOCKET_ID_ANY, .trk_pool = trk, .imm_pool = imm_tables,
+		.qpn = 0x1000 + q,
+		.sq_size = 4,
+		.mtu = mtu,
+		.tsc_hz = hz,
+		.mrs = hosts[side].mrs,
+		.cq = hosts[side].cq,
+		.hdr_pool = pool,
+		.wire = wire,
+		.socket = SOCKET_ID_ANY,
+		.trk_pool = trk,
+		.imm_pool = imm_tables,
 	};
 	struct mrc_qp_attr a = *base;
 	const char *why = NULL;
@@ -131,8 +139,8 @@ main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"qps", 1, NULL, 'q'}, {"active", 1, NULL, 'a'},
 		{"pkts", 1, NULL, 'p'}, {"payload", 1, NULL, 'b'}, {"mem-mb", 1, NULL, 'm'},
-		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'}, {"imm", 0, NULL, 'i'},
-		{"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"trk-blocks", 1, NULL, 't'}, {"private-rings", 0, NULL, 'r'},
+		{"imm", 0, NULL, 'i'}, {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	bool private_rings = false, with_imm = false;
 	unsigned long n_pairs = 1000, active = 256, mem_mb = 2048, trk_blocks = 0;
 	unsigned long long pkts = 400000;
@@ -141,24 +149,42 @@ main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'q': n_pairs = strtoul(optarg, NULL, 0); break;
-		case 'a': active = strtoul(optarg, NULL, 0); break;
-		case 'p': pkts = strtoull(optarg, NULL, 0); break;
-		case 'b': mtu = strtoul(optarg, NULL, 0); break;
-		case 'm': mem_mb = strtoul(optarg, NULL, 0); break;
-		case 't': trk_blocks = strtoul(optarg, NULL, 0); break;
-		case 'r': private_rings = true; break;
-		case 'i': with_imm = true; break;
+		case 'q':
+			n_pairs = strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			active = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			pkts = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			mtu = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			mem_mb = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			trk_blocks = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			private_rings = true;
+			break;
+		case 'i':
+			with_imm = true;
+			break;
 		default:
 			printf("usage: %s --qps N [--active A] [--pkts P] [--payload B] "
-			       "[--mem-mb M] [--trk-blocks K] [--private-rings] [--imm]\n", argv[0]);
+			       "[--mem-mb M] [--trk-blocks K] [--private-rings] [--imm]\n",
+				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (n_pairs == 0 || n_pairs > 1000000 || active == 0 || pkts == 0 || mtu < 256 ||
 		mtu > 9000 || mem_mb < 256) {
-		fprintf(stderr, "bench_scale: --qps 1..1000000, --active >= 1, --pkts >= 1, "
-				"--payload 256..9000, --mem-mb >= 256 (got %lu, %lu, %llu, %lu, %lu)\n",
+		fprintf(stderr,
+			"bench_scale: --qps 1..1000000, --active >= 1, --pkts >= 1, "
+			"--payload 256..9000, --mem-mb >= 256 (got %lu, %lu, %llu, %lu, %lu)\n",
 			n_pairs, active, pkts, mtu, mem_mb);
 		return 2;
 	}
@@ -211,19 +237,20 @@ main(int argc, char **argv)
 	 * time (and this machine is shared): timers long enough that a late
 	 * pass is never taken for a loss, or resends would be measured.
 	 */
-	a.timeout = 20;                 /* 1.07 s retransmit timeout */
-	a.min_pkt_timeout_tsc = hz;     /* 1 s */
-	a.initial_rtt_tsc = hz / 1000;  /* 1 ms */
+	a.timeout = 20;		       /* 1.07 s retransmit timeout */
+	a.min_pkt_timeout_tsc = hz;    /* 1 s */
+	a.initial_rtt_tsc = hz / 1000; /* 1 ms */
 
 	/* The worker's in-flight rings, made once, before any QP. */
 	trk = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_trk_block_bytes(&a), SOCKET_ID_ANY);
 	/* And its Write-IMM tables, as many (a table is held only while an immediate waits). */
-	imm_tables = mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_imm_block_bytes(&a),
-		SOCKET_ID_ANY);
+	imm_tables = mrc_trk_pool_create(
+		(uint32_t)trk_blocks, mrc_qp_imm_block_bytes(&a), SOCKET_ID_ANY);
 	if (trk == NULL || imm_tables == NULL)
 		goto nomem;
-	const size_t pool_bytes = private_rings ?
-		0 : mrc_trk_pool_mem_bytes(trk) + mrc_trk_pool_mem_bytes(imm_tables);
+	const size_t pool_bytes =
+		private_rings ? 0
+			      : mrc_trk_pool_mem_bytes(trk) + mrc_trk_pool_mem_bytes(imm_tables);
 	struct mrc_trk_pool *shared = trk, *shared_imm = imm_tables;
 
 	if (private_rings) {
@@ -288,7 +315,8 @@ main(int argc, char **argv)
 	const double t0 = cpu_s();
 	const uint64_t w0 = rte_rdtsc();
 
-	/* The watchdog counts this thread's CPU time: being starved by a loaded machine is not stuck. */
+	/* The watchdog counts this thread's CPU time: being starved by a loaded machine is not
+	 * stuck. */
 	uint64_t last_n_lat = 0;
 	double last_progress = t0;
 
@@ -299,8 +327,9 @@ main(int argc, char **argv)
 			last_n_lat = n_lat;
 			last_progress = cpu_s();
 		} else if (cpu_s() - last_progress > 5.0) {
-			fprintf(stderr, "bench_scale: no message completed in 5 CPU-seconds: stuck (%llu "
-					"completed, %zu packets on the wire, rings out %u, waits %llu)\n",
+			fprintf(stderr,
+				"bench_scale: no message completed in 5 CPU-seconds: stuck (%llu "
+				"completed, %zu packets on the wire, rings out %u, waits %llu)\n",
 				(unsigned long long)n_lat, wn,
 				trk != NULL ? mrc_trk_pool_in_use(trk) : 0,
 				trk != NULL ? (unsigned long long)trk->stats.waits : 0ull);
@@ -308,11 +337,12 @@ main(int argc, char **argv)
 				const struct mrc_qp *q = qps[2 * act[k]];
 				const struct mrc_rel_tx *t = mrc_qp_rel_tx(q);
 
-				fprintf(stderr, "  pair %lu: state %s, una %u nxt %u inflight %u "
-						"lost %u ring %s, idle %d\n", act[k],
-					mrc_qp_state_name(mrc_qp_state(q)), t->snd_una, t->snd_nxt,
-					t->n_inflight, t->n_lost, mrc_rel_tx_has_trk(t) ? "held" : "none",
-					mrc_qp_idle(q));
+				fprintf(stderr,
+					"  pair %lu: state %s, una %u nxt %u inflight %u "
+					"lost %u ring %s, idle %d\n",
+					act[k], mrc_qp_state_name(mrc_qp_state(q)), t->snd_una,
+					t->snd_nxt, t->n_inflight, t->n_lost,
+					mrc_rel_tx_has_trk(t) ? "held" : "none", mrc_qp_idle(q));
 			}
 			return 1;
 		}
@@ -387,7 +417,8 @@ main(int argc, char **argv)
 		imm_tables = shared_imm;
 	}
 	printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": true, \"active_pairs\": %lu, "
-	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, \"trk_pool_bytes\": %zu, "
+	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, "
+	       "\"trk_pool_bytes\": %zu, "
 	       "\"trk_lent\": %llu, \"trk_waits\": %llu, \"trk_max_in_use\": %u, "
 	       "\"trk_in_use_at_end\": %u, \"bytes_per_qp_with_pool\": %.0f, "
 	       "\"payload_bytes\": %lu, \"msg_pkts\": %d, \"bytes_per_qp_created\": %zu, "
@@ -401,22 +432,21 @@ main(int argc, char **argv)
 	       "\"idle_qp_parts\": {\"qp\": %zu, \"sq\": %zu, \"ev_pool\": %zu, "
 	       "\"ev_stats\": %zu, \"responder\": %zu, \"imm\": %zu, \"requester\": %zu, "
 	       "\"trk\": %zu}}\n",
-		n_pairs, active, private_rings ? "true" : "false",
-		private_rings ? 0ul : trk_blocks, private_rings ? 0 : trk->block_bytes, pool_bytes,
+		n_pairs, active, private_rings ? "true" : "false", private_rings ? 0ul : trk_blocks,
+		private_rings ? 0 : trk->block_bytes, pool_bytes,
 		(unsigned long long)trk->stats.lent, (unsigned long long)trk->stats.waits,
 		trk->stats.max_in_use, mrc_trk_pool_in_use(trk),
-		(double)first_step[3] + (double)pool_bytes / (2.0 * n_pairs),
-		mtu, MSG_PKTS, first_step[0], first_step[1], first_step[2],
-		first_step[3], (unsigned long long)max_qp_bytes, heap_per_qp,
-		(unsigned long long)delivered, dt, wall, delivered / dt, dt * 1e9 / delivered,
-		(unsigned long long)n_lat, n_lat ? lat[n_lat / 2] / 1e3 : 0.0,
-		n_lat ? lat[n_lat * 99 / 100] / 1e3 : 0.0, next < n_pairs ? next : n_pairs,
-		(unsigned long long)retx,
+		(double)first_step[3] + (double)pool_bytes / (2.0 * n_pairs), mtu, MSG_PKTS,
+		first_step[0], first_step[1], first_step[2], first_step[3],
+		(unsigned long long)max_qp_bytes, heap_per_qp, (unsigned long long)delivered, dt,
+		wall, delivered / dt, dt * 1e9 / delivered, (unsigned long long)n_lat,
+		n_lat ? lat[n_lat / 2] / 1e3 : 0.0, n_lat ? lat[n_lat * 99 / 100] / 1e3 : 0.0,
+		next < n_pairs ? next : n_pairs, (unsigned long long)retx,
 		(unsigned long long)parse_errors, with_imm ? "true" : "false",
 		imm_tables->block_bytes, imm_tables->stats.max_in_use,
-		(unsigned long long)imm_refused, (unsigned long long)imm_delivered,
-		first_parts.qp, first_parts.sq, first_parts.ev_pool, first_parts.ev_stats,
-		first_parts.responder, first_parts.imm, first_parts.requester, first_parts.trk);
+		(unsigned long long)imm_refused, (unsigned long long)imm_delivered, first_parts.qp,
+		first_parts.sq, first_parts.ev_pool, first_parts.ev_stats, first_parts.responder,
+		first_parts.imm, first_parts.requester, first_parts.trk);
 	return parse_errors == 0 ? 0 : 1;
 nomem:
 	fprintf(stderr, "bench_scale: out of memory (raise --mem-mb, now %lu)\n", mem_mb);

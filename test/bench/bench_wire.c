@@ -129,7 +129,8 @@ run_op(const struct op *o, struct pkt_bufs *b, const struct mrc_wire_cfg *cfg,
 	case 1:
 	case 2:
 		for (uint64_t i = 0; i < iters; i++)
-			sink += mrc_pkt_parse(b->hdr, o->kind == 1 ? cfg : cfg_noicrc, &v) + v.bth.psn;
+			sink += mrc_pkt_parse(b->hdr, o->kind == 1 ? cfg : cfg_noicrc, &v) +
+				v.bth.psn;
 		break;
 	case 3:
 		for (uint64_t i = 0; i < iters; i++) {
@@ -140,11 +141,14 @@ run_op(const struct op *o, struct pkt_bufs *b, const struct mrc_wire_cfg *cfg,
 	case 4:
 	case 5:
 	case 6:
-		/* A forced path the CPU lacks leaves AUTO in place; the name printed says which ran. */
-		mrc_crc32_set_impl(o->kind == 5 ? MRC_CRC32_TABLE
-				   : o->kind == 6 ? MRC_CRC32_CLMUL : MRC_CRC32_AUTO);
+		/* A forced path the CPU lacks leaves AUTO in place; the name printed says which
+		 * ran. */
+		mrc_crc32_set_impl(o->kind == 5	  ? MRC_CRC32_TABLE
+				   : o->kind == 6 ? MRC_CRC32_CLMUL
+						  : MRC_CRC32_AUTO);
 		for (uint64_t i = 0; i < iters; i++)
-			sink += mrc_icrc_calc(b->hdr, 14 + 40, rte_pktmbuf_pkt_len(b->hdr) - 4 - 54);
+			sink += mrc_icrc_calc(
+				b->hdr, 14 + 40, rte_pktmbuf_pkt_len(b->hdr) - 4 - 54);
 		mrc_crc32_set_impl(MRC_CRC32_AUTO);
 		break;
 	}
@@ -213,7 +217,8 @@ main(int argc, char **argv)
 			json = optarg;
 			break;
 		default:
-			printf("usage: %s [--iters N] [--runs R] [--json FILE] [--op NAME]\nops:", argv[0]);
+			printf("usage: %s [--iters N] [--runs R] [--json FILE] [--op NAME]\nops:",
+				argv[0]);
 			for (size_t i = 0; i < RTE_DIM(ops); i++)
 				printf(" %s", ops[i].name);
 			printf("\n");
@@ -283,8 +288,8 @@ main(int argc, char **argv)
 			perror(json);
 			return 1;
 		}
-		fprintf(f, "{\"bench\": \"wire\", \"runs\": %u, \"iters\": %llu, \"ns_per_pkt\": {", runs,
-			(unsigned long long)iters);
+		fprintf(f, "{\"bench\": \"wire\", \"runs\": %u, \"iters\": %llu, \"ns_per_pkt\": {",
+			runs, (unsigned long long)iters);
 		for (size_t i = 0; i < RTE_DIM(ops); i++)
 			fprintf(f, "%s\"%s\": %.2f", i ? ", " : "", ops[i].name, results[i]);
 		fprintf(f, "}, \"crc_impl\": \"%s\", \"icrc_over_memcpy\": %.2f}\n",

@@ -18,15 +18,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond, ...)                                                                    \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "oracle violated at %s:%d: %s: ", __FILE__, __LINE__,     \
-				#cond);                                                          \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-			__builtin_trap();                                                        \
-		}                                                                                \
+#define FUZZ_CHECK(cond, ...)                                                                 \
+	do {                                                                                  \
+		if (!(cond)) {                                                                \
+			fprintf(stderr, "oracle violated at %s:%d: %s: ", __FILE__, __LINE__, \
+				#cond);                                                       \
+			fprintf(stderr, __VA_ARGS__);                                         \
+			fputc('\n', stderr);                                                  \
+			__builtin_trap();                                                     \
+		}                                                                             \
 	} while (0)
 
 #endif /* MRC_FUZZ_H */

@@ -20,7 +20,7 @@
 #include "mrc_test_mbuf.h"
 #include "mrc_wire_pkt.h"
 
-#define MAX_IN   (16 * 1024)
+#define MAX_IN	 (16 * 1024)
 #define HEADROOM 1024
 
 static size_t
@@ -95,8 +95,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = mrc_pkt_parse_buf(b2, (uint16_t)n2, &cfg, &v2);
 	FUZZ_CHECK(rc == MRC_WIRE_OK, "rebuilt packet refused: %s", mrc_wire_reject_name(rc));
 	FUZZ_CHECK(v2.bth.opcode == v.bth.opcode && v2.bth.psn == v.bth.psn &&
-			v2.bth.dqpn == v.bth.dqpn && v2.ev == v.ev && v2.flags == v.flags &&
-			v2.payload_len == v.payload_len,
+			   v2.bth.dqpn == v.bth.dqpn && v2.ev == v.ev && v2.flags == v.flags &&
+			   v2.payload_len == v.payload_len,
 		"rebuilt packet changed its key fields");
 	size_t n3 = rebuild(&v2, b2 + v2.payload_off, &cfg, b3, sizeof(b3));
 

@@ -29,7 +29,7 @@
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
 
-#define GUARD 4096
+#define GUARD  4096
 #define REGION (256 * 1024)
 
 static struct mrc_test_pair pair;
@@ -46,7 +46,7 @@ setup(void)
 	mrc_test_pair_cfg_defaults(&pcfg);
 	pcfg.n_planes = 4;
 	mrc_qp_attr_defaults(&pcfg.attr, 4, MRC_TEST_HZ);
-	pcfg.attr.mpr = 1;      /* small windows: wild PSNs reach the edges */
+	pcfg.attr.mpr = 1; /* small windows: wild PSNs reach the edges */
 	pcfg.attr.peer_mpr = 1;
 	pcfg.attr.wimm = 4;
 	pcfg.attr.peer_wimm = 4;
@@ -62,8 +62,8 @@ setup(void)
 
 	mrc_mr_deregister(h->mrs, h->key);
 	region = h->mem + GUARD;
-	region_key = mrc_mr_register(h->mrs, region, REGION, 0,
-		MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ACCESS_LOCAL_READ);
+	region_key = mrc_mr_register(
+		h->mrs, region, REGION, 0, MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ACCESS_LOCAL_READ);
 	return region_key != 0 ? 0 : -1;
 }
 
@@ -84,8 +84,9 @@ reconnect(bool ref_modes)
 		mrc_qp_modify(qp, MRC_QP_RESET, NULL, pair.now, &pair.rand, NULL);
 		a.dest_qpn = 0x100 + (1 - i);
 		for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
-			FUZZ_CHECK(mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, pair.now, &pair.rand,
-					   NULL) == 0, "reconnect");
+			FUZZ_CHECK(mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, pair.now,
+					   &pair.rand, NULL) == 0,
+				"reconnect");
 		while (mrc_cq_poll(pair.h[i].cq, e, 64) > 0)
 			;
 	}
@@ -175,10 +176,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0: { /* post a real write from host 0 into the region */
 			uint32_t len = rd32(a + 1) % 3000, off = rd32(a + 5) % (REGION - 3000);
 
-			if (n_posted < 255 && mrc_qp_post_write(pair.h[0].qp, n_posted,
-						    pair.h[0].mem, len, pair.h[0].key,
-						    (uint64_t)(uintptr_t)region + off, region_key,
-						    a[9] & 1, a[10]) == 0)
+			if (n_posted < 255 &&
+				mrc_qp_post_write(pair.h[0].qp, n_posted, pair.h[0].mem, len,
+					pair.h[0].key, (uint64_t)(uintptr_t)region + off,
+					region_key, a[9] & 1, a[10]) == 0)
 				posted[n_posted++] = 1;
 			break;
 		}
@@ -191,7 +192,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3: /* crafted data towards the responder */
 			v.bth.opcode = (uint8_t)(MRC_OP_WRITE_FIRST + a[1] % 6);
 			v.bth.psn = rd32(a + 2) & 0xffffff;
-			v.data.va = (uint64_t)(uintptr_t)region + (int32_t)rd32(a + 6) % (2 * REGION);
+			v.data.va =
+				(uint64_t)(uintptr_t)region + (int32_t)rd32(a + 6) % (2 * REGION);
 			v.data.rkey = a[10] & 1 ? region_key : rd32(a + 11);
 			v.data.dma_len = rd32(a + 6);
 			v.data.rqmsn = a[15];
@@ -233,7 +235,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* Invariants. */
 		for (size_t g = 0; g < GUARD; g++) {
-			FUZZ_CHECK(pair.h[1].mem[g] == 0, "guard byte %zu before the region written", g);
+			FUZZ_CHECK(pair.h[1].mem[g] == 0,
+				"guard byte %zu before the region written", g);
 			FUZZ_CHECK(pair.h[1].mem[GUARD + REGION + g] == 0,
 				"guard byte %zu after the region written", g);
 		}
@@ -254,10 +257,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct mrc_rel_tx *t = mrc_qp_rel_tx(pair.h[0].qp);
 
 		if (t != NULL) {
-			FUZZ_CHECK(t->stats.acked_pkts <= t->stats.sent_pkts, "acked %llu > sent %llu",
-				(unsigned long long)t->stats.acked_pkts,
+			FUZZ_CHECK(t->stats.acked_pkts <= t->stats.sent_pkts,
+				"acked %llu > sent %llu", (unsigned long long)t->stats.acked_pkts,
 				(unsigned long long)t->stats.sent_pkts);
-			FUZZ_CHECK(t->n_inflight + t->n_lost <= t->window, "in flight beyond the window");
+			FUZZ_CHECK(t->n_inflight + t->n_lost <= t->window,
+				"in flight beyond the window");
 		}
 	}
 	/* Drain everything and check the pool is whole again. */

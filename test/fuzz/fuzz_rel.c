@@ -48,8 +48,7 @@ on_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, ui
 }
 
 static void
-on_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
-	enum mrc_rel_loss why)
+on_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, enum mrc_rel_loss why)
 {
 	(void)cookie;
 	(void)len;
@@ -91,8 +90,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0: /* send new on an EV */
 			if (mrc_rel_tx_can_send(tx) && st.sent < MAX_SENT) {
 				/* The value varies for one slot, as when an EV is replaced. */
-				uint32_t psn = mrc_rel_tx_sent_new(tx, a[0] % 8, a[0], 100, st.sent,
-					now);
+				uint32_t psn =
+					mrc_rel_tx_sent_new(tx, a[0] % 8, a[0], 100, st.sent, now);
 
 				FUZZ_CHECK(offset_of(psn) == st.sent, "PSNs are consecutive");
 				st.sent++;
@@ -115,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.pr = a[11] & 1;
 			if (mrc_rel_tx_on_sack(tx, &s, now, &ops, &st, &info) != 0)
 				FUZZ_CHECK(tx->snd_una == una && tx->snd_nxt == nxt &&
-						tx->n_inflight == inflight,
+						   tx->n_inflight == inflight,
 					"a refused SACK changed the state");
 			i += 12;
 			break;
@@ -143,8 +142,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			if (mrc_rel_tx_next_retx(tx, &psn, &ev, &cookie, &len) == 0) {
 				FUZZ_CHECK(cookie == offset_of(psn), "resend of the wrong packet");
-				FUZZ_CHECK(!st.acked[offset_of(psn)], "resend of a delivered packet");
-				mrc_rel_tx_sent_retx(tx, psn, (uint16_t)((ev + 1) % 8), ev + 1, now);
+				FUZZ_CHECK(
+					!st.acked[offset_of(psn)], "resend of a delivered packet");
+				mrc_rel_tx_sent_retx(
+					tx, psn, (uint16_t)((ev + 1) % 8), ev + 1, now);
 			}
 			i += 1;
 			break;

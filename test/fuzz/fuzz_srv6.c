@@ -27,8 +27,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 5)
 		return 0;
-	block = ((uint32_t)data[0] << 24) | ((uint32_t)data[1] << 16) |
-		((uint32_t)data[2] << 8) | data[3];
+	block = ((uint32_t)data[0] << 24) | ((uint32_t)data[1] << 16) | ((uint32_t)data[2] << 8) |
+		data[3];
 	n = data[4] % (MRC_SRH_MAX_SEGS + 1);
 	memset(c, 0, sizeof(c));
 	memcpy(c, data + 5, RTE_MIN(size - 5, sizeof(c)));
@@ -64,14 +64,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(ne == (int)n && memcmp(c, e, n * MRC_IPV6_ADDR_LEN) == 0,
 			"re-encode of a dense path differs");
 	FUZZ_CHECK(mrc_usid_decode((const uint8_t(*)[MRC_IPV6_ADDR_LEN])e, (unsigned int)ne, block,
-			   &q) == 0 && q.n == p.n &&
-			memcmp(q.usid, p.usid, p.n * sizeof(uint16_t)) == 0,
+			   &q) == 0 &&
+			   q.n == p.n && memcmp(q.usid, p.usid, p.n * sizeof(uint16_t)) == 0,
 		"re-encoded path decodes differently");
 
 	memset(&pkt, 0, sizeof(pkt));
 	FUZZ_CHECK(mrc_srv6_set_path(&pkt, &p) == 0, "set_path");
 	FUZZ_CHECK(mrc_srv6_get_path(&pkt, block, &q) == 0 && q.n == p.n &&
-			memcmp(q.usid, p.usid, p.n * sizeof(uint16_t)) == 0,
+			   memcmp(q.usid, p.usid, p.n * sizeof(uint16_t)) == 0,
 		"path does not read back");
 
 	unsigned int hop = 0;

@@ -57,10 +57,10 @@ pcap_begin(struct blob *f)
 	put_le32(f, 0xa1b2c3d4); /* microsecond timestamps, little-endian file */
 	put_le16(f, 2);
 	put_le16(f, 4);
-	put_le32(f, 0);     /* thiszone */
-	put_le32(f, 0);     /* sigfigs */
+	put_le32(f, 0);	    /* thiszone */
+	put_le32(f, 0);	    /* sigfigs */
 	put_le32(f, 65535); /* snaplen */
-	put_le32(f, 1);     /* LINKTYPE_ETHERNET */
+	put_le32(f, 1);	    /* LINKTYPE_ETHERNET */
 }
 
 static int
@@ -108,10 +108,13 @@ emit(const char *dir, const char *name, const void *data, size_t len, bool check
 	if (n != len || memcmp(disk, data, len) != 0) {
 		size_t at = mrc_test_memdiff(disk, data, n < len ? n : len);
 
-		fprintf(stderr, "  FAIL %s: %zu bytes on disk, %zu built; first difference at %zu\n",
-			path, n, len, at == (size_t)-1 ? (n < len ? n : len) : at);
-		fprintf(stderr, "  (if the change is intended: gen_golden --write %s, and say why "
-				"in the commit)\n", dir);
+		fprintf(stderr,
+			"  FAIL %s: %zu bytes on disk, %zu built; first difference at %zu\n", path,
+			n, len, at == (size_t)-1 ? (n < len ? n : len) : at);
+		fprintf(stderr,
+			"  (if the change is intended: gen_golden --write %s, and say why "
+			"in the commit)\n",
+			dir);
 		return -1;
 	}
 	return 0;
@@ -136,10 +139,14 @@ json_mrc_fields(FILE *j, const struct mrc_pkt *p)
 	if (mrc_opcode_is_data(op)) {
 		fprintf(j, ", \"mrc.meth.rqmsn\": %u, \"mrc.meth.msn\": %u", p->data.rqmsn,
 			p->data.msn);
-		fprintf(j, ", \"mrc.reth.va\": %" PRIu64 ", \"mrc.reth.rkey\": %" PRIu32
-			", \"mrc.reth.dma_len\": %" PRIu32, p->data.va, p->data.rkey, p->data.dma_len);
+		fprintf(j,
+			", \"mrc.reth.va\": %" PRIu64 ", \"mrc.reth.rkey\": %" PRIu32
+			", \"mrc.reth.dma_len\": %" PRIu32,
+			p->data.va, p->data.rkey, p->data.dma_len);
 		if (p->bth.ts)
-			fprintf(j, ", \"mrc.tseth.ts\": %u, \"mrc.tseth.tsr\": %d, \"mrc.tseth.ftype\": %u",
+			fprintf(j,
+				", \"mrc.tseth.ts\": %u, \"mrc.tseth.tsr\": %d, "
+				"\"mrc.tseth.ftype\": %u",
 				p->tseth.ts, p->tseth.tsr, p->tseth.ftype);
 		if (mrc_opcode_has_imm(op))
 			fprintf(j, ", \"mrc.immdt\": %" PRIu32, p->data.imm);
@@ -152,36 +159,44 @@ json_mrc_fields(FILE *j, const struct mrc_pkt *p)
 	case MRC_OP_SACK: {
 		const struct mrc_sack_view *s = &p->sack;
 
-		fprintf(j, ", \"mrc.seth.m\": %u, \"mrc.seth.pr\": %d, \"mrc.seth.ack_psn_offset\": %d"
+		fprintf(j,
+			", \"mrc.seth.m\": %u, \"mrc.seth.pr\": %d, \"mrc.seth.ack_psn_offset\": %d"
 			", \"mrc.seth.entropy\": %" PRIu32 ", \"mrc.seth.spdcid\": %u"
 			", \"mrc.seth.dpdcid\": %u, \"mrc.seth.cack_psn\": %" PRIu32
-			", \"mrc.seth.cc_type\": %u, \"mrc.seth.cc_flags\": %u, \"mrc.seth.mpr\": %u"
+			", \"mrc.seth.cc_type\": %u, \"mrc.seth.cc_flags\": %u, \"mrc.seth.mpr\": "
+			"%u"
 			", \"mrc.seth.sack_offset\": %d, \"mrc.seth.sack_bitmap\": %" PRIu64
 			", \"mrc.cc.ts_echo\": %u, \"mrc.cc.ooo_count\": %u, \"mrc.cc.rc\": %d"
 			", \"mrc.cc.cwnd_pen\": %u, \"mrc.cc.rcvd_bytes\": %" PRIu32,
-			s->m, s->pr, s->ack_psn_offset, s->entropy, s->spdcid, s->dpdcid, s->cack_psn,
-			s->cc_type, s->cc_flags, s->mpr, s->sack_offset, s->sack_bitmap, s->ts_echo,
-			s->ooo_count, s->rc, s->cwnd_pen, s->rcvd_bytes);
+			s->m, s->pr, s->ack_psn_offset, s->entropy, s->spdcid, s->dpdcid,
+			s->cack_psn, s->cc_type, s->cc_flags, s->mpr, s->sack_offset,
+			s->sack_bitmap, s->ts_echo, s->ooo_count, s->rc, s->cwnd_pen,
+			s->rcvd_bytes);
 		break;
 	}
 	case MRC_OP_NACK:
-		fprintf(j, ", \"mrc.neth.reason\": %u, \"mrc.neth.vendor\": %u"
+		fprintf(j,
+			", \"mrc.neth.reason\": %u, \"mrc.neth.vendor\": %u"
 			", \"mrc.neth.entropy\": %" PRIu32 ", \"mrc.neth.nack_psn\": %" PRIu32
-			", \"mrc.neth.ts_echo\": %u", p->nack.reason, p->nack.vendor, p->nack.entropy,
-			p->nack.nack_psn, p->nack.ts_echo);
+			", \"mrc.neth.ts_echo\": %u",
+			p->nack.reason, p->nack.vendor, p->nack.entropy, p->nack.nack_psn,
+			p->nack.ts_echo);
 		break;
 	case MRC_OP_PROBE:
 		fprintf(j, ", \"mrc.peth.probe_id\": %u, \"mrc.peth.ts\": %u", p->probe.probe_id,
 			p->probe.ts);
 		break;
 	case MRC_OP_EP_REQUEST:
-		fprintf(j, ", \"mrc.erth.op\": %u, \"mrc.erth.req_id\": %u"
-			", \"mrc.erth.port_status_mask\": %" PRIu32, p->ep.op, p->ep.req_id,
-			p->ep.port_status_mask);
+		fprintf(j,
+			", \"mrc.erth.op\": %u, \"mrc.erth.req_id\": %u"
+			", \"mrc.erth.port_status_mask\": %" PRIu32,
+			p->ep.op, p->ep.req_id, p->ep.port_status_mask);
 		break;
 	case MRC_OP_EP_RESPONSE:
-		fprintf(j, ", \"mrc.eeth.op\": %u, \"mrc.eeth.req_id\": %u"
-			", \"mrc.eeth.port_status_mask\": %" PRIu32 ", \"mrc.eeth.svc_time_ns\": %" PRIu32,
+		fprintf(j,
+			", \"mrc.eeth.op\": %u, \"mrc.eeth.req_id\": %u"
+			", \"mrc.eeth.port_status_mask\": %" PRIu32
+			", \"mrc.eeth.svc_time_ns\": %" PRIu32,
 			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns);
 		break;
 	default:
@@ -210,18 +225,25 @@ json_packet(FILE *j, const struct mrc_test_sample *s, const struct mrc_wire_cfg 
 		fprintf(j, "\"outer_dst\": null, ");
 	json_addr(j, "inner_dst", p->ip.dst);
 	json_addr(j, "inner_src", p->ip.src);
-	fprintf(j, "\"udp_sport\": %u, \"ev\": %" PRIu32 ", \"flow_label\": %" PRIu32
-		", \"dscp\": %u, \"ecn\": %u, ", mrc_ev_sport(p->ev, cfg->ev_split), p->ev,
+	fprintf(j,
+		"\"udp_sport\": %u, \"ev\": %" PRIu32 ", \"flow_label\": %" PRIu32
+		", \"dscp\": %u, \"ecn\": %u, ",
+		mrc_ev_sport(p->ev, cfg->ev_split), p->ev,
 		(outermost->flow_label & 0xf0000) | mrc_ev_flow_bits(p->ev, cfg->ev_split),
-		s->trim ? (s->trim_lasthop ? cfg->dscp.trimmed_lasthop : cfg->dscp.trimmed) :
-			  outermost->dscp, outermost->ecn);
-	fprintf(j, "\"opcode\": %u, \"dqpn\": %" PRIu32 ", \"psn\": %" PRIu32
-		", \"rtx\": %s, \"ts\": %s, \"ackreq\": %s, \"trimmed\": %s, ", p->bth.opcode,
-		p->bth.dqpn, p->bth.psn, p->bth.rtx ? "true" : "false", p->bth.ts ? "true" : "false",
-		p->bth.ackreq ? "true" : "false", s->trim ? "true" : "false");
+		s->trim ? (s->trim_lasthop ? cfg->dscp.trimmed_lasthop : cfg->dscp.trimmed)
+			: outermost->dscp,
+		outermost->ecn);
+	fprintf(j,
+		"\"opcode\": %u, \"dqpn\": %" PRIu32 ", \"psn\": %" PRIu32
+		", \"rtx\": %s, \"ts\": %s, \"ackreq\": %s, \"trimmed\": %s, ",
+		p->bth.opcode, p->bth.dqpn, p->bth.psn, p->bth.rtx ? "true" : "false",
+		p->bth.ts ? "true" : "false", p->bth.ackreq ? "true" : "false",
+		s->trim ? "true" : "false");
 	if (mrc_opcode_is_data(p->bth.opcode))
-		fprintf(j, "\"reth\": {\"va\": %" PRIu64 ", \"rkey\": %" PRIu32 ", \"dma_len\": %"
-			PRIu32 "}, ", p->data.va, p->data.rkey, p->data.dma_len);
+		fprintf(j,
+			"\"reth\": {\"va\": %" PRIu64 ", \"rkey\": %" PRIu32
+			", \"dma_len\": %" PRIu32 "}, ",
+			p->data.va, p->data.rkey, p->data.dma_len);
 	else
 		fprintf(j, "\"reth\": null, ");
 	if (mrc_opcode_has_imm(p->bth.opcode))

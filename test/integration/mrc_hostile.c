@@ -36,7 +36,7 @@
 #include "mrc_wire_pkt.h"
 
 #define MAX_FRAME 9216
-#define N_VALID   4
+#define N_VALID	  4
 
 struct frame {
 	uint8_t b[MAX_FRAME];
@@ -81,15 +81,16 @@ static struct mrc_reth *
 reth(struct frame *f)
 {
 	return (struct mrc_reth *)(f->b + f->v.bth_off + sizeof(struct mrc_bth) +
-		sizeof(struct mrc_meth) + (f->v.bth.ts ? sizeof(struct mrc_tseth) : 0));
+				   sizeof(struct mrc_meth) +
+				   (f->v.bth.ts ? sizeof(struct mrc_tseth) : 0));
 }
 
 static void
 emit(pcap_dumper_t *out, const struct frame *f, uint32_t caplen)
 {
 	static long usec;
-	struct pcap_pkthdr h = {.ts = {.tv_sec = 1, .tv_usec = ++usec}, .caplen = caplen,
-		.len = caplen};
+	struct pcap_pkthdr h = {
+		.ts = {.tv_sec = 1, .tv_usec = ++usec}, .caplen = caplen, .len = caplen};
 
 	pcap_dump((u_char *)out, &h, f->b);
 }
@@ -130,15 +131,17 @@ main(int argc, char **argv)
 		if (mrc_opcode_is_data(f->v.bth.opcode) && f->v.bth.dqpn == data_qpn &&
 			!f->v.bth.rtx && n_data <= N_VALID && f->v.payload_len > 0)
 			n_data++;
-		else if (f->v.bth.opcode == MRC_OP_SACK && f->v.bth.dqpn == sack_qpn && !have_sack) {
+		else if (f->v.bth.opcode == MRC_OP_SACK && f->v.bth.dqpn == sack_qpn &&
+			 !have_sack) {
 			sack = *f;
 			have_sack = 1;
 		}
 	}
 	pcap_close(in);
 	if (n_data <= N_VALID || !have_sack) {
-		fprintf(stderr, "mrc-hostile: %s: need %d data packets to QP 0x%lx and a SACK to "
-				"QP 0x%lx; found %u and %u\n",
+		fprintf(stderr,
+			"mrc-hostile: %s: need %d data packets to QP 0x%lx and a SACK to "
+			"QP 0x%lx; found %u and %u\n",
 			argv[1], N_VALID + 1, data_qpn, sack_qpn, n_data, have_sack);
 		return 1;
 	}
@@ -196,7 +199,8 @@ main(int argc, char **argv)
 	t = sack;
 	{
 		/* SETH right after the BTH; cack_psn is its 13th..16th bytes. */
-		struct mrc_seth *s = (struct mrc_seth *)(t.b + t.v.bth_off + sizeof(struct mrc_bth));
+		struct mrc_seth *s =
+			(struct mrc_seth *)(t.b + t.v.bth_off + sizeof(struct mrc_bth));
 		uint32_t c = rte_be_to_cpu_32(s->cack_psn);
 
 		s->cack_psn = rte_cpu_to_be_32((c & ~0xffffffu) | ((c + (1u << 20)) & 0xffffffu));

@@ -29,8 +29,8 @@ mrc_test_hexdump(FILE *f, const char *title, const void *buf, size_t len)
 }
 
 int
-mrc_test_main(const char *suite, const struct mrc_test_case *cases, size_t n_cases, int argc,
-	char **argv)
+mrc_test_main(
+	const char *suite, const struct mrc_test_case *cases, size_t n_cases, int argc, char **argv)
 {
 	const char *filter = argc > 1 ? argv[1] : NULL;
 	unsigned int passed = 0, failed = 0, skipped = 0;

@@ -24,75 +24,80 @@
 #define MRC_TEST_FAIL -1
 #define MRC_TEST_SKIP 77
 
-#define MRC_T_FAIL(...)                                                                          \
-	do {                                                                                     \
-		fprintf(stderr, "  FAIL %s:%d: ", __FILE__, __LINE__);                           \
-		fprintf(stderr, __VA_ARGS__);                                                    \
-		fputc('\n', stderr);                                                             \
-		return MRC_TEST_FAIL;                                                            \
+#define MRC_T_FAIL(...)                                                \
+	do {                                                           \
+		fprintf(stderr, "  FAIL %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                          \
+		fputc('\n', stderr);                                   \
+		return MRC_TEST_FAIL;                                  \
 	} while (0)
 
-#define MRC_T_ASSERT(cond, ...)                                                                  \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "  FAIL %s:%d: assertion '%s': ", __FILE__, __LINE__,    \
-				#cond);                                                          \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-			return MRC_TEST_FAIL;                                                    \
-		}                                                                                \
+#define MRC_T_ASSERT(cond, ...)                                                               \
+	do {                                                                                  \
+		if (!(cond)) {                                                                \
+			fprintf(stderr, "  FAIL %s:%d: assertion '%s': ", __FILE__, __LINE__, \
+				#cond);                                                       \
+			fprintf(stderr, __VA_ARGS__);                                         \
+			fputc('\n', stderr);                                                  \
+			return MRC_TEST_FAIL;                                                 \
+		}                                                                             \
 	} while (0)
 
 /* Integer equality; both sides are widened so signed/unsigned mixes print right. */
-#define MRC_T_EQ(a, b)                                                                           \
-	do {                                                                                     \
-		const long long mrc_t_a_ = (long long)(a);                                       \
-		const long long mrc_t_b_ = (long long)(b);                                       \
-		if (mrc_t_a_ != mrc_t_b_) {                                                      \
-			fprintf(stderr, "  FAIL %s:%d: %s == %s: %lld (0x%llx) != %lld (0x%llx)\n", \
-				__FILE__, __LINE__, #a, #b, mrc_t_a_, (unsigned long long)mrc_t_a_, \
-				mrc_t_b_, (unsigned long long)mrc_t_b_);                         \
-			return MRC_TEST_FAIL;                                                    \
-		}                                                                                \
+#define MRC_T_EQ(a, b)                                                                      \
+	do {                                                                                \
+		const long long mrc_t_a_ = (long long)(a);                                  \
+		const long long mrc_t_b_ = (long long)(b);                                  \
+		if (mrc_t_a_ != mrc_t_b_) {                                                 \
+			fprintf(stderr,                                                     \
+				"  FAIL %s:%d: %s == %s: %lld (0x%llx) != %lld (0x%llx)\n", \
+				__FILE__, __LINE__, #a, #b, mrc_t_a_,                       \
+				(unsigned long long)mrc_t_a_, mrc_t_b_,                     \
+				(unsigned long long)mrc_t_b_);                              \
+			return MRC_TEST_FAIL;                                               \
+		}                                                                           \
 	} while (0)
 
-#define MRC_T_U64_EQ(a, b)                                                                       \
-	do {                                                                                     \
-		const unsigned long long mrc_t_a_ = (unsigned long long)(a);                     \
-		const unsigned long long mrc_t_b_ = (unsigned long long)(b);                     \
-		if (mrc_t_a_ != mrc_t_b_) {                                                      \
-			fprintf(stderr, "  FAIL %s:%d: %s == %s: %llu (0x%llx) != %llu (0x%llx)\n", \
-				__FILE__, __LINE__, #a, #b, mrc_t_a_, mrc_t_a_, mrc_t_b_, mrc_t_b_); \
-			return MRC_TEST_FAIL;                                                    \
-		}                                                                                \
+#define MRC_T_U64_EQ(a, b)                                                                  \
+	do {                                                                                \
+		const unsigned long long mrc_t_a_ = (unsigned long long)(a);                \
+		const unsigned long long mrc_t_b_ = (unsigned long long)(b);                \
+		if (mrc_t_a_ != mrc_t_b_) {                                                 \
+			fprintf(stderr,                                                     \
+				"  FAIL %s:%d: %s == %s: %llu (0x%llx) != %llu (0x%llx)\n", \
+				__FILE__, __LINE__, #a, #b, mrc_t_a_, mrc_t_a_, mrc_t_b_,   \
+				mrc_t_b_);                                                  \
+			return MRC_TEST_FAIL;                                               \
+		}                                                                           \
 	} while (0)
 
-#define MRC_T_STREQ(a, b)                                                                        \
-	do {                                                                                     \
-		const char *mrc_t_a_ = (a), *mrc_t_b_ = (b);                                     \
-		if (strcmp(mrc_t_a_, mrc_t_b_) != 0) {                                           \
-			fprintf(stderr, "  FAIL %s:%d: %s == %s:\n    got:  '%s'\n    want: '%s'\n", \
-				__FILE__, __LINE__, #a, #b, mrc_t_a_, mrc_t_b_);                 \
-			return MRC_TEST_FAIL;                                                    \
-		}                                                                                \
+#define MRC_T_STREQ(a, b)                                                                    \
+	do {                                                                                 \
+		const char *mrc_t_a_ = (a), *mrc_t_b_ = (b);                                 \
+		if (strcmp(mrc_t_a_, mrc_t_b_) != 0) {                                       \
+			fprintf(stderr,                                                      \
+				"  FAIL %s:%d: %s == %s:\n    got:  '%s'\n    want: '%s'\n", \
+				__FILE__, __LINE__, #a, #b, mrc_t_a_, mrc_t_b_);             \
+			return MRC_TEST_FAIL;                                                \
+		}                                                                            \
 	} while (0)
 
-#define MRC_T_MEMEQ(a, b, n)                                                                     \
-	do {                                                                                     \
-		const size_t mrc_t_off_ = mrc_test_memdiff((a), (b), (n));                       \
-		if (mrc_t_off_ != (size_t)-1) {                                                  \
-			fprintf(stderr, "  FAIL %s:%d: %s and %s differ at byte %zu of %zu\n",   \
-				__FILE__, __LINE__, #a, #b, mrc_t_off_, (size_t)(n));            \
-			return MRC_TEST_FAIL;                                                    \
-		}                                                                                \
+#define MRC_T_MEMEQ(a, b, n)                                                                   \
+	do {                                                                                   \
+		const size_t mrc_t_off_ = mrc_test_memdiff((a), (b), (n));                     \
+		if (mrc_t_off_ != (size_t)-1) {                                                \
+			fprintf(stderr, "  FAIL %s:%d: %s and %s differ at byte %zu of %zu\n", \
+				__FILE__, __LINE__, #a, #b, mrc_t_off_, (size_t)(n));          \
+			return MRC_TEST_FAIL;                                                  \
+		}                                                                              \
 	} while (0)
 
 /* Run a sub-check that returns MRC_TEST_*, propagating its failure. */
-#define MRC_T_RUN(expr)                                                                          \
-	do {                                                                                     \
-		int mrc_t_rc_ = (expr);                                                          \
-		if (mrc_t_rc_ != MRC_TEST_OK)                                                    \
-			return mrc_t_rc_;                                                        \
+#define MRC_T_RUN(expr)                       \
+	do {                                  \
+		int mrc_t_rc_ = (expr);       \
+		if (mrc_t_rc_ != MRC_TEST_OK) \
+			return mrc_t_rc_;     \
 	} while (0)
 
 struct mrc_test_case {
@@ -100,7 +105,10 @@ struct mrc_test_case {
 	int (*fn)(void);
 };
 
-#define MRC_TEST_CASE(f) {#f, f}
+#define MRC_TEST_CASE(f) \
+	{                \
+#f, f    \
+	}
 
 /* Offset of the first differing byte, or (size_t)-1 when equal. */
 size_t mrc_test_memdiff(const void *a, const void *b, size_t n);
@@ -115,9 +123,9 @@ void mrc_test_hexdump(FILE *f, const char *title, const void *buf, size_t len);
 int mrc_test_main(const char *suite, const struct mrc_test_case *cases, size_t n_cases, int argc,
 	char **argv);
 
-#define MRC_TEST_MAIN(suite, cases)                                                              \
-	int main(int argc, char **argv)                                                          \
-	{                                                                                        \
+#define MRC_TEST_MAIN(suite, cases)                                                               \
+	int main(int argc, char **argv)                                                           \
+	{                                                                                         \
 		return mrc_test_main(suite, cases, sizeof(cases) / sizeof(cases[0]), argc, argv); \
 	}
 

@@ -38,8 +38,8 @@ mrc_test_mbuf_chain(struct rte_mbuf *head, struct rte_mbuf *tail)
 }
 
 struct rte_mbuf *
-mrc_test_mbuf_from(const void *data, size_t len, const size_t *cuts, unsigned int n_cuts,
-	uint16_t headroom)
+mrc_test_mbuf_from(
+	const void *data, size_t len, const size_t *cuts, unsigned int n_cuts, uint16_t headroom)
 {
 	const uint8_t *p = data;
 	struct rte_mbuf *head = NULL;

@@ -23,8 +23,8 @@ struct rte_mbuf *mrc_test_mbuf_alloc(uint16_t headroom, uint16_t room);
  * A chain holding `len` bytes of `data`, cut before each offset in `cuts`
  * (ascending, each in 1..len-1). Each segment keeps `headroom` bytes free.
  */
-struct rte_mbuf *mrc_test_mbuf_from(const void *data, size_t len, const size_t *cuts,
-	unsigned int n_cuts, uint16_t headroom);
+struct rte_mbuf *mrc_test_mbuf_from(
+	const void *data, size_t len, const size_t *cuts, unsigned int n_cuts, uint16_t headroom);
 
 /* Append a segment to the end of the chain (takes ownership). */
 void mrc_test_mbuf_chain(struct rte_mbuf *head, struct rte_mbuf *tail);

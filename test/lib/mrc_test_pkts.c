@@ -28,8 +28,8 @@ base(struct mrc_pkt *p, uint8_t opcode, bool srv6, const struct mrc_wire_cfg *cf
 	memcpy(p->ip.dst, nic_b, 16);
 	p->ip.hop_limit = 64;
 	p->ip.ecn = MRC_ECN_ECT0;
-	p->ip.dscp = mrc_opcode_is_data(opcode) || opcode == MRC_OP_PROBE ?
-		cfg->dscp.trimmable : cfg->dscp.control;
+	p->ip.dscp = mrc_opcode_is_data(opcode) || opcode == MRC_OP_PROBE ? cfg->dscp.trimmable
+									  : cfg->dscp.control;
 	if (srv6) {
 		p->flags |= MRC_PKT_F_SRV6;
 		p->outer = p->ip;
@@ -93,7 +93,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 	case 2:
 		s->name = "write_last_srv6_srh2";
 		base(p, MRC_OP_WRITE_LAST, true, cfg);
-		path(p, 8); /* two containers: DA + SRH with 2 segments */
+		path(p, 8);	      /* two containers: DA + SRH with 2 segments */
 		s->payload_len = 301; /* pad 3 */
 		data(p, 8192);
 		break;
@@ -287,7 +287,8 @@ mrc_test_trim(uint8_t *pkt, size_t *len, const struct mrc_wire_cfg *cfg, bool la
 	tc[4] = (uint8_t)(plen >> 8);
 	tc[5] = (uint8_t)plen;
 	uint8_t dscp = lasthop ? cfg->dscp.trimmed_lasthop : cfg->dscp.trimmed;
-	uint32_t vtc = ((uint32_t)tc[0] << 24) | ((uint32_t)tc[1] << 16) | ((uint32_t)tc[2] << 8) | tc[3];
+	uint32_t vtc =
+		((uint32_t)tc[0] << 24) | ((uint32_t)tc[1] << 16) | ((uint32_t)tc[2] << 8) | tc[3];
 
 	vtc = (vtc & ~(0x3fu << 22)) | ((uint32_t)dscp << 22);
 	tc[0] = (uint8_t)(vtc >> 24);
@@ -337,8 +338,8 @@ mrc_test_sample_build(const struct mrc_test_sample *s, const struct mrc_wire_cfg
 }
 
 size_t
-mrc_test_sample_bytes(const struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg,
-	uint8_t *out, size_t cap)
+mrc_test_sample_bytes(
+	const struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg, uint8_t *out, size_t cap)
 {
 	struct rte_mbuf *m = mrc_test_sample_build(s, cfg, NULL, 0);
 	size_t len;

@@ -24,9 +24,9 @@
 
 struct mrc_test_sample {
 	const char *name;
-	struct mrc_pkt pkt;    /* the build input */
+	struct mrc_pkt pkt; /* the build input */
 	uint32_t payload_len;
-	bool trim;             /* after building, cut like a switch does */
+	bool trim; /* after building, cut like a switch does */
 	bool trim_lasthop;
 };
 
@@ -54,8 +54,8 @@ struct rte_mbuf *mrc_test_sample_build(const struct mrc_test_sample *s,
 	const struct mrc_wire_cfg *cfg, const size_t *cuts, unsigned int n_cuts);
 
 /* Build sample `s` into flat bytes, trimmed if it says so; returns the length or 0. */
-size_t mrc_test_sample_bytes(const struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg,
-	uint8_t *out, size_t cap);
+size_t mrc_test_sample_bytes(
+	const struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg, uint8_t *out, size_t cap);
 
 /* Cut a built packet after its transport headers and mark it trimmed. */
 int mrc_test_trim(uint8_t *pkt, size_t *len, const struct mrc_wire_cfg *cfg, bool lasthop);

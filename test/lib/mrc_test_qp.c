@@ -28,7 +28,8 @@ mrc_test_eal_init(const char *prefix)
 		return eal_state > 0 ? 0 : MRC_TEST_SKIP;
 	argc = mrc_eal_test_args(argv, RTE_DIM(argv), buf, sizeof(buf), prefix);
 	if (argc < 0 || rte_eal_init(argc, argv) < 0) {
-		fprintf(stderr, "  EAL does not start here (%s): skipping\n", rte_strerror(rte_errno));
+		fprintf(stderr, "  EAL does not start here (%s): skipping\n",
+			rte_strerror(rte_errno));
 		eal_state = -1;
 		return MRC_TEST_SKIP;
 	}
@@ -132,9 +133,10 @@ connect_qp(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_c
 
 	a.dest_qpn = (cfg->qpn_base ? cfg->qpn_base : 0x100) + (1 - i);
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++) {
-		if (mrc_qp_modify(p->h[i].qp, (enum mrc_qp_state)to, &a, p->now, &p->rand, &why) != 0) {
-			fprintf(stderr, "  qp %u -> %s: %s\n", i, mrc_qp_state_name((enum mrc_qp_state)to),
-				why);
+		if (mrc_qp_modify(p->h[i].qp, (enum mrc_qp_state)to, &a, p->now, &p->rand, &why) !=
+			0) {
+			fprintf(stderr, "  qp %u -> %s: %s\n", i,
+				mrc_qp_state_name((enum mrc_qp_state)to), why);
 			return -1;
 		}
 	}

@@ -34,10 +34,10 @@ struct mrc_test_pair_cfg {
 	uint8_t n_planes;
 	bool srv6;
 	uint16_t mtu;
-	size_t mem_len;          /* per host */
+	size_t mem_len;		 /* per host */
 	struct mrc_qp_attr attr; /* as both QPs get it (dest_qpn set by the fixture) */
 	uint64_t seed;
-	bool zero_based; /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
+	bool zero_based;   /* regions addressed from 0 (MRC_MR_ZERO_BASED) */
 	uint32_t qpn_base; /* host i's QPN is qpn_base + i; 0 = 0x100 */
 	/*
 	 * Fabric host numbers (drivers/fabric addressing, one host per T0) of

@@ -871,7 +871,7 @@ test_probe_round_robin(void)
 
 		for (int i = 0; i < 3; i++)
 			MRC_T_EQ(mrc_ev_probe_due(p, now), want[i]);
-		MRC_T_EQ(mrc_ev_probe_due(p, now), -1); /* round over */
+		MRC_T_EQ(mrc_ev_probe_due(p, now), -1);		   /* round over */
 		MRC_T_EQ(mrc_ev_probe_due(p, now + wait - 1), -1); /* too early */
 		for (int i = 0; i < 3; i++)
 			mrc_ev_on_probe_timeout(p, want[i]);
@@ -1284,7 +1284,6 @@ test_random_ops(void)
 	return MRC_TEST_OK;
 }
 
-
 /* ---- dead planes ---- */
 
 /*
@@ -1368,8 +1367,8 @@ test_dead_plane_taken_out(void)
 	}
 	MRC_T_EQ(spray(p, 7 * 16 * 10 - 1, plane3_dead, per_plane), 0);
 	for (unsigned int pl = 0; pl < 8; pl++)
-		MRC_T_ASSERT(pl == 3 ? per_plane[pl] == 0 : per_plane[pl] + 2 >= 160 &&
-							      per_plane[pl] <= 162,
+		MRC_T_ASSERT(pl == 3 ? per_plane[pl] == 0
+				     : per_plane[pl] + 2 >= 160 && per_plane[pl] <= 162,
 			"plane %u: %u picks", pl, per_plane[pl]);
 	MRC_T_RUN(check_invariants(p));
 
@@ -1378,8 +1377,8 @@ test_dead_plane_taken_out(void)
 	p = pool_new(&cfg, 41, false);
 	spray(p, 4000, plane3_dead, NULL);
 	MRC_T_EQ(mrc_ev_counters(p)->plane_outs, 0);
-	MRC_T_ASSERT(mrc_ev_n_usable_active(p) >= 120, "floor broken: %u",
-		mrc_ev_n_usable_active(p));
+	MRC_T_ASSERT(
+		mrc_ev_n_usable_active(p) >= 120, "floor broken: %u", mrc_ev_n_usable_active(p));
 	MRC_T_RUN(check_invariants(p));
 	return MRC_TEST_OK;
 }
@@ -1429,7 +1428,8 @@ test_dead_plane_probe_backoff(void)
 {
 	struct mrc_ev_cfg cfg;
 	struct mrc_ev_pool *p;
-	const uint64_t iv = HZ / 1000, step = HZ / 100000; /* probe interval 1 ms, look every 10 us */
+	const uint64_t iv = HZ / 1000,
+		       step = HZ / 100000; /* probe interval 1 ms, look every 10 us */
 	bool seen[MRC_EV_MAX_EVS] = {false};
 	unsigned int probes = 0, distinct = 0, late = 0;
 	uint64_t t;

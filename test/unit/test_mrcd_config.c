@@ -766,7 +766,8 @@ test_cli_eal(void)
 
 			MRC_T_ASSERT(i > 0, "-l");
 			MRC_T_EQ(sscanf(argv[i + 1], "%u,%u", &a2, &b2), 2);
-			MRC_T_ASSERT(b2 != b && b2 != a2, "-l %s: worker on a busy CPU", argv[i + 1]);
+			MRC_T_ASSERT(
+				b2 != b && b2 != a2, "-l %s: worker on a busy CPU", argv[i + 1]);
 		}
 		busy_cpus = ~0ull;
 		n = eal(1, plain, &c, "1", argv, 64, buf, sizeof(buf), err, sizeof(err));
@@ -818,7 +819,8 @@ test_cli_eal(void)
 		n = eal(3, simd, &c, "0", argv, 64, buf, sizeof(buf), err, sizeof(err));
 		MRC_T_ASSERT(n > 0, "%s", err);
 		MRC_T_EQ(count_arg(n, argv, "--force-max-simd-bitwidth"), 1);
-		MRC_T_ASSERT(find_arg(n, argv, "--force-max-simd-bitwidth=256") > 0, "user's width");
+		MRC_T_ASSERT(
+			find_arg(n, argv, "--force-max-simd-bitwidth=256") > 0, "user's width");
 	}
 	/* More lcores than CPUs: an error that says so. */
 	c.lcores.workers = (uint16_t)n_cpus();
@@ -848,8 +850,10 @@ test_profile(void)
 	MRC_T_EQ(mrcd_msg_len(&p, 3, 17), 1024u * 1024u);
 	MRC_T_EQ(mrcd_flow_slot_bytes(&p), 4u * 1024u * 1024u);
 
-	MRC_T_EQ(write_tmp("mix.ini", "[profile]\noutstanding = 2\nsize_mix = 4:60, 64:30,1024:10\n",
-			 path, sizeof(path)), 0);
+	MRC_T_EQ(
+		write_tmp("mix.ini", "[profile]\noutstanding = 2\nsize_mix = 4:60, 64:30,1024:10\n",
+			path, sizeof(path)),
+		0);
 	MRC_T_ASSERT(mrcd_profile_load(&p, path, err, sizeof(err)) == 0, "%s", err);
 	MRC_T_EQ(p.n_mix, 3);
 	MRC_T_EQ(p.max_kb, 1024);
@@ -874,19 +878,23 @@ test_profile(void)
 	/* Errors name the file, the line, the key and what is wrong. */
 	MRC_T_EQ(write_tmp("mix0.ini", "[profile]\nsize_mix = 4:60, 0:3\n", path, sizeof(path)), 0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
-	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "size_mix") && strstr(err, "'0:3'"), "%s", err);
+	MRC_T_ASSERT(
+		strstr(err, ":2:") && strstr(err, "size_mix") && strstr(err, "'0:3'"), "%s", err);
 	MRC_T_EQ(write_tmp("mixw.ini", "[profile]\nsize_mix = 4:0\n", path, sizeof(path)), 0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, "weight") != NULL, "%s", err);
-	MRC_T_EQ(write_tmp("mix9.ini", "[profile]\nsize_mix = 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1\n",
-			 path, sizeof(path)), 0);
+	MRC_T_EQ(
+		write_tmp("mix9.ini", "[profile]\nsize_mix = 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1\n",
+			path, sizeof(path)),
+		0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, "at most 8") != NULL, "%s", err);
 	MRC_T_EQ(write_tmp("op.ini", "[profile]\nopcode = write\n", path, sizeof(path)), 0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "needs opcode = write_imm"), "%s", err);
 	MRC_T_EQ(write_tmp("op2.ini", "[profile]\nopcode = write\nverify = false\n", path,
-			 sizeof(path)), 0);
+			 sizeof(path)),
+		0);
 	MRC_T_ASSERT(mrcd_profile_load(&p, path, err, sizeof(err)) == 0, "%s", err);
 	MRC_T_EQ(p.opcode, MRCD_OP_WRITE);
 
@@ -908,7 +916,8 @@ test_profile(void)
 		unsigned int seen_src = 0, seen_dst = 0;
 
 		for (unsigned int i = 0; i < n; i++) {
-			MRC_T_ASSERT(pairs[i][0] != pairs[i][1], "host %u writes to itself", pairs[i][0]);
+			MRC_T_ASSERT(pairs[i][0] != pairs[i][1], "host %u writes to itself",
+				pairs[i][0]);
 			seen_src |= 1u << pairs[i][0];
 			seen_dst |= 1u << pairs[i][1];
 		}

@@ -75,8 +75,8 @@ test_one_sample_bucket(void)
 
 /*
  * Completion times spread smoothly (uniform 0.5..2 ms, and spread over
- * octaves from 8 us to 128 ms, uniform within each): p50, p90, p99 and p99.9 within 0.5% of the exact order
- * statistic. An upper-edge report is about half a bucket, ~3%, high here.
+ * octaves from 8 us to 128 ms, uniform within each): p50, p90, p99 and p99.9 within 0.5% of the
+ * exact order statistic. An upper-edge report is about half a bucket, ~3%, high here.
  */
 static int
 test_smooth_data(void)
@@ -94,8 +94,8 @@ test_smooth_data(void)
 
 			const uint64_t octave = UINT64_C(1) << (13 + mrc_rand_u64(&r) % 14);
 
-			v[i] = kind == 0 ? 500000 + (uint64_t)(u * 1500000) :
-					   octave + (uint64_t)(u * (double)octave);
+			v[i] = kind == 0 ? 500000 + (uint64_t)(u * 1500000)
+					 : octave + (uint64_t)(u * (double)octave);
 			mrcd_hist_add(&hist, v[i]);
 		}
 		qsort(v, N, sizeof(v[0]), cmp_u64);
@@ -105,8 +105,9 @@ test_smooth_data(void)
 			const double e = rel_err(got, want);
 
 			if (e > 0.005 || e < -0.005)
-				MRC_T_FAIL("data %d p%g: %lu ns against exact %lu ns (%+.2f%%)", kind,
-					pcts[k], (unsigned long)got, (unsigned long)want, 100 * e);
+				MRC_T_FAIL("data %d p%g: %lu ns against exact %lu ns (%+.2f%%)",
+					kind, pcts[k], (unsigned long)got, (unsigned long)want,
+					100 * e);
 		}
 	}
 	return MRC_TEST_OK;
@@ -128,7 +129,7 @@ test_bound_any_data(void)
 		for (size_t i = 0; i < n; i++) {
 			/* Clustered: a few distinct values, some repeated many times. */
 			v[i] = (mrc_rand_u64(&r) % 7 + 1) * (UINT64_C(1) << (10 + round % 20)) +
-				mrc_rand_u64(&r) % 3;
+			       mrc_rand_u64(&r) % 3;
 			mrcd_hist_add(&hist, v[i]);
 		}
 		qsort(v, n, sizeof(v[0]), cmp_u64);
@@ -136,7 +137,8 @@ test_bound_any_data(void)
 			const double e = rel_err(mrcd_hist_pct(&hist, p), exact_pct(v, n, p));
 
 			if (e >= 1.0 / 16 || e <= -1.0 / 16)
-				MRC_T_FAIL("round %d n %zu p%g: off by %+.2f%%", round, n, p, 100 * e);
+				MRC_T_FAIL(
+					"round %d n %zu p%g: off by %+.2f%%", round, n, p, 100 * e);
 		}
 	}
 	return MRC_TEST_OK;

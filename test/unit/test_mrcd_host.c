@@ -46,8 +46,12 @@ run_pair(bool kill_plane)
 	MRC_T_ASSERT(fab != NULL, "fabric: %s", why);
 	MRC_T_EQ(mrc_fabric_start_ports(fab, p.pool), 0);
 	for (int i = 0; i < 2; i++) {
-		struct mrcd_host_cfg hc = {.id = (uint8_t)i, .n_planes = 8, .max_qps = 4,
-			.qpn_base = 0x100, .tsc_hz = MRC_TEST_HZ, .wire = p.wire,
+		struct mrcd_host_cfg hc = {.id = (uint8_t)i,
+			.n_planes = 8,
+			.max_qps = 4,
+			.qpn_base = 0x100,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = p.wire,
 			.socket = SOCKET_ID_ANY};
 
 		for (unsigned int pl = 0; pl < 8; pl++)
@@ -66,7 +70,8 @@ run_pair(bool kill_plane)
 
 			mrc_test_fill(s, off, MSG, k + 100u * (uint32_t)i);
 			MRC_T_EQ(mrc_qp_post_write(s->qp, k, s->mem + off, MSG, s->key,
-					 (uint64_t)(uintptr_t)r->mem + off, r->key, k & 1, k), 0);
+					 (uint64_t)(uintptr_t)r->mem + off, r->key, k & 1, k),
+				0);
 		}
 	uint64_t plane3_pkts_at_death = 0;
 
@@ -82,13 +87,14 @@ run_pair(bool kill_plane)
 				uint32_t m = mrcd_host_refresh_links(hosts[i]);
 
 				masks_seen &= m;
-				/* Port status to the peer: its QP stops using our dead plane too. */
+				/* Port status to the peer: its QP stops using our dead plane too.
+				 */
 				mrc_qp_set_peer_planes(p.h[1 - i].qp, m);
 			}
 		if (kill_plane && p.now == 20 * US) {
 			MRC_T_EQ(mrc_fabric_set_plane(fab, 3, MRC_FABRIC_DOWN), 0);
-			plane3_pkts_at_death =
-				mrcd_host_counters(hosts[0])->tx_pkts + mrcd_host_counters(hosts[1])->tx_pkts;
+			plane3_pkts_at_death = mrcd_host_counters(hosts[0])->tx_pkts +
+					       mrcd_host_counters(hosts[1])->tx_pkts;
 		}
 		for (int i = 0; i < 2; i++) {
 			unsigned int n;

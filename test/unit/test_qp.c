@@ -25,8 +25,8 @@
 
 struct wire {
 	uint64_t latency_ns;
-	bool reverse;                                       /* deliver each burst backwards */
-	bool (*drop)(void *ctx, const struct mrc_pkt *v);   /* NULL: drop nothing */
+	bool reverse;					  /* deliver each burst backwards */
+	bool (*drop)(void *ctx, const struct mrc_pkt *v); /* NULL: drop nothing */
 	void *ctx;
 	struct {
 		struct rte_mbuf *m;
@@ -116,12 +116,12 @@ no_leak(const struct mrc_test_pair *p)
 	return MRC_TEST_OK;
 }
 
-#define SETUP(p, cfg)                                                                            \
-	do {                                                                                     \
-		int rc_ = mrc_test_eal_init("test_qp");                                          \
-		if (rc_ != 0)                                                                    \
-			return rc_;                                                              \
-		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0);                                 \
+#define SETUP(p, cfg)                                            \
+	do {                                                     \
+		int rc_ = mrc_test_eal_init("test_qp");          \
+		if (rc_ != 0)                                    \
+			return rc_;                              \
+		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0); \
 	} while (0)
 
 /*
@@ -159,7 +159,8 @@ test_lifecycle(void)
 	MRC_T_ASSERT(why != NULL && strstr(why, "RESET->INIT") != NULL, "reason: %s", why);
 	/* ERROR flushes what was posted; RESET then INIT needs a valid profile. */
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 7, p.h[0].mem, 100, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_ERROR, NULL, 0, &p.rand, &why), 0);
 	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_USER);
 	struct mrc_cqe e;
@@ -188,8 +189,9 @@ test_post_checks_local_buffer(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
 	qp = p.h[0].qp;
-	MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem + p.h[0].mem_len - 10, 11, p.h[0].key, 0, 0,
-			 false, 0), -EINVAL);
+	MRC_T_EQ(mrc_qp_post_write(
+			 qp, 1, p.h[0].mem + p.h[0].mem_len - 10, 11, p.h[0].key, 0, 0, false, 0),
+		-EINVAL);
 	MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem, 10, p.h[0].key + 1, 0, 0, false, 0), -EINVAL);
 	for (int k = 0; k < 256; k++)
 		MRC_T_EQ(mrc_qp_post_write(qp, 1, p.h[0].mem, 10, p.h[0].key, 0, 0, false, 0), 0);
@@ -215,7 +217,8 @@ test_write_sprayed_reordered(void)
 	w.reverse = true;
 	mrc_test_fill(&p.h[0], 0, len, 42);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 99, p.h[0].mem, len, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem + 4096, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem + 4096, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(w.parse_errors, 0);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
@@ -256,8 +259,9 @@ test_imm_completions_in_order(void)
 	mrc_test_fill(&p.h[0], 0, 65536, 7);
 	for (uint32_t k = 0; k < 4; k++)
 		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 5000 + k,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000, p.h[1].key,
-				 true, 0xa0 + k), 0);
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
+				 p.h[1].key, true, 0xa0 + k),
+			0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 4);
 	for (uint32_t k = 0; k < 4; k++) {
@@ -291,7 +295,8 @@ refused_write(uint32_t rkey_delta, uint64_t raddr_off)
 	w.latency_ns = 2 * US;
 	mrc_test_fill(&p.h[0], 0, 8192, 3);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, 8192, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem + raddr_off, p.h[1].key + rkey_delta, false, 0),
+			 (uint64_t)(uintptr_t)p.h[1].mem + raddr_off, p.h[1].key + rkey_delta,
+			 false, 0),
 		0);
 	run(&p, &w, 1000 * US);
 	for (size_t i = 0; i < p.h[1].mem_len; i++)
@@ -330,8 +335,9 @@ test_zero_based_region(void)
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = 2 * US;
 	mrc_test_fill(&p.h[0], 0, 3 * 4096, 5);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3 * 4096, p.h[0].key, 8192,
-			 p.h[1].key, true, 0x77), 0);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3 * 4096, p.h[0].key, 8192, p.h[1].key,
+			 true, 0x77),
+		0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -342,10 +348,12 @@ test_zero_based_region(void)
 	MRC_T_EQ(e.imm, 0x77);
 	/* Local posts still name local pointers: an offset is not one. */
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 2, (void *)(uintptr_t)4096, 4096, p.h[0].key, 0,
-			 p.h[1].key, false, 0), -EINVAL);
+			 p.h[1].key, false, 0),
+		-EINVAL);
 	/* The pointer value as a remote address: beyond [0, len), refused. */
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 1000 * US);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->rx_bad_rkey >= 1, "refusal counted");
 	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
@@ -405,7 +413,8 @@ test_silent_peer_is_not_flooded(void)
 	w.latency_ns = 2 * US;
 	w.drop = drop_everything;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 256 * 1024, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 50000 * US);
 	c = mrc_qp_counters(p.h[0].qp);
 	probes_mid = c->tx_ev_probes;
@@ -434,7 +443,7 @@ test_retry_budget_exhausted(void)
 	struct mrc_cqe e;
 
 	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.attr.timeout = 0;      /* 1 us base */
+	cfg.attr.timeout = 0; /* 1 us base */
 	cfg.attr.retry_linear = 2;
 	cfg.attr.retry_exp = 2;
 	SETUP(p, cfg);
@@ -442,7 +451,8 @@ test_retry_budget_exhausted(void)
 	w.latency_ns = 2 * US;
 	w.drop = drop_all_data;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 11, p.h[0].mem, 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 100000 * US);
 	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
 	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_RETRY_EXCEEDED);
@@ -519,8 +529,9 @@ test_imm_table_lent(void)
 	mrc_test_fill(&p.h[0], 0, 65536, 9);
 	for (uint32_t k = 0; k < 4; k++)
 		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 3000 + k,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000, p.h[1].key,
-				 true, 0xc0 + k), 0);
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
+				 p.h[1].key, true, 0xc0 + k),
+			0);
 	/* Step until an immediate waits for its message's other packets. */
 	bool seen_held = false;
 
@@ -577,7 +588,8 @@ test_imm_table_pool_empty(void)
 	w.reverse = true; /* the immediate (the last packet) arrives first */
 	mrc_test_fill(&p.h[0], 0, 65536, 5);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x5a), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x5a),
+		0);
 	run(&p, &w, 10000 * US);
 	const struct mrc_qp_counters *rc = mrc_qp_counters(p.h[1].qp);
 
@@ -633,7 +645,8 @@ test_imm_table_back_on_reset(void)
 	w.drop = drop_once; /* the first packet is lost: the immediate waits for its resend */
 	w.ctx = &d;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x11), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x11),
+		0);
 	for (int step = 0; step < 200 && !mrc_qp_imm_held(p.h[1].qp); step++)
 		run(&p, &w, 100);
 	MRC_T_ASSERT(mrc_qp_imm_held(p.h[1].qp), "the immediate waits in the table");
@@ -671,7 +684,8 @@ test_tail_loss_recovered_by_probe(void)
 	w.ctx = &d;
 	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -944,7 +958,8 @@ test_late_packet_leaves_flight_once(void)
 	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
 
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 16 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	p.now = 0;
 	MRC_T_EQ(xfer(&p, 0, 1, 4, held, &n_held, 1), 4); /* 0 held, 1..3 arrive */
 	MRC_T_EQ(n_held, 1);
@@ -1030,7 +1045,8 @@ test_sound_ev_readmitted_soon(void)
 	w.drop = drop_once_unprobed;
 	w.ctx = &d;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(d.left, 0);
@@ -1117,7 +1133,8 @@ test_ecmp_qpns_hash_to_planes(void)
 		memset(&w, 0, sizeof(w));
 		w.latency_ns = 2 * US;
 		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4 * 4096, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
 		run(&p, &w, 1000 * US);
 		for (unsigned int pl = 0; pl < 8; pl++)
 			if (w.pkts_per_plane[pl] != 0) {
@@ -1158,7 +1175,8 @@ test_gbn_rewinds_on_gap(void)
 	w.ctx = &d;
 	mrc_test_fill(&p.h[0], 0, 32 * 4096, 5);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 32 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1202,7 +1220,8 @@ test_gbn_tail_loss_timer(void)
 	w.ctx = &d;
 	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1241,7 +1260,8 @@ test_gbn_reordered_never_placed(void)
 	w.reverse = true;
 	mrc_test_fill(&p.h[0], 0, len, 77);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, len, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x77), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x77),
+		0);
 	run(&p, &w, 100000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1274,7 +1294,8 @@ test_zero_length_write(void)
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = US;
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 0, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x55), 0);
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x55),
+		0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, &e, 1), 1);
 	MRC_T_EQ(e.imm, 0x55);

@@ -248,8 +248,8 @@ test_random_against_model(void)
 			kind = MRC_REL_RX_OOR;
 		else
 			kind = MRC_REL_RX_NEW;
-		MRC_T_ASSERT(v.kind == kind, "step %d off %d: got %u want %d", step, off, v.kind,
-			kind);
+		MRC_T_ASSERT(
+			v.kind == kind, "step %d off %d: got %u want %d", step, off, v.kind, kind);
 		if (kind == MRC_REL_RX_NEW) {
 			got[off] = true;
 			while (expect < N && got[expect])
@@ -264,7 +264,8 @@ test_random_against_model(void)
 			for (int i = 0; i < 64; i++) {
 				uint32_t o = expect - 1 + (uint32_t)s.sack_offset + (uint32_t)i;
 
-				MRC_T_EQ((s.sack_bitmap >> i) & 1, o < N && o < expect + 256 && got[o]);
+				MRC_T_EQ((s.sack_bitmap >> i) & 1,
+					o < N && o < expect + 256 && got[o]);
 			}
 		}
 	}

@@ -46,8 +46,7 @@ on_acked(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, ui
 }
 
 static void
-on_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len,
-	enum mrc_rel_loss why)
+on_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, enum mrc_rel_loss why)
 {
 	(void)cookie;
 	(void)len;
@@ -161,7 +160,7 @@ test_reordering_is_not_loss(void)
 	struct events e = {0};
 
 	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 100); /* 0.1 us later, other EV */
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 100);    /* 0.1 us later, other EV */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 2); /* only PSN 1 */
 
 	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
@@ -183,7 +182,7 @@ test_per_ev_order_loss(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 0);  /* 0 on EV 3: lost */
+	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 0);	/* 0 on EV 3: lost */
 	mrc_rel_tx_sent_new(tx, 5, EVV(5), 100, 0, 10); /* 1 on EV 5: slow path */
 	mrc_rel_tx_sent_new(tx, 3, EVV(3), 100, 0, 20); /* 2 on EV 3: delivered */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x4, 3);
@@ -226,13 +225,13 @@ test_ev_order_with_retransmissions(void)
 	struct mrc_rel_ack_info info;
 	struct events e = {0};
 
-	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);   /* 0 on EV 0, will be NACKed */
-	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 10);  /* 1 on EV 1 */
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);	/* 0 on EV 0, will be NACKed */
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, 10); /* 1 on EV 1 */
 	struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
 
 	MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 20, &ops, &e), 0);
 	MRC_T_EQ(e.why[0], MRC_REL_LOSS_NACK);
-	mrc_rel_tx_sent_retx(tx, 0, 1, EVV(1), 30);     /* 0 again, now after 1 on EV 1 */
+	mrc_rel_tx_sent_retx(tx, 0, 1, EVV(1), 30); /* 0 again, now after 1 on EV 1 */
 	/* One SACK delivers both: 1 (sent earlier on EV 1) must not be called lost. */
 	struct mrc_sack_view s = sack(1, 1, 0, 0);
 
@@ -336,7 +335,7 @@ test_per_path_order_loss(void)
 		mrc_rel_tx_sent_new(tx, 7, PEV(2, 2, 0x333), 100, 0, 10); /* 1: T1 2, slow */
 		mrc_rel_tx_sent_new(tx, 8, PEV(3, 1, 0x444), 100, 0, 15); /* 2: plane 3, slow */
 		mrc_rel_tx_sent_new(tx, 9, PEV(2, 5, 0x222), 100, 0, 20); /* 3: T1 5 % 4 = 1 */
-		struct mrc_sack_view s = sack(0xffffff, 1, 0x8, 4);       /* only 3 arrived */
+		struct mrc_sack_view s = sack(0xffffff, 1, 0x8, 4);	  /* only 3 arrived */
 
 		MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
 		if (n_t1 == 0) {
@@ -416,8 +415,8 @@ test_time_rule(void)
 
 	MRC_T_ASSERT(reo >= 1 * US, "reorder window has its floor");
 	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
-	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, reo / 2);     /* within the window */
-	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, reo + 1);     /* beyond it */
+	mrc_rel_tx_sent_new(tx, 1, EVV(1), 100, 0, reo / 2); /* within the window */
+	mrc_rel_tx_sent_new(tx, 2, EVV(2), 100, 0, reo + 1); /* beyond it */
 	/* Triggers point at undelivered PSN 0, so no RTT sample moves the window. */
 	struct mrc_sack_view s = sack(0xffffff, 1, 0x2, 1); /* only 1 */
 
@@ -649,8 +648,10 @@ test_dead_peer_backs_off(void)
 	}
 	/* 0.1 s at the start against the last 0.5 s: five times longer. */
 	MRC_T_ASSERT(early > 0, "resends at first");
-	MRC_T_ASSERT(late * 10 < early, "resends did not back off: %llu in the first 0.1 s, "
-		"%llu in the last 0.5 s", (unsigned long long)early, (unsigned long long)late);
+	MRC_T_ASSERT(late * 10 < early,
+		"resends did not back off: %llu in the first 0.1 s, "
+		"%llu in the last 0.5 s",
+		(unsigned long long)early, (unsigned long long)late);
 	MRC_T_ASSERT(tx->stats.retx_pkts < 64 * 200, "%llu resends in 2 s",
 		(unsigned long long)tx->stats.retx_pkts);
 	free(tx);
@@ -853,7 +854,8 @@ test_window_and_wrap(void)
 	tx = new_tx(&cfg, 0xffffc0);
 	for (int k = 0; k < 128; k++) {
 		MRC_T_ASSERT(mrc_rel_tx_can_send(tx), "room for %d", k);
-		mrc_rel_tx_sent_new(tx, (uint16_t)(k % 16), EVV((uint16_t)(k % 16)), 100, (uint32_t)k, (uint64_t)k);
+		mrc_rel_tx_sent_new(tx, (uint16_t)(k % 16), EVV((uint16_t)(k % 16)), 100,
+			(uint32_t)k, (uint64_t)k);
 	}
 	MRC_T_ASSERT(!mrc_rel_tx_can_send(tx), "window full at 128");
 	MRC_T_EQ(tx->snd_nxt, 0x40); /* wrapped */
@@ -951,7 +953,8 @@ test_random_lossy_paths(void)
 			mrc_rel_tx_sent_retx(tx, psn, (uint16_t)ev, EVV((uint16_t)ev), now);
 		} else if (sent_new < TOTAL && mrc_rel_tx_can_send(tx)) {
 			ev = (int)(rand_r(&seed) % NEV);
-			psn = mrc_rel_tx_sent_new(tx, (uint16_t)ev, EVV((uint16_t)ev), 100, sent_new, now);
+			psn = mrc_rel_tx_sent_new(
+				tx, (uint16_t)ev, EVV((uint16_t)ev), 100, sent_new, now);
 			sent_new++;
 		}
 		/* 3% loss; path delay 5..12 us depending on the EV, FIFO per EV. */
@@ -965,7 +968,8 @@ test_random_lossy_paths(void)
 			path[ev].tail++;
 		}
 		for (unsigned int p = 0; p < NEV; p++) {
-			while (path[p].head != path[p].tail && path[p].at[path[p].head % 4096] <= now) {
+			while (path[p].head != path[p].tail &&
+				path[p].at[path[p].head % 4096] <= now) {
 				uint32_t q = path[p].psn[path[p].head % 4096];
 				struct mrc_rel_rx_verdict v;
 
@@ -976,8 +980,10 @@ test_random_lossy_paths(void)
 					struct mrc_rel_ack_info info;
 
 					mrc_rel_rx_fill_sack(rx, q, p, 0, false, 0, &s);
-					/* SACKs come back instantly here: delay is on the forward path. */
-					MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now, &ops, &e, &info), 0);
+					/* SACKs come back instantly here: delay is on the forward
+					 * path. */
+					MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now, &ops, &e, &info),
+						0);
 				}
 			}
 		}

@@ -33,8 +33,8 @@ test_container_bytes(void)
 {
 	struct mrc_usid_path p;
 	uint8_t c[2][16];
-	static const uint8_t want[16] = {0xfc, 0xbb, 0, 0, 0x10, 0x00, 0x11, 0x01, 0x12, 0x02,
-		0, 0, 0, 0, 0, 0};
+	static const uint8_t want[16] = {
+		0xfc, 0xbb, 0, 0, 0x10, 0x00, 0x11, 0x01, 0x12, 0x02, 0, 0, 0, 0, 0, 0};
 
 	make_path(&p, 3);
 	MRC_T_EQ(mrc_usid_encode(&p, c, 2), 1);
@@ -215,7 +215,8 @@ test_sparse_containers_repack(void)
 		c[i][1] = 0xbb;
 	}
 	for (unsigned int i = 0; i < 14; i++) {
-		unsigned int ci = i < 4 ? 0 : (i < 10 ? 1 : 2), k = i < 4 ? i : (i < 10 ? i - 4 : i - 10);
+		unsigned int ci = i < 4 ? 0 : (i < 10 ? 1 : 2),
+			     k = i < 4 ? i : (i < 10 ? i - 4 : i - 10);
 
 		c[ci][4 + 2 * k] = (uint8_t)(full.usid[i] >> 8);
 		c[ci][5 + 2 * k] = (uint8_t)full.usid[i];

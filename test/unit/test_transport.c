@@ -32,8 +32,8 @@ struct drive {
 	struct mrc_test_pair p;
 	struct mrc_test_pair_cfg pcfg;
 	struct mrc_sim *sim;
-	uint32_t port_ok[2];     /* local ports up, per host */
-	uint32_t mark_plane;     /* CE-mark packets on (plane, uplink), when mark_on */
+	uint32_t port_ok[2]; /* local ports up, per host */
+	uint32_t mark_plane; /* CE-mark packets on (plane, uplink), when mark_on */
 	uint32_t mark_uplink;
 	bool mark_on;
 	uint64_t marked;
@@ -43,8 +43,8 @@ struct drive {
 };
 
 static int
-setup_full(struct drive *d, double loss, uint64_t seed, bool ecn, uint8_t paths,
-	uint8_t reliability)
+setup_full(
+	struct drive *d, double loss, uint64_t seed, bool ecn, uint8_t paths, uint8_t reliability)
 {
 	struct mrc_sim_cfg sc;
 	int rc = mrc_test_eal_init("test_transport");
@@ -117,7 +117,8 @@ post(struct drive *d, unsigned int n)
 
 		mrc_test_fill(s, off, MSG, d->posted);
 		MRC_T_EQ(mrc_qp_post_write(s->qp, d->posted, s->mem + off, MSG, s->key,
-				 (uint64_t)(uintptr_t)r->mem + off, r->key, d->posted & 1, d->posted),
+				 (uint64_t)(uintptr_t)r->mem + off, r->key, d->posted & 1,
+				 d->posted),
 			0);
 	}
 	return MRC_TEST_OK;
@@ -142,8 +143,8 @@ drive(struct drive *d, uint64_t limit_ns)
 
 	while (p->now < end) {
 		for (uint8_t i = 0; i < 2; i++) {
-			uint16_t n = mrc_qp_tx_burst(p->h[i].qp, p->now, d->port_ok[i], &p->rand, pk,
-				64);
+			uint16_t n = mrc_qp_tx_burst(
+				p->h[i].qp, p->now, d->port_ok[i], &p->rand, pk, 64);
 
 			for (uint16_t k = 0; k < n; k++)
 				mrc_sim_send(d->sim, i, (uint8_t)(1 - i), pk[k], p->now);
@@ -161,7 +162,8 @@ drive(struct drive *d, uint64_t limit_ns)
 					continue;
 				}
 				if (d->mark_on && mrc_opcode_is_data(v.bth.opcode) &&
-					mrc_ev_layout_plane(&d->pcfg.attr.ev.layout, v.ev) == d->mark_plane &&
+					mrc_ev_layout_plane(&d->pcfg.attr.ev.layout, v.ev) ==
+						d->mark_plane &&
 					mrc_ev_layout_uplink(&d->pcfg.attr.ev.layout, v.ev) % 4 ==
 						d->mark_uplink) {
 					set_ce(pk[k], &v);
@@ -178,7 +180,8 @@ drive(struct drive *d, uint64_t limit_ns)
 				for (unsigned int k = 0; k < n; k++) {
 					if (e[k].status != MRC_CQE_OK)
 						d->errors++;
-					else if (e[k].opcode != MRC_CQE_RECV_IMM && e[k].wr_id < 512)
+					else if (e[k].opcode != MRC_CQE_RECV_IMM &&
+						 e[k].wr_id < 512)
 						d->wr_done[e[k].wr_id]++;
 					d->done[i]++;
 				}
@@ -244,8 +247,8 @@ test_spraying_without_loss(void)
 		for (int u = 0; u < 4; u++) {
 			double ru = st->path[pl][u].delivered_bytes / (mean / 4);
 
-			MRC_T_ASSERT(ru > 0.85 && ru < 1.15, "path %d/%d carried %.3f of the mean", pl, u,
-				ru);
+			MRC_T_ASSERT(ru > 0.85 && ru < 1.15, "path %d/%d carried %.3f of the mean",
+				pl, u, ru);
 		}
 	}
 	/* Per-EV statistics: every active EV carried its share, and was acknowledged. */
@@ -256,13 +259,14 @@ test_spraying_without_loss(void)
 		const struct mrc_ev_stats *es = mrc_ev_slot_stats(pool, sl);
 
 		MRC_T_ASSERT(es != NULL, "per-EV statistics kept");
-		MRC_T_ASSERT(es->tx_pkts >= 8 && es->tx_pkts <= 24, "EV slot %d sent %llu of 2048", sl,
-			(unsigned long long)es->tx_pkts);
+		MRC_T_ASSERT(es->tx_pkts >= 8 && es->tx_pkts <= 24, "EV slot %d sent %llu of 2048",
+			sl, (unsigned long long)es->tx_pkts);
 		ev_pkts += es->tx_pkts;
 	}
 	MRC_T_EQ(ev_pkts, c->tx_data_pkts);
 	printf("  8 MiB in %.1f us: %llu data packets, %llu out of order at the receiver, "
-	       "0 resends\n", d.p.now / 1e3, (unsigned long long)c->tx_data_pkts,
+	       "0 resends\n",
+		d.p.now / 1e3, (unsigned long long)c->tx_data_pkts,
 		(unsigned long long)rx->stats.ooo_pkts);
 	teardown(&d);
 	return MRC_TEST_OK;
@@ -283,7 +287,8 @@ lossy(double loss, uint64_t seed)
 	const struct mrc_sim_stats *st = mrc_sim_stats(d.sim);
 	const uint64_t drops = st->total.drops[MRC_SIM_DROP_LOSS];
 
-	printf("  %.1f%% loss: %llu packets dropped, %llu resent, %llu EVs retired, done in %.1f us\n",
+	printf("  %.1f%% loss: %llu packets dropped, %llu resent, %llu EVs retired, done in %.1f "
+	       "us\n",
 		loss * 100, (unsigned long long)drops, (unsigned long long)c->tx_retx_pkts,
 		(unsigned long long)mrc_ev_counters(mrc_qp_ev_pool(d.p.h[0].qp))->retired,
 		d.p.now / 1e3);
@@ -319,8 +324,8 @@ static int
 ref_lossy(bool gbn)
 {
 	static struct drive d;
-	int rc = setup_modes(&d, 0.01, 21, MRC_QP_PATHS_ECMP,
-		gbn ? MRC_QP_REL_GBN : MRC_QP_REL_SACK);
+	int rc = setup_modes(
+		&d, 0.01, 21, MRC_QP_PATHS_ECMP, gbn ? MRC_QP_REL_GBN : MRC_QP_REL_SACK);
 
 	if (rc != MRC_TEST_OK)
 		return rc;
@@ -388,7 +393,8 @@ count_path_evs(const struct drive *d, enum mrc_ev_state want, bool active_only)
 		uint32_t ev = mrc_ev_value(pool, s);
 
 		if (mrc_ev_layout_plane(l, ev) == 2 && mrc_ev_layout_uplink(l, ev) % 4 == 1 &&
-			mrc_ev_state(pool, s) == want && (!active_only || mrc_ev_slot_is_active(pool, s)))
+			mrc_ev_state(pool, s) == want &&
+			(!active_only || mrc_ev_slot_is_active(pool, s)))
 			n++;
 	}
 	return n;
@@ -443,12 +449,13 @@ test_black_hole_retire_and_readmit(void)
 
 	MRC_T_ASSERT(bad > 0, "retired EVs wait to be probed");
 	printf("  black hole: first loss at %.1f us, first EV retired %.1f us later "
-	       "(bound %.1f us), %u EVs of the path retired\n", d.first_drop_ns / 1e3,
-		(d.first_bad_ns - d.first_drop_ns) / 1e3, bound / 1e3, bad);
+	       "(bound %.1f us), %u EVs of the path retired\n",
+		d.first_drop_ns / 1e3, (d.first_bad_ns - d.first_drop_ns) / 1e3, bound / 1e3, bad);
 
 	/* Heal the path; keep traffic flowing while probes run: they come back. */
 	mrc_sim_set_path_blackhole(d.sim, 2, 1, false);
-	for (int round = 0; round < 40 && count_path_evs(&d, MRC_EV_ASSUMED_BAD, false) > 0; round++) {
+	for (int round = 0; round < 40 && count_path_evs(&d, MRC_EV_ASSUMED_BAD, false) > 0;
+		round++) {
 		MRC_T_RUN(post(&d, 1));
 		drive(&d, 1000 * US);
 		d.p.now += 1000 * US; /* probe rounds are paced (1 ms apart by default) */
@@ -531,7 +538,7 @@ test_trims_nacked_not_blamed(void)
 	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(d.p.h[0].qp);
 
 	MRC_T_ASSERT(c->tx_retx_pkts >= st->total.trims &&
-			c->tx_retx_pkts <= st->total.trims + st->total.trims / 100 + 2,
+			     c->tx_retx_pkts <= st->total.trims + st->total.trims / 100 + 2,
 		"%llu resends for %llu trims (ev-order %llu, time %llu, timeout %llu)",
 		(unsigned long long)c->tx_retx_pkts, (unsigned long long)st->total.trims,
 		(unsigned long long)rtx->stats.lost[MRC_REL_LOSS_EV_ORDER],
@@ -542,9 +549,10 @@ test_trims_nacked_not_blamed(void)
 	MRC_T_EQ(ec->retired, 0); /* a trim is congestion, not a dead path */
 	MRC_T_EQ(rtx->stats.rto_fired, 0);
 	printf("  %llu trims (%llu at the last hop): %llu NACKs, %llu resends, %llu EV skips, "
-	       "0 EVs retired\n", (unsigned long long)st->total.trims,
-		(unsigned long long)st->total.trims_lasthop, (unsigned long long)c->rx_nacks,
-		(unsigned long long)c->tx_retx_pkts, (unsigned long long)ec->skips);
+	       "0 EVs retired\n",
+		(unsigned long long)st->total.trims, (unsigned long long)st->total.trims_lasthop,
+		(unsigned long long)c->rx_nacks, (unsigned long long)c->tx_retx_pkts,
+		(unsigned long long)ec->skips);
 	teardown(&d);
 	return MRC_TEST_OK;
 }
@@ -576,7 +584,8 @@ test_ecn_moves_traffic_off_a_path(void)
 	MRC_T_ASSERT(share < 0.8, "the marked path still carried %.2f of its plane's mean", share);
 	MRC_T_EQ(c->tx_retx_pkts, 0);
 	printf("  ECN on plane 5 / T1 2: %llu marks echoed, that path carried %.2f of its "
-	       "plane's mean, 0 resends\n", (unsigned long long)c->ecn_echoes, share);
+	       "plane's mean, 0 resends\n",
+		(unsigned long long)c->ecn_echoes, share);
 	teardown(&d);
 	return MRC_TEST_OK;
 }

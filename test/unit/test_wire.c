@@ -34,8 +34,8 @@ init_cfg(void)
 
 /* Parse flat bytes, cut into segments at `cuts`. */
 static enum mrc_wire_rx
-parse_bytes(const uint8_t *b, size_t len, const size_t *cuts, unsigned int n_cuts,
-	struct mrc_pkt *v)
+parse_bytes(
+	const uint8_t *b, size_t len, const size_t *cuts, unsigned int n_cuts, struct mrc_pkt *v)
 {
 	struct rte_mbuf *m = mrc_test_mbuf_from(b, len, cuts, n_cuts, 0);
 	enum mrc_wire_rx rc;
@@ -183,7 +183,8 @@ test_bth_flags_and_limits(void)
 	MRC_T_EQ(bth[8], 0x80 | 0x20);
 	MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);
 	MRC_T_ASSERT(v.bth.se && v.bth.migreq && v.bth.fecn && v.bth.becn && v.bth.ackreq &&
-			v.bth.rtx && !v.bth.ts, "flags lost");
+			     v.bth.rtx && !v.bth.ts,
+		"flags lost");
 	MRC_T_EQ(v.bth.dqpn, 0xffffff);
 	MRC_T_EQ(v.bth.psn, 0xffffff);
 	MRC_T_EQ(v.bth.pkey, 0x8001);
@@ -212,7 +213,7 @@ test_ev_split(void)
 	MRC_T_EQ(mrc_test_sample_get(0, &s), 0); /* SRv6 */
 	s.pkt.ev = 0x89abcdef;
 	s.pkt.outer.flow_label = 0xf0000; /* top 4 bits are not EV: kept */
-	s.pkt.ip.flow_label = 0x12345;    /* inner: written as given */
+	s.pkt.ip.flow_label = 0x12345;	  /* inner: written as given */
 	len = mrc_test_sample_bytes(&s, &cfg, b, sizeof(b));
 	const uint8_t *outer = b + 14, *inner = outer + 40, *udp = inner + 40;
 
@@ -254,7 +255,8 @@ test_sack_fields(void)
 	MRC_T_EQ(seth[0], 0);
 	MRC_T_EQ(seth[1], (MRC_SACK_M_SKIP_ONCE << 5) | 0x02);
 	MRC_T_EQ((seth[2] << 8) | seth[3], 7);
-	MRC_T_EQ(((uint32_t)seth[4] << 24) | (seth[5] << 16) | (seth[6] << 8) | seth[7], 0x0003a5c1);
+	MRC_T_EQ(
+		((uint32_t)seth[4] << 24) | (seth[5] << 16) | (seth[6] << 8) | seth[7], 0x0003a5c1);
 	MRC_T_EQ((seth[13] << 16) | (seth[14] << 8) | seth[15], 4);
 	MRC_T_EQ(seth[16], 0x21);
 	MRC_T_EQ(seth[17], 8);
@@ -388,7 +390,8 @@ roundtrip_one(unsigned int i)
 		if (!s.trim) {
 			MRC_T_EQ(v.payload_len, s.payload_len);
 			for (uint32_t k = 0; k < v.payload_len; k++)
-				MRC_T_EQ(b[v.payload_off + k], mrc_test_payload_byte(s.pkt.bth.psn, k));
+				MRC_T_EQ(b[v.payload_off + k],
+					mrc_test_payload_byte(s.pkt.bth.psn, k));
 		}
 		len2 = rebuild(&v, b, b2, sizeof(b2));
 		if (s.trim) {
@@ -447,12 +450,12 @@ test_icrc_every_two_segment_cut(void)
 			MRC_T_ASSERT(rc == MRC_WIRE_OK, "%s cut at %zu: %s", s.name, cut,
 				mrc_wire_reject_name(rc));
 			if (v.flags & MRC_PKT_F_TRIMMED)
-				continue; /* headers only, no ICRC */
+				continue;   /* headers only, no ICRC */
 			b[len - 5] ^= 0x40; /* the last byte before the ICRC */
 			rc = parse_bytes(b, len, &cut, 1, &v);
 			b[len - 5] ^= 0x40;
-			MRC_T_ASSERT(rc != MRC_WIRE_OK, "%s cut at %zu: a flipped byte passed", s.name,
-				cut);
+			MRC_T_ASSERT(rc != MRC_WIRE_OK, "%s cut at %zu: a flipped byte passed",
+				s.name, cut);
 		}
 	}
 	return MRC_TEST_OK;
@@ -505,11 +508,11 @@ struct edit_case {
 };
 
 /* Offsets in sample 0 (SRv6, no SRH), 2 (SRH, 2 segs), 5 (plain), 8 (SACK SRv6). */
-#define E 14           /* outer IPv6 */
-#define I (14 + 40)    /* inner IPv6 in SRv6 mode */
-#define PU (14 + 40)   /* UDP in plain mode */
-#define PB (14 + 48)   /* BTH in plain mode */
-#define SB (14 + 88)   /* BTH in SRv6 mode without SRH */
+#define E  14	     /* outer IPv6 */
+#define I  (14 + 40) /* inner IPv6 in SRv6 mode */
+#define PU (14 + 40) /* UDP in plain mode */
+#define PB (14 + 48) /* BTH in plain mode */
+#define SB (14 + 88) /* BTH in SRv6 mode without SRH */
 
 static const struct edit_case edits[] = {
 	{"ethertype IPv4", 5, 12, 0xff, 0x08, false, MRC_WIRE_BAD_ETHERTYPE},
@@ -572,8 +575,8 @@ test_every_reject_reason(void)
 		if (e->reseal)
 			reseal(b, len, v.inner_off);
 		rc = parse_bytes(b, len, NULL, 0, &v);
-		MRC_T_ASSERT(rc == e->want, "%s: got %s, want %s", e->what, mrc_wire_reject_name(rc),
-			mrc_wire_reject_name(e->want));
+		MRC_T_ASSERT(rc == e->want, "%s: got %s, want %s", e->what,
+			mrc_wire_reject_name(rc), mrc_wire_reject_name(e->want));
 		seen[rc] = true;
 	}
 
@@ -807,8 +810,8 @@ test_crc32(void)
 
 	/* The CRC-32 check value (IEEE 802.3). */
 	MRC_T_U64_EQ(~mrc_crc32_update(0xffffffff, check, 9), 0xcbf43926u);
-	MRC_T_U64_EQ(mrc_crc32_update(0xffffffff, "\xff\xff\xff\xff\xff\xff\xff\xff", 8),
-		MRC_ICRC_SEED);
+	MRC_T_U64_EQ(
+		mrc_crc32_update(0xffffffff, "\xff\xff\xff\xff\xff\xff\xff\xff", 8), MRC_ICRC_SEED);
 	/* Slicing, alignment and segment boundaries do not change the result. */
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)rand_r(&seed);
@@ -824,7 +827,8 @@ test_crc32(void)
 		}
 		MRC_T_U64_EQ(mrc_crc32_update(0xffffffff, buf + off, n), ref);
 		MRC_T_U64_EQ(mrc_crc32_update(mrc_crc32_update(0xffffffff, buf + off, split),
-				      buf + off + split, n - split), ref);
+				     buf + off + split, n - split),
+			ref);
 		size_t cuts[1] = {split};
 		struct rte_mbuf *m = mrc_test_mbuf_from(buf, off + n, cuts, split > 0 ? 1 : 0, 0);
 
@@ -862,13 +866,13 @@ test_crc32_implementations_agree(void)
 			a = mrc_crc32_update(init, buf + off, len);
 			mrc_crc32_set_impl(MRC_CRC32_CLMUL);
 			b2 = mrc_crc32_update(init, buf + off, len);
-			MRC_T_ASSERT(a == b2, "len %zu off %zu: table 0x%08x, clmul 0x%08x", len, off, a,
-				b2);
+			MRC_T_ASSERT(a == b2, "len %zu off %zu: table 0x%08x, clmul 0x%08x", len,
+				off, a, b2);
 			if (have_vclmul) {
 				mrc_crc32_set_impl(MRC_CRC32_VCLMUL);
 				c = mrc_crc32_update(init, buf + off, len);
-				MRC_T_ASSERT(a == c, "len %zu off %zu: table 0x%08x, vclmul 0x%08x", len,
-					off, a, c);
+				MRC_T_ASSERT(a == c, "len %zu off %zu: table 0x%08x, vclmul 0x%08x",
+					len, off, a, c);
 			}
 		}
 	}
