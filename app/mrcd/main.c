@@ -8,7 +8,7 @@
  *   parse the command line and the config (strict: errors name file:line)
  *   start the EAL (unique file prefix, explicit lcores, --no-huge if need be)
  *   per host: mbuf pools (rx, and a separate tx/retransmit pool), regions,
- *             a completion queue, the dataplane loop (mrcd_host)
+ *             a completion queue, the dataplane loop (the engine, lib/host)
  *   the emulated fabric and its fault scenario
  *   the traffic generator's flows: one QP pair per (source, destination, k)
  *   workers: fabric poll + for each host: post, iterate, completions
@@ -44,7 +44,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_gen.h"
-#include "mrcd_host.h"
+#include "mrc_shard.h"
 
 static volatile sig_atomic_t signalled;
 
@@ -89,9 +89,10 @@ run(struct mrcd_daemon *d)
 
 		if (now >= next_link) {
 			for (unsigned int h = 0; h < d->n_hosts; h++)
-				mrcd_host_refresh_links(d->host[h].rt);
+				mrc_shard_refresh_links(d->host[h].rt);
 			next_link = now + d->hz / 1000;
 		}
+		mrcd_handoff_drain(d);
 		mrcd_output_tick(d, &out, now, start);
 		if (d->cfg.telemetry.console && now >= next_console) {
 			mrcd_console_line(d, now, start);
@@ -114,9 +115,12 @@ run(struct mrcd_daemon *d)
 	}
 	__atomic_store_n(&d->phase, MRCD_EXIT, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+	mrcd_handoff_drain(d);
 	/* Final numbers, read after the workers stopped. */
-	for (unsigned int h = 0; h < d->n_hosts; h++)
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		mrc_shard_publish(d->host[h].rt, rte_rdtsc());
 		mrcd_snapshot_publish(d, h, rte_rdtsc(), true);
+	}
 	mrcd_output_close(d, &out, rte_rdtsc(), start);
 }
 
@@ -282,7 +286,7 @@ main(int argc, char **argv)
 
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			d.msg_buf_bytes += d.host[h].mem_len;
-			d.trk_bytes += mrc_trk_pool_mem_bytes(mrcd_host_trk_pool(d.host[h].rt)) +
+			d.trk_bytes += mrc_trk_pool_mem_bytes(mrc_shard_trk_pool(d.host[h].rt)) +
 				       mrc_trk_pool_mem_bytes(d.host[h].imm_pool);
 		}
 		/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
@@ -306,16 +310,16 @@ out:
 	if (step >= 4) {
 		for (unsigned int i = 0; i < d.n_flows && d.flows != NULL; i++) {
 			if (d.flows[i].qp != NULL)
-				mrcd_host_del_qp(d.host[d.flows[i].src_local].rt, d.flows[i].qp);
+				mrc_shard_del_qp(d.host[d.flows[i].src_local].rt, d.flows[i].qp);
 			if (d.peer_qp[i] != NULL)
-				mrcd_host_del_qp(d.host[d.flows[i].dst_local].rt, d.peer_qp[i]);
+				mrc_shard_del_qp(d.host[d.flows[i].dst_local].rt, d.peer_qp[i]);
 			mrc_qp_destroy(d.flows[i].qp);
 			mrc_qp_destroy(d.peer_qp[i]);
 			rte_free(d.flows[i].post_tsc);
 		}
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			mrcd_sched_free(&d, h);
-			mrcd_host_free(d.host[h].rt);
+			mrc_shard_free(d.host[h].rt);
 		}
 	}
 	if (step >= 3) {
@@ -327,9 +331,11 @@ out:
 		mrc_fabric_free(d.fab); /* returns every packet still inside */
 	}
 	if (step >= 2) {
+		mrcd_handoff_drain(&d); /* its mbufs go back before the pools are counted */
 		for (unsigned int h = 0; h < d.n_hosts; h++) {
 			struct mrcd_hostctx *hc = &d.host[h];
 
+			rte_ring_free(hc->handoff);
 			if (mrcd_pools_full(hc) != 0)
 				status = 1;
 			rte_mempool_free(hc->rx_pool);

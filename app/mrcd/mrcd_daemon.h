@@ -23,7 +23,7 @@
 #include "mrcd_config.h"
 #include "mrcd_gaps.h"
 #include "mrcd_gen.h"
-#include "mrcd_host.h"
+#include "mrc_shard.h"
 #include "mrcd_sched.h"
 
 #define MRCD_MAX_HOSTS 16
@@ -54,14 +54,18 @@ struct mrcd_hostctx {
 	uint8_t *mem;
 	size_t mem_len, region_bytes; /* region: the host's slots in the cluster layout */
 	uint32_t key;
-	struct mrcd_host *rt;
+	struct mrc_shard *rt; /* the engine: one shard (one worker) per host */
+	/* packets the shard hands off (endpoint requests, QPN 2): the shard
+	 * writes, the control thread reads and counts them in ep_ops */
+	struct rte_ring *handoff;
+	uint64_t ep_ops;	       /* written by the control thread, read by telemetry */
 	struct mrc_trk_pool *imm_pool; /* Write-IMM tables lent to the host's responders */
 	struct mrc_rand rand;
 	struct mrcd_hist hist; /* completion times of this host's messages */
 	struct mrcd_gaps gaps; /* the longest waits between messages received here */
 	uint64_t failed_msgs;
-	uint16_t port[MRCD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint32_t port_started;		/* ethdev mode: planes whose port we started */
+	uint16_t port[MRC_SHARD_MAX_PLANES]; /* the ethdev port of each plane */
+	uint32_t port_started;		     /* ethdev mode: planes whose port we started */
 	/* the flows this host sends and receives (indexes into flows) */
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;
@@ -83,7 +87,7 @@ struct mrcd_port_drops {
 struct mrcd_snapshot {
 	uint32_t seq; /* odd while being written */
 	uint64_t tsc;
-	uint64_t tx_bytes[MRCD_MAX_PLANES], rx_bytes[MRCD_MAX_PLANES];
+	uint64_t tx_bytes[MRC_SHARD_MAX_PLANES], rx_bytes[MRC_SHARD_MAX_PLANES];
 	uint64_t posted, completed, failed;
 	uint64_t sent_bytes, verified_bytes, verify_errors;
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
@@ -164,8 +168,8 @@ struct mrcd_daemon {
 	struct mrc_fabric_counters fab_snap;
 	struct mrcd_qp_query query;
 	/* [ports] mode = loop: the link from host h to its peer on plane p (mrcd_loop.c) */
-	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRCD_MAX_PLANES];
-	bool loop_vdev[MRCD_MAX_HOSTS][MRCD_MAX_PLANES];
+	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
+	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 };
 
 /* Outputs the control loop keeps open. */
@@ -234,6 +238,10 @@ int mrcd_make_pools(struct mrcd_daemon *d, unsigned int h);
 int mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now);
 int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
 int mrcd_assign_lcores(struct mrcd_daemon *d);
+
+/* Control thread: take what the hosts' shards handed off (endpoint requests are
+ * counted and freed: nothing acts on them yet). */
+void mrcd_handoff_drain(struct mrcd_daemon *d);
 
 /* A worker lcore's loop (mrcd_worker.c), until the phase is MRCD_EXIT; arg: its mrcd_worker. */
 int mrcd_worker_main(void *arg);

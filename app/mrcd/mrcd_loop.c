@@ -100,7 +100,7 @@ mrcd_loop_close(struct mrcd_daemon *d)
 	char name[RTE_RING_NAMESIZE + 16];
 
 	for (unsigned int h = 0; h < MRCD_MAX_HOSTS; h++)
-		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
 			struct rte_mbuf *m[64];
 			unsigned int n;
 

@@ -220,7 +220,7 @@ mrcd_ports_close(struct mrcd_daemon *d)
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
 
-		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
 			if (!(hc->port_started & (1u << p)))
 				continue;
 			/* Stop, then close: close frees what the rx ring still holds. */
@@ -236,7 +236,7 @@ mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
 			struct rte_eth_stats s;
 
 			if (!(d->host[h].port_started & (1u << p)) ||

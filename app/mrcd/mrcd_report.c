@@ -55,7 +55,7 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 {
 	struct mrcd_snapshot *s = &d->snap[h], n;
 	struct mrcd_hostctx *hc = &d->host[h];
-	const struct mrc_wire_rx_stats *v = mrcd_host_rx_verdicts(hc->rt);
+	const struct mrc_wire_rx_stats *v = mrc_shard_rx_verdicts(hc->rt);
 
 	memset(&n, 0, sizeof(n));
 	n.tsc = now_tsc;
@@ -65,7 +65,7 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 	 */
 	n.stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
-		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(hc->rt, p);
+		const struct mrc_shard_plane_counters *pc = mrc_shard_plane_counters(hc->rt, p);
 
 		n.tx_bytes[p] = pc->tx_bytes;
 		n.rx_bytes[p] = pc->rx_bytes;
@@ -160,7 +160,7 @@ totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
 		struct mrcd_snapshot s;
 
 		mrcd_snapshot_read(d, h, &s);
-		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++) {
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
 			t->tx_bytes[p] += s.tx_bytes[p];
 			t->rx_bytes[p] += s.rx_bytes[p];
 		}
@@ -493,7 +493,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 	uint32_t trk_max = 0;
 
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const struct mrc_trk_pool *tp = mrcd_host_trk_pool(d->host[h].rt);
+		const struct mrc_trk_pool *tp = mrc_shard_trk_pool(d->host[h].rt);
 
 		n_qps += d->host[h].n_send + d->host[h].n_recv;
 		if (tp != NULL) {
@@ -535,7 +535,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		uint64_t v = 0;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++)
-			v += mrcd_host_rx_verdicts(d->host[h].rt)->pkts[r];
+			v += mrc_shard_rx_verdicts(d->host[h].rt)->pkts[r];
 		if (v != 0)
 			printf(" (%s %" PRIu64 ")", mrc_wire_reject_name((enum mrc_wire_rx)r), v);
 	}

@@ -27,7 +27,7 @@
 #include "mrcd_config.h"
 #include "mrcd_daemon.h"
 #include "mrcd_gen.h"
-#include "mrcd_host.h"
+#include "mrc_shard.h"
 
 int
 mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
@@ -256,7 +256,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
 	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
-	struct mrcd_host_cfg cfg = {.id = (uint8_t)c,
+	struct mrc_shard_cfg cfg = {.host_id = (uint8_t)c,
 		.n_planes = d->cfg.daemon.planes,
 		.max_qps = 2 * d->n_cluster_flows,
 		.qpn_base = MRCD_QPN_BASE,
@@ -285,6 +285,20 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		return -1;
 	}
 
+	/* What the shard does not own (endpoint requests) goes to the control thread. */
+	{
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "mrcd_ho%u", h);
+		hc->handoff = rte_ring_create(
+			name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (hc->handoff == NULL) {
+			fprintf(stderr, "mrcd: host %u: cannot make its hand-off ring: %s\n", h,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+		cfg.handoff = hc->handoff;
+	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 		cfg.port_id[p] = hc->port[p];
@@ -303,7 +317,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	mrc_cq_init(hc->cq, d->cfg.transport.cq_size);
 	hc->key = mrc_mr_register(hc->mrs, hc->mem, hc->mem_len, rte_malloc_virt2iova(hc->mem),
 		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ZERO_BASED);
-	hc->rt = mrcd_host_create(&cfg, now, &why);
+	hc->rt = mrc_shard_create(&cfg, now, &why);
 	if (hc->key == 0 || hc->rt == NULL) {
 		fprintf(stderr, "mrcd: host %u: %s\n", h, why ? why : "cannot register memory");
 		return -1;
@@ -336,7 +350,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 		.hdr_pool = hc->tx_pool,
 		.ev_stats = d->cfg.telemetry.ev_stats,
 		.socket = (int)rte_socket_id(),
-		.trk_pool = mrcd_host_trk_pool(hc->rt),
+		.trk_pool = mrc_shard_trk_pool(hc->rt),
 		.imm_pool = hc->imm_pool};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
@@ -361,7 +375,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 			mrc_qp_destroy(qp);
 			return NULL;
 		}
-	if (mrcd_host_add_qp(hc->rt, qp, now) != 0) {
+	if (mrc_shard_add_qp(hc->rt, qp, now) != 0) {
 		mrc_qp_destroy(qp);
 		return NULL;
 	}
@@ -458,7 +472,8 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 			const uint64_t frame = d->cfg.transport.mtu + 256u;
 			const uint64_t room = (uint64_t)(2560 * d->cfg.fabric.link_gbps / 8);
 
-			mrcd_host_set_fabric(d->host[h].rt, d->fab, h, RTE_MAX(room, 2 * frame));
+			mrc_shard_set_tx_backlog(d->host[h].rt, mrc_fabric_tx_backlog_cb, d->fab, h,
+				RTE_MAX(room, 2 * frame));
 		}
 	}
 	return 0;

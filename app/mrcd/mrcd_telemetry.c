@@ -163,7 +163,7 @@ static int
 cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_daemon *m = daemon_ref;
-	uint64_t tx[MRCD_MAX_PLANES] = {0};
+	uint64_t tx[MRC_SHARD_MAX_PLANES] = {0};
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
@@ -171,7 +171,7 @@ cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
 		struct mrcd_snapshot s;
 
 		mrcd_snapshot_read(m, h, &s);
-		for (unsigned int p = 0; p < MRCD_MAX_PLANES; p++)
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
 			tx[p] += s.tx_bytes[p];
 	}
 	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
@@ -315,7 +315,7 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_qp_query *q;
 	const unsigned int n_planes = daemon_ref->cfg.daemon.planes;
-	uint64_t per[MRC_EV_N_STATES][MRCD_MAX_PLANES];
+	uint64_t per[MRC_EV_N_STATES][MRC_SHARD_MAX_PLANES];
 	unsigned int host, retired = 0, listed = 0;
 	struct mrc_qp *qp;
 	const char *role;
@@ -339,7 +339,7 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int i = 0; i < q->n_ev; i++) {
 		const struct mrcd_query_ev *e = &q->ev[i];
 
-		if (e->plane < MRCD_MAX_PLANES && e->state < MRC_EV_N_STATES)
+		if (e->plane < MRC_SHARD_MAX_PLANES && e->state < MRC_EV_N_STATES)
 			per[e->state][e->plane]++;
 		if (e->state != MRC_EV_ASSUMED_BAD && e->state != MRC_EV_DENIED)
 			continue;
@@ -372,8 +372,8 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* The counters below are the host's live ones: single 64-bit words the
- * worker bumps, read here with relaxed atomic loads (as ethdev stats are). */
+/* A counter another thread bumps (the control thread's ep_ops), read with a
+ * relaxed atomic load; the shard's own counters come from its snapshot. */
 static uint64_t
 peek(const uint64_t *p)
 {
@@ -390,8 +390,9 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(cmd);
 	if (parse_index(params, m->n_hosts, &h) != 0)
 		return -1;
-	const struct mrcd_host *rt = m->host[h].rt;
-	const uint32_t up = mrcd_host_port_mask(rt);
+	const struct mrc_shard *rt = m->host[h].rt;
+	const uint32_t up = mrc_shard_port_mask(rt);
+	struct mrc_shard_snapshot ss;
 	struct rte_tel_data *a[7];
 	static const char *const names[7] = {
 		"port_id", "name", "link_up", "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes"};
@@ -405,8 +406,9 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 		rte_tel_data_start_array(a[i], i == 1 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
 	}
+	mrc_shard_snapshot(rt, &ss);
 	for (unsigned int p = 0; p < n_planes; p++) {
-		const struct mrcd_plane_counters *pc = mrcd_host_plane_counters(rt, p);
+		const struct mrc_shard_plane_counters *pc = &ss.plane[p];
 		const uint16_t port = m->host[h].port[p];
 		char name[RTE_ETH_NAME_MAX_LEN];
 
@@ -415,10 +417,10 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[0], port);
 		rte_tel_data_add_array_string(a[1], name);
 		rte_tel_data_add_array_u64(a[2], (up >> p) & 1);
-		rte_tel_data_add_array_u64(a[3], peek(&pc->tx_pkts));
-		rte_tel_data_add_array_u64(a[4], peek(&pc->tx_bytes));
-		rte_tel_data_add_array_u64(a[5], peek(&pc->rx_pkts));
-		rte_tel_data_add_array_u64(a[6], peek(&pc->rx_bytes));
+		rte_tel_data_add_array_u64(a[3], pc->tx_pkts);
+		rte_tel_data_add_array_u64(a[4], pc->tx_bytes);
+		rte_tel_data_add_array_u64(a[5], pc->rx_pkts);
+		rte_tel_data_add_array_u64(a[6], pc->rx_bytes);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
@@ -439,9 +441,11 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (parse_index(params, m->n_hosts, &h) != 0)
 		return -1;
 	memset(&v, 0, sizeof(v));
-	mrc_wire_rx_stats_add(&v, mrcd_host_rx_verdicts(m->host[h].rt));
 
-	const struct mrcd_host_counters *hc = mrcd_host_counters(m->host[h].rt);
+	struct mrc_shard_snapshot ss;
+
+	mrc_shard_snapshot(m->host[h].rt, &ss);
+	mrc_wire_rx_stats_add(&v, &ss.verdicts);
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
@@ -452,9 +456,10 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(key, sizeof(key), "rx_%s", mrc_wire_reject_name((enum mrc_wire_rx)r));
 		rte_tel_data_add_dict_u64(d, key, v.pkts[r]);
 	}
-	rte_tel_data_add_dict_u64(d, "rx_unknown_qpn", peek(&hc->rx_unknown_qpn));
-	rte_tel_data_add_dict_u64(d, "rx_ep_ops", peek(&hc->rx_ep_ops));
-	rte_tel_data_add_dict_u64(d, "tx_dropped", peek(&hc->tx_dropped));
+	rte_tel_data_add_dict_u64(d, "rx_unknown_qpn", ss.cnt.rx_unknown_qpn);
+	rte_tel_data_add_dict_u64(d, "rx_ep_ops", peek(&m->host[h].ep_ops));
+	rte_tel_data_add_dict_u64(d, "rx_handoff_drops", ss.cnt.rx_handoff_drops);
+	rte_tel_data_add_dict_u64(d, "tx_dropped", ss.cnt.tx_dropped);
 	return 0;
 }
 

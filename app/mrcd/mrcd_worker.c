@@ -18,7 +18,7 @@
 #include "mrc_fabric.h"
 #include "mrcd_daemon.h"
 #include "mrcd_gen.h"
-#include "mrcd_host.h"
+#include "mrc_shard.h"
 #include "mrcd_sched.h"
 
 /* QPN -> flow index, O(1): the daemon's QPNs are MRCD_QPN_BASE + 2 x cluster flow (+ 1). */
@@ -69,7 +69,7 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 static uint32_t
 peer_planes(const struct mrcd_daemon *d, int local)
 {
-	return local >= 0 ? mrcd_host_port_mask(d->host[local].rt)
+	return local >= 0 ? mrc_shard_port_mask(d->host[local].rt)
 			  : (uint32_t)((1u << d->cfg.daemon.planes) - 1);
 }
 
@@ -118,7 +118,7 @@ mrcd_worker_main(void *arg)
 		bool changed = false;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
-			const uint32_t m = mrcd_host_port_mask(d->host[h].rt);
+			const uint32_t m = mrc_shard_port_mask(d->host[h].rt);
 
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
@@ -133,12 +133,14 @@ mrcd_worker_main(void *arg)
 
 			/* Only flows that may post are visited (mrcd_sched.h). */
 			mrcd_sched_post(d, h, now, stopping);
-			mrcd_host_iterate(hc->rt, now, &hc->rand);
+			mrc_shard_iterate(hc->rt, now, &hc->rand);
 			completions(d, h, now);
 		}
 		if (now >= next_snap) {
-			for (unsigned int k = 0; k < w->n_hosts; k++)
+			for (unsigned int k = 0; k < w->n_hosts; k++) {
+				mrc_shard_publish(d->host[w->hosts[k]].rt, now);
 				mrcd_snapshot_publish(d, w->hosts[k], now, false);
+			}
 			if (w->runs_fabric)
 				mrcd_fabric_snapshot_publish(d);
 			mrcd_query_serve(d, w);

@@ -64,6 +64,12 @@ mrc_fabric_tx_backlog(const struct mrc_fabric *fab, unsigned int host, unsigned 
 	return l->busy_ps > fab->now_ps ? ps_to_bytes(l->busy_ps - fab->now_ps, fab->rate_mbps) : 0;
 }
 
+uint64_t
+mrc_fabric_tx_backlog_cb(const void *fab, unsigned int host, unsigned int plane)
+{
+	return mrc_fabric_tx_backlog(fab, host, plane);
+}
+
 /* Serialisation time of `wire` bytes, rounded up; a multiply at the usual whole rates. */
 static inline uint64_t
 ser_ps(const struct mrc_fabric *fab, uint64_t wire)

@@ -262,6 +262,9 @@ unsigned int mrc_fabric_in_flight(const struct mrc_fabric *fab);
  * GetSendParams(free_ports)). 0 for a host or plane out of range.
  */
 uint64_t mrc_fabric_tx_backlog(const struct mrc_fabric *fab, unsigned int host, unsigned int plane);
+/* The same with the fabric as `const void *`: the engine's tx backlog source
+ * (mrc_shard_cfg.tx_backlog, with tx_backlog_ctx the fabric). */
+uint64_t mrc_fabric_tx_backlog_cb(const void *fab, unsigned int host, unsigned int plane);
 
 /** The fabric's clock: ns since its start (0 before it started). */
 uint64_t mrc_fabric_now_ns(const struct mrc_fabric *fab);

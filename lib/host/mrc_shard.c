@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/* A shard's setup, its QP table, requests from other threads and snapshots. */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "mrc_shard_priv.h"
+
+MRC_COUNTER_BLOCK_DEFINE(mrc_shard_counters, MRC_SHARD_COUNTERS);
+
+/* mrc_qp_set_wake: something was posted from outside the loop. */
+static void
+qp_wake(void *arg)
+{
+	struct mrc_shard_slot *sl = arg;
+
+	mrc_shard_mark_busy(sl->shard, sl);
+}
+
+static void
+qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t now_tsc)
+{
+	struct mrc_shard_slot *sl = arg;
+	uint64_t next = mrc_qp_poll(sl->qp, now_tsc);
+
+	sl->shard->cnt.timer_fires++;
+	sl->armed_tsc = next;
+	if (next != UINT64_MAX)
+		mrc_timer_arm(w, t, next);
+	mrc_shard_mark_busy(sl->shard, sl); /* a timeout may have marked packets for resending */
+}
+
+struct mrc_shard *
+mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char **why)
+{
+	struct mrc_shard *s;
+	const uint64_t tick = cfg->timer_tick_tsc ? cfg->timer_tick_tsc : cfg->tsc_hz / 1000000;
+	const uint32_t n_shards = cfg->n_shards ? cfg->n_shards : 1;
+
+	if (cfg->n_planes == 0 || cfg->n_planes > MRC_SHARD_MAX_PLANES || cfg->max_qps == 0 ||
+		cfg->tsc_hz == 0 || tick == 0) {
+		*why = "n_planes 1..8, max_qps >= 1 and tsc_hz are required";
+		return NULL;
+	}
+	if (cfg->shard_index >= n_shards) {
+		*why = "shard_index must be below n_shards";
+		return NULL;
+	}
+	s = rte_zmalloc_socket("mrc_shard", sizeof(*s), RTE_CACHE_LINE_SIZE, cfg->socket);
+	if (s == NULL)
+		goto nomem;
+	s->cfg = *cfg;
+	s->n_shards = n_shards;
+	s->qps = rte_zmalloc_socket("mrc_shard_qps", (size_t)cfg->max_qps * sizeof(*s->qps),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
+	s->busy = rte_zmalloc_socket("mrc_shard_busy", (size_t)cfg->max_qps * sizeof(*s->busy),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
+	s->parked = rte_zmalloc_socket("mrc_shard_parked",
+		(size_t)cfg->max_qps * sizeof(*s->parked), RTE_CACHE_LINE_SIZE, cfg->socket);
+	/* 4096 ticks of 1 us: a rotation covers the packet timeouts; longer timers wrap. */
+	s->wheel = mrc_timer_wheel_create(4096, tick, now_tsc, cfg->socket);
+	if (s->qps == NULL || s->busy == NULL || s->parked == NULL || s->wheel == NULL)
+		goto nomem;
+	if (cfg->trk_blocks > 0) {
+		s->trk = mrc_trk_pool_create(cfg->trk_blocks, cfg->trk_block_bytes, cfg->socket);
+		if (s->trk == NULL)
+			goto nomem;
+	}
+	s->port_mask = (1u << cfg->n_planes) - 1;
+	s->now_tsc = now_tsc;
+	return s;
+nomem:
+	if (s != NULL) {
+		rte_free(s->qps);
+		rte_free(s->busy);
+		rte_free(s->parked);
+		mrc_timer_wheel_free(s->wheel);
+	}
+	rte_free(s);
+	*why = "out of memory";
+	return NULL;
+}
+
+void
+mrc_shard_free(struct mrc_shard *s)
+{
+	if (s == NULL)
+		return;
+	mrc_shard_drop_staged(s);
+	mrc_timer_wheel_free(s->wheel);
+	/* Every QP was removed first, so every ring is back (-EBUSY would leak, not crash). */
+	(void)mrc_trk_pool_free(s->trk);
+	rte_free(s->qps);
+	rte_free(s->busy);
+	rte_free(s->parked);
+	rte_free(s);
+}
+
+void
+mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const void *ctx,
+	unsigned int host, uint64_t room_bytes)
+{
+	s->cfg.tx_backlog = fn;
+	s->cfg.tx_backlog_ctx = ctx;
+	s->cfg.tx_backlog_host = host;
+	s->cfg.tx_room_bytes = room_bytes;
+}
+
+bool
+mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn)
+{
+	return mrc_shard_slot_of((struct mrc_shard *)(uintptr_t)s, qpn) != NULL;
+}
+
+int
+mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
+{
+	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, mrc_qp_qpn(qp));
+
+	if (sl == NULL)
+		return -EINVAL;
+	if (sl->qp != NULL)
+		return -EEXIST;
+	sl->qp = qp;
+	sl->shard = s;
+	mrc_timer_init(&sl->timer, qp_timer_cb, sl);
+	sl->armed_tsc = UINT64_MAX;
+	mrc_qp_set_wake(qp, qp_wake, sl);
+	s->now_tsc = now_tsc;
+	mrc_shard_rearm(s, sl);
+	mrc_shard_mark_busy(s, sl);
+	s->n_qps++;
+	return 0;
+}
+
+int
+mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
+{
+	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, mrc_qp_qpn(qp));
+
+	if (sl == NULL || sl->qp != qp)
+		return -ENOENT;
+	mrc_timer_cancel(s->wheel, &sl->timer);
+	mrc_qp_set_wake(qp, NULL, NULL);
+	/* A busy- or parked-list entry for the slot is skipped when it comes up. */
+	sl->qp = NULL;
+	s->n_qps--;
+	return 0;
+}
+
+int
+mrc_shard_request(struct mrc_shard *s, struct mrc_shard_req *r)
+{
+	if (s->cfg.requests == NULL)
+		return -ENOTSUP;
+	__atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
+	return rte_ring_enqueue(s->cfg.requests, r) == 0 ? 0 : -ENOSPC;
+}
+
+void
+mrc_shard_take_requests(struct mrc_shard *s)
+{
+	void *rq[MRC_SHARD_BURST];
+	unsigned int n;
+
+	if (s->cfg.requests == NULL)
+		return;
+	n = rte_ring_dequeue_burst(s->cfg.requests, rq, RTE_DIM(rq), NULL);
+	for (unsigned int k = 0; k < n; k++) {
+		struct mrc_shard_req *r = rq[k];
+
+		switch (r->op) {
+		case MRC_SHARD_ADD_QP:
+			r->rc = mrc_shard_add_qp(s, r->qp, s->now_tsc);
+			break;
+		case MRC_SHARD_DEL_QP:
+			r->rc = mrc_shard_del_qp(s, r->qp);
+			break;
+		default:
+			r->rc = -EINVAL;
+			break;
+		}
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	}
+	s->cnt.requests += n;
+}
+
+void
+mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask)
+{
+	__atomic_store_n(&s->port_mask, mask, __ATOMIC_RELEASE);
+}
+
+uint32_t
+mrc_shard_port_mask(const struct mrc_shard *s)
+{
+	return __atomic_load_n(&s->port_mask, __ATOMIC_ACQUIRE);
+}
+
+uint32_t
+mrc_shard_refresh_links(struct mrc_shard *s)
+{
+	uint32_t mask = 0;
+
+	for (unsigned int p = 0; p < s->cfg.n_planes; p++) {
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(s->cfg.port_id[p], &link) == 0 &&
+			link.link_status == RTE_ETH_LINK_UP)
+			mask |= 1u << p;
+	}
+	mrc_shard_set_port_mask(s, mask);
+	return mask;
+}
+
+unsigned int
+mrc_shard_staged(const struct mrc_shard *s)
+{
+	unsigned int n = 0;
+
+	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
+		n += s->stage[p].n;
+	return n;
+}
+
+void
+mrc_shard_drop_staged(struct mrc_shard *s)
+{
+	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
+		rte_pktmbuf_free_bulk(s->stage[p].m, s->stage[p].n);
+		s->stage[p].n = 0;
+	}
+}
+
+void
+mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc)
+{
+	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->snap.tsc = now_tsc;
+	s->snap.cnt = s->cnt;
+	memcpy(s->snap.plane, s->plane, sizeof(s->snap.plane));
+	s->snap.verdicts = s->verdicts;
+	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
+}
+
+void
+mrc_shard_snapshot(const struct mrc_shard *s, struct mrc_shard_snapshot *out)
+{
+	uint32_t seq;
+
+	do {
+		while ((seq = __atomic_load_n(&s->snap_seq, __ATOMIC_ACQUIRE)) & 1)
+			rte_pause();
+		memcpy(out, &s->snap, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) != seq);
+}
+
+struct mrc_trk_pool *
+mrc_shard_trk_pool(const struct mrc_shard *s)
+{
+	return s->trk;
+}
+
+const struct mrc_shard_cfg *
+mrc_shard_get_cfg(const struct mrc_shard *s)
+{
+	return &s->cfg;
+}
+
+const struct mrc_shard_counters *
+mrc_shard_counters(const struct mrc_shard *s)
+{
+	return &s->cnt;
+}
+
+const struct mrc_shard_plane_counters *
+mrc_shard_plane_counters(const struct mrc_shard *s, unsigned int plane)
+{
+	return &s->plane[plane % MRC_SHARD_MAX_PLANES];
+}
+
+const struct mrc_wire_rx_stats *
+mrc_shard_rx_verdicts(const struct mrc_shard *s)
+{
+	return &s->verdicts;
+}

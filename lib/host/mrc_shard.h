@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_SHARD_H
+#define MRC_SHARD_H
+
+/*
+ * The engine: one shard is one worker's part of one host. A host is a NIC
+ * with one port per plane; a shard owns an (rx, tx) queue on each of those
+ * ports, the QPs given to it, its timer wheel and its counter block. The
+ * daemon, the fake-clock benchmarks and the tests all run this code, so a
+ * figure measured on a bench is a figure of the code users run.
+ *
+ * One iteration (mrc_shard_iterate):
+ *   requests (QP add/remove from other threads, through a ring)
+ *   -> rx burst on every plane port -> parse (drops counted by reason)
+ *   -> packets the shard does not own (QPN 2, another shard's QPs) to the
+ *      hand-off ring
+ *   -> QP input, SACKs and NACKs before data, so windows open before the
+ *      new data they admit is accounted
+ *   -> timers: the QPs whose deadline is due (a hashed timer wheel)
+ *   -> QP output, busy QPs only, round robin (each sends control answers,
+ *      resends, probes, then new data) -> tx burst per plane port.
+ * What a port does not take stays staged for the next iteration, and that
+ * plane is offered no new packets meanwhile. With a tx backlog source, a
+ * plane also takes packets only while its NIC queue holds at most
+ * `tx_room_bytes` not yet on the wire, as a NIC picks a plane whose port has
+ * room (GetSendParams(free_ports)): packets are then not built, stamped and
+ * queued behind a deep NIC queue that their RTT samples would count as
+ * path delay. A full queue is "no room" to the EV pool, exactly like a port
+ * that is down.
+ *
+ * Ownership (who writes, who reads):
+ *   - everything in a shard belongs to the lcore that iterates it (the
+ *     owner); other threads reach it only through the request ring, the
+ *     published port mask and the published snapshot;
+ *   - the port mask: written by the control thread (it reads link status or
+ *     hears of a peer's), read by the owner each iteration;
+ *   - the snapshot: written by the owner (mrc_shard_publish), read by anyone
+ *     (mrc_shard_snapshot), consistent through a sequence counter;
+ *   - completions leave through each QP's own CQ (the per-QP sink, given
+ *     when the QP is created), packets it does not own through the hand-off
+ *     ring (single producer: the owner).
+ * Time and randomness are passed in, so tests and benches drive a fake clock.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include "mrc_counters.h"
+#include "mrc_qp.h"
+#include "mrc_rand.h"
+#include "mrc_wire_pkt.h"
+
+#define MRC_SHARD_MAX_PLANES 8
+#define MRC_SHARD_BURST	     32
+
+#define MRC_SHARD_COUNTERS(X)                                                                     \
+	X(iterations, "loops", "iterations of the shard's loop")                                  \
+	X(rx_pkts, "pkts", "packets received on the shard's queues")                              \
+	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist") \
+	X(rx_handoff, "pkts", "packets handed off: endpoint requests (QPN 2), other shards' QPs") \
+	X(rx_handoff_drops, "pkts",                                                               \
+		"packets to hand off dropped: no hand-off ring, or it was full")                  \
+	X(tx_pkts, "pkts", "packets the ports accepted")                                          \
+	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                \
+	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")          \
+	X(timer_fires, "events", "QP timers that fired")                                          \
+	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")       \
+	X(requests, "reqs", "requests taken from the request ring")
+
+MRC_COUNTER_BLOCK_DECLARE(mrc_shard_counters, MRC_SHARD_COUNTERS);
+
+/*
+ * How full a host's NIC queue on a plane is, in bytes not yet on the wire.
+ * Called by the owner once per plane per iteration; `ctx` and `host` are
+ * the cfg's. The emulated fabric gives mrc_fabric_tx_backlog_cb.
+ */
+typedef uint64_t (*mrc_shard_backlog_fn)(const void *ctx, unsigned int host, unsigned int plane);
+
+struct mrc_shard_cfg {
+	uint8_t host_id;
+	uint8_t n_planes;
+	uint16_t port_id[MRC_SHARD_MAX_PLANES]; /* the ethdev port of each plane */
+	uint16_t rx_queue, tx_queue;		/* this shard's queue on every port */
+	/*
+	 * QPNs: the host's QPs are qpn_base + k; this shard owns those with
+	 * k % n_shards == shard_index (n_shards 0 means 1), at most max_qps.
+	 */
+	uint32_t qpn_base;
+	uint32_t max_qps;
+	uint16_t n_shards, shard_index;
+	uint32_t trk_blocks;	/* in-flight rings lent to the QPs (0: none, each owns one) */
+	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
+	uint64_t tsc_hz;
+	uint64_t timer_tick_tsc; /* timer wheel tick (0: 1 us) */
+	struct mrc_wire_cfg wire;
+	int socket;
+	/* Packets the shard does not own go here (single producer); NULL: dropped, counted. */
+	struct rte_ring *handoff;
+	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
+	struct rte_ring *requests;
+	/* NIC tx room (see above); tx_backlog NULL: ports limited only by their staging. */
+	mrc_shard_backlog_fn tx_backlog;
+	const void *tx_backlog_ctx;
+	unsigned int tx_backlog_host;
+	uint64_t tx_room_bytes;
+};
+
+struct mrc_shard;
+
+/* Create a shard; NULL and *why on failure. */
+struct mrc_shard *mrc_shard_create(
+	const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char **why);
+/* Free a shard whose QPs were all removed; staged packets are freed. */
+void mrc_shard_free(struct mrc_shard *s);
+
+/*
+ * Before the owner runs: set (or, with fn NULL, clear) the tx backlog
+ * source, as the cfg's tx_backlog fields would, for a NIC known only after
+ * the shard was made.
+ */
+void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const void *ctx,
+	unsigned int host, uint64_t room_bytes);
+
+/* Does this shard own `qpn`? */
+bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);
+
+/*
+ * Owner (or before the owner runs): add a QP created with this host's
+ * regions and CQ; 0, -EINVAL (QPN not this shard's), -EEXIST.
+ */
+int mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc);
+/* Owner: remove a QP (its timer is cancelled); 0 or -ENOENT. */
+int mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp);
+
+/*
+ * A request from another thread: enqueued on cfg.requests, carried out by
+ * the owner at its next iteration, which then stores the result in `rc`
+ * and sets `done` (release order): the asker polls mrc_shard_req_done().
+ * The request must live until then.
+ */
+enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP };
+
+struct mrc_shard_req {
+	enum mrc_shard_op op;
+	struct mrc_qp *qp;
+	int rc;	  /* written by the owner before done */
+	int done; /* 0 until the owner is done with the request */
+};
+
+/* Any thread: queue a request; 0 or -ENOSPC (ring full) / -ENOTSUP (no request ring). */
+int mrc_shard_request(struct mrc_shard *s, struct mrc_shard_req *r);
+static inline bool
+mrc_shard_req_done(const struct mrc_shard_req *r)
+{
+	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Owner: one iteration; returns the packets received plus sent. */
+unsigned int mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand);
+
+/* Control thread: planes whose local port is up (bit p = plane p). */
+void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);
+uint32_t mrc_shard_port_mask(const struct mrc_shard *s);
+/* Control thread: read the link status of every plane port and publish the mask. */
+uint32_t mrc_shard_refresh_links(struct mrc_shard *s);
+
+/* Owner: packets staged but not yet accepted by the ports; free them (at shutdown). */
+unsigned int mrc_shard_staged(const struct mrc_shard *s);
+void mrc_shard_drop_staged(struct mrc_shard *s);
+
+/* The pool the shard's QPs borrow in-flight rings from (NULL if trk_blocks was 0). */
+struct mrc_trk_pool *mrc_shard_trk_pool(const struct mrc_shard *s);
+const struct mrc_shard_cfg *mrc_shard_get_cfg(const struct mrc_shard *s);
+
+/* Per-plane traffic the ports accepted / delivered. */
+struct mrc_shard_plane_counters {
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+};
+
+/* What the owner publishes: its counters, per plane traffic and parser verdicts. */
+struct mrc_shard_snapshot {
+	uint64_t tsc; /* the owner's clock at publication */
+	struct mrc_shard_counters cnt;
+	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
+	struct mrc_wire_rx_stats verdicts;
+};
+
+/* Owner: publish the snapshot (a few hundred bytes copied; call it every ms or so). */
+void mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc);
+/* Any thread: a consistent copy of the last published snapshot. */
+void mrc_shard_snapshot(const struct mrc_shard *s, struct mrc_shard_snapshot *out);
+
+/* Owner (or once the owner has stopped): the live counters. */
+const struct mrc_shard_counters *mrc_shard_counters(const struct mrc_shard *s);
+const struct mrc_shard_plane_counters *mrc_shard_plane_counters(
+	const struct mrc_shard *s, unsigned int plane);
+const struct mrc_wire_rx_stats *mrc_shard_rx_verdicts(const struct mrc_shard *s);
+
+#endif /* MRC_SHARD_H */

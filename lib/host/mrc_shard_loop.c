@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * A shard's iteration: input, timers, output (mrc_shard.h says in what
+ * order and why). No allocation, lock, syscall or log in here: drops are
+ * counted by reason.
+ */
+
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "mrc_shard_priv.h"
+
+/* Hand a packet the shard does not own to the hand-off ring; false: dropped (counted). */
+static inline bool
+hand_off(struct mrc_shard *s, struct rte_mbuf *m)
+{
+	if (s->cfg.handoff != NULL && rte_ring_sp_enqueue(s->cfg.handoff, m) == 0) {
+		s->cnt.rx_handoff++;
+		return true;
+	}
+	s->cnt.rx_handoff_drops++;
+	return false;
+}
+
+/* Is `qpn` one of this host's QPs that another shard owns? */
+static inline bool
+other_shard(const struct mrc_shard *s, uint32_t qpn)
+{
+	return s->n_shards > 1 && qpn >= s->cfg.qpn_base &&
+	       (qpn - s->cfg.qpn_base) % s->n_shards != s->cfg.shard_index;
+}
+
+/*
+ * Parse a burst; hand SACKs and NACKs to their QPs first, then data and
+ * probes. The burst is freed together at the end (see mrc_qp_rx_keep), but
+ * for the packets handed off, and a QP's timer is re-armed once per run of
+ * its packets, not per packet.
+ */
+static unsigned int
+input(struct mrc_shard *s, unsigned int plane)
+{
+	struct rte_mbuf *m[MRC_SHARD_BURST];
+	struct mrc_pkt v[MRC_SHARD_BURST];
+	bool ok[MRC_SHARD_BURST];
+	const uint16_t n =
+		rte_eth_rx_burst(s->cfg.port_id[plane], s->cfg.rx_queue, m, MRC_SHARD_BURST);
+	struct mrc_shard_slot *last = NULL;
+
+	if (n == 0)
+		return 0;
+	s->plane[plane].rx_pkts += n;
+	for (uint16_t k = 0; k < n; k++) {
+		enum mrc_wire_rx r;
+
+		s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
+		r = mrc_pkt_parse(m[k], &s->cfg.wire, &v[k]);
+		s->verdicts.pkts[r]++;
+		ok[k] = r == MRC_WIRE_OK;
+		if (ok[k] && (v[k].bth.dqpn == MRC_EP_QPN || other_shard(s, v[k].bth.dqpn))) {
+			ok[k] = false;
+			if (hand_off(s, m[k]))
+				m[k] = NULL; /* the ring's reader frees it */
+		}
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint16_t k = 0; k < n; k++) {
+			const uint8_t op = v[k].bth.opcode;
+			const bool feedback = op == MRC_OP_SACK || op == MRC_OP_NACK;
+			struct mrc_shard_slot *sl;
+
+			if (!ok[k] || feedback != (pass == 0))
+				continue;
+			sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
+			if (sl == NULL || sl->qp == NULL) {
+				s->cnt.rx_unknown_qpn++;
+				continue;
+			}
+			if (sl != last && last != NULL) {
+				mrc_shard_rearm(s, last);
+				mrc_shard_mark_busy(s, last);
+			}
+			last = sl;
+			mrc_qp_rx_keep(sl->qp, m[k], &v[k], s->now_tsc);
+		}
+	}
+	if (last != NULL) {
+		mrc_shard_rearm(s, last);
+		mrc_shard_mark_busy(s, last);
+	}
+	rte_pktmbuf_free_bulk(m, n); /* NULL entries (handed off) are skipped */
+	s->cnt.rx_pkts += n;
+	return n;
+}
+
+/* Offer staged packets to their ports; keep what they do not take. */
+static unsigned int
+flush(struct mrc_shard *s)
+{
+	unsigned int sent = 0;
+
+	for (unsigned int p = 0; p < s->cfg.n_planes; p++) {
+		struct mrc_shard_stage *st = &s->stage[p];
+		uint64_t bytes[MRC_SHARD_STAGE];
+		uint16_t k;
+
+		if (st->n == 0)
+			continue;
+		/* Lengths first: the port owns the mbufs once it has taken them. */
+		for (uint16_t j = 0; j < st->n; j++)
+			bytes[j] = rte_pktmbuf_pkt_len(st->m[j]);
+		k = rte_eth_tx_burst(s->cfg.port_id[p], s->cfg.tx_queue, st->m, st->n);
+		sent += k;
+		s->plane[p].tx_pkts += k;
+		for (uint16_t j = 0; j < k; j++)
+			s->plane[p].tx_bytes += bytes[j];
+		if (k < st->n) {
+			s->cnt.tx_staged += st->n - k;
+			memmove(st->m, st->m + k, (size_t)(st->n - k) * sizeof(st->m[0]));
+		}
+		st->n = (uint16_t)(st->n - k);
+	}
+	s->cnt.tx_pkts += sent;
+	return sent;
+}
+
+/* As many ring waiters back on the busy list as there are rings free. */
+static void
+unpark(struct mrc_shard *s)
+{
+	for (uint32_t k = s->trk != NULL ? RTE_MIN(s->parked_n, s->trk->n_free) : 0; k > 0; k--) {
+		struct mrc_shard_slot *sl = &s->qps[s->parked[s->parked_head]];
+
+		if (++s->parked_head == s->cfg.max_qps)
+			s->parked_head = 0;
+		s->parked_n--;
+		sl->parked = false;
+		if (sl->qp != NULL)
+			mrc_shard_mark_busy(s, sl);
+	}
+}
+
+static void
+park(struct mrc_shard *s, struct mrc_shard_slot *sl)
+{
+	uint32_t tail = s->parked_head + s->parked_n;
+
+	if (sl->parked)
+		return;
+	if (tail >= s->cfg.max_qps)
+		tail -= s->cfg.max_qps;
+	s->parked[tail] = (uint32_t)(sl - s->qps);
+	s->parked_n++;
+	sl->parked = true;
+	s->cnt.trk_parked++;
+}
+
+unsigned int
+mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand)
+{
+	unsigned int work = 0;
+	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
+	const bool nic_room = s->cfg.tx_backlog != NULL;
+	uint32_t room;
+
+	s->now_tsc = now_tsc;
+	s->cnt.iterations++;
+	mrc_shard_take_requests(s);
+	for (unsigned int p = 0; p < s->cfg.n_planes; p++)
+		work += input(s, p);
+	mrc_timer_wheel_advance(s->wheel, now_tsc);
+
+	/* Planes still holding staged packets get nothing new this time. */
+	work += flush(s);
+	room = mrc_shard_port_mask(s);
+	for (unsigned int p = 0; p < s->cfg.n_planes; p++) {
+		if (s->stage[p].n > MRC_SHARD_STAGE - MRC_SHARD_BURST)
+			room &= ~(1u << p);
+		if (nic_room) {
+			queued[p] =
+				s->cfg.tx_backlog(s->cfg.tx_backlog_ctx, s->cfg.tx_backlog_host, p);
+			if (queued[p] > s->cfg.tx_room_bytes)
+				room &= ~(1u << p);
+		}
+	}
+	unpark(s);
+
+	/*
+	 * Output: each busy QP once, in turn (round-robin, so none starves the
+	 * others of the burst); one that still has work goes to the back, or
+	 * aside when all it has is new data and no ring is free.
+	 */
+	for (uint32_t k = s->busy_n; k > 0; k--) {
+		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
+		struct rte_mbuf *out[MRC_SHARD_BURST];
+		uint16_t n;
+
+		if (++s->busy_head == s->cfg.max_qps)
+			s->busy_head = 0;
+		s->busy_n--;
+		sl->listed = false;
+		if (sl->qp == NULL)
+			continue;
+		n = mrc_qp_tx_burst(sl->qp, now_tsc, room, rand, out, MRC_SHARD_BURST);
+		for (uint16_t j = 0; j < n; j++) {
+			const uint16_t p = out[j]->port;
+			struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
+
+			if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
+				s->cnt.tx_dropped++;
+				rte_pktmbuf_free(out[j]);
+				continue;
+			}
+			st->m[st->n++] = out[j];
+			if (st->n > MRC_SHARD_STAGE - MRC_SHARD_BURST)
+				room &= ~(1u << p);
+			if (nic_room && (queued[p] += out[j]->pkt_len) > s->cfg.tx_room_bytes)
+				room &= ~(1u << p);
+		}
+		if (n > 0) {
+			mrc_shard_rearm(s, sl);
+		} else if (s->trk != NULL && s->trk->n_free == 0 && !mrc_qp_trk_held(sl->qp) &&
+			   !mrc_qp_idle(sl->qp)) {
+			park(s, sl);
+			continue;
+		}
+		mrc_shard_mark_busy(s, sl);
+	}
+	work += flush(s);
+	return work;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_SHARD_PRIV_H
+#define MRC_SHARD_PRIV_H
+
+/* The shard's state, shared by mrc_shard.c (setup, QPs, requests, snapshots)
+ * and mrc_shard_loop.c (the iteration). Everything belongs to the owner lcore
+ * except where a field says otherwise. */
+
+#include <rte_mbuf.h>
+
+#include "mrc_shard.h"
+#include "mrc_timer_wheel.h"
+#include "mrc_trk_pool.h"
+
+/* A plane's packets waiting for its port: up to two bursts. */
+#define MRC_SHARD_STAGE (2 * MRC_SHARD_BURST)
+
+struct mrc_shard_slot {
+	struct mrc_qp *qp;
+	struct mrc_timer timer;
+	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
+	struct mrc_shard *shard;
+	bool listed; /* on the busy list */
+	bool parked; /* on the ring waiters' list */
+};
+
+struct mrc_shard_stage {
+	struct rte_mbuf *m[MRC_SHARD_STAGE];
+	uint16_t n;
+};
+
+struct mrc_shard {
+	struct mrc_shard_cfg cfg;
+	uint32_t n_shards;  /* cfg.n_shards, 0 read as 1 */
+	uint32_t port_mask; /* written by the control thread, read by the owner */
+	struct mrc_timer_wheel *wheel;
+	struct mrc_shard_slot *qps; /* slot k: QPN qpn_base + k x n_shards + shard_index */
+	uint32_t n_qps;
+	/*
+	 * The busy list: slots whose QP may have something to send (anything
+	 * posted, in flight, or to answer), in turn order. Output visits only
+	 * these, so a worker's cost follows its busy QPs, not its QP count.
+	 * A ring of max_qps slot numbers; a slot is on it at most once.
+	 */
+	uint32_t *busy;
+	uint32_t busy_head, busy_n;
+	/*
+	 * QPs with new data and no in-flight ring, the pool being empty: they
+	 * leave the busy list (visiting them would only be refused again) and
+	 * come back, first in first out, as rings are given back.
+	 */
+	uint32_t *parked;
+	uint32_t parked_head, parked_n;
+	struct mrc_trk_pool *trk;
+	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
+	struct mrc_shard_stage stage[MRC_SHARD_MAX_PLANES];
+	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
+	struct mrc_shard_counters cnt;
+	struct mrc_wire_rx_stats verdicts;
+	/* written by the owner in mrc_shard_publish, read by anyone; odd seq while written */
+	uint32_t snap_seq;
+	struct mrc_shard_snapshot snap;
+};
+
+/* The slot of a QPN this shard owns, or NULL. */
+static inline struct mrc_shard_slot *
+mrc_shard_slot_of(struct mrc_shard *s, uint32_t qpn)
+{
+	const uint32_t k = qpn - s->cfg.qpn_base;
+	uint32_t i;
+
+	if (qpn < s->cfg.qpn_base || k % s->n_shards != s->cfg.shard_index)
+		return NULL;
+	i = k / s->n_shards;
+	return i < s->cfg.max_qps ? &s->qps[i] : NULL;
+}
+
+/* Put a QP with work on the busy list (if it is not there yet). */
+static inline void
+mrc_shard_mark_busy(struct mrc_shard *s, struct mrc_shard_slot *sl)
+{
+	uint32_t tail;
+
+	if (sl->listed || mrc_qp_idle(sl->qp))
+		return;
+	tail = s->busy_head + s->busy_n;
+	if (tail >= s->cfg.max_qps)
+		tail -= s->cfg.max_qps;
+	s->busy[tail] = (uint32_t)(sl - s->qps);
+	s->busy_n++;
+	sl->listed = true;
+}
+
+/*
+ * After any activity a QP's next deadline may have moved. Only an earlier
+ * one moves the timer: a later one waits until the timer fires at the old
+ * deadline, finds nothing due in mrc_qp_poll() and is armed then for the
+ * new one. Moving the timer on every packet (the deadline of a busy QP goes
+ * later with every acknowledgement) took a cold wheel slot each time, a
+ * cache miss per packet; the lazy way costs a spurious fire per deadline.
+ */
+static inline void
+mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
+{
+	uint64_t next = mrc_qp_poll(sl->qp, s->now_tsc);
+
+	if (next < sl->armed_tsc) {
+		mrc_timer_arm(s->wheel, &sl->timer, next);
+		sl->armed_tsc = next;
+	}
+}
+
+/* mrc_shard_loop.c: carry out the requests waiting on the ring. */
+void mrc_shard_take_requests(struct mrc_shard *s);
+
+#endif /* MRC_SHARD_PRIV_H */

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The engine (lib/host): a shard per host over the emulated fabric's ethdev
+ * ports on a fake clock (two hosts, 8 planes, traffic both ways, plane 3
+ * dying mid-run, seen only through the ports' link status as a daemon's
+ * control thread sees it; with and without the NIC tx room rule), and a
+ * shard alone on a looped net_ring port for what it owns, hands off and
+ * takes through its request ring.
+ */
+
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "mrc_fabric.h"
+#include "mrc_test.h"
+#include "mrc_test_qp.h"
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include "mrc_shard.h"
+#include "mrc_test_pkts.h"
+
+#define US  1000ull
+#define MSG (256u * 1024)
+
+static int
+run_pair(bool kill_plane, bool nic_room)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_fabric_cfg fc;
+	struct mrc_fabric *fab;
+	struct mrc_shard *hosts[2];
+	const char *why = NULL;
+	unsigned int done[2] = {0, 0}, posted = 0;
+	uint32_t masks_seen = 0xff;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.mem_len = 8u << 20;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	mrc_fabric_cfg_defaults(&fc);
+	fc.tsc_hz = MRC_TEST_HZ;
+	fab = mrc_fabric_create(&fc, &why);
+	MRC_T_ASSERT(fab != NULL, "fabric: %s", why);
+	MRC_T_EQ(mrc_fabric_start_ports(fab, p.pool), 0);
+	for (int i = 0; i < 2; i++) {
+		struct mrc_shard_cfg hc = {.host_id = (uint8_t)i,
+			.n_planes = 8,
+			.max_qps = 4,
+			.qpn_base = 0x100,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = p.wire,
+			.socket = SOCKET_ID_ANY};
+
+		for (unsigned int pl = 0; pl < 8; pl++)
+			hc.port_id[pl] = mrc_fabric_port(fab, (unsigned int)i, pl);
+		if (nic_room) /* 2.56 us at the fabric's default link rate */
+			hc.tx_backlog = mrc_fabric_tx_backlog_cb, hc.tx_backlog_ctx = fab,
+			hc.tx_backlog_host = (unsigned int)i,
+			hc.tx_room_bytes = (uint64_t)(2560 * fc.link_gbps / 8);
+		hosts[i] = mrc_shard_create(&hc, p.now, &why);
+		MRC_T_ASSERT(hosts[i] != NULL, "host: %s", why);
+		MRC_T_EQ(mrc_shard_add_qp(hosts[i], p.h[i].qp, p.now), 0);
+		MRC_T_EQ(mrc_shard_add_qp(hosts[i], p.h[i].qp, p.now), -EEXIST);
+		MRC_T_EQ(mrc_shard_refresh_links(hosts[i]), 0xff);
+	}
+	/* 8 messages each way, in separate halves of each host's memory. */
+	for (uint32_t k = 0; k < 8; k++, posted++)
+		for (int i = 0; i < 2; i++) {
+			struct mrc_test_host *s = &p.h[i], *r = &p.h[1 - i];
+			size_t off = (size_t)i * (4u << 20) + k * MSG;
+
+			mrc_test_fill(s, off, MSG, k + 100u * (uint32_t)i);
+			MRC_T_EQ(mrc_qp_post_write(s->qp, k, s->mem + off, MSG, s->key,
+					 (uint64_t)(uintptr_t)r->mem + off, r->key, k & 1, k),
+				0);
+		}
+	uint64_t plane3_pkts_at_death = 0;
+
+	for (int step = 0; step < 2000000 && (done[0] < posted || done[1] < posted); step++) {
+		struct mrc_cqe e[32];
+
+		p.now += 100;
+		mrc_fabric_poll(fab, p.now);
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(hosts[i], p.now, &p.rand);
+		if (step % 10 == 0) /* the control thread reads link status every microsecond */
+			for (int i = 0; i < 2; i++) {
+				uint32_t m = mrc_shard_refresh_links(hosts[i]);
+
+				masks_seen &= m;
+				/* Port status to the peer: its QP stops using our dead plane too.
+				 */
+				mrc_qp_set_peer_planes(p.h[1 - i].qp, m);
+			}
+		if (kill_plane && p.now == 20 * US) {
+			MRC_T_EQ(mrc_fabric_set_plane(fab, 3, MRC_FABRIC_DOWN), 0);
+			plane3_pkts_at_death = mrc_shard_counters(hosts[0])->tx_pkts +
+					       mrc_shard_counters(hosts[1])->tx_pkts;
+		}
+		for (int i = 0; i < 2; i++) {
+			unsigned int n;
+
+			while ((n = mrc_cq_poll(p.h[i].cq, e, 32)) > 0)
+				for (unsigned int k = 0; k < n; k++) {
+					MRC_T_EQ(e[k].status, MRC_CQE_OK);
+					if (e[k].opcode != MRC_CQE_RECV_IMM)
+						done[i]++;
+				}
+		}
+	}
+	MRC_T_EQ(done[0], posted);
+	MRC_T_EQ(done[1], posted);
+	for (int i = 0; i < 2; i++) {
+		size_t off = (size_t)i * (4u << 20);
+
+		MRC_T_MEMEQ(p.h[1 - i].mem + off, p.h[i].mem + off, 8 * MSG);
+		MRC_T_EQ(mrc_shard_counters(hosts[i])->rx_unknown_qpn, 0);
+		MRC_T_EQ(mrc_shard_counters(hosts[i])->tx_dropped, 0);
+		const struct mrc_wire_rx_stats *vs = mrc_shard_rx_verdicts(hosts[i]);
+
+		for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
+			MRC_T_EQ(vs->pkts[r], 0);
+		MRC_T_EQ(mrc_qp_state(p.h[i].qp), MRC_QP_RTS);
+	}
+	if (kill_plane) {
+		MRC_T_EQ(masks_seen, 0xff & ~(1u << 3)); /* the runtime saw plane 3 go */
+		MRC_T_ASSERT(plane3_pkts_at_death > 0, "traffic was flowing when it died");
+	}
+	printf("  %s%s: 2 x 2 MiB done at %.1f us; host 0 sent %llu, staged %llu, resent %llu\n",
+		kill_plane ? "plane 3 dies at 20 us" : "all planes up",
+		nic_room ? ", NIC tx room" : "", p.now / 1e3,
+		(unsigned long long)mrc_shard_counters(hosts[0])->tx_pkts,
+		(unsigned long long)mrc_shard_counters(hosts[0])->tx_staged,
+		(unsigned long long)mrc_qp_counters(p.h[0].qp)->tx_retx_pkts);
+
+	/* Let the last SACKs land, then everything must be back in the pool. */
+	for (int step = 0; step < 2000; step++) {
+		p.now += 100;
+		mrc_fabric_poll(fab, p.now);
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(hosts[i], p.now, &p.rand);
+	}
+	for (int i = 0; i < 2; i++) {
+		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), 0);
+		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), -ENOENT);
+		mrc_shard_free(hosts[i]);
+	}
+	mrc_fabric_free(fab);
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static int
+test_two_hosts_over_fabric(void)
+{
+	return run_pair(false, false);
+}
+
+static int
+test_plane_dies_seen_through_link_status(void)
+{
+	return run_pair(true, false);
+}
+
+static int
+test_two_hosts_with_nic_tx_room(void)
+{
+	return run_pair(false, true);
+}
+
+static int
+test_plane_dies_with_nic_tx_room(void)
+{
+	return run_pair(true, true);
+}
+
+/*
+ * A shard alone on a net_ring port whose ring loops tx to rx: packets put
+ * on the ring are what the shard receives.
+ */
+struct lone {
+	struct mrc_test_pair p;
+	struct rte_ring *wire, *handoff, *requests;
+	struct mrc_shard *s;
+	struct mrc_wire_cfg wire_cfg;
+};
+
+static int
+lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool requests)
+{
+	static unsigned int seq;
+	struct mrc_test_pair_cfg pc;
+	char name[32];
+	const char *why = NULL;
+	int port;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&l->p, &pc), 0);
+	seq++;
+	snprintf(name, sizeof(name), "shw%u", seq);
+	l->wire = rte_ring_create(name, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(l->wire != NULL, "ring");
+	port = rte_eth_from_ring(l->wire);
+	MRC_T_ASSERT(port >= 0, "net_ring port");
+	{
+		const struct rte_eth_conf conf = {0};
+
+		MRC_T_EQ(rte_eth_dev_configure((uint16_t)port, 1, 1, &conf), 0);
+		MRC_T_EQ(rte_eth_rx_queue_setup(
+				 (uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL, l->p.pool),
+			0);
+		MRC_T_EQ(rte_eth_tx_queue_setup((uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL), 0);
+		MRC_T_EQ(rte_eth_dev_start((uint16_t)port), 0);
+	}
+	snprintf(name, sizeof(name), "sho%u", seq);
+	l->handoff = handoff ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
+	snprintf(name, sizeof(name), "shr%u", seq);
+	l->requests = requests ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
+
+	struct mrc_shard_cfg c = {.n_planes = 1,
+		.port_id = {(uint16_t)port},
+		.qpn_base = 0x100,
+		.max_qps = 8,
+		.n_shards = n_shards,
+		.shard_index = index,
+		.tsc_hz = MRC_TEST_HZ,
+		.wire = l->p.wire,
+		.socket = SOCKET_ID_ANY,
+		.handoff = l->handoff,
+		.requests = l->requests};
+
+	l->wire_cfg = l->p.wire;
+	l->s = mrc_shard_create(&c, l->p.now, &why);
+	MRC_T_ASSERT(l->s != NULL, "shard: %s", why);
+	return MRC_TEST_OK;
+}
+
+/* Free the shard and what its rings hold; every mbuf must then be back in the pool. */
+static int
+lone_free(struct lone *l)
+{
+	struct rte_mbuf *m;
+
+	mrc_shard_free(l->s);
+	while (l->handoff != NULL && rte_ring_dequeue(l->handoff, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	while (rte_ring_dequeue(l->wire, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(l->handoff);
+	rte_ring_free(l->requests);
+	MRC_T_EQ(rte_mempool_avail_count(l->p.pool), l->p.pool->size);
+	mrc_test_pair_destroy(&l->p);
+	return MRC_TEST_OK;
+}
+
+/* Put a sample of the catalogue, sent to `dqpn`, on the shard's rx ring. */
+static int
+lone_receive(struct lone *l, const char *sample, uint32_t dqpn)
+{
+	static uint8_t bytes[MRC_TEST_MAX_PKT];
+	struct mrc_test_sample ts;
+	struct rte_mbuf *m;
+	size_t len = 0;
+	char *dst;
+
+	for (unsigned int i = 0; i < mrc_test_sample_count(); i++) {
+		MRC_T_EQ(mrc_test_sample_get(i, &ts), 0);
+		if (strcmp(ts.name, sample) == 0)
+			break;
+	}
+	MRC_T_STREQ(ts.name, sample);
+	ts.pkt.bth.dqpn = dqpn;
+	len = mrc_test_sample_bytes(&ts, &l->wire_cfg, bytes, sizeof(bytes));
+	MRC_T_ASSERT(len > 0, "sample %s built", sample);
+	m = rte_pktmbuf_alloc(l->p.pool);
+	MRC_T_ASSERT(m != NULL, "mbuf");
+	dst = rte_pktmbuf_append(m, (uint16_t)len);
+	MRC_T_ASSERT(dst != NULL, "room for %zu bytes", len);
+	memcpy(dst, bytes, len);
+	MRC_T_EQ(rte_ring_enqueue(l->wire, m), 0);
+	return MRC_TEST_OK;
+}
+
+static int
+test_owns_only_its_share_of_qpns(void)
+{
+	static struct lone l;
+
+	MRC_T_RUN(lone_make(&l, 2, 1, false, false));
+	/* Shard 1 of 2 owns 0x101, 0x103, ...: h[0]'s QPN is 0x100, h[1]'s 0x101. */
+	MRC_T_ASSERT(!mrc_shard_owns(l.s, 0x100), "0x100 is shard 0's");
+	MRC_T_ASSERT(mrc_shard_owns(l.s, 0x101), "0x101 is shard 1's");
+	MRC_T_ASSERT(mrc_shard_owns(l.s, 0x10f), "0x10f is shard 1's (slot 7)");
+	MRC_T_ASSERT(!mrc_shard_owns(l.s, 0x111), "beyond max_qps");
+	MRC_T_ASSERT(!mrc_shard_owns(l.s, 0xff), "below qpn_base");
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), -EINVAL);
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[1].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[0].qp), -ENOENT);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), 0);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+static int
+hand_off_case(bool with_ring)
+{
+	static struct lone l;
+	struct mrc_shard_snapshot ss;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m;
+
+	MRC_T_RUN(lone_make(&l, 2, 1, with_ring, false));
+	/* An endpoint request, a packet of shard 0's QP, one for a QP of ours that does not exist.
+	 */
+	MRC_T_RUN(lone_receive(&l, "ep_request_port_status", MRC_EP_QPN));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x100));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x103));
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->rx_pkts, 3);
+	MRC_T_EQ(c->rx_unknown_qpn, 1);
+	MRC_T_EQ(c->rx_handoff, with_ring ? 2 : 0);
+	MRC_T_EQ(c->rx_handoff_drops, with_ring ? 0 : 2);
+	if (with_ring) {
+		struct mrc_pkt v;
+
+		MRC_T_EQ(rte_ring_count(l.handoff), 2);
+		MRC_T_EQ(rte_ring_dequeue(l.handoff, (void **)&m), 0);
+		MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.bth.dqpn, MRC_EP_QPN);
+		rte_pktmbuf_free(m);
+		MRC_T_EQ(rte_ring_dequeue(l.handoff, (void **)&m), 0);
+		MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.bth.dqpn, 0x100);
+		rte_pktmbuf_free(m);
+	}
+	/* The snapshot holds what was published, not what came after. */
+	mrc_shard_snapshot(l.s, &ss);
+	MRC_T_EQ(ss.cnt.rx_pkts, 0);
+	mrc_shard_publish(l.s, l.p.now);
+	mrc_shard_snapshot(l.s, &ss);
+	MRC_T_EQ(ss.tsc, l.p.now);
+	MRC_T_EQ(ss.cnt.rx_pkts, 3);
+	MRC_T_EQ(ss.cnt.rx_unknown_qpn, 1);
+	MRC_T_EQ(ss.plane[0].rx_pkts, 3);
+	MRC_T_EQ(ss.verdicts.pkts[MRC_WIRE_OK], 3);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+static int
+test_hands_off_what_it_does_not_own(void)
+{
+	return hand_off_case(true);
+}
+
+static int
+test_counts_hand_offs_it_cannot_make(void)
+{
+	return hand_off_case(false);
+}
+
+static int
+test_takes_qps_through_its_request_ring(void)
+{
+	static struct lone l;
+	struct mrc_shard_req add = {.op = MRC_SHARD_ADD_QP}, again, del = {.op = MRC_SHARD_DEL_QP};
+	static struct lone bare;
+
+	MRC_T_RUN(lone_make(&l, 1, 0, false, true));
+	add.qp = l.p.h[1].qp;
+	again = add;
+	del.qp = l.p.h[1].qp;
+	MRC_T_EQ(mrc_shard_request(l.s, &add), 0);
+	MRC_T_EQ(mrc_shard_request(l.s, &again), 0);
+	MRC_T_ASSERT(!mrc_shard_req_done(&add), "nothing happens before the owner iterates");
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_ASSERT(mrc_shard_req_done(&add) && mrc_shard_req_done(&again), "both done");
+	MRC_T_EQ(add.rc, 0);
+	MRC_T_EQ(again.rc, -EEXIST);
+	MRC_T_EQ(mrc_shard_request(l.s, &del), 0);
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_ASSERT(mrc_shard_req_done(&del), "del done");
+	MRC_T_EQ(del.rc, 0);
+	MRC_T_EQ(mrc_shard_counters(l.s)->requests, 3);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), -ENOENT);
+	MRC_T_RUN(lone_free(&l));
+
+	/* A shard made without a request ring says so. */
+	MRC_T_RUN(lone_make(&bare, 1, 0, false, false));
+	MRC_T_EQ(mrc_shard_request(bare.s, &add), -ENOTSUP);
+	MRC_T_RUN(lone_free(&bare));
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_two_hosts_over_fabric),
+	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
+	MRC_TEST_CASE(test_two_hosts_with_nic_tx_room),
+	MRC_TEST_CASE(test_plane_dies_with_nic_tx_room),
+	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
+	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
+	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
+	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
+};
+
+MRC_TEST_MAIN("host_shard", cases)
