@@ -42,9 +42,12 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_cpus.h"
+#include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_datapath.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
+#include "mrcd_stats.h"
 
 static volatile sig_atomic_t signalled;
 

@@ -5,12 +5,21 @@
 #define MRCD_DAEMON_H
 
 /*
- * The daemon's state, shared by main.c (control loop), mrcd_setup.c
- * (setup), mrcd_worker.c (the workers' loop) and mrcd_report.c (console,
- * files, summary). Ownership: a host and its flows
- * belong to the worker that iterates it; the control thread reads only the
- * snapshots the workers publish (a sequence counter makes each read
- * consistent) until the workers have stopped.
+ * The daemon's shared state. Who runs what:
+ *
+ *   control   the main lcore: main.c and control/ (setup before the
+ *             workers start, the run loop, teardown after they stop)
+ *   worker    the worker lcores: datapath/ and the generator (gen/)
+ *   stats     whatever reads snapshots: stats/, on the main lcore for the
+ *             console and files, on DPDK's telemetry threads for /mrc/
+ *
+ * Beside each field: who writes it and who reads it ("setup" means the
+ * control side before the workers are launched, after which the field does
+ * not change; "after" means once the workers have stopped). A host and its
+ * flows belong to the worker that iterates it; everyone else reads what
+ * workers publish (snapshots under a sequence lock, the QP query) until
+ * the workers have stopped. Functions are declared by side in
+ * control/mrcd_control.h, datapath/mrcd_datapath.h and stats/mrcd_stats.h.
  */
 
 #include <stdio.h>
@@ -39,6 +48,8 @@
 /* Flows a snapshot walks per tick for the QPs' own counters (a full pass spans several). */
 #define MRCD_SWEEP_SLICE 64
 
+/* Written by control (the run loop), read by everyone: the workers stop posting at
+ * MRCD_DRAIN and leave their loop at MRCD_EXIT. */
 enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
 
 /* Sums over a host's sending QPs of what only the QPs count (mrcd_snapshot_publish). */
@@ -47,33 +58,46 @@ struct mrcd_qp_sums {
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 };
 
+/*
+ * One host of this process. Made at setup; from launch to stop its live
+ * fields belong to the worker that iterates it (mrcd_worker.hosts).
+ */
 struct mrcd_hostctx {
-	struct rte_mempool *rx_pool, *tx_pool;
-	struct mrc_mr_table *mrs;
-	struct mrc_cq *cq;
+	struct rte_mempool *rx_pool, *tx_pool; /* setup; the worker and ports allocate */
+	struct mrc_mr_table *mrs;	       /* setup; the worker reads (shard) */
+	struct mrc_cq *cq;		       /* setup; the shard writes, the worker polls */
+	/* setup: the registered region; the worker's QPs send from it and place into it */
 	uint8_t *mem;
-	size_t mem_len, region_bytes; /* region: the host's slots in the cluster layout */
-	uint32_t key;
-	struct mrc_shard *rt; /* the engine: one shard (one worker) per host */
-	/* packets the shard hands off (endpoint requests, QPN 2): the shard
-	 * writes, the control thread reads and counts them in ep_ops */
+	size_t mem_len, region_bytes; /* setup: region, the host's slots in the layout */
+	uint32_t key;		      /* setup: the region's key, copied into the flows */
+	struct mrc_shard *rt; /* setup; the engine: one shard (one worker) per host. The worker
+			       * iterates it; control refreshes its links and every worker reads
+			       * its published port mask */
+	/* packets the shard hands off (endpoint requests, QPN 2): the worker
+	 * enqueues (shard), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
-	uint64_t ep_ops;	       /* written by the control thread, read by telemetry */
-	struct mrc_trk_pool *imm_pool; /* Write-IMM tables lent to the host's responders */
-	struct mrc_rand rand;
-	struct mrcd_hist hist; /* completion times of this host's messages */
-	struct mrcd_gaps gaps; /* the longest waits between messages received here */
-	uint64_t failed_msgs;
-	uint16_t port[MRC_SHARD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint32_t port_started;		     /* ethdev mode: planes whose port we started */
-	/* the flows this host sends and receives (indexes into flows) */
+	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	/* setup: Write-IMM tables lent to the host's responders (on the worker) */
+	struct mrc_trk_pool *imm_pool;
+	struct mrc_rand rand; /* setup seeds; the worker's own PRNG */
+	/* completion times of this host's messages: the worker writes, the summary reads after */
+	struct mrcd_hist hist;
+	/* the longest waits between messages received here: likewise */
+	struct mrcd_gaps gaps;
+	uint64_t failed_msgs;		     /* worker writes; the snapshot copies */
+	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
+	uint32_t port_started; /* control (ports, loop): planes whose port we started */
+	/* setup: the flows this host sends and receives (indexes into flows); read-only */
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;
-	struct mrcd_flowq ready, wait, turns; /* mrcd_sched.h */
-	uint32_t active, active_max;	      /* flows holding a turn, and at most */
-	/* the generator's totals, kept as they change (a snapshot walks no flow for them) */
+	/* worker only (after setup fills them): the generator's queues, mrcd_sched.h */
+	struct mrcd_flowq ready, wait, turns;
+	uint32_t active, active_max; /* worker: flows holding a turn; setup: at most */
+	/* worker writes, the snapshot copies: the generator's totals, kept as they change
+	 * (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
-	/* the QPs' own counters, summed a slice per snapshot: `sums` is the last full pass */
+	/* worker only (the snapshot writer): the QPs' own counters, summed a slice per
+	 * snapshot; `sums` is the last full pass */
 	struct mrcd_qp_sums sums, sums_part;
 	uint32_t sweep_pos;
 };
@@ -83,10 +107,15 @@ struct mrcd_port_drops {
 	uint64_t imissed, ierrors, oerrors, rx_nombuf;
 };
 
-/* What a worker publishes about one host (and the flows it sends). */
+/*
+ * What a worker publishes about one host (and the flows it sends), every
+ * [lcores] stats_interval_ms. Every field: the worker writes
+ * (mrcd_snapshot_publish, under `seq`), stats and control read
+ * (mrcd_snapshot_read: the console, files, telemetry, the drain check).
+ */
 struct mrcd_snapshot {
 	uint32_t seq; /* odd while being written */
-	uint64_t tsc;
+	uint64_t tsc; /* when it was taken */
 	uint64_t tx_bytes[MRC_SHARD_MAX_PLANES], rx_bytes[MRC_SHARD_MAX_PLANES];
 	uint64_t posted, completed, failed;
 	uint64_t sent_bytes, verified_bytes, verify_errors;
@@ -96,7 +125,7 @@ struct mrcd_snapshot {
 	bool stopping;	  /* the worker had seen the drain begin: it posts no more */
 };
 
-/* One EV of a queried QP. */
+/* One EV of a queried QP (written by the owning worker, read by the asker). */
 struct mrcd_query_ev {
 	uint32_t ev;
 	uint8_t plane, state; /* state: enum mrc_ev_state */
@@ -116,13 +145,18 @@ struct mrcd_query_rel {
 	uint64_t since_progress_tsc, since_ack_tsc, srtt_tsc;
 };
 
-/* A telemetry question about one QP and its owner's answer (mrcd_query.c). */
+/*
+ * A telemetry question about one QP and its owner's answer: the asker is a
+ * telemetry thread (stats/mrcd_query_ask.c, one at a time under a mutex),
+ * the owner the worker that iterates the QP's host (datapath/mrcd_query.c).
+ */
 struct mrcd_qp_query {
-	uint32_t req;  /* bumped by the asker */
-	uint32_t done; /* set to req by the owning worker once the answer is in */
-	unsigned int host;
-	const struct mrc_qp *qp;
-	/* the answer */
+	uint32_t req;	   /* the asker bumps (release); workers read (acquire) */
+	uint32_t done;	   /* the owner sets it to req once the answer is in; the asker reads, and
+			    * resets it when a previous asker gave up */
+	unsigned int host; /* the asker writes before bumping req; workers read */
+	const struct mrc_qp *qp; /* likewise */
+	/* the answer: the owner writes before setting done; the asker reads after */
 	enum mrc_qp_state state;
 	enum mrc_qp_error error;
 	size_t mem_bytes;
@@ -135,115 +169,53 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 
+/* One worker lcore. Setup writes all but cpu_ns; the worker reads its own. */
 struct mrcd_worker {
 	struct mrcd_daemon *d;
 	unsigned int lcore;
-	bool runs_fabric;
+	bool runs_fabric; /* polls the emulated fabric and publishes its counters */
 	unsigned int n_hosts;
-	unsigned int hosts[MRCD_MAX_HOSTS];
-	uint64_t cpu_ns; /* CPU time of this worker's thread over its whole loop */
+	unsigned int hosts[MRCD_MAX_HOSTS]; /* the hosts (and their flows) it owns */
+	uint64_t cpu_ns; /* the worker writes as it leaves its loop; the summary reads after */
 };
 
 struct mrcd_daemon {
-	struct mrcd_cli cli;
-	struct mrcd_config cfg;
-	struct mrcd_profile prof;
-	uint64_t hz;
-	unsigned int n_hosts, n_flows, n_workers; /* n_hosts: this process's */
-	unsigned int n_cluster_flows;		  /* flows in the whole cluster */
-	int32_t *flow_of; /* n_cluster_flows: cluster flow -> index in flows, or -1 */
+	struct mrcd_cli cli;	  /* control (main.c) writes before setup; read-only after */
+	struct mrcd_config cfg;	  /* likewise: everyone reads */
+	struct mrcd_profile prof; /* likewise: the generator (worker) reads */
+	uint64_t hz;		  /* control, before setup; read-only after */
+	/* setup writes; read-only after (n_hosts: this process's hosts) */
+	unsigned int n_hosts, n_flows, n_workers;
+	unsigned int n_cluster_flows; /* setup: flows in the whole cluster; read-only after */
+	int32_t *flow_of; /* setup: cluster flow -> index in flows, or -1; read-only after */
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
-	struct mrcd_flow *flows; /* n_flows, allocated at setup */
-	struct mrc_qp **peer_qp; /* n_flows: the receiving end of each flow */
-	/* what setup allocated, for the summary's bytes per QP */
+	/* setup: n_flows; a flow's identity (ends, QPNs, buffers) is read-only after
+	 * setup, its counters and pacing belong to the worker of its local end */
+	struct mrcd_flow *flows;
+	struct mrc_qp **peer_qp; /* setup: n_flows, the receiving end of each flow */
+	/* setup writes, the summary reads: what setup allocated, for the bytes per QP */
 	size_t msg_buf_bytes, qp_bytes, trk_bytes, heap_bytes;
+	/* setup: the emulated fabric (NULL on ports); the worker with runs_fabric polls it,
+	 * control reads its event log and counters after */
 	struct mrc_fabric *fab;
 	struct mrcd_worker workers[MRCD_MAX_WORKERS];
-	int phase; /* enum mrcd_phase */
-	uint64_t run_tsc, drain_tsc;
-	uint64_t start_tsc, start_mono_ns; /* the run's t = 0, also as CLOCK_MONOTONIC */
+	int phase;		     /* enum mrcd_phase: control writes (release), all read */
+	uint64_t run_tsc, drain_tsc; /* control writes at the drain's start and end */
+	/* control writes as the run starts; the summary, outputs and telemetry read:
+	 * the run's t = 0, also as CLOCK_MONOTONIC */
+	uint64_t start_tsc, start_mono_ns;
+	/* the hosts' snapshots: their worker writes, stats and control read */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
-	/* the fabric's counters, published by the worker that polls it */
+	/* the fabric's counters: the worker with runs_fabric writes under fab_seq,
+	 * telemetry reads (mrcd_fabric_snapshot_read) */
 	uint32_t fab_seq;
 	struct mrc_fabric_counters fab_snap;
-	struct mrcd_qp_query query;
-	/* [ports] mode = loop: the link from host h to its peer on plane p (mrcd_loop.c) */
+	struct mrcd_qp_query query; /* see struct mrcd_qp_query */
+	/* control (mrcd_loop.c) writes at setup and teardown: [ports] mode = loop, the
+	 * link from host h to its peer on plane p; the net_ring ports read and write the
+	 * rings (the workers' rx and tx bursts) */
 	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 };
-
-/* Outputs the control loop keeps open. */
-struct mrcd_output {
-	FILE *ts;
-	uint64_t next_ts, next_prom;
-	struct mrcd_snapshot last[MRCD_MAX_HOSTS];
-	uint64_t last_tsc;
-};
-
-/* `full`: walk every flow for the QPs' counters now (after the workers stopped). */
-void mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool full);
-void mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int host, struct mrcd_snapshot *out);
-
-void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario);
-void mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc);
-void mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o);
-void mrcd_output_tick(
-	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
-void mrcd_output_close(
-	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
-
-/* Print the summary (and write --json); 0 when nothing was lost or corrupted. */
-int mrcd_summary(const struct mrcd_daemon *d);
-
-/* The fabric's counters: published by its worker, read by anyone. */
-void mrcd_fabric_snapshot_publish(struct mrcd_daemon *d);
-void mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_counters *out);
-
-/* Register the /mrc/ telemetry commands (0, or -1 if the EAL refused one). */
-int mrcd_telemetry_register(struct mrcd_daemon *d);
-
-/* Worker side: answer a pending QP query if this worker owns the QP. */
-void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w);
-/*
- * Telemetry side: ask the owner of `qp` (on `host`). The answer, or NULL
- * when nobody answered within 100 ms (the daemon is stopping). An answer
- * stays valid, and other askers wait, until mrcd_query_release().
- */
-const struct mrcd_qp_query *mrcd_query_qp(
-	struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp);
-void mrcd_query_release(void);
-
-/* 0 if both of the host's pools hold every mbuf again; says which did not. */
-int mrcd_pools_full(const struct mrcd_hostctx *hc);
-
-/* [ports] mode = ethdev (mrcd_ports.c): find, probe, configure and start
- * every host x plane port; -1 after printing what is wrong. */
-int mrcd_ports_open(struct mrcd_daemon *d);
-void mrcd_ports_close(struct mrcd_daemon *d);
-void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
-
-/* [ports] mode = loop (mrcd_loop.c): host pairs joined back to back by rings;
- * -1 after printing what is wrong. Close after mrcd_ports_close. */
-int mrcd_loop_open(struct mrcd_daemon *d);
-void mrcd_loop_close(struct mrcd_daemon *d);
-
-/*
- * Setup (mrcd_setup.c); each returns 0, or -1 after printing what is wrong.
- * mrcd_make_flows(d, false) only counts the flows (before the EAL starts,
- * for mrcd_size_memory); with true it allocates and fills them.
- */
-int mrcd_make_flows(struct mrcd_daemon *d, bool fill);
-int mrcd_size_memory(struct mrcd_daemon *d);
-int mrcd_make_pools(struct mrcd_daemon *d, unsigned int h);
-int mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now);
-int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
-int mrcd_assign_lcores(struct mrcd_daemon *d);
-
-/* Control thread: take what the hosts' shards handed off (endpoint requests are
- * counted and freed: nothing acts on them yet). */
-void mrcd_handoff_drain(struct mrcd_daemon *d);
-
-/* A worker lcore's loop (mrcd_worker.c), until the phase is MRCD_EXIT; arg: its mrcd_worker. */
-int mrcd_worker_main(void *arg);
 
 #endif /* MRCD_DAEMON_H */

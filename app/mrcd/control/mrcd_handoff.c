@@ -3,6 +3,8 @@
  */
 
 /*
+ * Run by: the main lcore, every control tick and at teardown.
+ *
  * Control side of the shards' hand-off rings: what a shard receives but does
  * not own. With one shard per host that is only endpoint requests (QPN 2),
  * which are counted and freed here until the control thread acts on them.
@@ -11,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_control.h"
 
 void
 mrcd_handoff_drain(struct mrcd_daemon *d)

@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main lcore, at setup and teardown (the workers then send and
+ * receive on these ports with ordinary bursts).
+ *
  * [ports] mode = loop: hosts 2k and 2k+1 joined back to back, plane by
  * plane. Each link is two single-producer single-consumer rte_rings, one
  * per direction, and each end is a net_ring port made by
@@ -25,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_control.h"
 
 static void
 port_name(char *buf, size_t len, unsigned int h, unsigned int p)

@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main lcore, at setup and teardown; mrcd_ports_drops() for
+ * the summary, after the workers stopped.
+ *
  * [ports] mode = ethdev: one DPDK port per host per plane, found by the
  * name the config gives it (a PCI address or a --vdev name), probed for
  * what it offers, configured with one rx and one tx queue, started, and
@@ -28,6 +31,7 @@
 #include <rte_ethdev.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_control.h"
 
 /* Ethernet + outer IPv6 + SRH (2 containers) + inner IPv6 + UDP + BTH and
  * the largest MRC extension headers + ICRC: comfortably above the real sum. */

@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main lcore, before the workers are launched (and the pools
+ * check at teardown, after they stopped).
+ *
  * mrcd's setup, between the EAL and the run: sizing the memory the flows
  * need (before the EAL starts), each host's pools and dataplane, the
  * traffic generator's flows and their QP pairs, and which lcore runs what.
@@ -26,6 +29,7 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_daemon.h"
+#include "mrcd_control.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 
@@ -477,4 +481,24 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 		}
 	}
 	return 0;
+}
+
+int
+mrcd_pools_full(const struct mrcd_hostctx *hc)
+{
+	int rc = 0;
+
+	if (hc->rx_pool != NULL && rte_mempool_avail_count(hc->rx_pool) != hc->rx_pool->size) {
+		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->rx_pool->name,
+			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool),
+			hc->rx_pool->size);
+		rc = -1;
+	}
+	if (hc->tx_pool != NULL && rte_mempool_avail_count(hc->tx_pool) != hc->tx_pool->size) {
+		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->tx_pool->name,
+			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool),
+			hc->tx_pool->size);
+		rc = -1;
+	}
+	return rc;
 }

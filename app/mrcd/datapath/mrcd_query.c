@@ -3,17 +3,18 @@
  */
 
 /*
+ * Run by: the worker lcores, at each query tick (mrcd_worker.c). The asking
+ * half runs on DPDK's telemetry threads (stats/mrcd_query_ask.c).
+ *
  * Per-QP questions from the telemetry thread, answered by the worker that
  * owns the QP. Copying every QP's counters and EV table into a snapshot each
  * millisecond would cost the data path for 64k QPs that nobody asks about;
  * instead the asker posts one request (a sequence number and a QP), and the
- * owner copies that QP alone at its next snapshot tick (every millisecond)
- * and publishes the sequence number back. The worker never waits: it checks
- * one integer per tick. Askers are serialized among themselves by a mutex
- * that the data path never sees (DPDK runs one thread per telemetry client).
+ * owner copies that QP alone at its next query tick (every millisecond,
+ * whatever [lcores] stats_interval_ms says) and publishes the sequence
+ * number back. The worker never waits: it checks one integer per tick.
  */
 
-#include <pthread.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -22,8 +23,7 @@
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
 #include "mrcd_daemon.h"
-
-static pthread_mutex_t askers = PTHREAD_MUTEX_INITIALIZER;
+#include "mrcd_datapath.h"
 
 static bool
 worker_owns(const struct mrcd_worker *w, unsigned int host)
@@ -92,36 +92,4 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
 		}
 	}
 	__atomic_store_n(&q->done, req, __ATOMIC_RELEASE);
-}
-
-const struct mrcd_qp_query *
-mrcd_query_qp(struct mrcd_daemon *d, unsigned int host, const struct mrc_qp *qp)
-{
-	struct mrcd_qp_query *q = &d->query;
-	/* Workers tick every millisecond; 100 ms covers a descheduled VM. */
-	const uint64_t deadline = rte_rdtsc() + d->hz / 10;
-
-	pthread_mutex_lock(&askers);
-	/* The previous asker may have timed out: its answer is stale now. */
-	q->done = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
-	q->host = host;
-	q->qp = qp;
-	const uint32_t req = q->done + 1;
-
-	__atomic_store_n(&q->req, req, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT &&
-		rte_rdtsc() < deadline) {
-		/* Answered: it stays as it is until the next asker, who waits for us. */
-		if (__atomic_load_n(&q->done, __ATOMIC_ACQUIRE) == req)
-			return q;
-		rte_delay_us_sleep(200);
-	}
-	pthread_mutex_unlock(&askers);
-	return NULL;
-}
-
-void
-mrcd_query_release(void)
-{
-	pthread_mutex_unlock(&askers);
 }

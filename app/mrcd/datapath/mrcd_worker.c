@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the worker lcores, launched by main.c, until the phase is
+ * MRCD_EXIT.
+ *
  * The worker lcores' loop: poll the fabric, and for each of the worker's
  * hosts post what the generator lets, run the dataplane, take completions;
  * publish snapshots every millisecond and answer telemetry queries.
@@ -17,6 +20,7 @@
 
 #include "mrc_fabric.h"
 #include "mrcd_daemon.h"
+#include "mrcd_datapath.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"

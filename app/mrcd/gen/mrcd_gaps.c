@@ -2,6 +2,11 @@
  * Copyright (c) 2026 The mrcd authors
  */
 
+/*
+ * Run by: the worker lcores (a receiver's completions); the summary reads
+ * the result after they stopped. See mrcd_gaps.h.
+ */
+
 #include "mrcd_gaps.h"
 
 void

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 The mrcd authors
  */
+
+/*
+ * Run by: the main lcore for the profile (loading, printing, the flows'
+ * pattern and sizes, before the workers start); the worker lcores for
+ * posting and completions (mrcd_gen_post, mrcd_gen_sent, mrcd_gen_received,
+ * the histogram), each on the flows of the hosts it owns. See mrcd_gen.h.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

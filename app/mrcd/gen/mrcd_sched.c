@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 The mrcd authors
  */
+
+/*
+ * Run by: the main lcore for mrcd_sched_init/free (setup, teardown); the
+ * worker lcores for mrcd_sched_post/wake, on the hosts each owns. See
+ * mrcd_sched.h.
+ */
 #include <errno.h>
 
 #include <rte_malloc.h>

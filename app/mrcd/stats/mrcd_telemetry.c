@@ -3,6 +3,10 @@
  */
 
 /*
+ * Run by: DPDK's telemetry threads (one per client); registered by the
+ * main lcore at setup. Reads snapshots and what setup made, and asks
+ * workers about single QPs (mrcd_query_ask.c); never live worker state.
+ *
  * DPDK telemetry commands under /mrc/, for dpdk-telemetry.py and anything
  * that speaks its socket (the path is printed at start):
  *
@@ -38,6 +42,7 @@
 
 #include "mrc_time.h"
 #include "mrcd_daemon.h"
+#include "mrcd_stats.h"
 
 static struct mrcd_daemon *daemon_ref;
 static uint64_t start_tsc;

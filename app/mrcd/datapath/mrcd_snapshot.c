@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the worker lcores, at every snapshot tick (mrcd_worker.c); by the
+ * main lcore only once the workers have stopped, for the final figures.
+ *
+ * The snapshot writer: what the control and stats side may know about a
+ * host, copied out of the worker's live state (its shard's counters, the
+ * generator's totals, the QPs' own counters) under a sequence lock, so that
+ * no other thread ever reads a worker's live structures. The readers are
+ * in stats/mrcd_report.c.
+ */
+
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "mrcd_daemon.h"
+#include "mrcd_datapath.h"
+
+/* Add the QPs' own counters of sending flows send_flows[from, to) of host h. */
+static void
+sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t from, uint32_t to,
+	struct mrcd_qp_sums *s)
+{
+	for (uint32_t k = from; k < to; k++) {
+		const struct mrcd_flow *f = &d->flows[hc->send_flows[k]];
+
+		if (f->qp == NULL)
+			continue;
+		const struct mrc_qp_counters *c = mrc_qp_counters(f->qp);
+		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
+
+		s->retx += c->tx_retx_pkts;
+		s->nacks += c->rx_nacks;
+		s->ecn_echoes += c->ecn_echoes;
+		s->ev_losses += c->ev_losses;
+		for (unsigned int p = 0; pool != NULL && p < d->cfg.daemon.planes; p++) {
+			struct mrc_ev_counts ec;
+
+			if (mrc_ev_plane_counts(pool, p, &ec) != 0)
+				continue;
+			s->ev_good += ec.active[MRC_EV_GOOD];
+			s->ev_skip += ec.active[MRC_EV_SKIP];
+			s->ev_bad += ec.active[MRC_EV_ASSUMED_BAD] + ec.backup[MRC_EV_ASSUMED_BAD];
+			s->ev_denied += ec.active[MRC_EV_DENIED] + ec.backup[MRC_EV_DENIED];
+		}
+	}
+}
+
+void
+mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, bool full)
+{
+	struct mrcd_snapshot *s = &d->snap[h], n;
+	struct mrcd_hostctx *hc = &d->host[h];
+	const struct mrc_wire_rx_stats *v = mrc_shard_rx_verdicts(hc->rt);
+
+	memset(&n, 0, sizeof(n));
+	n.tsc = now_tsc;
+	/*
+	 * Read before the totals: every post this worker makes after it sees
+	 * the drain begin is none, so a snapshot marked stopping counts all.
+	 */
+	n.stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
+		const struct mrc_shard_plane_counters *pc = mrc_shard_plane_counters(hc->rt, p);
+
+		n.tx_bytes[p] = pc->tx_bytes;
+		n.rx_bytes[p] = pc->rx_bytes;
+	}
+	for (unsigned int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
+		n.rejects += v->pkts[r];
+	n.failed = hc->failed_msgs;
+	n.posted = hc->posted;
+	n.completed = hc->completed;
+	n.sent_bytes = hc->sent_bytes;
+	n.verified_bytes = hc->verified_bytes;
+	n.verify_errors = hc->verify_errors;
+	/*
+	 * The QPs' own counters take a walk over the flows: a slice per tick, so
+	 * a tick costs the same at 65,536 flows as at 64; the figures are those
+	 * of the last full pass (up to a second old at 65,536 flows: 64 per ms).
+	 */
+	if (full) {
+		memset(&hc->sums, 0, sizeof(hc->sums));
+		sum_qps(d, hc, 0, hc->n_send, &hc->sums);
+		memset(&hc->sums_part, 0, sizeof(hc->sums_part));
+		hc->sweep_pos = 0;
+	} else {
+		const uint32_t to = RTE_MIN(hc->n_send, hc->sweep_pos + MRCD_SWEEP_SLICE);
+
+		sum_qps(d, hc, hc->sweep_pos, to, &hc->sums_part);
+		hc->sweep_pos = to;
+		if (to == hc->n_send) {
+			hc->sums = hc->sums_part;
+			memset(&hc->sums_part, 0, sizeof(hc->sums_part));
+			hc->sweep_pos = 0;
+		}
+	}
+	n.retx = hc->sums.retx;
+	n.nacks = hc->sums.nacks;
+	n.ecn_echoes = hc->sums.ecn_echoes;
+	n.ev_losses = hc->sums.ev_losses;
+	n.ev_good = hc->sums.ev_good;
+	n.ev_skip = hc->sums.ev_skip;
+	n.ev_bad = hc->sums.ev_bad;
+	n.ev_denied = hc->sums.ev_denied;
+	/* Sequence lock: odd while writing, so a reader retries a torn copy. */
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	n.seq = s->seq;
+	memcpy((char *)s + sizeof(s->seq), (const char *)&n + sizeof(n.seq),
+		sizeof(n) - sizeof(n.seq));
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+void
+mrcd_fabric_snapshot_publish(struct mrcd_daemon *d)
+{
+	__atomic_store_n(&d->fab_seq, d->fab_seq + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	d->fab_snap = *mrc_fabric_counters(d->fab);
+	__atomic_store_n(&d->fab_seq, d->fab_seq + 1, __ATOMIC_RELEASE);
+}
