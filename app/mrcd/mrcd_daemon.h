@@ -184,6 +184,8 @@ struct mrcd_daemon {
 	struct mrcd_config cfg;	  /* likewise: everyone reads */
 	struct mrcd_profile prof; /* likewise: the generator (worker) reads */
 	uint64_t hz;		  /* control, before setup; read-only after */
+	/* control, before setup: the profile and scenario files ("" = built-in, none) */
+	char profile_path[PATH_MAX], scenario_path[PATH_MAX];
 	/* setup writes; read-only after (n_hosts: this process's hosts) */
 	unsigned int n_hosts, n_flows, n_workers;
 	unsigned int n_cluster_flows; /* setup: flows in the whole cluster; read-only after */

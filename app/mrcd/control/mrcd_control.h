@@ -16,7 +16,44 @@
 #include "mrcd_daemon.h"
 
 /*
- * Setup (mrcd_setup.c). mrcd_make_flows(d, false) only counts the flows
+ * Start (mrcd_start.c), in the order main.c calls it. mrcd_load_inputs():
+ * the config (with the command line's overrides), the profile and the
+ * scenario's path. mrcd_print_check(): what --check prints.
+ * mrcd_eal_start() also sets d->hz. mrcd_network_open(): the emulated
+ * fabric and its scenario, ethdev ports or loop links ([ports] mode).
+ * mrcd_heap_mark()/mrcd_heap_account(): what the flows, hosts and QPs made
+ * between the two calls take from the heap, for the summary.
+ */
+int mrcd_load_inputs(struct mrcd_daemon *d);
+void mrcd_print_check(const struct mrcd_daemon *d);
+int mrcd_eal_start(struct mrcd_daemon *d);
+int mrcd_claim_pollers(const struct mrcd_daemon *d);
+int mrcd_make_all_pools(struct mrcd_daemon *d);
+int mrcd_network_open(struct mrcd_daemon *d);
+void mrcd_heap_mark(struct mrcd_daemon *d);
+void mrcd_heap_account(struct mrcd_daemon *d);
+int mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now);
+int mrcd_sched_init_all(struct mrcd_daemon *d);
+
+/*
+ * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT and SIGTERM start the
+ * drain. mrcd_run(): launch the workers, run the control loop until the
+ * duration ends or a signal comes, drain, stop the workers; -1 when a
+ * worker did not launch (the others are stopped).
+ */
+void mrcd_signals_catch(void);
+int mrcd_run(struct mrcd_daemon *d);
+
+/*
+ * Teardown (mrcd_teardown.c), the reverse of the start; each copes with what
+ * was not made. mrcd_free_hosts() returns -1 when a pool missed mbufs.
+ */
+void mrcd_free_qps(struct mrcd_daemon *d);
+void mrcd_network_close(struct mrcd_daemon *d);
+int mrcd_free_hosts(struct mrcd_daemon *d);
+
+/*
+ * Setup steps (mrcd_setup.c). mrcd_make_flows(d, false) only counts the flows
  * (before the EAL starts, for mrcd_size_memory); with true it allocates and
  * fills them.
  */

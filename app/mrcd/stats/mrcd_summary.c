@@ -86,10 +86,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 		(double)d->drain_tsc / (double)d->hz);
 	printf("  per plane (Gb/s, all hosts):");
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-		printf(" p%u %.3f", p,mrcd_gbps(t.tx_bytes[p], run, d->hz));
+		printf(" p%u %.3f", p, mrcd_gbps(t.tx_bytes[p], run, d->hz));
 	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64
 	       " failed, %" PRIu64 " lost; goodput %.3f Gb/s\n",
-		t.posted, t.completed, t.failed, lost,mrcd_gbps(t.sent_bytes, run, d->hz));
+		t.posted, t.completed, t.failed, lost, mrcd_gbps(t.sent_bytes, run, d->hz));
 	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
 	       " messages)\n",
 		mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore, from the workers' launch to their stop.
+ *
+ * The run: start the fabric, launch the workers, then the control loop
+ * until the duration ends or a signal comes: refresh the links every
+ * millisecond, drain the hand-off rings, tick the outputs (stats/), then
+ * ask the workers to drain and wait until every message posted has
+ * completed or failed (or [daemon] drain_ms passed), stop them, and publish
+ * the final snapshots from here, the workers being gone.
+ */
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+
+#include "mrc_fabric.h"
+#include "mrc_shard.h"
+#include "mrcd_control.h"
+#include "mrcd_daemon.h"
+#include "mrcd_datapath.h"
+#include "mrcd_stats.h"
+
+static volatile sig_atomic_t signalled;
+
+static void
+on_signal(int sig)
+{
+	signalled = sig;
+}
+
+void
+mrcd_signals_catch(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+}
+
+static bool
+drained(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct mrcd_snapshot s;
+
+		/* A snapshot from before the worker saw the drain may miss its last posts. */
+		mrcd_snapshot_read(d, h, &s);
+		if (!s.stopping || s.posted != s.completed + s.failed)
+			return false;
+	}
+	return true;
+}
+
+/* Stop the workers and wait for them. */
+static void
+stop_workers(struct mrcd_daemon *d)
+{
+	__atomic_store_n(&d->phase, MRCD_EXIT, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+}
+
+static void
+control_loop(struct mrcd_daemon *d, uint64_t start)
+{
+	const uint64_t end = d->cfg.daemon.duration_s
+				     ? start + (uint64_t)d->cfg.daemon.duration_s * d->hz
+				     : UINT64_MAX;
+	uint64_t next_link = start, next_console = start + d->hz, drain_end = 0;
+	struct mrcd_output out;
+
+	mrcd_output_open(d, &out);
+	for (;;) {
+		const uint64_t now = rte_rdtsc();
+
+		if (now >= next_link) {
+			for (unsigned int h = 0; h < d->n_hosts; h++)
+				mrc_shard_refresh_links(d->host[h].rt);
+			next_link = now + d->hz / 1000;
+		}
+		mrcd_handoff_drain(d);
+		mrcd_output_tick(d, &out, now, start);
+		if (d->cfg.telemetry.console && now >= next_console) {
+			mrcd_console_line(d, now, start);
+			next_console += d->hz;
+		}
+		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
+			if (signalled)
+				printf("mrcd: %s: stopping, draining messages in flight (up to %u "
+				       "ms)\n",
+					strsignal(signalled), d->cfg.daemon.drain_ms);
+			__atomic_store_n(&d->phase, MRCD_DRAIN, __ATOMIC_RELEASE);
+			d->run_tsc = now - start;
+			drain_end = now + (uint64_t)d->cfg.daemon.drain_ms * d->hz / 1000;
+		}
+		if (d->phase == MRCD_DRAIN && (drained(d) || now >= drain_end)) {
+			d->drain_tsc = now - start - d->run_tsc;
+			break;
+		}
+		rte_delay_us_sleep(200);
+	}
+	stop_workers(d);
+	mrcd_handoff_drain(d);
+	/* Final numbers, read after the workers stopped. */
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		mrc_shard_publish(d->host[h].rt, rte_rdtsc());
+		mrcd_snapshot_publish(d, h, rte_rdtsc(), true);
+	}
+	mrcd_output_close(d, &out, rte_rdtsc(), start);
+}
+
+int
+mrcd_run(struct mrcd_daemon *d)
+{
+	struct timespec mono;
+	uint64_t start;
+
+	if (d->fab != NULL)
+		mrc_fabric_start(d->fab, rte_rdtsc());
+	start = rte_rdtsc();
+	/* Benchmarks stamp their faults with CLOCK_MONOTONIC: say where t = 0 is on it. */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	d->start_tsc = start;
+	d->start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+	for (unsigned int i = 0; i < d->n_workers; i++) {
+		const int rc = rte_eal_remote_launch(
+			mrcd_worker_main, &d->workers[i], d->workers[i].lcore);
+
+		if (rc != 0) {
+			fprintf(stderr, "mrcd: worker %u (lcore %u) did not launch: %s\n", i,
+				d->workers[i].lcore, strerror(-rc));
+			stop_workers(d);
+			return -1;
+		}
+	}
+	control_loop(d, start);
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore, before the workers are launched.
+ *
+ * The daemon's start, in the order main.c calls it: the config, profile and
+ * scenario (and --check); the EAL on CPUs no other instance polls on; the
+ * network the hosts' ports are on (the emulated fabric and its scenario,
+ * ethdev ports or loop links); and the heap accounting around the flows.
+ * Each function returns 0, or -1 after printing what is wrong; what it made
+ * before failing is undone by the teardown (mrcd_teardown.c).
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "mrc_fabric.h"
+#include "mrcd_cli.h"
+#include "mrcd_config.h"
+#include "mrcd_control.h"
+#include "mrcd_cpus.h"
+#include "mrcd_daemon.h"
+#include "mrcd_gen.h"
+
+int
+mrcd_load_inputs(struct mrcd_daemon *d)
+{
+	static char err[1024];
+	int rc;
+
+	if (mrcd_config_load(&d->cfg, d->cli.config, err, sizeof(err)) != 0 ||
+		mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mrcd: %s\n", err);
+		return -1;
+	}
+	/* These return the path's length, like snprintf. */
+	rc = mrcd_cli_profile(&d->cli, &d->cfg, d->profile_path, sizeof(d->profile_path));
+	if (rc < 0 || (size_t)rc >= sizeof(d->profile_path) ||
+		mrcd_profile_load(&d->prof, d->profile_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mrcd: profile: %s\n", err[0] ? err : "path too long");
+		return -1;
+	}
+	rc = mrcd_cli_scenario(&d->cli, &d->cfg, d->scenario_path, sizeof(d->scenario_path));
+	if (rc < 0 || (size_t)rc >= sizeof(d->scenario_path)) {
+		fprintf(stderr, "mrcd: scenario path too long\n");
+		return -1;
+	}
+	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC && d->scenario_path[0] != '\0') {
+		/* Faults are the emulated fabric's; real ports fail on their own. */
+		printf("mrcd: [ports] mode = %s: scenario %s ignored (it drives the emulated "
+		       "fabric only)\n",
+			d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev",
+			d->scenario_path);
+		d->scenario_path[0] = '\0';
+	}
+	d->n_hosts = d->cfg.daemon.hosts;
+	return 0;
+}
+
+void
+mrcd_print_check(const struct mrcd_daemon *d)
+{
+	const struct mrcd_profile *p = &d->prof;
+
+	mrcd_config_print(stdout, &d->cfg);
+	printf("; profile %s: pattern %s, ", d->profile_path[0] ? d->profile_path : "(built-in)",
+		mrcd_pattern_name(p->pattern));
+	if (p->n_mix > 0)
+		printf("sizes %s KiB:weight", p->size_mix);
+	else
+		printf("%u KiB messages", p->msg_kb);
+	printf(", %s, %u QP(s) per peer, %u in flight, %s\n",
+		p->opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate", p->qps_per_peer,
+		p->outstanding, p->rate_gbps > 0 ? "paced" : "closed loop");
+	printf("; scenario %s (checked when the fabric starts)\n",
+		d->scenario_path[0] ? d->scenario_path : "none");
+	printf(";\n; the profile, key by key (a profile file is this [profile] section):\n");
+	mrcd_profile_print(stdout, p, "; ");
+}
+
+int
+mrcd_eal_start(struct mrcd_daemon *d)
+{
+	static char err[1024], eal_buf[8192];
+	char *eal_argv[96];
+	int eal_argc;
+
+	d->cli.busy_cpus = mrcd_cpus_busy();
+	eal_argc = mrcd_cli_eal_argv(&d->cli, &d->cfg, eal_argv, RTE_DIM(eal_argv), eal_buf,
+		sizeof(eal_buf), err, sizeof(err));
+	if (eal_argc < 0) {
+		fprintf(stderr, "mrcd: EAL arguments: %s\n", err);
+		return -1;
+	}
+	mrcd_cli_format_argv(eal_argc, eal_argv, err, sizeof(err));
+	printf("mrcd: EAL %s\n", err);
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "mrcd: EAL did not start: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	d->hz = rte_get_tsc_hz();
+	printf("mrcd: runtime dir %s, telemetry socket %s/dpdk_telemetry.v2\n",
+		rte_eal_get_runtime_dir(), rte_eal_get_runtime_dir());
+	return 0;
+}
+
+int
+mrcd_claim_pollers(const struct mrcd_daemon *d)
+{
+	unsigned int taken;
+
+	if (mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d->cli), &taken) != 0) {
+		fprintf(stderr,
+			"mrcd: CPU %u was claimed by another mrcd while this one started: run "
+			"again to pick another\n",
+			taken);
+		return -1;
+	}
+	return 0;
+}
+
+int
+mrcd_make_all_pools(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		if (mrcd_make_pools(d, h) != 0)
+			return -1;
+	return 0;
+}
+
+/* The emulated fabric: every host x plane a net_ring port of it. */
+static int
+fabric_open(struct mrcd_daemon *d)
+{
+	struct mrc_fabric_cfg fc;
+	const char *why = NULL;
+
+	if (mrcd_config_fabric(&d->cfg, d->hz, &fc) != 0) {
+		fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
+		return -1;
+	}
+	d->fab = mrc_fabric_create(&fc, &why);
+	if (d->fab == NULL || mrc_fabric_start_ports(d->fab, d->host[0].rx_pool) != 0) {
+		fprintf(stderr, "mrcd: fabric: %s\n", why ? why : "ports did not start");
+		return -1;
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+			d->host[h].port[p] = mrc_fabric_port(d->fab, h, p);
+	/* Returns how many events it scheduled. */
+	if (d->scenario_path[0] != '\0' &&
+		mrc_fabric_load_scenario(d->fab, d->scenario_path, &why) < 0) {
+		fprintf(stderr, "mrcd: scenario: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+int
+mrcd_network_open(struct mrcd_daemon *d)
+{
+	switch (d->cfg.ports.mode) {
+	case MRCD_PORTS_ETHDEV:
+		return mrcd_ports_open(d);
+	case MRCD_PORTS_LOOP:
+		return mrcd_loop_open(d);
+	default:
+		return fabric_open(d);
+	}
+}
+
+/* The heap in use now (mbuf pools are made before the mark, so excluded). */
+static size_t
+heap_in_use(void)
+{
+	struct rte_malloc_socket_stats ms;
+
+	if (rte_malloc_get_socket_stats((int)rte_socket_id(), &ms) != 0)
+		return 0;
+	return ms.heap_allocsz_bytes;
+}
+
+void
+mrcd_heap_mark(struct mrcd_daemon *d)
+{
+	d->heap_bytes = heap_in_use(); /* before the flows: subtracted by mrcd_heap_account */
+}
+
+void
+mrcd_heap_account(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		d->msg_buf_bytes += d->host[h].mem_len;
+		d->trk_bytes += mrc_trk_pool_mem_bytes(mrc_shard_trk_pool(d->host[h].rt)) +
+				mrc_trk_pool_mem_bytes(d->host[h].imm_pool);
+	}
+	/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
+	const size_t now = heap_in_use();
+
+	d->heap_bytes = d->heap_bytes != 0 && now > d->heap_bytes ? now - d->heap_bytes : 0;
+}
+
+int
+mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		if (mrcd_make_host(d, h, now) != 0)
+			return -1;
+	return 0;
+}
+
+int
+mrcd_sched_init_all(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		if (mrcd_sched_init(d, h, rte_rdtsc()) != 0) {
+			fprintf(stderr, "mrcd: host %u: out of memory for its flow queues\n", h);
+			return -1;
+		}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore, after the workers have stopped (or were never
+ * launched).
+ *
+ * The teardown, in the reverse order of the start; main.c enters it at the
+ * label that matches how far the start got. Each step copes with what was
+ * not made, so a start that failed halfway through a step is undone by the
+ * same step.
+ */
+
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "mrc_fabric.h"
+#include "mrc_shard.h"
+#include "mrcd_control.h"
+#include "mrcd_daemon.h"
+#include "mrcd_sched.h"
+
+void
+mrcd_free_qps(struct mrcd_daemon *d)
+{
+	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
+		if (d->flows[i].qp != NULL)
+			mrc_shard_del_qp(d->host[d->flows[i].src_local].rt, d->flows[i].qp);
+		if (d->peer_qp[i] != NULL)
+			mrc_shard_del_qp(d->host[d->flows[i].dst_local].rt, d->peer_qp[i]);
+		mrc_qp_destroy(d->flows[i].qp);
+		mrc_qp_destroy(d->peer_qp[i]);
+		rte_free(d->flows[i].post_tsc);
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		mrcd_sched_free(d, h);
+		mrc_shard_free(d->host[h].rt);
+		/* Every QP is gone, so every table is back (-EBUSY would leak, not crash). */
+		(void)mrc_trk_pool_free(d->host[h].imm_pool);
+	}
+}
+
+void
+mrcd_network_close(struct mrcd_daemon *d)
+{
+	mrcd_ports_close(d); /* their rings give back the mbufs they hold */
+	mrcd_loop_close(d);
+	mrc_fabric_free(d->fab); /* returns every packet still inside */
+}
+
+int
+mrcd_free_hosts(struct mrcd_daemon *d)
+{
+	int rc = 0;
+
+	mrcd_handoff_drain(d); /* its mbufs go back before the pools are counted */
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct mrcd_hostctx *hc = &d->host[h];
+
+		rte_ring_free(hc->handoff);
+		if (mrcd_pools_full(hc) != 0)
+			rc = -1;
+		rte_mempool_free(hc->rx_pool);
+		rte_mempool_free(hc->tx_pool);
+		rte_free(hc->mem);
+		rte_free(hc->mrs);
+		rte_free(hc->cq);
+		rte_free(hc->send_flows);
+		rte_free(hc->recv_flows);
+	}
+	rte_free(d->flows);
+	rte_free(d->peer_qp);
+	rte_free(d->flow_of);
+	return rc;
+}
