@@ -368,6 +368,11 @@ check_telemetry(const struct xc *x)
 	const struct mrcd_config *c = x->cfg;
 	int rc = check_interval(x, "timeseries_interval_ms", c->telemetry.timeseries_interval_ms);
 
+	/* The console prints a line a second, from the snapshots too. */
+	if (rc == 0 && c->telemetry.console && c->lcores.stats_interval_ms > 1000)
+		return BAD(x, "lcores", "stats_interval_ms",
+			"must be at most 1000 with [telemetry] console = true: the console line "
+			"comes from the workers' snapshots every second");
 	if (rc == 0)
 		rc = check_interval(
 			x, "prometheus_interval_ms", c->telemetry.prometheus_interval_ms);

@@ -9,7 +9,7 @@
  * come from here, so they cannot disagree.
  *
  * Defaults are those of the built-in demo (2 hosts x 8 planes on the
- * emulated fabric, fabric links at 1 Gb/s so that the fabric and not a
+ * emulated fabric, fabric links at 0.25 Gb/s so that the fabric and not a
  * 2-core CPU is the bottleneck). Values the library defaults differently
  * say so in their help.
  */
@@ -196,7 +196,9 @@ static const struct mrcd_ini_key keys[] = {
 			"its own after the workers (one more core)"),
 	KEY("lcores", "stats_interval_ms", U32, lcores.stats_interval_ms, .min = 1, .max = 60000,
 		.def = "10", .unit = "ms",
-		.help = "how often workers publish counter snapshots for the control thread"),
+		.help = "how often workers publish counter snapshots; the console, time series, "
+			"Prometheus file and /mrc/ telemetry read those, so their intervals may not be "
+			"shorter (the drain checks them every ms)"),
 
 	/* ---- [transport] ---- */
 	KEY("transport", "mtu", U16, transport.mtu, .min = 256, .max = 9000, .def = "4096",

@@ -45,8 +45,9 @@
 #define MRCD_MAX_WORKERS    16
 #define MRCD_QPN_BASE	    0x100
 #define MRCD_TRK_BLOCKS_MAX 4096 /* in-flight rings per host (32 KiB each at MPR 8) */
-/* Flows a snapshot walks per tick for the QPs' own counters (a full pass spans several). */
-#define MRCD_SWEEP_SLICE 64
+/* Flows a snapshot walks for the QPs' own counters per millisecond since the last one
+ * (a full pass spans several snapshots at many flows). */
+#define MRCD_SWEEP_PER_MS 64
 
 /* Written by control (the run loop), read by everyone: the workers stop posting at
  * MRCD_DRAIN and leave their loop at MRCD_EXIT. */

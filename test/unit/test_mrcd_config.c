@@ -230,6 +230,58 @@ test_shipped_config(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Every key's comment in config/mrcd.ini (default, unit, what it does) is
+ * the one mrcd --check prints from the key table: the file is written by
+ * hand, so this is what keeps the two from drifting apart. Compared block
+ * by block: each run of comment lines --check prints right above a key.
+ */
+static int
+test_shipped_comments(void)
+{
+	static struct mrcd_config def;
+	static char text[65536], block[4096];
+	char path[PATH_MAX], *printed = NULL, *line, *save = NULL;
+	size_t n, printed_len = 0, b = 0;
+	unsigned int blocks = 0;
+	FILE *f;
+
+	MRC_T_ASSERT(shipped(MRCD_CONFIG_DEFAULT_PATH, path, sizeof(path)) == 0, "no mrcd.ini");
+	f = fopen(path, "r");
+	MRC_T_ASSERT(f != NULL, "open");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	mrcd_config_defaults(&def);
+	f = open_memstream(&printed, &printed_len);
+	MRC_T_ASSERT(f != NULL, "open_memstream");
+	mrcd_config_print(f, &def);
+	fclose(f);
+	for (line = strtok_r(printed, "\n", &save); line != NULL;
+		line = strtok_r(NULL, "\n", &save)) {
+		const size_t len = strlen(line);
+
+		if (strncmp(line, "; default ", 10) == 0)
+			b = 0; /* a key's comment starts */
+		if (line[0] == ';' && b + len + 2 < sizeof(block)) {
+			b += (size_t)snprintf(block + b, sizeof(block) - b, "%s\n", line);
+			continue;
+		}
+		if (b > 0 && strncmp(block, "; default ", 10) == 0) {
+			/* A key line: its comment must be in the file just as printed. */
+			MRC_T_ASSERT(strstr(text, block) != NULL,
+				"config/mrcd.ini: the comment above `%s` is not what mrcd --check "
+				"prints:\n%s",
+				line, block);
+			blocks++;
+		}
+		b = 0;
+	}
+	free(printed);
+	MRC_T_ASSERT(blocks >= 90, "only %u key comments compared", blocks);
+	return MRC_TEST_OK;
+}
+
 static int
 test_examples(void)
 {
@@ -420,6 +472,13 @@ test_bad_cross(void)
 	MRC_T_RUN(expect_error("ts2.ini", "[telemetry]\nprometheus_interval_ms = 5\n", -EINVAL,
 		"@:2: [telemetry] prometheus_interval_ms = 5: must be at least [lcores] "
 		"stats_interval_ms (10)",
+		""));
+	MRC_T_RUN(expect_error("ts3.ini",
+		"[lcores]\nstats_interval_ms = 2000\n[telemetry]\ntimeseries_interval_ms = 2000\n"
+		"prometheus_interval_ms = 2000\n",
+		-EINVAL,
+		"@:2: [lcores] stats_interval_ms = 2000: must be at most 1000 with [telemetry] "
+		"console = true",
 		""));
 	MRC_T_RUN(expect_error("vdevfab.ini", "[ports]\nvdev.0 = net_null0\n", -EINVAL,
 		"@:2: [ports] vdev.0 = net_null0: only with mode = ethdev", ""));
@@ -932,6 +991,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_schema),
 	MRC_TEST_CASE(test_defaults_valid),
 	MRC_TEST_CASE(test_shipped_config),
+	MRC_TEST_CASE(test_shipped_comments),
 	MRC_TEST_CASE(test_examples),
 	MRC_TEST_CASE(test_round_trip),
 	MRC_TEST_CASE(test_bad_structure),

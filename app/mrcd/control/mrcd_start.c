@@ -57,8 +57,7 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 		/* Faults are the emulated fabric's; real ports fail on their own. */
 		printf("mrcd: [ports] mode = %s: scenario %s ignored (it drives the emulated "
 		       "fabric only)\n",
-			d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev",
-			d->scenario_path);
+			d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev", d->scenario_path);
 		d->scenario_path[0] = '\0';
 	}
 	d->n_hosts = d->cfg.daemon.hosts;

@@ -79,17 +79,24 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 	n.verified_bytes = hc->verified_bytes;
 	n.verify_errors = hc->verify_errors;
 	/*
-	 * The QPs' own counters take a walk over the flows: a slice per tick, so
-	 * a tick costs the same at 65,536 flows as at 64; the figures are those
-	 * of the last full pass (up to a second old at 65,536 flows: 64 per ms).
+	 * The QPs' own counters take a walk over the flows: a slice per
+	 * snapshot, MRCD_SWEEP_PER_MS flows per millisecond since the last one,
+	 * so the walk costs a worker the same per millisecond at 65,536 flows as
+	 * at 64, whatever [lcores] stats_interval_ms is; the figures are those
+	 * of the last full pass (up to a second old at 65,536 flows).
 	 */
+	const uint64_t since_ms = s->tsc != 0 && now_tsc > s->tsc && d->hz != 0
+					  ? (now_tsc - s->tsc) * 1000 / d->hz
+					  : 1;
+	const uint64_t slice = MRCD_SWEEP_PER_MS * RTE_MAX(since_ms, (uint64_t)1);
+
 	if (full) {
 		memset(&hc->sums, 0, sizeof(hc->sums));
 		sum_qps(d, hc, 0, hc->n_send, &hc->sums);
 		memset(&hc->sums_part, 0, sizeof(hc->sums_part));
 		hc->sweep_pos = 0;
 	} else {
-		const uint32_t to = RTE_MIN(hc->n_send, hc->sweep_pos + MRCD_SWEEP_SLICE);
+		const uint32_t to = (uint32_t)RTE_MIN((uint64_t)hc->n_send, hc->sweep_pos + slice);
 
 		sum_qps(d, hc, hc->sweep_pos, to, &hc->sums_part);
 		hc->sweep_pos = to;

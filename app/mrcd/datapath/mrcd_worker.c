@@ -3,12 +3,14 @@
  */
 
 /*
- * Run by: the worker lcores, launched by main.c, until the phase is
- * MRCD_EXIT.
+ * Run by: the worker lcores, launched by control/mrcd_run.c, until the
+ * phase is MRCD_EXIT.
  *
  * The worker lcores' loop: poll the fabric, and for each of the worker's
  * hosts post what the generator lets, run the dataplane, take completions;
- * publish snapshots every millisecond and answer telemetry queries.
+ * publish snapshots every [lcores] stats_interval_ms (every millisecond
+ * during the drain, which waits on them) and answer telemetry queries every
+ * millisecond.
  */
 
 #include <stdio.h>
@@ -108,7 +110,9 @@ mrcd_worker_main(void *arg)
 {
 	struct mrcd_worker *w = arg;
 	struct mrcd_daemon *d = w->d;
-	uint64_t next_snap = 0, snap_gap = d->hz / 1000;
+	const uint64_t snap_gap = (uint64_t)d->cfg.lcores.stats_interval_ms * d->hz / 1000;
+	const uint64_t tick_gap = d->hz / 1000;
+	uint64_t next_snap = 0, next_tick = 0;
 	uint32_t seen_mask[MRCD_MAX_HOSTS];
 	struct timespec cpu0, cpu1;
 
@@ -140,16 +144,20 @@ mrcd_worker_main(void *arg)
 			mrc_shard_iterate(hc->rt, now, &hc->rand);
 			completions(d, h, now);
 		}
-		if (now >= next_snap) {
+		if (now < next_tick)
+			continue;
+		next_tick = now + tick_gap;
+		/* The drain ends when the snapshots say every message is done: no waiting. */
+		if (now >= next_snap || stopping) {
 			for (unsigned int k = 0; k < w->n_hosts; k++) {
 				mrc_shard_publish(d->host[w->hosts[k]].rt, now);
 				mrcd_snapshot_publish(d, w->hosts[k], now, false);
 			}
 			if (w->runs_fabric)
 				mrcd_fabric_snapshot_publish(d);
-			mrcd_query_serve(d, w);
 			next_snap = now + snap_gap;
 		}
+		mrcd_query_serve(d, w);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +

@@ -14,7 +14,8 @@
  *   /mrc/config        the main configuration values
  *   /mrc/hosts         host numbers
  *   /mrc/host,<n>      one host: messages, bytes, resends, NACKs, ECN echoes,
- *                      EV states, verified bytes, parser rejects, per-plane bytes
+ *                      EV states, verified bytes, parser rejects, per-plane bytes,
+ *                      and when its worker took that snapshot
  *   /mrc/planes        bytes sent per plane, all hosts
  *   /mrc/qps[,<i>]     the QPs: number, host, peer, role; 64 a page from the i-th
  *   /mrc/qp,<qpn>      one QP: state, error, memory, every counter
@@ -139,6 +140,10 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	mrcd_snapshot_read(m, h, &s);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
+	/* When the worker took it, since the telemetry started: [lcores] stats_interval_ms apart.
+	 */
+	rte_tel_data_add_dict_u64(
+		d, "snapshot_ms", s.tsc > start_tsc ? (s.tsc - start_tsc) * 1000 / m->hz : 0);
 	rte_tel_data_add_dict_u64(d, "msgs_posted", s.posted);
 	rte_tel_data_add_dict_u64(d, "msgs_completed", s.completed);
 	rte_tel_data_add_dict_u64(d, "msgs_failed", s.failed);
