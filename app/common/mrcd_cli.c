@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main thread of mrcd and of mrc-fabric, before the EAL starts
+ * (mrcd_eal_cleanup: at exit).
+ *
  * The command line (mrcd_cli.h): mrcd's own options, from one table that
  * also prints --help, and the EAL argument defaults.
  */

@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main thread of mrcd and of mrc-fabric, before the EAL starts
+ * (and by the unit tests).
+ *
  * Loading the configuration: defaults from the key table, the file over
  * them (mrcd_ini), the [host.<n>] values derived from the host number where
  * the file is silent, then the cross-checks (mrcd_config_check.c). Work is

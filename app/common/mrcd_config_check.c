@@ -3,6 +3,8 @@
  */
 
 /*
+ * Run by: the main thread of mrcd and of mrc-fabric, as the config loads.
+ *
  * Cross-checks: rules that involve more than one key, run after every key
  * parsed on its own. Each names the key to change and its line. The rules
  * the libraries know (mrc_ev_cfg_check, mrc_wire_cfg_check,

@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main thread of mrcd and of mrc-fabric, at setup (before any
+ * worker runs); the results are copied into what the workers own.
+ *
  * From the configuration to the libraries' structs: the wire options, QP
  * attributes (EV pool, CC, windows, timers), a QP's addressing, and the
  * emulated fabric. Units change here (us and KB in the file, tsc and bytes

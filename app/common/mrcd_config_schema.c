@@ -3,6 +3,8 @@
  */
 
 /*
+ * Data, no code that runs: read by the loader, the printer and the tests.
+ *
  * Every key of mrcd's configuration, in one table: its section, type and
  * range, the field it fills, its default, unit and help. The loader, the
  * printer (mrcd --check), the defaults and the docs in config/mrcd.ini all

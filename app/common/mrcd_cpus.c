@@ -3,6 +3,8 @@
  */
 
 /*
+ * Run by: the main thread of mrcd and of mrc-fabric, at start and exit.
+ *
  * Which CPUs other mrcd instances poll on, so two instances on one machine
  * never busy-poll the same core. Each instance holds an flock on
  * <dir>/cpu<N>.lock for every CPU one of its polling lcores runs on. The

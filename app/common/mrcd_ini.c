@@ -3,6 +3,8 @@
  */
 
 /*
+ * Run by: the main thread, as a config or profile loads (mrcd, mrc-fabric).
+ *
  * The file side of mrcd_ini: the pre-scan (structure and line numbers),
  * loading with rte_cfgfile, matching sections and keys against the table,
  * and error messages. Values are parsed and printed in mrcd_ini_value.c.

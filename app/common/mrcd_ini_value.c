@@ -3,6 +3,9 @@
  */
 
 /*
+ * Run by: the main thread, as a config or profile loads or prints (mrcd,
+ * mrc-fabric).
+ *
  * The value side of mrcd_ini: parsing and formatting each type, defaults,
  * printing a struct back as a file, comparing two structs, and the schema
  * self-check.
