@@ -26,6 +26,7 @@
 #include "mrcd_control.h"
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_stats.h"
 
 int
@@ -43,7 +44,7 @@ main(int argc, char **argv)
 	rc = mrcd_cli_parse(argc, argv, &d.cli, err, sizeof(err));
 	if (rc != 0) {
 		if (rc < 0)
-			fprintf(stderr, "mrcd: %s\n(see mrcd --help)\n", err);
+			MRCD_LOG(ctrl, ERR, "%s (see mrcd --help)", err);
 		return rc > 0 ? 0 : 2;
 	}
 	if (mrcd_load_inputs(&d) != 0)
@@ -80,7 +81,7 @@ main(int argc, char **argv)
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);
 	if (mrcd_telemetry_register(&d) != 0)
-		fprintf(stderr, "mrcd: telemetry commands not registered (continuing without)\n");
+		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
 
 	/* 5. Run until the duration ends or a signal comes, drain, stop; the summary. */
 	if (mrcd_run(&d) == 0)

@@ -28,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_control.h"
 
 static void
@@ -49,9 +50,8 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			d->loop_ring[h][p] = rte_ring_create(
 				name, size, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (d->loop_ring[h][p] == NULL) {
-				fprintf(stderr,
-					"mrcd: loop: cannot create ring %s (%u slots): %s\n", name,
-					size, rte_strerror(rte_errno));
+				MRCD_LOG(ctrl, ERR, "loop: cannot create ring %s (%u slots): %s",
+					name, size, rte_strerror(rte_errno));
 				return -1;
 			}
 		}
@@ -67,9 +67,9 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			id = rte_eth_from_rings(name, &d->loop_ring[h ^ 1][p], 1,
 				&d->loop_ring[h][p], 1, (unsigned int)sock);
 			if (id < 0) {
-				fprintf(stderr,
-					"mrcd: loop: host %u plane %u: rte_eth_from_rings "
-					"failed: %s\n",
+				MRCD_LOG(ctrl, ERR,
+					"loop: host %u plane %u: rte_eth_from_rings "
+					"failed: %s",
 					h, p, rte_strerror(rte_errno));
 				return -1;
 			}
@@ -84,16 +84,16 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			if (rc == 0)
 				rc = rte_eth_dev_start((uint16_t)id);
 			if (rc != 0) {
-				fprintf(stderr,
-					"mrcd: loop: host %u plane %u: port %d did not "
-					"start: %s\n",
+				MRCD_LOG(ctrl, ERR,
+					"loop: host %u plane %u: port %d did not "
+					"start: %s",
 					h, p, id, rte_strerror(-rc));
 				return -1;
 			}
 			hc->port[p] = (uint16_t)id;
 			hc->port_started |= 1u << p;
 		}
-	printf("mrcd: loop: %u host pairs joined back to back on %u planes (rings of %u)\n",
+	MRCD_LOG(ctrl, NOTICE, "loop: %u host pairs joined back to back on %u planes (rings of %u)",
 		d->n_hosts / 2, n_planes, size);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <rte_ethdev.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_control.h"
 
 /* Ethernet + outer IPv6 + SRH (2 containers) + inner IPv6 + UDP + BTH and
@@ -71,13 +72,13 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 
 	if (rte_eth_dev_get_port_by_name(name, &pid) != 0) {
 		list_ports(avail, sizeof(avail));
-		fprintf(stderr, "mrcd: [ports] h%u.p%u = %s: no such port (ports: %s)\n",
+		MRCD_LOG(ctrl, ERR, "[ports] h%u.p%u = %s: no such port (ports: %s)",
 			d->cfg.daemon.first_host + h, p, name, avail);
 		return -1;
 	}
 	rc = rte_eth_dev_info_get(pid, &info);
 	if (rc != 0) {
-		fprintf(stderr, "mrcd: port %s: no device info: %s\n", name, rte_strerror(-rc));
+		MRCD_LOG(ctrl, ERR, "port %s: no device info: %s", name, rte_strerror(-rc));
 		return -1;
 	}
 	memset(&conf, 0, sizeof(conf));
@@ -91,19 +92,19 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 			       strcmp(info.driver_name, "net_pcap") == 0;
 
 	if (!chains_ok) {
-		fprintf(stderr,
-			"mrcd: port %s (%s): cannot send multi-segment packets; mrcd "
-			"attaches payloads without copying and needs it\n",
+		MRCD_LOG(ctrl, ERR,
+			"port %s (%s): cannot send multi-segment packets; mrcd "
+			"attaches payloads without copying and needs it",
 			name, info.driver_name);
 		return -1;
 	}
 	conf.txmode.offloads |= info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (frame > rx_room) {
 		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)) {
-			fprintf(stderr,
-				"mrcd: port %s (%s): frames up to %u bytes do not fit an rx "
+			MRCD_LOG(ctrl, ERR,
+				"port %s (%s): frames up to %u bytes do not fit an rx "
 				"mbuf (%u bytes) and the port cannot scatter them: raise "
-				"[ports] rx_mbuf_data_room or lower [transport] mtu\n",
+				"[ports] rx_mbuf_data_room or lower [transport] mtu",
 				name, info.driver_name, frame, rx_room);
 			return -1;
 		}
@@ -115,8 +116,9 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	 * shows in its error counters, which the summary prints: warn, go on.
 	 */
 	if (info.max_rx_pktlen != 0 && frame > info.max_rx_pktlen)
-		printf("mrcd: port %s (%s): warning: frames up to %u bytes, the port reports at "
-		       "most %u; refused frames will show as port rx errors\n",
+		MRCD_LOG(ctrl, WARNING,
+			"port %s (%s): frames up to %u bytes, the port reports at "
+			"most %u; refused frames will show as port rx errors",
 			name, info.driver_name, frame, info.max_rx_pktlen);
 	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
 	if (rc == 0)
@@ -127,7 +129,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
 	if (rc != 0) {
-		fprintf(stderr, "mrcd: port %s (%s): setup failed: %s\n", name, info.driver_name,
+		MRCD_LOG(ctrl, ERR, "port %s (%s): setup failed: %s", name, info.driver_name,
 			rte_strerror(-rc));
 		return -1;
 	}
@@ -137,14 +139,15 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	(void)rte_eth_dev_set_mtu(pid, (uint16_t)RTE_MIN(frame - RTE_ETHER_HDR_LEN, max_mtu));
 	rc = rte_eth_dev_start(pid);
 	if (rc != 0) {
-		fprintf(stderr, "mrcd: port %s (%s): does not start: %s\n", name, info.driver_name,
+		MRCD_LOG(ctrl, ERR, "port %s (%s): does not start: %s", name, info.driver_name,
 			rte_strerror(-rc));
 		return -1;
 	}
 	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
 	hc->port[p] = pid;
 	hc->port_started |= 1u << p;
-	printf("mrcd: host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s\n",
+	MRCD_LOG(ctrl, NOTICE,
+		"host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s",
 		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,
 		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 			? " multi-seg tx"
@@ -187,14 +190,16 @@ wait_links(struct mrcd_daemon *d)
 		waited += 10;
 	}
 	if (down == 0) {
-		printf("mrcd: all %u links up after %u ms\n", d->n_hosts * n_planes, waited);
+		MRCD_LOG(
+			ctrl, NOTICE, "all %u links up after %u ms", d->n_hosts * n_planes, waited);
 		return;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < n_planes; p++)
 			if (!link_up(d->host[h].port[p]))
-				printf("mrcd: host %u plane %u: link still down after %u ms: the "
-				       "plane stays out of rotation until it comes up\n",
+				MRCD_LOG(ctrl, WARNING,
+					"host %u plane %u: link still down after %u ms: the "
+					"plane stays out of rotation until it comes up",
 					d->cfg.daemon.first_host + h, p, waited);
 }
 

@@ -25,6 +25,7 @@
 #include "mrc_shard.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_datapath.h"
 #include "mrcd_stats.h"
 
@@ -91,8 +92,9 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		}
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
 			if (signalled)
-				printf("mrcd: %s: stopping, draining messages in flight (up to %u "
-				       "ms)\n",
+				MRCD_LOG(ctrl, NOTICE,
+					"%s: stopping, draining messages in flight (up to %u "
+					"ms)",
 					strsignal(signalled), d->cfg.daemon.drain_ms);
 			__atomic_store_n(&d->phase, MRCD_DRAIN, __ATOMIC_RELEASE);
 			d->run_tsc = now - start;
@@ -132,7 +134,7 @@ mrcd_run(struct mrcd_daemon *d)
 			mrcd_worker_main, &d->workers[i], d->workers[i].lcore);
 
 		if (rc != 0) {
-			fprintf(stderr, "mrcd: worker %u (lcore %u) did not launch: %s\n", i,
+			MRCD_LOG(ctrl, ERR, "worker %u (lcore %u) did not launch: %s", i,
 				d->workers[i].lcore, strerror(-rc));
 			stop_workers(d);
 			return -1;

@@ -29,6 +29,7 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_control.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
@@ -47,7 +48,7 @@ mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
 	d->host[h].tx_pool = rte_pktmbuf_pool_create(
 		name, p->tx_pool_mbufs, 256, 0, p->tx_mbuf_data_room, (int)rte_socket_id());
 	if (d->host[h].rx_pool == NULL || d->host[h].tx_pool == NULL) {
-		fprintf(stderr, "mrcd: host %u: cannot create mbuf pools (%u + %u mbufs): %s\n", h,
+		MRCD_LOG(ctrl, ERR, "host %u: cannot create mbuf pools (%u + %u mbufs): %s", h,
 			p->rx_pool_mbufs, p->tx_pool_mbufs, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -79,15 +80,15 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	uint64_t n_cluster;
 
 	if (pairs == NULL) {
-		fprintf(stderr, "mrcd: out of memory for the flow list\n");
+		MRCD_LOG(ctrl, ERR, "out of memory for the flow list");
 		return -1;
 	}
 	np = mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs, nc * nc);
 	n_cluster = (uint64_t)np * d->prof.qps_per_peer;
 	if (n_cluster > MRCD_MAX_FLOWS) {
-		fprintf(stderr,
-			"mrcd: the profile makes %" PRIu64 " flows (pattern %s over %u hosts "
-			"x qps_per_peer = %u); at most %u: lower qps_per_peer to %" PRIu64 "\n",
+		MRCD_LOG(ctrl, ERR,
+			"the profile makes %" PRIu64 " flows (pattern %s over %u hosts "
+			"x qps_per_peer = %u); at most %u: lower qps_per_peer to %" PRIu64,
 			n_cluster, mrcd_pattern_name(d->prof.pattern), nc, d->prof.qps_per_peer,
 			MRCD_MAX_FLOWS, (uint64_t)MRCD_MAX_FLOWS / (np ? np : 1));
 		free(pairs);
@@ -114,9 +115,9 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 				d->flows = NULL; /* reported below */
 		}
 		if (d->flow_of == NULL || d->flows == NULL || d->peer_qp == NULL) {
-			fprintf(stderr,
-				"mrcd: out of memory for %u flows' state (raise -m, or use "
-				"hugepages; or lower qps_per_peer)\n",
+			MRCD_LOG(ctrl, ERR,
+				"out of memory for %u flows' state (raise -m, or use "
+				"hugepages; or lower qps_per_peer)",
 				d->n_flows);
 			free(pairs);
 			return -1;
@@ -172,7 +173,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		d->host[h].region_bytes = in_off[lo + h];
 	if (d->n_flows == 0) {
-		fprintf(stderr, "mrcd: the profile's pattern '%s' gives no flows for %u hosts\n",
+		MRCD_LOG(ctrl, ERR, "the profile's pattern '%s' gives no flows for %u hosts",
 			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
 		return -1;
 	}
@@ -240,12 +241,12 @@ mrcd_size_memory(struct mrcd_daemon *d)
 		fclose(mi);
 	avail *= 1024;
 	if (avail != 0 && buf + qps + trk > avail) {
-		fprintf(stderr,
-			"mrcd: the profile needs %" PRIu64 " MiB: %" PRIu64 " MiB of message "
+		MRCD_LOG(ctrl, ERR,
+			"the profile needs %" PRIu64 " MiB: %" PRIu64 " MiB of message "
 			"buffers (%u flows x outstanding %u x %u KiB, at both ends), %" PRIu64
 			" MiB of QP state, %" PRIu64 " MiB of in-flight rings; %" PRIu64
 			" MiB are available: lower qps_per_peer, outstanding or msg_kb "
-			"(size_mix)%s\n",
+			"(size_mix)%s",
 			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, d->prof.outstanding,
 			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20,
 			d->cfg.telemetry.ev_stats ? ", or set [telemetry] ev_stats = false" : "");
@@ -285,7 +286,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	hc->imm_pool = mrc_trk_pool_create(RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
 		mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
 	if (hc->imm_pool == NULL) {
-		fprintf(stderr, "mrcd: host %u: out of memory for its Write-IMM tables\n", h);
+		MRCD_LOG(ctrl, ERR, "host %u: out of memory for its Write-IMM tables", h);
 		return -1;
 	}
 
@@ -297,7 +298,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		hc->handoff = rte_ring_create(
 			name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (hc->handoff == NULL) {
-			fprintf(stderr, "mrcd: host %u: cannot make its hand-off ring: %s\n", h,
+			MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off ring: %s", h,
 				rte_strerror(rte_errno));
 			return -1;
 		}
@@ -311,9 +312,9 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
 	if (hc->mrs == NULL || hc->cq == NULL || hc->mem == NULL) {
-		fprintf(stderr,
-			"mrcd: host %u: out of memory for %zu bytes of message buffers "
-			"(raise -m, or use hugepages)\n",
+		MRCD_LOG(ctrl, ERR,
+			"host %u: out of memory for %zu bytes of message buffers "
+			"(raise -m, or use hugepages)",
 			h, hc->mem_len);
 		return -1;
 	}
@@ -323,7 +324,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ZERO_BASED);
 	hc->rt = mrc_shard_create(&cfg, now, &why);
 	if (hc->key == 0 || hc->rt == NULL) {
-		fprintf(stderr, "mrcd: host %u: %s\n", h, why ? why : "cannot register memory");
+		MRCD_LOG(ctrl, ERR, "host %u: %s", h, why ? why : "cannot register memory");
 		return -1;
 	}
 	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + c);
@@ -363,18 +364,18 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	mrcd_config_wire(&d->cfg, &in.wire);
 	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
 		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
-		fprintf(stderr, "mrcd: QP 0x%x: cannot derive its addresses or attributes\n", qpn);
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses or attributes", qpn);
 		return NULL;
 	}
 	a.dest_qpn = dest_qpn;
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
-		fprintf(stderr, "mrcd: QP 0x%x: %s%s\n", qpn, why, oom_hint(why));
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
 		return NULL;
 	}
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
 		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, &hc->rand, &why) != 0) {
-			fprintf(stderr, "mrcd: QP 0x%x -> %s: %s%s\n", qpn,
+			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
 			mrc_qp_destroy(qp);
 			return NULL;
@@ -410,8 +411,8 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 			f->post_tsc = rte_zmalloc(
 				"mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);
 			if (f->post_tsc == NULL) {
-				fprintf(stderr, "mrcd: out of memory at flow %u of %u\n", i,
-					d->n_flows);
+				MRCD_LOG(
+					ctrl, ERR, "out of memory at flow %u of %u", i, d->n_flows);
 				return -1;
 			}
 			d->qp_bytes +=
@@ -429,9 +430,9 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 	}
 	for (unsigned int h = 1; h < d->n_hosts; h++)
 		if (d->host[h].key != d->host[0].key) {
-			fprintf(stderr,
-				"mrcd: host %u's region key 0x%x differs from host %u's 0x%x: "
-				"peers elsewhere could not address it\n",
+			MRCD_LOG(ctrl, ERR,
+				"host %u's region key 0x%x differs from host %u's 0x%x: "
+				"peers elsewhere could not address it",
 				d->cfg.daemon.first_host + h, d->host[h].key,
 				d->cfg.daemon.first_host, d->host[0].key);
 			return -1;
@@ -452,7 +453,7 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 		n++;
 	}
 	if (n == 0) {
-		fprintf(stderr, "mrcd: no worker lcore: give the EAL at least two (e.g. -l 0,1)\n");
+		MRCD_LOG(ctrl, ERR, "no worker lcore: give the EAL at least two (e.g. -l 0,1)");
 		return -1;
 	}
 	d->n_workers = n;
@@ -489,13 +490,13 @@ mrcd_pools_full(const struct mrcd_hostctx *hc)
 	int rc = 0;
 
 	if (hc->rx_pool != NULL && rte_mempool_avail_count(hc->rx_pool) != hc->rx_pool->size) {
-		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->rx_pool->name,
+		MRCD_LOG(ctrl, ERR, "%s: %u of %u mbufs not returned", hc->rx_pool->name,
 			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool),
 			hc->rx_pool->size);
 		rc = -1;
 	}
 	if (hc->tx_pool != NULL && rte_mempool_avail_count(hc->tx_pool) != hc->tx_pool->size) {
-		fprintf(stderr, "mrcd: %s: %u of %u mbufs not returned\n", hc->tx_pool->name,
+		MRCD_LOG(ctrl, ERR, "%s: %u of %u mbufs not returned", hc->tx_pool->name,
 			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool),
 			hc->tx_pool->size);
 		rc = -1;

@@ -28,7 +28,10 @@
 #include "mrcd_control.h"
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_gen.h"
+
+MRCD_LOG_TYPE_DEFINE(ctrl);
 
 int
 mrcd_load_inputs(struct mrcd_daemon *d)
@@ -38,25 +41,26 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 
 	if (mrcd_config_load(&d->cfg, d->cli.config, err, sizeof(err)) != 0 ||
 		mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "mrcd: %s\n", err);
+		MRCD_LOG(ctrl, ERR, "%s", err);
 		return -1;
 	}
 	/* These return the path's length, like snprintf. */
 	rc = mrcd_cli_profile(&d->cli, &d->cfg, d->profile_path, sizeof(d->profile_path));
 	if (rc < 0 || (size_t)rc >= sizeof(d->profile_path) ||
 		mrcd_profile_load(&d->prof, d->profile_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, "mrcd: profile: %s\n", err[0] ? err : "path too long");
+		MRCD_LOG(ctrl, ERR, "profile: %s", err[0] ? err : "path too long");
 		return -1;
 	}
 	rc = mrcd_cli_scenario(&d->cli, &d->cfg, d->scenario_path, sizeof(d->scenario_path));
 	if (rc < 0 || (size_t)rc >= sizeof(d->scenario_path)) {
-		fprintf(stderr, "mrcd: scenario path too long\n");
+		MRCD_LOG(ctrl, ERR, "scenario path too long");
 		return -1;
 	}
 	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC && d->scenario_path[0] != '\0') {
 		/* Faults are the emulated fabric's; real ports fail on their own. */
-		printf("mrcd: [ports] mode = %s: scenario %s ignored (it drives the emulated "
-		       "fabric only)\n",
+		MRCD_LOG(ctrl, WARNING,
+			"[ports] mode = %s: scenario %s ignored (it drives the emulated "
+			"fabric only)",
 			d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev", d->scenario_path);
 		d->scenario_path[0] = '\0';
 	}
@@ -96,17 +100,17 @@ mrcd_eal_start(struct mrcd_daemon *d)
 	eal_argc = mrcd_cli_eal_argv(&d->cli, &d->cfg, eal_argv, RTE_DIM(eal_argv), eal_buf,
 		sizeof(eal_buf), err, sizeof(err));
 	if (eal_argc < 0) {
-		fprintf(stderr, "mrcd: EAL arguments: %s\n", err);
+		MRCD_LOG(ctrl, ERR, "EAL arguments: %s", err);
 		return -1;
 	}
 	mrcd_cli_format_argv(eal_argc, eal_argv, err, sizeof(err));
-	printf("mrcd: EAL %s\n", err);
+	MRCD_LOG(ctrl, NOTICE, "EAL %s", err);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "mrcd: EAL did not start: %s\n", rte_strerror(rte_errno));
+		MRCD_LOG(ctrl, ERR, "EAL did not start: %s", rte_strerror(rte_errno));
 		return -1;
 	}
 	d->hz = rte_get_tsc_hz();
-	printf("mrcd: runtime dir %s, telemetry socket %s/dpdk_telemetry.v2\n",
+	MRCD_LOG(ctrl, NOTICE, "runtime dir %s, telemetry socket %s/dpdk_telemetry.v2",
 		rte_eal_get_runtime_dir(), rte_eal_get_runtime_dir());
 	return 0;
 }
@@ -117,9 +121,9 @@ mrcd_claim_pollers(const struct mrcd_daemon *d)
 	unsigned int taken;
 
 	if (mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d->cli), &taken) != 0) {
-		fprintf(stderr,
-			"mrcd: CPU %u was claimed by another mrcd while this one started: run "
-			"again to pick another\n",
+		MRCD_LOG(ctrl, ERR,
+			"CPU %u was claimed by another mrcd while this one started: run "
+			"again to pick another",
 			taken);
 		return -1;
 	}
@@ -143,12 +147,12 @@ fabric_open(struct mrcd_daemon *d)
 	const char *why = NULL;
 
 	if (mrcd_config_fabric(&d->cfg, d->hz, &fc) != 0) {
-		fprintf(stderr, "mrcd: [fabric] does not convert to a fabric configuration\n");
+		MRCD_LOG(ctrl, ERR, "[fabric] does not convert to a fabric configuration");
 		return -1;
 	}
 	d->fab = mrc_fabric_create(&fc, &why);
 	if (d->fab == NULL || mrc_fabric_start_ports(d->fab, d->host[0].rx_pool) != 0) {
-		fprintf(stderr, "mrcd: fabric: %s\n", why ? why : "ports did not start");
+		MRCD_LOG(ctrl, ERR, "fabric: %s", why ? why : "ports did not start");
 		return -1;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
@@ -157,7 +161,7 @@ fabric_open(struct mrcd_daemon *d)
 	/* Returns how many events it scheduled. */
 	if (d->scenario_path[0] != '\0' &&
 		mrc_fabric_load_scenario(d->fab, d->scenario_path, &why) < 0) {
-		fprintf(stderr, "mrcd: scenario: %s\n", why);
+		MRCD_LOG(ctrl, ERR, "scenario: %s", why);
 		return -1;
 	}
 	return 0;
@@ -221,7 +225,7 @@ mrcd_sched_init_all(struct mrcd_daemon *d)
 {
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		if (mrcd_sched_init(d, h, rte_rdtsc()) != 0) {
-			fprintf(stderr, "mrcd: host %u: out of memory for its flow queues\n", h);
+			MRCD_LOG(ctrl, ERR, "host %u: out of memory for its flow queues", h);
 			return -1;
 		}
 	return 0;

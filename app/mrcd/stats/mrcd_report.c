@@ -21,7 +21,10 @@
 #include <rte_cycles.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_stats.h"
+
+MRCD_LOG_TYPE_DEFINE(stats);
 
 void
 mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_counters *out)
@@ -89,6 +92,7 @@ mrcd_gbps(uint64_t bytes, uint64_t tsc, uint64_t hz)
 
 /* ---- console ---- */
 
+/* The banner is output, like the console line: what this run is, on stdout. */
 void
 mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario)
 {
@@ -156,7 +160,7 @@ mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o)
 	if (strcmp(d->cfg.telemetry.timeseries, "none") != 0) {
 		o->ts = fopen(d->cfg.telemetry.timeseries, "w");
 		if (o->ts == NULL)
-			fprintf(stderr, "mrcd: time series %s: %s (continuing without)\n",
+			MRCD_LOG(stats, WARNING, "time series %s: %s (continuing without)",
 				d->cfg.telemetry.timeseries, strerror(errno));
 	}
 }

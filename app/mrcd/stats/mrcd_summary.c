@@ -20,6 +20,7 @@
 
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_log.h"
 #include "mrcd_stats.h"
 
 /* The receivers' longest waits between messages (mrcd_gaps.h), longest first. */
@@ -178,7 +179,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		FILE *j = fopen(d->cli.json, "w");
 
 		if (j == NULL) {
-			fprintf(stderr, "mrcd: --json %s: %s\n", d->cli.json, strerror(errno));
+			MRCD_LOG(stats, ERR, "--json %s: %s", d->cli.json, strerror(errno));
 		} else {
 			fprintf(j,
 				"{\"duration_s\": %.3f, \"drain_s\": %.4f, \"hosts\": %u, "
