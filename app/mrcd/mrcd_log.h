@@ -31,7 +31,7 @@
 #define MRCD_LOG_TYPE_DEFINE(side) RTE_LOG_REGISTER(mrcd_logtype_##side, mrcd.side, NOTICE)
 
 #define MRCD_LOG(side, level, ...) MRCD_LOG_IMPL_(side, level, __VA_ARGS__, "")
-#define MRCD_LOG_IMPL_(side, level, fmt, ...)                                                     \
+#define MRCD_LOG_IMPL_(side, level, fmt, ...)                                                    \
 	rte_log(RTE_LOG_##level, (uint32_t)mrcd_logtype_##side, "mrcd." #side ": " fmt "%.0s\n", \
 		__VA_ARGS__)
 

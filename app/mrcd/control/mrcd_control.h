@@ -7,7 +7,9 @@
 /*
  * The control side: what the main lcore runs. Setup before the workers
  * start, the run loop while they run, teardown after they stop. Each
- * function returning int returns 0, or -1 after printing what is wrong.
+ * function returning int returns 0, or a negative errno after logging what
+ * is wrong (mrcd.ctrl, once, where it went wrong); the caller passes it on.
+ * Only main.c exits.
  */
 
 #include <stdbool.h>
@@ -38,7 +40,7 @@ int mrcd_sched_init_all(struct mrcd_daemon *d);
 /*
  * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT and SIGTERM start the
  * drain. mrcd_run(): launch the workers, run the control loop until the
- * duration ends or a signal comes, drain, stop the workers; -1 when a
+ * duration ends or a signal comes, drain, stop the workers; the EAL's -errno when a
  * worker did not launch (the others are stopped).
  */
 void mrcd_signals_catch(void);
@@ -46,7 +48,7 @@ int mrcd_run(struct mrcd_daemon *d);
 
 /*
  * Teardown (mrcd_teardown.c), the reverse of the start; each copes with what
- * was not made. mrcd_free_hosts() returns -1 when a pool missed mbufs.
+ * was not made. mrcd_free_hosts() returns -EBUSY when a pool missed mbufs.
  */
 void mrcd_free_qps(struct mrcd_daemon *d);
 void mrcd_network_close(struct mrcd_daemon *d);
@@ -64,7 +66,7 @@ int mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now);
 int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
 int mrcd_assign_lcores(struct mrcd_daemon *d);
 
-/* 0 if both of the host's pools hold every mbuf again; says which did not. */
+/* 0 if both of the host's pools hold every mbuf again; else logs which did not, -EBUSY. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);
 
 /* [ports] mode = ethdev (mrcd_ports.c): find, probe, configure and start

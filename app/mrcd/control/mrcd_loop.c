@@ -52,7 +52,7 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			if (d->loop_ring[h][p] == NULL) {
 				MRCD_LOG(ctrl, ERR, "loop: cannot create ring %s (%u slots): %s",
 					name, size, rte_strerror(rte_errno));
-				return -1;
+				return -rte_errno;
 			}
 		}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
@@ -71,7 +71,7 @@ mrcd_loop_open(struct mrcd_daemon *d)
 					"loop: host %u plane %u: rte_eth_from_rings "
 					"failed: %s",
 					h, p, rte_strerror(rte_errno));
-				return -1;
+				return -rte_errno;
 			}
 			d->loop_vdev[h][p] = true;
 			rc = rte_eth_dev_configure((uint16_t)id, 1, 1, &conf);
@@ -88,7 +88,7 @@ mrcd_loop_open(struct mrcd_daemon *d)
 					"loop: host %u plane %u: port %d did not "
 					"start: %s",
 					h, p, id, rte_strerror(-rc));
-				return -1;
+				return rc;
 			}
 			hc->port[p] = (uint16_t)id;
 			hc->port_started |= 1u << p;

@@ -24,6 +24,7 @@
  * choice is visible, and left for the offload path to use.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,12 +75,12 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 		list_ports(avail, sizeof(avail));
 		MRCD_LOG(ctrl, ERR, "[ports] h%u.p%u = %s: no such port (ports: %s)",
 			d->cfg.daemon.first_host + h, p, name, avail);
-		return -1;
+		return -ENODEV;
 	}
 	rc = rte_eth_dev_info_get(pid, &info);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "port %s: no device info: %s", name, rte_strerror(-rc));
-		return -1;
+		return rc;
 	}
 	memset(&conf, 0, sizeof(conf));
 	/*
@@ -96,7 +97,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 			"port %s (%s): cannot send multi-segment packets; mrcd "
 			"attaches payloads without copying and needs it",
 			name, info.driver_name);
-		return -1;
+		return -ENOTSUP;
 	}
 	conf.txmode.offloads |= info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (frame > rx_room) {
@@ -106,7 +107,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 				"mbuf (%u bytes) and the port cannot scatter them: raise "
 				"[ports] rx_mbuf_data_room or lower [transport] mtu",
 				name, info.driver_name, frame, rx_room);
-			return -1;
+			return -ENOTSUP;
 		}
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	}
@@ -131,7 +132,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "port %s (%s): setup failed: %s", name, info.driver_name,
 			rte_strerror(-rc));
-		return -1;
+		return rc;
 	}
 	/* The MTU only matters to NICs that filter by it; virtual ports accept anything. */
 	const uint32_t max_mtu = info.max_mtu ? info.max_mtu : UINT16_MAX;
@@ -141,7 +142,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "port %s (%s): does not start: %s", name, info.driver_name,
 			rte_strerror(-rc));
-		return -1;
+		return rc;
 	}
 	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
 	hc->port[p] = pid;
@@ -207,11 +208,14 @@ int
 mrcd_ports_open(struct mrcd_daemon *d)
 {
 	const struct mrcd_config *c = &d->cfg;
+	int rc;
 
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		for (unsigned int p = 0; p < c->daemon.planes; p++)
-			if (open_port(d, h, p, c->ports.name[c->daemon.first_host + h][p]) != 0)
-				return -1;
+		for (unsigned int p = 0; p < c->daemon.planes; p++) {
+			rc = open_port(d, h, p, c->ports.name[c->daemon.first_host + h][p]);
+			if (rc != 0)
+				return rc;
+		}
 	wait_links(d);
 	return 0;
 }

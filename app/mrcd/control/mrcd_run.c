@@ -13,6 +13,7 @@
  * the final snapshots from here, the workers being gone.
  */
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,7 +138,7 @@ mrcd_run(struct mrcd_daemon *d)
 			MRCD_LOG(ctrl, ERR, "worker %u (lcore %u) did not launch: %s", i,
 				d->workers[i].lcore, strerror(-rc));
 			stop_workers(d);
-			return -1;
+			return rc;
 		}
 	}
 	control_loop(d, start);

@@ -50,7 +50,7 @@ mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
 	if (d->host[h].rx_pool == NULL || d->host[h].tx_pool == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: cannot create mbuf pools (%u + %u mbufs): %s", h,
 			p->rx_pool_mbufs, p->tx_pool_mbufs, rte_strerror(rte_errno));
-		return -1;
+		return -rte_errno;
 	}
 	return 0;
 }
@@ -81,7 +81,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 
 	if (pairs == NULL) {
 		MRCD_LOG(ctrl, ERR, "out of memory for the flow list");
-		return -1;
+		return -ENOMEM;
 	}
 	np = mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs, nc * nc);
 	n_cluster = (uint64_t)np * d->prof.qps_per_peer;
@@ -92,7 +92,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 			n_cluster, mrcd_pattern_name(d->prof.pattern), nc, d->prof.qps_per_peer,
 			MRCD_MAX_FLOWS, (uint64_t)MRCD_MAX_FLOWS / (np ? np : 1));
 		free(pairs);
-		return -1;
+		return -E2BIG;
 	}
 	for (unsigned int k = 0; k < np; k++)
 		out_bytes[pairs[k][0]] += d->prof.qps_per_peer * slot_bytes;
@@ -120,7 +120,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 				"hugepages; or lower qps_per_peer)",
 				d->n_flows);
 			free(pairs);
-			return -1;
+			return -ENOMEM;
 		}
 		for (unsigned int h = 0; h < d->n_hosts; h++)
 			d->host[h].n_send = d->host[h].n_recv = 0;
@@ -175,7 +175,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	if (d->n_flows == 0) {
 		MRCD_LOG(ctrl, ERR, "the profile's pattern '%s' gives no flows for %u hosts",
 			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -211,8 +211,15 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	FILE *mi;
 	char line[128];
 
-	if (mrcd_make_flows(d, false) != 0 || mrcd_config_qp_attr(&d->cfg, 1000000000ull, &a) != 0)
-		return -1;
+	int rc = mrcd_make_flows(d, false);
+
+	if (rc != 0)
+		return rc;
+	rc = mrcd_config_qp_attr(&d->cfg, 1000000000ull, &a);
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
+		return rc;
+	}
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		const uint64_t qps_h = 2ull * d->n_cluster_flows;
 
@@ -250,7 +257,7 @@ mrcd_size_memory(struct mrcd_daemon *d)
 			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, d->prof.outstanding,
 			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20,
 			d->cfg.telemetry.ev_stats ? ", or set [telemetry] ev_stats = false" : "");
-		return -1;
+		return -ENOMEM;
 	}
 	d->cli.extra_mem_bytes = buf + qps + trk;
 	return 0;
@@ -269,13 +276,17 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		.socket = (int)rte_socket_id()};
 	const char *why = NULL;
 	struct mrc_qp_attr a;
+	int rc;
 
 	/*
 	 * In-flight rings, lent to the host's QPs while they have packets in
 	 * flight: one per QP up to MRCD_TRK_BLOCKS_MAX (beyond, QPs take turns).
 	 */
-	if (mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0)
-		return -1;
+	rc = mrcd_config_qp_attr(&d->cfg, d->hz, &a);
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
+		return rc;
+	}
 	cfg.trk_blocks = trk_blocks(d, cfg.max_qps);
 	cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 	/*
@@ -287,7 +298,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
 	if (hc->imm_pool == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: out of memory for its Write-IMM tables", h);
-		return -1;
+		return -ENOMEM;
 	}
 
 	/* What the shard does not own (endpoint requests) goes to the control thread. */
@@ -300,7 +311,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		if (hc->handoff == NULL) {
 			MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off ring: %s", h,
 				rte_strerror(rte_errno));
-			return -1;
+			return -rte_errno;
 		}
 		cfg.handoff = hc->handoff;
 	}
@@ -316,7 +327,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			"host %u: out of memory for %zu bytes of message buffers "
 			"(raise -m, or use hugepages)",
 			h, hc->mem_len);
-		return -1;
+		return -ENOMEM;
 	}
 	mrc_mr_table_init(hc->mrs, 4);
 	mrc_cq_init(hc->cq, d->cfg.transport.cq_size);
@@ -325,7 +336,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	hc->rt = mrc_shard_create(&cfg, now, &why);
 	if (hc->key == 0 || hc->rt == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: %s", h, why ? why : "cannot register memory");
-		return -1;
+		return hc->rt == NULL ? -ENOMEM : -EINVAL;
 	}
 	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + c);
 	return 0;
@@ -360,17 +371,20 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
+	int rc;
 
 	mrcd_config_wire(&d->cfg, &in.wire);
 	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
 		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses or attributes", qpn);
+		rte_errno = EINVAL;
 		return NULL;
 	}
 	a.dest_qpn = dest_qpn;
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
+		rte_errno = ENOMEM;
 		return NULL;
 	}
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
@@ -378,10 +392,15 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
 			mrc_qp_destroy(qp);
+			rte_errno = EINVAL;
 			return NULL;
 		}
-	if (mrc_shard_add_qp(hc->rt, qp, now) != 0) {
+	rc = mrc_shard_add_qp(hc->rt, qp, now);
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,
+			rte_strerror(-rc));
 		mrc_qp_destroy(qp);
+		rte_errno = -rc;
 		return NULL;
 	}
 	return qp;
@@ -404,7 +423,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 
 			f->qp = make_qp(d, (unsigned int)f->src_local, f->dst, sq, rq, now);
 			if (f->qp == NULL)
-				return -1;
+				return -rte_errno;
 			f->src_buf = hc->mem + f->src_off;
 			f->src_key = hc->key;
 			f->dst_key = d->host[f->dst_local >= 0 ? f->dst_local : 0].key;
@@ -413,7 +432,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 			if (f->post_tsc == NULL) {
 				MRCD_LOG(
 					ctrl, ERR, "out of memory at flow %u of %u", i, d->n_flows);
-				return -1;
+				return -ENOMEM;
 			}
 			d->qp_bytes +=
 				mrc_qp_mem_bytes(f->qp) + d->prof.outstanding * sizeof(uint64_t);
@@ -423,7 +442,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 
 			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->src, rq, sq, now);
 			if (d->peer_qp[i] == NULL)
-				return -1;
+				return -rte_errno;
 			f->dst_buf = hc->mem + f->dst_off;
 			d->qp_bytes += mrc_qp_mem_bytes(d->peer_qp[i]);
 		}
@@ -435,7 +454,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 				"peers elsewhere could not address it",
 				d->cfg.daemon.first_host + h, d->host[h].key,
 				d->cfg.daemon.first_host, d->host[0].key);
-			return -1;
+			return -EINVAL;
 		}
 	return 0;
 }
@@ -454,7 +473,7 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 	}
 	if (n == 0) {
 		MRCD_LOG(ctrl, ERR, "no worker lcore: give the EAL at least two (e.g. -l 0,1)");
-		return -1;
+		return -ENODEV;
 	}
 	d->n_workers = n;
 	/* The fabric on the first worker (or its own lcore when [lcores] fabric = own). */
@@ -493,13 +512,13 @@ mrcd_pools_full(const struct mrcd_hostctx *hc)
 		MRCD_LOG(ctrl, ERR, "%s: %u of %u mbufs not returned", hc->rx_pool->name,
 			hc->rx_pool->size - rte_mempool_avail_count(hc->rx_pool),
 			hc->rx_pool->size);
-		rc = -1;
+		rc = -EBUSY;
 	}
 	if (hc->tx_pool != NULL && rte_mempool_avail_count(hc->tx_pool) != hc->tx_pool->size) {
 		MRCD_LOG(ctrl, ERR, "%s: %u of %u mbufs not returned", hc->tx_pool->name,
 			hc->tx_pool->size - rte_mempool_avail_count(hc->tx_pool),
 			hc->tx_pool->size);
-		rc = -1;
+		rc = -EBUSY;
 	}
 	return rc;
 }

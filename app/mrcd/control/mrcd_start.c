@@ -9,10 +9,11 @@
  * scenario (and --check); the EAL on CPUs no other instance polls on; the
  * network the hosts' ports are on (the emulated fabric and its scenario,
  * ethdev ports or loop links); and the heap accounting around the flows.
- * Each function returns 0, or -1 after printing what is wrong; what it made
- * before failing is undone by the teardown (mrcd_teardown.c).
+ * Each function returns 0, or a negative errno after logging what is wrong;
+ * what it made before failing is undone by the teardown (mrcd_teardown.c).
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,22 +40,28 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 	static char err[1024];
 	int rc;
 
-	if (mrcd_config_load(&d->cfg, d->cli.config, err, sizeof(err)) != 0 ||
-		mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err)) != 0) {
+	rc = mrcd_config_load(&d->cfg, d->cli.config, err, sizeof(err));
+	if (rc == 0)
+		rc = mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err));
+	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "%s", err);
-		return -1;
+		return rc;
 	}
 	/* These return the path's length, like snprintf. */
 	rc = mrcd_cli_profile(&d->cli, &d->cfg, d->profile_path, sizeof(d->profile_path));
-	if (rc < 0 || (size_t)rc >= sizeof(d->profile_path) ||
-		mrcd_profile_load(&d->prof, d->profile_path, err, sizeof(err)) != 0) {
-		MRCD_LOG(ctrl, ERR, "profile: %s", err[0] ? err : "path too long");
-		return -1;
+	if (rc < 0 || (size_t)rc >= sizeof(d->profile_path)) {
+		MRCD_LOG(ctrl, ERR, "profile: path too long");
+		return -ENAMETOOLONG;
+	}
+	rc = mrcd_profile_load(&d->prof, d->profile_path, err, sizeof(err));
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "profile: %s", err);
+		return rc;
 	}
 	rc = mrcd_cli_scenario(&d->cli, &d->cfg, d->scenario_path, sizeof(d->scenario_path));
 	if (rc < 0 || (size_t)rc >= sizeof(d->scenario_path)) {
 		MRCD_LOG(ctrl, ERR, "scenario path too long");
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC && d->scenario_path[0] != '\0') {
 		/* Faults are the emulated fabric's; real ports fail on their own. */
@@ -101,13 +108,13 @@ mrcd_eal_start(struct mrcd_daemon *d)
 		sizeof(eal_buf), err, sizeof(err));
 	if (eal_argc < 0) {
 		MRCD_LOG(ctrl, ERR, "EAL arguments: %s", err);
-		return -1;
+		return eal_argc;
 	}
 	mrcd_cli_format_argv(eal_argc, eal_argv, err, sizeof(err));
 	MRCD_LOG(ctrl, NOTICE, "EAL %s", err);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		MRCD_LOG(ctrl, ERR, "EAL did not start: %s", rte_strerror(rte_errno));
-		return -1;
+		return -rte_errno;
 	}
 	d->hz = rte_get_tsc_hz();
 	MRCD_LOG(ctrl, NOTICE, "runtime dir %s, telemetry socket %s/dpdk_telemetry.v2",
@@ -119,13 +126,14 @@ int
 mrcd_claim_pollers(const struct mrcd_daemon *d)
 {
 	unsigned int taken;
+	const int rc = mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d->cli), &taken);
 
-	if (mrcd_cpus_claim_pollers(mrcd_cli_user_lcores(&d->cli), &taken) != 0) {
+	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR,
 			"CPU %u was claimed by another mrcd while this one started: run "
 			"again to pick another",
 			taken);
-		return -1;
+		return rc;
 	}
 	return 0;
 }
@@ -133,9 +141,12 @@ mrcd_claim_pollers(const struct mrcd_daemon *d)
 int
 mrcd_make_all_pools(struct mrcd_daemon *d)
 {
-	for (unsigned int h = 0; h < d->n_hosts; h++)
-		if (mrcd_make_pools(d, h) != 0)
-			return -1;
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const int rc = mrcd_make_pools(d, h);
+
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -145,24 +156,32 @@ fabric_open(struct mrcd_daemon *d)
 {
 	struct mrc_fabric_cfg fc;
 	const char *why = NULL;
+	int rc;
 
-	if (mrcd_config_fabric(&d->cfg, d->hz, &fc) != 0) {
+	rc = mrcd_config_fabric(&d->cfg, d->hz, &fc);
+	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "[fabric] does not convert to a fabric configuration");
-		return -1;
+		return rc;
 	}
 	d->fab = mrc_fabric_create(&fc, &why);
-	if (d->fab == NULL || mrc_fabric_start_ports(d->fab, d->host[0].rx_pool) != 0) {
-		MRCD_LOG(ctrl, ERR, "fabric: %s", why ? why : "ports did not start");
-		return -1;
+	if (d->fab == NULL) {
+		MRCD_LOG(ctrl, ERR, "fabric: %s", why);
+		return -rte_errno;
+	}
+	rc = mrc_fabric_start_ports(d->fab, d->host[0].rx_pool);
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "fabric: ports did not start: %s", rte_strerror(-rc));
+		return rc;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 			d->host[h].port[p] = mrc_fabric_port(d->fab, h, p);
 	/* Returns how many events it scheduled. */
-	if (d->scenario_path[0] != '\0' &&
-		mrc_fabric_load_scenario(d->fab, d->scenario_path, &why) < 0) {
+	rc = d->scenario_path[0] != '\0' ? mrc_fabric_load_scenario(d->fab, d->scenario_path, &why)
+					 : 0;
+	if (rc < 0) {
 		MRCD_LOG(ctrl, ERR, "scenario: %s", why);
-		return -1;
+		return rc;
 	}
 	return 0;
 }
@@ -214,19 +233,25 @@ mrcd_heap_account(struct mrcd_daemon *d)
 int
 mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now)
 {
-	for (unsigned int h = 0; h < d->n_hosts; h++)
-		if (mrcd_make_host(d, h, now) != 0)
-			return -1;
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const int rc = mrcd_make_host(d, h, now);
+
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
 int
 mrcd_sched_init_all(struct mrcd_daemon *d)
 {
-	for (unsigned int h = 0; h < d->n_hosts; h++)
-		if (mrcd_sched_init(d, h, rte_rdtsc()) != 0) {
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const int rc = mrcd_sched_init(d, h, rte_rdtsc());
+
+		if (rc != 0) {
 			MRCD_LOG(ctrl, ERR, "host %u: out of memory for its flow queues", h);
-			return -1;
+			return rc;
 		}
+	}
 	return 0;
 }

@@ -12,6 +12,7 @@
  * same step.
  */
 
+#include <errno.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -61,7 +62,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 
 		rte_ring_free(hc->handoff);
 		if (mrcd_pools_full(hc) != 0)
-			rc = -1;
+			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);
 		rte_mempool_free(hc->tx_pool);
 		rte_free(hc->mem);

@@ -44,7 +44,7 @@ void mrcd_output_close(
 /* Print the summary (and write --json); 0 when nothing was lost or corrupted (mrcd_summary.c). */
 int mrcd_summary(const struct mrcd_daemon *d);
 
-/* Register the /mrc/ telemetry commands (0, or -1 if the EAL refused one). */
+/* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
 
 /*

@@ -578,8 +578,11 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 
 	daemon_ref = d;
 	start_tsc = rte_rdtsc();
-	for (size_t i = 0; i < RTE_DIM(cmds); i++)
-		if (rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help) != 0)
-			return -1;
+	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
+		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
+
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
