@@ -69,31 +69,39 @@ const char *mrcd_pattern_name(uint8_t pattern);
 /* Print the profile's keys (default, unit, what each does, value), each line after `prefix`. */
 void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix);
 
-/* One flow: a QP from src to dst and its buffers. Filled by the daemon's setup. */
 /*
  * One direction of traffic between two cluster hosts. Every process derives
  * the same cluster-wide list of flows from the profile, so a flow's QPNs and
  * its buffers' offsets are known at both ends without an exchange; a
  * process keeps the flows with at least one end among its hosts.
+ *
+ * Who writes and reads: the daemon's setup (main lcore) fills the identity
+ * and buffers, read-only afterwards (telemetry lists them). The sending
+ * half belongs to the worker that owns src's host, the receiving half to
+ * the worker that owns dst's (they may differ); the summary reads both
+ * after the workers stopped.
  */
 struct mrcd_flow {
+	/* setup; read-only after */
 	uint32_t id;		      /* cluster-wide flow number */
 	uint16_t src, dst;	      /* cluster host numbers */
 	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
 	uint32_t qpn;		      /* the sender's QPN; the receiver's is qpn + 1 */
-	struct mrc_qp *qp;	      /* on src, when src is local */
+	struct mrc_qp *qp;	      /* on src, when src is local (the src worker drives it) */
 	uint64_t src_off;	      /* outstanding x msg bytes at this offset in src's region */
 	uint8_t *src_buf;	      /* the same, as a pointer (local src) */
 	uint32_t src_key;
 	uint8_t *dst_buf; /* outstanding x msg bytes, in dst's region (local dst) */
 	uint64_t dst_off; /* the same, as dst's zero-based region sees it */
 	uint32_t dst_key;
+	/* the src worker's (setup seeds next_post_tsc and queued) */
 	uint64_t next_post_tsc; /* pacing */
 	uint64_t posted, completed, completed_bytes;
+	uint64_t *post_tsc; /* per slot; setup allocates */
+	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
+	/* the dst worker's */
 	uint64_t recv_seq; /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
-	uint64_t *post_tsc; /* per slot */
-	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
 };
 
 /*
