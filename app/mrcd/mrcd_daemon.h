@@ -204,8 +204,8 @@ struct mrcd_daemon {
 	struct mrcd_worker workers[MRCD_MAX_WORKERS];
 	int phase;		     /* enum mrcd_phase: control writes (release), all read */
 	uint64_t run_tsc, drain_tsc; /* control writes at the drain's start and end */
-	/* control writes as the run starts; the summary, outputs and telemetry read:
-	 * the run's t = 0, also as CLOCK_MONOTONIC */
+	/* control writes as the run starts, the summary reads after: the run's t = 0,
+	 * also as CLOCK_MONOTONIC (the outputs get it as an argument) */
 	uint64_t start_tsc, start_mono_ns;
 	/* the hosts' snapshots: their worker writes, stats and control read */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
