@@ -3,7 +3,7 @@
  */
 
 /*
- * The receiver-stall tracker (app/mrcd/mrcd_gaps.c): the kept gaps are the
+ * The receiver-stall tracker (app/mrcd/gen/mrcd_gaps.c): the kept gaps are the
  * longest ones, longest first, each with the time it ended, so "the longest
  * gap after T" is exact whenever a kept gap ended after T.
  */

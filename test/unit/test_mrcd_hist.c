@@ -3,7 +3,7 @@
  */
 
 /*
- * mrcd's completion-time histogram (mrcd_gen.c): percentiles against the
+ * mrcd's completion-time histogram (app/mrcd/gen/mrcd_gen.c): percentiles against the
  * exact order statistics of the same samples. Reporting a bucket's upper
  * edge read up to 6.25% high, and about 3% high for smooth data;
  * interpolation must be far closer for smooth data and stay within a
