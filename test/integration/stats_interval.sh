@@ -72,10 +72,11 @@ s = json.load(open(sys.argv[2]))
 fails = []
 distinct = sorted(set(ms))
 steps = [b - a for a, b in zip(distinct, distinct[1:])]
-# 1.2 s of asking sees about 5 snapshots, not 60; each 250 ms (a loaded CPU may stretch one).
-if not 3 <= len(distinct) <= 8:
+# 1.2 s of asking sees about 5 snapshots, not 60: 250 ms apart, never closer (a loaded
+# machine may stretch a gap, so only the typical one is bounded above).
+if len(distinct) < 3:
     fails.append(f"{len(distinct)} distinct snapshots in 60 answers: {distinct}")
-if steps and not all(200 <= d <= 600 for d in steps):
+elif min(steps) < 200 or sorted(steps)[len(steps) // 2] > 1000:
     fails.append(f"snapshots not 250 ms apart: {steps}")
 m = s["messages"]
 if m["lost"] or m["failed"] or m["completed"] < 10:
