@@ -588,11 +588,13 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 			tc.path_uplink_bits = l->uplink_bits;
 		}
 	}
-	if (a->peer_mpr == 0 || a->timeout > 24 || a->retry_linear > 7 ||
+	if (a->peer_mpr == 0 || a->peer_wimm == 0 || a->timeout > 24 || a->retry_linear > 7 ||
 		a->retry_exp > MRC_REL_RETRY_EXP_INFINITE) {
-		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";
+		*why = "peer_mpr >= 1, peer_wimm >= 1, timeout <= 24, retry_linear <= 7, "
+		       "retry_exp <= 25";
 		return -EINVAL;
 	}
+	qp->peer_wimm = a->peer_wimm;
 	if (qp->shared_pool != NULL && mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
 		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
 		return -EINVAL;

@@ -125,6 +125,7 @@ struct mrc_qp {
 	uint16_t imm_next;
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;
+	uint16_t peer_wimm; /* requester: Write-IMMs the peer tracks at once (mrc_qp_attr) */
 	uint32_t last_rx_ev;
 	struct qp_ctrl ctrl[CTRL_Q];
 	uint32_t ctrl_head, ctrl_tail;
