@@ -608,6 +608,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		*why = "requester rejected its configuration";
 		return -EINVAL;
 	}
+	mrc_rel_tx_set_share(qp->rtx, qp->rtt_share);
 	qp->trk_pool = qp->shared_pool;
 	if (qp->trk_pool == NULL) {
 		qp->trk_pool = mrc_trk_pool_create(1, mrc_rel_tx_trk_memsize(&tc), qp->socket);
@@ -683,6 +684,20 @@ uint32_t
 mrc_qp_qpn(const struct mrc_qp *qp)
 {
 	return qp->qpn;
+}
+
+const uint8_t *
+mrc_qp_peer_ip(const struct mrc_qp *qp)
+{
+	return qp->addr.dst_ip;
+}
+
+void
+mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share)
+{
+	qp->rtt_share = share;
+	if (qp->rtx != NULL)
+		mrc_rel_tx_set_share(qp->rtx, share);
 }
 
 void
@@ -842,11 +857,17 @@ mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx)
 uint64_t
 mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 {
+	return mrc_qp_poll_judged(qp, now_tsc, now_tsc);
+}
+
+uint64_t
+mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
+{
 	uint64_t next = UINT64_MAX;
 
 	qp->now_tsc = now_tsc;
 	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
-		next = mrc_rel_tx_poll(qp->rtx, now_tsc, &mrc_qp_rel_ops, qp);
+		next = mrc_rel_tx_poll(qp->rtx, judge_tsc, &mrc_qp_rel_ops, qp);
 		trk_put_if_drained(qp);
 		if (qp->rtx->error != MRC_REL_OK) {
 			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
@@ -871,7 +892,7 @@ mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 
 			if (!p->busy)
 				continue;
-			if (now_tsc - p->sent_tsc >= qp->ev_probe_timeout_tsc) {
+			if (judge_tsc >= p->sent_tsc + qp->ev_probe_timeout_tsc) {
 				int slot = mrc_ev_find(qp->ev, p->ev);
 
 				if (slot >= 0)

@@ -254,6 +254,17 @@ int mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_a
 enum mrc_qp_state mrc_qp_state(const struct mrc_qp *qp);
 enum mrc_qp_error mrc_qp_error(const struct mrc_qp *qp);
 uint32_t mrc_qp_qpn(const struct mrc_qp *qp);
+/** The peer NIC's address (the inner IPv6 destination): who the QP talks to. */
+const uint8_t *mrc_qp_peer_ip(const struct mrc_qp *qp);
+
+struct mrc_rel_rtt_share;
+/**
+ * Share round-trip state with the other QPs of the same worker to the same
+ * destination (mrc_rel_tx.h), from now on and across resets; NULL: none.
+ * The share must outlive the QP's use of it. The engine (lib/host) does
+ * this for the QPs it is given.
+ */
+void mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share);
 
 /**
  * Post an RDMA WRITE (with_imm false) or WRITE-with-immediate of `len`
@@ -287,6 +298,16 @@ void mrc_qp_rx_keep(
 
 /** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
+
+/**
+ * mrc_qp_poll() for a caller whose input is complete only up to
+ * `judge_tsc` (<= now_tsc): the timers that declare losses (per-packet and
+ * retransmit timeouts, probes, EV probe timeouts) judge at `judge_tsc`, so
+ * an answer still waiting in the caller's own queues is not taken for a
+ * loss; the responder's SACK timer runs at `now_tsc`, so answers are not
+ * delayed. Deadlines of the first kind are returned on `judge_tsc`'s scale.
+ */
+uint64_t mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc);
 
 /**
  * Call `fn(ctx)` whenever a post gives the QP something to send, so a

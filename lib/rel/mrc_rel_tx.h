@@ -188,6 +188,21 @@ struct mrc_rel_tx_pkt {
 	uint8_t tx_count;
 };
 
+/**
+ * Round-trip state shared by the senders of one worker to one destination
+ * (per (worker, destination), never between lcores: the owner's alone).
+ * A sender that has sent little, or not lately (a QP that just became
+ * active), knows nothing of the round trip its host's other QPs to the
+ * same peer see right now; MRC shares congestion state per destination for
+ * that reason. Every RTT sample of every sharing sender feeds it, and the
+ * timers wait for the larger of the sender's own estimate and this one.
+ */
+struct mrc_rel_rtt_share {
+	uint64_t srtt_tsc;
+	uint64_t rttvar_tsc;
+	uint64_t samples;
+};
+
 struct mrc_rel_tx {
 	uint32_t snd_una; /**< oldest PSN not yet delivered */
 	uint32_t snd_nxt; /**< next new PSN */
@@ -215,6 +230,7 @@ struct mrc_rel_tx {
 	uint64_t progress_tsc; /**< when snd_una last moved, or sending resumed */
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
+	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
 	struct mrc_rel_tx_stats stats;
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
@@ -367,6 +383,9 @@ void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
  * rule 1 to that EV, as a packet sent on it would.
  */
 void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc);
+
+/** Share round-trip state with the other senders to the same destination (NULL: none). */
+void mrc_rel_tx_set_share(struct mrc_rel_tx *tx, struct mrc_rel_rtt_share *share);
 
 /** The current reorder window and per-packet timeout (for tests and telemetry). */
 uint64_t mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx);
