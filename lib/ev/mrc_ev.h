@@ -432,7 +432,7 @@ struct mrc_ev_pool {
 	uint8_t probe_shift;			   /**< backoff of the per-EV probe rounds */
 	uint8_t dead_plane_mask;		   /**< planes declared dead */
 	uint8_t dead_probe_shift;		   /**< backoff of the dead-plane probe rounds */
-	uint8_t dead_probe_pending;		   /**< dead planes still to probe this round */
+	uint8_t dead_probe_pending;		   /**< dead planes yet to probe in this pass */
 	uint8_t loss_run[MRC_EV_MAX_PLANES];	   /**< EVs lost in a row, no SACK since */
 	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
 	uint64_t dead_probe_end_tsc;		   /**< end of the last dead-plane round */
