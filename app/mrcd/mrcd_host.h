@@ -8,7 +8,7 @@
  * One host's dataplane: its NIC ports (one per plane), registered memory,
  * completion queue and QPs, and the loop a worker lcore runs for it.
  *
- * One iteration (design.md section 1):
+ * One iteration (doc/architecture.md, "A worker's loop"):
  *   rx burst on every plane port -> parse (drops counted by reason)
  *   -> QP input, SACKs and NACKs before data, so windows open before the
  *      new data they admit is accounted
