@@ -11,7 +11,7 @@
 #include "mrc_test_mbuf.h"
 #include "mrc_test_pkts.h"
 
-/* Addressing as in doc/protocol.md "SRv6 addressing plan": block fcbb::/32, uSIDs per switch. */
+/* Block fcbb::/32, a uSID per switch (sample values; the plan: doc/protocol.md). */
 #define BLOCK 0xfcbb0000u
 
 static const uint8_t nic_a[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xa0, 0x01};
