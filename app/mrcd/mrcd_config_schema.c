@@ -424,7 +424,7 @@ static const struct mrcd_ini_section sections[] = {
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
-	{"telemetry", "What the stats thread writes while it runs.", 0},
+	{"telemetry", "What the control thread writes while it runs.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {
