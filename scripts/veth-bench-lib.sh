@@ -28,7 +28,7 @@ veth_check() {
 			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" > /dev/null 2>&1; } ||
 			veth_skip "could not install ${need[*]}"
 	fi
-	# Namespaces a killed earlier run left behind (their owner is gone).
+	# Namespaces left behind by a benchmark that was killed (their owner is gone).
 	local ns owner
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^vethb[0-9]+-(a|b|s[0-9]+)$' || true); do
 		owner=${ns#vethb}

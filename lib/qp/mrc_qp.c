@@ -4,10 +4,10 @@
 
 /*
  * The QP's control path: create, the state transitions and the attributes
- * each sets (protocol.md 1.17), posting, completions, timers. Memory for
- * each part is allocated at the transition that configures it, from the
- * QP's NUMA socket; nothing here runs per packet except the completion
- * helpers.
+ * each sets (doc/protocol.md, "Queue pairs"), posting, completions, timers.
+ * Memory for each part is allocated at the transition that configures it,
+ * from the QP's NUMA socket; nothing here runs per packet except the
+ * completion helpers.
  */
 
 #include <errno.h>
@@ -236,15 +236,17 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, en
 		break; /* go-back-N collateral: the loss that caused it was reported first */
 	case MRC_REL_LOSS_EV_ORDER:
 		/*
-		 * Proven by a later packet, or a probe, that arrived on the same
-		 * path (rel's rule 1): the path delivers, so this was a random
-		 * loss, not a failed path. MRC retires the EV of any silent loss
-		 * (protocol.md 1.14); we keep it in service when the path has just
-		 * shown it works: under random loss on every link, retiring
-		 * spent the backups and left a third of the pool in rotation,
-		 * unevenly over the planes (README, "Goodput under random loss").
-		 * A path that loses everything never proves a loss this way: its
-		 * losses are found by the timers and retire its EVs as before.
+		 * Proven by a later packet, or a probe, that arrived on the
+		 * same path (rel's rule 1): the path delivers, so this was a
+		 * random loss, not a failed path. MRC retires the EV of any
+		 * silent loss (doc/protocol.md, "EV lifecycle"); we keep it
+		 * in service when the path has just shown it works: under
+		 * random loss on every link, retiring spent the backups and
+		 * left a third of the pool in rotation, unevenly over the
+		 * planes (doc/protocol.md, "Where mrcd departs from MRC"; the
+		 * goodput under loss is in doc/performance.md). A path that
+		 * loses everything never proves a loss this way: its losses
+		 * are found by the timers and retire its EVs as before.
 		 * order_loss_retires restores MRC's rule.
 		 */
 		if (!qp->order_loss_retires) {
@@ -278,13 +280,14 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	 */
 	a->ev.skip_rotations = 3;
 	/*
-	 * Random loss retires an EV per lost packet (protocol.md 1.14); past the
-	 * backup set its slot stays retired, and since picks follow the GOOD
-	 * EVs, its plane then carries less than the others (plane max/mean
-	 * 1.03 at 0.1% loss per link, 1.17 at 1%, in bench_fabric_qps). Probe
-	 * rounds every 200 us rather than the pool's 1 ms re-admit a sound EV
-	 * (3 good answers) within about 0.5 ms. The cost: one small probe per
-	 * retired EV per round, at most EV_PROBES out at once.
+	 * Random loss retires an EV per lost packet (doc/protocol.md, "EV
+	 * lifecycle"); past the backup set its slot stays retired, and since
+	 * picks follow the GOOD EVs, its plane then carries less than the
+	 * others (plane max/mean 1.03 at 0.1% loss per link, 1.17 at 1%, in
+	 * bench_fabric_qps). Probe rounds every 200 us rather than the pool's
+	 * 1 ms re-admit a sound EV (3 good answers) within about 0.5 ms. The
+	 * cost: one small probe per retired EV per round, at most EV_PROBES
+	 * out at once.
 	 */
 	a->ev.probe_interval_tsc = mrc_us_to_tsc_round_up(MRC_QP_EV_PROBE_INTERVAL_US, tsc_hz);
 	snprintf(a->cc_name, sizeof(a->cc_name), "uet-1.0-nscc");

@@ -7,7 +7,7 @@
 /**
  * @file
  * The MRC queue pair: an RC-style connection that sprays every packet over
- * a different entropy value (protocol.md 1.7-1.18). Only RDMA WRITE and
+ * a different entropy value (doc/protocol.md). Only RDMA WRITE and
  * WRITE-with-immediate exist.
  *
  * Life: RESET -> INIT (EV and CC profiles) -> RTR (responder MPR and WIMM:
@@ -15,7 +15,7 @@
  * counts: we can send) -> ERROR (retry budget spent, or the peer reported
  * an operational error; every posted message then completes with an
  * error status). Attributes are checked at each transition as in
- * protocol.md 1.17.
+ * doc/protocol.md, "Queue pairs".
  *
  * Sending: a posted message (local buffer in a registered region, remote
  * address and rkey) is cut at the path MTU into PSN-consecutive packets,
@@ -190,7 +190,7 @@ enum mrc_qp_reliability {
 /** Default time between two probe rounds of retired EVs (see mrc_qp_attr_defaults). */
 #define MRC_QP_EV_PROBE_INTERVAL_US 200
 
-/** Attributes, set at the transitions (protocol.md 1.17). */
+/** Attributes, set at the transitions (doc/protocol.md, "Queue pairs"). */
 struct mrc_qp_attr {
 	/* RESET -> INIT */
 	struct mrc_ev_cfg ev; /**< the EV profile */
@@ -227,8 +227,8 @@ struct mrc_qp_attr {
 	 * the same path proved, as MRC retires the EV of every silent loss.
 	 * Off by default: that path has just delivered, so the loss was random,
 	 * and under random loss on every link retiring spends the backups and
-	 * sprays over a third of the pool (README, "Goodput under random
-	 * loss"). Losses the timers find retire their EVs either way.
+	 * sprays over a third of the pool (doc/protocol.md, "Where mrcd departs
+	 * from MRC"). Losses the timers find retire their EVs either way.
 	 */
 	bool order_loss_retires;
 };

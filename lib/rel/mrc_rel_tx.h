@@ -6,8 +6,8 @@
 
 /**
  * @file
- * Requester-side reliability (protocol.md 1.15): what is in flight, what
- * was lost, what to resend, and when to give up.
+ * Requester-side reliability (doc/protocol.md, "Reliability"): what is in
+ * flight, what was lost, what to resend, and when to give up.
  *
  * Every packet sent gets the next PSN and an entry in a ring indexed by
  * PSN (the responder's MPR bounds how far ahead of the oldest unacknowledged
@@ -52,14 +52,14 @@
  * later SACKed was a spurious loss; it is counted and simply completes.
  *
  * The QP timer: with packets in flight and no progress (the oldest
- * unacknowledged PSN does not move), the retransmit timeout fires after
- * base x (k + 1) for the first `retry_linear` expiries k, then doubles,
- * base = 1.024 us x 2^timeout (protocol.md 1.15; base x linear x 2^(k -
- * linear + 1) in the exponential phase). Each expiry resends the oldest
- * unacknowledged packet, asks for a reliability probe and spends one retry;
- * recoverable resource NACKs spend one too. Progress refunds the budget.
- * retry_linear + retry_exp expiries in a row put the sender in error
- * (retry_exp == 25 means never).
+ * unacknowledged PSN does not move), the retransmit timeout fires after base
+ * x (k + 1) for the first `retry_linear` expiries k, then doubles, base =
+ * 1.024 us x 2^timeout (doc/protocol.md, "Sender: the retransmit timer"; base
+ * x linear x 2^(k - linear + 1) in the exponential phase). Each expiry
+ * resends the oldest unacknowledged packet, asks for a reliability probe and
+ * spends one retry; recoverable resource NACKs spend one too. Progress
+ * refunds the budget. retry_linear + retry_exp expiries in a row put the
+ * sender in error (retry_exp == 25 means never).
  *
  * Overdue packets and tail loss: when the packet holding up snd_una (else
  * the oldest in flight) has not been reported srtt + 4 rttvar after it left,
@@ -98,7 +98,7 @@
 #include "mrc_wire_pkt.h"
 
 #define MRC_REL_NIL UINT16_MAX
-/** retry_exp value meaning "retry forever" (protocol.md 1.15). */
+/** retry_exp value meaning "retry forever" (doc/protocol.md, "Reliability"). */
 #define MRC_REL_RETRY_EXP_INFINITE 25
 
 struct mrc_rel_tx_cfg {
