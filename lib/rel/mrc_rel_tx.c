@@ -140,7 +140,7 @@ mrc_rel_tx_rto(const struct mrc_rel_tx *tx, unsigned int k)
 	 * slow or busy host queues packets for longer than the network
 	 * does), a fixed timer fires before any answer can come, resends
 	 * what is only waiting and adds load that lengthens the round trip
-	 * further (doc/protocol.md, "Timers").
+	 * further (doc/protocol.md, "Sender: the retransmit timer").
 	 */
 	const uint64_t base = RTE_MAX(tx->base_rto_tsc, mrc_rel_tx_pkt_timeout(tx));
 

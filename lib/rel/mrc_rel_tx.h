@@ -59,7 +59,13 @@
  * resends the oldest unacknowledged packet, asks for a reliability probe and
  * spends one retry; recoverable resource NACKs spend one too. Progress
  * refunds the budget. retry_linear + retry_exp expiries in a row put the
- * sender in error (retry_exp == 25 means never).
+ * sender in error (retry_exp == 25 means never). The base is never shorter
+ * than the per-packet timeout: a round trip longer than the verbs timeout
+ * (a slow or busy host) must not make the timer resend what only waits.
+ *
+ * Senders of one worker to one destination may share their round trip
+ * (struct mrc_rel_rtt_share, mrc_rel_tx_set_share): every sample feeds it
+ * and the timers wait for the larger of it and the sender's own.
  *
  * Overdue packets and tail loss: when the packet holding up snd_una (else
  * the oldest in flight) has not been reported srtt + 4 rttvar after it left,
