@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Every benchmark, one command: runs each scripts/bench-*.sh in turn (the
+# Every benchmark, one command: runs each scripts/bench/bench-*.sh in turn (the
 # set is discovered, so new ones join by being there), each under a time
 # budget, then gathers results/*.json into results/summary.json, draws
 # results/*.png and rewrites the table between <!-- bench:begin --> and
-# <!-- bench:end --> in README.md (scripts/bench_report.py). Benchmarks
+# <!-- bench:end --> in README.md (scripts/bench/bench_report.py). Benchmarks
 # measure; a failed or timed-out one is reported and the rest still run.
 # Exit status: 0 when the report was written, even if a benchmark failed.
 #
@@ -42,7 +42,7 @@ mkdir -p results/tmp
 status=results/tmp/status.jsonl
 : > "$status"
 start=$(date +%s)
-scripts=(scripts/bench-*.sh)
+scripts=(scripts/bench/bench-*.sh)
 n=${#scripts[@]} i=0
 for s in "${scripts[@]}"; do
 	name=$(basename "$s" .sh)
@@ -81,4 +81,4 @@ done
 echo "bench: all done in $(($(date +%s) - start)) s; writing the report"
 args=(--status "$status")
 [ "$readme" = 1 ] && args+=(--readme README.md)
-/usr/bin/python3 scripts/bench_report.py "${args[@]}"
+/usr/bin/python3 scripts/bench/bench_report.py "${args[@]}"

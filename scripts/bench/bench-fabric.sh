@@ -9,9 +9,9 @@
 # instructions per packet under callgrind as (Ir(2N) - Ir(N)) / N, which
 # setup and valgrind's start-up cancel out of (repeatable). Writes
 # results/bench-fabric.json.
-# Usage: scripts/bench-fabric.sh [BUILD_DIR]
+# Usage: scripts/bench/bench-fabric.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_fabric
 [ -x "$bin" ] || { echo "bench-fabric: $bin not built (run scripts/setup.sh)" >&2; exit 1; }

@@ -6,9 +6,9 @@
 # runs, noisy on a shared machine) and instructions under callgrind, which
 # are repeatable whatever else the machine does. Instructions per packet are
 # (Ir(2N) - Ir(N)) / N, so setup and valgrind's own start-up cancel out.
-# Usage: scripts/bench-wire.sh [BUILD_DIR]   (writes results/bench-wire.json)
+# Usage: scripts/bench/bench-wire.sh [BUILD_DIR]   (writes results/bench-wire.json)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_wire
 [ -x "$bin" ] || { echo "bench-wire: $bin not built (run scripts/setup.sh)" >&2; exit 1; }

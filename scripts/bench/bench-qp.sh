@@ -7,9 +7,9 @@
 # packet with 1 and with 1,000 active QP pairs (median of runs; noisy), and
 # instructions per packet under callgrind as (Ir(2N) - Ir(N)) / N
 # (repeatable). Memory per QP is printed too. Writes results/bench-qp.json.
-# Usage: scripts/bench-qp.sh [BUILD_DIR]
+# Usage: scripts/bench/bench-qp.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_qp
 [ -x "$bin" ] || { echo "bench-qp: $bin not built (run scripts/setup.sh)" >&2; exit 1; }
