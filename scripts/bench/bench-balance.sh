@@ -32,5 +32,6 @@ for load in 2 4; do
 	done
 done
 /usr/bin/python3 scripts/bench/balance_summary.py "$tmp" "$seeds"
+/usr/bin/python3 scripts/bench/machine.py results/bench-balance.json
 /usr/bin/python3 scripts/plot/plot.py balance results/bench-balance.json results/bench-balance.png
 echo "bench-balance: wrote results/bench-balance.json and results/bench-balance.png"

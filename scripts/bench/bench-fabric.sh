@@ -40,4 +40,5 @@ else
 fi
 printf '{"bench": "fabric", "payload_bytes": 1024, "switches": 3, "ns_per_pkt_32": %s, "ns_per_pkt_512": %s, "instr_per_pkt": %s}\n' \
 	"$ns32" "$ns512" "$ipp" > results/bench-fabric.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-fabric.json
 echo "bench-fabric: wrote results/bench-fabric.json"

@@ -65,5 +65,6 @@ for f in plane-bh link; do
 	run "$tmp/long-$f.json" --fault "$f" --seed 1 --after-us 20000
 done
 /usr/bin/python3 scripts/bench/failover_summary.py "$tmp" "$seeds" "$faults"
+/usr/bin/python3 scripts/bench/machine.py results/bench-failover.json
 /usr/bin/python3 scripts/plot/plot.py failover results/bench-failover.json results/bench-failover.png
 echo "bench-failover: wrote results/bench-failover.json and results/bench-failover.png"

@@ -77,5 +77,6 @@ for r in $(seq 1 "$reps"); do
 	done
 done
 /usr/bin/python3 scripts/bench/incast_summary.py "$tmp" "$reps" "$seeds"
+/usr/bin/python3 scripts/bench/machine.py results/bench-incast.json
 /usr/bin/python3 scripts/plot/plot.py incast results/bench-incast.json results/bench-incast.png
 echo "bench-incast: wrote results/bench-incast.json and results/bench-incast.png"

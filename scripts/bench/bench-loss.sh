@@ -85,5 +85,6 @@ for r in $(seq 1 "$reps"); do
 	done
 done
 /usr/bin/python3 scripts/bench/loss_summary.py "$tmp" "$reps" "$seeds" "$levels" "$modes" "$fake_modes"
+/usr/bin/python3 scripts/bench/machine.py results/bench-loss.json
 /usr/bin/python3 scripts/plot/plot.py loss results/bench-loss.json results/bench-loss.png
 echo "bench-loss: wrote results/bench-loss.json and results/bench-loss.png"

@@ -39,4 +39,5 @@ else
 fi
 printf '{"bench": "qp", "payload_bytes": 4096, "ns_per_pkt_1qp": %s, "ns_per_pkt_1000qp": %s, "instr_per_pkt": %s, "bytes_per_qp_rts": %s}\n' \
 	"$ns1" "$ns1k" "$ipp" "$mem" > results/bench-qp.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-qp.json
 echo "bench-qp: wrote results/bench-qp.json"

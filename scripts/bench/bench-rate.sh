@@ -25,5 +25,6 @@ if ! command -v dpdk-testpmd >/dev/null && [ "$(id -u)" = 0 ]; then
 fi
 /usr/bin/python3 scripts/bench/bench_rate.py --build "$build" --runs "${RUNS:-5}" \
 	--seconds "${SECONDS_PER_RUN:-3}"
+/usr/bin/python3 scripts/bench/machine.py results/bench-rate.json
 /usr/bin/python3 scripts/plot/plot.py rate results/bench-rate.json results/bench-rate.png
 echo "bench-rate: wrote results/bench-rate.json and results/bench-rate.png"

@@ -67,4 +67,5 @@ for f in 1024 10000 65536; do
 	done
 done
 /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
+/usr/bin/python3 scripts/bench/machine.py results/bench-scale.json
 /usr/bin/python3 scripts/plot/plot.py scale results/bench-scale.json results/bench-scale.png

@@ -62,5 +62,6 @@ out=results/bench-$name.json
 mkdir -p results/tmp
 veth_run failover --reps "$reps" --fault "$fault" --out "$out" \
 	--meta "{\"bench\": \"veth-failover\", \"paths\": $paths, \"path_mbit\": $rate, \"queue_kb\": $queue_kb, \"fault\": \"$fault\", \"fault_path\": 1, \"msg_kib\": 64, \"tcp_cc\": \"cubic\", \"mrcd_mode\": \"spray_sack\", \"pre_s\": 1.0, \"post_s\": 1.5, \"settle_s\": 0.5, \"bin_ms\": 50}"
+/usr/bin/python3 scripts/bench/machine.py "$out"
 /usr/bin/python3 scripts/plot/plot.py veth-failover "$out" "${out%.json}.png"
 echo "bench-$name: wrote $out and ${out%.json}.png"

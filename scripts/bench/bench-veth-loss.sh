@@ -43,5 +43,6 @@ out=results/bench-$name.json
 [ "$paths" = 4 ] || out=results/tmp/bench-$name-p$paths.json
 veth_run loss --reps "$reps" --run-s "$run_s" --levels 0,1,10,50 --out "$out" \
 	--meta "{\"bench\": \"veth-loss\", \"paths\": $paths, \"path_mbit\": $rate, \"queue_kb\": $queue_kb, \"reps\": $reps, \"run_s\": $run_s, \"msg_kib\": 64, \"tcp_cc\": \"cubic\"}"
+/usr/bin/python3 scripts/bench/machine.py "$out"
 /usr/bin/python3 scripts/plot/plot.py veth-loss "$out" "${out%.json}.png"
 echo "bench-$name: wrote $out and ${out%.json}.png"

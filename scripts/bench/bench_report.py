@@ -1,20 +1,23 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
-"""Gather results/*.json into results/summary.json, draw results/*.png and
-rewrite README's benchmark table (between <!-- bench:begin --> and
-<!-- bench:end -->). Run by scripts/bench.sh; safe to run alone on whatever
-result files exist. Known benchmarks get their own rows; a result file this
-script does not know yet still gets one row listing its numbers."""
+"""Write doc/performance.md from the per-figure results/bench-*.json, and the
+headline figures in README.md between <!-- perf:begin --> and <!-- perf:end -->
+(README is left alone when it has no such markers). Run by scripts/bench.sh
+(and `scripts/bench.sh --report-only`); safe to run alone on whatever result
+files exist. Each figure reads only its own file, so a rerun of one benchmark
+changes only its own section. Known benchmarks get their own rows and a line
+saying why they are measured; a result file this script does not know yet
+still gets a section listing its numbers. The page carries no dates and no
+history: the same files give the same page."""
 
 import argparse
-import datetime
 import glob
 import json
 import os
 import sys
 
-BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+BEGIN, END = "<!-- perf:begin -->", "<!-- perf:end -->"
 
 
 def fmt(v, digits=3):
@@ -35,7 +38,7 @@ def fmt(v, digits=3):
 
 def rows_rate(r):
     p, b = r["packet_rate"], r["byte_rate"]
-    cmd = "`scripts/bench-rate.sh`"
+    cmd = "`scripts/bench/bench-rate.sh`"
     out = [("datapath packet rate, 256 B payload (data packets placed per worker CPU-second)",
             f"{fmt(p['mrc_pps_per_core'])}pps",
             f"testpmd io {fmt(p['testpmd_io_pps_per_core'])}pps",
@@ -53,7 +56,7 @@ def rows_rate(r):
 
 
 def rows_scale(r):
-    cmd = "`scripts/bench-scale.sh`"
+    cmd = "`scripts/bench/bench-scale.sh`"
     ref = r.get("reference_private_rings", {})
     refs = {s["qp_pairs"]: s for s in ref.get("scales", [])}
     idle_ref = ref.get("bytes_per_idle_qp")
@@ -81,7 +84,7 @@ def rows_scale(r):
                     + ("" if d["all_delivered_and_verified"] and
                        not d["flows_without_completion"] else "; NOT ALL DELIVERED"),
                     "", "", "64k QPs per worker" if d["flows"] >= 65536 else "",
-                    "`scripts/bench-scale.sh`"))
+                    "`scripts/bench/bench-scale.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
@@ -91,7 +94,7 @@ def rows_scale(r):
 
 
 def rows_qp(r):
-    cmd = "`scripts/bench-qp.sh`"
+    cmd = "`scripts/bench/bench-qp.sh`"
     return [("transport per delivered 4 KiB packet, 1 QP pair (no network)",
              f"{fmt(r.get('ns_per_pkt_1qp'))} ns", f"{fmt(r.get('instr_per_pkt'))} instructions",
              "", "", cmd),
@@ -99,7 +102,7 @@ def rows_qp(r):
 
 
 def rows_fabric(r):
-    cmd = "`scripts/bench-fabric.sh`"
+    cmd = "`scripts/bench/bench-fabric.sh`"
     return [("emulated fabric per forwarded packet, 32 in flight",
              f"{fmt(r.get('ns_per_pkt_32'))} ns", f"{fmt(r.get('instr_per_pkt'))} instructions",
              "", "", cmd),
@@ -107,7 +110,7 @@ def rows_fabric(r):
 
 
 def rows_wire(r):
-    cmd = "`scripts/bench-wire.sh`"
+    cmd = "`scripts/bench/bench-wire.sh`"
     ns = r.get("ns_per_pkt", {})
     return [("build / parse+ICRC of a 4 KiB SRv6 WRITE",
              f"{fmt(ns.get('build-data-4k'))} / {fmt(ns.get('parse-data-4k'))} ns",
@@ -116,7 +119,7 @@ def rows_wire(r):
 
 
 def rows_veth_failover(r):
-    cmd = "`scripts/bench-veth-failover.sh`"
+    cmd = "`scripts/bench/bench-veth-failover.sh`"
     m, t = r["median"]["mrcd"], r["median"]["mptcp"]
     n = r["paths"]
     return [(f"veth failover: receiver stall after a black hole on 1 of {n} paths "
@@ -130,7 +133,7 @@ def rows_veth_failover(r):
 
 
 def rows_veth_loss(r):
-    cmd = "`scripts/bench-veth-loss.sh`"
+    cmd = "`scripts/bench/bench-veth-loss.sh`"
     md = r["modes"]
     out = []
     for pct, goal in (("0.1", ">= 0.99"), ("1.0", ">= 0.9"), ("5.0", "")):
@@ -143,7 +146,7 @@ def rows_veth_loss(r):
 
 
 def rows_incast(r):
-    cmd = "`scripts/bench-incast.sh`"
+    cmd = "`scripts/bench/bench-incast.sh`"
     out = []
     for key, src in (("modes", "fake clock"), ("daemon", "mrcd")):
         for m, name in (("trim_on", "trimming on"), ("trim_off", "trimming off")):
@@ -158,7 +161,7 @@ def rows_incast(r):
 
 
 def rows_failover(r):
-    cmd = "`scripts/bench-failover.sh`"
+    cmd = "`scripts/bench/bench-failover.sh`"
     names = {"plane": "a plane down", "plane-bh": "a plane black-holed (unseen by hosts)",
              "link": "a T0-T1 link down", "t1-bh": "a T1 black-holed"}
     out = []
@@ -172,7 +175,7 @@ def rows_failover(r):
 
 
 def rows_loss(r):
-    cmd = "`scripts/bench-loss.sh`"
+    cmd = "`scripts/bench/bench-loss.sh`"
     out = []
     for key, src in (("fake_clock", "fake clock, 8 planes x 100 Gb/s"),
                      ("daemon", "mrcd, 8 planes x 0.25 Gb/s")):
@@ -191,7 +194,7 @@ def rows_loss(r):
 
 
 def rows_balance(r):
-    cmd = "`scripts/bench-balance.sh`"
+    cmd = "`scripts/bench/bench-balance.sh`"
     res = r.get("results", {})
     out = []
     for k in sorted(res):
@@ -215,90 +218,194 @@ KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
          "bench-incast": rows_incast, "bench-failover": rows_failover,
          "bench-loss": rows_loss, "bench-balance": rows_balance}
-SKIP = {"summary", "bench-wire-instructions"}
+# Read with another file (bench-wire's instruction counts) or not a figure.
+SKIP = {"bench-wire-instructions"}
+
+# Per figure, in page order: its title and why it is measured (one line).
+FIGURES = [
+    ("bench-rate", "Datapath packet and byte rate per core",
+     "How many cores a host needs for its links: dpdk-testpmd forwarding on the same net_ring "
+     "ports is the ceiling of any DPDK datapath, memcpy of the same bytes the ceiling of any "
+     "copy."),
+    ("bench-wire", "Wire codec per packet",
+     "Every packet is built or parsed and its ICRC computed once; a memcpy of the same 4 KiB "
+     "says what that costs against touching the bytes at all."),
+    ("bench-qp", "Transport per packet, no network",
+     "The transport's own cost per delivered packet, sender and receiver on one core: the most "
+     "one core can move."),
+    ("bench-fabric", "Emulated fabric per forwarded packet",
+     "The emulated fabric carries every test and benchmark; it must cost well under the "
+     "transport, so that fabric figures measure mrcd and not the emulator."),
+    ("bench-scale", "QPs per worker and memory per QP",
+     "A host holds many QPs and few are busy at once: memory per idle QP bounds how many fit, "
+     "and throughput must not collapse as they grow; the reference gives each QP rings of its "
+     "own."),
+    ("bench-failover", "Failover on the emulated fabric",
+     "MRC's point: a failed plane, link or switch costs a short stall, not a connection; the "
+     "goal is the surviving capacity within 100 us and no message lost."),
+    ("bench-loss", "Goodput under random loss",
+     "Spraying with selective repeat should lose little goodput to random loss; go-back-N on "
+     "one path (plain RoCEv2 RC) is what it replaces."),
+    ("bench-balance", "Load balance across planes and links",
+     "Spraying should load every plane and link evenly; hashing each QP onto one path (ECMP) "
+     "is the reference."),
+    ("bench-incast", "7:1 incast tail",
+     "Trimming turns the drops of a many-to-one burst into headers the receiver answers at "
+     "once, which should keep the tail near the fair share; the same run without trimming is "
+     "the reference."),
+    ("bench-veth-failover", "Failover on kernel links (veth), against Linux MPTCP",
+     "The same fault on real kernel links through net_af_packet, against Linux MPTCP on the "
+     "very same paths."),
+    ("bench-veth-loss", "Loss on kernel links (veth), against go-back-N and Linux MPTCP",
+     "Random loss on real kernel links, each stack divided by its own lossless goodput."),
+]
 
 
 def rows_generic(name, r):
     nums = [f"{k} {fmt(v)}" for k, v in r.items() if isinstance(v, (int, float))
             and not isinstance(v, bool)][:6]
-    return [(name, ", ".join(nums) or "(see the JSON)", "", "", "",
-             f"`scripts/{name}.sh`")]
+    return [(name, ", ".join(nums) or "(see the JSON)", "", "", "", f"`scripts/bench/{name}.sh`")]
 
 
-def plot(results, outdir):
+def machine_line(r):
+    """The machine a result file says it ran on."""
+    m = r.get("machine") if isinstance(r, dict) else None
+    if not isinstance(m, dict):  # absent, or an older file's host name
+        return "machine not recorded"
+    yes = lambda v: "yes" if v else "no"
+    return (f"{m.get('cpu_model', 'unknown CPU')}; AVX-512 {yes(m.get('avx512'))}, "
+            f"AVX2 {yes(m.get('avx2'))}; {m.get('nproc', '?')} of {m.get('cpus', '?')} CPUs")
+
+
+def cell(v):
+    return str(v).replace("|", "/")
+
+
+def table(rows):
+    out = ["| figure | MRC | reference (same run) | ratio | goal |",
+           "|---|---:|---:|---:|---|"]
+    out += ["| " + " | ".join(cell(c) for c in r[:5]) + " |" for r in rows]
+    return out
+
+
+def figure_rows(name, r):
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("bench-report: matplotlib missing (apt-get install python3-matplotlib): no plots")
-        return []
-    made = []
+        return KNOWN[name](r) if name in KNOWN else rows_generic(name, r)
+    except (KeyError, TypeError, ZeroDivisionError, IndexError) as e:
+        return [(name, f"(result file not understood: {e})", "", "", "", "")]
+
+
+def page(results, results_dir, doc_dir):
+    """doc/performance.md, as lines."""
+    order = [f for f in FIGURES if f[0] in results]
+    order += [(n, n, "") for n in sorted(results) if n not in dict((f[0], 1) for f in FIGURES)]
+    rel = os.path.relpath(results_dir, doc_dir)
+    out = ["<!-- SPDX-License-Identifier: BSD-3-Clause -->",
+           "<!-- Generated by scripts/bench.sh from results/bench-*.json: do not edit. -->",
+           "<!-- `scripts/bench.sh --report-only` rewrites it from the files. -->",
+           "",
+           "# Performance",
+           "",
+           "Each figure below comes from its own `results/bench-NAME.json`, written by "
+           "`scripts/bench/bench-NAME.sh`, and is set against a reference measured in the same "
+           "run on the same machine: the ratio is the figure, the absolute numbers depend on the "
+           "machine. `scripts/bench.sh` runs every benchmark and rewrites this page; "
+           "`scripts/bench.sh --report-only` rewrites it from the files alone. Wall-clock "
+           "figures are medians of several runs on a shared machine; fake-clock figures "
+           "(failover, loss, balance, incast) do not depend on the machine's load.",
+           "",
+           "## Machines",
+           "",
+           "The CPU each result was measured on, and the features that change the datapath "
+           "(the ICRC folds 512 bits at a time with AVX-512 and VPCLMULQDQ, 256 with AVX2).",
+           "",
+           "| result | CPU, features, CPUs used |",
+           "|---|---|"]
+    out += [f"| `{n}.json` | {cell(machine_line(results[n]))} |" for n, _, _ in order]
+    for name, title, why in order:
+        r = results[name]
+        out += ["", f"## {title}", ""]
+        if why:
+            out += [f"Why: {why[0].lower() if why[1:2].islower() else why[0]}{why[1:]}", ""]
+        m = machine_line(r)
+        out += [f"Machine: {m}." if m != "machine not recorded" else "Machine not recorded.", ""]
+        out += table(figure_rows(name, r))
+        png = os.path.join(results_dir, name + ".png")
+        if os.path.exists(png):
+            out += ["", f"![{title}]({rel}/{name}.png)"]
+        out += ["", f"Reproduce: `scripts/bench/{name}.sh`; numbers: "
+                    f"[`results/{name}.json`]({rel}/{name}.json)."]
+    return out
+
+
+def headline(results):
+    """README's few figures: the strongest claim of each area, with its reference."""
+    rows = []
     r = results.get("bench-rate")
     if r:
-        fig, ax = plt.subplots(1, 2, figsize=(10, 4))
         p, b = r["packet_rate"], r["byte_rate"]
-        names, vals = ["MRC (mrcd)"], [p["mrc_pps_per_core"] / 1e6]
-        for k, label in (("testpmd_macswap_pps_per_core", "testpmd macswap"),
-                         ("testpmd_io_pps_per_core", "testpmd io")):
-            if p.get(k):
-                names.append(label)
-                vals.append(p[k] / 1e6)
-        ax[0].bar(names, vals, color=["tab:blue"] + ["tab:gray"] * (len(vals) - 1))
-        ax[0].set_yscale("log")
-        ax[0].set_ylabel("Mpps per core (CPU-second)")
-        ax[0].set_title(f"packet rate, {p['payload_bytes']} B payload")
-        ax[1].bar(["MRC (mrcd)", "memcpy"], [b["mrc_gbps_per_core"], b["memcpy_gbps"]],
-                  color=["tab:blue", "tab:gray"])
-        ax[1].set_ylabel("Gb/s per core (CPU-second)")
-        ax[1].set_title(f"byte rate, {b['payload_bytes']} B payload")
-        fig.suptitle(f"median of {r['runs']} rounds; ratios: "
-                     f"{fmt(p.get('ratio_vs_testpmd_io'))} (io), "
-                     f"{fmt(b['ratio_vs_memcpy'])} (memcpy)")
-        fig.tight_layout()
-        path = os.path.join(outdir, "bench-rate.png")
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        made.append(path)
-    s = results.get("bench-scale")
-    if s and s.get("scales"):
-        fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-        q = [x["qp_pairs"] for x in s["scales"]]
-        ax[0].plot(q, [x["pps"] / 1e6 for x in s["scales"]], "o-", label="rings lent (pool)")
-        ref = s.get("reference_private_rings", {}).get("scales", [])
-        if ref:
-            ax[0].plot([x["qp_pairs"] for x in ref], [x["pps"] / 1e6 for x in ref], "s--",
-                       label="a ring per QP (reference)")
-            ax[0].legend()
-        ax[0].set_ylim(bottom=0)
-        ax[0].set_xscale("log")
-        ax[0].set_xlabel("QP pairs on one worker")
-        ax[0].set_ylabel("Mpps delivered")
-        ax[0].set_title("throughput")
-        ax[1].plot(q, [x["msg_us_p50"] for x in s["scales"]], "o-", label="p50")
-        ax[1].plot(q, [x["msg_us_p99"] for x in s["scales"]], "o-", label="p99")
-        ax[1].set_xscale("log")
-        ax[1].set_yscale("log")
-        ax[1].set_xlabel("QP pairs on one worker")
-        ax[1].set_ylabel("message completion, us")
-        ax[1].legend()
-        ax[1].set_title(f"idle QP {s['bytes_per_idle_qp']} B, active {s['bytes_per_active_qp']} B")
-        fig.tight_layout()
-        path = os.path.join(outdir, "bench-scale.png")
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        made.append(path)
-    return made
+        rows.append(("packets per worker core, 256 B", f"{fmt(p['mrc_pps_per_core'])}pps",
+                     f"testpmd macswap {fmt(p.get('testpmd_macswap_pps_per_core'))}pps"))
+        rows.append(("goodput per worker core, 4 KiB", f"{fmt(b['mrc_gbps_per_core'])} Gb/s",
+                     f"memcpy {fmt(b['memcpy_gbps'])} Gb/s"))
+    r = results.get("bench-failover")
+    if r and "plane-bh" in r.get("faults", {}):
+        x = r["faults"]["plane-bh"]
+        rows.append(("a plane black-holed: back to surviving capacity (fake clock)",
+                     f"{fmt(x['recovered_us'])} us, {x['msgs_lost']} messages lost",
+                     f"goal {r.get('goal_recovered_us', 100)} us"))
+    r = results.get("bench-loss")
+    if r:
+        md = r.get("fake_clock", {}).get("modes", {})
+        mrc = md.get("spray_sack", {}).get("ratio", {}).get("0.01")
+        gbn = md.get("ecmp_gbn", {}).get("ratio", {}).get("0.01")
+        if mrc is not None:
+            rows.append(("goodput at 1% loss / lossless (fake clock)", fmt(mrc),
+                         f"go-back-N on one path {fmt(gbn)}"))
+    r = results.get("bench-incast")
+    if r and "trim_on" in r.get("modes", {}):
+        on, off = r["modes"]["trim_on"], r["modes"].get("trim_off", {})
+        rows.append(("7:1 incast, p99 completion / fair share (fake clock)",
+                     fmt(on["p99_over_ideal"]), f"trimming off {fmt(off.get('p99_over_ideal'))}"))
+    r = results.get("bench-scale")
+    if r:
+        rows.append(("memory per idle QP", f"{fmt(r['bytes_per_idle_qp'])} B",
+                     f"private rings {fmt(r.get('reference_private_rings', {}).get('bytes_per_idle_qp'))} B"))
+    out = ["| figure | mrcd | reference (same run) |", "|---|---:|---:|"]
+    out += ["| " + " | ".join(cell(c) for c in x) + " |" for x in rows]
+    machines = {}
+    for n in sorted(results):
+        machines.setdefault(machine_line(results[n]), []).append(n[len("bench-"):])
+    where = [m if len(machines) == 1 else f"{m} ({', '.join(ns)})" for m, ns in machines.items()]
+    out += ["", "Measured on: " + "; ".join(where) + ". Every figure, its reference and "
+            "why: [doc/performance.md](doc/performance.md)."]
+    return out
+
+
+def replace_region(path, begin, end, lines):
+    with open(path) as f:
+        text = f.read()
+    if begin not in text or end not in text:
+        print(f"bench-report: {path} has no {begin} ... {end} block: left alone")
+        return False
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    new = head + begin + "\n" + "\n".join(lines) + "\n" + end + tail
+    if new != text:
+        with open(path, "w") as f:
+            f.write(new)
+    return True
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--results", default="results")
     ap.add_argument("--status", help="JSON lines of the runner: name, status, seconds")
-    ap.add_argument("--readme", help="README to rewrite between the bench markers")
+    ap.add_argument("--doc", default="doc/performance.md", help="the page to write")
+    ap.add_argument("--readme", help="README to update between the perf markers")
     a = ap.parse_args()
     results = {}
-    for path in sorted(glob.glob(os.path.join(a.results, "*.json"))):
+    for path in sorted(glob.glob(os.path.join(a.results, "bench-*.json"))):
         name = os.path.basename(path)[:-5]
         if name in SKIP:
             continue
@@ -307,53 +414,20 @@ def main():
                 results[name] = json.load(f)
         except (OSError, ValueError) as e:
             print(f"bench-report: {path}: unreadable ({e}), left out")
-    status = []
     if a.status and os.path.exists(a.status):
         with open(a.status) as f:
-            status = [json.loads(line) for line in f if line.strip()]
-    summary = {"generated": datetime.datetime.now().isoformat(timespec="seconds"),
-               "machine": os.uname().nodename, "cpus": os.cpu_count(),
-               "runs": status, "results": results}
-    with open(os.path.join(a.results, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
-    # Its own plots, and those each benchmark drew (results/bench-*.png).
-    pngs = plot(results, a.results)
-    pngs = sorted(set(pngs) | {os.path.join(a.results, f) for f in os.listdir(a.results)
-                               if f.startswith("bench-") and f.endswith(".png")})
-
-    rows = []
-    for name in sorted(results):
-        try:
-            rows += KNOWN[name](results[name]) if name in KNOWN else \
-                rows_generic(name, results[name])
-        except (KeyError, TypeError, ZeroDivisionError) as e:
-            rows.append((name, f"(result file not understood: {e})", "", "", "",
-                         f"`scripts/{name}.sh`"))
-    table = ["| figure | MRC | reference (same run) | ratio | goal | reproduce |",
-             "|---|---:|---:|---:|---|---|"]
-    table += ["| " + " | ".join(r) + " |" for r in rows]
-    st = {s["name"]: s["status"] for s in status}
-    notes = [f"{n}: {v}" for n, v in st.items() if v != "ok"]
-    block = [BEGIN,
-             f"Generated by `scripts/bench.sh` on {summary['generated'][:10]} "
-             f"({summary['cpus']} CPUs, {summary['machine']}); JSON in `results/summary.json`"
-             + (", plots " + ", ".join(f"`{p}`" for p in pngs) if pngs else "") + ".",
-             ""] + table
-    if notes:
-        block += ["", "Not measured this time: " + "; ".join(notes) + "."]
-    block.append(END)
-    print("\n".join(block[3:-1]))
-    if a.readme:
-        with open(a.readme) as f:
-            text = f.read()
-        if BEGIN not in text or END not in text:
-            print(f"bench-report: {a.readme} has no {BEGIN} ... {END} block: not rewritten")
-            return 0
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        with open(a.readme, "w") as f:
-            f.write(head + "\n".join(block) + tail)
-        print(f"bench-report: rewrote the table in {a.readme}")
+            for s in (json.loads(line) for line in f if line.strip()):
+                if s.get("status") != "ok":
+                    print(f"bench-report: {s['name']}: {s['status']} this run; its section "
+                          "shows the result file as it is")
+    doc_dir = os.path.dirname(a.doc) or "."
+    os.makedirs(doc_dir, exist_ok=True)
+    with open(a.doc, "w") as f:
+        f.write("\n".join(page(results, a.results, doc_dir)) + "\n")
+    print(f"bench-report: wrote {a.doc} ({len(results)} result files)")
+    if a.readme and os.path.exists(a.readme):
+        if replace_region(a.readme, BEGIN, END, headline(results)):
+            print(f"bench-report: rewrote the headline figures in {a.readme}")
     return 0
 
 
