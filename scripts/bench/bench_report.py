@@ -112,10 +112,17 @@ def rows_fabric(r):
 def rows_wire(r):
     cmd = "`scripts/bench/bench-wire.sh`"
     ns = r.get("ns_per_pkt", {})
-    return [("build / parse+ICRC of a 4 KiB SRv6 WRITE",
+    rows = [("build / parse+ICRC of a 4 KiB SRv6 WRITE",
              f"{fmt(ns.get('build-data-4k'))} / {fmt(ns.get('parse-data-4k'))} ns",
              f"memcpy 4 KiB {fmt(ns.get('memcpy-4k'))} ns",
              f"ICRC = {fmt(r.get('icrc_over_memcpy'))} x memcpy", "", cmd)]
+    ir = r.get("instructions")  # bench-wire-instructions.json, under callgrind
+    if ir:
+        rows.append(("same, instructions per packet (callgrind: repeatable)",
+                     f"{fmt(ir.get('build-data-4k'))} / {fmt(ir.get('parse-data-4k'))}",
+                     f"memcpy 4 KiB {fmt(ir.get('memcpy-4k'))}",
+                     f"parse without ICRC {fmt(ir.get('parse-data-4k-noicrc'))}", "", cmd))
+    return rows
 
 
 def rows_veth_failover(r):
@@ -414,6 +421,10 @@ def main():
                 results[name] = json.load(f)
         except (OSError, ValueError) as e:
             print(f"bench-report: {path}: unreadable ({e}), left out")
+    extra = os.path.join(a.results, "bench-wire-instructions.json")
+    if "bench-wire" in results and os.path.exists(extra):
+        with open(extra) as f:
+            results["bench-wire"]["instructions"] = json.load(f)
     if a.status and os.path.exists(a.status):
         with open(a.status) as f:
             for s in (json.loads(line) for line in f if line.strip()):
