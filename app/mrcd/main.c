@@ -144,7 +144,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "mrcd: %s\n(see mrcd --help)\n", err);
 		return rc > 0 ? 0 : 2;
 	}
-	if (mrcd_config_load(&d.cfg, d.cli.config, err, sizeof(err)) != 0 ||
+	if (mrcd_config_load_set(
+		    &d.cfg, d.cli.config, d.cli.sets, d.cli.n_sets, err, sizeof(err)) != 0 ||
 		mrcd_cli_apply(&d.cli, &d.cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "mrcd: %s\n", err);
 		return 1;
@@ -152,7 +153,8 @@ main(int argc, char **argv)
 	/* These return the path's length, like snprintf. */
 	rc = mrcd_cli_profile(&d.cli, &d.cfg, profile, sizeof(profile));
 	if (rc < 0 || (size_t)rc >= sizeof(profile) ||
-		mrcd_profile_load(&d.prof, profile, err, sizeof(err)) != 0) {
+		mrcd_profile_load_set(&d.prof, profile, d.cli.profile_sets, d.cli.n_profile_sets,
+			err, sizeof(err)) != 0) {
 		fprintf(stderr, "mrcd: profile: %s\n", err[0] ? err : "path too long");
 		return 1;
 	}
@@ -171,6 +173,8 @@ main(int argc, char **argv)
 	d.n_hosts = d.cfg.daemon.hosts;
 	if (d.cli.check) {
 		mrcd_config_print(stdout, &d.cfg);
+		for (unsigned int i = 0; i < d.cli.n_sets; i++)
+			printf("; --set %s (in the values above)\n", d.cli.sets[i]);
 		printf("; profile %s: pattern %s, ", profile[0] ? profile : "(built-in)",
 			mrcd_pattern_name(d.prof.pattern));
 		if (d.prof.n_mix > 0)

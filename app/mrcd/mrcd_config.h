@@ -184,6 +184,15 @@ void mrcd_config_defaults(struct mrcd_config *cfg);
 int mrcd_config_load(struct mrcd_config *cfg, const char *path, char *err, size_t errlen);
 
 /*
+ * The same with values from the command line over the file's (mrcd --set):
+ * each "<section>.<key>=<value>" is checked like a line of the file, before
+ * the derived values and the cross-checks, and an error names it ("--set:
+ * [transport] mtu = 70000: must be ..."). mrcd_config_load() is this with none.
+ */
+int mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *const *sets,
+	unsigned int n_sets, char *err, size_t errlen);
+
+/*
  * The cross-checks alone (load runs them), for a config changed after
  * loading (command-line overrides). 0 or -EINVAL with `err`.
  */
