@@ -25,6 +25,10 @@
 #                              netns    network namespaces and root (the
 #                                       netns suites run these setups
 #                                       themselves)
+#                              slow     longer than CI gives one block (the
+#                                       whole test suite, a fuzz or
+#                                       sanitizer build: CI runs those as
+#                                       steps of its own)
 #                            the output below lists every such block (file,
 #                            line, reason): it is the one list of them
 #   ```text                  output shown as a sample: never run, nor is a

@@ -23,7 +23,7 @@ import re
 import sys
 
 SHELLS = ("sh", "bash", "shell")
-REASONS = ("nic", "systemd", "cluster", "netns")
+REASONS = ("nic", "systemd", "cluster", "netns", "slow")
 DEFAULT_TIMEOUT_S = 120
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 
