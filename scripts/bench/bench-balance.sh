@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Load balance (issue 6, item 5): Jain's fairness index and max/mean of the
+# Load balance: Jain's fairness index and max/mean of the
 # bytes each plane and each T0 -> T1 link carried in 1 ms windows, 8 QPs
 # from host 0 to host 1 over 8 planes x 4 T1s of 100 Gb/s, spraying (MRC)
 # against ECMP-style pinning ([transport] paths = ecmp: each QP hashed onto

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Failover on the emulated fabric (issue 6, item 3), fake clock:
+# Failover on the emulated fabric, fake clock:
 # test/bench/bench_failover, 8 QP pairs from host 0 to host 1 over 8 planes x
 # 4 T1s of 100 Gb/s, 8 x 64 KiB WRITE-with-immediate in flight per QP (line
 # rate), every byte verified. At 2 ms one fault, each in its own run:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Incast tail (issue 6, item 6): 7:1 incast, 8 hosts x 4 planes of
+# Incast tail: 7:1 incast, 8 hosts x 4 planes of
 # 0.25 Gb/s, hosts 1..7 each writing 256 KiB messages to host 0 with 2 in
 # flight, trimming on ([fabric] trim_kb = 32, [cc] trimming = true) against
 # off (trim_kb = 0: tail drop at the 64 KB queue limit, trimming = false).

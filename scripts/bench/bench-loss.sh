@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Goodput under random loss (issue 6, item 4): 0, 0.1%, 1% and 5% random
+# Goodput under random loss: 0, 0.1%, 1% and 5% random
 # loss on every link of the emulated fabric, in two modes: MRC (paths =
 # spray, reliability = sack) and the reference, plain RoCEv2 RC (paths =
 # ecmp, reliability = gbn: one path, go-back-N). The figure is each mode's

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Datapath packet rate and byte rate per worker core (issue 6, items 1-2):
+# Datapath packet rate and byte rate per worker core:
 # mrcd with two hosts joined back to back over net_ring ports ([ports] mode
 # = loop), both hosts on one worker lcore, WRITE-with-immediate messages in
 # a closed loop both ways (build, ICRC, parse, ICRC check, placement, SACKs,

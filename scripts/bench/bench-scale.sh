@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Scale (issue 6, item 7): memory per idle and per active QP, and 1k, 10k
+# Scale: memory per idle and per active QP, and 1k, 10k
 # and 64k QP pairs on one core with traffic spread over all of them (256
 # pairs in flight at a time, each pair idle -> active -> idle in turn; 4 x
 # 1 KiB packets per message; lib/qp, packets delivered one pass over the

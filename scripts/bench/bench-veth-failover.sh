@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Failover on real kernel links (issue 6, item 3's reference): Linux MPTCP
+# Failover on real kernel links: Linux MPTCP
 # against mrcd on the very same N veth paths, the same black hole, the same
 # receiver-stall definition. Two hosts (network namespaces) are joined by N
 # paths, each through a "switch" namespace (a Linux bridge whose ports tbf

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Goodput under random loss on real kernel links (issue 6, item 4 on veth):
+# Goodput under random loss on real kernel links:
 # the N paths of scripts/netns/veth-paths.sh (a bridge namespace per path, tbf at
 # RATE Mbit/s), an nftables `numgen random mod 1000 < K drop` rule in every
 # path's switch (both directions) for 0.1%, 1% and 5% loss, and three

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 """Datapath packet and byte rate per worker core, each against a reference
-measured in the same run (issue 6, items 1 and 2). Driven by
+measured in the same run. Driven by
 scripts/bench/bench-rate.sh; see there for what is measured.
 
 Every figure divides by the CPU time of the one thread doing the work (the

@@ -4,7 +4,7 @@
 
 /*
  * bench_incast: N:1 incast of real QPs on the emulated fabric under a fake
- * clock (issue 6, item 6; scripts/bench/bench-incast.sh). A measurement, not a
+ * clock. A measurement, not a
  * test: the same seed gives the same run, however loaded the machine is.
  *
  * The network is the daemon's incast benchmark (config/bench/incast.ini):
