@@ -110,6 +110,7 @@ struct mrcd_config {
 		uint16_t workers;
 		uint8_t fabric; /* enum mrcd_fabric_lcore */
 		uint32_t stats_interval_ms;
+		uint32_t pass_delay_us; /* test knob: a slower worker (0: none) */
 	} lcores;
 
 	struct mrcd_cfg_transport {

@@ -191,6 +191,10 @@ static const struct mrcd_ini_key keys[] = {
 		.def = "1", .unit = "lcores",
 		.help = "worker lcores, the ones after the main lcore in the EAL -l list; hosts are "
 			"spread over them round robin, each host on exactly one worker"),
+	KEY("lcores", "pass_delay_us", U32, lcores.pass_delay_us, .min = 0, .max = 100000,
+		.def = "0", .unit = "us",
+		.help = "for tests and benchmarks of slow or busy hosts: each worker pass spins this "
+			"long after its work, as a slower or shared core would; 0 in production"),
 	KEY("lcores", "fabric", ENUM, lcores.fabric, .names = fabric_lcores, .def = "worker",
 		.help = "who polls the emulated fabric: worker 0 between its bursts, or an lcore of "
 			"its own after the workers (one more core)"),

@@ -16,6 +16,7 @@
 
 #include <rte_cycles.h>
 
+#include "mrc_rel_tx.h"
 #include "mrcd_daemon.h"
 
 /* ---- snapshots ---- */
@@ -34,6 +35,9 @@ sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t fro
 		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
 
 		s->retx += c->tx_retx_pkts;
+		s->data_pkts += c->tx_data_pkts;
+		if (mrc_qp_rel_tx(f->qp) != NULL)
+			s->spurious += mrc_qp_rel_tx(f->qp)->stats.spurious;
 		s->nacks += c->rx_nacks;
 		s->ecn_echoes += c->ecn_echoes;
 		s->ev_losses += c->ev_losses;
@@ -100,6 +104,8 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 		}
 	}
 	n.retx = hc->sums.retx;
+	n.data_pkts = hc->sums.data_pkts;
+	n.spurious = hc->sums.spurious;
 	n.nacks = hc->sums.nacks;
 	n.ecn_echoes = hc->sums.ecn_echoes;
 	n.ev_losses = hc->sums.ev_losses;
@@ -171,6 +177,8 @@ totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
 		t->verified_bytes += s.verified_bytes;
 		t->verify_errors += s.verify_errors;
 		t->retx += s.retx;
+		t->data_pkts += s.data_pkts;
+		t->spurious += s.spurious;
 		t->nacks += s.nacks;
 		t->ecn_echoes += s.ecn_echoes;
 		t->ev_losses += s.ev_losses;
@@ -475,11 +483,13 @@ mrcd_summary(const struct mrcd_daemon *d)
 	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
 		t.verified_bytes, t.verify_errors);
 	print_gaps(stdout, d, false);
-	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64
+	printf("  transport: %" PRIu64 " resent (%.3f%% of %" PRIu64 " data packets; %" PRIu64
+	       " of them lost, then acknowledged after all), %" PRIu64 " NACKs, %" PRIu64
 	       " ECN echoes, %" PRIu64 " packets lost on a path; EVs now good %" PRIu64
 	       ", skip %" PRIu64 ", bad %" PRIu64 ", denied %" PRIu64 "\n",
-		t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good, t.ev_skip, t.ev_bad,
-		t.ev_denied);
+		t.retx, t.data_pkts ? 100.0 * (double)t.retx / (double)t.data_pkts : 0.0,
+		t.data_pkts, t.spurious, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good, t.ev_skip,
+		t.ev_bad, t.ev_denied);
 	printf("  workers: %u, %.3f s of CPU (%.0f%% of the run's wall time each); %" PRIu64
 	       " data packets (%" PRIu64 " payload bytes) placed at the receivers here\n",
 		d->n_workers, cpu_ns / 1e9, 100 * cpu_share, rx_pkts, rx_bytes);
@@ -609,9 +619,11 @@ mrcd_summary(const struct mrcd_daemon *d)
 				"\"trk_waits\": %" PRIu64 ",\n",
 				idle_flows, trk_max, trk_waits);
 			fprintf(j,
-				" \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
+				" \"retransmits\": %" PRIu64 ", \"data_pkts_sent\": %" PRIu64
+				", \"spurious_losses\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
-				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
+				t.retx, t.data_pkts, t.spurious, t.nacks, t.ecn_echoes,
+				t.ev_losses);
 			fprintf(j,
 				" \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
 				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n",

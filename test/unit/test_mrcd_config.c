@@ -312,7 +312,7 @@ test_bad_structure(void)
 		"@:3: [transport] mtuu: unknown key", "did you mean mtu?"));
 	MRC_T_RUN(expect_error("key2.ini", "[lcores]\nworker = 2\n", -EINVAL,
 		"@:2: [lcores] worker: unknown key",
-		"allowed: workers, fabric, stats_interval_ms"));
+		"allowed: workers, pass_delay_us, fabric, stats_interval_ms"));
 	MRC_T_RUN(expect_error("rep.ini", "[transport]\nmtu = 4096\nencap = srv6\nmtu = 2048\n",
 		-EINVAL, "@:4: [transport] mtu: key given twice", "first at line 2"));
 	MRC_T_RUN(expect_error("repsec.ini", "[cc]\ntrimming = true\n[daemon]\n[cc]\nqa_gate = 1\n",
