@@ -46,12 +46,43 @@
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 
-static volatile sig_atomic_t signalled;
+static volatile sig_atomic_t signalled, ignored;
 
+/* SIGINT, SIGTERM, SIGQUIT: drain and stop. */
 static void
 on_signal(int sig)
 {
 	signalled = sig;
+}
+
+/* Signals whose default would kill mrcd uncleanly but that mean nothing to
+ * it yet (SIGHUP will mean reload): noted, said by the control loop, ignored. */
+static void
+on_ignored(int sig)
+{
+	ignored = sig;
+}
+
+/* Install the handlers; SIGPIPE (a telemetry client gone) is ignored outright. */
+static int
+catch_signals(void)
+{
+	static const int stop[] = {SIGINT, SIGTERM, SIGQUIT};
+	static const int noted[] = {SIGHUP, SIGUSR1, SIGUSR2};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (unsigned int i = 0; i < RTE_DIM(stop); i++)
+		if (sigaction(stop[i], &sa, NULL) != 0)
+			return -errno;
+	sa.sa_handler = on_ignored;
+	for (unsigned int i = 0; i < RTE_DIM(noted); i++)
+		if (sigaction(noted[i], &sa, NULL) != 0)
+			return -errno;
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGPIPE, &sa, NULL) == 0 ? 0 : -errno;
 }
 
 static bool
@@ -91,6 +122,13 @@ run(struct mrcd_daemon *d)
 			for (unsigned int h = 0; h < d->n_hosts; h++)
 				mrc_shard_refresh_links(d->host[h].rt);
 			next_link = now + d->hz / 1000;
+		}
+		if (ignored) {
+			printf("mrcd: %s: %s; ignored\n", strsignal(ignored),
+				ignored == SIGHUP
+					? "reloading the configuration is not supported yet"
+					: "mrcd has no use for this signal");
+			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
 		mrcd_output_tick(d, &out, now, start);
@@ -226,8 +264,10 @@ main(int argc, char **argv)
 	d.hz = rte_get_tsc_hz();
 	printf("mrcd: runtime dir %s, telemetry socket %s/dpdk_telemetry.v2\n",
 		rte_eal_get_runtime_dir(), rte_eal_get_runtime_dir());
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	if (catch_signals() != 0) {
+		fprintf(stderr, "mrcd: cannot install signal handlers: %s\n", strerror(errno));
+		goto out;
+	}
 
 	/* 3. Pools, fabric, hosts, flows. */
 	for (unsigned int h = 0; h < d.n_hosts; h++)

@@ -254,7 +254,7 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 static int
 lone_free(struct lone *l)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 
 	mrc_shard_free(l->s);
 	while (l->handoff != NULL && rte_ring_dequeue(l->handoff, (void **)&m) == 0)
@@ -274,7 +274,7 @@ put_sample(struct mrc_test_pair *p, struct rte_ring *ring, const char *sample, u
 {
 	static uint8_t bytes[MRC_TEST_MAX_PKT];
 	struct mrc_test_sample ts;
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 	size_t len = 0;
 	char *dst;
 
@@ -328,7 +328,7 @@ hand_off_case(bool with_ring)
 	static struct lone l;
 	struct mrc_shard_snapshot ss;
 	const struct mrc_shard_counters *c;
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 
 	MRC_T_RUN(lone_make(&l, 2, 1, with_ring, false));
 	/* An endpoint request, a packet of shard 0's QP, one for a QP of ours that does not exist.
@@ -541,7 +541,7 @@ test_backlog_after_stall_is_not_loss(void)
 			mrc_shard_iterate(sh[i], p.now, &p.rand);
 	}
 	for (int i = 0; i < 2; i++) {
-		struct rte_mbuf *m;
+		struct rte_mbuf *m = NULL;
 
 		MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
 		mrc_shard_free(sh[i]);
