@@ -32,6 +32,15 @@
  * path delay. A full queue is "no room" to the EV pool, exactly like a port
  * that is down.
  *
+ * The run clock. The shard runs its QPs on the caller's clock less the
+ * time its lcore was away: a gap between two iterations longer than four
+ * typical passes (and than min_stall) is a stall, and what exceeds that
+ * bound is not counted. Packets are stamped, RTTs sampled and timers run
+ * on it, so an lcore that was descheduled for 20 ms (a core shared with
+ * other work) neither sees a 20 ms round trip nor times out what it
+ * simply did not read: to the transport, its host's time away is not the
+ * network's. On a loaded lcore the timers slow with it.
+ *
  * The input horizon. A timer that declares a packet lost must not fire
  * while the answer that would clear it waits in this host's own queues:
  * then it measures the host's delay, not the network's, and on a slow or
@@ -92,6 +101,8 @@
 	X(timer_fires, "events", "QP timers that fired")                                           \
 	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")        \
 	X(requests, "reqs", "requests taken from the request ring")                                \
+	X(stalls, "events",                                                                        \
+		"iterations that came late (the lcore was away): the delay not counted")           \
 	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")
@@ -121,6 +132,8 @@ struct mrc_shard_cfg {
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
 	uint64_t timer_tick_tsc; /* timer wheel tick (0: 1 us) */
+	/* a gap between iterations beyond 4 typical passes and this is a stall (0: 100 us) */
+	uint64_t min_stall_tsc;
 	/* how long the input horizon may be held by queues never emptied (0: 10 ms) */
 	uint64_t max_judge_lag_tsc;
 	/* destinations whose QPs share round-trip state (0: 64; beyond, a QP keeps its own) */

@@ -175,9 +175,33 @@ park(struct mrc_shard *s, struct mrc_shard_slot *sl)
 	s->cnt.trk_parked++;
 }
 
-unsigned int
-mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand)
+/*
+ * The run clock (mrc_shard.h): the caller's clock less the time the lcore
+ * was away. A gap between two iterations longer than four typical passes
+ * (and than min_stall) is a stall: beyond that bound it is not counted.
+ */
+static uint64_t
+run_clock(struct mrc_shard *s, uint64_t wall_tsc)
 {
+	if (s->last_wall_tsc != 0 && wall_tsc > s->last_wall_tsc) {
+		const uint64_t gap = wall_tsc - s->last_wall_tsc;
+		const uint64_t limit = RTE_MAX(s->min_stall_tsc, 4 * s->pass_tsc);
+
+		if (gap > limit) {
+			s->away_tsc += gap - limit;
+			s->cnt.stalls++;
+		} else {
+			s->pass_tsc = (7 * s->pass_tsc + gap) / 8;
+		}
+	}
+	s->last_wall_tsc = wall_tsc;
+	return wall_tsc - s->away_tsc;
+}
+
+unsigned int
+mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
+{
+	const uint64_t now_tsc = run_clock(s, wall_tsc);
 	unsigned int work = 0;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;

@@ -64,7 +64,11 @@ struct mrc_shard {
 	struct mrc_trk_pool *trk;
 	struct mrc_shard_dest *dests; /* open addressing by address hash, max_dests slots */
 	uint32_t max_dests;
-	uint64_t now_tsc;	    /* of the current iteration */
+	uint64_t now_tsc;	    /* of the current iteration, on the run clock */
+	uint64_t last_wall_tsc;	    /* the caller's clock at the previous iteration */
+	uint64_t pass_tsc;	    /* typical gap between iterations (EWMA, stalls left out) */
+	uint64_t away_tsc;	    /* stalls so far: the run clock is the caller's less this */
+	uint64_t min_stall_tsc;	    /* cfg's, 0 replaced */
 	uint64_t judge_tsc;	    /* the input horizon: when timers run (mrc_shard.h) */
 	uint64_t last_iter_tsc;	    /* start of the previous iteration */
 	uint64_t held_since_tsc;    /* first of the iterations in a row that left input, or 0 */
