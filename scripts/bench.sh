@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Every benchmark, one command: runs each scripts/bench-*.sh in turn (the
-# set is discovered, so new ones join by being there), each under a time
-# budget, then gathers results/*.json into results/summary.json, draws
-# results/*.png and rewrites the table between <!-- bench:begin --> and
-# <!-- bench:end --> in README.md (scripts/bench_report.py). Benchmarks
-# measure; a failed or timed-out one is reported and the rest still run.
+# Every benchmark, one command: runs each scripts/bench/bench-*.sh in turn
+# (the set is discovered, so new ones join by being there), each under a
+# time budget; each writes its own results/bench-NAME.json (with the machine
+# it ran on) and plot. Then scripts/bench/bench_report.py writes
+# doc/performance.md from every results/bench-*.json present, and the
+# headline figures between <!-- perf:begin --> and <!-- perf:end --> in
+# README.md (left alone when the markers are absent). Benchmarks measure; a
+# failed or timed-out one is reported and the rest still run.
 # Exit status: 0 when the report was written, even if a benchmark failed.
 #
 # Usage: scripts/bench.sh [--build-dir DIR] [--budget S] [--total S] [--no-readme] [NAME...]
+#        scripts/bench.sh --report-only [--no-readme]
 #   NAME: run only these (wire, qp, rate, ...); the report still covers
 #   every result file present.
-#   --budget S   seconds one benchmark may take (default 300)
-#   --total S    seconds for all of them (default 1500); the rest are skipped
+#   --budget S     seconds one benchmark may take (default 300)
+#   --total S      seconds for all of them (default 1500); the rest are skipped
+#   --report-only  run nothing: regenerate the docs from results/*.json
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=build budget=300 total=1500 readme=1
+build=build budget=300 total=1500 readme=1 report_only=0
 only=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -25,11 +29,22 @@ while [ $# -gt 0 ]; do
 	--budget) budget=${2:?--budget needs seconds}; shift 2 ;;
 	--total) total=${2:?--total needs seconds}; shift 2 ;;
 	--no-readme) readme=0; shift ;;
-	-h|--help) sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--report-only) report_only=1; shift ;;
+	-h|--help) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
 	*) only+=("$1"); shift ;;
 	esac
 done
+report() {
+	local args=(--doc doc/performance.md)
+	[ "$readme" = 1 ] && args+=(--readme README.md)
+	[ -n "${1:-}" ] && args+=(--status "$1")
+	/usr/bin/python3 scripts/bench/bench_report.py "${args[@]}"
+}
+if [ "$report_only" = 1 ]; then
+	report
+	exit
+fi
 for v in "$budget" "$total"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "bench: '$v' is not a number of seconds" >&2; exit 2; }
 done
@@ -42,7 +57,7 @@ mkdir -p results/tmp
 status=results/tmp/status.jsonl
 : > "$status"
 start=$(date +%s)
-scripts=(scripts/bench-*.sh)
+scripts=(scripts/bench/bench-*.sh)
 n=${#scripts[@]} i=0
 for s in "${scripts[@]}"; do
 	name=$(basename "$s" .sh)
@@ -79,6 +94,4 @@ for s in "${scripts[@]}"; do
 	echo "{\"name\": \"$name\", \"status\": \"$st\", \"rc\": $rc, \"seconds\": $dt}" >> "$status"
 done
 echo "bench: all done in $(($(date +%s) - start)) s; writing the report"
-args=(--status "$status")
-[ "$readme" = 1 ] && args+=(--readme README.md)
-/usr/bin/python3 scripts/bench_report.py "${args[@]}"
+report "$status"

@@ -49,8 +49,8 @@ cd "$(dirname "$0")/.."
 
 # What the build, the tests and the tools need. tshark decodes the golden
 # captures; dpdk brings dpdk-telemetry.py; matplotlib draws
-# scripts/plot-timeseries.py's and scripts/bench.sh's charts. dpdk-testpmd,
-# the packet-rate reference of scripts/bench-rate.sh, is in dpdk-dev.
+# scripts/plot/plot.py's charts (the demo's and the benchmarks'). dpdk-testpmd,
+# the packet-rate reference of scripts/bench/bench-rate.sh, is in dpdk-dev.
 packages=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libnuma-dev libpcap-dev
 	python3 python3-matplotlib tshark iproute2)
 if [ "$dev" = 1 ]; then

@@ -5,7 +5,7 @@
 # The one command that runs every test suite: sets up what is missing
 # (scripts/setup.sh), builds, runs `meson test`, and ends with a one-line
 # summary. Extra arguments go to `meson test` (e.g. --suite unit, or a test
-# name). Benchmarks are not tests: see scripts/bench-wire.sh.
+# name). Benchmarks are not tests: see scripts/bench/bench-wire.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
@@ -16,14 +16,5 @@ rc=0
 meson test -C "$build_dir" --print-errorlogs --num-processes 2 "$@" || rc=$?
 
 # One closing line a person (and CI) can read: counts from meson's log.
-/usr/bin/python3 - "$build_dir/meson-logs/testlog.json" <<'PY' || true
-import json, sys
-counts = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line).get("result", "")
-    counts[r] = counts.get(r, 0) + 1
-ok = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
-bad = sum(v for k, v in counts.items() if k in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"))
-print(f"tests: {ok} passed, {bad} failed, {counts.get('SKIP', 0)} skipped")
-PY
+/usr/bin/python3 scripts/lib/test_summary.py "$build_dir/meson-logs/testlog.json" || true
 exit $rc

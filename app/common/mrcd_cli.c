@@ -34,6 +34,7 @@ enum opt_id {
 	OPT_PROFILE,
 	OPT_SCENARIO,
 	OPT_DURATION,
+	OPT_SET,
 	OPT_CHECK,
 	OPT_JSON,
 	OPT_HELP,
@@ -56,6 +57,9 @@ static const struct opt {
 		"fault scenario for the emulated fabric (INI), or none"},
 	[OPT_DURATION] = {NULL, "--duration", "SECONDS", "the config's [daemon] duration_s",
 		"run time, 0..31536000; 0 = until SIGINT or SIGTERM"},
+	[OPT_SET] = {NULL, "--set", "SEC.KEY=VAL", NULL,
+		"a key over the config file's, checked like a line of it;\n"
+		"repeatable; profile.KEY=VALUE sets the traffic profile's"},
 	[OPT_CHECK] = {NULL, "--check", NULL, NULL,
 		"validate all input files, print the config, exit 0 or 1"},
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
@@ -175,6 +179,19 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 				v, DURATION_MAX);
 		c->duration_set = true;
 		return 0;
+	case OPT_SET: {
+		/* The profile's keys go to the profile, the rest to the config. */
+		const bool prof = strncmp(v, "profile.", 8) == 0;
+		unsigned int *n = prof ? &c->n_profile_sets : &c->n_sets;
+
+		if (strchr(v, '=') == NULL)
+			return fail(err, errlen, "%s '%s': must be section.key=value", name, v);
+		if (*n == MRCD_CLI_MAX_SETS)
+			return fail(
+				err, errlen, "%s: more than %u of them", name, MRCD_CLI_MAX_SETS);
+		(prof ? c->profile_sets : c->sets)[(*n)++] = v;
+		return 0;
+	}
 	case OPT_CHECK:
 		c->check = true;
 		return 0;
@@ -211,7 +228,7 @@ parse_own(struct mrcd_cli *c, int argc, char **argv, char *err, size_t errlen)
 				arg);
 		if (id < 0)
 			return fail(err, errlen, "unexpected argument '%s'", arg);
-		if (seen[id])
+		if (seen[id] && id != OPT_SET)
 			return fail(err, errlen, "%s given twice", opts[id].lng);
 		seen[id] = true;
 		if (opts[id].arg != NULL && v == NULL) {
@@ -264,6 +281,10 @@ static const char *const usage_tail[] = {
 #endif
 	".",
 	"The profile and scenario a config names are relative to the config's directory.",
+	"--set takes a key as the config file writes it, after its section and a dot:",
+	"  --set transport.mtu=2048 --set fabric.loss=0.01 --set host.1.mac.p0=02:00:00:00:01:00",
+	"An unknown section or key or a bad value is an error that names it; the last",
+	"--set of a key wins; mrcd --check prints the values in effect.",
 	"",
 	"EAL options mrcd adds when they are not given (yours win):",
 	"  --file-prefix=mrcd_<pid>        its own runtime directory and telemetry socket",
@@ -294,7 +315,15 @@ mrcd_cli_usage(FILE *f, const char *prog)
 
 		snprintf(name, sizeof(name), "%s%s%s%s%s", o->shrt ? o->shrt : "",
 			o->shrt ? ", " : "    ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-22s %s\n", name, o->help);
+		const char *h = o->help;
+
+		/* A help of several lines: the later ones under the first. */
+		while (strchr(h, '\n') != NULL) {
+			fprintf(f, "  %-22s %.*s\n", name, (int)(strchr(h, '\n') - h), h);
+			h = strchr(h, '\n') + 1;
+			name[0] = '\0';
+		}
+		fprintf(f, "  %-22s %s\n", name, h);
 		if (o->def != NULL)
 			fprintf(f, "  %-22s (default: %s)\n", "", o->def);
 	}

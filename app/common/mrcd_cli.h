@@ -18,6 +18,10 @@
  *   --profile FILE      traffic profile (default: the config's [daemon] profile)
  *   --scenario FILE     fault scenario, or none (default: [daemon] scenario)
  *   --duration SECONDS  run time, 0 = until a signal (default: [daemon] duration_s)
+ *   --set SEC.KEY=VAL   a config key over the file's ("transport.mtu=2048",
+ *                       "host.1.t0=0"), checked like a line of the file
+ *                       (mrcd_config_load_set()); repeatable, the last of a
+ *                       key wins; "profile.KEY=VALUE" sets a profile key
  *   --check             validate config, profile and scenario, print the
  *                       effective config, exit 0 (or 1 with the error)
  *   --json FILE         write the summary as JSON too
@@ -64,6 +68,8 @@
 
 #include "mrcd_config.h"
 
+#define MRCD_CLI_MAX_SETS 64 /* --set options at most, of each kind */
+
 struct mrcd_cli {
 	const char *prog;      /* argv[0] */
 	int eal_argc;	       /* the user's EAL arguments: eal_argv[0 .. eal_argc) */
@@ -75,6 +81,10 @@ struct mrcd_cli {
 	char json[PATH_MAX];	 /* "" = no JSON summary */
 	bool duration_set;
 	uint32_t duration_s;
+	const char *sets[MRCD_CLI_MAX_SETS]; /* --set values for the config (into argv) */
+	unsigned int n_sets;
+	const char *profile_sets[MRCD_CLI_MAX_SETS]; /* --set profile.KEY=VALUE */
+	unsigned int n_profile_sets;
 	bool check;
 	uint64_t busy_cpus; /* CPUs other instances poll on (bit n: CPU n); set by the caller */
 	uint64_t extra_mem_bytes; /* the flows' buffers and QPs, added to -m; set by the caller */

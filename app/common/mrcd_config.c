@@ -7,8 +7,9 @@
  * (and by the unit tests).
  *
  * Loading the configuration: defaults from the key table, the file over
- * them (mrcd_ini), the [host.<n>] values derived from the host number where
- * the file is silent, then the cross-checks (mrcd_config_check.c). Work is
+ * them (mrcd_ini), the command line's --set values over the file's, the
+ * [host.<n>] values derived from the host number where neither sets them,
+ * then the cross-checks (mrcd_config_check.c). Work is
  * done on a heap copy so a failed load leaves the caller's struct alone.
  */
 
@@ -104,6 +105,13 @@ mrcd_config_check(const struct mrcd_config *cfg, char *err, size_t errlen)
 int
 mrcd_config_load(struct mrcd_config *cfg, const char *path, char *err, size_t errlen)
 {
+	return mrcd_config_load_set(cfg, path, NULL, 0, err, errlen);
+}
+
+int
+mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *const *sets,
+	unsigned int n_sets, char *err, size_t errlen)
+{
 	struct mrcd_config *tmp;
 	struct mrcd_ini *ini = NULL;
 	char why[200];
@@ -129,6 +137,11 @@ mrcd_config_load(struct mrcd_config *cfg, const char *path, char *err, size_t er
 		return -ENOMEM;
 	}
 	rc = mrcd_ini_open(path, &ini, err, errlen);
+	if (rc != 0)
+		goto out;
+	/* Over the file's values, before anything is derived or checked. */
+	for (unsigned int i = 0; i < n_sets && rc == 0; i++)
+		rc = mrcd_ini_set(ini, &mrcd_config_schema, sets[i], err, errlen);
 	if (rc != 0)
 		goto out;
 	memset(tmp, 0, sizeof(*tmp));

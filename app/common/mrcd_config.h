@@ -110,6 +110,7 @@ struct mrcd_config {
 		uint16_t workers;
 		uint8_t fabric; /* enum mrcd_fabric_lcore */
 		uint32_t stats_interval_ms;
+		uint32_t pass_delay_us; /* test knob: a slower worker (0: none) */
 	} lcores;
 
 	struct mrcd_cfg_transport {
@@ -182,6 +183,15 @@ void mrcd_config_defaults(struct mrcd_config *cfg);
  * `err` names errno's reason), -ENOMEM. On failure *cfg is left unchanged.
  */
 int mrcd_config_load(struct mrcd_config *cfg, const char *path, char *err, size_t errlen);
+
+/*
+ * The same with values from the command line over the file's (mrcd --set):
+ * each "<section>.<key>=<value>" is checked like a line of the file, before
+ * the derived values and the cross-checks, and an error names it ("--set:
+ * [transport] mtu = 70000: must be ..."). mrcd_config_load() is this with none.
+ */
+int mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *const *sets,
+	unsigned int n_sets, char *err, size_t errlen);
 
 /*
  * The cross-checks alone (load runs them), for a config changed after

@@ -191,8 +191,12 @@ static const struct mrcd_ini_key keys[] = {
 	/* ---- [lcores] ---- */
 	KEY("lcores", "workers", U16, lcores.workers, .min = 1, .max = RTE_MAX_LCORE - 2,
 		.def = "1", .unit = "lcores",
-		.help = "worker lcores, the ones after the main lcore in the EAL -l list; QPs are "
-			"spread over them by QP number"),
+		.help = "worker lcores, the ones after the main lcore in the EAL -l list; hosts are "
+			"spread over them round robin, each host on exactly one worker"),
+	KEY("lcores", "pass_delay_us", U32, lcores.pass_delay_us, .min = 0, .max = 100000,
+		.def = "0", .unit = "us",
+		.help = "for tests and benchmarks of slow or busy hosts: each worker pass spins this "
+			"long after its work, as a slower or shared core would; 0 in production"),
 	KEY("lcores", "fabric", ENUM, lcores.fabric, .names = fabric_lcores, .def = "worker",
 		.help = "who polls the emulated fabric: worker 0 between its bursts, or an lcore of "
 			"its own after the workers (one more core)"),
@@ -428,7 +432,7 @@ static const struct mrcd_ini_section sections[] = {
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
-	{"telemetry", "What the stats thread writes while it runs.", 0},
+	{"telemetry", "What the control thread writes while it runs.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,15 @@
 _Static_assert(MRCD_INI_NAME_MAX == CFG_NAME_LEN, "rte_cfgfile name length");
 _Static_assert(MRCD_INI_VALUE_MAX == CFG_VALUE_LEN, "rte_cfgfile value length");
 
-/* One line the pre-scan found: a section header (key "") or a key. */
+/*
+ * One line the pre-scan found: a section header (key "") or a key; or a
+ * value given on the command line (mrcd_ini_set(): `set`, line 0).
+ */
 struct ini_line {
 	char section[MRCD_INI_NAME_MAX];
 	char key[MRCD_INI_NAME_MAX];
 	unsigned int line;
+	bool set;
 };
 
 struct mrcd_ini {
@@ -83,6 +88,7 @@ add_line(struct mrcd_ini *ini, const char *section, const char *key, unsigned in
 	snprintf(l->section, sizeof(l->section), "%s", section);
 	snprintf(l->key, sizeof(l->key), "%s", key);
 	l->line = line;
+	l->set = false;
 	return 0;
 }
 
@@ -434,14 +440,33 @@ find_section(const struct mrcd_ini_schema *s, const char *name, unsigned int *id
 	return NULL;
 }
 
+/*
+ * Where a section (key NULL) or key came from, for messages: "<file>:<line>",
+ * "--set" for a value given on the command line, "<file>" when unknown.
+ */
+static const char *
+where(const struct mrcd_ini *ini, const char *section, const char *key, char *buf, size_t len)
+{
+	const struct ini_line *l = find_line(ini, section, key);
+
+	if (l != NULL && l->set)
+		snprintf(buf, len, "--set");
+	else if (l != NULL && l->line != 0)
+		snprintf(buf, len, "%s:%u", ini->path, l->line);
+	else
+		snprintf(buf, len, "%s", ini != NULL ? ini->path : "");
+	return buf;
+}
+
 static int
 apply_entry(struct mrcd_ini *ini, const struct mrcd_ini_schema *s, void *base,
 	const struct mrcd_ini_section *sec, const char *secname, const unsigned int *sidx,
 	unsigned int sn, const struct rte_cfgfile_entry *e, char *err, size_t errlen)
 {
-	const unsigned int line = mrcd_ini_line(ini, secname, e->name);
 	unsigned int idx[MRCD_INI_MAX_IDX] = {0};
-	char why[200];
+	char why[200], at[PATH_MAX + 16];
+
+	where(ini, secname, e->name, at, sizeof(at));
 
 	for (unsigned int i = 0; i < s->n_keys; i++) {
 		const struct mrcd_ini_key *k = &s->keys[i];
@@ -456,19 +481,17 @@ apply_entry(struct mrcd_ini *ini, const struct mrcd_ini_schema *s, void *base,
 			const struct mrcd_ini_dim *dim = &s->dims[k->idx[d].dim];
 
 			if (idx[d] >= dim->max)
-				return say(err, errlen, "%s:%u: [%s] %s: %s %u: must be 0..%u",
-					ini->path, line, secname, e->name, dim->name, idx[d],
-					dim->max - 1u);
+				return say(err, errlen, "%s: [%s] %s: %s %u: must be 0..%u", at,
+					secname, e->name, dim->name, idx[d], dim->max - 1u);
 		}
 		if (mrcd_ini_parse(k, e->value, mrcd_ini_field(k, base, idx), why, sizeof(why)) !=
 			0)
-			return say(err, errlen, "%s:%u: [%s] %s = %s: %s", ini->path, line, secname,
-				e->name, e->value, why);
+			return say(err, errlen, "%s: [%s] %s = %s: %s", at, secname, e->name,
+				e->value, why);
 		return 0;
 	}
 	allowed(s, sec->name, e->name, why, sizeof(why));
-	return say(err, errlen, "%s:%u: [%s] %s: unknown key (%s)", ini->path, line, secname,
-		e->name, why);
+	return say(err, errlen, "%s: [%s] %s: unknown key (%s)", at, secname, e->name, why);
 }
 
 int
@@ -482,7 +505,7 @@ mrcd_ini_apply(
 	if (n_sec < 0)
 		return say(err, errlen, "%s: rte_cfgfile cannot list its sections", ini->path);
 	for (int i = 0; i < n_sec && rc == 0; i++) {
-		char name[MRCD_INI_NAME_MAX], why[200];
+		char name[MRCD_INI_NAME_MAX], why[200], at[PATH_MAX + 16];
 		unsigned int sidx[MRCD_INI_MAX_IDX] = {0}, sn = 0;
 		const struct mrcd_ini_section *sec;
 		int n;
@@ -496,14 +519,14 @@ mrcd_ini_apply(
 		sec = find_section(s, name, sidx, &sn);
 		if (sec == NULL) {
 			allowed(s, NULL, name, why, sizeof(why));
-			rc = say(err, errlen, "%s:%u: [%s]: unknown section (%s)", ini->path,
-				mrcd_ini_line(ini, name, NULL), name, why);
+			rc = say(err, errlen, "%s: [%s]: unknown section (%s)",
+				where(ini, name, NULL, at, sizeof(at)), name, why);
 			break;
 		}
 		if (sn > 0 && sidx[0] >= s->dims[sec->dim].max) {
-			rc = say(err, errlen, "%s:%u: [%s]: %s %u: must be 0..%u", ini->path,
-				mrcd_ini_line(ini, name, NULL), name, s->dims[sec->dim].name,
-				sidx[0], s->dims[sec->dim].max - 1u);
+			rc = say(err, errlen, "%s: [%s]: %s %u: must be 0..%u",
+				where(ini, name, NULL, at, sizeof(at)), name,
+				s->dims[sec->dim].name, sidx[0], s->dims[sec->dim].max - 1u);
 			break;
 		}
 		n = rte_cfgfile_section_num_entries_by_index(ini->cf, name, i);
@@ -519,6 +542,128 @@ mrcd_ini_apply(
 	}
 	free(e);
 	return rc;
+}
+
+/* ---- values from the command line ---- */
+
+int
+mrcd_ini_new(const char *origin, struct mrcd_ini **out, char *err, size_t errlen)
+{
+	struct mrcd_ini *ini = calloc(1, sizeof(*ini));
+
+	*out = NULL;
+	if (ini == NULL || (ini->path = strdup(origin != NULL ? origin : "")) == NULL ||
+		(ini->cf = rte_cfgfile_create(0)) == NULL) {
+		mrcd_ini_close(ini);
+		say(err, errlen, "%s: out of memory", origin != NULL ? origin : "");
+		return -ENOMEM;
+	}
+	*out = ini;
+	return 0;
+}
+
+/*
+ * Split "<section>.<key>" where both may hold dots ("host.0.mac.p3"): the
+ * first split whose section and key are both in the table; else the first
+ * whose section is (*sec set, key unknown); else none (*sec NULL).
+ */
+static bool
+split_name(const struct mrcd_ini_schema *s, const char *name, char *section, char *key,
+	const struct mrcd_ini_section **sec)
+{
+	char first_sec[MRCD_INI_NAME_MAX] = "", first_key[MRCD_INI_NAME_MAX] = "";
+
+	*sec = NULL;
+	for (const char *dot = strchr(name, '.'); dot != NULL; dot = strchr(dot + 1, '.')) {
+		const size_t n = (size_t)(dot - name);
+		unsigned int idx[MRCD_INI_MAX_IDX], k = 0;
+		const struct mrcd_ini_section *found;
+
+		if (n == 0 || n >= MRCD_INI_NAME_MAX || strlen(dot + 1) >= MRCD_INI_NAME_MAX)
+			continue;
+		snprintf(section, MRCD_INI_NAME_MAX, "%.*s", (int)n, name);
+		snprintf(key, MRCD_INI_NAME_MAX, "%s", dot + 1);
+		found = find_section(s, section, idx, &k);
+		if (found == NULL)
+			continue;
+		if (mrcd_ini_find(s, section, key, idx) != NULL) {
+			*sec = found;
+			return true;
+		}
+		if (*sec == NULL) {
+			*sec = found;
+			snprintf(first_sec, sizeof(first_sec), "%s", section);
+			snprintf(first_key, sizeof(first_key), "%s", key);
+		}
+	}
+	snprintf(section, MRCD_INI_NAME_MAX, "%s", first_sec);
+	snprintf(key, MRCD_INI_NAME_MAX, "%s", first_key);
+	return false;
+}
+
+int
+mrcd_ini_set(struct mrcd_ini *ini, const struct mrcd_ini_schema *s, const char *assignment,
+	char *err, size_t errlen)
+{
+	char name[2 * MRCD_INI_NAME_MAX], section[MRCD_INI_NAME_MAX], key[MRCD_INI_NAME_MAX];
+	char why[200];
+	const struct mrcd_ini_section *sec;
+	const char *eq = strchr(assignment, '='), *value;
+	struct ini_line *l;
+	int rc;
+
+	if (eq == NULL || eq == assignment || (size_t)(eq - assignment) >= sizeof(name))
+		return say(err, errlen, "--set %s: not section.key=value", assignment);
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - assignment), assignment);
+	value = eq + 1;
+	if (*value == '\0')
+		return say(err, errlen, "--set %s: empty value", assignment);
+	if (strlen(value) >= MRCD_INI_VALUE_MAX)
+		return say(err, errlen, "--set %s: value longer than %d characters", name,
+			MRCD_INI_VALUE_MAX - 1);
+	/* A file cannot hold them either: the effective config must load again. */
+	if (strchr(value, ';') != NULL || strchr(value, '\n') != NULL ||
+		isspace((unsigned char)value[0]) ||
+		isspace((unsigned char)value[strlen(value) - 1]))
+		return say(err, errlen,
+			"--set %s: a value holds no ';', no newline and no blank at either end",
+			assignment);
+	if (!split_name(s, name, section, key, &sec)) {
+		if (sec == NULL) {
+			const char *dot = strchr(name, '.');
+
+			if (dot == NULL)
+				return say(
+					err, errlen, "--set %s: not section.key=value", assignment);
+			snprintf(section, sizeof(section), "%.*s", (int)(dot - name), name);
+			allowed(s, NULL, section, why, sizeof(why));
+			return say(err, errlen, "--set %s: unknown section [%s] (%s)", assignment,
+				section, why);
+		}
+		allowed(s, sec->name, key, why, sizeof(why));
+		return say(err, errlen, "--set %s: [%s] %s: unknown key (%s)", assignment, section,
+			key, why);
+	}
+	if (!rte_cfgfile_has_section(ini->cf, section)) {
+		if (rte_cfgfile_add_section(ini->cf, section) != 0 ||
+			add_line(ini, section, "", 0) != 0)
+			return say(err, errlen, "--set %s: out of memory", assignment);
+		ini->lines[ini->n_lines - 1].set = true;
+	}
+	if (rte_cfgfile_has_entry(ini->cf, section, key))
+		rc = rte_cfgfile_set_entry(ini->cf, section, key, value);
+	else
+		rc = rte_cfgfile_add_entry(ini->cf, section, key, value);
+	if (rc != 0)
+		return say(err, errlen, "--set %s: rte_cfgfile refused it (%d)", assignment, rc);
+	l = (struct ini_line *)(uintptr_t)find_line(ini, section, key);
+	if (l == NULL) {
+		if (add_line(ini, section, key, 0) != 0)
+			return say(err, errlen, "--set %s: out of memory", assignment);
+		l = &ini->lines[ini->n_lines - 1];
+	}
+	l->set = true;
+	return 0;
 }
 
 /* ---- errors for cross-checks ---- */
@@ -559,6 +704,14 @@ mrcd_ini_error(const struct mrcd_ini *ini, const char *origin, const struct mrcd
 	}
 	if (line == 0)
 		line = mrcd_ini_line(ini, section, NULL);
+	{
+		const struct ini_line *l = find_line(ini, section, key != NULL ? key : "");
+
+		if (l != NULL && l->set) {
+			path = "--set";
+			line = 0;
+		}
+	}
 	if (line != 0)
 		snprintf(where, sizeof(where), ":%u", line);
 	if (key != NULL)

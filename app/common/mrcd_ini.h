@@ -158,6 +158,24 @@ void mrcd_ini_defaults(const struct mrcd_ini_schema *s, void *base);
 int mrcd_ini_apply(struct mrcd_ini *ini, const struct mrcd_ini_schema *s, void *base, char *err,
 	size_t errlen);
 
+/*
+ * An empty file named `origin` in messages, for values that come only from
+ * mrcd_ini_set(). 0 or -ENOMEM.
+ */
+int mrcd_ini_new(const char *origin, struct mrcd_ini **out, char *err, size_t errlen);
+
+/*
+ * A value from the command line, "<section>.<key>=<value>" (section and key
+ * as a file writes them: "transport.mtu=2048", "host.1.mac.p3=..."), over
+ * what the file says; mrcd_ini_apply() then checks and stores it like a
+ * line of the file, and messages about it say "--set" instead of a line.
+ * The last of several for one key wins. 0, or -EINVAL naming it: not
+ * section.key=value, an unknown section or key, an empty value or one a
+ * file could not hold (';', blanks at either end).
+ */
+int mrcd_ini_set(struct mrcd_ini *ini, const struct mrcd_ini_schema *s, const char *assignment,
+	char *err, size_t errlen);
+
 /* Line of [section] (key NULL) or of its key; 0 when the file has no such thing. */
 unsigned int mrcd_ini_line(const struct mrcd_ini *ini, const char *section, const char *key);
 

@@ -60,9 +60,8 @@ main(int argc, char **argv)
 	/* 2. The EAL, on CPUs no other instance polls on. */
 	if (mrcd_eal_start(&d) != 0)
 		return 1;
-	if (mrcd_claim_pollers(&d) != 0)
+	if (mrcd_claim_pollers(&d) != 0 || mrcd_signals_catch() != 0)
 		goto stop_eal;
-	mrcd_signals_catch();
 
 	/* 3. Each host's mbuf pools; the network its ports are on, and its faults. */
 	if (mrcd_make_all_pools(&d) != 0)

@@ -56,6 +56,7 @@ enum mrcd_phase { MRCD_RUN = 0, MRCD_DRAIN, MRCD_EXIT };
 /* Sums over a host's sending QPs of what only the QPs count (mrcd_snapshot_publish). */
 struct mrcd_qp_sums {
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
+	uint64_t data_pkts, spurious; /* first transmissions; losses later acknowledged */
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 };
 
@@ -121,6 +122,7 @@ struct mrcd_snapshot {
 	uint64_t posted, completed, failed;
 	uint64_t sent_bytes, verified_bytes, verify_errors;
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
+	uint64_t data_pkts, spurious;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 	uint64_t rejects; /* packets the parser refused */
 	bool stopping;	  /* the worker had seen the drain begin: it posts no more */

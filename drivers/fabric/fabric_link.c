@@ -23,12 +23,13 @@
  * preempted in reality; here the header starts at once and the data pays
  * (see mrc_fabric.h "Not modelled").
  *
- * Trimming (protocol.md 1.13): the parse (without ICRC check: switches do
- * not check it) finds where the payload starts; everything from there is
- * cut, the outermost IPv6 payload length is set to what is left and its
- * DSCP to trimmed or trimmed_lasthop. The inner IPv6 and UDP lengths keep
- * describing the packet as sent, which is how lib/wire's parser knows a
- * trimmed packet from a truncated one (mrc_wire_parse.c check_len).
+ * Trimming (doc/protocol.md, "Traffic classes, DSCP and trimming"): the parse
+ * (without ICRC check: switches do not check it) finds where the payload
+ * starts; everything from there is cut, the outermost IPv6 payload length is
+ * set to what is left and its DSCP to trimmed or trimmed_lasthop. The inner
+ * IPv6 and UDP lengths keep describing the packet as sent, which is how
+ * lib/wire's parser knows a trimmed packet from a truncated one
+ * (mrc_wire_parse.c check_len).
  */
 
 #include <rte_mbuf.h>

@@ -4,7 +4,7 @@
 
 /*
  * A switch: a router with a static FIB, doing RFC 9800 NEXT-C-SID End for
- * its own uSID (LBL 32, LNFL 16: "F3216", protocol.md 1.18 and 3.8).
+ * its own uSID (LBL 32, LNFL 16: "F3216", doc/protocol.md "SRv6 addressing plan").
  *
  * The FIB lookup is on the active uSID, DA bits 32..47, after the block
  * has been checked: the uSID's plane nibble must be this switch's plane,
@@ -189,8 +189,9 @@ route_srv6(struct mrc_fabric *fab, struct fab_switch *sw, struct fab_item *it)
 }
 
 /*
- * ECMP on the EV: hash the UDP source port and the flow label (the two
- * fields the EV is striped across, protocol.md 1.4) into one of n T1s.
+ * ECMP on the EV: hash the UDP source port and the flow label (the two fields
+ * the EV is striped across, doc/protocol.md "Where the EV travels") into one
+ * of n T1s.
  */
 static inline unsigned int
 ecmp_pick(const struct fab_item *it, const uint8_t *ip, unsigned int n)

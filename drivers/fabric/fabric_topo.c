@@ -7,8 +7,8 @@
  * switches, links and ports (fabric_priv.h), the static forwarding tables,
  * create and free, and the read-only getters.
  *
- * The FIB is what protocol.md 1.18 calls "effectively a /48 route per next
- * uSID", installed once and never changed: every switch knows its own uSID
+ * The FIB is a /48 route per next uSID (doc/protocol.md, "SRv6 addressing
+ * plan"), installed once and never changed: every switch knows its own uSID
  * (a local SID) and the uSIDs one hop away. Because every uSID is
  * plane | tier | index, a table per switch indexed by (tier, index) holds
  * exactly those routes; the switch checks the plane nibble itself. A

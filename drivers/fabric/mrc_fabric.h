@@ -6,8 +6,9 @@
 
 /**
  * @file
- * The emulated multi-plane fabric (design.md section 1; protocol.md 1.2,
- * 1.13, 1.18): a two-tier Clos per plane, behind ordinary ethdev ports.
+ * The emulated multi-plane fabric (doc/architecture.md, "The emulated
+ * fabric"; doc/protocol.md, "Traffic classes, DSCP and trimming" and "SRv6
+ * addressing plan"): a two-tier Clos per plane, behind ordinary ethdev ports.
  *
  * Hosts see NICs. Every (host, plane) attachment is a net_ring ethdev port
  * made with rte_eth_from_rings() over two rings the fabric owns: the port's
@@ -255,11 +256,12 @@ uint64_t mrc_fabric_next_event_tsc(const struct mrc_fabric *fab);
 unsigned int mrc_fabric_in_flight(const struct mrc_fabric *fab);
 
 /**
- * Bytes `host`'s NIC port on `plane` has yet to serialise (its HOST_UP
- * link's data backlog) at the fabric's latest time, not counting packets
- * still in the port's tx ring: what a NIC knows of its own tx queue, so a
- * sender can pick only planes whose port has tx room (protocol.md,
- * GetSendParams(free_ports)). 0 for a host or plane out of range.
+ * Bytes `host`'s NIC port on `plane` has yet to serialise (its HOST_UP link's
+ * data backlog) at the fabric's latest time, not counting packets still in
+ * the port's tx ring: what a NIC knows of its own tx queue, so a sender can
+ * pick only planes whose port has tx room (doc/protocol.md, "Picking";
+ * doc/architecture.md, "NIC transmit room"). 0 for a host or plane out of
+ * range.
  */
 uint64_t mrc_fabric_tx_backlog(const struct mrc_fabric *fab, unsigned int host, unsigned int plane);
 /* The same with the fabric as `const void *`: the engine's tx backlog source

@@ -63,7 +63,8 @@
  * What an algorithm is configured with; given once at init. The first five
  * fields describe the network and are required (non-zero, except the bool);
  * every other field is an override where 0 means "the UEC 1.0.3 default"
- * (protocol.md 1.16, Table 3-82), derived from the first five.
+ * (UEC 1.0.3 Table 3-82; doc/protocol.md, "Congestion control"), derived
+ * from the first five.
  *
  * Fixed-point ratios are per-mille (_pm): 800 means 0.8.
  */
@@ -141,7 +142,7 @@ struct mrc_cc_ack {
 	/*
 	 * The acked packet carried an ECN echo: SACK M == SKIP_ONCE. The QP sets
 	 * it for ALWAYS_SKIP too (the responder's "persistently bad path"
-	 * verdict, reached through marks as far as protocol.md 1.8 tells); what
+	 * verdict, reached through marks as far as public descriptions tell); what
 	 * to do with the EV is the EV layer's business either way.
 	 */
 	bool ecn;

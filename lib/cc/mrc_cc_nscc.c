@@ -4,8 +4,8 @@
 
 /*
  * NSCC, "uet-1.0-nscc": UET 1.0's Network Signal-based Congestion Control,
- * MRC's default algorithm (protocol.md 1.16; defaults from UEC 1.0.3
- * Table 3-82 as transcribed there).
+ * MRC's default algorithm (doc/protocol.md, "Congestion control"; defaults
+ * from UEC 1.0.3 Table 3-82).
  *
  * What it controls
  * ----------------
@@ -112,7 +112,7 @@
  * ------------------------------------------
  * In MRC, ECN first moves traffic to another EV (the SACK says SKIP for that
  * EV; the QP layer does it); only widespread congestion should cut the rate
- * (protocol.md 1.16). So NSCC counts acks and marked acks over the current
+ * (doc/protocol.md, "Congestion control"). So NSCC counts acks and marked acks over the current
  * and the previous adjust period (a period with fewer than 8 acks is merged
  * into the next one), and a marked ack counts as marked for the quadrant
  * decision only when more than ecn_widespread_pct (default 25%) of those
@@ -124,7 +124,8 @@
  *
  * MRC: last-hop incast (no ECN on the last hop, no RCCC)
  * ------------------------------------------------------
- * The last hop marks nothing (protocol.md 1.13), so in an incast plain NSCC
+ * The last hop marks nothing (doc/protocol.md, "Traffic classes, DSCP and
+ * trimming"), so in an incast plain NSCC
  * sees only delay above target (fair increase, 5 MTU x a per flow per RTT:
  * with 7 flows about a BDP per RTT), trims (cwnd -= pkt: an additive
  * decrease, which keeps flows as unequal as they are) and quick adapt,

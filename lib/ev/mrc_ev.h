@@ -7,7 +7,7 @@
 /**
  * @file
  * The per-QP entropy-value (EV) pool: which path the next packet takes
- * (protocol.md 1.4, 1.14, 1.17).
+ * (doc/protocol.md, "EV lifecycle" and "Where the EV travels").
  *
  * What an EV is. A 32-bit value a requester stamps on each packet (UDP
  * source port + flow label, lib/wire). In SRv6 mode it also names the path:
@@ -31,13 +31,13 @@
  *
  * A slot is a position, not an EV: when an active EV fails, it trades slots
  * with a GOOD backup EV of the same plane, so each plane keeps exactly A
- * active slots and plane loading stays equal (protocol.md 1.14: an unequal
- * split looks like incast to the destinations). Hold EV values, not slots,
- * across time (the QP records the EV it sent each packet on, it is on the
- * wire anyway) and turn an echoed EV back into its current slot with
+ * active slots and plane loading stays equal (doc/protocol.md, "The pool": an
+ * unequal split looks like incast to the destinations). Hold EV values, not
+ * slots, across time (the QP records the EV it sent each packet on, it is on
+ * the wire anyway) and turn an echoed EV back into its current slot with
  * mrc_ev_find() when feedback arrives.
  *
- * Per-EV state and the lifecycle (protocol.md 1.14 table):
+ * Per-EV state and the lifecycle (doc/protocol.md, "States"):
  *
  *                    SACK M=SKIP_ONCE (ECN), NACK TRIMMED
  *          +------+ -------------------------------------> +------+
@@ -58,7 +58,8 @@
  *        any --- controller deny ---> DENIED --- controller allow ---> GOOD
  *
  * - GOOD: sendable. SKIP: usable but not sent on until its rotation ends
- *   (mild congestion moves traffic to another path; protocol.md 1.16).
+ *   (mild congestion moves traffic to another path; doc/protocol.md,
+ *   "Congestion control").
  * - ASSUMED_BAD: out of rotation; probed in the background (mrc_ev_probe_due)
  *   and re-admitted after probe_good_needed good answers in a row.
  * - DENIED: set by the control plane; never recovers by itself.
@@ -90,12 +91,12 @@
  * plane revives the plane: it is probed EV by EV again and its EVs are
  * re-admitted as usual.
  *
- * Floor (ev_min_active, protocol.md 1.14, Linux MPTCP's "mark a path failed
- * only while another usable one exists"): a loss or ALWAYS_SKIP that would
- * leave fewer than ev_min_active usable (GOOD or SKIP) active EVs is counted
- * in floor_holds and ignored. Losses that a backup absorbs never hit the
- * floor, since the usable count does not change. The controller (deny) is
- * not subject to the floor.
+ * Floor (ev_min_active, doc/protocol.md "Retiring, replacing, probing", Linux
+ * MPTCP's "mark a path failed only while another usable one exists"): a loss
+ * or ALWAYS_SKIP that would leave fewer than ev_min_active usable (GOOD or
+ * SKIP) active EVs is counted in floor_holds and ignored. Losses that a
+ * backup absorbs never hit the floor, since the usable count does not change.
+ * The controller (deny) is not subject to the floor.
  *
  * Picking (mrc_ev_pick): a permutation of the active slots is walked by a
  * cursor; each call returns the next GOOD slot whose plane bit is set in the
@@ -180,7 +181,10 @@
 #include "mrc_rand.h"
 #include "mrc_wire.h"
 
-/** Planes a pool may span (NIC ports; protocol.md 1.2: 4 or 8). */
+/**
+ * Planes a pool may span (NIC ports: 4 or 8 in deployed clusters; the
+ * addressing plan of doc/protocol.md encodes up to 8).
+ */
 #define MRC_EV_MAX_PLANES 8
 /** Most EVs (active + backup) in one pool. */
 #define MRC_EV_MAX_EVS 4096
@@ -291,7 +295,7 @@ void mrc_ev_cfg_default(struct mrc_ev_cfg *cfg, uint8_t n_planes, uint64_t tsc_h
  */
 int mrc_ev_cfg_check(const struct mrc_ev_cfg *cfg, const char **why);
 
-/** EV states (protocol.md 1.14). Values fit in 2 bits. */
+/** EV states (doc/protocol.md, "States"). Values fit in 2 bits. */
 enum mrc_ev_state {
 	MRC_EV_GOOD = 0,	/**< in rotation */
 	MRC_EV_SKIP = 1,	/**< usable, sits out until its rotation ends */
@@ -432,7 +436,7 @@ struct mrc_ev_pool {
 	uint8_t probe_shift;			   /**< backoff of the per-EV probe rounds */
 	uint8_t dead_plane_mask;		   /**< planes declared dead */
 	uint8_t dead_probe_shift;		   /**< backoff of the dead-plane probe rounds */
-	uint8_t dead_probe_pending;		   /**< dead planes still to probe this round */
+	uint8_t dead_probe_pending;		   /**< dead planes yet to probe in this pass */
 	uint8_t loss_run[MRC_EV_MAX_PLANES];	   /**< EVs lost in a row, no SACK since */
 	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
 	uint64_t dead_probe_end_tsc;		   /**< end of the last dead-plane round */

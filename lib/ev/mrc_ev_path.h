@@ -6,7 +6,7 @@
 
 /**
  * @file
- * EV -> SRv6 uSID path (protocol.md 1.18).
+ * EV -> SRv6 uSID path (doc/protocol.md, "SRv6 addressing plan").
  *
  * MRC keeps no per-path addresses: at QP start the destination selects a
  * row template (which T0 we hang off, which T0 and host port the destination

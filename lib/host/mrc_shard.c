@@ -27,7 +27,7 @@ static void
 qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t now_tsc)
 {
 	struct mrc_shard_slot *sl = arg;
-	uint64_t next = mrc_qp_poll(sl->qp, now_tsc);
+	uint64_t next = mrc_shard_poll_qp(sl->shard, sl->qp, now_tsc);
 
 	sl->shard->cnt.timer_fires++;
 	sl->armed_tsc = next;
@@ -65,7 +65,11 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		(size_t)cfg->max_qps * sizeof(*s->parked), RTE_CACHE_LINE_SIZE, cfg->socket);
 	/* 4096 ticks of 1 us: a rotation covers the packet timeouts; longer timers wrap. */
 	s->wheel = mrc_timer_wheel_create(4096, tick, now_tsc, cfg->socket);
-	if (s->qps == NULL || s->busy == NULL || s->parked == NULL || s->wheel == NULL)
+	s->max_dests = cfg->max_dests ? cfg->max_dests : 64;
+	s->dests = rte_zmalloc_socket("mrc_shard_dests", (size_t)s->max_dests * sizeof(*s->dests),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
+	if (s->qps == NULL || s->busy == NULL || s->parked == NULL || s->wheel == NULL ||
+		s->dests == NULL)
 		goto nomem;
 	if (cfg->trk_blocks > 0) {
 		s->trk = mrc_trk_pool_create(cfg->trk_blocks, cfg->trk_block_bytes, cfg->socket);
@@ -73,13 +77,16 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 			goto nomem;
 	}
 	s->port_mask = (1u << cfg->n_planes) - 1;
-	s->now_tsc = now_tsc;
+	s->now_tsc = s->judge_tsc = s->last_iter_tsc = now_tsc;
+	s->max_judge_lag_tsc = cfg->max_judge_lag_tsc ? cfg->max_judge_lag_tsc : cfg->tsc_hz / 100;
+	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 10000;
 	return s;
 nomem:
 	if (s != NULL) {
 		rte_free(s->qps);
 		rte_free(s->busy);
 		rte_free(s->parked);
+		rte_free(s->dests);
 		mrc_timer_wheel_free(s->wheel);
 	}
 	rte_free(s);
@@ -99,6 +106,7 @@ mrc_shard_free(struct mrc_shard *s)
 	rte_free(s->qps);
 	rte_free(s->busy);
 	rte_free(s->parked);
+	rte_free(s->dests);
 	rte_free(s);
 }
 
@@ -118,9 +126,47 @@ mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn)
 	return mrc_shard_slot_of((struct mrc_shard *)(uintptr_t)s, qpn) != NULL;
 }
 
+/* The destination slot of `ip`: its own, a free one (insert), or NULL (absent, or full). */
+static struct mrc_shard_dest *
+dest_find(const struct mrc_shard *s, const uint8_t *ip, bool insert)
+{
+	uint32_t h = 2166136261u; /* FNV-1a over the address */
+
+	for (unsigned int k = 0; k < 16; k++)
+		h = (h ^ ip[k]) * 16777619u;
+	for (uint32_t n = 0; n < s->max_dests; n++) {
+		struct mrc_shard_dest *d = &s->dests[(h + n) % s->max_dests];
+
+		if (d->used && memcmp(d->ip, ip, 16) == 0)
+			return d;
+		if (!d->used) {
+			if (!insert)
+				return NULL;
+			memcpy(d->ip, ip, 16);
+			d->used = true;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+int
+mrc_shard_dest_rtt(
+	const struct mrc_shard *s, const uint8_t *ip, uint64_t *srtt_tsc, uint64_t *samples)
+{
+	const struct mrc_shard_dest *d = dest_find(s, ip, false);
+
+	if (d == NULL)
+		return -ENOENT;
+	*srtt_tsc = d->rtt.srtt_tsc;
+	*samples = d->rtt.samples;
+	return 0;
+}
+
 int
 mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 {
+	struct mrc_shard_dest *d;
 	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, mrc_qp_qpn(qp));
 
 	if (sl == NULL)
@@ -132,7 +178,12 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	mrc_timer_init(&sl->timer, qp_timer_cb, sl);
 	sl->armed_tsc = UINT64_MAX;
 	mrc_qp_set_wake(qp, qp_wake, sl);
-	s->now_tsc = now_tsc;
+	d = dest_find(s, mrc_qp_peer_ip(qp), true);
+	if (d == NULL)
+		s->cnt.dests_full++;
+	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
+	if (now_tsc > s->now_tsc)
+		s->now_tsc = s->judge_tsc = now_tsc;
 	mrc_shard_rearm(s, sl);
 	mrc_shard_mark_busy(s, sl);
 	s->n_qps++;
@@ -148,6 +199,7 @@ mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
 		return -ENOENT;
 	mrc_timer_cancel(s->wheel, &sl->timer);
 	mrc_qp_set_wake(qp, NULL, NULL);
+	mrc_qp_set_rtt_share(qp, NULL); /* it may outlive the shard */
 	/* A busy- or parked-list entry for the slot is skipped when it comes up. */
 	sl->qp = NULL;
 	s->n_qps--;

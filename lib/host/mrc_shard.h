@@ -13,12 +13,14 @@
  *
  * One iteration (mrc_shard_iterate):
  *   requests (QP add/remove from other threads, through a ring)
- *   -> rx burst on every plane port -> parse (drops counted by reason)
+ *   -> rx bursts on every plane port until its queue is empty (at most
+ *      MRC_SHARD_RX_BURSTS) -> parse (drops counted by reason)
  *   -> packets the shard does not own (QPN 2, another shard's QPs) to the
  *      hand-off ring
  *   -> QP input, SACKs and NACKs before data, so windows open before the
  *      new data they admit is accounted
- *   -> timers: the QPs whose deadline is due (a hashed timer wheel)
+ *   -> timers: the QPs whose deadline is due (a hashed timer wheel); losses
+ *      are judged at the shard's input horizon (below)
  *   -> QP output, busy QPs only, round robin (each sends control answers,
  *      resends, probes, then new data) -> tx burst per plane port.
  * What a port does not take stays staged for the next iteration, and that
@@ -30,6 +32,31 @@
  * path delay. A full queue is "no room" to the EV pool, exactly like a port
  * that is down.
  *
+ * The run clock. The shard runs its QPs on the caller's clock less the
+ * time its lcore was away: a gap between two iterations longer than four
+ * typical passes (and than min_stall) is a stall, and what exceeds that
+ * bound is not counted. Packets are stamped, RTTs sampled and timers run
+ * on it, so an lcore that was descheduled for 20 ms (a core shared with
+ * other work) neither sees a 20 ms round trip nor times out what it
+ * simply did not read: to the transport, its host's time away is not the
+ * network's. On a loaded lcore the timers slow with it.
+ *
+ * The input horizon. A timer that declares a packet lost must not fire
+ * while the answer that would clear it waits in this host's own queues:
+ * then it measures the host's delay, not the network's, and on a slow or
+ * busy core the resends it makes add load that delays answers further.
+ * So the timers that declare losses judge at the start time of the
+ * previous iteration (the responders' SACK timers run at the clock, so
+ * answers are not held back), provided this
+ * one emptied every rx queue: by then everything that arrived before it
+ * has been read, and every other shard polled on the same lcore (the peer
+ * of a loop or emulated-fabric host) has had a whole pass too. While the
+ * queues cannot be emptied, the horizon stays where it was, for at most
+ * max_judge_lag of iterations in a row (a shard that can never keep up
+ * still detects losses). A stall between two iterations (the lcore was
+ * descheduled) moves it only once the queues are read again. Packets are
+ * stamped, and RTT sampled, at the real time.
+ *
  * Ownership (who writes, who reads):
  *   - everything in a shard belongs to the lcore that iterates it (the
  *     owner); other threads reach it only through the request ring, the
@@ -38,6 +65,8 @@
  *     hears of a peer's), read by the owner each iteration;
  *   - the snapshot: written by the owner (mrc_shard_publish), read by anyone
  *     (mrc_shard_snapshot), consistent through a sequence counter;
+ *   - round-trip state is shared by the shard's QPs to one destination
+ *     (per (worker, destination), so never between lcores);
  *   - completions leave through each QP's own CQ (the per-QP sink, given
  *     when the QP is created), packets it does not own through the hand-off
  *     ring (single producer: the owner).
@@ -56,20 +85,27 @@
 
 #define MRC_SHARD_MAX_PLANES 8
 #define MRC_SHARD_BURST	     32
+/* rx bursts per plane per iteration at most: the queue is read until empty or this. */
+#define MRC_SHARD_RX_BURSTS 8
 
-#define MRC_SHARD_COUNTERS(X)                                                                     \
-	X(iterations, "loops", "iterations of the shard's loop")                                  \
-	X(rx_pkts, "pkts", "packets received on the shard's queues")                              \
-	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist") \
-	X(rx_handoff, "pkts", "packets handed off: endpoint requests (QPN 2), other shards' QPs") \
-	X(rx_handoff_drops, "pkts",                                                               \
-		"packets to hand off dropped: no hand-off ring, or it was full")                  \
-	X(tx_pkts, "pkts", "packets the ports accepted")                                          \
-	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                \
-	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")          \
-	X(timer_fires, "events", "QP timers that fired")                                          \
-	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")       \
-	X(requests, "reqs", "requests taken from the request ring")
+#define MRC_SHARD_COUNTERS(X)                                                                      \
+	X(iterations, "loops", "iterations of the shard's loop")                                   \
+	X(rx_pkts, "pkts", "packets received on the shard's queues")                               \
+	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist")  \
+	X(rx_handoff, "pkts", "packets handed off: endpoint requests (QPN 2), other shards' QPs")  \
+	X(rx_handoff_drops, "pkts",                                                                \
+		"packets to hand off dropped: no hand-off ring, or it was full")                   \
+	X(tx_pkts, "pkts", "packets the ports accepted")                                           \
+	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                 \
+	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")           \
+	X(timer_fires, "events", "QP timers that fired")                                           \
+	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")        \
+	X(requests, "reqs", "requests taken from the request ring")                                \
+	X(stalls, "events",                                                                        \
+		"iterations that came late (the lcore was away): the delay not counted")           \
+	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
+	X(dests_full, "qps",                                                                       \
+		"QPs that got no shared round-trip state: the destination table was full")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_shard_counters, MRC_SHARD_COUNTERS);
 
@@ -96,6 +132,12 @@ struct mrc_shard_cfg {
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
 	uint64_t timer_tick_tsc; /* timer wheel tick (0: 1 us) */
+	/* a gap between iterations beyond 4 typical passes and this is a stall (0: 100 us) */
+	uint64_t min_stall_tsc;
+	/* how long the input horizon may be held by queues never emptied (0: 10 ms) */
+	uint64_t max_judge_lag_tsc;
+	/* destinations whose QPs share round-trip state (0: 64; beyond, a QP keeps its own) */
+	uint32_t max_dests;
 	struct mrc_wire_cfg wire;
 	int socket;
 	/* Packets the shard does not own go here (single producer); NULL: dropped, counted. */
@@ -124,6 +166,14 @@ void mrc_shard_free(struct mrc_shard *s);
  */
 void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const void *ctx,
 	unsigned int host, uint64_t room_bytes);
+
+/*
+ * Owner (or once it has stopped): the round trip the shard's QPs to the
+ * peer at `ip` (16 bytes) see, shared per (shard, destination) and fed by
+ * every RTT sample of those QPs; -ENOENT for a destination with no QP here.
+ */
+int mrc_shard_dest_rtt(
+	const struct mrc_shard *s, const uint8_t *ip, uint64_t *srtt_tsc, uint64_t *samples);
 
 /* Does this shard own `qpn`? */
 bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);

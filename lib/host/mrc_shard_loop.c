@@ -41,7 +41,7 @@ other_shard(const struct mrc_shard *s, uint32_t qpn)
  * its packets, not per packet.
  */
 static unsigned int
-input(struct mrc_shard *s, unsigned int plane)
+input_burst(struct mrc_shard *s, unsigned int plane)
 {
 	struct rte_mbuf *m[MRC_SHARD_BURST];
 	struct mrc_pkt v[MRC_SHARD_BURST];
@@ -94,6 +94,23 @@ input(struct mrc_shard *s, unsigned int plane)
 	rte_pktmbuf_free_bulk(m, n); /* NULL entries (handed off) are skipped */
 	s->cnt.rx_pkts += n;
 	return n;
+}
+
+/* Read a plane's rx queue until it is empty, or MRC_SHARD_RX_BURSTS; *drained: it was emptied. */
+static unsigned int
+input(struct mrc_shard *s, unsigned int plane, bool *drained)
+{
+	unsigned int total = 0;
+
+	for (unsigned int b = 0; b < MRC_SHARD_RX_BURSTS; b++) {
+		const unsigned int n = input_burst(s, plane);
+
+		total += n;
+		if (n < MRC_SHARD_BURST)
+			return total;
+	}
+	*drained = false;
+	return total;
 }
 
 /* Offer staged packets to their ports; keep what they do not take. */
@@ -158,19 +175,59 @@ park(struct mrc_shard *s, struct mrc_shard_slot *sl)
 	s->cnt.trk_parked++;
 }
 
-unsigned int
-mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand)
+/*
+ * The run clock (mrc_shard.h): the caller's clock less the time the lcore
+ * was away. A gap between two iterations longer than four typical passes
+ * (and than min_stall) is a stall: beyond that bound it is not counted.
+ */
+static uint64_t
+run_clock(struct mrc_shard *s, uint64_t wall_tsc)
 {
+	if (s->last_wall_tsc != 0 && wall_tsc > s->last_wall_tsc) {
+		const uint64_t gap = wall_tsc - s->last_wall_tsc;
+		const uint64_t limit = RTE_MAX(s->min_stall_tsc, 4 * s->pass_tsc);
+
+		if (gap > limit) {
+			s->away_tsc += gap - limit;
+			s->cnt.stalls++;
+		} else {
+			s->pass_tsc = (7 * s->pass_tsc + gap) / 8;
+		}
+	}
+	s->last_wall_tsc = wall_tsc;
+	return wall_tsc - s->away_tsc;
+}
+
+unsigned int
+mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
+{
+	const uint64_t now_tsc = run_clock(s, wall_tsc);
 	unsigned int work = 0;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;
 	uint32_t room;
 
+	bool drained = true;
+
 	s->now_tsc = now_tsc;
 	s->cnt.iterations++;
 	mrc_shard_take_requests(s);
 	for (unsigned int p = 0; p < s->cfg.n_planes; p++)
-		work += input(s, p);
+		work += input(s, p, &drained);
+	/* The input horizon (mrc_shard.h): timers judge at most up to it. */
+	if (drained) {
+		s->judge_tsc = RTE_MAX(s->judge_tsc, s->last_iter_tsc);
+		s->held_since_tsc = 0;
+	} else {
+		/* Held, for max_judge_lag at most: a shard that never keeps up still sees losses.
+		 */
+		s->cnt.horizon_held++;
+		if (s->held_since_tsc == 0)
+			s->held_since_tsc = now_tsc;
+		else if (now_tsc - s->held_since_tsc > s->max_judge_lag_tsc)
+			s->judge_tsc = RTE_MAX(s->judge_tsc, now_tsc - s->max_judge_lag_tsc);
+	}
+	s->last_iter_tsc = now_tsc;
 	mrc_timer_wheel_advance(s->wheel, now_tsc);
 
 	/* Planes still holding staged packets get nothing new this time. */

@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "mrc_rel_tx.h"
 #include "mrc_shard.h"
 #include "mrc_timer_wheel.h"
 #include "mrc_trk_pool.h"
@@ -24,6 +25,13 @@ struct mrc_shard_slot {
 	struct mrc_shard *shard;
 	bool listed; /* on the busy list */
 	bool parked; /* on the ring waiters' list */
+};
+
+/* One destination (peer NIC address) of the shard's QPs, and what they share. */
+struct mrc_shard_dest {
+	uint8_t ip[16];
+	bool used;
+	struct mrc_rel_rtt_share rtt;
 };
 
 struct mrc_shard_stage {
@@ -54,7 +62,17 @@ struct mrc_shard {
 	uint32_t *parked;
 	uint32_t parked_head, parked_n;
 	struct mrc_trk_pool *trk;
-	uint64_t now_tsc; /* of the current iteration, for timer callbacks */
+	struct mrc_shard_dest *dests; /* open addressing by address hash, max_dests slots */
+	uint32_t max_dests;
+	uint64_t now_tsc;	    /* of the current iteration, on the run clock */
+	uint64_t last_wall_tsc;	    /* the caller's clock at the previous iteration */
+	uint64_t pass_tsc;	    /* typical gap between iterations (EWMA, stalls left out) */
+	uint64_t away_tsc;	    /* stalls so far: the run clock is the caller's less this */
+	uint64_t min_stall_tsc;	    /* cfg's, 0 replaced */
+	uint64_t judge_tsc;	    /* the input horizon: when timers run (mrc_shard.h) */
+	uint64_t last_iter_tsc;	    /* start of the previous iteration */
+	uint64_t held_since_tsc;    /* first of the iterations in a row that left input, or 0 */
+	uint64_t max_judge_lag_tsc; /* cfg's, 0 replaced */
 	struct mrc_shard_stage stage[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_counters cnt;
@@ -101,10 +119,26 @@ mrc_shard_mark_busy(struct mrc_shard *s, struct mrc_shard_slot *sl)
  * later with every acknowledgement) took a cold wheel slot each time, a
  * cache miss per packet; the lazy way costs a spurious fire per deadline.
  */
+/*
+ * A QP's timers: losses judged at the input horizon, answers at the clock
+ * (mrc_qp_poll_judged). A deadline the horizon has not reached yet, though
+ * the clock has, is due when the horizon gets there: about as far ahead as
+ * the horizon lags now.
+ */
+static inline uint64_t
+mrc_shard_poll_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
+{
+	uint64_t next = mrc_qp_poll_judged(qp, now_tsc, s->judge_tsc);
+
+	if (next <= now_tsc)
+		next += RTE_MAX(now_tsc - s->judge_tsc, (uint64_t)1);
+	return next;
+}
+
 static inline void
 mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
 {
-	uint64_t next = mrc_qp_poll(sl->qp, s->now_tsc);
+	uint64_t next = mrc_shard_poll_qp(s, sl->qp, s->now_tsc);
 
 	if (next < sl->armed_tsc) {
 		mrc_timer_arm(s->wheel, &sl->timer, next);

@@ -4,10 +4,10 @@
 
 /*
  * The QP's control path: create, the state transitions and the attributes
- * each sets (protocol.md 1.17), posting, completions, timers. Memory for
- * each part is allocated at the transition that configures it, from the
- * QP's NUMA socket; nothing here runs per packet except the completion
- * helpers.
+ * each sets (doc/protocol.md, "Queue pairs"), posting, completions, timers.
+ * Memory for each part is allocated at the transition that configures it,
+ * from the QP's NUMA socket; nothing here runs per packet except the
+ * completion helpers.
  */
 
 #include <errno.h>
@@ -236,15 +236,17 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, en
 		break; /* go-back-N collateral: the loss that caused it was reported first */
 	case MRC_REL_LOSS_EV_ORDER:
 		/*
-		 * Proven by a later packet, or a probe, that arrived on the same
-		 * path (rel's rule 1): the path delivers, so this was a random
-		 * loss, not a failed path. MRC retires the EV of any silent loss
-		 * (protocol.md 1.14); we keep it in service when the path has just
-		 * shown it works: under random loss on every link, retiring
-		 * spent the backups and left a third of the pool in rotation,
-		 * unevenly over the planes (README, "Goodput under random loss").
-		 * A path that loses everything never proves a loss this way: its
-		 * losses are found by the timers and retire its EVs as before.
+		 * Proven by a later packet, or a probe, that arrived on the
+		 * same path (rel's rule 1): the path delivers, so this was a
+		 * random loss, not a failed path. MRC retires the EV of any
+		 * silent loss (doc/protocol.md, "EV lifecycle"); we keep it
+		 * in service when the path has just shown it works: under
+		 * random loss on every link, retiring spent the backups and
+		 * left a third of the pool in rotation, unevenly over the
+		 * planes (doc/protocol.md, "Where mrcd departs from MRC"; the
+		 * goodput under loss is in doc/performance.md). A path that
+		 * loses everything never proves a loss this way: its losses
+		 * are found by the timers and retire its EVs as before.
 		 * order_loss_retires restores MRC's rule.
 		 */
 		if (!qp->order_loss_retires) {
@@ -278,13 +280,14 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	 */
 	a->ev.skip_rotations = 3;
 	/*
-	 * Random loss retires an EV per lost packet (protocol.md 1.14); past the
-	 * backup set its slot stays retired, and since picks follow the GOOD
-	 * EVs, its plane then carries less than the others (plane max/mean
-	 * 1.03 at 0.1% loss per link, 1.17 at 1%, in bench_fabric_qps). Probe
-	 * rounds every 200 us rather than the pool's 1 ms re-admit a sound EV
-	 * (3 good answers) within about 0.5 ms. The cost: one small probe per
-	 * retired EV per round, at most EV_PROBES out at once.
+	 * Random loss retires an EV per lost packet (doc/protocol.md, "EV
+	 * lifecycle"); past the backup set its slot stays retired, and since
+	 * picks follow the GOOD EVs, its plane then carries less than the
+	 * others (plane max/mean 1.03 at 0.1% loss per link, 1.17 at 1%, in
+	 * bench_fabric_qps). Probe rounds every 200 us rather than the pool's
+	 * 1 ms re-admit a sound EV (3 good answers) within about 0.5 ms. The
+	 * cost: one small probe per retired EV per round, at most EV_PROBES
+	 * out at once.
 	 */
 	a->ev.probe_interval_tsc = mrc_us_to_tsc_round_up(MRC_QP_EV_PROBE_INTERVAL_US, tsc_hz);
 	snprintf(a->cc_name, sizeof(a->cc_name), "uet-1.0-nscc");
@@ -588,11 +591,13 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 			tc.path_uplink_bits = l->uplink_bits;
 		}
 	}
-	if (a->peer_mpr == 0 || a->timeout > 24 || a->retry_linear > 7 ||
+	if (a->peer_mpr == 0 || a->peer_wimm == 0 || a->timeout > 24 || a->retry_linear > 7 ||
 		a->retry_exp > MRC_REL_RETRY_EXP_INFINITE) {
-		*why = "peer_mpr >= 1, timeout <= 24, retry_linear <= 7, retry_exp <= 25";
+		*why = "peer_mpr >= 1, peer_wimm >= 1, timeout <= 24, retry_linear <= 7, "
+		       "retry_exp <= 25";
 		return -EINVAL;
 	}
+	qp->peer_wimm = a->peer_wimm;
 	if (qp->shared_pool != NULL && mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
 		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
 		return -EINVAL;
@@ -606,6 +611,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		*why = "requester rejected its configuration";
 		return -EINVAL;
 	}
+	mrc_rel_tx_set_share(qp->rtx, qp->rtt_share);
 	qp->trk_pool = qp->shared_pool;
 	if (qp->trk_pool == NULL) {
 		qp->trk_pool = mrc_trk_pool_create(1, mrc_rel_tx_trk_memsize(&tc), qp->socket);
@@ -681,6 +687,20 @@ uint32_t
 mrc_qp_qpn(const struct mrc_qp *qp)
 {
 	return qp->qpn;
+}
+
+const uint8_t *
+mrc_qp_peer_ip(const struct mrc_qp *qp)
+{
+	return qp->addr.dst_ip;
+}
+
+void
+mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share)
+{
+	qp->rtt_share = share;
+	if (qp->rtx != NULL)
+		mrc_rel_tx_set_share(qp->rtx, share);
 }
 
 void
@@ -840,11 +860,17 @@ mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx)
 uint64_t
 mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 {
+	return mrc_qp_poll_judged(qp, now_tsc, now_tsc);
+}
+
+uint64_t
+mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
+{
 	uint64_t next = UINT64_MAX;
 
 	qp->now_tsc = now_tsc;
 	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
-		next = mrc_rel_tx_poll(qp->rtx, now_tsc, &mrc_qp_rel_ops, qp);
+		next = mrc_rel_tx_poll(qp->rtx, judge_tsc, &mrc_qp_rel_ops, qp);
 		trk_put_if_drained(qp);
 		if (qp->rtx->error != MRC_REL_OK) {
 			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
@@ -869,7 +895,7 @@ mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc)
 
 			if (!p->busy)
 				continue;
-			if (now_tsc - p->sent_tsc >= qp->ev_probe_timeout_tsc) {
+			if (judge_tsc >= p->sent_tsc + qp->ev_probe_timeout_tsc) {
 				int slot = mrc_ev_find(qp->ev, p->ev);
 
 				if (slot >= 0)

@@ -7,7 +7,7 @@
 /**
  * @file
  * The MRC queue pair: an RC-style connection that sprays every packet over
- * a different entropy value (protocol.md 1.7-1.18). Only RDMA WRITE and
+ * a different entropy value (doc/protocol.md). Only RDMA WRITE and
  * WRITE-with-immediate exist.
  *
  * Life: RESET -> INIT (EV and CC profiles) -> RTR (responder MPR and WIMM:
@@ -15,7 +15,7 @@
  * counts: we can send) -> ERROR (retry budget spent, or the peer reported
  * an operational error; every posted message then completes with an
  * error status). Attributes are checked at each transition as in
- * protocol.md 1.17.
+ * doc/protocol.md, "Queue pairs".
  *
  * Sending: a posted message (local buffer in a registered region, remote
  * address and rkey) is cut at the path MTU into PSN-consecutive packets,
@@ -190,7 +190,7 @@ enum mrc_qp_reliability {
 /** Default time between two probe rounds of retired EVs (see mrc_qp_attr_defaults). */
 #define MRC_QP_EV_PROBE_INTERVAL_US 200
 
-/** Attributes, set at the transitions (protocol.md 1.17). */
+/** Attributes, set at the transitions (doc/protocol.md, "Queue pairs"). */
 struct mrc_qp_attr {
 	/* RESET -> INIT */
 	struct mrc_ev_cfg ev; /**< the EV profile */
@@ -227,8 +227,8 @@ struct mrc_qp_attr {
 	 * the same path proved, as MRC retires the EV of every silent loss.
 	 * Off by default: that path has just delivered, so the loss was random,
 	 * and under random loss on every link retiring spends the backups and
-	 * sprays over a third of the pool (README, "Goodput under random
-	 * loss"). Losses the timers find retire their EVs either way.
+	 * sprays over a third of the pool (doc/protocol.md, "Where mrcd departs
+	 * from MRC"). Losses the timers find retire their EVs either way.
 	 */
 	bool order_loss_retires;
 };
@@ -254,6 +254,17 @@ int mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_a
 enum mrc_qp_state mrc_qp_state(const struct mrc_qp *qp);
 enum mrc_qp_error mrc_qp_error(const struct mrc_qp *qp);
 uint32_t mrc_qp_qpn(const struct mrc_qp *qp);
+/** The peer NIC's address (the inner IPv6 destination): who the QP talks to. */
+const uint8_t *mrc_qp_peer_ip(const struct mrc_qp *qp);
+
+struct mrc_rel_rtt_share;
+/**
+ * Share round-trip state with the other QPs of the same worker to the same
+ * destination (mrc_rel_tx.h), from now on and across resets; NULL: none.
+ * The share must outlive the QP's use of it. The engine (lib/host) does
+ * this for the QPs it is given.
+ */
+void mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share);
 
 /**
  * Post an RDMA WRITE (with_imm false) or WRITE-with-immediate of `len`
@@ -289,6 +300,16 @@ void mrc_qp_rx_keep(
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
 
 /**
+ * mrc_qp_poll() for a caller whose input is complete only up to
+ * `judge_tsc` (<= now_tsc): the timers that declare losses (per-packet and
+ * retransmit timeouts, probes, EV probe timeouts) judge at `judge_tsc`, so
+ * an answer still waiting in the caller's own queues is not taken for a
+ * loss; the responder's SACK timer runs at `now_tsc`, so answers are not
+ * delayed. Deadlines of the first kind are returned on `judge_tsc`'s scale.
+ */
+uint64_t mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc);
+
+/**
  * Call `fn(ctx)` whenever a post gives the QP something to send, so a
  * worker that visits only busy QPs learns about work posted from outside
  * its loop. NULL clears it.
@@ -302,34 +323,35 @@ void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 bool mrc_qp_idle(const struct mrc_qp *qp);
 
 /** Per-QP counters (all per lcore, since the QP is). */
-#define MRC_QP_COUNTERS(X)                                                                  \
-	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                   \
-	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                \
-	X(tx_retx_pkts, "pkts", "data packets resent")                                      \
-	X(tx_sacks, "pkts", "SACKs sent")                                                   \
-	X(tx_nacks, "pkts", "NACKs sent")                                                   \
-	X(tx_probes, "pkts", "reliability probes sent")                                     \
-	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                     \
-	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                      \
-	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")           \
-	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")            \
-	X(rx_data_pkts, "pkts", "new data packets placed")                                  \
-	X(rx_data_bytes, "bytes", "payload bytes placed")                                   \
-	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                 \
-	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                   \
-	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                         \
-	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")  \
-	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                 \
-	X(rx_sacks, "pkts", "SACKs received")                                               \
-	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")        \
-	X(rx_nacks, "pkts", "NACKs received")                                               \
-	X(rx_probes, "pkts", "probes received (answered with a SACK)")                      \
-	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")             \
-	X(msgs_done, "msgs", "messages sent and fully acknowledged")                        \
-	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                      \
-	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                  \
-	X(ev_losses, "events", "packets lost on an EV (path blamed)")                       \
-	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced") \
+#define MRC_QP_COUNTERS(X)                                                                     \
+	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                      \
+	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                   \
+	X(tx_retx_pkts, "pkts", "data packets resent")                                         \
+	X(tx_sacks, "pkts", "SACKs sent")                                                      \
+	X(tx_nacks, "pkts", "NACKs sent")                                                      \
+	X(tx_probes, "pkts", "reliability probes sent")                                        \
+	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                        \
+	X(tx_wimm_waits, "events", "Write-IMM messages held back: the peer's WIMM was in use") \
+	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                         \
+	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")              \
+	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")               \
+	X(rx_data_pkts, "pkts", "new data packets placed")                                     \
+	X(rx_data_bytes, "bytes", "payload bytes placed")                                      \
+	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                    \
+	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                      \
+	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                            \
+	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")     \
+	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                    \
+	X(rx_sacks, "pkts", "SACKs received")                                                  \
+	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")           \
+	X(rx_nacks, "pkts", "NACKs received")                                                  \
+	X(rx_probes, "pkts", "probes received (answered with a SACK)")                         \
+	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")                \
+	X(msgs_done, "msgs", "messages sent and fully acknowledged")                           \
+	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                         \
+	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                     \
+	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
+	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced")    \
 	X(rx_imm_no_table, "pkts", "Write-IMM immediates refused (NACK NO_RESOURCE): no table free")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);

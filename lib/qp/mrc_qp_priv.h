@@ -114,9 +114,10 @@ struct mrc_qp {
 	bool cc_ready;
 	struct mrc_rel_rx *rrx;
 	struct mrc_rel_tx *rtx;
-	struct mrc_trk_pool *shared_pool; /* the worker's, from mrc_qp_init (or NULL) */
-	struct mrc_trk_pool *trk_pool;	  /* lends rtx its tracking memory (from RTS on) */
-	bool trk_own;			  /* trk_pool is ours alone (none was given) */
+	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
+	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
+	struct mrc_trk_pool *trk_pool;	     /* lends rtx its tracking memory (from RTS on) */
+	bool trk_own;			     /* trk_pool is ours alone (none was given) */
 
 	/* responder */
 	struct qp_imm *imm;	       /* NULL while not held (lent: see imm_pool) */
@@ -125,6 +126,7 @@ struct mrc_qp {
 	uint16_t imm_next;
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;
+	uint16_t peer_wimm; /* requester: Write-IMMs the peer tracks at once (mrc_qp_attr) */
 	uint32_t last_rx_ev;
 	struct qp_ctrl ctrl[CTRL_Q];
 	uint32_t ctrl_head, ctrl_tail;

@@ -508,6 +508,18 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 			w->len == 0 ? 0 : RTE_MIN((uint32_t)qp->mtu, w->len - k * qp->mtu);
 		struct rte_mbuf *m;
 
+		/*
+		 * The responder tracks at most peer_wimm Write-IMM messages at
+		 * once (counted from the next it will deliver, which is no older
+		 * than the oldest message not yet complete here) and NACKs one
+		 * beyond: such a message waits to start until one completes.
+		 */
+		if (k == 0 && w->with_imm &&
+			(uint16_t)(w->rqmsn - qp->sq[qp->sq_head & qp->sq_mask].rqmsn) >=
+				qp->peer_wimm) {
+			qp->cnt.tx_wimm_waits++;
+			break;
+		}
 		slot = pick(qp, usable, rand, 0, &ev);
 		if (slot < 0)
 			break;

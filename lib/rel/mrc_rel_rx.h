@@ -6,8 +6,9 @@
 
 /**
  * @file
- * Responder-side reliability (protocol.md 1.8, 1.9, 1.15): which PSNs have
- * arrived, what to acknowledge, and when.
+ * Responder-side reliability (doc/protocol.md, "Receiver", and the SETH and
+ * NETH layouts there): which PSNs have arrived, what to acknowledge, and
+ * when.
  *
  * The responder tracks PSNs in a sliding window of `mpr x 128` PSNs that
  * starts at the expected PSN (epsn = cumulative ACK + 1). Each PSN is one
@@ -33,12 +34,12 @@
  * requester moves off that path), for duplicates (the requester may have
  * lost SACKs), for AckReq, and for reliability probes (PR set).
  *
- * Each SACK carries the cumulative ACK, a 64-PSN bitmap, the EV of the
- * packet that triggered it and CC_STATE (echoed timestamp, out-of-order
- * count since the previous SACK, received bytes, cwnd penalty). The bitmap
- * starts at epsn (sack_offset = 1), as in protocol.md's worked example,
- * unless the triggering PSN lies beyond it; then it ends at that PSN, so the
- * requester always learns about the packet that was just echoed.
+ * Each SACK carries the cumulative ACK, a 64-PSN bitmap, the EV of the packet
+ * that triggered it and CC_STATE (echoed timestamp, out-of-order count since
+ * the previous SACK, received bytes, cwnd penalty). The bitmap starts at epsn
+ * (sack_offset = 1), as in the worked example of doc/protocol.md, "SETH and
+ * CC_STATE", unless the triggering PSN lies beyond it; then it ends at that
+ * PSN, so the requester always learns about the packet that was just echoed.
  *
  * Nothing here allocates, locks or logs: the caller provides the memory
  * (mrc_rel_rx_memsize()) and the time.

@@ -97,23 +97,58 @@ mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx)
 	return RTE_MAX(tx->min_reo_tsc, spread + tx->srtt_tsc / 4);
 }
 
+/*
+ * The round trip the timers wait for: the sender's own estimate, or the one
+ * its worker's senders to the same destination share if that is longer.
+ */
+static inline uint64_t
+timer_srtt(const struct mrc_rel_tx *tx)
+{
+	return tx->share != NULL && tx->share->samples > 0
+		       ? RTE_MAX(tx->srtt_tsc, tx->share->srtt_tsc)
+		       : tx->srtt_tsc;
+}
+
+static inline uint64_t
+timer_rttvar(const struct mrc_rel_tx *tx)
+{
+	return tx->share != NULL && tx->share->samples > 0
+		       ? RTE_MAX(tx->rttvar_tsc, tx->share->rttvar_tsc)
+		       : tx->rttvar_tsc;
+}
+
+void
+mrc_rel_tx_set_share(struct mrc_rel_tx *tx, struct mrc_rel_rtt_share *share)
+{
+	tx->share = share;
+}
+
 uint64_t
 mrc_rel_tx_pkt_timeout(const struct mrc_rel_tx *tx)
 {
 	return RTE_MAX(tx->min_pkt_timeout_tsc,
-		2 * tx->srtt_tsc + 4 * tx->rttvar_tsc + mrc_rel_tx_reo_wnd(tx));
+		2 * timer_srtt(tx) + 4 * timer_rttvar(tx) + mrc_rel_tx_reo_wnd(tx));
 }
 
 uint64_t
 mrc_rel_tx_rto(const struct mrc_rel_tx *tx, unsigned int k)
 {
 	const unsigned int lin = tx->retry_linear;
+	/*
+	 * The configured timeout, but never shorter than a packet's own
+	 * timeout: where the round trip is longer than the verbs timeout (a
+	 * slow or busy host queues packets for longer than the network
+	 * does), a fixed timer fires before any answer can come, resends
+	 * what is only waiting and adds load that lengthens the round trip
+	 * further (doc/protocol.md, "Sender: the retransmit timer").
+	 */
+	const uint64_t base = RTE_MAX(tx->base_rto_tsc, mrc_rel_tx_pkt_timeout(tx));
 
 	if (k < lin)
-		return tx->base_rto_tsc * (k + 1);
+		return base * (k + 1);
 	unsigned int sh = RTE_MIN(k - lin + (lin ? 1 : 0), 24u);
 
-	return tx->base_rto_tsc * RTE_MAX(lin, 1u) << sh;
+	return base * RTE_MAX(lin, 1u) << sh;
 }
 
 /* True if `psn` has been sent: in [snd_una, snd_nxt). */
@@ -349,18 +384,29 @@ mrc_rel_tx_sent_retx(
 
 /* ---- feedback ---- */
 
+/* RFC 6298: srtt and rttvar after sample r (`first`: r replaces them). */
+static inline void
+smooth(uint64_t *srtt, uint64_t *rttvar, bool first, uint64_t r)
+{
+	if (first) {
+		*srtt = r;
+		*rttvar = r / 2;
+	} else {
+		const uint64_t d = *srtt > r ? *srtt - r : r - *srtt;
+
+		*rttvar = (3 * *rttvar + d) / 4;
+		*srtt = (7 * *srtt + r) / 8;
+	}
+}
+
 static void
 rtt_sample(struct mrc_rel_tx *tx, uint64_t r)
 {
 	/* RFC 6298 smoothing; the first sample replaces the initial guess. */
-	if (tx->stats.rtt_samples == 0) {
-		tx->srtt_tsc = r;
-		tx->rttvar_tsc = r / 2;
-	} else {
-		uint64_t d = tx->srtt_tsc > r ? tx->srtt_tsc - r : r - tx->srtt_tsc;
-
-		tx->rttvar_tsc = (3 * tx->rttvar_tsc + d) / 4;
-		tx->srtt_tsc = (7 * tx->srtt_tsc + r) / 8;
+	smooth(&tx->srtt_tsc, &tx->rttvar_tsc, tx->stats.rtt_samples == 0, r);
+	if (tx->share != NULL) {
+		smooth(&tx->share->srtt_tsc, &tx->share->rttvar_tsc, tx->share->samples == 0, r);
+		tx->share->samples++;
 	}
 	/*
 	 * The largest and the smallest recent RTT, each fading slowly towards
@@ -728,7 +774,7 @@ mrc_rel_tx_poll(
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	/* When the oldest packet's SACK is overdue: well before its timeout. */
-	const uint64_t pto_tsc = tx->srtt_tsc + mrc_rel_tx_reo_wnd(tx);
+	const uint64_t pto_tsc = timer_srtt(tx) + mrc_rel_tx_reo_wnd(tx);
 	/*
 	 * While nothing progresses at all (the QP timer has fired `retries`
 	 * times), the per-packet timeout backs off with it: otherwise a dead or
@@ -795,7 +841,7 @@ mrc_rel_tx_poll(
 		 * timeout.
 		 */
 		const uint64_t overdue =
-			r[probe_target_idx(tx)].sent_tsc + tx->srtt_tsc + 4 * tx->rttvar_tsc;
+			r[probe_target_idx(tx)].sent_tsc + timer_srtt(tx) + 4 * timer_rttvar(tx);
 		const uint64_t quiet = RTE_MAX(tx->last_ack_tsc, r[tx->t_head].sent_tsc) + pto_tsc;
 		const uint64_t ref = RTE_MIN(overdue, quiet);
 

@@ -6,8 +6,8 @@
 
 /**
  * @file
- * Requester-side reliability (protocol.md 1.15): what is in flight, what
- * was lost, what to resend, and when to give up.
+ * Requester-side reliability (doc/protocol.md, "Reliability"): what is in
+ * flight, what was lost, what to resend, and when to give up.
  *
  * Every packet sent gets the next PSN and an entry in a ring indexed by
  * PSN (the responder's MPR bounds how far ahead of the oldest unacknowledged
@@ -52,14 +52,20 @@
  * later SACKed was a spurious loss; it is counted and simply completes.
  *
  * The QP timer: with packets in flight and no progress (the oldest
- * unacknowledged PSN does not move), the retransmit timeout fires after
- * base x (k + 1) for the first `retry_linear` expiries k, then doubles,
- * base = 1.024 us x 2^timeout (protocol.md 1.15; base x linear x 2^(k -
- * linear + 1) in the exponential phase). Each expiry resends the oldest
- * unacknowledged packet, asks for a reliability probe and spends one retry;
- * recoverable resource NACKs spend one too. Progress refunds the budget.
- * retry_linear + retry_exp expiries in a row put the sender in error
- * (retry_exp == 25 means never).
+ * unacknowledged PSN does not move), the retransmit timeout fires after base
+ * x (k + 1) for the first `retry_linear` expiries k, then doubles, base =
+ * 1.024 us x 2^timeout (doc/protocol.md, "Sender: the retransmit timer"; base
+ * x linear x 2^(k - linear + 1) in the exponential phase). Each expiry
+ * resends the oldest unacknowledged packet, asks for a reliability probe and
+ * spends one retry; recoverable resource NACKs spend one too. Progress
+ * refunds the budget. retry_linear + retry_exp expiries in a row put the
+ * sender in error (retry_exp == 25 means never). The base is never shorter
+ * than the per-packet timeout: a round trip longer than the verbs timeout
+ * (a slow or busy host) must not make the timer resend what only waits.
+ *
+ * Senders of one worker to one destination may share their round trip
+ * (struct mrc_rel_rtt_share, mrc_rel_tx_set_share): every sample feeds it
+ * and the timers wait for the larger of it and the sender's own.
  *
  * Overdue packets and tail loss: when the packet holding up snd_una (else
  * the oldest in flight) has not been reported srtt + 4 rttvar after it left,
@@ -98,7 +104,7 @@
 #include "mrc_wire_pkt.h"
 
 #define MRC_REL_NIL UINT16_MAX
-/** retry_exp value meaning "retry forever" (protocol.md 1.15). */
+/** retry_exp value meaning "retry forever" (doc/protocol.md, "Reliability"). */
 #define MRC_REL_RETRY_EXP_INFINITE 25
 
 struct mrc_rel_tx_cfg {
@@ -188,6 +194,21 @@ struct mrc_rel_tx_pkt {
 	uint8_t tx_count;
 };
 
+/**
+ * Round-trip state shared by the senders of one worker to one destination
+ * (per (worker, destination), never between lcores: the owner's alone).
+ * A sender that has sent little, or not lately (a QP that just became
+ * active), knows nothing of the round trip its host's other QPs to the
+ * same peer see right now; MRC shares congestion state per destination for
+ * that reason. Every RTT sample of every sharing sender feeds it, and the
+ * timers wait for the larger of the sender's own estimate and this one.
+ */
+struct mrc_rel_rtt_share {
+	uint64_t srtt_tsc;
+	uint64_t rttvar_tsc;
+	uint64_t samples;
+};
+
 struct mrc_rel_tx {
 	uint32_t snd_una; /**< oldest PSN not yet delivered */
 	uint32_t snd_nxt; /**< next new PSN */
@@ -215,6 +236,7 @@ struct mrc_rel_tx {
 	uint64_t progress_tsc; /**< when snd_una last moved, or sending resumed */
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
+	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
 	struct mrc_rel_tx_stats stats;
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
@@ -367,6 +389,9 @@ void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
  * rule 1 to that EV, as a packet sent on it would.
  */
 void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc);
+
+/** Share round-trip state with the other senders to the same destination (NULL: none). */
+void mrc_rel_tx_set_share(struct mrc_rel_tx *tx, struct mrc_rel_rtt_share *share);
 
 /** The current reorder window and per-packet timeout (for tests and telemetry). */
 uint64_t mrc_rel_tx_reo_wnd(const struct mrc_rel_tx *tx);

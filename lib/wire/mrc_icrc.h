@@ -6,7 +6,7 @@
 
 /**
  * @file
- * The RoCEv2 invariant CRC (protocol.md 3.6).
+ * The RoCEv2 invariant CRC (doc/protocol.md, "ICRC").
  *
  * ICRC = CRC-32 with the Ethernet polynomial (bit-reflected 0xEDB88320, the
  * one zlib and the FCS use, NOT CRC-32C) over:

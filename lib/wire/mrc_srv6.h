@@ -7,7 +7,7 @@
 /**
  * @file
  * SRv6 micro-SID paths (RFC 9800 NEXT-C-SID, block 32 bits, node 16 bits;
- * protocol.md 1.18 and 3.8).
+ * doc/protocol.md, "SRv6 addressing plan").
  *
  * A path is a 32-bit block (locator) and a list of 16-bit uSIDs, one per
  * switch (and a last one for the destination NIC, if the deployment names

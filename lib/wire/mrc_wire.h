@@ -8,7 +8,7 @@
  * @file
  * Every header MRC puts on the wire, as packed big-endian structs.
  *
- * A data packet in SRv6 mode (protocol.md 1.3):
+ * A data packet in SRv6 mode (doc/protocol.md, "Stacks"):
  *
  *   Eth [VLAN] | outer IPv6 (DA = uSID container) [| SRH type 4]
  *     | inner IPv6 (DA = destination NIC) | UDP (dport 4791, sport = EV bits)
@@ -18,12 +18,12 @@
  * Control packets carry BTH plus one of AETH, SETH+CC_STATE, NETH, PETH,
  * ERTH or EETH, then the ICRC.
  *
- * Byte layouts of the MRC-specific headers come from protocol.md (two
- * third-party codebases that agree); where it leaves a choice to us (the EV
- * split, SACK bitmap bit order, ERTH/EETH details) the choice is written
- * next to the field and, where it matters for interop, is a knob in
- * struct mrc_wire_cfg. Multi-byte fields are big-endian (network order);
- * only lib/wire converts them.
+ * Byte layouts of the MRC-specific headers follow the public descriptions of
+ * MRC (doc/protocol.md, "Packets"); where they leave a choice to us (the EV
+ * split, SACK bitmap bit order, ERTH/EETH details) the choice is written next
+ * to the field and, where it matters for interop, is a knob in struct
+ * mrc_wire_cfg. Multi-byte fields are big-endian (network order); only
+ * lib/wire converts them.
  */
 
 #include <assert.h>
@@ -34,7 +34,7 @@
 
 #define MRC_ROCEV2_UDP_PORT 4791
 #define MRC_ICRC_LEN	    4
-/** Reserved QPN of the endpoint (node-scope) operations, protocol.md 1.11. */
+/** Reserved QPN of the endpoint (node-scope) operations, doc/protocol.md "ERTH and EETH". */
 #define MRC_EP_QPN 0x000002u
 
 /** IPv6 next-header values used by MRC. */
@@ -45,7 +45,7 @@
 #define MRC_SRH_ROUTING_TYPE 4
 
 /*
- * BTH, 12 bytes (IBTA; MRC flags in byte 8 per protocol.md 1.6):
+ * BTH, 12 bytes (IBTA; MRC flags in byte 8, doc/protocol.md "BTH, 12 bytes"):
  *
  *  0               1               2               3
  *  0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7
@@ -81,7 +81,7 @@ static_assert(sizeof(struct mrc_bth) == 12, "BTH is 12 bytes");
 #define MRC_BTH_PSN_MASK     0x00ffffffu
 #define MRC_BTH_DEFAULT_PKEY 0xffff
 
-/** MRC opcodes (protocol.md 1.5): RC opcodes moved into the 0xC0 range. */
+/** MRC opcodes (doc/protocol.md, "Opcodes"): RC opcodes moved into the 0xC0 range. */
 enum mrc_opcode {
 	MRC_OP_WRITE_FIRST = 0xC6,
 	MRC_OP_WRITE_MIDDLE = 0xC7,
@@ -214,7 +214,8 @@ enum mrc_sack_m {
  * |C| cwnd pen (7)|          received bytes (24)                  |
  * +-+-------------+-----------------------------------------------+
  *   C = R_C (restore cwnd after the penalty); received bytes count in
- *   units of MRC_CC_RCVD_BYTES_UNIT (protocol.md 1.8, S5's choice).
+ *   units of MRC_CC_RCVD_BYTES_UNIT (our choice: doc/protocol.md, "Choices
+ *   left open").
  */
 struct mrc_cc_state {
 	rte_be16_t ts_echo;
@@ -259,7 +260,7 @@ struct mrc_neth {
 static_assert(sizeof(struct mrc_neth) == 20, "NETH is 20 bytes");
 
 /**
- * NACK reasons (NETH.nack_reason), same numbers as UET (protocol.md 1.9).
+ * NACK reasons (NETH.nack_reason), same numbers as UET (doc/protocol.md, "NETH").
  * PSN_SEQ_ERR is mrcd's own, for the go-back-N reference mode (plain
  * RoCEv2 RC behaviour, mrc_qp.h): not an MRC code, so it borrows the IB
  * AETH syndrome of a PSN sequence error NAK, far from UET's numbers.
@@ -306,7 +307,7 @@ struct mrc_peth {
 static_assert(sizeof(struct mrc_peth) == 16, "PETH is 16 bytes");
 
 /*
- * ERTH (endpoint request, to QPN 2), 16 bytes. protocol.md 1.11 names the
+ * ERTH (endpoint request, to QPN 2), 16 bytes. Public descriptions name the
  * fields (2-bit op, vendor byte, 32-bit port status mask, request id,
  * timestamp + TSR/FTYPE) but not their offsets; this layout is ours:
  * +---+-----------+---------------+-------------------------------+
@@ -341,8 +342,8 @@ enum mrc_ep_op {
 };
 
 /*
- * EETH (endpoint response), 36 bytes; our layout (protocol.md 1.11 gives
- * only "echoes op and timestamp"):
+ * EETH (endpoint response), 36 bytes; our layout (public descriptions say
+ * only that it echoes the op and the timestamp; doc/protocol.md "ERTH and EETH"):
  * +---+-------+-+-+---------------+-------------------------------+
  * |op |  rsvd |S| |  vendor info  |     echoed request id (16)    |
  * +---+-------+-+-+---------------+-------------------------------+

@@ -30,9 +30,10 @@
 #define MRC_SRH_MAX_SEGS 8
 
 /**
- * Where the 32-bit EV travels. protocol.md 1.4: sources disagree, so it is a
- * knob. Either way the other 16 bits ride in the low 16 bits of the
- * outermost IPv6 flow label; its top 4 bits are not EV.
+ * Where the 32-bit EV travels. Public sources disagree, so it is a knob
+ * (doc/protocol.md, "Where the EV travels"). Either way the other 16 bits
+ * ride in the low 16 bits of the outermost IPv6 flow label; its top 4 bits
+ * are not EV.
  */
 enum mrc_ev_split {
 	/** Default: EV[15:0] in the UDP source port, EV[31:16] in the flow label. */
@@ -41,7 +42,7 @@ enum mrc_ev_split {
 	MRC_EV_SPLIT_SPORT_HIGH = 1,
 };
 
-/** How SACK bitmap "bit i" maps onto the 64-bit big-endian field (protocol.md 1.8). */
+/** How SACK bitmap "bit i" maps onto the 64-bit big-endian field (doc/protocol.md, SETH). */
 enum mrc_sack_bit_order {
 	/** Default: bit i is the i-th least significant bit (PSN base + 0 is the LSB). */
 	MRC_SACK_BIT_LSB0 = 0,
@@ -50,9 +51,10 @@ enum mrc_sack_bit_order {
 };
 
 /**
- * DSCP code points; operators choose them (protocol.md 1.13). Defaults are
- * the values one public emulator uses: no_trim 0, trimmable 4,
- * trimmable_retx 8, trimmed 12, trimmed_lasthop 16, control 46 (EF).
+ * DSCP code points; operators choose them (doc/protocol.md, "Traffic classes,
+ * DSCP and trimming"). Defaults are the values one public emulator uses:
+ * no_trim 0, trimmable 4, trimmable_retx 8, trimmed 12, trimmed_lasthop 16,
+ * control 46 (EF).
  */
 struct mrc_dscp_map {
 	uint8_t no_trim;	 /**< data when the fabric cannot trim */

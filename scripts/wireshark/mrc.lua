@@ -305,7 +305,7 @@ local function outer_dscp()
 end
 
 -- ---------------------------------------------------------------------------
--- ICRC (protocol.md 3.6): CRC-32 (reflected, poly 0xEDB88320, the Ethernet
+-- ICRC (doc/protocol.md, "ICRC"): CRC-32 (reflected, poly 0xEDB88320, the Ethernet
 -- FCS / zlib function) over 8 bytes of 0xFF (the masked LRH), then the
 -- packet from the IPv6 header that precedes UDP through the end of the
 -- payload and pad, with the variant fields set to ones: IPv6 traffic class

@@ -6,9 +6,9 @@
  * bench_fabric_qps: N QPs on the emulated fabric under a fake clock, for
  * the head-to-head benchmarks of MRC against its reference modes
  * (mrc_qp.h: paths ECMP, reliability GBN). A measurement, not a test.
- *  - load balance (scripts/bench-balance.sh): how evenly the QPs load the
+ *  - load balance (scripts/bench/bench-balance.sh): how evenly the QPs load the
  *    planes and the T0 -> T1 links, spraying against ECMP pinning;
- *  - goodput under random loss (scripts/bench-loss.sh, with --loss): bytes
+ *  - goodput under random loss (scripts/bench/bench-loss.sh, with --loss): bytes
  *    of completed messages per second of fabric time, sprayed SACK against
  *    one path and go-back-N.
  *

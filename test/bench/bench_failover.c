@@ -4,7 +4,7 @@
 
 /*
  * bench_failover: a fault in the middle of a transfer on the emulated
- * fabric, under a fake clock (issue 6, item 3). A measurement, not a test.
+ * fabric, under a fake clock. A measurement, not a test.
  *
  * Host 0 writes to host 1 over 8 planes x 4 T1s of 100 Gb/s links: N QP
  * pairs (test/lib/mrc_test_qp), each sender keeping `outstanding`

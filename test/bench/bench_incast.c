@@ -4,7 +4,7 @@
 
 /*
  * bench_incast: N:1 incast of real QPs on the emulated fabric under a fake
- * clock (issue 6, item 6; scripts/bench-incast.sh). A measurement, not a
+ * clock. A measurement, not a
  * test: the same seed gives the same run, however loaded the machine is.
  *
  * The network is the daemon's incast benchmark (config/bench/incast.ini):
@@ -19,7 +19,7 @@
  *
  * Messages are posted during --ms of fabric time, then the run drains
  * until every one completed. Completion time = post to the sender's CQE.
- * The ideal is the fair share (scripts/bench-incast.sh explains it):
+ * The ideal is the fair share (scripts/bench/bench-incast.sh explains it):
  *
  *   ideal = N x outstanding x message wire bytes / (4 x 0.25 Gb/s) + base RTT
  *

@@ -4,7 +4,7 @@
 
 /*
  * bench_memcpy: the reference for the datapath byte rate
- * (scripts/bench-rate.sh). One core copies `--bytes` in `--chunk`-byte
+ * (scripts/bench/bench-rate.sh). One core copies `--bytes` in `--chunk`-byte
  * pieces (the MRC payload per packet) from one `--region`-byte buffer to
  * another, walking both as a receiver places packets into a message
  * buffer. The rate divides by the thread's CPU time, as mrcd's per-core

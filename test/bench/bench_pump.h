@@ -33,7 +33,7 @@ struct bench_pump {
 	 * port there holds less than nic_room_ns of line rate (link_gbps) not
 	 * yet on the wire (mrc_fabric_tx_backlog, plus what this step has
 	 * sent), as a NIC picks a plane whose port has room
-	 * (GetSendParams(free_ports), protocol.md). Packets are then not
+	 * (doc/protocol.md, "Picking"). Packets are then not
 	 * built, stamped and queued behind a deep NIC queue that they would
 	 * measure as path delay. 0: no limit (every plane always has room).
 	 */

@@ -3,7 +3,7 @@
  */
 
 /*
- * bench_scale: many QP pairs on one core (issue 6, item 7). Creates N QP
+ * bench_scale: many QP pairs on one core. Creates N QP
  * pairs in RTS, reports what each QP costs in memory (the library's own
  * account, mrc_qp_mem_bytes, step by step through the transitions, and
  * what the DPDK heap actually gave out), then spreads traffic over all of

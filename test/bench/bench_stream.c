@@ -3,7 +3,7 @@
  */
 
 /*
- * bench_stream: the Linux MPTCP reference of scripts/bench-veth-*.sh. A
+ * bench_stream: the Linux MPTCP reference of scripts/bench/bench-veth-*.sh. A
  * plain TCP sender and receiver of fixed-size messages; run under
  * `mptcpize run` at both ends, the kernel makes their sockets MPTCP. The
  * receiver checks every byte (each 8-byte word carries its own index in

@@ -8,7 +8,7 @@
  *
  *   bench_wire [--iters N] [--runs R] [--json FILE]   the table (median of R runs)
  *   bench_wire --op NAME --iters N                     one operation, quietly,
- *                                                      for callgrind (scripts/bench-wire.sh)
+ *                                                      for callgrind (scripts/bench/bench-wire.sh)
  *
  * Packets are built the way a QP sends them: an empty header mbuf, the
  * payload attached as external memory (a registered region), and a trailer

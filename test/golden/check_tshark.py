@@ -168,7 +168,7 @@ def walk(fr):
 
 
 def icrc_expected(fr, w):
-    """RoCEv2 ICRC (protocol.md 3.6) of the packet, computed here: CRC-32
+    """RoCEv2 ICRC (doc/protocol.md, ICRC) of the packet, computed here: CRC-32
     (Ethernet/zlib) over 8 bytes of 0xFF, then the innermost IPv6 header
     through the end of payload+pad with the IPv6 traffic class, flow label
     and hop limit, the UDP checksum and BTH byte 4 set to ones. The wire

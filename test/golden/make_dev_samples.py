@@ -5,7 +5,7 @@
 
 Why this exists: the golden pcaps are written by the C codec, and
 check_tshark.py checks them. This script is a second, independent encoder of
-the same layouts (lib/wire/mrc_wire.h, protocol.md 1.3-1.13 and 3.6-3.8), so
+the same layouts (lib/wire/mrc_wire.h, doc/protocol.md "Packets"), so
 that
   * the checker and the Lua dissector can be exercised without the C code,
   * a disagreement between the C generator and this one points at a layout
@@ -81,7 +81,7 @@ def crc32_bitwise(data):
 
 
 def icrc(inner_ipv6_to_end):
-    """RoCEv2 ICRC over inner IPv6 .. end of payload+pad (protocol.md 3.6):
+    """RoCEv2 ICRC over inner IPv6 .. end of payload+pad (doc/protocol.md, ICRC):
     masked LRH (8 x 0xFF), then the packet with the variant fields set to
     ones. Stored on the wire little-endian, like the Ethernet FCS and rxe."""
     m = bytearray(inner_ipv6_to_end)

@@ -132,7 +132,7 @@ print(f"demo: {0 if fails else 1} passed, {1 if fails else 0} failed")
 sys.exit(1 if fails else 0)
 PY
 # The charts people look at come from the same series.
-/usr/bin/python3 "$scripts/plot-timeseries.py" mrcd-timeseries.jsonl -o demo
+/usr/bin/python3 "$scripts/plot/plot.py" timeseries mrcd-timeseries.jsonl -o demo
 for f in demo-planes.png demo-evs.png; do
 	[ -s "$f" ] || { echo "demo: $f not written"; exit 1; }
 done

@@ -4,7 +4,7 @@
 #
 # mrcd over real kernel links and Linux SRv6 routers: two hosts, two planes,
 # per plane a T0 per host and one T1, all network namespaces built by
-# scripts/netns-topology.sh (removed afterwards). Each host is an mrcd in its
+# scripts/netns/netns-topology.sh (removed afterwards). Each host is an mrcd in its
 # namespace on net_af_packet ports; the routers run seg6local End with
 # NEXT-C-SID. Each host writes 200 1 MiB messages to the other. Checked:
 #  - every message completes and every byte is verified at the receiver;
@@ -23,7 +23,7 @@ mrcd=$(realpath "$1")
 dump=$(realpath "$2")
 work=$3
 src=$(realpath "$(dirname "$0")/../..")
-topo=$src/scripts/netns-topology.sh
+topo=$src/scripts/netns/netns-topology.sh
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"

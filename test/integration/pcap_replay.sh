@@ -78,15 +78,26 @@ host_ini 1 a0.pcap a1.pcap b0.pcap b1.pcap 1 > h1.ini
 "$hostile" b0.pcap hostile.pcap 0x103 0x100 | tee hostile.txt || { fail "mrc-hostile"; exit 1; }
 
 # 4. Replayed into host 0.
-host_ini 0 hostile.pcap e1.pcap c0.pcap c1.pcap 3 > h0r.ini
+# It runs 6 s; the query comes 1 s after traffic starts. mrcd may take long
+# to start on a busy machine: wait for what matters, its telemetry socket
+# and its "running" line, for up to 60 s, and say so if it never comes.
+host_ini 0 hostile.pcap e1.pcap c0.pcap c1.pcap 6 > h0r.ini
 "$mrcd" -- -f h0r.ini > h0r.log 2>&1 &
 pid=$!
 sock=
-for _ in $(seq 50); do
+for _ in $(seq 600); do
 	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' h0r.log 2>/dev/null || true)
-	[ -n "$sock" ] && grep -q "running" h0r.log && break
+	[ -n "$sock" ] && [ -S "$sock" ] && grep -q "running" h0r.log && break
+	kill -0 $pid 2>/dev/null || break
+	sock=
 	sleep 0.1
 done
+if [ -z "$sock" ]; then
+	fail "mrcd did not start within 60 s (or exited): $(tail -n 3 h0r.log)"
+	kill $pid 2>/dev/null || true
+	wait $pid || true
+	exit 1
+fi
 sleep 1
 /usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/drops,0 /mrc/qp,0x103 \
 	/mrc/qp,0x100 > tel.json || fail "telemetry query"

@@ -8,11 +8,12 @@
  * mrc_sim: a deterministic multipath channel for the transport tests.
  *
  * A discrete-event model of the network between H hosts (2..8) over P planes
- * (1..8) of a two-tier Clos (protocol.md 1.2), carrying real packets (rte_mbuf
- * chains built by lib/wire) without knowing anything about transport state.
- * No wall clock, no threads, no EAL: the caller passes the time (ns) into
- * every call and the randomness comes from a seeded PRNG, so the same calls
- * with the same seed give the same deliveries, bit for bit.
+ * (1..8) of a two-tier Clos (doc/architecture.md, "The emulated fabric"),
+ * carrying real packets (rte_mbuf chains built by lib/wire) without knowing
+ * anything about transport state. No wall clock, no threads, no EAL: the
+ * caller passes the time (ns) into every call and the randomness comes from a
+ * seeded PRNG, so the same calls with the same seed give the same deliveries,
+ * bit for bit.
  *
  * Topology, per plane (every plane is an identical, independent copy):
  *
@@ -57,7 +58,7 @@
  *      trimmed, marked or dropped for congestion; its serialisation time is
  *      charged to the data queue too (later data waits for it), so headers
  *      steal real bandwidth. Every other packet, control included (SACK,
- *      NACK, ACK, probes: small; protocol.md 1.13's own control class is
+ *      NACK, ACK, probes: small; the control class of doc/protocol.md is
  *      what control_priority models), uses the data queue. With
  *      B = backlog(t) and W the packet's wire bytes:
  *      - trim if trimming is on (trim_threshold_bytes != 0), the packet is
@@ -71,7 +72,7 @@
  *      - else drop if B + W > queue_limit (drops[QUEUE]; 0 = no limit).
  *      - else enqueue; first, if ECN is on (ecn_kmax_bytes != 0), the link
  *        is not the last hop (HOST_DOWN: MRC turns ECN off there,
- *        protocol.md 1.13), the outermost ECN is ECT(0) or ECT(1) and
+ *        doc/protocol.md), the outermost ECN is ECT(0) or ECT(1) and
  *        B > Kmin: mark CE with probability (B - Kmin) / (Kmax - Kmin),
  *        1 from Kmax on. The mark is written in the outermost IPv6 header
  *        only (the ICRC masks the traffic class; an SRv6 outer header is

@@ -11,7 +11,7 @@
 #include "mrc_test_mbuf.h"
 #include "mrc_test_pkts.h"
 
-/* Addressing in the spirit of protocol.md 1.18: block fcbb::/32, uSIDs per switch. */
+/* Block fcbb::/32, a uSID per switch (sample values; the plan: doc/protocol.md). */
 #define BLOCK 0xfcbb0000u
 
 static const uint8_t nic_a[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xa0, 0x01};
@@ -154,7 +154,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->sack.cc_flags = 0x1;
 		p->sack.mpr = 8;
 		p->sack.sack_offset = 1;
-		p->sack.sack_bitmap = 0x76; /* protocol.md 1.15: 5..11 as 0,1,1,0,1,1,1 */
+		p->sack.sack_bitmap = 0x76; /* doc/protocol.md, SETH: 5..11 as 0,1,1,0,1,1,1 */
 		p->sack.ts_echo = 0x1234;
 		p->sack.ooo_count = 5;
 		p->sack.rc = true;

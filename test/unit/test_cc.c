@@ -7,7 +7,8 @@
  *
  * Everything runs on a fake clock: tsc_hz = 1 GHz, so one TSC tick is one
  * nanosecond and `now` below is both. The reference network is the one the
- * brief and protocol.md 1.16 use: 100 Gb/s, 10 us base RTT, 4096 B MTU.
+ * QP defaults describe (doc/protocol.md, "Congestion control"): 100 Gb/s,
+ * 10 us base RTT, 4096 B MTU.
  */
 
 #include <errno.h>

@@ -1340,9 +1340,9 @@ test_dead_plane_taken_out(void)
 	mrc_ev_cfg_default(&cfg, 8, HZ); /* 16 active + 4 backup EVs per plane */
 	p = pool_new(&cfg, 40, false);
 	/*
-	 * A plane the host cannot see fail. Each of its 20 EVs used to lose a
-	 * packet of its own before the plane went quiet (20 resends); now the
-	 * 9th loss in a row with no SACK from the plane takes the rest out.
+	 * A plane the host cannot see fail. Rather than each of its 20 EVs
+	 * losing a packet of its own (20 resends), the 9th loss in a row with
+	 * no SACK from the plane takes the rest out.
 	 */
 	losses = spray(p, 4000, plane3_dead, NULL);
 	MRC_T_EQ(losses, 16 / 2 + 1);

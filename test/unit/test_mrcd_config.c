@@ -364,7 +364,7 @@ test_bad_structure(void)
 		"@:3: [transport] mtuu: unknown key", "did you mean mtu?"));
 	MRC_T_RUN(expect_error("key2.ini", "[lcores]\nworker = 2\n", -EINVAL,
 		"@:2: [lcores] worker: unknown key",
-		"allowed: workers, fabric, stats_interval_ms"));
+		"allowed: workers, pass_delay_us, fabric, stats_interval_ms"));
 	MRC_T_RUN(expect_error("rep.ini", "[transport]\nmtu = 4096\nencap = srv6\nmtu = 2048\n",
 		-EINVAL, "@:4: [transport] mtu: key given twice", "first at line 2"));
 	MRC_T_RUN(expect_error("repsec.ini", "[cc]\ntrimming = true\n[daemon]\n[cc]\nqa_gate = 1\n",
@@ -672,12 +672,94 @@ test_cli_bad(void)
 	return MRC_TEST_OK;
 }
 
+/* --set: parsed, repeatable, applied over the file and checked like its lines. */
+static int
+test_cli_set(void)
+{
+	static struct mrcd_cli cli;
+	static struct mrcd_config c, before;
+	static struct mrcd_profile prof;
+	char *argv[] = {"mrcd", "--", "-f", "config/mrcd.ini", "--set", "transport.mtu=2048",
+		"--set=fabric.loss=0.01", "--set", "profile.qps_per_peer=3", "--set",
+		"host.1.nic_addr=fd00::99", "--set", "fabric.block=fcbb:1::", "--set",
+		"transport.mtu=1024", NULL};
+	static const struct {
+		const char *set;
+		const char *want; /* the message starts with it */
+	} bad[] = {
+		{"transport.mtu=70000", "--set: [transport] mtu = 70000: must be 256..9000"},
+		{"trnsport.mtu=2048", "--set trnsport.mtu=2048: unknown section [trnsport]"},
+		{"transport.mtuu=2048", "--set transport.mtuu=2048: [transport] mtuu: unknown key"},
+		{"host.99.t0=1", "--set: [host.99]: host 99: must be 0..63"},
+		{"host.1.mac.p9=02:00:00:00:00:01", "--set: [host.1] mac.p9: plane 9"},
+		{"transport.mtu=", "--set transport.mtu=: empty value"},
+		{"transport.mtu= 2048", "--set transport.mtu= 2048: a value holds no"},
+		{"mtu=2048", "--set mtu=2048: not section.key=value"},
+		{"=2048", "--set =2048: not section.key=value"},
+		/* A cross-check of a value that came from --set names --set. */
+		{"transport.reliability=gbn", "--set: [transport] reliability = gbn:"},
+	};
+	const char *one[1];
+	char err[512], prof_path[PATH_MAX];
+	int argc = (int)RTE_DIM(argv) - 1;
+
+	MRC_T_ASSERT(mrcd_cli_parse(argc, argv, &cli, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(cli.n_sets, 5);
+	MRC_T_STREQ(cli.sets[0], "transport.mtu=2048");
+	MRC_T_STREQ(cli.sets[1], "fabric.loss=0.01");
+	MRC_T_EQ(cli.n_profile_sets, 1);
+	MRC_T_STREQ(cli.profile_sets[0], "profile.qps_per_peer=3");
+	MRC_T_ASSERT(
+		mrcd_config_load_set(&c, cli.config, cli.sets, cli.n_sets, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.transport.mtu, 1024); /* the last of a key wins */
+	MRC_T_ASSERT(c.fabric.loss == 0.01, "loss %g", c.fabric.loss);
+	/* Set values count as set: derived ones do not overwrite them, and follow them. */
+	MRC_T_EQ(c.host[1].nic_addr[15], 0x99);
+	MRC_T_EQ(c.host[0].nic_addr[15], 1);
+	MRC_T_EQ(c.host[0].locator[2], 0);
+	MRC_T_EQ(c.host[0].locator[3], 1); /* fcbb:1:e001:: */
+	MRC_T_RUN(round_trip(&c, "set.ini"));
+	/* The profile's keys, over the config's profile and over the built-in one. */
+	mrcd_cli_profile(&cli, &c, prof_path, sizeof(prof_path));
+	MRC_T_ASSERT(mrcd_profile_load_set(&prof, prof_path, cli.profile_sets, cli.n_profile_sets,
+			     err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(prof.qps_per_peer, 3);
+	MRC_T_ASSERT(mrcd_profile_load_set(&prof, "", cli.profile_sets, cli.n_profile_sets, err,
+			     sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(prof.qps_per_peer, 3);
+	one[0] = "profile.qps_per_peer=0";
+	MRC_T_EQ(mrcd_profile_load_set(&prof, "", one, 1, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strncmp(err, "--set: [profile] qps_per_peer = 0: must be 1..65535", 50) == 0,
+		"%s", err);
+	/* Each bad value fails with its message and leaves the config alone. */
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		mrcd_config_defaults(&c);
+		before = c;
+		one[0] = bad[i].set;
+		MRC_T_EQ(mrcd_config_load_set(&c, cli.config, one, 1, err, sizeof(err)), -EINVAL);
+		MRC_T_ASSERT(strncmp(err, bad[i].want, strlen(bad[i].want)) == 0,
+			"%s: '%s', want '%s'", bad[i].set, err, bad[i].want);
+		MRC_T_ASSERT(memcmp(&c, &before, sizeof(c)) == 0, "%s: config changed", bad[i].set);
+	}
+	/* The command line refuses what is not an assignment, before any file is read. */
+	{
+		char *noeq[] = {"mrcd", "--", "--set", "transport.mtu", NULL};
+
+		MRC_T_EQ(mrcd_cli_parse(4, noeq, &cli, err, sizeof(err)), -EINVAL);
+		MRC_T_ASSERT(strstr(err, "must be section.key=value") != NULL, "%s", err);
+	}
+	return MRC_TEST_OK;
+}
+
 static int
 test_cli_help(void)
 {
 	static const char *const want[] = {"-f, --config FILE", "--profile FILE", "--scenario FILE",
-		"--duration SECONDS", "--check", "--json FILE", "-h, --help", "--version",
-		"(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge"};
+		"--duration SECONDS", "--set SEC.KEY=VAL", "--check", "--json FILE", "-h, --help",
+		"--version", "(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge"};
 	static struct mrcd_cli cli;
 	char *help[] = {"mrcd", "--", "--help", NULL};
 	char *version[] = {"mrcd", "--version", NULL};
@@ -1002,6 +1084,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_cli_defaults),
 	MRC_TEST_CASE(test_cli_options),
 	MRC_TEST_CASE(test_cli_bad),
+	MRC_TEST_CASE(test_cli_set),
 	MRC_TEST_CASE(test_cli_help),
 	MRC_TEST_CASE(test_cli_eal),
 };

@@ -56,8 +56,9 @@ test_small_exact(void)
 
 /*
  * One sample at a bucket's lower edge (2^20 ns; the bucket is 2^16 wide)
- * and one far above it: the old upper edge read 2^20 + 2^16 - 1, 6.25%
- * high; one sample alone in a bucket reads as its middle.
+ * and one far above it: reading a bucket's upper edge would give
+ * 2^20 + 2^16 - 1, 6.25% high; one sample alone in a bucket reads as its
+ * middle.
  */
 static int
 test_one_sample_bucket(void)

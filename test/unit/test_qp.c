@@ -484,6 +484,57 @@ drop_once(void *ctx, const struct mrc_pkt *v)
 	return false;
 }
 
+/*
+ * The responder tracks 4 Write-IMM messages at once; the requester has 16
+ * posted and the first packet is lost, so the responder's next immediate
+ * stays at message 0 until the resend. A requester that started message 4
+ * meanwhile would be NACKed (UNEXP_EVENT) into ERROR: it must hold it back.
+ */
+static int
+test_peer_wimm_holds_back_write_imm(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 0, .left = 1};
+	struct mrc_cqe e[32];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	cfg.attr.wimm = 4;
+	cfg.attr.peer_wimm = 4;
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	w.drop = drop_once;
+	w.ctx = &d;
+	mrc_test_fill(&p.h[0], 0, 16 * 2048, 9);
+	for (uint32_t k = 0; k < 16; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 2048, 2048, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem + k * 2048, p.h[1].key, true,
+				 0xb0 + k),
+			0);
+	run(&p, &w, 100000 * US);
+	MRC_T_EQ(d.left, 0);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_wimm_exceeded, 0);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_wimm_waits > 0, "messages were held back");
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RTS);
+	MRC_T_EQ(mrc_qp_state(p.h[1].qp), MRC_QP_RTS);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 32), 16);
+	for (uint32_t k = 0; k < 16; k++) {
+		MRC_T_EQ(e[k].opcode, MRC_CQE_RECV_IMM);
+		MRC_T_EQ(e[k].imm, 0xb0 + k);
+	}
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 16 * 2048);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 32), 16);
+	for (uint32_t k = 0; k < 16; k++)
+		MRC_T_EQ(e[k].status, MRC_CQE_OK);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* mrc_qp_mem_parts() adds up to mrc_qp_mem_bytes(). */
 static int
 parts_add_up(const struct mrc_qp *qp)
@@ -1312,6 +1363,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_post_checks_local_buffer),
 	MRC_TEST_CASE(test_write_sprayed_reordered),
 	MRC_TEST_CASE(test_imm_completions_in_order),
+	MRC_TEST_CASE(test_peer_wimm_holds_back_write_imm),
 	MRC_TEST_CASE(test_imm_table_lent),
 	MRC_TEST_CASE(test_imm_table_pool_empty),
 	MRC_TEST_CASE(test_imm_table_back_on_reset),

@@ -68,7 +68,7 @@ test_in_order_and_coalescing(void)
 	return MRC_TEST_OK;
 }
 
-/* protocol.md 1.15: PSNs 0-11 sent, 5 and 8 lost -> cack 4, offset 1, bitmap 0,1,1,0,1,1,1. */
+/* doc/protocol.md, SETH: PSNs 0-11 sent, 5 and 8 lost -> cack 4, offset 1, bitmap 0,1,1,0,1,1,1. */
 static int
 test_worked_example(void)
 {

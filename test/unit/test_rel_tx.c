@@ -568,6 +568,93 @@ test_rto_schedule_and_budget(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A round trip longer than the configured timeout (a slow or busy host):
+ * the retransmit timer waits at least a packet timeout, so a packet that
+ * is only waiting is not resent. With the fixed 262 us timer and 1 ms
+ * round trips, every message was resent once before its answer came.
+ */
+static int
+test_rto_never_below_rtt(void)
+{
+	struct mrc_rel_tx *tx = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	const uint64_t rtt = 1000 * US;
+	uint64_t now = 0;
+
+	/* Round trips of 1 ms, one packet at a time. */
+	for (uint32_t k = 0; k < 16; k++, now += rtt) {
+		struct mrc_sack_view s = sack(k, 1, 0, 0);
+
+		mrc_rel_tx_sent_new(tx, k % 8, EVV(k % 8), 100, k, now);
+		MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now + rtt, &ops, &e, &info), 0);
+	}
+	MRC_T_ASSERT(mrc_rel_tx_rto(tx, 0) >= 2 * rtt, "rto %llu ns",
+		(unsigned long long)mrc_rel_tx_rto(tx, 0));
+	MRC_T_U64_EQ(mrc_rel_tx_rto(tx, 1), 2 * mrc_rel_tx_rto(tx, 0));
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 99, now);
+	for (uint64_t t = now; t <= now + rtt + rtt / 2; t += 10 * US)
+		mrc_rel_tx_poll(tx, t, &ops, &e);
+	MRC_T_EQ(tx->stats.rto_fired, 0);
+	MRC_T_EQ(tx->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 0);
+	struct mrc_sack_view s = sack(16, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, now + rtt + rtt / 2, &ops, &e, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 1);
+	MRC_T_EQ(tx->stats.spurious, 0);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/*
+ * A sender with no samples of its own (a QP that just became active) waits
+ * for the round trip its worker's other senders to the same destination
+ * see, not for its 10 us initial guess; and its samples feed the share.
+ */
+static int
+test_shared_rtt_for_cold_sender(void)
+{
+	struct mrc_rel_rtt_share share = {0};
+	struct mrc_rel_tx *warm = default_tx(0), *cold = default_tx(0), *alone = default_tx(0);
+	struct mrc_rel_ack_info info;
+	struct events e = {0};
+	const uint64_t rtt = 1000 * US;
+	uint64_t now = 0;
+
+	mrc_rel_tx_set_share(warm, &share);
+	for (uint32_t k = 0; k < 16; k++, now += rtt) {
+		struct mrc_sack_view s = sack(k, 1, 0, 0);
+
+		mrc_rel_tx_sent_new(warm, k % 8, EVV(k % 8), 100, k, now);
+		MRC_T_EQ(mrc_rel_tx_on_sack(warm, &s, now + rtt, &ops, &e, &info), 0);
+	}
+	MRC_T_U64_EQ(share.samples, 16);
+	MRC_T_U64_EQ(share.srtt_tsc, warm->srtt_tsc);
+	mrc_rel_tx_set_share(cold, &share);
+	MRC_T_ASSERT(mrc_rel_tx_pkt_timeout(cold) >= 2 * rtt, "cold sender waits for the share");
+	MRC_T_ASSERT(mrc_rel_tx_pkt_timeout(alone) < rtt / 4, "alone it guesses 10 us");
+	/* Both send at `now`; at now + rtt + rtt / 2, only the one that shares has not given up. */
+	mrc_rel_tx_sent_new(cold, 0, EVV(0), 100, 0, now);
+	mrc_rel_tx_sent_new(alone, 0, EVV(0), 100, 0, now);
+	for (uint64_t t = now; t <= now + rtt + rtt / 2; t += 10 * US) {
+		mrc_rel_tx_poll(cold, t, &ops, &e);
+		mrc_rel_tx_poll(alone, t, &ops, &e);
+	}
+	MRC_T_EQ(cold->stats.rto_fired, 0);
+	MRC_T_EQ(cold->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 0);
+	MRC_T_ASSERT(alone->stats.rto_fired > 0, "the lone sender resent what was only waiting");
+	/* The cold sender's own sample feeds the share. */
+	struct mrc_sack_view s = sack(0, 1, 0, 0);
+
+	MRC_T_EQ(mrc_rel_tx_on_sack(cold, &s, now + rtt + rtt / 2, &ops, &e, &info), 0);
+	MRC_T_U64_EQ(share.samples, 17);
+	free(warm);
+	free(cold);
+	free(alone);
+	return MRC_TEST_OK;
+}
+
 static int
 test_progress_refunds_budget(void)
 {
@@ -1049,6 +1136,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_spurious_loss),
 	MRC_TEST_CASE(test_nack_reasons_and_budget),
 	MRC_TEST_CASE(test_rto_schedule_and_budget),
+	MRC_TEST_CASE(test_rto_never_below_rtt),
+	MRC_TEST_CASE(test_shared_rtt_for_cold_sender),
 	MRC_TEST_CASE(test_progress_refunds_budget),
 	MRC_TEST_CASE(test_per_packet_timeout),
 	MRC_TEST_CASE(test_dead_peer_backs_off),

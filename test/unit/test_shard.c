@@ -22,6 +22,7 @@
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
 
+#include "mrc_rel_tx.h"
 #include "mrc_shard.h"
 #include "mrc_test_pkts.h"
 
@@ -253,7 +254,7 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 static int
 lone_free(struct lone *l)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 
 	mrc_shard_free(l->s);
 	while (l->handoff != NULL && rte_ring_dequeue(l->handoff, (void **)&m) == 0)
@@ -267,13 +268,13 @@ lone_free(struct lone *l)
 	return MRC_TEST_OK;
 }
 
-/* Put a sample of the catalogue, sent to `dqpn`, on the shard's rx ring. */
+/* Put a sample of the catalogue, sent to `dqpn`, on `ring` (a port's rx ring). */
 static int
-lone_receive(struct lone *l, const char *sample, uint32_t dqpn)
+put_sample(struct mrc_test_pair *p, struct rte_ring *ring, const char *sample, uint32_t dqpn)
 {
 	static uint8_t bytes[MRC_TEST_MAX_PKT];
 	struct mrc_test_sample ts;
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 	size_t len = 0;
 	char *dst;
 
@@ -284,15 +285,21 @@ lone_receive(struct lone *l, const char *sample, uint32_t dqpn)
 	}
 	MRC_T_STREQ(ts.name, sample);
 	ts.pkt.bth.dqpn = dqpn;
-	len = mrc_test_sample_bytes(&ts, &l->wire_cfg, bytes, sizeof(bytes));
+	len = mrc_test_sample_bytes(&ts, &p->wire, bytes, sizeof(bytes));
 	MRC_T_ASSERT(len > 0, "sample %s built", sample);
-	m = rte_pktmbuf_alloc(l->p.pool);
+	m = rte_pktmbuf_alloc(p->pool);
 	MRC_T_ASSERT(m != NULL, "mbuf");
 	dst = rte_pktmbuf_append(m, (uint16_t)len);
 	MRC_T_ASSERT(dst != NULL, "room for %zu bytes", len);
 	memcpy(dst, bytes, len);
-	MRC_T_EQ(rte_ring_enqueue(l->wire, m), 0);
+	MRC_T_EQ(rte_ring_enqueue(ring, m), 0);
 	return MRC_TEST_OK;
+}
+
+static int
+lone_receive(struct lone *l, const char *sample, uint32_t dqpn)
+{
+	return put_sample(&l->p, l->wire, sample, dqpn);
 }
 
 static int
@@ -321,7 +328,7 @@ hand_off_case(bool with_ring)
 	static struct lone l;
 	struct mrc_shard_snapshot ss;
 	const struct mrc_shard_counters *c;
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 
 	MRC_T_RUN(lone_make(&l, 2, 1, with_ring, false));
 	/* An endpoint request, a packet of shard 0's QP, one for a QP of ours that does not exist.
@@ -408,6 +415,176 @@ test_takes_qps_through_its_request_ring(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Two shards joined back to back by net_ring ports (one plane, no delay):
+ * host 0's tx ring is host 1's rx ring and the other way round.
+ */
+static int
+joined_shards(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring *wire[2])
+{
+	static unsigned int seq;
+	const struct rte_eth_conf conf = {0};
+	const char *why = NULL;
+
+	seq++;
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "shj%u_%d", seq, i);
+		wire[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		MRC_T_ASSERT(wire[i] != NULL, "ring");
+	}
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+		/* host i receives on wire[i] and sends on wire[1 - i] */
+		struct rte_ring *rx[1] = {wire[i]}, *tx[1] = {wire[1 - i]};
+		int port;
+
+		snprintf(name, sizeof(name), "shjp%u_%d", seq, i);
+		port = rte_eth_from_rings(name, rx, 1, tx, 1, SOCKET_ID_ANY);
+		MRC_T_ASSERT(port >= 0, "net_ring port");
+		MRC_T_EQ(rte_eth_dev_configure((uint16_t)port, 1, 1, &conf), 0);
+		MRC_T_EQ(
+			rte_eth_rx_queue_setup((uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL, p->pool),
+			0);
+		MRC_T_EQ(rte_eth_tx_queue_setup((uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL), 0);
+		MRC_T_EQ(rte_eth_dev_start((uint16_t)port), 0);
+
+		struct mrc_shard_cfg c = {.host_id = (uint8_t)i,
+			.n_planes = 1,
+			.port_id = {(uint16_t)port},
+			.qpn_base = 0x100,
+			.max_qps = 4,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = p->wire,
+			.socket = SOCKET_ID_ANY};
+
+		sh[i] = mrc_shard_create(&c, p->now, &why);
+		MRC_T_ASSERT(sh[i] != NULL, "shard: %s", why);
+		MRC_T_EQ(mrc_shard_add_qp(sh[i], p->h[i].qp, p->now), 0);
+	}
+	return MRC_TEST_OK;
+}
+
+/*
+ * Two hosts on one lcore, 64 messages from host 0 to host 1, and with
+ * packets in flight one of two things the host, not the network, does:
+ *  - STALL: the lcore is away for 50 ms, and host 1 then takes 3 more
+ *    passes to answer (it has other work). Host 0's own time away is not
+ *    a round trip (the run clock): without it, the RTT samples of the
+ *    packets in flight were 50 ms, and every timer after stretched by it.
+ *  - BACKLOG: 900 packets (here for a QP host 0 does not have) queue up in
+ *    host 0's rx queue ahead of the answers, 4 passes of reading at 90 us
+ *    a pass. The answers were there all along (the input horizon): without
+ *    it, packets in flight timed out while host 0 was still reading.
+ * Either way not one packet may be declared lost, and the QP's destination
+ * shares its round trip (mrc_shard_dest_rtt).
+ */
+enum host_delay { STALL, BACKLOG };
+
+static int
+host_delay_is_not_loss(enum host_delay what)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_shard *sh[2];
+	struct rte_ring *wire[2];
+	struct mrc_cqe e[64];
+	unsigned int done = 0, inflight_at_event = 0, host1_away = 0;
+	const uint64_t pass = what == BACKLOG ? 90 * US : US;
+	const unsigned int junk = what == BACKLOG ? 900 : 0;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	MRC_T_RUN(joined_shards(&p, sh, wire));
+	mrc_test_fill(&p.h[0], 0, 64 * 4096, 5);
+	for (uint32_t k = 0; k < 64; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 4096, 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem + k * 4096, p.h[1].key, false, 0),
+			0);
+	for (int step = 0; step < 200000 && done < 64; step++) {
+		unsigned int n;
+
+		p.now += pass;
+		mrc_shard_iterate(sh[0], p.now, &p.rand);
+		if (inflight_at_event == 0 &&
+			(inflight_at_event = mrc_rel_tx_inflight(mrc_qp_rel_tx(p.h[0].qp))) > 0) {
+			for (unsigned int k = 0; k < junk; k++)
+				MRC_T_RUN(put_sample(&p, wire[0], "probe_srv6", 0x103));
+			if (what == STALL) {
+				p.now += 50000 * US;
+				host1_away = 3;
+			}
+		}
+		if (host1_away > 0)
+			host1_away--;
+		else
+			mrc_shard_iterate(sh[1], p.now, &p.rand);
+		while ((n = mrc_cq_poll(p.h[0].cq, e, 64)) > 0)
+			for (unsigned int k = 0; k < n; k++) {
+				MRC_T_EQ(e[k].status, MRC_CQE_OK);
+				done++;
+			}
+	}
+	MRC_T_EQ(done, 64);
+	MRC_T_ASSERT(inflight_at_event > 0, "it came with packets in flight");
+	MRC_T_U64_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 0);
+	MRC_T_U64_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 0);
+	MRC_T_U64_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.rto_fired, 0);
+	MRC_T_U64_EQ(mrc_shard_counters(sh[0])->rx_unknown_qpn, junk);
+	if (what == STALL) {
+		MRC_T_ASSERT(mrc_qp_rel_tx(p.h[0].qp)->max_rtt_tsc < 1000 * US,
+			"largest RTT sample %llu ns: the stall is not a round trip",
+			(unsigned long long)mrc_qp_rel_tx(p.h[0].qp)->max_rtt_tsc);
+		MRC_T_EQ(mrc_shard_counters(sh[0])->stalls, 1);
+	} else {
+		MRC_T_ASSERT(mrc_shard_counters(sh[0])->horizon_held > 0, "the backlog held it");
+	}
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 64 * 4096);
+
+	/* Host 0's QP fed its destination's shared round trip with every sample. */
+	uint64_t srtt = 0, samples = 0;
+	uint8_t nobody[16] = {0xfd};
+
+	MRC_T_EQ(mrc_shard_dest_rtt(sh[0], mrc_qp_peer_ip(p.h[0].qp), &srtt, &samples), 0);
+	MRC_T_U64_EQ(samples, mrc_qp_rel_tx(p.h[0].qp)->stats.rtt_samples);
+	MRC_T_ASSERT(samples > 0 && srtt > 0, "shared samples %llu", (unsigned long long)samples);
+	MRC_T_EQ(mrc_shard_dest_rtt(sh[0], nobody, &srtt, &samples), -ENOENT);
+
+	for (int step = 0; step < 1000; step++) { /* the last answers land */
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = NULL;
+
+		MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
+		mrc_shard_free(sh[i]);
+		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+static int
+test_stall_is_not_loss(void)
+{
+	return host_delay_is_not_loss(STALL);
+}
+
+static int
+test_rx_backlog_is_not_loss(void)
+{
+	return host_delay_is_not_loss(BACKLOG);
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_two_hosts_over_fabric),
 	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
@@ -417,6 +594,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
+	MRC_TEST_CASE(test_stall_is_not_loss),
+	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 };
 
 MRC_TEST_MAIN("host_shard", cases)

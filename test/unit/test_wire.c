@@ -81,7 +81,7 @@ sample_bytes(unsigned int i, struct mrc_test_sample *s, uint8_t *b, size_t *len)
 static int
 test_header_layouts(void)
 {
-	/* Offsets protocol.md gives; the static_asserts pin the sizes. */
+	/* Offsets doc/protocol.md gives; the static_asserts pin the sizes. */
 	MRC_T_EQ(offsetof(struct mrc_seth, entropy), 4);
 	MRC_T_EQ(offsetof(struct mrc_seth, cack_psn), 12);
 	MRC_T_EQ(offsetof(struct mrc_seth, cc_type_flags), 16);

@@ -38,12 +38,13 @@ int mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now);
 int mrcd_sched_init_all(struct mrcd_daemon *d);
 
 /*
- * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT and SIGTERM start the
- * drain. mrcd_run(): launch the workers, run the control loop until the
+ * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT, SIGTERM and SIGQUIT
+ * start the drain; SIGHUP, SIGUSR1 and SIGUSR2 are said and ignored, SIGPIPE
+ * ignored. mrcd_run(): launch the workers, run the control loop until the
  * duration ends or a signal comes, drain, stop the workers; the EAL's -errno when a
  * worker did not launch (the others are stopped).
  */
-void mrcd_signals_catch(void);
+int mrcd_signals_catch(void);
 int mrcd_run(struct mrcd_daemon *d);
 
 /*

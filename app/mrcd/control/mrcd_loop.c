@@ -12,7 +12,7 @@
  * rte_eth_from_rings(), so the hosts see ordinary ethdev ports (the same
  * rx/tx burst calls as on a NIC) and nothing sits between them: no switch,
  * no queue model, no loss. This is how the benchmarks measure what the
- * hosts themselves cost per packet (scripts/bench-rate.sh).
+ * hosts themselves cost per packet (scripts/bench/bench-rate.sh).
  *
  * A ring port hands over mbuf pointers: a packet arrives as the chain the
  * sender built (header, attached payload, trailer) from the sender's tx

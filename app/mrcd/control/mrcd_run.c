@@ -30,19 +30,46 @@
 #include "mrcd_datapath.h"
 #include "mrcd_stats.h"
 
-static volatile sig_atomic_t signalled;
+static volatile sig_atomic_t signalled, ignored;
 
+/* SIGINT, SIGTERM, SIGQUIT: drain and stop. */
 static void
 on_signal(int sig)
 {
 	signalled = sig;
 }
 
-void
+/* Signals whose default would kill mrcd uncleanly but that mean nothing to
+ * it yet (SIGHUP will mean reload): noted, said by the control loop, ignored. */
+static void
+on_ignored(int sig)
+{
+	ignored = sig;
+}
+
+int
 mrcd_signals_catch(void)
 {
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	static const int stop[] = {SIGINT, SIGTERM, SIGQUIT};
+	static const int noted[] = {SIGHUP, SIGUSR1, SIGUSR2};
+	struct sigaction sa;
+	int rc = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (unsigned int i = 0; i < RTE_DIM(stop) && rc == 0; i++)
+		rc = sigaction(stop[i], &sa, NULL) == 0 ? 0 : -errno;
+	sa.sa_handler = on_ignored;
+	for (unsigned int i = 0; i < RTE_DIM(noted) && rc == 0; i++)
+		rc = sigaction(noted[i], &sa, NULL) == 0 ? 0 : -errno;
+	/* SIGPIPE (a telemetry client gone) is ignored outright. */
+	sa.sa_handler = SIG_IGN;
+	if (rc == 0)
+		rc = sigaction(SIGPIPE, &sa, NULL) == 0 ? 0 : -errno;
+	if (rc != 0)
+		MRCD_LOG(ctrl, ERR, "cannot install signal handlers: %s", strerror(-rc));
+	return rc;
 }
 
 static bool
@@ -84,6 +111,13 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			for (unsigned int h = 0; h < d->n_hosts; h++)
 				mrc_shard_refresh_links(d->host[h].rt);
 			next_link = now + d->hz / 1000;
+		}
+		if (ignored) {
+			MRCD_LOG(ctrl, WARNING, "%s: %s; ignored", strsignal(ignored),
+				ignored == SIGHUP
+					? "reloading the configuration is not supported yet"
+					: "mrcd has no use for this signal");
+			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
 		mrcd_output_tick(d, &out, now, start);

@@ -490,7 +490,7 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 		 * A host polled with the fabric sends on a plane only while its
 		 * NIC queue there holds under 2.56 us of line rate, and at least
 		 * two frames, so a worker pass slower than a frame time leaves
-		 * no gap on the wire (README, "MRC against its references").
+		 * no gap on the wire (doc/architecture.md, "NIC transmit room").
 		 */
 		if (d->fab != NULL && w == &d->workers[0]) {
 			const uint64_t frame = d->cfg.transport.mtu + 256u;

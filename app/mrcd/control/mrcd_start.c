@@ -40,7 +40,8 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 	static char err[1024];
 	int rc;
 
-	rc = mrcd_config_load(&d->cfg, d->cli.config, err, sizeof(err));
+	rc = mrcd_config_load_set(
+		&d->cfg, d->cli.config, d->cli.sets, d->cli.n_sets, err, sizeof(err));
 	if (rc == 0)
 		rc = mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err));
 	if (rc != 0) {
@@ -53,7 +54,8 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 		MRCD_LOG(ctrl, ERR, "profile: path too long");
 		return -ENAMETOOLONG;
 	}
-	rc = mrcd_profile_load(&d->prof, d->profile_path, err, sizeof(err));
+	rc = mrcd_profile_load_set(&d->prof, d->profile_path, d->cli.profile_sets,
+		d->cli.n_profile_sets, err, sizeof(err));
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "profile: %s", err);
 		return rc;
@@ -81,6 +83,8 @@ mrcd_print_check(const struct mrcd_daemon *d)
 	const struct mrcd_profile *p = &d->prof;
 
 	mrcd_config_print(stdout, &d->cfg);
+	for (unsigned int i = 0; i < d->cli.n_sets; i++)
+		printf("; --set %s (in the values above)\n", d->cli.sets[i]);
 	printf("; profile %s: pattern %s, ", d->profile_path[0] ? d->profile_path : "(built-in)",
 		mrcd_pattern_name(p->pattern));
 	if (p->n_mix > 0)

@@ -17,6 +17,7 @@
 
 #include <rte_common.h>
 
+#include "mrc_rel_tx.h"
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 
@@ -34,6 +35,9 @@ sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t fro
 		const struct mrc_ev_pool *pool = mrc_qp_ev_pool(f->qp);
 
 		s->retx += c->tx_retx_pkts;
+		s->data_pkts += c->tx_data_pkts;
+		if (mrc_qp_rel_tx(f->qp) != NULL)
+			s->spurious += mrc_qp_rel_tx(f->qp)->stats.spurious;
 		s->nacks += c->rx_nacks;
 		s->ecn_echoes += c->ecn_echoes;
 		s->ev_losses += c->ev_losses;
@@ -107,6 +111,8 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 		}
 	}
 	n.retx = hc->sums.retx;
+	n.data_pkts = hc->sums.data_pkts;
+	n.spurious = hc->sums.spurious;
 	n.nacks = hc->sums.nacks;
 	n.ecn_echoes = hc->sums.ecn_echoes;
 	n.ev_losses = hc->sums.ev_losses;

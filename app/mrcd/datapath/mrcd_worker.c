@@ -144,6 +144,9 @@ mrcd_worker_main(void *arg)
 			mrc_shard_iterate(hc->rt, now, &hc->rand);
 			completions(d, h, now);
 		}
+		/* [lcores] pass_delay_us: a slower or busier core, for tests and benchmarks. */
+		if (d->cfg.lcores.pass_delay_us != 0)
+			rte_delay_us_block(d->cfg.lcores.pass_delay_us);
 		if (now < next_tick)
 			continue;
 		next_tick = now + tick_gap;

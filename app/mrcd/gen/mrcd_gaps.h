@@ -7,7 +7,7 @@
 /*
  * A receiver's stalls: the largest gaps between successive messages
  * completed at one host, each with the time it ended. A failover benchmark
- * (scripts/bench-veth-failover.sh) takes the largest gap that ended after
+ * (scripts/bench/bench-veth-failover.sh) takes the largest gap that ended after
  * its fault; the 100 ms time series is too coarse for that. Kept by the
  * host's worker (one compare per received message, no syscall), read by the
  * summary once the workers have stopped.

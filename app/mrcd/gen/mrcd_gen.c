@@ -159,16 +159,29 @@ mrcd_profile_defaults(struct mrcd_profile *p)
 int
 mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen)
 {
+	return mrcd_profile_load_set(p, path, NULL, 0, err, errlen);
+}
+
+int
+mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *const *sets,
+	unsigned int n_sets, char *err, size_t errlen)
+{
 	struct mrcd_ini *ini;
 	int rc;
 
 	mrcd_profile_defaults(p);
-	if (path == NULL || path[0] == '\0')
+	if ((path == NULL || path[0] == '\0') && n_sets == 0)
 		return 0;
-	rc = mrcd_ini_open(path, &ini, err, errlen);
+	if (path == NULL || path[0] == '\0')
+		rc = mrcd_ini_new("the built-in profile", &ini, err, errlen);
+	else
+		rc = mrcd_ini_open(path, &ini, err, errlen);
 	if (rc != 0)
 		return rc;
-	rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
+	for (unsigned int i = 0; i < n_sets && rc == 0; i++)
+		rc = mrcd_ini_set(ini, &schema, sets[i], err, errlen);
+	if (rc == 0)
+		rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
 	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE) {
 		snprintf(err, errlen,
 			"%s:%u: [profile] verify = true needs opcode = write_imm: a "
@@ -187,7 +200,7 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 		rc = -EINVAL;
 	}
 	mrcd_ini_close(ini);
-	snprintf(p->path, sizeof(p->path), "%s", path);
+	snprintf(p->path, sizeof(p->path), "%s", path != NULL ? path : "");
 	if (rc == 0)
 		mrcd_profile_derive(p);
 	return rc;

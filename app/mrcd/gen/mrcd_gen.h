@@ -65,6 +65,12 @@ void mrcd_profile_defaults(struct mrcd_profile *p);
 void mrcd_profile_derive(struct mrcd_profile *p);
 /* Load a profile file ([profile] section); 0, or -EINVAL with err (file:line: ...). */
 int mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t errlen);
+/*
+ * The same with "profile.<key>=<value>" values over the file's (mrcd --set),
+ * checked like its lines; path "" = the built-in profile with them.
+ */
+int mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *const *sets,
+	unsigned int n_sets, char *err, size_t errlen);
 const char *mrcd_pattern_name(uint8_t pattern);
 /* Print the profile's keys (default, unit, what each does, value), each line after `prefix`. */
 void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefix);

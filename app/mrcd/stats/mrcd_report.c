@@ -72,6 +72,8 @@ mrcd_snapshot_totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
 		t->verified_bytes += s.verified_bytes;
 		t->verify_errors += s.verify_errors;
 		t->retx += s.retx;
+		t->data_pkts += s.data_pkts;
+		t->spurious += s.spurious;
 		t->nacks += s.nacks;
 		t->ecn_echoes += s.ecn_echoes;
 		t->ev_losses += s.ev_losses;

@@ -98,11 +98,13 @@ mrcd_summary(const struct mrcd_daemon *d)
 	printf("  data: %" PRIu64 " bytes verified at the receivers, %" PRIu64 " errors\n",
 		t.verified_bytes, t.verify_errors);
 	print_gaps(stdout, d, false);
-	printf("  transport: %" PRIu64 " resent, %" PRIu64 " NACKs, %" PRIu64
+	printf("  transport: %" PRIu64 " resent (%.3f%% of %" PRIu64 " data packets; %" PRIu64
+	       " of them lost, then acknowledged after all), %" PRIu64 " NACKs, %" PRIu64
 	       " ECN echoes, %" PRIu64 " packets lost on a path; EVs now good %" PRIu64
 	       ", skip %" PRIu64 ", bad %" PRIu64 ", denied %" PRIu64 "\n",
-		t.retx, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good, t.ev_skip, t.ev_bad,
-		t.ev_denied);
+		t.retx, t.data_pkts ? 100.0 * (double)t.retx / (double)t.data_pkts : 0.0,
+		t.data_pkts, t.spurious, t.nacks, t.ecn_echoes, t.ev_losses, t.ev_good, t.ev_skip,
+		t.ev_bad, t.ev_denied);
 	printf("  workers: %u, %.3f s of CPU (%.0f%% of the run's wall time each); %" PRIu64
 	       " data packets (%" PRIu64 " payload bytes) placed at the receivers here\n",
 		d->n_workers, cpu_ns / 1e9, 100 * cpu_share, rx_pkts, rx_bytes);
@@ -232,9 +234,11 @@ mrcd_summary(const struct mrcd_daemon *d)
 				"\"trk_waits\": %" PRIu64 ",\n",
 				idle_flows, trk_max, trk_waits);
 			fprintf(j,
-				" \"retransmits\": %" PRIu64 ", \"nacks\": %" PRIu64
+				" \"retransmits\": %" PRIu64 ", \"data_pkts_sent\": %" PRIu64
+				", \"spurious_losses\": %" PRIu64 ", \"nacks\": %" PRIu64
 				", \"ecn_echoes\": %" PRIu64 ", \"ev_losses\": %" PRIu64 ",\n",
-				t.retx, t.nacks, t.ecn_echoes, t.ev_losses);
+				t.retx, t.data_pkts, t.spurious, t.nacks, t.ecn_echoes,
+				t.ev_losses);
 			fprintf(j,
 				" \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
 				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n",

@@ -1,73 +1,11 @@
-#!/usr/bin/env bash
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
-#
-# Scale (issue 6, item 7): memory per idle and per active QP, and 1k, 10k
-# and 64k QP pairs on one core with traffic spread over all of them (256
-# pairs in flight at a time, each pair idle -> active -> idle in turn; 4 x
-# 1 KiB packets per message; lib/qp, packets delivered one pass over the
-# active pairs after they were sent). All QPs lend in-flight rings from one
-# pool of 2 x 256 (mrc_trk_pool.h), and Write-with-immediate tables from
-# another as large (a responder holds one only while an immediate waits;
-# these messages carry none). Per scale: packets per CPU-second,
-# message completion p50 / p99, how often a QP waited for a ring, resends.
-# Same-run reference: every QP with a ring and a table of its own
-# (--private-rings, the layout before they were lent) at the scales that fit.
-# The idle QP's memory is also given part by part (idle_qp_parts). A scale whose QPs
-# would not fit in MEM_MB (default 2048) of DPDK heap is not run and is
-# recorded with what it would need.
-# Then the daemon itself: mrcd with config/examples/scale.ini (2 hosts in
-# loop mode, one worker lcore, --no-huge) and config/profiles/scale-64k.ini
-# at 1,024, 10,000 and 65,536 flows (as many QPs sending, as many
-# receiving), 256 flows per host in flight at a time, 1 KiB messages, every
-# byte verified, DAEMON_S seconds (default 3) per run: messages per worker
-# CPU-second, completion p50 / p99, heap and peak RSS per QP, resends,
-# flows that never completed a message.
-# Writes results/bench-scale.json.
-# Usage: scripts/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3 DAEMON_S=3)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-bin=$build/test/bench/bench_scale
-[ -x "$bin" ] || { echo "bench-scale: $bin not built (ninja -C $build)" >&2; exit 1; }
-mem=${MEM_MB:-2048}
-runs=${RUNS:-3}
-mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-run() { # OUT ARGS...
-	local out=$1
-	shift
-	if ! "$bin" --active 256 --pkts 400000 --mem-mb "$mem" "$@" > "$tmp/out" 2> "$tmp/err"; then
-		echo "bench-scale: $bin $* failed:" >&2
-		tail -3 "$tmp/err" >&2
-		exit 1
-	fi
-	grep '^{' "$tmp/out" > "$out"
-}
-for n in 1000 10000 65536; do
-	for r in $(seq "$runs"); do
-		run "$tmp/$n.$r.json" --qps "$n"
-		run "$tmp/ref-$n.$r.json" --qps "$n" --private-rings
-	done
-	echo "bench-scale: $n QP pairs: $(cat "$tmp/$n.1.json")"
-	echo "bench-scale: $n QP pairs, private rings: $(cat "$tmp/ref-$n.1.json")"
-done
-mrcd=$build/app/mrcd/mrcd
-for f in 1024 10000 65536; do
-	sed -e "s/^qps_per_peer = .*/qps_per_peer = $((f / 2))/" config/profiles/scale-64k.ini \
-		> "$tmp/flows-$f.ini"
-	for r in $(seq "$runs"); do
-		if ! (cd "$tmp" && "$OLDPWD/$mrcd" --no-huge -- -f "$OLDPWD/config/examples/scale.ini" \
-			--profile "$tmp/flows-$f.ini" --duration "${DAEMON_S:-3}" \
-			--json "$tmp/mrcd-$f.$r.json" > "$tmp/mrcd.log" 2>&1); then
-			echo "bench-scale: mrcd with $f flows failed:" >&2
-			grep -v '^EAL' "$tmp/mrcd.log" | tail -3 >&2
-			rm -f "$tmp/mrcd-$f.$r.json"
-		fi
-	done
-done
-/usr/bin/python3 - "$tmp" "$runs" <<'PY'
+"""Medians of scripts/bench/bench-scale.sh's runs (lib/qp at each scale, with
+and without lent rings, and the daemon) into results/bench-scale.json.
+
+    scale_summary.py TMPDIR RUNS
+"""
 import json, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
@@ -170,4 +108,3 @@ print("bench-scale: idle QP by part: " + ", ".join(f"{k} {v}" for k, v in parts.
 print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP "
       f"(private rings: {rfirst['bytes_per_idle_qp']}), {out['bytes_per_active_qp']} per active "
       f"QP; wrote results/bench-scale.json")
-PY

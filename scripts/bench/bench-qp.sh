@@ -7,9 +7,9 @@
 # packet with 1 and with 1,000 active QP pairs (median of runs; noisy), and
 # instructions per packet under callgrind as (Ir(2N) - Ir(N)) / N
 # (repeatable). Memory per QP is printed too. Writes results/bench-qp.json.
-# Usage: scripts/bench-qp.sh [BUILD_DIR]
+# Usage: scripts/bench/bench-qp.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_qp
 [ -x "$bin" ] || { echo "bench-qp: $bin not built (run scripts/setup.sh)" >&2; exit 1; }
@@ -39,4 +39,5 @@ else
 fi
 printf '{"bench": "qp", "payload_bytes": 4096, "ns_per_pkt_1qp": %s, "ns_per_pkt_1000qp": %s, "instr_per_pkt": %s, "bytes_per_qp_rts": %s}\n' \
 	"$ns1" "$ns1k" "$ipp" "$mem" > results/bench-qp.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-qp.json
 echo "bench-qp: wrote results/bench-qp.json"

@@ -9,9 +9,9 @@
 # instructions per packet under callgrind as (Ir(2N) - Ir(N)) / N, which
 # setup and valgrind's start-up cancel out of (repeatable). Writes
 # results/bench-fabric.json.
-# Usage: scripts/bench-fabric.sh [BUILD_DIR]
+# Usage: scripts/bench/bench-fabric.sh [BUILD_DIR]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_fabric
 [ -x "$bin" ] || { echo "bench-fabric: $bin not built (run scripts/setup.sh)" >&2; exit 1; }
@@ -40,4 +40,5 @@ else
 fi
 printf '{"bench": "fabric", "payload_bytes": 1024, "switches": 3, "ns_per_pkt_32": %s, "ns_per_pkt_512": %s, "instr_per_pkt": %s}\n' \
 	"$ns32" "$ns512" "$ipp" > results/bench-fabric.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-fabric.json
 echo "bench-fabric: wrote results/bench-fabric.json"

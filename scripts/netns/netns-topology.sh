@@ -42,7 +42,7 @@ hosts=2
 planes=2
 t1s=1
 conf_dir=.
-profile=$(cd "$(dirname "$0")/.." && pwd)/config/profiles/default.ini
+profile=$(cd "$(dirname "$0")/../.." && pwd)/config/profiles/default.ini
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 while [ $# -gt 0 ]; do
@@ -171,7 +171,7 @@ write_configs() {
 	mkdir -p "$conf_dir"
 	for h in $(seq 0 $((hosts - 1))); do
 		{
-			echo "; host $h of the netns topology '$prefix' (scripts/netns-topology.sh)"
+			echo "; host $h of the netns topology '$prefix' (scripts/netns/netns-topology.sh)"
 			printf '[daemon]\nhosts = 1\nfirst_host = %s\ncluster_hosts = %s\nplanes = %s\n' \
 				"$h" "$hosts" "$planes"
 			printf 'profile = %s\nscenario = none\n\n[ports]\nmode = ethdev\nrx_mbuf_data_room = 9344\n' "$profile"

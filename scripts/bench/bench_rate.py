@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 """Datapath packet and byte rate per worker core, each against a reference
-measured in the same run (issue 6, items 1 and 2). Driven by
-scripts/bench-rate.sh; see there for what is measured.
+measured in the same run. Driven by
+scripts/bench/bench-rate.sh; see there for what is measured.
 
 Every figure divides by the CPU time of the one thread doing the work (the
 mrcd worker lcore, testpmd's forwarding lcore, the memcpy loop), not by wall
@@ -230,7 +230,7 @@ def main():
         "bench": "rate",
         "runs": a.runs, "rounds_measured": len(rows), "failed_rounds": failed,
         "seconds_per_run": a.seconds,
-        "machine": os.uname().nodename, "cpus": os.cpu_count(),
+        "cpus": os.cpu_count(),
         "packet_rate": {
             "payload_bytes": small["mtu"], "msg_kb": small["msg_kb"],
             "mrc_pps_per_core": med(col("mrc_small", "pps_per_cpu_s")),

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
-"""Trials of scripts/bench-veth-failover.sh and bench-veth-loss.sh: Linux
+"""Trials of scripts/bench/bench-veth-failover.sh and bench-veth-loss.sh: Linux
 MPTCP (bench_stream under `mptcpize run`) and mrcd (net_af_packet) on the
-same N paths of scripts/veth-paths.sh, one stack at a time, the same fault
+same N paths of scripts/netns/veth-paths.sh, one stack at a time, the same fault
 for both, and the same measures from the receiver's message completions:
 
 - goodput before the fault and after it (windows given in seconds);
@@ -29,7 +29,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PATHS = os.path.join(HERE, "veth-paths.sh")
+PATHS = os.path.join(HERE, "..", "netns", "veth-paths.sh")
 MSG = 65536
 children = []
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Sourced by scripts/bench-veth-failover.sh and bench-veth-loss.sh: checks
+# Sourced by scripts/bench/bench-veth-failover.sh and bench-veth-loss.sh: checks
 # (exit 77 when this machine cannot run them), the packages MPTCP needs,
-# the namespaces of scripts/veth-paths.sh under a prefix of this process,
+# the namespaces of scripts/netns/veth-paths.sh under a prefix of this process,
 # removed at exit whatever happens, and the trial runner in the background
 # so that a signal (bench.sh's time budget) reaches the cleanup at once.
 # The caller sets: name (for messages), build, paths, rate, queue_kb.
@@ -28,7 +28,7 @@ veth_check() {
 			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" > /dev/null 2>&1; } ||
 			veth_skip "could not install ${need[*]}"
 	fi
-	# Namespaces a killed earlier run left behind (their owner is gone).
+	# Namespaces left behind by a benchmark that was killed (their owner is gone).
 	local ns owner
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^vethb[0-9]+-(a|b|s[0-9]+)$' || true); do
 		owner=${ns#vethb}
@@ -46,7 +46,7 @@ veth_cleanup() {
 		kill -TERM "$runner" 2>/dev/null
 		wait "$runner" 2>/dev/null
 	fi
-	"$root/scripts/veth-paths.sh" down "$prefix" 2>/dev/null || true
+	"$root/scripts/netns/veth-paths.sh" down "$prefix" 2>/dev/null || true
 	# VETH_KEEP=1 keeps every trial's configs, logs, --json and time series.
 	if [ "${VETH_KEEP:-0}" = 1 ]; then echo "bench-$name: trial files kept in $work"; else rm -rf "$work"; fi
 }
@@ -56,13 +56,13 @@ veth_up() {
 	trap veth_cleanup EXIT
 	trap 'exit 143' TERM
 	trap 'exit 130' INT
-	"$root/scripts/veth-paths.sh" up "$prefix" "$paths" "$rate" "$queue_kb"
-	"$root/scripts/veth-paths.sh" mptcp "$prefix" "$paths"
+	"$root/scripts/netns/veth-paths.sh" up "$prefix" "$paths" "$rate" "$queue_kb"
+	"$root/scripts/netns/veth-paths.sh" mptcp "$prefix" "$paths"
 }
 
-# veth_run ARGS...: scripts/bench_veth.py in the background, waited for.
+# veth_run ARGS...: scripts/bench/bench_veth.py in the background, waited for.
 veth_run() {
-	/usr/bin/python3 "$root/scripts/bench_veth.py" "$@" --prefix "$prefix" --paths "$paths" \
+	/usr/bin/python3 "$root/scripts/bench/bench_veth.py" "$@" --prefix "$prefix" --paths "$paths" \
 		--work "$work" --mrcd "$build/app/mrcd/mrcd" --stream "$build/test/bench/bench_stream" &
 	runner=$!
 	wait "$runner"

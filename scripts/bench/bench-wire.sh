@@ -6,14 +6,15 @@
 # runs, noisy on a shared machine) and instructions under callgrind, which
 # are repeatable whatever else the machine does. Instructions per packet are
 # (Ir(2N) - Ir(N)) / N, so setup and valgrind's own start-up cancel out.
-# Usage: scripts/bench-wire.sh [BUILD_DIR]   (writes results/bench-wire.json)
+# Usage: scripts/bench/bench-wire.sh [BUILD_DIR]   (writes results/bench-wire.json)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_wire
 [ -x "$bin" ] || { echo "bench-wire: $bin not built (run scripts/setup.sh)" >&2; exit 1; }
 mkdir -p results
 "$bin" --runs 7 --json results/bench-wire.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-wire.json
 
 if ! command -v valgrind >/dev/null; then
 	echo "bench-wire: valgrind not installed, skipping instruction counts (apt-get install valgrind)"
@@ -38,4 +39,5 @@ for op in build-data-64 parse-data-64 build-data-4k parse-data-4k parse-data-4k-
 	json="$json\"$op\": $per, "
 done
 echo "${json%, }}" > results/bench-wire-instructions.json
+/usr/bin/python3 scripts/bench/machine.py results/bench-wire-instructions.json
 echo "bench-wire: wrote results/bench-wire.json and results/bench-wire-instructions.json"

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Failover on real kernel links (issue 6, item 3's reference): Linux MPTCP
+# Failover on real kernel links: Linux MPTCP
 # against mrcd on the very same N veth paths, the same black hole, the same
 # receiver-stall definition. Two hosts (network namespaces) are joined by N
 # paths, each through a "switch" namespace (a Linux bridge whose ports tbf
-# shapes to RATE Mbit/s with a QUEUE-KB queue; scripts/veth-paths.sh).
+# shapes to RATE Mbit/s with a QUEUE-KB queue; scripts/netns/veth-paths.sh).
 # Host 0 streams 64 KiB messages to host 1 for WARM + PRE + POST seconds;
 # WARM + PRE in, an nftables rule in path 1's switch (bridge family,
 # forward chain) drops every frame of that path. Per repetition, one run of
@@ -31,10 +31,10 @@
 # Writes results/bench-veth-failover.json and .png. Needs root, network
 # namespaces and an MPTCP kernel (else exit 77); installs mptcpd, nftables
 # and iproute2 when missing.
-# Usage: scripts/bench-veth-failover.sh [BUILD_DIR] [--paths N] [--reps R]
+# Usage: scripts/bench/bench-veth-failover.sh [BUILD_DIR] [--paths N] [--reps R]
 #            [--rate MBIT] [--queue-kb KB] [--fault blackhole|linkdown|pitfall]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 name=veth-failover
 build=build paths=4 reps=3 rate=100 queue_kb=128 fault=blackhole
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $paths =~ ^[2-8]$ ]] || { echo "bench-$name: --paths 2..8" >&2; exit 2; }
 build=$(realpath "$build")
-. scripts/veth-bench-lib.sh
+. scripts/bench/veth-bench-lib.sh
 veth_check
 veth_up
 echo "bench-$name: $paths paths of $rate Mbit/s, $fault on path 1, $reps repetitions"
@@ -62,5 +62,6 @@ out=results/bench-$name.json
 mkdir -p results/tmp
 veth_run failover --reps "$reps" --fault "$fault" --out "$out" \
 	--meta "{\"bench\": \"veth-failover\", \"paths\": $paths, \"path_mbit\": $rate, \"queue_kb\": $queue_kb, \"fault\": \"$fault\", \"fault_path\": 1, \"msg_kib\": 64, \"tcp_cc\": \"cubic\", \"mrcd_mode\": \"spray_sack\", \"pre_s\": 1.0, \"post_s\": 1.5, \"settle_s\": 0.5, \"bin_ms\": 50}"
-/usr/bin/python3 scripts/plot-veth.py failover "$out" "${out%.json}.png"
+/usr/bin/python3 scripts/bench/machine.py "$out"
+/usr/bin/python3 scripts/plot/plot.py veth-failover "$out" "${out%.json}.png"
 echo "bench-$name: wrote $out and ${out%.json}.png"

@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # Two hosts joined by N paths of real kernel links, for the veth benchmarks
-# (scripts/bench-veth-failover.sh, bench-veth-loss.sh): network namespaces
+# (scripts/bench/bench-veth-failover.sh, bench-veth-loss.sh): network namespaces
 #
 #   PREFIX-a  host 0 (sender)    port p<i> on path i, MAC 02:6d:72:00:00:0<i>, 10.77.<i>.1/24
 #   PREFIX-b  host 1 (receiver)  port p<i> on path i, MAC 02:6d:72:00:01:0<i>, 10.77.<i>.2/24
