@@ -315,12 +315,12 @@ mrcd_cli_usage(FILE *f, const char *prog)
 
 		snprintf(name, sizeof(name), "%s%s%s%s%s", o->shrt ? o->shrt : "",
 			o->shrt ? ", " : "    ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
-		const char *h = o->help;
+		const char *h = o->help, *nl;
 
 		/* A help of several lines: the later ones under the first. */
-		while (strchr(h, '\n') != NULL) {
-			fprintf(f, "  %-22s %.*s\n", name, (int)(strchr(h, '\n') - h), h);
-			h = strchr(h, '\n') + 1;
+		while ((nl = strchr(h, '\n')) != NULL) {
+			fprintf(f, "  %-22s %.*s\n", name, (int)(nl - h), h);
+			h = nl + 1;
 			name[0] = '\0';
 		}
 		fprintf(f, "  %-22s %s\n", name, h);
