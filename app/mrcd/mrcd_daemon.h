@@ -177,6 +177,7 @@ struct mrcd_daemon {
 /* Outputs the control loop keeps open. */
 struct mrcd_output {
 	FILE *ts;
+	unsigned int ts_rotations; /* times the time series reached its cap */
 	uint64_t next_ts, next_prom;
 	struct mrcd_snapshot last[MRCD_MAX_HOSTS];
 	uint64_t last_tsc;
