@@ -79,7 +79,7 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 	s->port_mask = (1u << cfg->n_planes) - 1;
 	s->now_tsc = s->judge_tsc = s->last_iter_tsc = now_tsc;
 	s->max_judge_lag_tsc = cfg->max_judge_lag_tsc ? cfg->max_judge_lag_tsc : cfg->tsc_hz / 100;
-	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 10000;
+	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 1000;
 	return s;
 nomem:
 	if (s != NULL) {

@@ -132,7 +132,12 @@ struct mrc_shard_cfg {
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
 	uint64_t timer_tick_tsc; /* timer wheel tick (0: 1 us) */
-	/* a gap between iterations beyond 4 typical passes and this is a stall (0: 100 us) */
+	/*
+	 * a gap between iterations beyond 4 typical passes and this is a stall
+	 * (0: 1 ms). Not less: a busy pass (a worker that also polls the
+	 * emulated fabric) takes hundreds of us, and that is work, not absence;
+	 * at 100 us the demo's goodput halved on a shared core.
+	 */
 	uint64_t min_stall_tsc;
 	/* how long the input horizon may be held by queues never emptied (0: 10 ms) */
 	uint64_t max_judge_lag_tsc;
