@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The fabric's knobs the transport tests lean on, through its ports:
+ * jitter (a link, and so a path, never reorders; paths overtake each
+ * other; exact timing without it; bounds and determinism with it), forced
+ * ECN marking of a path (setter and scenario file, never on a NIC's own
+ * queue), the configuration check, and the NIC queue: plain tail drop,
+ * never a trim or a mark.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "mrc_test.h"
+#include "test_fabric.h"
+
+/* ---- jitter ---- */
+
+struct arrival {
+	uint64_t t;
+	uint32_t psn;
+};
+
+/*
+ * Receive what has arrived by `now` into out[*n] (the time it was seen),
+ * stepping the fabric event by event up to `now`.
+ */
+static int
+collect_until(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, uint64_t now,
+	struct arrival *out, unsigned int *n, unsigned int cap)
+{
+	for (;;) {
+		uint64_t t = mrc_fabric_next_event_tsc(f);
+		struct rte_mbuf *rx[64];
+		unsigned int k;
+
+		if (t > now)
+			t = now;
+		mrc_fabric_poll(f, t);
+		k = rx_all(f, c, rx, RTE_DIM(rx), NULL, NULL);
+		for (unsigned int i = 0; i < k; i++) {
+			struct mrc_pkt v;
+
+			MRC_T_EQ(mrc_pkt_parse(rx[i], &t_wire, &v), MRC_WIRE_OK);
+			MRC_T_ASSERT(*n < cap, "room");
+			out[(*n)++] = (struct arrival){.t = t, .psn = v.bth.psn};
+		}
+		free_all(rx, k);
+		if (t == now && mrc_fabric_next_event_tsc(f) > now)
+			return MRC_TEST_OK;
+	}
+}
+
+enum { J_N = 400, J_SPACING = 100, J_PATHS = 4 };
+
+/* 400 frames 100 ns apart from host 0 to host 1 over 4 T1s, path = psn % 4. */
+static int
+jitter_run(uint32_t jitter_ns, uint64_t seed, struct arrival *got, uint64_t *base_ns)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	unsigned int n = 0;
+	uint32_t len = 0;
+
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 1;
+	c.n_t1 = J_PATHS;
+	c.link_jitter_ns = jitter_ns;
+	c.seed = seed;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	for (uint32_t i = 0; i < J_N; i++) {
+		const struct spec sp = {
+			.src = 0, .dst = 1, .uplink = i % J_PATHS, .payload = 256, .psn = i};
+		struct rte_mbuf *m;
+
+		MRC_T_RUN(collect_until(f, &c, (uint64_t)i * J_SPACING, got, &n, J_N));
+		m = mk(&c, &sp);
+		MRC_T_ASSERT(m != NULL, "built");
+		len = m->pkt_len;
+		MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, &m, 1), 1);
+	}
+	MRC_T_RUN(collect_until(f, &c, 1000 * 1000 * US, got, &n, J_N));
+	MRC_T_EQ(n, J_N);
+	/* 4 links of serialisation (80 ps per byte) and 1 us each, rounded up to a whole ns. */
+	*base_ns = (4 * ((uint64_t)(len + 24) * 80 + 1000000) + 999) / 1000;
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+int
+test_jitter_keeps_paths_in_order(void)
+{
+	static struct arrival a[J_N], b[J_N], d[J_N];
+	uint64_t base;
+	unsigned int crossings = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	/* Without jitter: every frame exactly one unloaded path delay after it was sent. */
+	MRC_T_RUN(jitter_run(0, 11, a, &base));
+	for (unsigned int i = 0; i < J_N; i++) {
+		MRC_T_EQ(a[i].psn, i);
+		MRC_T_U64_EQ(a[i].t, (uint64_t)i * J_SPACING + base);
+	}
+	/* With 3 us per link: within 4 x 3 us of it, each path in order, paths overtake. */
+	MRC_T_RUN(jitter_run(3000, 11, a, &base));
+	uint32_t last[J_PATHS];
+
+	memset(last, 0xff, sizeof(last));
+	for (unsigned int i = 0; i < J_N; i++) {
+		const uint32_t psn = a[i].psn, path = psn % J_PATHS;
+		const uint64_t lo = (uint64_t)psn * J_SPACING + base;
+
+		MRC_T_ASSERT(last[path] == UINT32_MAX || psn > last[path],
+			"path %u: psn %u after %u", path, psn, last[path]);
+		last[path] = psn;
+		MRC_T_ASSERT(a[i].t >= lo && a[i].t <= lo + 4 * 3000, "psn %u at %llu, sent %llu",
+			psn, (unsigned long long)a[i].t, (unsigned long long)(psn * J_SPACING));
+		if (i > 0 && psn < a[i - 1].psn)
+			crossings++;
+	}
+	MRC_T_ASSERT(crossings > 10, "paths overtake each other (%u)", crossings);
+	/* Same seed, same arrivals; another seed, others. */
+	MRC_T_RUN(jitter_run(3000, 11, b, &base));
+	MRC_T_MEMEQ(a, b, sizeof(a));
+	MRC_T_RUN(jitter_run(3000, 12, d, &base));
+	MRC_T_ASSERT(memcmp(a, d, sizeof(a)) != 0, "another seed, other delays");
+	printf("  3 us of jitter per link: %u of %u frames overtook one of another path\n",
+		crossings, J_N);
+	return MRC_TEST_OK;
+}
+
+/* ---- forced ECN marking ---- */
+
+/* Send 40 ECT frames (and 40 not ECT) host `src` -> `dst` over T1 psn % 4; count CE. */
+static int
+mark_round(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, unsigned int src,
+	unsigned int dst, uint64_t *now, unsigned int ce_by_t1[4], unsigned int *ce_not_ect)
+{
+	struct rte_mbuf *rx[128];
+	unsigned int n;
+
+	memset(ce_by_t1, 0, 4 * sizeof(*ce_by_t1));
+	*ce_not_ect = 0;
+	for (uint32_t k = 0; k < 80; k++) {
+		const struct spec sp = {.src = src,
+			.dst = dst,
+			.uplink = k % 4,
+			.payload = 128,
+			.psn = k,
+			.ecn = k < 40 ? MRC_ECN_ECT0 : MRC_ECN_NOT_ECT};
+
+		MRC_T_RUN(send_spec(f, c, &sp));
+		*now += 50; /* no queue anywhere */
+		mrc_fabric_poll(f, *now);
+	}
+	run_idle(f, now);
+	n = rx_all(f, c, rx, RTE_DIM(rx), NULL, NULL);
+	MRC_T_EQ(n, 80);
+	for (unsigned int i = 0; i < n; i++) {
+		struct mrc_pkt v;
+
+		MRC_T_EQ(mrc_pkt_parse(rx[i], &t_wire, &v), MRC_WIRE_OK);
+		if (v.outer.ecn != MRC_ECN_CE)
+			continue;
+		if (v.bth.psn < 40)
+			ce_by_t1[v.bth.psn % 4]++;
+		else
+			(*ce_not_ect)++;
+	}
+	free_all(rx, n);
+	return MRC_TEST_OK;
+}
+
+int
+test_forced_mark(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct mrc_fabric_switch_counters sw;
+	const struct mrc_fabric_event *log;
+	unsigned int ce[4], ce_not_ect, n_log;
+	char text[96], path[64];
+	uint64_t now = 0;
+	FILE *fp;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 1;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	const struct mrc_fabric_target t1 = {.elem = MRC_FABRIC_ELEM_T1, .plane = 0, .a = 2};
+
+	/* Nothing queues: no marks at all. */
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[0] + ce[1] + ce[2] + ce[3] + ce_not_ect, 0);
+	/* T1 2 marks everything ECT it sends on, and only that. */
+	MRC_T_EQ(mrc_fabric_set_mark(f, &t1, 1.0), 0);
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[2], 10);
+	MRC_T_EQ(ce[0] + ce[1] + ce[3] + ce_not_ect, 0);
+	MRC_T_EQ(mrc_fabric_switch_stats(f, 1, 0, 2, &sw), 0);
+	MRC_T_EQ(sw.ecn_marks, 10);
+	MRC_T_EQ(mrc_fabric_counters(f)->ecn_marks, 10);
+	n_log = mrc_fabric_event_log(f, &log);
+	MRC_T_ASSERT(n_log > 0, "logged");
+	mrc_fabric_event_format(text, sizeof(text), &log[n_log - 1]);
+	MRC_T_STREQ(text, "plane 0 t1 2 mark 1");
+	/* Half: about half, and the draws are the fabric's seed's. */
+	MRC_T_EQ(mrc_fabric_set_mark(f, &t1, 0.5), 0);
+	for (int r = 0; r < 5; r++)
+		MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(mrc_fabric_switch_stats(f, 1, 0, 2, &sw), 0);
+	MRC_T_ASSERT(sw.ecn_marks > 10 + 10 && sw.ecn_marks < 10 + 40, "%llu of 50 marked at 0.5",
+		(unsigned long long)(sw.ecn_marks - 10));
+	MRC_T_EQ(mrc_fabric_set_mark(f, &t1, 0.0), 0);
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[0] + ce[1] + ce[2] + ce[3] + ce_not_ect, 0);
+	/* A host cable: its T0 -> host side marks; the NIC's own queue never does. */
+	const struct mrc_fabric_target cable = {.elem = MRC_FABRIC_ELEM_HOST_LINK, .a = 0};
+
+	MRC_T_EQ(mrc_fabric_set_mark(f, &cable, 1.0), 0);
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[0] + ce[1] + ce[2] + ce[3], 0);
+	MRC_T_RUN(mark_round(f, &c, 1, 0, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[0] + ce[1] + ce[2] + ce[3], 40);
+	MRC_T_EQ(ce_not_ect, 0);
+	MRC_T_EQ(mrc_fabric_set_mark(f, &cable, 0.0), 0);
+	/* Bad arguments. */
+	MRC_T_EQ(mrc_fabric_set_mark(f, &t1, 1.5), -EINVAL);
+	MRC_T_EQ(mrc_fabric_set_mark(f, &t1, -0.1), -EINVAL);
+	const struct mrc_fabric_target bad = {.elem = MRC_FABRIC_ELEM_T1, .plane = 0, .a = 4};
+
+	MRC_T_EQ(mrc_fabric_set_mark(f, &bad, 1.0), -EINVAL);
+	/* From a scenario file: T1 1 marks from 1 ms on. */
+	snprintf(path, sizeof(path), "/tmp/test_fabric_mark_%d.ini", (int)getpid());
+	fp = fopen(path, "w");
+	MRC_T_ASSERT(fp != NULL, "temporary file");
+	fputs("[event.m]\nat = 1ms\nelement = t1\nplane = 0\nt1 = 1\naction = mark\nmark = 1\n",
+		fp);
+	fclose(fp);
+	MRC_T_EQ(mrc_fabric_load_scenario(f, path, NULL), 1);
+	unlink(path);
+	MRC_T_ASSERT(now < 1000 * US, "before the event");
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[0] + ce[1] + ce[2] + ce[3], 0);
+	now = 1000 * US;
+	MRC_T_RUN(mark_round(f, &c, 0, 1, &now, ce, &ce_not_ect));
+	MRC_T_EQ(ce[1], 10);
+	MRC_T_EQ(ce[0] + ce[2] + ce[3] + ce_not_ect, 0);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/* ---- configuration ---- */
+
+int
+test_cfg_check(void)
+{
+	struct mrc_fabric_cfg c, b;
+	const char *why = NULL;
+
+	mrc_fabric_cfg_defaults(&c);
+	MRC_T_EQ(c.n_hosts, 2);
+	MRC_T_EQ(c.n_planes, 8);
+	MRC_T_EQ(c.n_t1, 4);
+	MRC_T_EQ(c.link_delay_ns, 1000);
+	MRC_T_EQ(c.link_jitter_ns, 0);
+	MRC_T_EQ(c.queue_limit_bytes, 1000000);
+	MRC_T_EQ(c.ecn_kmin_bytes, 25000);
+	MRC_T_EQ(c.ecn_kmax_bytes, 100000);
+	MRC_T_EQ(c.trim_threshold_bytes, 200000);
+	MRC_T_EQ(mrc_fabric_cfg_check(&c, &why), -EINVAL); /* tsc_hz is the caller's */
+	MRC_T_ASSERT(strstr(why, "tsc_hz") != NULL, "%s", why);
+	c.tsc_hz = HZ;
+	MRC_T_EQ(mrc_fabric_cfg_check(&c, &why), 0);
+#define BAD(field, value, word)                                                  \
+	do {                                                                     \
+		b = c;                                                           \
+		b.field = value;                                                 \
+		why = NULL;                                                      \
+		MRC_T_EQ(mrc_fabric_cfg_check(&b, &why), -EINVAL);               \
+		MRC_T_ASSERT(why != NULL && strstr(why, word) != NULL, "%s: %s", \
+			#field " = " #value, why != NULL ? why : "(none)");      \
+	} while (0)
+	BAD(n_hosts, 0, "n_hosts");
+	BAD(n_hosts, 65, "n_hosts");
+	BAD(n_planes, 0, "n_planes");
+	BAD(n_planes, 9, "n_planes");
+	BAD(hosts_per_t0, 0, "hosts_per_t0");
+	BAD(hosts_per_t0, 3, "hosts_per_t0");
+	BAD(n_t1, 0, "n_t1");
+	BAD(link_gbps, 0.0, "link_gbps");
+	BAD(link_delay_ns, 2000000000u, "link_delay_ns");
+	BAD(link_jitter_ns, 2000000000u, "link_jitter_ns");
+	BAD(queue_limit_bytes, 0, "queue_limit_bytes");
+	BAD(ecn_kmin_bytes, 200000, "ecn_kmin_bytes");
+	BAD(loss_prob, 1.5, "loss_prob");
+	BAD(ring_size, 100, "ring_size");
+	BAD(max_in_flight, 10, "max_in_flight");
+	BAD(wire.dscp.trimmed, 64, "DSCP");
+#undef BAD
+	b = c;
+	b.n_hosts = 5;
+	b.n_planes = 8; /* 40 ports: more than this DPDK has */
+	MRC_T_EQ(mrc_fabric_cfg_check(&b, &why), -EINVAL);
+	b = c;
+	memcpy(b.nic_addr[1], b.nic_addr[0], sizeof(b.nic_addr[0]));
+	MRC_T_EQ(mrc_fabric_cfg_check(&b, &why), -EINVAL);
+	MRC_T_ASSERT(strstr(why, "nic_addr") != NULL, "%s", why);
+	return MRC_TEST_OK;
+}
+
+/* ---- the NIC's queue, and untrimmable data at a switch ---- */
+
+/*
+ * A burst of 1000 frames of 1186 wire bytes at once into host 0's own NIC
+ * queue (1 MB): 843 fit, the rest is tail-dropped there; no trim and no
+ * mark, whatever the thresholds say (a NIC is not a switch).
+ */
+int
+test_nic_queue_plain(void)
+{
+	enum { N = 1000, FIT = 843 };
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct mrc_fabric_link_counters lc;
+	struct rte_mbuf *rx[64];
+	uint64_t now = 0, got = 0;
+	uint32_t wire = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 1;
+	c.ring_size = 1024;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	for (uint32_t k = 0; k < N; k++) {
+		const struct spec sp = {
+			.src = 0, .dst = 1, .payload = 1024, .psn = k, .ecn = MRC_ECN_ECT0};
+		struct rte_mbuf *m = mk(&c, &sp);
+
+		MRC_T_ASSERT(m != NULL, "built");
+		wire = m->pkt_len + 24;
+		MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, &m, 1), 1);
+		if (k % 500 == 499)
+			mrc_fabric_poll(f, now); /* the tx ring holds 1024 */
+	}
+	MRC_T_ASSERT(FIT * wire <= 1000000 && (FIT + 1) * wire > 1000000, "%u per MB", wire);
+	for (;;) {
+		uint64_t t = mrc_fabric_next_event_tsc(f);
+		unsigned int n;
+
+		mrc_fabric_poll(f, now);
+		n = rx_all(f, &c, rx, RTE_DIM(rx), NULL, NULL);
+		for (unsigned int i = 0; i < n; i++) {
+			struct mrc_pkt v;
+
+			MRC_T_EQ(mrc_pkt_parse(rx[i], &t_wire, &v), MRC_WIRE_OK);
+			MRC_T_EQ(v.outer.ecn, MRC_ECN_ECT0);
+			MRC_T_ASSERT(!(v.flags & MRC_PKT_F_TRIMMED), "trimmed");
+		}
+		got += n;
+		free_all(rx, n);
+		if (t == UINT64_MAX)
+			break;
+		now = RTE_MAX(now, t);
+	}
+	const struct mrc_fabric_link_id up = {.kind = MRC_FABRIC_LINK_HOST_UP, .a = 0};
+
+	MRC_T_EQ(mrc_fabric_link_stats(f, &up, &lc), 0);
+	MRC_T_EQ(lc.drop_queue, N - FIT);
+	MRC_T_EQ(lc.queue_peak_bytes, FIT * wire);
+	MRC_T_EQ(lc.trims + lc.ecn_marks, 0);
+	MRC_T_EQ(got, FIT);
+	MRC_T_EQ(mrc_fabric_counters(f)->trims + mrc_fabric_counters(f)->ecn_marks, 0);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/*
+ * Two hosts into one at once (the last hop 2:1): data the sender marked
+ * not trimmable (DSCP no_trim) is dropped at the queue limit though
+ * trimming is on; trimmable data is trimmed instead, even past the limit.
+ */
+static int
+untrimmable_round(bool no_trim, uint64_t *trims, uint64_t *drops, uint64_t *got)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct rte_mbuf *rx[256];
+	uint64_t now = 0;
+	unsigned int n;
+
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 3;
+	c.n_planes = 1;
+	c.queue_limit_bytes = 100000;
+	c.trim_threshold_bytes = 400000; /* above the limit: only the limit can trim */
+	c.ring_size = 1024;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	*got = 0;
+	for (uint32_t k = 0; k < 300; k++) {
+		for (unsigned int h = 0; h < 2; h++) {
+			const struct spec sp = {.src = h,
+				.dst = 2,
+				.uplink = h,
+				.payload = 1024,
+				.psn = k,
+				.no_trim = no_trim};
+
+			MRC_T_RUN(send_spec(f, &c, &sp));
+		}
+		now += 95; /* each sender at line rate */
+		mrc_fabric_poll(f, now);
+		n = rx_all(f, &c, rx, RTE_DIM(rx), NULL, NULL);
+		*got += n;
+		free_all(rx, n);
+	}
+	run_idle(f, &now);
+	n = rx_all(f, &c, rx, RTE_DIM(rx), NULL, NULL);
+	*got += n;
+	free_all(rx, n);
+	*trims = mrc_fabric_counters(f)->trims;
+	*drops = mrc_fabric_counters(f)->drop_queue;
+	MRC_T_EQ(*got + *drops, 600);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+int
+test_untrimmable_dropped_trimmable_trimmed(void)
+{
+	uint64_t trims, drops, got;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	MRC_T_RUN(untrimmable_round(true, &trims, &drops, &got));
+	MRC_T_EQ(trims, 0);
+	MRC_T_ASSERT(drops > 100, "%llu dropped", (unsigned long long)drops);
+	MRC_T_RUN(untrimmable_round(false, &trims, &drops, &got));
+	MRC_T_EQ(drops, 0);
+	MRC_T_ASSERT(trims > 100, "%llu trimmed", (unsigned long long)trims);
+	MRC_T_EQ(got, 600);
+	return MRC_TEST_OK;
+}
