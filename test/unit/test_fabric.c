@@ -824,6 +824,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_cfg_check),
 	MRC_TEST_CASE(test_nic_queue_plain),
 	MRC_TEST_CASE(test_untrimmable_dropped_trimmable_trimmed),
+	MRC_TEST_CASE(test_poll_at_the_end_of_time),
 };
 
 MRC_TEST_MAIN("fabric", cases)

@@ -82,5 +82,6 @@ int test_forced_mark(void);
 int test_cfg_check(void);
 int test_nic_queue_plain(void);
 int test_untrimmable_dropped_trimmable_trimmed(void);
+int test_poll_at_the_end_of_time(void);
 
 #endif /* TEST_FABRIC_H */

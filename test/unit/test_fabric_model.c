@@ -145,8 +145,8 @@ test_jitter_keeps_paths_in_order(void)
 
 /* Send 40 ECT frames (and 40 not ECT) host `src` -> `dst` over T1 psn % 4; count CE. */
 static int
-mark_round(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, unsigned int src,
-	unsigned int dst, uint64_t *now, unsigned int ce_by_t1[4], unsigned int *ce_not_ect)
+mark_round(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, unsigned int src, unsigned int dst,
+	uint64_t *now, unsigned int ce_by_t1[4], unsigned int *ce_not_ect)
 {
 	struct rte_mbuf *rx[128];
 	unsigned int n;
@@ -462,4 +462,40 @@ test_untrimmable_dropped_trimmable_trimmed(void)
 	MRC_T_ASSERT(trims > 100, "%llu trimmed", (unsigned long long)trims);
 	MRC_T_EQ(got, 600);
 	return MRC_TEST_OK;
+}
+
+/*
+ * A poll whose time is the largest the clock can say (a loop that drains
+ * "until the end") has nothing more to do than any other: it delivers what
+ * is in flight and applies no fault that is not there. It once took
+ * "no fault pending" and "no packet pending" (both UINT64_MAX) for due.
+ */
+int
+test_poll_at_the_end_of_time(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct rte_mbuf *rx[2];
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 1;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	MRC_T_EQ(mrc_fabric_poll(f, UINT64_MAX - 1), 0);
+	MRC_T_EQ(mrc_fabric_counters(f)->events_applied, 0);
+	const struct spec sp = {.src = 0, .dst = 1, .payload = 64};
+
+	MRC_T_RUN(send_spec(f, &c, &sp));
+	mrc_fabric_poll(f, UINT64_MAX);
+	mrc_fabric_poll(f, UINT64_MAX);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 1);
+	free_all(rx, 1);
+	MRC_T_EQ(mrc_fabric_in_flight(f), 0);
+	MRC_T_EQ(mrc_fabric_counters(f)->events_applied, 0);
+	mrc_fabric_free(f);
+	return check_no_leak();
 }
