@@ -68,8 +68,8 @@ int mrc_test_net_create(struct mrc_test_net *net, const struct mrc_test_net_cfg 
  * `b` (h[1]): QPNs and host numbers set, the rest mrc_test_pair_cfg_defaults()
  * with the fabric's plane count.
  */
-void mrc_test_net_pair_cfg(const struct mrc_test_net *net, unsigned int index, uint8_t a,
-	uint8_t b, struct mrc_test_pair_cfg *pc);
+void mrc_test_net_pair_cfg(const struct mrc_test_net *net, unsigned int index, uint8_t a, uint8_t b,
+	struct mrc_test_pair_cfg *pc);
 
 /* Give a pair created with `pc` (from mrc_test_net_pair_cfg) to its hosts' shards. 0 or -1. */
 int mrc_test_net_add_pair(

@@ -825,6 +825,10 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_nic_queue_plain),
 	MRC_TEST_CASE(test_untrimmable_dropped_trimmable_trimmed),
 	MRC_TEST_CASE(test_poll_at_the_end_of_time),
+	MRC_TEST_CASE(test_back_to_back_timing),
+	MRC_TEST_CASE(test_faults_in_time),
+	MRC_TEST_CASE(test_trim_any_chain),
+	MRC_TEST_CASE(test_random_ops),
 };
 
 MRC_TEST_MAIN("fabric", cases)

@@ -13,7 +13,8 @@
  *   test_fabric_congestion.c  queues, ECN, trimming, tail drop, host rings, loss
  *   test_fabric_faults.c      scenario files, and a QP pair through a failing plane
  *   test_fabric_model.c       jitter, forced ECN marks, the configuration check, the
- *                             NIC's plain queue, untrimmable data at the limit
+ *                             NIC's plain queue, untrimmable data, timing details,
+ *                             faults in time, chains cut anywhere, random operations
  */
 
 #include <stdbool.h>
@@ -83,5 +84,9 @@ int test_cfg_check(void);
 int test_nic_queue_plain(void);
 int test_untrimmable_dropped_trimmable_trimmed(void);
 int test_poll_at_the_end_of_time(void);
+int test_back_to_back_timing(void);
+int test_faults_in_time(void);
+int test_trim_any_chain(void);
+int test_random_ops(void);
 
 #endif /* TEST_FABRIC_H */

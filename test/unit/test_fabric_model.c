@@ -3,12 +3,16 @@
  */
 
 /*
- * The fabric's knobs the transport tests lean on, through its ports:
- * jitter (a link, and so a path, never reorders; paths overtake each
- * other; exact timing without it; bounds and determinism with it), forced
- * ECN marking of a path (setter and scenario file, never on a NIC's own
- * queue), the configuration check, and the NIC queue: plain tail drop,
- * never a trim or a mark.
+ * The fabric's model in detail, through its ports: jitter (a link, and so
+ * a path, never reorders; paths overtake each other; exact timing without
+ * it; bounds and determinism with it), forced ECN marking of a path
+ * (setter and scenario file, never on a NIC's own queue), the
+ * configuration check, the NIC queue (plain tail drop, never a trim or a
+ * mark), untrimmable data dropped at the limit, a poll at the clock's last
+ * value, back-to-back and priority timing, faults hitting only later
+ * packets, loss by element, time that does not go back, trimming chains
+ * cut anywhere, and random operations against every knob with the
+ * accounting checked at every step.
  */
 
 #include <errno.h>
@@ -497,5 +501,493 @@ test_poll_at_the_end_of_time(void)
 	MRC_T_EQ(mrc_fabric_in_flight(f), 0);
 	MRC_T_EQ(mrc_fabric_counters(f)->events_applied, 0);
 	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/* ---- timing details ---- */
+
+/* Receive the one packet due at exactly `t_ns`: none at t - 1. */
+static int
+expect_at(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, uint64_t t_ns, uint32_t psn)
+{
+	struct rte_mbuf *rx[2];
+	struct mrc_pkt v;
+
+	mrc_fabric_poll(f, t_ns - 1);
+	MRC_T_EQ(rx_all(f, c, rx, 2, NULL, NULL), 0);
+	mrc_fabric_poll(f, t_ns);
+	MRC_T_EQ(rx_all(f, c, rx, 2, NULL, NULL), 1);
+	MRC_T_EQ(mrc_pkt_parse(rx[0], &t_wire, &v), MRC_WIRE_OK);
+	MRC_T_EQ(v.bth.psn, psn);
+	free_all(rx, 1);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Two frames sent back to back on one path: the second arrives exactly one
+ * serialisation after the first (store and forward at line rate, no other
+ * wait). Two hosts on one T0: two links, no T1. A control frame in the
+ * priority queue (control_priority) takes real link time: a data frame
+ * sent right behind it on an idle path is one control serialisation late.
+ */
+int
+test_back_to_back_timing(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct rte_mbuf *m[2];
+	uint64_t ser_ps, ctl_ps;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 3;
+	c.n_planes = 1;
+	c.hosts_per_t0 = 2;
+	c.control_priority = true;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	const struct spec far = {.src = 0, .dst = 2, .uplink = 1, .payload = 1024};
+	const struct spec near = {.src = 1, .dst = 0, .payload = 1024, .psn = 7};
+
+	for (int k = 0; k < 2; k++) {
+		struct spec s = far;
+
+		s.psn = (uint32_t)k + 1;
+		m[k] = mk(&c, &s);
+		MRC_T_ASSERT(m[k] != NULL, "built");
+	}
+	ser_ps = (uint64_t)(m[0]->pkt_len + 24) * 80;
+	MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, m, 2), 2);
+	mrc_fabric_poll(f, 0); /* taken (and stamped) at 0 */
+	MRC_T_RUN(expect_at(f, &c, (4 * (ser_ps + 1000000) + 999) / 1000, 1));
+	MRC_T_RUN(expect_at(f, &c, (4 * (ser_ps + 1000000) + ser_ps + 999) / 1000, 2));
+	/* Within a T0: two links. */
+	const uint64_t t0 = 100000;
+
+	mrc_fabric_poll(f, t0);
+	MRC_T_RUN(send_spec(f, &c, &near));
+	mrc_fabric_poll(f, t0);
+	MRC_T_RUN(expect_at(f, &c, t0 + (2 * (ser_ps + 1000000) + 999) / 1000, 7));
+	/* A priority control frame, then data, both at once on an idle path. */
+	const uint64_t t1 = 200000;
+	const struct spec ctl = {.src = 0,
+		.dst = 2,
+		.uplink = 1,
+		.payload = 64,
+		.psn = 8,
+		.dscp = t_wire.dscp.control};
+	struct spec data = far;
+
+	data.psn = 9;
+	mrc_fabric_poll(f, t1);
+	m[0] = mk(&c, &ctl);
+	m[1] = mk(&c, &data);
+	MRC_T_ASSERT(m[0] != NULL && m[1] != NULL, "built");
+	ctl_ps = (uint64_t)(m[0]->pkt_len + 24) * 80;
+	MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, m, 2), 2);
+	mrc_fabric_poll(f, t1);
+	MRC_T_RUN(expect_at(f, &c, t1 + (4 * (ctl_ps + 1000000) + 999) / 1000, 8));
+	MRC_T_RUN(expect_at(f, &c, t1 + (ctl_ps + 4 * (ser_ps + 1000000) + 999) / 1000, 9));
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/* ---- faults in time, loss by element, time that does not go back ---- */
+
+/* Send one frame from `src` to `dst` over T1 `u` at *now; run to idle; frames received. */
+static unsigned int
+one(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, unsigned int src, unsigned int dst,
+	unsigned int u, uint64_t *now)
+{
+	const struct spec sp = {.src = src, .dst = dst, .uplink = u, .payload = 256};
+	struct rte_mbuf *rx[4];
+	unsigned int n;
+
+	if (send_spec(f, c, &sp) != MRC_TEST_OK)
+		return 99;
+	run_idle(f, now);
+	n = rx_all(f, c, rx, 4, NULL, NULL);
+	free_all(rx, n);
+	*now += 10000;
+	return n;
+}
+
+/*
+ * A change hits the packets that reach the element after it, never one
+ * already past it: a frame 500 ns out dies on a T1 -> T0 link taken down
+ * then; one already on the last link when that goes down arrives. A T0
+ * down cuts both ways through it. Loss set on a T1 covers its egress
+ * links, and only those. A poll with an earlier time counts as the latest
+ * time seen.
+ */
+int
+test_faults_in_time(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	uint64_t now = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 3;
+	c.n_planes = 1;
+	c.n_t1 = 2;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	const struct spec sp = {.src = 0, .dst = 1, .payload = 256};
+	const struct mrc_fabric_target t1t0 = {.elem = MRC_FABRIC_ELEM_LINK,
+		.dir = MRC_FABRIC_DIR_DOWN,
+		.plane = 0,
+		.a = 1,
+		.b = 0};
+	const struct mrc_fabric_target last = {
+		.elem = MRC_FABRIC_ELEM_HOST_LINK, .dir = MRC_FABRIC_DIR_DOWN, .plane = 0, .a = 1};
+	struct rte_mbuf *rx[2];
+
+	/* 500 ns out it is on host 0's link: the T1 -> T0 link it will need goes down. */
+	MRC_T_RUN(send_spec(f, &c, &sp));
+	mrc_fabric_poll(f, now);
+	mrc_fabric_poll(f, now + 500);
+	MRC_T_EQ(mrc_fabric_set_state(f, &t1t0, MRC_FABRIC_DOWN), 0);
+	run_idle(f, &now);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 0);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_down, 1);
+	MRC_T_EQ(mrc_fabric_set_state(f, &t1t0, MRC_FABRIC_UP), 0);
+	/* On the last link already (3 hops = 3.3 us): taking it down does not recall it. */
+	now += 10000;
+	MRC_T_RUN(send_spec(f, &c, &sp));
+	mrc_fabric_poll(f, now);
+	mrc_fabric_poll(f, now + 3500);
+	MRC_T_EQ(mrc_fabric_set_state(f, &last, MRC_FABRIC_DOWN), 0);
+	run_idle(f, &now);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 1);
+	free_all(rx, 1);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_down, 1);
+	MRC_T_EQ(mrc_fabric_set_state(f, &last, MRC_FABRIC_UP), 0);
+	now += 10000;
+	/* T0 1 down: nothing reaches host 1, nothing leaves it; host 0 <-> 2 works. */
+	const struct mrc_fabric_target t0 = {.elem = MRC_FABRIC_ELEM_T0, .plane = 0, .a = 1};
+
+	MRC_T_EQ(mrc_fabric_set_state(f, &t0, MRC_FABRIC_DOWN), 0);
+	MRC_T_ASSERT(!mrc_fabric_port_up(f, 1, 0) && mrc_fabric_port_up(f, 0, 0), "host 1 cut");
+	MRC_T_EQ(one(f, &c, 0, 1, 0, &now), 0);
+	MRC_T_EQ(one(f, &c, 1, 0, 0, &now), 0);
+	MRC_T_EQ(one(f, &c, 0, 2, 0, &now), 1);
+	MRC_T_EQ(one(f, &c, 2, 0, 1, &now), 1);
+	MRC_T_EQ(mrc_fabric_set_state(f, &t0, MRC_FABRIC_UP), 0);
+	/* Loss 1 on T1 1: every frame through it, none through T1 0. */
+	const struct mrc_fabric_target t1 = {.elem = MRC_FABRIC_ELEM_T1, .plane = 0, .a = 1};
+	const uint64_t lost0 = mrc_fabric_counters(f)->drop_loss;
+
+	MRC_T_EQ(mrc_fabric_set_loss(f, &t1, 1.0), 0);
+	for (unsigned int k = 0; k < 8; k++)
+		MRC_T_EQ(one(f, &c, k % 3, (k + 1) % 3, k % 2, &now), k % 2 ? 0u : 1u);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_loss - lost0, 4);
+	MRC_T_EQ(mrc_fabric_set_loss(f, &t1, 0.0), 0);
+	/* Time does not go back: a poll "at 0" is a poll at the latest time seen. */
+	MRC_T_RUN(send_spec(f, &c, &sp));
+	mrc_fabric_poll(f, now);
+	mrc_fabric_poll(f, now + 5000);
+	mrc_fabric_poll(f, 0);
+	MRC_T_EQ(mrc_fabric_now_ns(f), now + 5000);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 1);
+	free_all(rx, 1);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/* ---- trimming a chain cut anywhere ---- */
+
+/* `m` copied into a chain of t_pool segments cut at `cuts` (offsets in the frame). */
+static struct rte_mbuf *
+rechain(struct rte_mbuf *m, const uint32_t *cuts, unsigned int n_cuts)
+{
+	static uint8_t flat[4096];
+	const uint32_t len = m->pkt_len;
+	struct rte_mbuf *head = NULL, *tail = NULL;
+	uint32_t from = 0;
+
+	if (len > sizeof(flat) || rte_pktmbuf_read(m, 0, len, flat) == NULL)
+		return NULL;
+	if (rte_pktmbuf_read(m, 0, len, flat) != flat)
+		memcpy(flat, rte_pktmbuf_read(m, 0, len, flat), len);
+	rte_pktmbuf_free(m);
+	for (unsigned int i = 0; i <= n_cuts; i++) {
+		const uint32_t to = i < n_cuts ? cuts[i] : len;
+		struct rte_mbuf *s = rte_pktmbuf_alloc(t_pool);
+		char *dst;
+
+		if (s == NULL || (dst = rte_pktmbuf_append(s, (uint16_t)(to - from))) == NULL) {
+			rte_pktmbuf_free(s);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(dst, flat + from, to - from);
+		if (head == NULL) {
+			head = s;
+		} else {
+			tail->next = s;
+			head->nb_segs++;
+			head->pkt_len += s->data_len;
+		}
+		tail = s;
+		from = to;
+	}
+	return head;
+}
+
+/*
+ * Trimming a chain cut inside the transport headers, at the payload's
+ * first byte, inside the payload, or not at all (the fabric needs the
+ * Ethernet and outer IPv6 headers in the first segment: the cuts start
+ * after them). Host 2's full frame and, 10 ns behind it, host 0's chained
+ * one meet at T1 0 -> host 1's T0: with anything queued trimmed, the chain
+ * is trimmed there and its headers overtake the full frame.
+ */
+int
+test_trim_any_chain(void)
+{
+	static const uint32_t cut_sets[][4] = {{0}, {100, 130, 600}, {140}, {146, 1000}};
+	static const unsigned int n_cuts[] = {0, 3, 1, 2};
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 3;
+	c.n_planes = 1;
+	c.trim_threshold_bytes = 1; /* anything queued ahead: trim */
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	for (unsigned int k = 0; k < RTE_DIM(cut_sets); k++) {
+		const struct spec first = {.src = 2, .dst = 1, .payload = 1024, .psn = 1};
+		const struct spec second = {.src = 0, .dst = 1, .payload = 1024, .psn = 2};
+		struct rte_mbuf *m[2], *rx[4];
+		struct mrc_pkt v, w;
+		uint64_t now = (k + 1) * 100000;
+		uint32_t full_len;
+
+		m[0] = mk(&c, &first);
+		m[1] = mk(&c, &second);
+		MRC_T_ASSERT(m[0] != NULL && m[1] != NULL, "built");
+		full_len = m[1]->pkt_len;
+		MRC_T_EQ(mrc_pkt_parse(m[1], &t_wire, &w), MRC_WIRE_OK);
+		m[1] = rechain(m[1], cut_sets[k], n_cuts[k]);
+		MRC_T_ASSERT(m[1] != NULL, "chain %u", k);
+		MRC_T_EQ(m[1]->nb_segs, n_cuts[k] + 1);
+		MRC_T_EQ(m[1]->pkt_len, full_len);
+		mrc_fabric_poll(f, now);
+		MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 2, 0), 0, &m[0], 1), 1);
+		mrc_fabric_poll(f, now);
+		MRC_T_EQ(rte_eth_tx_burst(mrc_fabric_port(f, 0, 0), 0, &m[1], 1), 1);
+		mrc_fabric_poll(f, now + 10);
+		run_idle(f, &now);
+		MRC_T_EQ(rx_all(f, &c, rx, 4, NULL, NULL), 2);
+		MRC_T_EQ(mrc_pkt_parse(rx[0], &t_wire, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.bth.psn, 2); /* the trimmed one overtook */
+		MRC_T_ASSERT(v.flags & MRC_PKT_F_TRIMMED, "set %u trimmed", k);
+		MRC_T_EQ(v.payload_len, 0);
+		MRC_T_EQ(rx[0]->pkt_len, w.payload_off);
+		MRC_T_EQ(v.outer.payload_len, w.payload_off - w.l3_off - 40);
+		MRC_T_EQ(v.outer.dscp, t_wire.dscp.trimmed);
+		MRC_T_EQ(mrc_pkt_parse(rx[1], &t_wire, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.payload_len, 1024);
+		free_all(rx, 2);
+	}
+	MRC_T_EQ(mrc_fabric_counters(f)->trims, RTE_DIM(cut_sets));
+	mrc_fabric_free(f);
+	return check_no_leak(); /* the cut-off payload and ICRC segments were freed */
+}
+
+/* ---- everything at once ---- */
+
+static uint64_t
+all_drops(const struct mrc_fabric_counters *fc)
+{
+	uint64_t d = 0;
+
+	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
+		if (strncmp(mrc_fabric_counters_desc[i].name, "drop_", 5) == 0)
+			d += mrc_fabric_counters_get(fc, i);
+	return d;
+}
+
+/*
+ * Random operations against every knob at once: sends of every kind
+ * (SRv6 and structured EV, chains, every DSCP and ECN, bursts), polls
+ * (now and then with a time in the past), receptions, faults, loss and
+ * marks coming and going. At every step the accounting holds (taken from
+ * the hosts = delivered + dropped + inside) and nothing is pending without
+ * packets inside; every received frame parses, its chain is whole and it
+ * came to a port of the host it was for; at the end every mbuf is back.
+ */
+int
+test_random_ops(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct mrc_rand r;
+	struct rte_mbuf *rx[64];
+	unsigned int rh[64], bad = 0, broken = 0;
+	uint64_t now = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 5;
+	c.n_planes = 3;
+	c.n_t1 = 3;
+	c.hosts_per_t0 = 2;
+	c.link_jitter_ns = 300;
+	c.queue_limit_bytes = 60000;
+	c.ecn_kmin_bytes = 5000;
+	c.ecn_kmax_bytes = 20000;
+	c.trim_threshold_bytes = 30000;
+	c.loss_prob = 0.01;
+	c.ring_size = 256;
+	c.seed = 1234;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_start(f, 0);
+	const struct mrc_fabric_counters *fc = mrc_fabric_counters(f);
+
+	mrc_rand_seed(&r, 99);
+	for (unsigned int i = 0; i < 20000; i++) {
+		const uint32_t op = (uint32_t)mrc_rand_bounded(&r, 100);
+		const unsigned int a = (unsigned int)mrc_rand_bounded(&r, c.n_hosts);
+		const unsigned int pl = (unsigned int)mrc_rand_bounded(&r, c.n_planes);
+
+		if (op < 60) {
+			const uint8_t dscps[] = {
+				0, t_wire.dscp.trimmable_retx, t_wire.dscp.control};
+			struct spec s = {.src = a,
+				.dst = (a + 1 + (unsigned int)mrc_rand_bounded(&r, c.n_hosts - 1)) %
+				       c.n_hosts,
+				.plane = pl,
+				.uplink = (unsigned int)mrc_rand_bounded(&r, 8),
+				.payload = (uint32_t)mrc_rand_bounded(&r, 1500),
+				.psn = i,
+				.dscp = dscps[mrc_rand_bounded(&r, 3)],
+				.no_trim = mrc_rand_bounded(&r, 5) == 0,
+				.ecn = (uint8_t)mrc_rand_bounded(&r, 3),
+				.plain = mrc_rand_bounded(&r, 10) == 0,
+				.chain = mrc_rand_bounded(&r, 4) == 0};
+			/* Now and then a burst from three hosts into one, to fill queues. */
+			const unsigned int n = mrc_rand_bounded(&r, 20) ? 1 : 90;
+
+			if (n > 1)
+				s.payload = 1400;
+
+			for (unsigned int j = 0; j < n; j++) {
+				struct rte_mbuf *m = mk(&c, &s);
+
+				if (m == NULL)
+					break; /* the pool is busy: the test holds too much */
+				if (rte_eth_tx_burst(mrc_fabric_port(f, s.src, pl), 0, &m, 1) != 1)
+					rte_pktmbuf_free(m); /* a full tx ring, as a NIC's */
+				if (n > 1) {
+					s.src = (s.src + 1) % c.n_hosts;
+					s.src = s.src == s.dst ? (s.src + 1) % c.n_hosts : s.src;
+				}
+			}
+		} else if (op < 80) {
+			now += mrc_rand_bounded(&r, 3000);
+			mrc_fabric_poll(f, mrc_rand_bounded(&r, 50) ? now : now / 2);
+		} else if (op < 92) {
+			unsigned int n = rx_all(f, &c, rx, RTE_DIM(rx), rh, NULL);
+
+			for (unsigned int j = 0; j < n; j++) {
+				struct mrc_pkt v;
+				uint32_t len = 0;
+				uint16_t segs = 0;
+
+				for (const struct rte_mbuf *s = rx[j]; s != NULL; s = s->next) {
+					len += s->data_len;
+					segs++;
+				}
+				broken += len != rx[j]->pkt_len || segs != rx[j]->nb_segs;
+				bad += mrc_pkt_parse(rx[j], &t_wire, &v) != MRC_WIRE_OK ||
+				       memcmp(v.ip.dst, c.nic_addr[rh[j]], 16) != 0;
+			}
+			free_all(rx, n);
+		} else if (op < 99) {
+			static const uint8_t elems[] = {MRC_FABRIC_ELEM_PLANE, MRC_FABRIC_ELEM_T0,
+				MRC_FABRIC_ELEM_T1, MRC_FABRIC_ELEM_LINK,
+				MRC_FABRIC_ELEM_HOST_LINK};
+			const struct mrc_fabric_target t = {
+				.elem = elems[mrc_rand_bounded(&r, RTE_DIM(elems))],
+				.dir = (uint8_t)mrc_rand_bounded(&r, 3),
+				.plane = (uint8_t)pl,
+				.a = (uint16_t)mrc_rand_bounded(&r, 3),
+				.b = (uint16_t)mrc_rand_bounded(&r, 3)};
+			const unsigned int what = (unsigned int)mrc_rand_bounded(&r, 4);
+
+			/* Mostly UP, so traffic keeps flowing. */
+			if (what == 0)
+				(void)mrc_fabric_set_state(f, &t,
+					mrc_rand_bounded(&r, 3)
+						? MRC_FABRIC_UP
+						: (enum mrc_fabric_state)(
+							  1 + mrc_rand_bounded(&r, 2)));
+			else if (what == 1)
+				(void)mrc_fabric_set_loss(f, &t, mrc_rand_unit(&r) * 0.05);
+			else if (what == 2)
+				(void)mrc_fabric_set_mark(f, &t, mrc_rand_unit(&r) * 0.5);
+			else
+				(void)mrc_fabric_set_state(f, &t, MRC_FABRIC_UP);
+		} else {
+			/* Heal everything, so faults come and go. */
+			const struct mrc_fabric_target all = {.elem = MRC_FABRIC_ELEM_FABRIC};
+
+			MRC_T_EQ(mrc_fabric_set_state(f, &all, MRC_FABRIC_UP), 0);
+			for (unsigned int p = 0; p < c.n_planes; p++)
+				for (unsigned int e = MRC_FABRIC_ELEM_T0; e <= MRC_FABRIC_ELEM_T1;
+					e++)
+					for (unsigned int x = 0; x < 3; x++) {
+						const struct mrc_fabric_target t = {
+							.elem = (uint8_t)e,
+							.plane = (uint8_t)p,
+							.a = (uint16_t)x};
+
+						(void)mrc_fabric_set_state(f, &t, MRC_FABRIC_UP);
+					}
+		}
+		MRC_T_ASSERT(fc->host_tx_pkts ==
+				     fc->delivered_pkts + all_drops(fc) + mrc_fabric_in_flight(f),
+			"step %u: %llu taken, %llu delivered, %llu dropped, %u inside", i,
+			(unsigned long long)fc->host_tx_pkts,
+			(unsigned long long)fc->delivered_pkts, (unsigned long long)all_drops(fc),
+			mrc_fabric_in_flight(f));
+		MRC_T_ASSERT(
+			mrc_fabric_next_event_tsc(f) != UINT64_MAX || mrc_fabric_in_flight(f) == 0,
+			"step %u: packets inside, nothing pending", i);
+	}
+	MRC_T_EQ(bad, 0);
+	MRC_T_EQ(broken, 0);
+	MRC_T_ASSERT(fc->delivered_pkts > 1000 && fc->trims > 0 && fc->ecn_marks > 0 &&
+			     fc->drop_queue > 0 && fc->drop_loss > 0 && fc->drop_down > 0 &&
+			     fc->drop_blackhole > 0,
+		"the mix reaches every path through the model: %llu delivered, %llu trims, "
+		"%llu marks, %llu queue drops, %llu lost, %llu down, %llu black-holed",
+		(unsigned long long)fc->delivered_pkts, (unsigned long long)fc->trims,
+		(unsigned long long)fc->ecn_marks, (unsigned long long)fc->drop_queue,
+		(unsigned long long)fc->drop_loss, (unsigned long long)fc->drop_down,
+		(unsigned long long)fc->drop_blackhole);
+	printf("  20000 random operations: %llu frames taken, %llu delivered, %llu dropped, %llu "
+	       "trimmed, %llu marked\n",
+		(unsigned long long)fc->host_tx_pkts, (unsigned long long)fc->delivered_pkts,
+		(unsigned long long)all_drops(fc), (unsigned long long)fc->trims,
+		(unsigned long long)fc->ecn_marks);
+	mrc_fabric_free(f); /* some are left inside: freed here */
 	return check_no_leak();
 }
