@@ -69,7 +69,10 @@ mrc_test_net_create(struct mrc_test_net *net, const struct mrc_test_net_cfg *cfg
 			sc.tx_backlog = mrc_fabric_tx_backlog_cb;
 			sc.tx_backlog_ctx = net->fab;
 			sc.tx_backlog_host = h;
-			sc.tx_room_bytes = (uint64_t)((double)room_ns * net->fcfg.link_gbps / 8);
+			/* As the daemon: the room, but at least two frames of the default MTU. */
+			sc.tx_room_bytes =
+				RTE_MAX((uint64_t)((double)room_ns * net->fcfg.link_gbps / 8),
+					2 * (4096u + 256u));
 		}
 		net->shard[h] = mrc_shard_create(&sc, net->now, &why);
 		if (net->shard[h] == NULL) {

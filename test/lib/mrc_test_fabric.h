@@ -33,9 +33,9 @@
 struct mrc_test_net_cfg {
 	struct mrc_fabric_cfg fabric; /* tsc_hz is set to MRC_TEST_HZ by the fixture */
 	bool nic_room;		      /* the NIC tx room rule (mrc_shard.h) */
-	uint64_t tx_room_ns;	      /* ... the NIC queue it allows, in line time (0: 2560) */
-	uint64_t seed;		      /* the shards' randomness */
-	uint64_t step_ns;	      /* the loop's time step (0: 100) */
+	uint64_t tx_room_ns; /* ... the queue it allows in line time (0: 2560; >= 2 frames) */
+	uint64_t seed;	     /* the shards' randomness */
+	uint64_t step_ns;    /* the loop's time step (0: 100) */
 };
 
 struct mrc_test_net {
