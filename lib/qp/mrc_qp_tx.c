@@ -277,9 +277,11 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		memset(&ext, 0, sizeof(ext));
 		if (c->what & CTRL_WHAT_SACK) {
 			ext.bth.opcode = MRC_OP_SACK;
-			(qp->sack_run ? mrc_rel_rx_fill_sack_more : mrc_rel_rx_fill_sack)(qp->rrx,
-				c->psn, c->ev, c->what & 3u, (c->what & CTRL_WHAT_PR) != 0, 0,
-				&ext.sack);
+			if (qp->sack_run)
+				mrc_rel_rx_fill_sack_more(qp->rrx, c->psn, c->ev, 0, &ext.sack);
+			else
+				mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->what & 3u,
+					(c->what & CTRL_WHAT_PR) != 0, 0, &ext.sack);
 			ext.sack.spdcid = (uint16_t)qp->qpn;
 			ext.sack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = mrc_rel_rx_cack(qp->rrx);

@@ -330,17 +330,21 @@ mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, u
 }
 
 void
-mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
-	bool pr, uint16_t ts_echo, struct mrc_sack_view *out)
+mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev,
+	uint16_t ts_echo, struct mrc_sack_view *out)
 {
-	/* The next 64 PSNs from the lowest arrival not yet reported. */
+	/*
+	 * The next 64 PSNs from the lowest arrival not yet reported; no verdict
+	 * and no probe answer (the run's first SACK gave them, once), so an
+	 * ECN echo or a probe counts once however long the run.
+	 */
 	const uint32_t base =
 		rx->more && mrc_psn_ge(rx->more_lo, rx->epsn) ? rx->more_lo : rx->epsn;
 	uint32_t next = base;
 
 	rx->more = rx->more && next_unreported(rx, mrc_psn_add(base, 64), rx->more_hi, &next);
 	rx->more_lo = next;
-	fill_at(rx, base, trigger_psn, ev, m, pr, ts_echo, out);
+	fill_at(rx, base, trigger_psn, ev, MRC_SACK_M_NONE, false, ts_echo, out);
 }
 
 void

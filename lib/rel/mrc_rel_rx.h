@@ -203,15 +203,18 @@ bool mrc_rel_rx_has(const struct mrc_rel_rx *rx, uint32_t psn);
  * packet, or probe, that caused it), echoing `ev`, with verdict `m` and
  * `ts_echo`; resets coalescing. When the arrivals since the last SACK do
  * not all fit its bitmap, mrc_rel_rx_sack_more() is then true: send the
- * rest with mrc_rel_rx_fill_sack_more() (same arguments) until it is
+ * rest with mrc_rel_rx_fill_sack_more() (same trigger and EV) until it is
  * false. A caller that does not reports them with its next SACK's run.
  */
 void mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
 	bool pr, uint16_t ts_echo, struct mrc_sack_view *out);
 
-/** The next SACK of a run (mrc_rel_rx_sack_more() true): 64 more PSNs of arrivals. */
-void mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
-	bool pr, uint16_t ts_echo, struct mrc_sack_view *out);
+/**
+ * The next SACK of a run (mrc_rel_rx_sack_more() true): 64 more PSNs of
+ * arrivals, with no verdict (M = NONE) and PR clear: those were the first's.
+ */
+void mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev,
+	uint16_t ts_echo, struct mrc_sack_view *out);
 
 /** True when the SACK just filled left arrivals out: another must follow. */
 static inline bool

@@ -259,8 +259,10 @@ test_sack_run_reports_every_arrival(void)
 		memset(seen, 0, sizeof(seen));
 		for (unsigned int i = 0; i < RTE_DIM(arr); i++)
 			mrc_rel_rx_data(rx, arr[i], 1, 0, NOW);
-		mrc_rel_rx_fill_sack(rx, 330, 7, MRC_SACK_M_NONE, false, 0, &s);
+		mrc_rel_rx_fill_sack(rx, 330, 7, MRC_SACK_M_SKIP_ONCE, true, 0, &s);
 		MRC_T_EQ(s.sack_offset, 331 - 63); /* the trigger's bitmap, as always */
+		MRC_T_EQ(s.m, MRC_SACK_M_SKIP_ONCE);
+		MRC_T_ASSERT(s.pr, "PR");
 		MRC_T_EQ(s.ack_psn_offset, 331);
 		reported(&s, seen, RTE_DIM(seen));
 		MRC_T_ASSERT(mrc_rel_rx_sack_more(rx), "10..250 left out");
@@ -271,9 +273,11 @@ test_sack_run_reports_every_arrival(void)
 			reported(&s, seen, RTE_DIM(seen));
 		}
 		for (sacks = 1; mrc_rel_rx_sack_more(rx) && sacks < 10; sacks++) {
-			mrc_rel_rx_fill_sack_more(rx, 330, 7, MRC_SACK_M_NONE, false, 0, &s);
+			mrc_rel_rx_fill_sack_more(rx, 330, 7, 0, &s);
 			MRC_T_EQ(s.ack_psn_offset, 331); /* the run answers the same trigger */
 			MRC_T_EQ(s.entropy, 7);
+			MRC_T_EQ(s.m, MRC_SACK_M_NONE); /* a verdict counts once: the first's */
+			MRC_T_ASSERT(!s.pr, "a probe is answered once");
 			reported(&s, seen, RTE_DIM(seen));
 		}
 		for (unsigned int i = 0; i < RTE_DIM(arr); i++)
