@@ -170,6 +170,7 @@ struct mrcd_config {
 		char timeseries[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
 		char prometheus[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
 		uint32_t timeseries_interval_ms, prometheus_interval_ms;
+		uint32_t timeseries_max_kb; /* the time series' cap before it rotates */
 		bool console, ev_stats;
 	} telemetry;
 };

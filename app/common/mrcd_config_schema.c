@@ -402,6 +402,10 @@ static const struct mrcd_ini_key keys[] = {
 		.def = "mrcd-timeseries.jsonl",
 		.help = "JSON-lines time series (per plane, per host; scripts/ plot it); none = "
 			"off"),
+	KEY("telemetry", "timeseries_max_kb", U32, telemetry.timeseries_max_kb, .min = 1,
+		.max = 4194304, .def = "65536", .unit = "KiB",
+		.help = "the time series' cap: at this size it becomes FILE.1 (replacing an older "
+			"one) and a new FILE starts, so at most twice this is kept"),
 	KEY("telemetry", "timeseries_interval_ms", U32, telemetry.timeseries_interval_ms,
 		.min = 1, .max = 60000, .def = "100", .unit = "ms",
 		.help = "time between two samples of the time series"),

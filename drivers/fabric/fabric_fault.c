@@ -3,8 +3,8 @@
  */
 
 /*
- * Faults: the states of planes, switches and links, loss probabilities, and
- * the log of every change.
+ * Faults: the states of planes, switches and links, loss and forced-mark
+ * probabilities, and the log of every change.
  *
  * States are kept where they apply: a plane's in fab->plane_state (so
  * bringing a plane back restores each switch and link to its own state), a
@@ -109,6 +109,12 @@ link_loss(struct fab_link *l, const void *arg)
 }
 
 static void
+link_mark(struct fab_link *l, const void *arg)
+{
+	fab_link_set_mark(l, *(const double *)arg);
+}
+
+static void
 set_state(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t st)
 {
 	switch (t->elem) {
@@ -135,7 +141,7 @@ set_state(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t st)
 int
 mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *ev)
 {
-	static const char *const act[] = {"up", "down", "blackhole", "loss"};
+	static const char *const act[] = {"up", "down", "blackhole", "loss", "mark"};
 	static const char *const dir[] = {"", " (up side)", " (down side)"};
 	const struct mrc_fabric_target *t = &ev->target;
 	const char *a = ev->action < RTE_DIM(act) ? act[ev->action] : "?";
@@ -168,6 +174,8 @@ mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *e
 	}
 	if (ev->action == MRC_FABRIC_ACT_LOSS)
 		return snprintf(buf, size, "%s loss %g", what, ev->loss);
+	if (ev->action == MRC_FABRIC_ACT_MARK)
+		return snprintf(buf, size, "%s mark %g", what, ev->mark);
 	return snprintf(buf, size, "%s %s", what, a);
 }
 
@@ -188,6 +196,9 @@ fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
 		break;
 	case MRC_FABRIC_ACT_LOSS:
 		for_links(fab, &ev->target, link_loss, &ev->loss);
+		break;
+	case MRC_FABRIC_ACT_MARK:
+		for_links(fab, &ev->target, link_mark, &ev->mark);
 		break;
 	default:
 		break;
@@ -250,7 +261,7 @@ fab_event_insert(struct mrc_fabric *fab, const struct mrc_fabric_event *evs, uns
 
 /* A setter's change: made now, recorded as applied. */
 static int
-apply_now(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t action, double loss)
+apply_now(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t action, double p)
 {
 	struct mrc_fabric_event ev;
 
@@ -260,7 +271,10 @@ apply_now(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t act
 	ev.t_ns = fab->now_ps / PS_PER_NS;
 	ev.target = *t;
 	ev.action = action;
-	ev.loss = loss;
+	if (action == MRC_FABRIC_ACT_LOSS)
+		ev.loss = p;
+	else if (action == MRC_FABRIC_ACT_MARK)
+		ev.mark = p;
 	snprintf(ev.source, sizeof(ev.source), "api");
 	if (ev_reserve(fab, 1) == 0) {
 		memmove(&fab->ev[fab->n_applied + 1], &fab->ev[fab->n_applied],
@@ -293,6 +307,14 @@ mrc_fabric_set_loss(struct mrc_fabric *fab, const struct mrc_fabric_target *t, d
 	if (!(p >= 0.0 && p <= 1.0))
 		return -EINVAL;
 	return apply_now(fab, t, MRC_FABRIC_ACT_LOSS, p);
+}
+
+int
+mrc_fabric_set_mark(struct mrc_fabric *fab, const struct mrc_fabric_target *t, double p)
+{
+	if (!(p >= 0.0 && p <= 1.0))
+		return -EINVAL;
+	return apply_now(fab, t, MRC_FABRIC_ACT_MARK, p);
 }
 
 int

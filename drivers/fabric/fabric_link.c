@@ -6,7 +6,8 @@
  * A link: the egress queue at its near end and the wire to its far end.
  * The model (mrc_fabric.h) in the order it is applied: faults, queue
  * (priority class; trim, tail drop or ECN for the data class), loss on the
- * wire, then the arrival at the far end is scheduled in the event heap.
+ * wire, then the arrival at the far end (plus any jitter) is scheduled in
+ * the event heap.
  *
  * Why a queue is one number. A FIFO, work-conserving transmitter serving
  * packets that arrive in time order is fully described by when it will be
@@ -151,6 +152,14 @@ ecn_mark(struct mrc_fabric *fab, uint64_t backlog)
 		       backlog - fab->kmin_bytes;
 }
 
+/* Forced marking (a fault), whatever the queue: with the link's mark probability. */
+static inline bool
+forced_mark(struct mrc_fabric *fab, const struct fab_link *l)
+{
+	return l->mark_thresh != 0 &&
+	       (l->mark_thresh == UINT64_MAX || mrc_rand_u64(&fab->r_ecn) < l->mark_thresh);
+}
+
 void
 fab_link_enqueue(struct mrc_fabric *fab, uint32_t id, struct fab_item *it)
 {
@@ -206,10 +215,12 @@ fab_link_enqueue(struct mrc_fabric *fab, uint32_t id, struct fab_item *it)
 			fab_drop(fab, it);
 			return;
 		}
-		if ((it->cls & CLS_ECT) && fab->kmax_bytes != 0 && backlog > fab->kmin_bytes &&
-			!(l->flags & LINK_F_NIC) &&
-			(!(l->flags & LINK_F_TO_HOST) || fab->cfg.ecn_last_hop) &&
-			ecn_mark(fab, backlog)) {
+		if ((it->cls & CLS_ECT) &&
+			((fab->kmax_bytes != 0 && backlog > fab->kmin_bytes &&
+				 !(l->flags & LINK_F_NIC) &&
+				 (!(l->flags & LINK_F_TO_HOST) || fab->cfg.ecn_last_hop) &&
+				 ecn_mark(fab, backlog)) ||
+				forced_mark(fab, l))) {
 			l3(it)[1] |= MRC_ECN_CE << 4; /* ECN: bits 21..20 of the first word */
 			it->cls &= (uint8_t)~CLS_ECT;
 			l->cnt.ecn_marks++;
@@ -237,8 +248,15 @@ fab_link_enqueue(struct mrc_fabric *fab, uint32_t id, struct fab_item *it)
 		return;
 	}
 
-	/* 4. To the far end. */
+	/* 4. To the far end; with jitter, never before the last of its class. */
 	it->t_ps = done + fab->delay_ps;
+	if (fab->jitter_ps != 0) {
+		uint64_t *last = (it->cls & CLS_PRIO) ? &l->prio_arrive_ps : &l->arrive_ps;
+
+		it->t_ps += mrc_rand_bounded(&fab->r_jitter, fab->jitter_ps + 1);
+		it->t_ps = RTE_MAX(it->t_ps, *last);
+		*last = it->t_ps;
+	}
 	it->link = id;
 	fab_heap_push(fab, it);
 }

@@ -163,12 +163,13 @@ mrc_fabric_poll(struct mrc_fabric *fab, uint64_t now_tsc)
 		const uint64_t t_fault = next_fault_ps(fab);
 		struct fab_item it;
 
-		if (unlikely(t_fault <= t_pkt && t_fault <= now_ps)) {
+		/* UINT64_MAX means "none" but is also a time a poll may bring: test for none. */
+		if (unlikely(fab->n_applied < fab->n_ev && t_fault <= t_pkt && t_fault <= now_ps)) {
 			fab_apply_event(fab, &fab->ev[fab->n_applied]);
 			fab->n_applied++;
 			continue;
 		}
-		if (t_pkt > now_ps)
+		if (fab->heap.n == 0 || t_pkt > now_ps)
 			break;
 		heap_pop(&fab->heap, &it);
 		arrive(fab, &it);

@@ -73,13 +73,17 @@ struct fab_heap {
 };
 
 struct fab_link {
-	uint64_t busy_ps;      /* data transmitter busy until */
-	uint64_t prio_busy_ps; /* priority transmitter busy until */
-	uint64_t loss_thresh;  /* a frame is lost when a 64-bit draw is below this */
-	double loss;	       /* the probability as set */
-	uint32_t to;	       /* far end: switch index, or port index (LINK_F_TO_HOST) */
-	uint16_t owner;	       /* switch owning the queue, NO_SWITCH for a NIC */
-	uint16_t a, b;	       /* as in struct mrc_fabric_link_id */
+	uint64_t busy_ps;	 /* data transmitter busy until */
+	uint64_t prio_busy_ps;	 /* priority transmitter busy until */
+	uint64_t loss_thresh;	 /* a frame is lost when a 64-bit draw is below this */
+	double loss;		 /* the probability as set */
+	uint64_t mark_thresh;	 /* forced ECN: a data ECT frame is marked when a draw is below */
+	double mark;		 /* the probability as set */
+	uint64_t arrive_ps;	 /* jitter: latest arrival at the far end, data class */
+	uint64_t prio_arrive_ps; /* ... priority class */
+	uint32_t to;		 /* far end: switch index, or port index (LINK_F_TO_HOST) */
+	uint16_t owner;		 /* switch owning the queue, NO_SWITCH for a NIC */
+	uint16_t a, b;		 /* as in struct mrc_fabric_link_id */
 	uint8_t kind;
 	uint8_t plane;
 	uint8_t state;
@@ -126,6 +130,7 @@ struct mrc_fabric {
 	uint64_t rate_mbps;
 	uint64_t ps_per_byte; /* 8e6 / rate_mbps when exact (100 Gb/s: 80), else 0 */
 	uint64_t delay_ps;
+	uint64_t jitter_ps;
 	uint64_t limit_bytes, kmin_bytes, kmax_bytes, trim_bytes;
 
 	/* time */
@@ -136,7 +141,7 @@ struct mrc_fabric {
 	uint64_t last_tsc;
 	bool started;
 
-	struct mrc_rand r_loss, r_ecn;
+	struct mrc_rand r_loss, r_ecn, r_jitter;
 	uint8_t plane_state[MRC_FABRIC_MAX_PLANES];
 
 	struct fab_heap heap;
@@ -215,6 +220,8 @@ fab_drop(struct mrc_fabric *fab, struct fab_item *it)
 
 /* fabric_topo.c: a link's loss probability and the threshold it implies. */
 void fab_link_set_loss(struct fab_link *l, double p);
+/* fabric_topo.c: a link's forced ECN mark probability (NIC links keep 0). */
+void fab_link_set_mark(struct fab_link *l, double p);
 
 /* fabric_poll.c: schedule `it` (t_ps and link set); drops it when the heap is full. */
 void fab_heap_push(struct mrc_fabric *fab, struct fab_item *it);

@@ -17,8 +17,9 @@
  *   host      = 0                element host_link: 0..n_hosts-1
  *   direction = both             link, host_link: both | up | down (both);
  *                                up = toward T1 / host -> T0
- *   action    = down             up | down | blackhole | loss | flap
+ *   action    = down             up | down | blackhole | loss | mark | flap
  *   loss      = 0.01             action loss: probability 0..1
+ *   mark      = 1                action mark: forced ECN probability 0..1
  *   period    = 200ms            action flap: one down + up cycle, >= 2 ns
  *   until     = 3s               action flap: when it stops (> at), left up
  *
@@ -49,8 +50,8 @@
 #define MAX_KEYS     16
 #define DAY_NS	     (86400ull * 1000000000ull)
 #define EVENT_PREFIX "event."
-#define ACT_FLAP     (MRC_FABRIC_ACT_LOSS + 1) /* expanded into DOWN and UP events */
-#define EVENT_KEYS   "at, element, plane, t0, t1, host, direction, action, loss, period, until"
+#define ACT_FLAP     (MRC_FABRIC_ACT_MARK + 1) /* expanded into DOWN and UP events */
+#define EVENT_KEYS   "at, element, plane, t0, t1, host, direction, action, loss, mark, period, until"
 
 struct ctx {
 	struct mrc_fabric *fab;
@@ -308,14 +309,35 @@ parse_target(struct ctx *c, struct mrc_fabric_target *t)
 	return 0;
 }
 
+/* The probability under `key`: required by its action (`wanted`), refused by others. */
+static int
+probability(struct ctx *c, const char *key, bool wanted, double *out)
+{
+	const char *v = get(c, key);
+	char *end;
+
+	if (wanted && v == NULL)
+		return fail(c, -EINVAL, NULL, "%s: missing (action %s needs a probability 0..1)",
+			key, key);
+	if (!wanted && v != NULL)
+		return fail(c, -EINVAL, key, "applies to action %s only", key);
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !(*out >= 0.0 && *out <= 1.0))
+		return fail(c, -EINVAL, key, "'%s' is not a probability (allowed 0..1)", v);
+	return 0;
+}
+
 /* Append events for one [event.*] section to out[*n] (room for `room` in all). */
 static int
 event_section(struct ctx *c, const char *tag, struct mrc_fabric_event *out, unsigned int *n,
 	unsigned int room)
 {
 	static const char *const keys[] = {"at", "element", "plane", "t0", "t1", "host",
-		"direction", "action", "loss", "period", "until"};
-	static const char *const acts[] = {"up", "down", "blackhole", "loss", "flap"};
+		"direction", "action", "loss", "mark", "period", "until"};
+	static const char *const acts[] = {"up", "down", "blackhole", "loss", "mark", "flap"};
 	struct mrc_fabric_event ev;
 	uint64_t at, period = 0, until = 0, x;
 	const char *v;
@@ -341,26 +363,17 @@ event_section(struct ctx *c, const char *tag, struct mrc_fabric_event *out, unsi
 
 	v = get(c, "action");
 	if (v == NULL)
-		return fail(c, -EINVAL, NULL, "action: missing (up, down, blackhole, loss, flap)");
+		return fail(c, -EINVAL, NULL,
+			"action: missing (up, down, blackhole, loss, mark, flap)");
 	a = lookup(v, acts, RTE_DIM(acts));
 	if (a < 0)
 		return fail(c, -EINVAL, "action",
-			"'%s' unknown (allowed: up, down, blackhole, loss, flap)", v);
-	v = get(c, "loss");
-	if (a == MRC_FABRIC_ACT_LOSS && v == NULL)
-		return fail(
-			c, -EINVAL, NULL, "loss: missing (action loss needs a probability 0..1)");
-	if (a != MRC_FABRIC_ACT_LOSS && v != NULL)
-		return fail(c, -EINVAL, "loss", "applies to action loss only");
-	if (v != NULL) {
-		char *end;
-
-		errno = 0;
-		ev.loss = strtod(v, &end);
-		if (errno != 0 || end == v || *end != '\0' || !(ev.loss >= 0.0 && ev.loss <= 1.0))
-			return fail(
-				c, -EINVAL, "loss", "'%s' is not a probability (allowed 0..1)", v);
-	}
+			"'%s' unknown (allowed: up, down, blackhole, loss, mark, flap)", v);
+	rc = probability(c, "loss", a == MRC_FABRIC_ACT_LOSS, &ev.loss);
+	if (rc == 0)
+		rc = probability(c, "mark", a == MRC_FABRIC_ACT_MARK, &ev.mark);
+	if (rc != 0)
+		return rc;
 	if (a != ACT_FLAP) {
 		if (get(c, "period") != NULL)
 			return fail(c, -EINVAL, "period", "applies to action flap only");

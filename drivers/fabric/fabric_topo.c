@@ -94,6 +94,8 @@ mrc_fabric_cfg_check(const struct mrc_fabric_cfg *cfg, const char **why)
 		return fail(why, "link_gbps must be 0.001..10000");
 	if (cfg->link_delay_ns > 1000000000u)
 		return fail(why, "link_delay_ns must be <= 1 s");
+	if (cfg->link_jitter_ns > 1000000000u)
+		return fail(why, "link_jitter_ns must be <= 1 s");
 	if (cfg->frame_overhead_bytes > 1024)
 		return fail(why, "frame_overhead_bytes must be <= 1024");
 	if (cfg->queue_limit_bytes < 1 || cfg->queue_limit_bytes > (1u << 30))
@@ -137,6 +139,15 @@ fab_link_set_loss(struct fab_link *l, double p)
 {
 	l->loss = p;
 	l->loss_thresh = loss_threshold(p);
+}
+
+void
+fab_link_set_mark(struct fab_link *l, double p)
+{
+	if (l->flags & LINK_F_NIC)
+		return; /* a NIC is not a switch: its queue never marks */
+	l->mark = p;
+	l->mark_thresh = loss_threshold(p);
 }
 
 static void
@@ -259,6 +270,7 @@ mrc_fabric_create(const struct mrc_fabric_cfg *cfg, const char **why)
 		fab->rate_mbps = 1;
 	fab->ps_per_byte = 8000000u % fab->rate_mbps == 0 ? 8000000u / fab->rate_mbps : 0;
 	fab->delay_ps = (uint64_t)cfg->link_delay_ns * PS_PER_NS;
+	fab->jitter_ps = (uint64_t)cfg->link_jitter_ns * PS_PER_NS;
 	fab->limit_bytes = cfg->queue_limit_bytes;
 	fab->kmin_bytes = cfg->ecn_kmin_bytes;
 	fab->kmax_bytes = cfg->ecn_kmax_bytes;
@@ -268,6 +280,7 @@ mrc_fabric_create(const struct mrc_fabric_cfg *cfg, const char **why)
 	sm = cfg->seed;
 	mrc_rand_seed(&fab->r_loss, mrc_rand_splitmix64(&sm));
 	mrc_rand_seed(&fab->r_ecn, mrc_rand_splitmix64(&sm));
+	mrc_rand_seed(&fab->r_jitter, mrc_rand_splitmix64(&sm));
 
 	n_fib = (size_t)fab->n_switches * fab->fib_stride;
 	fab->links = rte_zmalloc_socket("mrc_fabric_links", fab->n_links * sizeof(*fab->links),

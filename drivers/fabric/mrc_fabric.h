@@ -100,10 +100,19 @@
  *        mark goes in the outermost IPv6 header only; then enqueue.
  *      HOST_UP links are the NIC's transmit queue: tail drop at the limit,
  *      never trim or mark (a NIC is not a switch).
+ *      Forced marking (mrc_fabric_set_mark, a fault): a data-class ECT
+ *      packet on a switch's egress link is marked CE with the link's mark
+ *      probability whatever its queue, as behind traffic the fabric does
+ *      not carry; counted as an ECN mark.
  *   3. Loss on the wire after serialisation (the lost frame used the link):
  *      probability = the link's loss (loss).
- *   4. The packet reaches the far end at done + delay: a switch (routing,
- *      above) or the host, whose rx ring gets it (full ring: host_rx_full).
+ *   4. The packet reaches the far end at done + delay (+ jitter): a switch
+ *      (routing, above) or the host, whose rx ring gets it (full ring:
+ *      host_rx_full). With cfg.link_jitter_ns, each packet's propagation
+ *      on each link gets U[0, jitter] ns more, but never reaches the far
+ *      end before the packet of its class (data or priority) that left the
+ *      link before it: a link, and so a path, does not reorder, while
+ *      packets on different paths overtake each other.
  *
  * Events. Each hop is an entry in one binary heap keyed by (time, sequence),
  * so ties resolve in creation order and each queue sees packets in time
@@ -140,8 +149,8 @@
  * takes no lock, makes no syscall and logs only fault changes.
  *
  * Not modelled: PFC, shared switch buffers, control-plane routing (there is
- * none: tables are static, as in MRC), corruption, reordering within a
- * queue, jitter, ICMP.
+ * none: tables are static, as in MRC), corruption, duplication, reordering
+ * within a link, ICMP.
  */
 
 #include <stdbool.h>
@@ -169,6 +178,7 @@ struct mrc_fabric_cfg {
 	uint32_t block;		       /**< SRv6 block, the first 32 bits (0xfcbb0000) */
 	double link_gbps;	       /**< every link, 0.001..10000 (100) */
 	uint32_t link_delay_ns;	       /**< propagation per hop, <= 1 s (1000 = 1 us) */
+	uint32_t link_jitter_ns;       /**< extra propagation per packet and hop, <= 1 s (0) */
 	uint32_t frame_overhead_bytes; /**< added to pkt_len per frame, <= 1024 (24) */
 	uint32_t queue_limit_bytes;    /**< per egress data queue, 1..2^30 (1 MB) */
 	uint32_t ecn_kmin_bytes;       /**< (25 KB) */
@@ -189,7 +199,7 @@ struct mrc_fabric_cfg {
 
 /**
  * Defaults: 2 hosts, 8 planes, one host per T0, 4 T1 per plane, block
- * fcbb:0000::/32, 100 Gb/s, 1 us per hop, 24 bytes of frame overhead, queue
+ * fcbb:0000::/32, 100 Gb/s, 1 us per hop, no jitter, 24 bytes of frame overhead, queue
  * 1 MB, ECN 25 KB..100 KB (not on the last hop), trim above 200 KB, control
  * in the data class, no loss, rings of 1024, 65536 packets in flight, seed
  * 1, wire defaults, NIC addresses fd00::1, fd00::2, ... (KB = 1000 bytes).
@@ -309,6 +319,7 @@ enum mrc_fabric_action {
 	MRC_FABRIC_ACT_DOWN,
 	MRC_FABRIC_ACT_BLACKHOLE,
 	MRC_FABRIC_ACT_LOSS, /**< set the loss probability of every link the target covers */
+	MRC_FABRIC_ACT_MARK, /**< set the forced ECN mark probability of those links */
 };
 
 /** One fault change: scheduled (scenario) or applied (setter, or scenario when due). */
@@ -318,6 +329,7 @@ struct mrc_fabric_event {
 	struct mrc_fabric_target target;
 	uint8_t action;	 /**< enum mrc_fabric_action */
 	double loss;	 /**< MRC_FABRIC_ACT_LOSS */
+	double mark;	 /**< MRC_FABRIC_ACT_MARK */
 	char source[40]; /**< "<file>:<section>" for scenario events, "api" for setters */
 };
 
@@ -330,6 +342,13 @@ int mrc_fabric_set_state(
 
 /** Set the loss probability (0..1) of every link `t` covers. 0 or -EINVAL. */
 int mrc_fabric_set_loss(struct mrc_fabric *fab, const struct mrc_fabric_target *t, double p);
+
+/**
+ * Set the forced ECN mark probability (0..1) of every switch egress link
+ * `t` covers (the loss rule: a switch covers its egress links; a NIC's own
+ * queue, a HOST_UP link, is never marked). 0 or -EINVAL.
+ */
+int mrc_fabric_set_mark(struct mrc_fabric *fab, const struct mrc_fabric_target *t, double p);
 
 /** Shorthand: mrc_fabric_set_state() of a whole plane. */
 int mrc_fabric_set_plane(struct mrc_fabric *fab, unsigned int plane, enum mrc_fabric_state st);

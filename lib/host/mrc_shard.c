@@ -29,6 +29,7 @@ qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t 
 	struct mrc_shard_slot *sl = arg;
 	uint64_t next = mrc_shard_poll_qp(sl->shard, sl->qp, now_tsc);
 
+	mrc_shard_check_error(sl->shard, sl);
 	sl->shard->cnt.timer_fires++;
 	sl->armed_tsc = next;
 	if (next != UINT64_MAX)
@@ -79,7 +80,7 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 	s->port_mask = (1u << cfg->n_planes) - 1;
 	s->now_tsc = s->judge_tsc = s->last_iter_tsc = now_tsc;
 	s->max_judge_lag_tsc = cfg->max_judge_lag_tsc ? cfg->max_judge_lag_tsc : cfg->tsc_hz / 100;
-	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 10000;
+	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 1000;
 	return s;
 nomem:
 	if (s != NULL) {
@@ -175,6 +176,7 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 		return -EEXIST;
 	sl->qp = qp;
 	sl->shard = s;
+	sl->failed = false;
 	mrc_timer_init(&sl->timer, qp_timer_cb, sl);
 	sl->armed_tsc = UINT64_MAX;
 	mrc_qp_set_wake(qp, qp_wake, sl);

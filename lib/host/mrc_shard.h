@@ -67,6 +67,8 @@
  *     (mrc_shard_snapshot), consistent through a sequence counter;
  *   - round-trip state is shared by the shard's QPs to one destination
  *     (per (worker, destination), so never between lcores);
+ *   - a QP that goes to ERROR is reported once on the event ring (single
+ *     producer: the owner), for the control thread to report and act on;
  *   - completions leave through each QP's own CQ (the per-QP sink, given
  *     when the QP is created), packets it does not own through the hand-off
  *     ring (single producer: the owner).
@@ -104,6 +106,8 @@
 	X(stalls, "events",                                                                        \
 		"iterations that came late (the lcore was away): the delay not counted")           \
 	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
+	X(qp_errors, "qps", "QPs that went to ERROR (each reported once on the event ring)")       \
+	X(events_dropped, "events", "events not reported: no event ring, or it was full")          \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")
 
@@ -132,7 +136,12 @@ struct mrc_shard_cfg {
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
 	uint64_t timer_tick_tsc; /* timer wheel tick (0: 1 us) */
-	/* a gap between iterations beyond 4 typical passes and this is a stall (0: 100 us) */
+	/*
+	 * a gap between iterations beyond 4 typical passes and this is a stall
+	 * (0: 1 ms). Not less: a busy pass (a worker that also polls the
+	 * emulated fabric) takes hundreds of us, and that is work, not absence;
+	 * at 100 us the demo's goodput halved on a shared core.
+	 */
 	uint64_t min_stall_tsc;
 	/* how long the input horizon may be held by queues never emptied (0: 10 ms) */
 	uint64_t max_judge_lag_tsc;
@@ -144,6 +153,9 @@ struct mrc_shard_cfg {
 	struct rte_ring *handoff;
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
+	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
+	 * counted only. */
+	struct rte_ring *events;
 	/* NIC tx room (see above); tx_backlog NULL: ports limited only by their staging. */
 	mrc_shard_backlog_fn tx_backlog;
 	const void *tx_backlog_ctx;
@@ -207,6 +219,28 @@ static inline bool
 mrc_shard_req_done(const struct mrc_shard_req *r)
 {
 	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Events on cfg.events are pointer-sized words: the QPN in the upper bits, the
+ * error (enum mrc_qp_error) in the low byte. Decode with these.
+ */
+static inline void *
+mrc_shard_event_qp_error(uint32_t qpn, uint8_t why)
+{
+	return (void *)(uintptr_t)(((uintptr_t)qpn << 8) | why);
+}
+
+static inline uint32_t
+mrc_shard_event_qpn(const void *ev)
+{
+	return (uint32_t)((uintptr_t)ev >> 8);
+}
+
+static inline uint8_t
+mrc_shard_event_why(const void *ev)
+{
+	return (uint8_t)((uintptr_t)ev & 0xff);
 }
 
 /* Owner: one iteration; returns the packets received plus sent. */

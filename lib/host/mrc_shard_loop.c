@@ -262,6 +262,7 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		if (sl->qp == NULL)
 			continue;
 		n = mrc_qp_tx_burst(sl->qp, now_tsc, room, rand, out, MRC_SHARD_BURST);
+		mrc_shard_check_error(s, sl);
 		for (uint16_t j = 0; j < n; j++) {
 			const uint16_t p = out[j]->port;
 			struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];

@@ -25,6 +25,7 @@ struct mrc_shard_slot {
 	struct mrc_shard *shard;
 	bool listed; /* on the busy list */
 	bool parked; /* on the ring waiters' list */
+	bool failed; /* its QP's ERROR was reported */
 };
 
 /* One destination (peer NIC address) of the shard's QPs, and what they share. */
@@ -135,11 +136,26 @@ mrc_shard_poll_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	return next;
 }
 
+/* Report a QP that went to ERROR, once: on the event ring, else counted as dropped. */
+static inline void
+mrc_shard_check_error(struct mrc_shard *s, struct mrc_shard_slot *sl)
+{
+	if (likely(mrc_qp_state(sl->qp) != MRC_QP_ERROR) || sl->failed)
+		return;
+	sl->failed = true;
+	s->cnt.qp_errors++;
+	if (s->cfg.events == NULL ||
+		rte_ring_sp_enqueue(s->cfg.events, mrc_shard_event_qp_error(mrc_qp_qpn(sl->qp),
+							   (uint8_t)mrc_qp_error(sl->qp))) != 0)
+		s->cnt.events_dropped++;
+}
+
 static inline void
 mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
 {
 	uint64_t next = mrc_shard_poll_qp(s, sl->qp, s->now_tsc);
 
+	mrc_shard_check_error(s, sl);
 	if (next < sl->armed_tsc) {
 		mrc_timer_arm(s->wheel, &sl->timer, next);
 		sl->armed_tsc = next;

@@ -644,6 +644,7 @@ mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_attr 
 		free_parts(qp);
 		qp->sq_head = qp->sq_send = qp->sq_tail = 0;
 		qp->ctrl_head = qp->ctrl_tail = 0;
+		qp->sack_run = false;
 		qp->state = MRC_QP_RESET;
 		qp->error = MRC_QP_ERR_NONE;
 		return 0;

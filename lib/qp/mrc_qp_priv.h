@@ -130,6 +130,7 @@ struct mrc_qp {
 	uint32_t last_rx_ev;
 	struct qp_ctrl ctrl[CTRL_Q];
 	uint32_t ctrl_head, ctrl_tail;
+	bool sack_run; /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
 
 	/* probes */
 	uint32_t probe_ev; /* EV of the outstanding reliability probe */

@@ -35,9 +35,14 @@ mrc_qp_queue_ctrl(
 	const uint8_t what = ctrl_what(kind, m_or_reason, pr);
 	struct qp_ctrl *c;
 
-	/* A SACK is built from the responder's state when it is sent, so one
-	 * waiting plain SACK covers any later one: just move its trigger. */
-	if (what == CTRL_WHAT_SACK && qp->ctrl_tail != qp->ctrl_head) {
+	/*
+	 * A SACK is built from the responder's state when it is sent, so one
+	 * waiting plain SACK covers any later one (and those its bitmap misses
+	 * follow it: mrc_rel_rx_sack_more): just move its trigger. Not that of
+	 * one whose run of SACKs has begun: the run reports arrivals before it.
+	 */
+	if (what == CTRL_WHAT_SACK && qp->ctrl_tail != qp->ctrl_head &&
+		!(qp->ctrl_tail - qp->ctrl_head == 1 && qp->sack_run)) {
 		c = &qp->ctrl[(qp->ctrl_tail - 1) % CTRL_Q];
 		if (c->what == CTRL_WHAT_SACK) {
 			c->psn = psn & MRC_PSN_MASK;
@@ -272,8 +277,11 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		memset(&ext, 0, sizeof(ext));
 		if (c->what & CTRL_WHAT_SACK) {
 			ext.bth.opcode = MRC_OP_SACK;
-			mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->what & 3u,
-				(c->what & CTRL_WHAT_PR) != 0, 0, &ext.sack);
+			if (qp->sack_run)
+				mrc_rel_rx_fill_sack_more(qp->rrx, c->psn, c->ev, 0, &ext.sack);
+			else
+				mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->what & 3u,
+					(c->what & CTRL_WHAT_PR) != 0, 0, &ext.sack);
 			ext.sack.spdcid = (uint16_t)qp->qpn;
 			ext.sack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = mrc_rel_rx_cack(qp->rrx);
@@ -292,7 +300,10 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 			qp->cnt.tx_sacks++;
 		else
 			qp->cnt.tx_nacks++;
-		qp->ctrl_head++;
+		/* Arrivals that SACK's bitmap left out: the same entry again, for the run. */
+		qp->sack_run = (c->what & CTRL_WHAT_SACK) && mrc_rel_rx_sack_more(qp->rrx);
+		if (!qp->sack_run)
+			qp->ctrl_head++;
 	}
 	return n;
 }

@@ -181,6 +181,14 @@ mrc_rel_rx_judge(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned i
 		rx->stats.ooo_pkts++;
 		if (rx->ooo_since < 0x7fff)
 			rx->ooo_since++;
+		if (!rx->rep_any) {
+			rx->rep_lo = rx->rep_hi = psn;
+			rx->rep_any = true;
+		} else if (mrc_psn_lt(psn, rx->rep_lo)) {
+			rx->rep_lo = psn;
+		} else if (mrc_psn_gt(psn, rx->rep_hi)) {
+			rx->rep_hi = psn;
+		}
 	}
 	note_pending(rx, now_tsc);
 	if (d == 0) {
@@ -221,20 +229,59 @@ clamp16(int32_t v)
 	return (int16_t)(v < INT16_MIN ? INT16_MIN : v);
 }
 
-void
-mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m, bool pr,
+/*
+ * The first PSN from `from` to `to` (both at or after epsn) that has
+ * arrived and lies outside the 64 PSNs from rx->done_base; false if none.
+ */
+static bool
+next_unreported(const struct mrc_rel_rx *rx, uint32_t from, uint32_t to, uint32_t *out)
+{
+	for (uint32_t p = from; mrc_psn_le(p, to); p = mrc_psn_add(p, 1)) {
+		const int32_t in_done = mrc_psn_diff(p, rx->done_base);
+
+		if (in_done >= 0 && in_done < 64) {
+			p = mrc_psn_add(rx->done_base, 63);
+			continue;
+		}
+		if (bit_test(rx, p)) {
+			*out = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After a SACK's bitmap from `base`: are out-of-order arrivals since the
+ * previous SACK left out? Then set up the run of SACKs that reports them.
+ */
+static void
+plan_more(struct mrc_rel_rx *rx, uint32_t base)
+{
+	uint32_t lo, first;
+
+	rx->more = false;
+	if (!rx->rep_any)
+		return;
+	rx->rep_any = false;
+	if (mrc_psn_lt(rx->rep_hi, rx->epsn))
+		return; /* all below the cumulative ACK now */
+	lo = mrc_psn_lt(rx->rep_lo, rx->epsn) ? rx->epsn : rx->rep_lo;
+	rx->done_base = base;
+	if (next_unreported(rx, lo, rx->rep_hi, &first)) {
+		rx->more = true;
+		rx->more_lo = first;
+		rx->more_hi = rx->rep_hi;
+	}
+}
+
+/* The SACK whose bitmap holds the 64 PSNs from `base`. */
+static void
+fill_at(struct mrc_rel_rx *rx, uint32_t base, uint32_t trigger_psn, uint32_t ev, uint8_t m, bool pr,
 	uint16_t ts_echo, struct mrc_sack_view *out)
 {
 	const uint32_t cack = mrc_rel_rx_cack(rx);
-	uint32_t base = rx->epsn;
-	uint64_t bits;
-
-	trigger_psn &= MRC_PSN_MASK;
-	/* Keep the echoed packet inside the bitmap when it lies beyond 64 PSNs. */
-	if (mrc_psn_diff(trigger_psn, rx->epsn) >= 64 &&
-		(uint32_t)mrc_psn_diff(trigger_psn, rx->epsn) < rx->window)
-		base = mrc_psn_sub(trigger_psn, 63);
-	bits = extract64(rx, base);
+	uint64_t bits = extract64(rx, base);
 	/* Bits past the window would be another lap of the circle: never set, but mask them. */
 	int32_t room = (int32_t)rx->window - mrc_psn_diff(base, rx->epsn);
 
@@ -244,7 +291,7 @@ mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, u
 	memset(out, 0, sizeof(*out));
 	out->m = m;
 	out->pr = pr;
-	out->ack_psn_offset = clamp16(mrc_psn_diff(trigger_psn, cack));
+	out->ack_psn_offset = clamp16(mrc_psn_diff(trigger_psn & MRC_PSN_MASK, cack));
 	out->entropy = ev;
 	out->cack_psn = cack;
 	out->mpr = rx->mpr;
@@ -257,6 +304,47 @@ mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, u
 	rx->pending = 0;
 	rx->ooo_since = 0;
 	rx->stats.sacks++;
+}
+
+void
+mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m, bool pr,
+	uint16_t ts_echo, struct mrc_sack_view *out)
+{
+	uint32_t base = rx->epsn;
+
+	trigger_psn &= MRC_PSN_MASK;
+	/* Keep the echoed packet inside the bitmap when it lies beyond 64 PSNs. */
+	if (mrc_psn_diff(trigger_psn, rx->epsn) >= 64 &&
+		(uint32_t)mrc_psn_diff(trigger_psn, rx->epsn) < rx->window)
+		base = mrc_psn_sub(trigger_psn, 63);
+	if (rx->more) {
+		/* A run left unfinished: what it had still to report is still to report. */
+		if (!rx->rep_any || mrc_psn_lt(rx->more_lo, rx->rep_lo))
+			rx->rep_lo = rx->more_lo;
+		if (!rx->rep_any || mrc_psn_gt(rx->more_hi, rx->rep_hi))
+			rx->rep_hi = rx->more_hi;
+		rx->rep_any = true;
+	}
+	plan_more(rx, base);
+	fill_at(rx, base, trigger_psn, ev, m, pr, ts_echo, out);
+}
+
+void
+mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev,
+	uint16_t ts_echo, struct mrc_sack_view *out)
+{
+	/*
+	 * The next 64 PSNs from the lowest arrival not yet reported; no verdict
+	 * and no probe answer (the run's first SACK gave them, once), so an
+	 * ECN echo or a probe counts once however long the run.
+	 */
+	const uint32_t base =
+		rx->more && mrc_psn_ge(rx->more_lo, rx->epsn) ? rx->more_lo : rx->epsn;
+	uint32_t next = base;
+
+	rx->more = rx->more && next_unreported(rx, mrc_psn_add(base, 64), rx->more_hi, &next);
+	rx->more_lo = next;
+	fill_at(rx, base, trigger_psn, ev, MRC_SACK_M_NONE, false, ts_echo, out);
 }
 
 void

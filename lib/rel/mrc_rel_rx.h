@@ -41,6 +41,15 @@
  * CC_STATE", unless the triggering PSN lies beyond it; then it ends at that
  * PSN, so the requester always learns about the packet that was just echoed.
  *
+ * Every arrival is reported. While a gap holds the cumulative ACK back,
+ * the out-of-order arrivals since the last SACK may span more than one
+ * bitmap (sprayed packets reorder by more than 64 PSNs behind a deep
+ * queue, and coalescing answers many arrivals with one SACK): those the
+ * trigger's bitmap misses follow in further SACKs, 64 PSNs each, from the
+ * lowest one up (mrc_rel_rx_sack_more). Left out, an arrival would time
+ * out at the requester, be resent though it arrived, and count against a
+ * path that works.
+ *
  * Nothing here allocates, locks or logs: the caller provides the memory
  * (mrc_rel_rx_memsize()) and the time.
  */
@@ -123,6 +132,13 @@ struct mrc_rel_rx {
 	uint64_t ack_delay_tsc;
 	uint64_t first_pending_tsc;
 	uint64_t rcvd_bytes; /**< all new payload bytes, reported mod 2^24 units */
+	/* Out-of-order arrivals since the last SACK span rep_lo..rep_hi (when rep_any). */
+	uint32_t rep_lo, rep_hi;
+	/* Arrivals still to report (when more): from more_lo to more_hi, but for the
+	 * 64 PSNs from done_base, which the first SACK of the run reported. */
+	uint32_t more_lo, more_hi, done_base;
+	bool rep_any;
+	bool more;
 	struct mrc_rel_rx_stats stats;
 	uint64_t bitmap[]; /**< (mask + 1) / 64 words */
 };
@@ -186,10 +202,27 @@ bool mrc_rel_rx_has(const struct mrc_rel_rx *rx, uint32_t psn);
 /**
  * Fill the SETH + CC_STATE part of a SACK answering `trigger_psn` (the
  * packet, or probe, that caused it), echoing `ev`, with verdict `m` and
- * `ts_echo`; marks everything so far as acknowledged (resets coalescing).
+ * `ts_echo`; resets coalescing. When the arrivals since the last SACK do
+ * not all fit its bitmap, mrc_rel_rx_sack_more() is then true: send the
+ * rest with mrc_rel_rx_fill_sack_more() (same trigger and EV) until it is
+ * false. A caller that does not reports them with its next SACK's run.
  */
 void mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, uint8_t m,
 	bool pr, uint16_t ts_echo, struct mrc_sack_view *out);
+
+/**
+ * The next SACK of a run (mrc_rel_rx_sack_more() true): 64 more PSNs of
+ * arrivals, with no verdict (M = NONE) and PR clear: those were the first's.
+ */
+void mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev,
+	uint16_t ts_echo, struct mrc_sack_view *out);
+
+/** True when the SACK just filled left arrivals out: another must follow. */
+static inline bool
+mrc_rel_rx_sack_more(const struct mrc_rel_rx *rx)
+{
+	return rx->more;
+}
 
 /** Fill a NETH for `psn` with `reason`, echoing `ev` and `ts_echo`. */
 void mrc_rel_rx_fill_nack(struct mrc_rel_rx *rx, uint32_t psn, uint8_t reason, uint32_t ev,

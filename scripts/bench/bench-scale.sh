@@ -18,13 +18,16 @@
 # recorded with what it would need.
 # Then the daemon itself: mrcd with config/examples/scale.ini (2 hosts in
 # loop mode, one worker lcore, --no-huge) and config/profiles/scale-64k.ini
-# at 1,024, 10,000 and 65,536 flows (as many QPs sending, as many
+# at 128, 1,024, 10,000 and 65,536 flows (as many QPs sending, as many
 # receiving), 256 flows per host in flight at a time, 1 KiB messages, every
-# byte verified, DAEMON_S seconds (default 3) per run: messages per worker
-# CPU-second, completion p50 / p99, heap and peak RSS per QP, resends,
+# byte verified, DAEMON_S seconds (default 3) per run, on the worker as it
+# is and on one slowed by SLOW_US (default 50) us a pass: messages per
+# worker CPU-second and their ratio to the same setting's 128 flows,
+# completion p50 / p99, heap and peak RSS per QP, resends as a share of the
+# data packets sent (the links lose nothing, so every resend is spurious),
 # flows that never completed a message.
 # Writes results/bench-scale.json and results/bench-scale.png.
-# Usage: scripts/bench/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3 DAEMON_S=3)
+# Usage: scripts/bench/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -54,18 +57,25 @@ for n in 1000 10000 65536; do
 	echo "bench-scale: $n QP pairs, private rings: $(cat "$tmp/ref-$n.1.json")"
 done
 mrcd=$build/app/mrcd/mrcd
-for f in 1024 10000 65536; do
-	for r in $(seq "$runs"); do
-		if ! (cd "$tmp" && "$OLDPWD/$mrcd" --no-huge -- -f "$OLDPWD/config/examples/scale.ini" \
-			--profile "$OLDPWD/config/profiles/scale-64k.ini" \
-			--set profile.qps_per_peer=$((f / 2)) --duration "${DAEMON_S:-3}" \
-			--json "$tmp/mrcd-$f.$r.json" > "$tmp/mrcd.log" 2>&1); then
-			echo "bench-scale: mrcd with $f flows failed:" >&2
-			grep -v '^EAL' "$tmp/mrcd.log" | tail -3 >&2
-			rm -f "$tmp/mrcd-$f.$r.json"
-		fi
+slow_us=${SLOW_US:-50}
+# Each flow count on a worker as it is, then on one slowed by [lcores]
+# pass_delay_us (every pass spins SLOW_US more, as a slower or shared core
+# would); 128 flows (64 per host, all in flight) is each setting's baseline.
+for delay in 0 "$slow_us"; do
+	for f in 128 1024 10000 65536; do
+		for r in $(seq "$runs"); do
+			out="$tmp/mrcd-d$delay-$f.$r.json"
+			if ! (cd "$tmp" && "$OLDPWD/$mrcd" --no-huge -- -f "$OLDPWD/config/examples/scale.ini" \
+				--profile "$OLDPWD/config/profiles/scale-64k.ini" \
+				--set profile.qps_per_peer=$((f / 2)) --set lcores.pass_delay_us="$delay" \
+				--duration "${DAEMON_S:-3}" --json "$out" > "$tmp/mrcd.log" 2>&1); then
+				echo "bench-scale: mrcd with $f flows (pass delay $delay us) failed:" >&2
+				grep -v '^EAL' "$tmp/mrcd.log" | tail -3 >&2
+				rm -f "$out"
+			fi
+		done
 	done
 done
-/usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
+SLOW_US=$slow_us /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
 /usr/bin/python3 scripts/bench/machine.py results/bench-scale.json
 /usr/bin/python3 scripts/plot/plot.py scale results/bench-scale.json results/bench-scale.png

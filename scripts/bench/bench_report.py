@@ -74,17 +74,31 @@ def rows_scale(r):
                     f"private rings {fmt(rs['pps'])} pps" if rs else "",
                     fmt(s["pps"] / rs["pps"]) if rs else "",
                     "64k QPs per worker" if s["qp_pairs"] >= 65536 else "", cmd))
-    for d in r.get("daemon", {}).get("scales", []):
-        if not d.get("runs"):
-            continue
-        out.append((f"mrcd, {fmt(d['flows'])} flows ({fmt(d['qps'])} QPs) on one worker, 256 "
-                    f"per host in flight, 1 KiB, verified",
-                    f"{fmt(d['msgs_per_cpu_s'])} msgs per CPU-s, p50 {fmt(d['msg_us_p50'])} us, "
-                    f"p99 {fmt(d['msg_us_p99'])} us; heap {fmt(d['heap_bytes_per_qp'])} B per QP"
-                    + ("" if d["all_delivered_and_verified"] and
-                       not d["flows_without_completion"] else "; NOT ALL DELIVERED"),
-                    "", "", "64k QPs per worker" if d["flows"] >= 65536 else "",
-                    "`scripts/bench/bench-scale.sh`"))
+    daemon = r.get("daemon", {})
+    slowed = daemon.get("slowed", {})
+    for label, ds in (("", daemon.get("scales", [])),
+                      (f", worker slowed {slowed.get('pass_delay_us')} us a pass",
+                       slowed.get("scales", []))):
+        base = next((d for d in ds if d.get("flows") == 128 and d.get("runs")), None)
+        for d in ds:
+            if not d.get("runs"):
+                continue
+            share = d.get("resend_share")
+            out.append((f"mrcd{label}, {fmt(d['flows'])} flows ({fmt(d['qps'])} QPs) on one "
+                        f"worker, 256 per host in flight, 1 KiB, verified",
+                        f"{fmt(d['msgs_per_cpu_s'])} msgs per CPU-s, p50 "
+                        f"{fmt(d['msg_us_p50'])} us, p99 {fmt(d['msg_us_p99'])} us; heap "
+                        f"{fmt(d['heap_bytes_per_qp'])} B per QP"
+                        + (f"; resends {100 * share:.3f}% of data packets"
+                           if share is not None else "")
+                        + ("" if d["all_delivered_and_verified"] and
+                           not d["flows_without_completion"] else "; NOT ALL DELIVERED"),
+                        f"128 flows {fmt(base['msgs_per_cpu_s'])} msgs per CPU-s"
+                        if base and d is not base else "",
+                        fmt(d["ratio_to_128_flows"]) if "ratio_to_128_flows" in d and
+                        d is not base else "",
+                        ">= 0.8 of 128 flows, resends < 0.1%" if d["flows"] > 128 else "",
+                        "`scripts/bench/bench-scale.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "

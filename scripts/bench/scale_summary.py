@@ -6,8 +6,9 @@ and without lent rings, and the daemon) into results/bench-scale.json.
 
     scale_summary.py TMPDIR RUNS
 """
-import json, statistics, sys
+import json, os, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
+slow_us = int(os.environ.get("SLOW_US", "50"))
 MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
 ONE = ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts", "pairs_touched",
        "bytes_per_qp_with_pool")
@@ -29,14 +30,15 @@ def collect(prefix):
         scales.append(m)
     return first, scales, skipped
 
-def daemon():
-    """mrcd at each flow count: medians over the runs that completed."""
+def daemon(delay):
+    """mrcd at each flow count with [lcores] pass_delay_us = delay: medians over the runs that
+    completed, and messages per worker CPU-second against the same setting's 128 flows."""
     res = []
-    for f in (1024, 10000, 65536):
+    for f in (128, 1024, 10000, 65536):
         rs = []
         for r in range(1, runs + 1):
             try:
-                rs.append(json.load(open(f"{tmp}/mrcd-{f}.{r}.json")))
+                rs.append(json.load(open(f"{tmp}/mrcd-d{delay}-{f}.{r}.json")))
             except (OSError, ValueError):
                 pass
         if not rs:
@@ -54,11 +56,19 @@ def daemon():
                     "qp_state_bytes_per_qp": med(lambda x: x["qp_state_bytes_per_qp"]),
                     "peak_rss_bytes_per_qp": med(lambda x: x["peak_rss_bytes"] / x["qps"]),
                     "retransmits": med(lambda x: x["retransmits"]),
+                    "data_pkts_sent": med(lambda x: x["data_pkts_sent"]),
+                    # on loop ports nothing is lost: every resend is spurious
+                    "resend_share": med(lambda x: x["retransmits"] / max(x["data_pkts_sent"], 1)),
+                    "spurious_losses": med(lambda x: x["spurious_losses"]),
                     "worker_cpu_share": med(lambda x: x["worker_cpu_share"]),
                     "all_delivered_and_verified": all(
                         x["messages"]["lost"] == 0 and x["messages"]["failed"] == 0 and
                         x["verify_errors"] == 0 for x in rs),
                     "flows_without_completion": max(x["flows_without_completion"] for x in rs)})
+    base = res[0].get("msgs_per_cpu_s")
+    for d in res:
+        if base and d.get("runs"):
+            d["ratio_to_128_flows"] = d["msgs_per_cpu_s"] / base
     return res
 first, scales, skipped = collect("")
 rfirst, rscales, rskipped = collect("ref-")
@@ -78,7 +88,8 @@ out = {"bench": "scale", "runs": runs,
                                    "heap_bytes_per_qp": rfirst["heap_bytes_per_qp"],
                                    "scales": rscales, "not_fitting": rskipped},
        "daemon": {"config": "config/examples/scale.ini",
-                  "profile": "config/profiles/scale-64k.ini", "scales": daemon()}}
+                  "profile": "config/profiles/scale-64k.ini", "scales": daemon(0),
+                  "slowed": {"pass_delay_us": slow_us, "scales": daemon(slow_us)}}}
 json.dump(out, open("results/bench-scale.json", "w"), indent=1)
 for s in skipped:
     print(f"bench-scale: {s['qp_pairs']} QP pairs: not run, would need {s['need_mb']:.0f} MB "
@@ -93,16 +104,19 @@ for s in scales:
     print(f"bench-scale: {s['qp_pairs']} pairs: {s['pps']:.0f} pps, message p50 "
           f"{s['msg_us_p50']:.0f} us, p99 {s['msg_us_p99']:.0f} us, waits {s['trk_waits']}, "
           f"resends {s['retx_pkts']}{vs}")
-for d in out["daemon"]["scales"]:
-    if not d["runs"]:
-        print(f"bench-scale: mrcd, {d['flows']} flows: no run completed")
-        continue
-    print(f"bench-scale: mrcd, {d['flows']} flows ({d['qps']} QPs): {d['msgs_per_cpu_s']:.0f} "
-          f"messages per worker CPU-second, p50 {d['msg_us_p50']:.0f} us, p99 "
-          f"{d['msg_us_p99']:.0f} us, heap {d['heap_bytes_per_qp']:.0f} B per QP (QP state "
-          f"{d['qp_state_bytes_per_qp']:.0f}), resends {d['retransmits']:.0f}, flows that never "
-          f"completed {d['flows_without_completion']}, all verified: "
-          f"{d['all_delivered_and_verified']}")
+for label, ds in (("", out["daemon"]["scales"]),
+                  (f", worker slowed {slow_us} us a pass", out["daemon"]["slowed"]["scales"])):
+    for d in ds:
+        if not d["runs"]:
+            print(f"bench-scale: mrcd{label}, {d['flows']} flows: no run completed")
+            continue
+        print(f"bench-scale: mrcd{label}, {d['flows']} flows ({d['qps']} QPs): "
+              f"{d['msgs_per_cpu_s']:.0f} messages per worker CPU-second "
+              f"({d.get('ratio_to_128_flows', 0):.2f} of 128 flows), p50 {d['msg_us_p50']:.0f} "
+              f"us, p99 {d['msg_us_p99']:.0f} us, heap {d['heap_bytes_per_qp']:.0f} B per QP, "
+              f"resends {d['retransmits']:.0f} ({100 * d['resend_share']:.3f}% of data packets), "
+              f"flows that never completed {d['flows_without_completion']}, all verified: "
+              f"{d['all_delivered_and_verified']}")
 parts = out["idle_qp_parts"] or {}
 print("bench-scale: idle QP by part: " + ", ".join(f"{k} {v}" for k, v in parts.items() if v))
 print(f"bench-scale: {out['bytes_per_idle_qp']} bytes per idle QP "

@@ -111,8 +111,13 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 	init.addr.src_loc[0] = 0xfc;
 	init.addr.src_loc[1] = 0xbb;
 	init.addr.src_loc[5] = (uint8_t)(1 + me);
-	init.addr.path = (struct mrc_ev_path_tmpl){
-		.block = 0xfcbb0000, .src_t0 = me, .dst_t0 = peer, .dst_host = peer, .n_t1 = 4};
+	const uint8_t per_t0 = cfg->hosts_per_t0 != 0 ? cfg->hosts_per_t0 : 1;
+
+	init.addr.path = (struct mrc_ev_path_tmpl){.block = 0xfcbb0000,
+		.src_t0 = (uint8_t)(me / per_t0),
+		.dst_t0 = (uint8_t)(peer / per_t0),
+		.dst_host = peer,
+		.n_t1 = cfg->n_t1 != 0 ? cfg->n_t1 : 4};
 	for (unsigned int pl = 0; pl < MRC_EV_MAX_PLANES; pl++) {
 		init.addr.src_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, me, 0, (uint8_t)pl}};
 		init.addr.dst_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, peer, 0, (uint8_t)pl}};

@@ -45,6 +45,9 @@ struct mrc_test_pair_cfg {
 	 * e.g. an incast: every pair's h[1] on host 0.
 	 */
 	uint8_t host[2];
+	/* The fabric's shape the paths are built for: hosts per T0 (0 = 1), T1s per plane (0 = 4).
+	 */
+	uint8_t hosts_per_t0, n_t1;
 	struct mrc_trk_pool *trk_pool; /* shared in-flight tracking pool; NULL = one per QP */
 	struct mrc_trk_pool *imm_pool; /* shared Write-IMM tables; NULL = one per QP */
 };

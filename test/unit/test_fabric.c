@@ -13,7 +13,9 @@
  * and hop limits, SRH containers, structured-EV ECMP, exact timing), every
  * drop reason where it happens, dead links and black holes, and the table
  * of all cases. test_fabric_congestion.c has queues, ECN, trims and loss;
- * test_fabric_faults.c scenario files and a QP pair through a dying plane.
+ * test_fabric_faults.c scenario files and a QP pair through a dying plane;
+ * test_fabric_model.c jitter, forced marks, the configuration check, the
+ * NIC's plain queue and untrimmable data.
  */
 
 #include <errno.h>
@@ -123,7 +125,9 @@ mk(const struct mrc_fabric_cfg *c, const struct spec *s)
 	memcpy(p.ip.dst, c->nic_addr[s->dst], 16);
 	p.ip.hop_limit = s->hl ? s->hl : HL;
 	p.ip.ecn = s->ecn;
-	p.ip.dscp = s->dscp == 0 ? t_wire.dscp.trimmable : s->dscp;
+	p.ip.dscp = s->no_trim	   ? t_wire.dscp.no_trim
+		    : s->dscp == 0 ? t_wire.dscp.trimmable
+				   : s->dscp;
 	p.ev = spec_ev(s);
 	if (!s->plain) {
 		p.flags |= MRC_PKT_F_SRV6;
@@ -815,6 +819,16 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_scenario_examples),
 	MRC_TEST_CASE(test_scenario_errors),
 	MRC_TEST_CASE(test_qp_pair_plane_down),
+	MRC_TEST_CASE(test_jitter_keeps_paths_in_order),
+	MRC_TEST_CASE(test_forced_mark),
+	MRC_TEST_CASE(test_cfg_check),
+	MRC_TEST_CASE(test_nic_queue_plain),
+	MRC_TEST_CASE(test_untrimmable_dropped_trimmable_trimmed),
+	MRC_TEST_CASE(test_poll_at_the_end_of_time),
+	MRC_TEST_CASE(test_back_to_back_timing),
+	MRC_TEST_CASE(test_faults_in_time),
+	MRC_TEST_CASE(test_trim_any_chain),
+	MRC_TEST_CASE(test_random_ops),
 };
 
 MRC_TEST_MAIN("fabric", cases)

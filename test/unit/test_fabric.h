@@ -12,6 +12,9 @@
  *   test_fabric.c             helpers, forwarding, drops, black holes, the case table
  *   test_fabric_congestion.c  queues, ECN, trimming, tail drop, host rings, loss
  *   test_fabric_faults.c      scenario files, and a QP pair through a failing plane
+ *   test_fabric_model.c       jitter, forced ECN marks, the configuration check, the
+ *                             NIC's plain queue, untrimmable data, timing details,
+ *                             faults in time, chains cut anywhere, random operations
  */
 
 #include <stdbool.h>
@@ -37,7 +40,8 @@ struct spec {
 	unsigned int src, dst, plane, uplink;
 	bool plain;			  /* structured EV: no outer header */
 	uint32_t payload, psn, ev;	  /* ev 0: derived from plane, uplink, psn */
-	uint8_t dscp;			  /* 0: trimmable (DSCP 0, no_trim, is never sent here) */
+	uint8_t dscp;			  /* 0: trimmable (DSCP 0 is no_trim: see below) */
+	bool no_trim;			  /* DSCP no_trim: the fabric may not trim it */
 	uint8_t ecn, hl;		  /* hl 0: HL */
 	const struct mrc_usid_path *path; /* NULL: mrc_ev_path() */
 	bool chain;			  /* as a QP sends: headers | indirect payload | ICRC */
@@ -74,5 +78,15 @@ int test_scenario_plane3(void);
 int test_scenario_examples(void);
 int test_scenario_errors(void);
 int test_qp_pair_plane_down(void);
+int test_jitter_keeps_paths_in_order(void);
+int test_forced_mark(void);
+int test_cfg_check(void);
+int test_nic_queue_plain(void);
+int test_untrimmable_dropped_trimmable_trimmed(void);
+int test_poll_at_the_end_of_time(void);
+int test_back_to_back_timing(void);
+int test_faults_in_time(void);
+int test_trim_any_chain(void);
+int test_random_ops(void);
 
 #endif /* TEST_FABRIC_H */

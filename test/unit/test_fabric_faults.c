@@ -227,7 +227,12 @@ test_scenario_errors(void)
 			":6: [event.a] loss: '1.5' is not a probability (allowed 0..1)"},
 		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = melt\n",
 			":5: [event.a] action: 'melt' unknown (allowed: up, down, blackhole, loss, "
-			"flap)"},
+			"mark, flap)"},
+		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = mark\n",
+			":1: [event.a] mark: missing (action mark needs a probability 0..1)"},
+		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = loss\nloss = "
+		 "0.1\nmark = 1\n",
+			":8: [event.a] mark: applies to action mark only"},
 		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = flap\nperiod = 1ns\n"
 		 "until = 2s\n",
 			":6: [event.a] period: '1ns' is not a period"},

@@ -1358,6 +1358,73 @@ test_zero_length_write(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Two arrivals 150 PSNs apart while PSN 0, lost, holds the cumulative ACK:
+ * each asks for a SACK at once (a gap opens), and the responder sends
+ * nothing in between (the arrivals came in one receive burst). A SACK's
+ * 64-PSN bitmap cannot show both, so each needs its own: the responder
+ * once moved the waiting SACK's trigger to the later arrival and the
+ * earlier one was never reported, so the requester timed it out, resent a
+ * packet that had arrived and blamed a path that worked.
+ */
+static int
+test_waiting_sack_reports_far_arrivals(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *pk[64], *keep[2] = {NULL, NULL};
+	struct mrc_pkt kv[2];
+	unsigned int sent = 0, sacks = 0;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	snprintf(cfg.attr.cc_name, sizeof(cfg.attr.cc_name), "fixed");
+	cfg.attr.cc.fixed_cwnd_bytes = 256 * 4096;
+	SETUP(p, cfg);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 256 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	/* The requester sends 256 packets; only PSNs 50 and 200 reach the responder. */
+	for (int burst = 0; burst < 16 && sent < 256; burst++) {
+		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
+
+		for (uint16_t k = 0; k < n; k++) {
+			struct mrc_pkt v;
+
+			MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+			sent += mrc_opcode_is_data(v.bth.opcode);
+			if (v.bth.psn == 50 || v.bth.psn == 200) {
+				keep[v.bth.psn == 200] = pk[k];
+				kv[v.bth.psn == 200] = v;
+			} else {
+				rte_pktmbuf_free(pk[k]);
+			}
+		}
+	}
+	MRC_T_EQ(sent, 256);
+	MRC_T_ASSERT(keep[0] != NULL && keep[1] != NULL, "PSNs 50 and 200 sent");
+	p.now += 2 * US;
+	mrc_qp_rx(p.h[1].qp, keep[0], &kv[0], p.now);
+	mrc_qp_rx(p.h[1].qp, keep[1], &kv[1], p.now);
+	/* Whatever SACKs the responder sends, the requester learns of both. */
+	const uint16_t n = mrc_qp_tx_burst(p.h[1].qp, p.now, 0xff, &p.rand, pk, 64);
+
+	p.now += 2 * US;
+	for (uint16_t k = 0; k < n; k++) {
+		struct mrc_pkt v;
+
+		MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+		sacks += v.bth.opcode == MRC_OP_SACK;
+		mrc_qp_rx(p.h[0].qp, pk[k], &v, p.now);
+	}
+	MRC_T_ASSERT(sacks >= 1 && sacks <= 2, "%u SACKs", sacks);
+	MRC_T_EQ(rtx->stats.acked_pkts, 2);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_lifecycle),
 	MRC_TEST_CASE(test_post_checks_local_buffer),
@@ -1377,6 +1444,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_no_second_copy_when_queued),
 	MRC_TEST_CASE(test_zero_length_write),
 	MRC_TEST_CASE(test_late_packet_leaves_flight_once),
+	MRC_TEST_CASE(test_waiting_sack_reports_far_arrivals),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),
 	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),

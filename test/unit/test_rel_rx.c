@@ -221,6 +221,88 @@ test_psn_wrap(void)
 	return MRC_TEST_OK;
 }
 
+/* Mark in `seen` every PSN a SACK reports: cumulatively or in its bitmap. */
+static void
+reported(const struct mrc_sack_view *s, bool *seen, uint32_t n)
+{
+	const uint32_t base = mrc_psn_add(s->cack_psn, (uint32_t)(int32_t)s->sack_offset);
+
+	for (uint32_t p = 0; p < n && mrc_psn_le(p, s->cack_psn) && s->cack_psn != 0xffffff; p++)
+		seen[p] = true;
+	for (unsigned int b = 0; b < 64; b++)
+		if ((s->sack_bitmap >> b) & 1) {
+			const uint32_t p = mrc_psn_add(base, b);
+
+			if (p < n)
+				seen[p] = true;
+		}
+}
+
+/*
+ * PSN 0 lost; 10, 90, 170, 250 and 330 arrive, then one SACK answers them
+ * all (coalescing), triggered by 330. Its bitmap ends at 330; the run of
+ * SACKs that follows reports the rest, lowest first, 64 PSNs each, and
+ * then says it is done. A caller that stops early loses nothing: its next
+ * SACK's run reports what the first had left.
+ */
+static int
+test_sack_run_reports_every_arrival(void)
+{
+	static const uint32_t arr[] = {10, 90, 170, 250, 330};
+	struct mrc_sack_view s;
+	bool seen[400];
+	unsigned int sacks = 1;
+
+	for (int stop_early = 0; stop_early <= 1; stop_early++) {
+		struct mrc_rel_rx *rx = new_rx(8, 64, 0);
+
+		memset(seen, 0, sizeof(seen));
+		for (unsigned int i = 0; i < RTE_DIM(arr); i++)
+			mrc_rel_rx_data(rx, arr[i], 1, 0, NOW);
+		mrc_rel_rx_fill_sack(rx, 330, 7, MRC_SACK_M_SKIP_ONCE, true, 0, &s);
+		MRC_T_EQ(s.sack_offset, 331 - 63); /* the trigger's bitmap, as always */
+		MRC_T_EQ(s.m, MRC_SACK_M_SKIP_ONCE);
+		MRC_T_ASSERT(s.pr, "PR");
+		MRC_T_EQ(s.ack_psn_offset, 331);
+		reported(&s, seen, RTE_DIM(seen));
+		MRC_T_ASSERT(mrc_rel_rx_sack_more(rx), "10..250 left out");
+		if (stop_early) {
+			/* A new arrival and a new SACK: its run still reports 10..250. */
+			mrc_rel_rx_data(rx, 340, 1, 0, NOW);
+			mrc_rel_rx_fill_sack(rx, 340, 7, MRC_SACK_M_NONE, false, 0, &s);
+			reported(&s, seen, RTE_DIM(seen));
+		}
+		for (sacks = 1; mrc_rel_rx_sack_more(rx) && sacks < 10; sacks++) {
+			mrc_rel_rx_fill_sack_more(rx, 330, 7, 0, &s);
+			MRC_T_EQ(s.ack_psn_offset, 331); /* the run answers the same trigger */
+			MRC_T_EQ(s.entropy, 7);
+			MRC_T_EQ(s.m, MRC_SACK_M_NONE); /* a verdict counts once: the first's */
+			MRC_T_ASSERT(!s.pr, "a probe is answered once");
+			reported(&s, seen, RTE_DIM(seen));
+		}
+		for (unsigned int i = 0; i < RTE_DIM(arr); i++)
+			MRC_T_ASSERT(
+				seen[arr[i]], "%u reported (stop early %d)", arr[i], stop_early);
+		MRC_T_ASSERT(!seen[0], "0 never arrived");
+		/* 10..73, 90..153, 170..233, 250..313: four more, not one per arrival. */
+		MRC_T_EQ(sacks, 5);
+		/* Arrivals within one bitmap need no run. */
+		mrc_rel_rx_data(rx, 350, 1, 0, NOW);
+		mrc_rel_rx_data(rx, 360, 1, 0, NOW);
+		mrc_rel_rx_fill_sack(rx, 360, 7, MRC_SACK_M_NONE, false, 0, &s);
+		MRC_T_ASSERT(!mrc_rel_rx_sack_more(rx), "one bitmap holds 350 and 360");
+		/* Nor arrivals the cumulative ACK has passed since. */
+		mrc_rel_rx_data(rx, 500, 1, 0, NOW);
+		for (uint32_t p = 0; p < 500; p++)
+			mrc_rel_rx_data(rx, p, 1, 0, NOW);
+		mrc_rel_rx_fill_sack(rx, 499, 7, MRC_SACK_M_NONE, false, 0, &s);
+		MRC_T_EQ(s.cack_psn, 500);
+		MRC_T_ASSERT(!mrc_rel_rx_sack_more(rx), "all below the cumulative ACK");
+		free(rx);
+	}
+	return MRC_TEST_OK;
+}
+
 /* Against a set-based model over random arrivals, duplicates and wrap. */
 static int
 test_random_against_model(void)
@@ -304,6 +386,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_trimmed),
 	MRC_TEST_CASE(test_bitmap_follows_far_trigger),
 	MRC_TEST_CASE(test_psn_wrap),
+	MRC_TEST_CASE(test_sack_run_reports_every_arrival),
 	MRC_TEST_CASE(test_random_against_model),
 	MRC_TEST_CASE(test_init_rejects),
 };

@@ -420,7 +420,8 @@ test_takes_qps_through_its_request_ring(void)
  * host 0's tx ring is host 1's rx ring and the other way round.
  */
 static int
-joined_shards(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring *wire[2])
+joined_shards(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring *wire[2],
+	struct rte_ring *events0)
 {
 	static unsigned int seq;
 	const struct rte_eth_conf conf = {0};
@@ -457,7 +458,8 @@ joined_shards(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring 
 			.max_qps = 4,
 			.tsc_hz = MRC_TEST_HZ,
 			.wire = p->wire,
-			.socket = SOCKET_ID_ANY};
+			.socket = SOCKET_ID_ANY,
+			.events = i == 0 ? events0 : NULL};
 
 		sh[i] = mrc_shard_create(&c, p->now, &why);
 		MRC_T_ASSERT(sh[i] != NULL, "shard: %s", why);
@@ -500,7 +502,7 @@ host_delay_is_not_loss(enum host_delay what)
 	mrc_test_pair_cfg_defaults(&pc);
 	pc.n_planes = 1;
 	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
-	MRC_T_RUN(joined_shards(&p, sh, wire));
+	MRC_T_RUN(joined_shards(&p, sh, wire, NULL));
 	mrc_test_fill(&p.h[0], 0, 64 * 4096, 5);
 	for (uint32_t k = 0; k < 64; k++)
 		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 4096, 4096, p.h[0].key,
@@ -585,6 +587,58 @@ test_rx_backlog_is_not_loss(void)
 	return host_delay_is_not_loss(BACKLOG);
 }
 
+/*
+ * A QP that goes to ERROR is reported once on the event ring: a write with a
+ * key the responder does not know is NACKed (UNEXP_EVENT), which is fatal.
+ */
+static int
+test_reports_qp_errors(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_shard *sh[2];
+	struct rte_ring *wire[2], *events;
+	void *ev = NULL;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	events = rte_ring_create("shard_events", 16, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(events != NULL, "event ring");
+	MRC_T_RUN(joined_shards(&p, sh, wire, events));
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 512, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key + 1000, false, 0),
+		0);
+	for (int step = 0; step < 1000; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(mrc_shard_counters(sh[0])->qp_errors, 1);
+	MRC_T_EQ(mrc_shard_counters(sh[0])->events_dropped, 0);
+	MRC_T_EQ(mrc_shard_counters(sh[1])->qp_errors, 0);
+	MRC_T_EQ(rte_ring_count(events), 1);
+	MRC_T_EQ(rte_ring_dequeue(events, &ev), 0);
+	MRC_T_EQ(mrc_shard_event_qpn(ev), mrc_qp_qpn(p.h[0].qp));
+	MRC_T_EQ(mrc_shard_event_why(ev), MRC_QP_ERR_REMOTE_OP);
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = NULL;
+
+		MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
+		mrc_shard_free(sh[i]);
+		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	rte_ring_free(events);
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_two_hosts_over_fabric),
 	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
@@ -596,6 +650,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
+	MRC_TEST_CASE(test_reports_qp_errors),
 };
 
 MRC_TEST_MAIN("host_shard", cases)

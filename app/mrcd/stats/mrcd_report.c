@@ -208,6 +208,32 @@ write_prometheus(const struct mrcd_daemon *d, const struct mrcd_snapshot *t)
 	rename(tmp, d->cfg.telemetry.prometheus);
 }
 
+/*
+ * The time series is capped: once it holds [telemetry] timeseries_max_kb,
+ * it becomes FILE.1 (replacing an older one) and a new FILE starts, so a
+ * long run keeps at most twice the cap on disk, the newest samples last.
+ */
+static void
+ts_rotate_if_full(struct mrcd_daemon *d, struct mrcd_output *o)
+{
+	const char *path = d->cfg.telemetry.timeseries;
+	char old[MRCD_CONFIG_PATH_MAX + 2];
+	long size = ftell(o->ts);
+
+	if (size < 0 || (uint64_t)size < (uint64_t)d->cfg.telemetry.timeseries_max_kb * 1024)
+		return;
+	fclose(o->ts);
+	snprintf(old, sizeof(old), "%s.1", path);
+	if (rename(path, old) != 0)
+		MRCD_LOG(stats, WARNING, "time series %s: cannot rename to %s: %s (starting over)",
+			path, old, strerror(errno));
+	o->ts = fopen(path, "w");
+	if (o->ts == NULL)
+		MRCD_LOG(stats, WARNING, "time series %s: %s (continuing without)", path,
+			strerror(errno));
+	o->ts_rotations++;
+}
+
 static void
 write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
 {
@@ -229,6 +255,7 @@ write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, ui
 		t.ev_skip, t.ev_bad, t.ev_denied, t.completed, t.verified_bytes);
 	*l = t;
 	o->last_tsc = now_tsc;
+	ts_rotate_if_full(d, o);
 }
 
 void
@@ -267,6 +294,8 @@ mrcd_output_close(
 	if (o->ts == NULL)
 		return;
 	write_ts_line(d, o, now_tsc, start_tsc);
+	if (o->ts == NULL) /* it reached its cap and could not start again */
+		return;
 	/* The fault timeline, read now that the fabric's worker has stopped. */
 	const struct mrc_fabric_event *ev = NULL;
 	unsigned int n = d->fab != NULL ? mrc_fabric_event_log(d->fab, &ev) : 0;

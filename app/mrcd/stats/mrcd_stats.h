@@ -19,6 +19,7 @@
 /* Outputs the control loop keeps open (mrcd_report.c): written by the main lcore only. */
 struct mrcd_output {
 	FILE *ts;
+	unsigned int ts_rotations; /* times the time series reached its cap */
 	uint64_t next_ts, next_prom;
 	struct mrcd_snapshot last[MRCD_MAX_HOSTS];
 	uint64_t last_tsc;
