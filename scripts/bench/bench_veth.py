@@ -12,7 +12,7 @@ for both, and the same measures from the receiver's message completions:
   ends counts up to the end). MPTCP: from every completion's
   CLOCK_MONOTONIC stamp. mrcd: from the receiver's kept longest gaps
   (--json recv_gaps, stamped on the same clock), exact whenever a kept gap
-  ended after the fault (app/mrcd/mrcd_gaps.h);
+  ended after the fault (app/mrcd/gen/mrcd_gaps.h);
 - messages (MPTCP: sent - received, bytes checked word by word; mrcd:
   posted - completed, every byte verified) lost.
 
