@@ -79,6 +79,11 @@ struct mrcd_hostctx {
 	 * enqueues (shard), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
 	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	/* QPs of this host that went to ERROR, one event each: the shard
+	 * enqueues, control dequeues (mrcd_handoff_drain) and counts them in
+	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
+	struct rte_ring *events;
+	uint64_t qps_in_error;
 	/* setup: Write-IMM tables lent to the host's responders (on the worker) */
 	struct mrc_trk_pool *imm_pool;
 	struct mrc_rand rand; /* setup seeds; the worker's own PRNG */

@@ -5,15 +5,41 @@
 /*
  * Run by: the main lcore, every control tick and at teardown.
  *
- * Control side of the shards' hand-off rings: what a shard receives but does
- * not own. With one shard per host that is only endpoint requests (QPN 2),
- * which are counted and freed here until the control thread acts on them.
+ * Control side of what the shards hand over: packets a shard receives but
+ * does not own (with one shard per host, only endpoint requests, QPN 2,
+ * counted and freed here until the control thread acts on them), and the
+ * QPs that went to ERROR (logged with their flow and counted per host).
  */
 
 #include <rte_mbuf.h>
 
 #include "mrcd_daemon.h"
 #include "mrcd_control.h"
+#include "mrcd_log.h"
+
+/* A QP of host h went to ERROR: say which flow and end, and count it. */
+static void
+qp_failed(struct mrcd_daemon *d, unsigned int h, const void *ev)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	const uint32_t qpn = mrc_shard_event_qpn(ev), g = (qpn - MRCD_QPN_BASE) / 2;
+	const int32_t fi = qpn >= MRCD_QPN_BASE && g < d->n_cluster_flows ? d->flow_of[g] : -1;
+
+	__atomic_store_n(&hc->qps_in_error, hc->qps_in_error + 1, __ATOMIC_RELAXED);
+	if (fi < 0) {
+		MRCD_LOG(ctrl, WARNING, "host %u: QP 0x%x went to ERROR (%s)",
+			d->cfg.daemon.first_host + h, qpn,
+			mrc_qp_error_name((enum mrc_qp_error)mrc_shard_event_why(ev)));
+		return;
+	}
+	MRCD_LOG(ctrl, WARNING,
+		"host %u: QP 0x%x went to ERROR (%s): the %s end of flow %u (host %u -> %u); "
+		"its messages fail from now on",
+		d->cfg.daemon.first_host + h, qpn,
+		mrc_qp_error_name((enum mrc_qp_error)mrc_shard_event_why(ev)),
+		qpn == d->flows[fi].qpn ? "sending" : "receiving", d->flows[fi].id,
+		d->flows[fi].src, d->flows[fi].dst);
+}
 
 void
 mrcd_handoff_drain(struct mrcd_daemon *d)
@@ -23,6 +49,12 @@ mrcd_handoff_drain(struct mrcd_daemon *d)
 		struct rte_mbuf *m[MRC_SHARD_BURST];
 		unsigned int n;
 
+		void *ev[64];
+
+		while (hc->events != NULL &&
+			(n = rte_ring_sc_dequeue_burst(hc->events, ev, RTE_DIM(ev), NULL)) > 0)
+			for (unsigned int k = 0; k < n; k++)
+				qp_failed(d, h, ev[k]);
 		if (hc->handoff == NULL)
 			continue;
 		while ((n = rte_ring_sc_dequeue_burst(hc->handoff, (void **)m, RTE_DIM(m), NULL)) >

@@ -314,6 +314,16 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			return -rte_errno;
 		}
 		cfg.handoff = hc->handoff;
+		/* QPs that went to ERROR: reported by the control thread. */
+		snprintf(name, sizeof(name), "mrcd_ev%u", h);
+		hc->events = rte_ring_create(
+			name, 4096, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (hc->events == NULL) {
+			MRCD_LOG(ctrl, ERR, "host %u: cannot make its event ring: %s", h,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		cfg.events = hc->events;
 	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)

@@ -61,6 +61,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 		struct mrcd_hostctx *hc = &d->host[h];
 
 		rte_ring_free(hc->handoff);
+		rte_ring_free(hc->events);
 		if (mrcd_pools_full(hc) != 0)
 			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);

@@ -62,7 +62,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 	/* Only the emulated fabric has fabric counters; ethdev and loop modes have ports. */
 	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) : NULL;
 	struct mrcd_port_drops pd;
-	uint64_t lost;
+	uint64_t lost, qps_in_error = 0;
 
 	mrcd_snapshot_totals(d, &t);
 	/* What the worker cores did, for per-core rates (bench-rate.sh). */
@@ -82,6 +82,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		mrcd_hist_merge(&hist, &d->host[h].hist);
 	lost = t.posted - t.completed - t.failed;
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		qps_in_error += __atomic_load_n(&d->host[h].qps_in_error, __ATOMIC_RELAXED);
 
 	printf("\nmrcd summary: %.2f s of traffic, %.3f s of drain\n", (double)run / (double)d->hz,
 		(double)d->drain_tsc / (double)d->hz);
@@ -91,6 +93,11 @@ mrcd_summary(const struct mrcd_daemon *d)
 	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64
 	       " failed, %" PRIu64 " lost; goodput %.3f Gb/s\n",
 		t.posted, t.completed, t.failed, lost, mrcd_gbps(t.sent_bytes, run, d->hz));
+	if (qps_in_error > 0)
+		printf("  QPs in error: %" PRIu64
+		       " (their flows' messages failed from then on; the "
+		       "log names each)\n",
+			qps_in_error);
 	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
 	       " messages)\n",
 		mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
@@ -198,8 +205,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 			fprintf(j,
 				"],\n \"messages\": {\"posted\": %" PRIu64
 				", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
-				", \"lost\": %" PRIu64 "},\n",
-				t.posted, t.completed, t.failed, lost);
+				", \"lost\": %" PRIu64 "},\n \"qps_in_error\": %" PRIu64 ",\n",
+				t.posted, t.completed, t.failed, lost, qps_in_error);
 			fprintf(j,
 				" \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
 				"\"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f},\n",

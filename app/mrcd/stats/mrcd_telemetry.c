@@ -147,6 +147,8 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "msgs_posted", s.posted);
 	rte_tel_data_add_dict_u64(d, "msgs_completed", s.completed);
 	rte_tel_data_add_dict_u64(d, "msgs_failed", s.failed);
+	rte_tel_data_add_dict_u64(
+		d, "qps_in_error", __atomic_load_n(&m->host[h].qps_in_error, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "bytes_sent", s.sent_bytes);
 	rte_tel_data_add_dict_u64(d, "bytes_verified", s.verified_bytes);
 	rte_tel_data_add_dict_u64(d, "verify_errors", s.verify_errors);
