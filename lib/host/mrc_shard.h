@@ -30,9 +30,9 @@
  * room (GetSendParams(free_ports)): packets are then not built, stamped and
  * queued behind a deep NIC queue that their RTT samples would count as
  * path delay. A full queue is "no room" to the EV pool, exactly like a port
- * that is down. Under that rule a QP is asked for one packet at a time (up
- * to a burst per visit), the room re-read in between, so that no packet
- * takes a plane already full.
+ * that is down. Under that rule a QP is asked for a few packets at a time (up
+ * to a burst per visit), the room re-read in between, so that few packets
+ * take a plane already full.
  *
  * Ownership (who writes, who reads):
  *   - everything in a shard belongs to the lcore that iterates it (the
