@@ -211,8 +211,9 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand)
 	 * still visited: what it does without a plane is its business.
 	 */
 	const uint32_t room_at_start = room;
+	uint32_t k;
 
-	for (uint32_t k = s->busy_n; k > 0 && (room != 0 || room_at_start == 0); k--) {
+	for (k = s->busy_n; k > 0 && (room != 0 || room_at_start == 0); k--) {
 		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
 		uint16_t n = 0, got;
 
@@ -262,6 +263,26 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand)
 			continue;
 		}
 		mrc_shard_mark_busy(s, sl);
+	}
+	/*
+	 * A round that got through every busy QP leaves them in the order it
+	 * found them, and the same QPs would be first at the room every time:
+	 * a plane no QP can use (black-holed, all its EVs retired) always has
+	 * room, so the round never stops for want of it, and in bench_failover
+	 * the QPs at the back, served only what the first left, found no room
+	 * on a usable plane for 262 us and had their retransmit timers fire.
+	 * The next round starts one further on.
+	 */
+	if (k == 0 && s->busy_n > 1) {
+		const uint32_t first = s->busy[s->busy_head];
+		uint32_t tail;
+
+		if (++s->busy_head == s->cfg.max_qps)
+			s->busy_head = 0;
+		tail = s->busy_head + s->busy_n - 1;
+		if (tail >= s->cfg.max_qps)
+			tail -= s->cfg.max_qps;
+		s->busy[tail] = first;
 	}
 	work += flush(s);
 	return work;
