@@ -10,16 +10,29 @@
  * printer (mrcd --check), the defaults and the docs in config/mrcd.ini all
  * come from here, so they cannot disagree.
  *
- * Defaults are those of the built-in demo (2 hosts x 8 planes on the
- * emulated fabric, fabric links at 0.25 Gb/s so that the fabric and not a
- * 2-core CPU is the bottleneck). Values the library defaults differently
- * say so in their help.
+ * The [transport] keys default to the transport library's values
+ * (mrc_qp_defaults.h: LIB() below), so the daemon, the library and the
+ * benchmarks start from one set; the demo's config sets what it needs
+ * otherwise and says why. One exception: `timeout` stays 12 (4.2 ms), as
+ * its help says, since the daemon's own fabric runs 0.25 Gb/s links where
+ * the library's 8 (262 us, for 100 Gb/s) is shorter than a loaded RTT and
+ * every config on it would have to set it. The other defaults are those of the built-in
+ * demo (2 hosts x 8 planes on the emulated fabric, links at 0.25 Gb/s so
+ * that the fabric and not a 2-core CPU is the bottleneck). Values the
+ * library defaults differently say so in their help.
  */
 
 #include <stddef.h>
 
+#include <rte_common.h>
+
 #include "mrc_cc.h"
+#include "mrc_qp_defaults.h"
 #include "mrcd_config_priv.h"
+
+/* A default of the transport library (mrc_qp_defaults.h), as the schema's text. */
+#define LIB(x)	    RTE_STR(MRC_QP_DEF_##x)
+#define LIB_BOOL(x) (MRC_QP_DEF_##x ? "true" : "false")
 
 #define OFF(f) offsetof(struct mrcd_config, f)
 #define SZ(f)  ((uint16_t)sizeof(((struct mrcd_config *)0)->f))
@@ -207,7 +220,7 @@ static const struct mrcd_ini_key keys[] = {
 			"shorter (the drain checks them every ms)"),
 
 	/* ---- [transport] ---- */
-	KEY("transport", "mtu", U16, transport.mtu, .min = 256, .max = 9000, .def = "4096",
+	KEY("transport", "mtu", U16, transport.mtu, .min = 256, .max = 9000, .def = LIB(MTU),
 		.unit = "bytes",
 		.help = "payload bytes per data packet; headers come on top (a real port's MTU "
 			"must fit both)"),
@@ -217,10 +230,10 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("transport", "hop_limit", U8, transport.hop_limit, .min = 1, .max = 255, .def = "64",
 		.help = "hop limit of the outer IPv6 header"),
 	KEY("transport", "ev_active", U16, transport.ev_active, .min = 1, .max = MRC_EV_MAX_EVS,
-		.def = "128", .unit = "EVs",
+		.def = LIB(EV_ACTIVE), .unit = "EVs",
 		.help = "entropy values a QP sprays on, a multiple of planes (equal per plane)"),
 	KEY("transport", "ev_backup", U16, transport.ev_backup, .min = 0, .max = MRC_EV_MAX_EVS,
-		.def = "32", .unit = "EVs",
+		.def = LIB(EV_BACKUP), .unit = "EVs",
 		.help = "spare EVs per QP that replace retired ones on the same plane, a multiple "
 			"of planes"),
 	KEY("transport", "ev_min_active", U16, transport.ev_min_active, .min = 0,
@@ -228,29 +241,29 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "floor of usable active EVs: a loss that would leave fewer retires nothing; "
 			"0 = ev_active / 4"),
 	KEY("transport", "skip_rotations", U8, transport.skip_rotations, .min = 1,
-		.max = MRC_EV_MAX_SKIP_ROTATIONS, .def = "3", .unit = "rotations",
+		.max = MRC_EV_MAX_SKIP_ROTATIONS, .def = LIB(SKIP_ROTATIONS), .unit = "rotations",
 		.help = "how long an EV with an ECN echo or a trim sits out (the EV library's "
 			"default is 1; an echo takes an RTT, longer than a rotation)"),
 	KEY("transport", "probe_good", U8, transport.probe_good, .min = 1,
-		.max = MRC_EV_MAX_PROBE_GOOD, .def = "3", .unit = "answers",
+		.max = MRC_EV_MAX_PROBE_GOOD, .def = LIB(PROBE_GOOD), .unit = "answers",
 		.help = "good probe answers in a row that bring a retired EV back"),
 	KEY("transport", "probe_interval_us", U32, transport.probe_interval_us, .min = 1,
-		.max = 10000000, .def = "1000", .unit = "us",
+		.max = 10000000, .def = LIB(PROBE_INTERVAL_US), .unit = "us",
 		.help = "minimum time between two probe rounds of retired EVs"),
-	KEY("transport", "ev_reshuffle", BOOL, transport.ev_reshuffle, .def = "true",
+	KEY("transport", "ev_reshuffle", BOOL, transport.ev_reshuffle, .def = LIB_BOOL(EV_RESHUFFLE),
 		.help = "a new random EV order every rotation, so QPs do not synchronise"),
-	KEY("transport", "mpr", U8, transport.mpr, .min = 1, .max = 255, .def = "8",
+	KEY("transport", "mpr", U8, transport.mpr, .min = 1, .max = 255, .def = LIB(MPR),
 		.unit = "x 128 PSNs", .help = "receive window we advertise (MPR)"),
 	KEY("transport", "wimm", U16, transport.wimm, .flags = MRCD_INI_POW2, .min = 1,
-		.max = 32768, .def = "128", .unit = "messages",
+		.max = 32768, .def = LIB(WIMM), .unit = "messages",
 		.help = "Write-with-immediate messages tracked at once (WIMM)"),
 	KEY("transport", "timeout", U8, transport.timeout, .min = 0, .max = 24, .def = "12",
 		.unit = "1.024 us x 2^timeout",
 		.help = "retransmit timer (12 = 4.2 ms, above the demo fabric's worst queueing; a "
 			"100G fabric wants about 8 = 262 us)"),
 	KEY("transport", "retry_linear", U8, transport.retry_linear, .min = 0, .max = 7,
-		.def = "7", .unit = "retries", .help = "retries at the base timeout"),
-	KEY("transport", "retry_exp", U8, transport.retry_exp, .min = 0, .max = 25, .def = "25",
+		.def = LIB(RETRY_LINEAR), .unit = "retries", .help = "retries at the base timeout"),
+	KEY("transport", "retry_exp", U8, transport.retry_exp, .min = 0, .max = 25, .def = LIB(RETRY_EXP),
 		.unit = "retries",
 		.help = "retries with exponential backoff after those; 25 = forever"),
 	KEY("transport", "initial_rtt_us", U32, transport.initial_rtt_us, .min = 0,
@@ -259,16 +272,16 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("transport", "min_pkt_timeout_us", U32, transport.min_pkt_timeout_us, .min = 0,
 		.max = 10000000, .def = "0", .unit = "us",
 		.help = "floor of the per-packet loss timeout; 0 = 2 x the CC's base RTT"),
-	KEY("transport", "ack_every", U16, transport.ack_every, .min = 1, .max = 4096, .def = "4",
+	KEY("transport", "ack_every", U16, transport.ack_every, .min = 1, .max = 4096, .def = LIB(ACK_EVERY),
 		.unit = "packets", .help = "SACK after this many new packets ..."),
 	KEY("transport", "ack_delay_us", U32, transport.ack_delay_us, .min = 0, .max = 100000,
-		.def = "2", .unit = "us",
+		.def = LIB(ACK_DELAY_US), .unit = "us",
 		.help = "... or when the oldest unacknowledged one has waited this long"),
-	KEY("transport", "trim_nack", BOOL, transport.trim_nack, .def = "true",
+	KEY("transport", "trim_nack", BOOL, transport.trim_nack, .def = LIB_BOOL(TRIM_NACK),
 		.help = "NACK trimmed packets so that they are resent at once"),
-	KEY("transport", "path_order", BOOL, transport.path_order, .def = "true",
+	KEY("transport", "path_order", BOOL, transport.path_order, .def = LIB_BOOL(PATH_ORDER),
 		.help = "srv6: a later packet on a loss's path proves it (off if a hop is a LAG)"),
-	KEY("transport", "order_loss_retires", BOOL, transport.order_loss_retires, .def = "false",
+	KEY("transport", "order_loss_retires", BOOL, transport.order_loss_retires, .def = LIB_BOOL(ORDER_LOSS_RETIRES),
 		.help = "a loss a later packet on its path proved retires its EV too (MRC's rule "
 			"for every silent loss); false keeps it: that path just delivered"),
 	KEY("transport", "ev_split", ENUM, transport.ev_split, .names = ev_splits,

@@ -22,7 +22,9 @@
  *   -> timers: the QPs whose deadline is due (a hashed timer wheel); losses
  *      are judged at the shard's input horizon (below)
  *   -> QP output, busy QPs only, round robin (each sends control answers,
- *      resends, probes, then new data) -> tx burst per plane port.
+ *      resends, probes, then new data) until no plane has room; the next
+ *      iteration goes on from the first QP not served -> tx burst per plane
+ *      port.
  * What a port does not take stays staged for the next iteration, and that
  * plane is offered no new packets meanwhile. With a tx backlog source, a
  * plane also takes packets only while its NIC queue holds at most
@@ -30,7 +32,9 @@
  * room (GetSendParams(free_ports)): packets are then not built, stamped and
  * queued behind a deep NIC queue that their RTT samples would count as
  * path delay. A full queue is "no room" to the EV pool, exactly like a port
- * that is down.
+ * that is down. Under that rule a QP is asked for a few packets at a time (up
+ * to a burst per visit), the room re-read in between, so that few packets
+ * take a plane already full.
  *
  * The run clock. The shard runs its QPs on the caller's clock less the
  * time its lcore was away: a gap between two iterations longer than four

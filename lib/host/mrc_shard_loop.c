@@ -14,6 +14,17 @@
 
 #include "mrc_shard_priv.h"
 
+/*
+ * Packets a QP is asked for at a time under a NIC tx room rule, the room
+ * re-read in between (up to MRC_SHARD_BURST per visit). On the fake clock
+ * (bench_fabric_qps, 8 QPs at 100 Gb/s, 1% loss per link) bursts of 32
+ * kept 0.92 of the lossless goodput, 8 keep 0.955. One at a time kept
+ * 0.96 but made the RTT so steady (no queue past the room) that rttvar
+ * fell to nothing, and rel's probe for an overdue packet (srtt + 4 rttvar)
+ * went off over a thousand times in 5 ms without a single loss.
+ */
+#define MRC_SHARD_ROOM_BURST 8
+
 /* Hand a packet the shard does not own to the hand-off ring; false: dropped (counted). */
 static inline bool
 hand_off(struct mrc_shard *s, struct rte_mbuf *m)
@@ -248,12 +259,20 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	/*
 	 * Output: each busy QP once, in turn (round-robin, so none starves the
 	 * others of the burst); one that still has work goes to the back, or
-	 * aside when all it has is new data and no ring is free.
+	 * aside when all it has is new data and no ring is free. Once no plane
+	 * has room the round stops: the QPs not yet visited keep their places
+	 * at the head, and the next iteration starts with them, as a NIC serves
+	 * its queues in turn. (Visiting them anyway sent each to the back
+	 * empty-handed, so every iteration began with the same QPs, which took
+	 * all the room.) With no room from the start (every port down) each is
+	 * still visited: what it does without a plane is its business.
 	 */
-	for (uint32_t k = s->busy_n; k > 0; k--) {
+	const uint32_t room_at_start = room;
+	uint32_t k;
+
+	for (k = s->busy_n; k > 0 && (room != 0 || room_at_start == 0); k--) {
 		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
-		struct rte_mbuf *out[MRC_SHARD_BURST];
-		uint16_t n;
+		uint16_t n = 0, got;
 
 		if (++s->busy_head == s->cfg.max_qps)
 			s->busy_head = 0;
@@ -261,23 +280,39 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		sl->listed = false;
 		if (sl->qp == NULL)
 			continue;
-		n = mrc_qp_tx_burst(sl->qp, now_tsc, room, rand, out, MRC_SHARD_BURST);
-		mrc_shard_check_error(s, sl);
-		for (uint16_t j = 0; j < n; j++) {
-			const uint16_t p = out[j]->port;
-			struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
+		/*
+		 * Under a NIC tx room rule a QP is asked for a few packets at a
+		 * time (MRC_SHARD_ROOM_BURST), the room updated in between, as
+		 * a NIC picks a port with room: a burst of 32 picked at once
+		 * spreads over the planes with a stale mask and overfills them,
+		 * and the packets queued past the room are measured as path
+		 * delay.
+		 */
+		do {
+			struct rte_mbuf *out[MRC_SHARD_BURST];
 
-			if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
-				s->cnt.tx_dropped++;
-				rte_pktmbuf_free(out[j]);
-				continue;
+			got = mrc_qp_tx_burst(sl->qp, now_tsc, room, rand, out,
+				nic_room ? RTE_MIN(MRC_SHARD_ROOM_BURST, MRC_SHARD_BURST - n)
+					 : MRC_SHARD_BURST);
+			for (uint16_t j = 0; j < got; j++) {
+				const uint16_t p = out[j]->port;
+				struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
+
+				if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
+					s->cnt.tx_dropped++;
+					rte_pktmbuf_free(out[j]);
+					continue;
+				}
+				st->m[st->n++] = out[j];
+				if (st->n > MRC_SHARD_STAGE - MRC_SHARD_BURST)
+					room &= ~(1u << p);
+				if (nic_room &&
+					(queued[p] += out[j]->pkt_len) > s->cfg.tx_room_bytes)
+					room &= ~(1u << p);
 			}
-			st->m[st->n++] = out[j];
-			if (st->n > MRC_SHARD_STAGE - MRC_SHARD_BURST)
-				room &= ~(1u << p);
-			if (nic_room && (queued[p] += out[j]->pkt_len) > s->cfg.tx_room_bytes)
-				room &= ~(1u << p);
-		}
+			n += got;
+		} while (nic_room && got > 0 && room != 0 && n < MRC_SHARD_BURST);
+		mrc_shard_check_error(s, sl);
 		if (n > 0) {
 			mrc_shard_rearm(s, sl);
 		} else if (s->trk != NULL && s->trk->n_free == 0 && !mrc_qp_trk_held(sl->qp) &&
@@ -286,6 +321,26 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 			continue;
 		}
 		mrc_shard_mark_busy(s, sl);
+	}
+	/*
+	 * A round that got through every busy QP leaves them in the order it
+	 * found them, and the same QPs would be first at the room every time:
+	 * a plane no QP can use (black-holed, all its EVs retired) always has
+	 * room, so the round never stops for want of it, and in bench_failover
+	 * the QPs at the back, served only what the first left, found no room
+	 * on a usable plane for 262 us and had their retransmit timers fire.
+	 * The next round starts one further on.
+	 */
+	if (k == 0 && s->busy_n > 1) {
+		const uint32_t first = s->busy[s->busy_head];
+		uint32_t tail;
+
+		if (++s->busy_head == s->cfg.max_qps)
+			s->busy_head = 0;
+		tail = s->busy_head + s->busy_n - 1;
+		if (tail >= s->cfg.max_qps)
+			tail -= s->cfg.max_qps;
+		s->busy[tail] = first;
 	}
 	work += flush(s);
 	return work;

@@ -266,48 +266,38 @@ const struct mrc_rel_tx_ops mrc_qp_rel_ops = {.lost = rel_lost};
 
 /* ---- create, destroy, transitions ---- */
 
+_Static_assert(MRC_QP_DEF_RETRY_EXP == MRC_REL_RETRY_EXP_INFINITE, "retry forever by default");
+
 void
 mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 {
 	memset(a, 0, sizeof(*a));
 	mrc_ev_cfg_default(&a->ev, n_planes, tsc_hz);
-	/*
-	 * An ECN echo arrives about an RTT after the packet. At line rate a
-	 * rotation (128 picks) is shorter than that (~5 us at 800 Gb/s against
-	 * ~10 us), so skipping only the rest of the current rotation would move
-	 * nothing: the pool's maximum, three, makes a marked EV miss its next
-	 * turns until the echo of the skip's effect can come back.
-	 */
-	a->ev.skip_rotations = 3;
-	/*
-	 * Random loss retires an EV per lost packet (doc/protocol.md, "EV
-	 * lifecycle"); past the backup set its slot stays retired, and since
-	 * picks follow the GOOD EVs, its plane then carries less than the
-	 * others (plane max/mean 1.03 at 0.1% loss per link, 1.17 at 1%, in
-	 * bench_fabric_qps). Probe rounds every 200 us rather than the pool's
-	 * 1 ms re-admit a sound EV (3 good answers) within about 0.5 ms. The
-	 * cost: one small probe per retired EV per round, at most EV_PROBES
-	 * out at once.
-	 */
-	a->ev.probe_interval_tsc = mrc_us_to_tsc_round_up(MRC_QP_EV_PROBE_INTERVAL_US, tsc_hz);
+	/* mrc_qp_defaults.h says why each differs from its module's own default. */
+	a->ev.n_active = MRC_QP_DEF_EV_ACTIVE;
+	a->ev.n_backup = MRC_QP_DEF_EV_BACKUP;
+	a->ev.probe_good_needed = MRC_QP_DEF_PROBE_GOOD;
+	a->ev.reshuffle = MRC_QP_DEF_EV_RESHUFFLE;
+	a->ev.skip_rotations = MRC_QP_DEF_SKIP_ROTATIONS;
+	a->ev.probe_interval_tsc = mrc_us_to_tsc_round_up(MRC_QP_DEF_PROBE_INTERVAL_US, tsc_hz);
 	snprintf(a->cc_name, sizeof(a->cc_name), "uet-1.0-nscc");
-	a->cc.mtu_bytes = 4096;
+	a->cc.mtu_bytes = MRC_QP_DEF_MTU;
 	a->cc.base_rtt_ns = 10000;
 	a->cc.link_bps = 100000000000ull;
 	a->cc.tsc_hz = tsc_hz;
 	a->cc.trimming_enabled = true;
-	a->mpr = 8;
-	a->wimm = 128;
-	a->ack_delay_tsc = tsc_hz / 500000; /* 2 us */
-	a->ack_every = 4;
-	a->trim_nack = true;
-	a->path_order = true;
-	a->order_loss_retires = false;
-	a->peer_mpr = 8;
-	a->peer_wimm = 128;
-	a->timeout = 8;
-	a->retry_linear = 7;
-	a->retry_exp = MRC_REL_RETRY_EXP_INFINITE;
+	a->mpr = MRC_QP_DEF_MPR;
+	a->wimm = MRC_QP_DEF_WIMM;
+	a->ack_delay_tsc = mrc_us_to_tsc(MRC_QP_DEF_ACK_DELAY_US, tsc_hz);
+	a->ack_every = MRC_QP_DEF_ACK_EVERY;
+	a->trim_nack = MRC_QP_DEF_TRIM_NACK;
+	a->path_order = MRC_QP_DEF_PATH_ORDER;
+	a->order_loss_retires = MRC_QP_DEF_ORDER_LOSS_RETIRES;
+	a->peer_mpr = MRC_QP_DEF_MPR;
+	a->peer_wimm = MRC_QP_DEF_WIMM;
+	a->timeout = MRC_QP_DEF_TIMEOUT;
+	a->retry_linear = MRC_QP_DEF_RETRY_LINEAR;
+	a->retry_exp = MRC_QP_DEF_RETRY_EXP;
 	a->initial_rtt_tsc = tsc_hz / 100000;	 /* 10 us */
 	a->min_pkt_timeout_tsc = tsc_hz / 50000; /* 20 us */
 }

@@ -66,6 +66,7 @@
 #include "mrc_ev.h"
 #include "mrc_ev_path.h"
 #include "mrc_mr.h"
+#include "mrc_qp_defaults.h"
 #include "mrc_rand.h"
 #include "mrc_trk_pool.h"
 #include "mrc_wire_pkt.h"
@@ -186,9 +187,6 @@ enum mrc_qp_reliability {
 	MRC_QP_REL_SACK = 0, /**< MRC: selective repeat driven by SACKs and NACKs */
 	MRC_QP_REL_GBN,	     /**< reference: RoCEv2 RC go-back-N (needs paths ECMP) */
 };
-
-/** Default time between two probe rounds of retired EVs (see mrc_qp_attr_defaults). */
-#define MRC_QP_EV_PROBE_INTERVAL_US 200
 
 /** Attributes, set at the transitions (doc/protocol.md, "Queue pairs"). */
 struct mrc_qp_attr {

@@ -15,18 +15,20 @@
  * Host 0 writes to host 1 over 8 planes x 4 T1s of 100 Gb/s links: N QP
  * pairs (test/lib/mrc_test_qp), each sender keeping `outstanding` 256 KiB
  * messages posted, all on one fabric (drivers/fabric) through its ethdev
- * ports. Time is a fake clock stepped 100 ns at a time, so a window is
- * exactly 1 ms of fabric time however loaded the machine is, and a seed
- * gives the same run twice. After a warm-up, at every window end the
- * link counters are read: bytes serialised on host 0's link of each plane
- * (8 values) and on each link from host 0's T0 to a T1 (32 values). Per
- * window: Jain's fairness index (sum x)^2 / (n sum x^2), 1 = perfectly
- * even, 1/n = one link carries all; and max / mean. Printed as one JSON
- * object: the median, worst and every window's values, host 0's uplink
- * rate (headers included) and the goodput (payload of the messages that
- * completed inside the measured windows) over them; and, summed over the
- * senders for the whole run, how the losses were found (rel's rules),
- * resends, probes, and the duplicates the receivers saw (spurious resends).
+ * ports, each host's QPs run by the engine (lib/host: a shard per host,
+ * bench_hosts.h) as the daemon runs them. Time is a fake clock stepped
+ * 100 ns at a time, so a window is exactly 1 ms of fabric time however
+ * loaded the machine is, and a seed gives the same run twice. After a
+ * warm-up, at every window end the link counters are read: bytes
+ * serialised on host 0's link of each plane (8 values) and on each link
+ * from host 0's T0 to a T1 (32 values). Per window: Jain's fairness
+ * index (sum x)^2 / (n sum x^2), 1 = perfectly even, 1/n = one link
+ * carries all; and max / mean. Printed as one JSON object: the median,
+ * worst and every window's values, host 0's uplink rate (headers
+ * included) and the goodput (payload of the messages that completed inside
+ * the measured windows) over them; and, summed over the senders for the
+ * whole run, how the losses were found (rel's rules), resends, probes, and
+ * the duplicates the receivers saw (spurious resends).
  *
  *   bench_fabric_qps --paths spray|ecmp [--reliability sack|gbn] [--qps N]
  *                    [--windows W] [--outstanding K] [--loss P] [--seed S]
@@ -44,7 +46,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "bench_pump.h"
+#include "bench_hosts.h"
 #include "mrc_fabric.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
@@ -155,7 +157,7 @@ main(int argc, char **argv)
 	const char *cc = NULL;
 	uint8_t paths = 0xff, rel = MRC_QP_REL_SACK;
 	bool order_loss_retires = false;
-	unsigned int nic_room_ns = BENCH_PUMP_NIC_ROOM_NS;
+	unsigned int nic_room_ns = BENCH_NIC_ROOM_NS;
 	double loss = 0;
 	uint64_t seed = 1;
 	int c;
@@ -293,17 +295,20 @@ main(int argc, char **argv)
 	const uint64_t warmup_ns = WINDOW_NS, end_ns = warmup_ns + n_windows * WINDOW_NS;
 	uint64_t next_ns = warmup_ns;
 	struct mrc_cqe e[64];
-	struct bench_pump pump = {.f = f,
-		.pairs = pairs,
+	struct bench_hosts hosts;
+	const struct bench_hosts_cfg hc = {.pairs = pairs,
 		.n_pairs = n_qps,
 		.qpn_base = qpn_base,
 		.n_hosts = 2,
 		.n_planes = PLANES,
 		.nic_room_ns = nic_room_ns,
-		.link_gbps = 100};
+		.link_gbps = 100,
+		.seed = seed};
 
+	if (bench_hosts_create(&hosts, f, &hc, now) != 0)
+		return 1;
 	while (now <= end_ns) {
-		bench_pump_step(&pump, now);
+		bench_hosts_step(&hosts, now);
 		for (unsigned int q = 0; q < n_qps; q++) {
 			unsigned int n;
 
@@ -341,6 +346,7 @@ main(int argc, char **argv)
 	}
 
 	double v[4][MAX_WIN], worst[4] = {1e9, 0, 1e9, 0};
+	const uint64_t host_errors = bench_hosts_errors(&hosts);
 	uint64_t total_done = 0, lost[MRC_REL_LOSS_MAX] = {0}, retx = 0, probes = 0, dups = 0;
 
 	for (unsigned int q = 0; q < n_qps; q++) {
@@ -386,7 +392,7 @@ main(int argc, char **argv)
 		median(v[0], n_w), median(v[1], n_w), median(v[2], n_w), median(v[3], n_w),
 		worst[0], worst[1], worst[2], worst[3],
 		(double)bytes * 8 / ((double)n_w * WINDOW_NS), (unsigned long long)total_done,
-		(unsigned long long)(errors + pump.errors),
+		(unsigned long long)(errors + host_errors),
 		(unsigned long long)lost[MRC_REL_LOSS_EV_ORDER],
 		(unsigned long long)lost[MRC_REL_LOSS_TIME],
 		(unsigned long long)lost[MRC_REL_LOSS_PKT_TIMEOUT],
@@ -394,8 +400,9 @@ main(int argc, char **argv)
 		(unsigned long long)lost[MRC_REL_LOSS_NACK],
 		(unsigned long long)lost[MRC_REL_LOSS_REWIND], (unsigned long long)retx,
 		(unsigned long long)probes, (unsigned long long)dups);
+	bench_hosts_free(&hosts);
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_qps; q++)
 		mrc_test_pair_destroy(&pairs[q]);
-	return errors + pump.errors == 0 ? 0 : 1;
+	return errors + host_errors == 0 ? 0 : 1;
 }

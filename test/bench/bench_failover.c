@@ -11,9 +11,10 @@
  * WRITE-with-immediate messages posted, every one verified byte for byte
  * at the receiver when the sender sees it complete. Time is a fake clock
  * stepped 100 ns, so every microsecond below is exact whatever the load of
- * the machine, and a seed gives the same run twice. Each host passes its
- * ports' link state (rte_eth_link_get_nowait, as the daemon does) as the
- * QPs' plane mask, and its peer's as their peer-plane mask (port-status
+ * the machine, and a seed gives the same run twice. Each host is the
+ * engine (lib/host, a shard per host: bench_hosts.h); its port mask is its
+ * ports' link state (mrc_shard_refresh_links, as the daemon's control
+ * thread reads it) and its QPs' peer-plane mask is the peer's (port-status
  * updates, taken as instant). At --fault-us one fault is applied through
  * the fabric's fault API (drivers/fabric/mrc_fabric.h):
  *   plane     plane P DOWN: both hosts see their port go down
@@ -61,7 +62,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "bench_pump.h"
+#include "bench_hosts.h"
 #include "mrc_fabric.h"
 #include "mrc_rel_tx.h"
 #include "mrc_test_qp.h"
@@ -125,21 +126,6 @@ verify(unsigned int q, uint64_t seq)
 		verify_errors++;
 	else
 		verified_bytes += msg_bytes;
-}
-
-static uint32_t
-link_mask(struct mrc_fabric *f, unsigned int host)
-{
-	uint32_t m = 0;
-
-	for (unsigned int pl = 0; pl < PLANES; pl++) {
-		struct rte_eth_link l;
-
-		if (rte_eth_link_get_nowait(mrc_fabric_port(f, host, pl), &l) == 0 &&
-			l.link_status == RTE_ETH_LINK_UP)
-			m |= 1u << pl;
-	}
-	return m;
 }
 
 /* Sums over the QPs of host h. */
@@ -231,7 +217,7 @@ main(int argc, char **argv)
 	int fault = -1, c;
 	uint64_t seed = 1;
 	unsigned int fault_us = 2000, after_us = 3000, bin_us = 10, hold_us = 50;
-	unsigned int nic_room_ns = BENCH_PUMP_NIC_ROOM_NS;
+	unsigned int nic_room_ns = BENCH_NIC_ROOM_NS;
 	bool series = false;
 	const char *cc = NULL;
 
@@ -333,8 +319,19 @@ main(int argc, char **argv)
 	const uint64_t drain_end_ns = end_ns + (uint64_t)DRAIN_US * 1000;
 	const uint64_t probe_from_ns = fault_ns + (after_us > 2000 ? 1000000 : 0);
 	uint64_t now = 0;
+	struct bench_hosts hosts;
+	const struct bench_hosts_cfg hc = {.pairs = pairs,
+		.n_pairs = n_qps,
+		.qpn_base = qpn_base,
+		.n_hosts = 2,
+		.n_planes = PLANES,
+		.nic_room_ns = nic_room_ns,
+		.link_gbps = 100,
+		.seed = seed};
 
 	mrc_fabric_start(f, now);
+	if (bench_hosts_create(&hosts, f, &hc, now) != 0)
+		return 1;
 	for (unsigned int q = 0; q < n_qps; q++)
 		for (unsigned int k = 0; k < outstanding; k++)
 			if (post_one(q) != 0)
@@ -347,16 +344,6 @@ main(int argc, char **argv)
 	uint64_t last_rx_pkts = 0, last_pkt_ns = 0, stall_pkt_ns = 0, stall_pkt_before_ns = 0;
 	uint64_t last_msg_ns = 0, stall_msg_ns = 0, stall_msg_before_ns = 0;
 	uint64_t last_msg_q[MAX_QPS] = {0}, stall_msg_q_ns = 0;
-	uint32_t mask[2] = {0xff, 0xff};
-	struct bench_pump pump = {.f = f,
-		.pairs = pairs,
-		.n_pairs = n_qps,
-		.qpn_base = qpn_base,
-		.n_hosts = 2,
-		.n_planes = PLANES,
-		.host_planes = mask,
-		.nic_room_ns = nic_room_ns,
-		.link_gbps = 100};
 	bool faulted = false, drained = false, ended = false;
 	uint64_t srtt_ns = 0, reo_ns = 0, pto_ns = 0, rtt_min_ns = 0, rtt_max_ns = 0;
 
@@ -386,11 +373,19 @@ main(int argc, char **argv)
 			sums(1, &at_probe_from[1]);
 			fab_at_probe_from = *mrc_fabric_counters(f);
 		}
-		/* The daemon reads its ports' link state every loop; here every us. */
+		/*
+		 * The control thread reads each host's ports' link state (the
+		 * shard's port mask), here every us, and tells the peer (its
+		 * QPs' peer planes: port-status updates, taken as instant).
+		 */
 		if (now % 1000 == 0)
-			for (unsigned int i = 0; i < 2; i++)
-				mask[i] = link_mask(f, i);
-		bench_pump_step(&pump, now);
+			for (unsigned int i = 0; i < 2; i++) {
+				const uint32_t m = mrc_shard_refresh_links(hosts.shard[i]);
+
+				for (unsigned int q = 0; q < n_qps; q++)
+					mrc_qp_set_peer_planes(pairs[q].h[1 - i].qp, m);
+			}
+		bench_hosts_step(&hosts, now);
 		for (unsigned int q = 0; q < n_qps; q++) {
 			unsigned int n;
 
@@ -529,6 +524,7 @@ main(int argc, char **argv)
 
 	sums(0, &s0);
 	sums(1, &s1);
+	errors += bench_hosts_errors(&hosts);
 	printf("{\"fault\": \"%s\", \"plane\": %u, \"t1\": %u, \"seed\": %llu, \"qps\": %u, "
 	       "\"outstanding\": %u, \"msg_bytes\": %u, \"fault_us\": %u, \"after_us\": %u, "
 	       "\"bin_us\": %u, \"hold_us\": %u, \"surviving_fraction\": %.4f,\n",
@@ -555,7 +551,7 @@ main(int argc, char **argv)
 		(unsigned long long)total_posted, (unsigned long long)total_done,
 		(unsigned long long)total_recv, (unsigned long long)(total_posted - total_done),
 		(unsigned long long)verified_bytes, (unsigned long long)verify_errors,
-		drained ? "true" : "false", (unsigned long long)(errors + pump.errors));
+		drained ? "true" : "false", (unsigned long long)errors);
 	printf(" \"after_fault\": {\"resent_pkts\": %llu, \"ev_losses\": %llu, "
 	       "\"evs_retired\": %llu, \"evs_lost_no_backup\": %llu, \"floor_holds\": %llu, "
 	       "\"readmitted\": %llu, \"evs_bad_at_end\": %llu, \"rel_probes\": %llu, "
@@ -598,8 +594,9 @@ main(int argc, char **argv)
 		printf("]");
 	}
 	printf("}\n");
+	bench_hosts_free(&hosts);
 	mrc_fabric_free(f);
 	for (unsigned int q = 0; q < n_qps; q++)
 		mrc_test_pair_destroy(&pairs[q]);
-	return errors + pump.errors == 0 && verify_errors == 0 ? 0 : 1;
+	return errors == 0 && verify_errors == 0 ? 0 : 1;
 }

@@ -49,7 +49,7 @@ mrc_test_pair_cfg_defaults(struct mrc_test_pair_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->n_planes = 8;
 	cfg->srv6 = true;
-	cfg->mtu = 4096;
+	cfg->mtu = MRC_QP_DEF_MTU;
 	cfg->mem_len = 4u << 20;
 	cfg->seed = 1;
 	mrc_qp_attr_defaults(&cfg->attr, cfg->n_planes, MRC_TEST_HZ);
