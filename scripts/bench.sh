@@ -16,12 +16,13 @@
 #        scripts/bench.sh --report-only [--no-readme]
 #   NAME: run only these (wire, qp, rate, ...); the report still covers
 #   every result file present.
-#   --budget S     seconds one benchmark may take (default 300)
-#   --total S      seconds for all of them (default 1500); the rest are skipped
+#   --budget S     seconds one benchmark may take (default 300; the soak takes
+#                  SOAK_S, default 1800, and a margin)
+#   --total S      seconds for all of them (default 3600); the rest are skipped
 #   --report-only  run nothing: regenerate the docs from results/*.json
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=build budget=300 total=1500 readme=1 report_only=0
+build=build budget=300 total=3600 readme=1 report_only=0
 only=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -78,6 +79,11 @@ for s in "${scripts[@]}"; do
 		continue
 	fi
 	b=$((budget < left ? budget : left))
+	# The soak runs SOAK_S seconds (default 1800): its budget is that, and a margin.
+	if [ "$name" = soak ]; then
+		b=$((${SOAK_S:-1800} + 120))
+		[ "$b" -le "$left" ] || b=$left
+	fi
 	echo "[$i/$n] $name: running (budget ${b} s) ..."
 	t0=$(date +%s)
 	timeout --kill-after=10 "$b" bash "$s" "$build" > "results/tmp/$name.log" 2>&1

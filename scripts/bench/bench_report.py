@@ -234,7 +234,24 @@ def rows_balance(r):
     return out
 
 
-KNOWN = {"bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
+def rows_soak(r):
+    v = r.get("verdict", {})
+    series = r.get("series", [])
+    m = v.get("messages", {})
+    return [(f"soak: the demo for {fmt(r.get('seconds'))} s, a sample every "
+             f"{fmt(r.get('interval_s'))} s",
+             f"RSS median {fmt(v.get('rss_kb_median_first_half', 0) / 1024)} -> "
+             f"{fmt(v.get('rss_kb_median_second_half', 0) / 1024)} MiB, mbufs out at most "
+             f"{fmt(v.get('pool_in_use_max_first_half'))} -> "
+             f"{fmt(v.get('pool_in_use_max_second_half'))}; {fmt(m.get('completed'))} messages, "
+             f"{fmt(m.get('lost'))} lost, {fmt(m.get('failed'))} failed, "
+             f"{fmt(v.get('qps_in_error'))} QPs in error ({len(series)} samples)",
+             "first half against second half", "",
+             "flat memory, 0 lost" + ("" if v.get("ok") else ": NOT MET"),
+             "`scripts/bench/bench-soak.sh`")]
+
+
+KNOWN = {"bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
          "bench-incast": rows_incast, "bench-failover": rows_failover,
@@ -274,6 +291,9 @@ FIGURES = [
      "Trimming turns the drops of a many-to-one burst into headers the receiver answers at "
      "once, which should keep the tail near the fair share; the same run without trimming is "
      "the reference."),
+    ("bench-soak", "Soak",
+     "A daemon runs for weeks: over a long run of the demo its memory must stay flat, and no "
+     "message may be lost and no QP end in error."),
     ("bench-veth-failover", "Failover on kernel links (veth), against Linux MPTCP",
      "The same fault on real kernel links through net_af_packet, against Linux MPTCP on the "
      "very same paths."),

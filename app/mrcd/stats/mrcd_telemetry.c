@@ -149,6 +149,11 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "msgs_failed", s.failed);
 	rte_tel_data_add_dict_u64(
 		d, "qps_in_error", __atomic_load_n(&m->host[h].qps_in_error, __ATOMIC_RELAXED));
+	/* mbufs out of the host's pools now: a leak shows as a count that only grows */
+	rte_tel_data_add_dict_u64(
+		d, "rx_pool_in_use", rte_mempool_in_use_count(m->host[h].rx_pool));
+	rte_tel_data_add_dict_u64(
+		d, "tx_pool_in_use", rte_mempool_in_use_count(m->host[h].tx_pool));
 	rte_tel_data_add_dict_u64(d, "bytes_sent", s.sent_bytes);
 	rte_tel_data_add_dict_u64(d, "bytes_verified", s.verified_bytes);
 	rte_tel_data_add_dict_u64(d, "verify_errors", s.verify_errors);
