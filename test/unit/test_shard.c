@@ -468,6 +468,21 @@ joined_shards(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring 
 	return MRC_TEST_OK;
 }
 
+/* Undo joined_shards(): remove the QPs, free the shards and what their rings hold. */
+static int
+joined_free(struct mrc_test_pair *p, struct mrc_shard *sh[2], struct rte_ring *wire[2])
+{
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = NULL;
+
+		MRC_T_EQ(mrc_shard_del_qp(sh[i], p->h[i].qp), 0);
+		mrc_shard_free(sh[i]);
+		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	return MRC_TEST_OK;
+}
+
 /*
  * Two hosts on one lcore, 64 messages from host 0 to host 1, and with
  * packets in flight one of two things the host, not the network, does:
@@ -562,14 +577,7 @@ host_delay_is_not_loss(enum host_delay what)
 		for (int i = 0; i < 2; i++)
 			mrc_shard_iterate(sh[i], p.now, &p.rand);
 	}
-	for (int i = 0; i < 2; i++) {
-		struct rte_mbuf *m = NULL;
-
-		MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
-		mrc_shard_free(sh[i]);
-		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-	}
+	MRC_T_RUN(joined_free(&p, sh, wire));
 	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
 	mrc_test_pair_destroy(&p);
 	return MRC_TEST_OK;
@@ -625,14 +633,7 @@ test_reports_qp_errors(void)
 	MRC_T_EQ(rte_ring_dequeue(events, &ev), 0);
 	MRC_T_EQ(mrc_shard_event_qpn(ev), mrc_qp_qpn(p.h[0].qp));
 	MRC_T_EQ(mrc_shard_event_why(ev), MRC_QP_ERR_REMOTE_OP);
-	for (int i = 0; i < 2; i++) {
-		struct rte_mbuf *m = NULL;
-
-		MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
-		mrc_shard_free(sh[i]);
-		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-	}
+	MRC_T_RUN(joined_free(&p, sh, wire));
 	rte_ring_free(events);
 	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
 	mrc_test_pair_destroy(&p);
