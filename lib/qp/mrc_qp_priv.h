@@ -155,6 +155,10 @@ void mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why);
 void mrc_qp_complete_sends(struct mrc_qp *qp);
 bool mrc_qp_cqe_push(struct mrc_qp *qp, const struct mrc_cqe *e);
 extern const struct mrc_rel_tx_ops mrc_qp_rel_ops;
+
+/* mrc_qp.c: memory for a part of the QP, counted in its mem_bytes; free every part. */
+void *mrc_qp_zalloc(struct mrc_qp *qp, size_t size);
+void mrc_qp_free_parts(struct mrc_qp *qp);
 bool mrc_qp_trk_get_slow(struct mrc_qp *qp);
 bool mrc_qp_imm_get(struct mrc_qp *qp);
 void mrc_qp_imm_put(struct mrc_qp *qp);
