@@ -44,24 +44,10 @@ mkdir -p results
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# mrcd -f config/bench/incast.ini --json OUT, the run's keys given as --set
-# options; when other mrcd instances hold every free CPU, wait for one (up to
-# a minute).
-run_mrcd() { # OUT SET...
-	local out=$1 sets=()
-	shift
-	for kv in "$@"; do sets+=(--set "$kv"); done
-	for _ in $(seq 60); do
-		if (cd "$tmp" && "$mrcd" -- -f "$root/config/bench/incast.ini" --json "$out" "${sets[@]}" \
-			> "$tmp/log" 2>&1); then
-			return 0
-		fi
-		grep -qE 'already poll|another mrcd' "$tmp/log" || break
-		sleep 1
-	done
-	echo "bench-incast: mrcd $*: failed:" >&2
-	tail -5 "$tmp/log" >&2
-}
+name=incast
+cfg=$root/config/bench/incast.ini
+# shellcheck source=mrcd-run-lib.sh
+. "$root/scripts/bench/mrcd-run-lib.sh"
 
 for s in $(seq 1 "$seeds"); do
 	for mode in trim_on trim_off; do
