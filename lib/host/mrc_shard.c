@@ -184,8 +184,13 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	if (d == NULL)
 		s->cnt.dests_full++;
 	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
-	if (now_tsc > s->now_tsc)
-		s->now_tsc = s->judge_tsc = now_tsc;
+	/*
+	 * Before the first iteration the caller's clock is the shard's; once it
+	 * runs, its run clock (mrc_shard.h) differs by the stalls so far, so a
+	 * QP added then (through a request) takes the shard's own time.
+	 */
+	if (s->last_wall_tsc == 0 && now_tsc > s->now_tsc)
+		s->now_tsc = s->judge_tsc = s->last_iter_tsc = now_tsc;
 	mrc_shard_rearm(s, sl);
 	mrc_shard_mark_busy(s, sl);
 	s->n_qps++;
@@ -321,12 +326,6 @@ struct mrc_trk_pool *
 mrc_shard_trk_pool(const struct mrc_shard *s)
 {
 	return s->trk;
-}
-
-const struct mrc_shard_cfg *
-mrc_shard_get_cfg(const struct mrc_shard *s)
-{
-	return &s->cfg;
 }
 
 const struct mrc_shard_counters *

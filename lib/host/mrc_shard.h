@@ -196,7 +196,8 @@ bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);
 
 /*
  * Owner (or before the owner runs): add a QP created with this host's
- * regions and CQ; 0, -EINVAL (QPN not this shard's), -EEXIST.
+ * regions and CQ; 0, -EINVAL (QPN not this shard's), -EEXIST. now_tsc is
+ * the caller's clock, used only before the shard's first iteration.
  */
 int mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc);
 /* Owner: remove a QP (its timer is cancelled); 0 or -ENOENT. */
@@ -262,7 +263,6 @@ void mrc_shard_drop_staged(struct mrc_shard *s);
 
 /* The pool the shard's QPs borrow in-flight rings from (NULL if trk_blocks was 0). */
 struct mrc_trk_pool *mrc_shard_trk_pool(const struct mrc_shard *s);
-const struct mrc_shard_cfg *mrc_shard_get_cfg(const struct mrc_shard *s);
 
 /* Per-plane traffic the ports accepted / delivered. */
 struct mrc_shard_plane_counters {
