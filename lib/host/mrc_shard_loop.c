@@ -216,7 +216,7 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	unsigned int work = 0;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;
-	uint32_t room;
+	uint32_t up, room;
 
 	bool drained = true;
 
@@ -243,7 +243,8 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 
 	/* Planes still holding staged packets get nothing new this time. */
 	work += flush(s);
-	room = mrc_shard_port_mask(s);
+	up = mrc_shard_port_mask(s);
+	room = up;
 	for (unsigned int p = 0; p < s->cfg.n_planes; p++) {
 		if (s->stage[p].n > MRC_SHARD_STAGE - MRC_SHARD_BURST)
 			room &= ~(1u << p);
@@ -291,7 +292,7 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		do {
 			struct rte_mbuf *out[MRC_SHARD_BURST];
 
-			got = mrc_qp_tx_burst(sl->qp, now_tsc, room, rand, out,
+			got = mrc_qp_tx_burst_room(sl->qp, now_tsc, up, room, rand, out,
 				nic_room ? RTE_MIN(MRC_SHARD_ROOM_BURST, MRC_SHARD_BURST - n)
 					 : MRC_SHARD_BURST);
 			for (uint16_t j = 0; j < got; j++) {
