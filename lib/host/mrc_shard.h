@@ -250,6 +250,13 @@ mrc_shard_event_why(const void *ev)
 
 /* Owner: one iteration; returns the packets received plus sent. */
 unsigned int mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand);
+/*
+ * Owner: the run clock at the caller's `wall_tsc` (the clock it gives
+ * mrc_shard_iterate), with the stalls seen so far taken out. Its QPs'
+ * timestamps (last progress, last answer, send times) are on this clock:
+ * an age read from them must be measured against it, not the wall clock.
+ */
+uint64_t mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc);
 
 /* Control thread: planes whose local port is up (bit p = plane p). */
 void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);

@@ -210,6 +210,12 @@ run_clock(struct mrc_shard *s, uint64_t wall_tsc)
 	return wall_tsc - s->away_tsc;
 }
 
+uint64_t
+mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc)
+{
+	return wall_tsc > s->away_tsc ? wall_tsc - s->away_tsc : 0;
+}
+
 unsigned int
 mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 {

@@ -29,6 +29,6 @@ void mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int host, uint64_t no
 void mrcd_fabric_snapshot_publish(struct mrcd_daemon *d);
 
 /* Answer a pending QP query if this worker owns the QP (mrcd_query.c). */
-void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w);
+void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wall_tsc);
 
 #endif /* MRCD_DATAPATH_H */

@@ -160,7 +160,7 @@ mrcd_worker_main(void *arg)
 				mrcd_fabric_snapshot_publish(d);
 			next_snap = now + snap_gap;
 		}
-		mrcd_query_serve(d, w);
+		mrcd_query_serve(d, w, now);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +
