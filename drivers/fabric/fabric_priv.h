@@ -33,6 +33,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_log.h"
+#include "mrc_nic_emu.h"
 #include "mrc_rand.h"
 
 MRC_LOG_TYPE_DECLARE(fabric);
@@ -102,8 +103,8 @@ struct fab_switch {
 };
 
 struct fab_port {
-	struct rte_ring *to_host;   /* the port's rx queue */
-	struct rte_ring *from_host; /* the port's tx queue */
+	struct rte_ring *to_host[MRC_NIC_MAX_QUEUES];	/* the port's rx queues */
+	struct rte_ring *from_host[MRC_NIC_MAX_QUEUES]; /* the port's tx queues */
 	uint32_t up_link, down_link;
 	uint16_t port_id;
 	uint8_t host, plane;
@@ -160,6 +161,7 @@ struct mrc_fabric {
 
 	char why[320];
 	struct mrc_fabric_counters cnt;
+	struct mrc_nic_emu_counters nic_cnt; /* host ports with several queues */
 };
 
 /* ---- numbering (fabric_topo.c) ---- */
