@@ -108,11 +108,11 @@ fab_ports_create(struct mrc_fabric *fab, const char **why)
 			for (unsigned int q = 0; q < fab->cfg.host_queues; q++) {
 				if (name_fmt(name, sizeof(name), "%s_h%up%uq%u_rx", fab->name, h,
 					    pl, q) == 0)
-					p->to_host[q] = ring_make(fab, name);
+					p->to_host_q[q] = ring_make(fab, name);
 				if (name_fmt(name, sizeof(name), "%s_h%up%uq%u_tx", fab->name, h,
 					    pl, q) == 0)
-					p->from_host[q] = ring_make(fab, name);
-				if (p->to_host[q] == NULL || p->from_host[q] == NULL) {
+					p->from_host_q[q] = ring_make(fab, name);
+				if (p->to_host_q[q] == NULL || p->from_host_q[q] == NULL) {
 					*why = "out of memory for the host rings";
 					rte_errno = ENOMEM;
 					return -ENOMEM;
@@ -124,8 +124,10 @@ fab_ports_create(struct mrc_fabric *fab, const char **why)
 				rte_errno = ENAMETOOLONG;
 				return -ENAMETOOLONG;
 			}
-			id = rte_eth_from_rings(name, p->to_host, fab->cfg.host_queues,
-				p->from_host, fab->cfg.host_queues,
+			p->to_host = p->to_host_q[0];
+			p->from_host = p->from_host_q[0];
+			id = rte_eth_from_rings(name, p->to_host_q, fab->cfg.host_queues,
+				p->from_host_q, fab->cfg.host_queues,
 				(unsigned int)fab->cfg.socket_id);
 			if (id < 0) {
 				*why = "rte_eth_from_rings failed (no free ethdev port, or the "
@@ -162,12 +164,13 @@ fab_ports_destroy(struct mrc_fabric *fab)
 			rte_pktmbuf_free(p->stage[k]);
 		p->n_stage = 0;
 		for (unsigned int q = 0; q < MRC_NIC_MAX_QUEUES; q++) {
-			ring_drain_free(p->to_host[q]);
-			ring_drain_free(p->from_host[q]);
-			rte_free(p->to_host[q]);
-			rte_free(p->from_host[q]);
-			p->to_host[q] = p->from_host[q] = NULL;
+			ring_drain_free(p->to_host_q[q]);
+			ring_drain_free(p->from_host_q[q]);
+			rte_free(p->to_host_q[q]);
+			rte_free(p->from_host_q[q]);
+			p->to_host_q[q] = p->from_host_q[q] = NULL;
 		}
+		p->to_host = p->from_host = NULL;
 	}
 }
 
@@ -242,7 +245,7 @@ fab_ports_pending(const struct mrc_fabric *fab)
 {
 	for (unsigned int i = 0; i < fab->n_ports; i++)
 		for (unsigned int q = 0; q < fab->cfg.host_queues; q++)
-			if (!rte_ring_empty(fab->ports[i].from_host[q]))
+			if (!rte_ring_empty(fab->ports[i].from_host_q[q]))
 				return true;
 	return false;
 }
@@ -336,7 +339,7 @@ wire_capture(struct mrc_fabric *fab, struct rte_mbuf *m)
 }
 
 /* Take what one tx queue of a host port holds (at most a ring's worth). */
-static unsigned int
+static inline unsigned int
 ingress_queue(struct mrc_fabric *fab, struct fab_port *p, struct rte_ring *from_host,
 	struct rte_mbuf **burst)
 {
@@ -390,8 +393,9 @@ fab_ingress(struct mrc_fabric *fab)
 		i++, j = j + 1 < fab->n_ports ? j + 1 : 0) {
 		struct fab_port *p = &fab->ports[j];
 
-		for (unsigned int q = 0; q < fab->cfg.host_queues; q++)
-			total += ingress_queue(fab, p, p->from_host[q], burst);
+		total += ingress_queue(fab, p, p->from_host, burst);
+		for (unsigned int q = 1; q < fab->cfg.host_queues; q++)
+			total += ingress_queue(fab, p, p->from_host_q[q], burst);
 	}
 	return total;
 }
@@ -419,7 +423,7 @@ flush_port_steered(struct mrc_fabric *fab, struct fab_port *p)
 
 		if (nb[q] == 0)
 			continue;
-		sent = rte_ring_enqueue_burst(p->to_host[q], (void **)by_q[q], nb[q], NULL);
+		sent = rte_ring_enqueue_burst(p->to_host_q[q], (void **)by_q[q], nb[q], NULL);
 		for (unsigned int k = 0; k < sent; k++)
 			fab->cnt.delivered_bytes += by_q[q][k]->pkt_len;
 		fab->cnt.delivered_pkts += sent;
@@ -446,7 +450,7 @@ flush_port(struct mrc_fabric *fab, struct fab_port *p)
 		flush_port_steered(fab, p);
 		return;
 	}
-	sent = rte_ring_enqueue_burst(p->to_host[0], (void **)p->stage, n, NULL);
+	sent = rte_ring_enqueue_burst(p->to_host, (void **)p->stage, n, NULL);
 	for (unsigned int k = 0; k < sent; k++)
 		fab->cnt.delivered_bytes += p->stage[k]->pkt_len;
 	fab->cnt.delivered_pkts += sent;
