@@ -136,8 +136,8 @@ main(int argc, char **argv)
 	char *eargv[32];
 	unsigned long n = 2000000;
 	int runs = 5, opt;
-	static const struct option lo[] = {
-		{"pkts", required_argument, NULL, 'n'}, {"runs", required_argument, NULL, 'r'}, {0}};
+	static const struct option lo[] = {{"pkts", required_argument, NULL, 'n'},
+		{"runs", required_argument, NULL, 'r'}, {0}};
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (opt == 'n')
@@ -178,9 +178,9 @@ main(int argc, char **argv)
 		double r[64];
 
 		if (lp == NULL || mrc_nic_loop_start(lp, pools, NULL) != 0 ||
-			(modes[m].rules && mrc_steer_workers(&mrc_flow_ops_rec,
-						   mrc_nic_loop_port(lp, 1), BLOCK, 0, 1, 2, f,
-						   &err) != 0)) {
+			(modes[m].rules &&
+				mrc_steer_workers(&mrc_flow_ops_rec, mrc_nic_loop_port(lp, 1),
+					BLOCK, 0, 1, 2, f, &err) != 0)) {
 			fprintf(stderr, "bench_nic: %s: setup failed\n", modes[m].what);
 			return 1;
 		}
