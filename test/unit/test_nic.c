@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 
 #include "mrc_ev_path.h"
 #include "mrc_fabric.h"
+#include "mrc_shard.h"
 #include "mrc_flow.h"
 #include "mrc_nic_emu.h"
 #include "mrc_nic_loop.h"
@@ -509,6 +511,137 @@ test_fabric_steers(void)
 	return check_no_leak();
 }
 
+/*
+ * The engine end to end on steered queues: host 1 runs two shards (QPs
+ * sharded by number, shard k on rx and tx queue k of every plane port),
+ * host 0 one; host 1's ports have a rule per worker. Two QP pairs from
+ * host 0 write 256 KiB each to host 1, whose QPs belong one to each shard;
+ * host 0's QPs address their peer's owner (dest_workers 2). Every byte
+ * arrives, each host-1 shard receives packets, and none reaches a shard
+ * that does not own it (no hand-off). The SACKs back to host 0 (no rules
+ * there) arrive on its queue 0.
+ */
+static int
+test_engine_steered(void)
+{
+	enum { N_PAIRS = 2, LEN = 256 * 1024, BASE = 0x100 };
+	/* Pair j's QPNs: host 0 qpn_base_j, host 1 qpn_base_j + 1; host 1's owners 1 and 0. */
+	static const uint32_t qpn_base[N_PAIRS] = {BASE, BASE + 3};
+	struct mrc_test_pair pair[N_PAIRS];
+	struct mrc_shard *sh[3]; /* host 0; host 1 shard 0; host 1 shard 1 */
+	struct mrc_fabric_cfg fc;
+	struct mrc_fabric *fab;
+	struct mrc_flow *f[2];
+	struct mrc_flow_err err;
+	struct mrc_rand rand;
+	const char *why = NULL;
+	uint64_t now = 0;
+	unsigned int done = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&fc);
+	fc.n_hosts = 2;
+	fc.n_planes = 2;
+	fc.hosts_per_t0 = 1;
+	fc.n_t1 = 4;
+	fc.host_queues = 2;
+	fc.tsc_hz = MRC_TEST_HZ;
+	fab = mrc_fabric_create(&fc, &why);
+	MRC_T_ASSERT(fab != NULL, "fabric: %s", why);
+	MRC_T_EQ(mrc_fabric_start_ports(fab, pool), 0);
+	mrc_fabric_start(fab, now);
+	for (unsigned int pl = 0; pl < fc.n_planes; pl++)
+		MRC_T_EQ(mrc_steer_workers(&mrc_flow_ops_rec, mrc_fabric_port(fab, 1, pl), fc.block,
+				 pl, 1, 2, f, &err),
+			0);
+	for (unsigned int i = 0; i < 3; i++) {
+		struct mrc_shard_cfg sc = {.host_id = i == 0 ? 0 : 1,
+			.n_planes = fc.n_planes,
+			.qpn_base = BASE,
+			.max_qps = 8,
+			.n_shards = i == 0 ? 1 : 2,
+			.shard_index = i == 0 ? 0 : (uint16_t)(i - 1),
+			.rx_queue = i == 0 ? 0 : (uint16_t)(i - 1),
+			.tx_queue = i == 0 ? 0 : (uint16_t)(i - 1),
+			.tsc_hz = MRC_TEST_HZ,
+			.socket = SOCKET_ID_ANY};
+
+		mrc_wire_cfg_defaults(&sc.wire);
+		for (unsigned int pl = 0; pl < fc.n_planes; pl++)
+			sc.port_id[pl] = mrc_fabric_port(fab, sc.host_id, pl);
+		sh[i] = mrc_shard_create(&sc, now, &why);
+		MRC_T_ASSERT(sh[i] != NULL, "shard %u: %s", i, why);
+		(void)mrc_shard_refresh_links(sh[i]);
+	}
+	for (unsigned int j = 0; j < N_PAIRS; j++) {
+		struct mrc_test_pair_cfg pc;
+		const uint32_t owner = (qpn_base[j] + 1 - BASE) % 2;
+
+		mrc_test_pair_cfg_defaults(&pc);
+		pc.n_planes = fc.n_planes;
+		mrc_qp_attr_defaults(&pc.attr, pc.n_planes, MRC_TEST_HZ);
+		pc.qpn_base = qpn_base[j];
+		pc.host[0] = 0;
+		pc.host[1] = 1;
+		pc.n_t1 = fc.n_t1;
+		pc.mem_len = LEN;
+		/* Both QPs get these; host 0 has no rules, so host 1's uSID there is moot. */
+		pc.attr.dest_workers = 2;
+		pc.attr.dest_worker = (uint8_t)owner;
+		MRC_T_EQ(mrc_test_pair_create(&pair[j], &pc), 0);
+		MRC_T_EQ(mrc_shard_add_qp(sh[0], pair[j].h[0].qp, now), 0);
+		MRC_T_EQ(mrc_shard_add_qp(sh[1 + owner], pair[j].h[1].qp, now), 0);
+		mrc_test_fill(&pair[j].h[0], 0, LEN, j + 1);
+		MRC_T_EQ(mrc_qp_post_write(pair[j].h[0].qp, j + 1, pair[j].h[0].mem, LEN,
+				 pair[j].h[0].key, (uint64_t)(uintptr_t)pair[j].h[1].mem,
+				 pair[j].h[1].key, false, 0),
+			0);
+	}
+	mrc_rand_seed(&rand, 7);
+	for (unsigned int step = 0; step < 2000000 && done < N_PAIRS; step++) {
+		struct mrc_cqe cqe;
+
+		now += 100;
+		mrc_fabric_poll(fab, now);
+		for (unsigned int i = 0; i < 3; i++)
+			mrc_shard_iterate(sh[i], now, &rand);
+		for (unsigned int j = 0; j < N_PAIRS; j++)
+			while (mrc_cq_poll(pair[j].h[0].cq, &cqe, 1) == 1) {
+				MRC_T_EQ(cqe.status, MRC_CQE_OK);
+				done++;
+			}
+	}
+	MRC_T_EQ(done, N_PAIRS);
+	for (unsigned int j = 0; j < N_PAIRS; j++)
+		MRC_T_MEMEQ(pair[j].h[1].mem, pair[j].h[0].mem, LEN);
+	for (unsigned int i = 1; i < 3; i++) {
+		const struct mrc_shard_counters *c = mrc_shard_counters(sh[i]);
+
+		printf("  host 1 shard %u: %" PRIu64 " packets in, %" PRIu64 " handed off\n", i - 1,
+			c->rx_pkts, c->rx_handoff + c->rx_handoff_drops);
+		MRC_T_ASSERT(c->rx_pkts > 0, "shard %u received nothing", i - 1);
+		MRC_T_EQ(c->rx_handoff + c->rx_handoff_drops + c->rx_unknown_qpn, 0);
+	}
+	MRC_T_EQ(mrc_shard_counters(sh[0])->rx_handoff_drops, 0);
+	MRC_T_ASSERT(mrc_fabric_nic_counters(fab)->steered_pkts > 0, "steered");
+	for (unsigned int j = 0; j < N_PAIRS; j++) {
+		MRC_T_EQ(mrc_shard_del_qp(sh[0], pair[j].h[0].qp), 0);
+		MRC_T_EQ(
+			mrc_shard_del_qp(sh[1 + (qpn_base[j] + 1 - BASE) % 2], pair[j].h[1].qp), 0);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		mrc_shard_drop_staged(sh[i]);
+		mrc_shard_free(sh[i]);
+	}
+	mrc_fabric_free(fab);
+	for (unsigned int j = 0; j < N_PAIRS; j++)
+		mrc_test_pair_destroy(&pair[j]);
+	mrc_flow_rec_reset();
+	return check_no_leak();
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rec_backend),
 	MRC_TEST_CASE(test_real_backend_unsupported),
@@ -516,6 +649,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_loop_steers),
 	MRC_TEST_CASE(test_loop_one_queue),
 	MRC_TEST_CASE(test_fabric_steers),
+	MRC_TEST_CASE(test_engine_steered),
 };
 
 MRC_TEST_MAIN("nic", cases)
