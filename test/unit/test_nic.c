@@ -512,9 +512,10 @@ test_fabric_steers(void)
 }
 
 /*
- * The engine end to end on steered queues: host 1 runs two shards (QPs
- * sharded by number, shard k on rx and tx queue k of every plane port),
- * host 0 one; host 1's ports have a rule per worker. Two QP pairs from
+ * The engine end to end on steered queues, over the fabric and over loop
+ * pairs (one per plane): host 1 runs two shards (QPs sharded by number,
+ * shard k on rx and tx queue k of every plane port), host 0 one; host 1's
+ * ports have a rule per worker. Two QP pairs from
  * host 0 write 256 KiB each to host 1, whose QPs belong one to each shard;
  * host 0's QPs address their peer's owner (dest_workers 2). Every byte
  * arrives, each host-1 shard receives packets, and none reaches a shard
@@ -522,7 +523,7 @@ test_fabric_steers(void)
  * there) arrive on its queue 0.
  */
 static int
-test_engine_steered(void)
+engine_steered(bool loop)
 {
 	enum { N_PAIRS = 2, LEN = 256 * 1024, BASE = 0x100 };
 	/* Pair j's QPNs: host 0 qpn_base_j, host 1 qpn_base_j + 1; host 1's owners 1 and 0. */
@@ -530,7 +531,9 @@ test_engine_steered(void)
 	struct mrc_test_pair pair[N_PAIRS];
 	struct mrc_shard *sh[3]; /* host 0; host 1 shard 0; host 1 shard 1 */
 	struct mrc_fabric_cfg fc;
-	struct mrc_fabric *fab;
+	struct mrc_fabric *fab = NULL;
+	struct mrc_nic_loop *lp[2] = {NULL, NULL};
+	uint16_t port[2][2]; /* [host][plane] */
 	struct mrc_flow *f[2];
 	struct mrc_flow_err err;
 	struct mrc_rand rand;
@@ -548,13 +551,32 @@ test_engine_steered(void)
 	fc.n_t1 = 4;
 	fc.host_queues = 2;
 	fc.tsc_hz = MRC_TEST_HZ;
-	fab = mrc_fabric_create(&fc, &why);
-	MRC_T_ASSERT(fab != NULL, "fabric: %s", why);
-	MRC_T_EQ(mrc_fabric_start_ports(fab, pool), 0);
-	mrc_fabric_start(fab, now);
+	if (!loop) {
+		fab = mrc_fabric_create(&fc, &why);
+		MRC_T_ASSERT(fab != NULL, "fabric: %s", why);
+		MRC_T_EQ(mrc_fabric_start_ports(fab, pool), 0);
+		mrc_fabric_start(fab, now);
+		for (unsigned int h = 0; h < 2; h++)
+			for (unsigned int pl = 0; pl < fc.n_planes; pl++)
+				port[h][pl] = mrc_fabric_port(fab, h, pl);
+	} else {
+		struct rte_mempool *pools[2] = {pool, pool};
+
+		for (unsigned int pl = 0; pl < fc.n_planes; pl++) {
+			const struct mrc_nic_loop_cfg lc = {.name = pl == 0 ? "neng0" : "neng1",
+				.n_queues = 2,
+				.ring_size = 1024};
+
+			lp[pl] = mrc_nic_loop_create(&lc, &why);
+			MRC_T_ASSERT(lp[pl] != NULL, "loop: %s", why);
+			MRC_T_EQ(mrc_nic_loop_start(lp[pl], pools, &why), 0);
+			port[0][pl] = mrc_nic_loop_port(lp[pl], 0);
+			port[1][pl] = mrc_nic_loop_port(lp[pl], 1);
+		}
+	}
 	for (unsigned int pl = 0; pl < fc.n_planes; pl++)
-		MRC_T_EQ(mrc_steer_workers(&mrc_flow_ops_rec, mrc_fabric_port(fab, 1, pl), fc.block,
-				 pl, 1, 2, f, &err),
+		MRC_T_EQ(mrc_steer_workers(
+				 &mrc_flow_ops_rec, port[1][pl], fc.block, pl, 1, 2, f, &err),
 			0);
 	for (unsigned int i = 0; i < 3; i++) {
 		struct mrc_shard_cfg sc = {.host_id = i == 0 ? 0 : 1,
@@ -570,7 +592,7 @@ test_engine_steered(void)
 
 		mrc_wire_cfg_defaults(&sc.wire);
 		for (unsigned int pl = 0; pl < fc.n_planes; pl++)
-			sc.port_id[pl] = mrc_fabric_port(fab, sc.host_id, pl);
+			sc.port_id[pl] = port[sc.host_id][pl];
 		sh[i] = mrc_shard_create(&sc, now, &why);
 		MRC_T_ASSERT(sh[i] != NULL, "shard %u: %s", i, why);
 		(void)mrc_shard_refresh_links(sh[i]);
@@ -604,7 +626,8 @@ test_engine_steered(void)
 		struct mrc_cqe cqe;
 
 		now += 100;
-		mrc_fabric_poll(fab, now);
+		if (fab != NULL)
+			mrc_fabric_poll(fab, now);
 		for (unsigned int i = 0; i < 3; i++)
 			mrc_shard_iterate(sh[i], now, &rand);
 		for (unsigned int j = 0; j < N_PAIRS; j++)
@@ -625,7 +648,14 @@ test_engine_steered(void)
 		MRC_T_EQ(c->rx_handoff + c->rx_handoff_drops + c->rx_unknown_qpn, 0);
 	}
 	MRC_T_EQ(mrc_shard_counters(sh[0])->rx_handoff_drops, 0);
-	MRC_T_ASSERT(mrc_fabric_nic_counters(fab)->steered_pkts > 0, "steered");
+	if (fab != NULL) {
+		MRC_T_ASSERT(mrc_fabric_nic_counters(fab)->steered_pkts > 0, "steered");
+	} else {
+		struct mrc_nic_emu_counters c;
+
+		mrc_nic_loop_counters(lp[0], 1, &c);
+		MRC_T_ASSERT(c.steered_pkts > 0, "steered");
+	}
 	for (unsigned int j = 0; j < N_PAIRS; j++) {
 		MRC_T_EQ(mrc_shard_del_qp(sh[0], pair[j].h[0].qp), 0);
 		MRC_T_EQ(
@@ -635,11 +665,26 @@ test_engine_steered(void)
 		mrc_shard_drop_staged(sh[i]);
 		mrc_shard_free(sh[i]);
 	}
-	mrc_fabric_free(fab);
+	if (fab != NULL)
+		mrc_fabric_free(fab);
+	for (unsigned int pl = 0; pl < 2; pl++)
+		mrc_nic_loop_free(lp[pl]);
 	for (unsigned int j = 0; j < N_PAIRS; j++)
 		mrc_test_pair_destroy(&pair[j]);
 	mrc_flow_rec_reset();
 	return check_no_leak();
+}
+
+static int
+test_engine_steered_fabric(void)
+{
+	return engine_steered(false);
+}
+
+static int
+test_engine_steered_loop(void)
+{
+	return engine_steered(true);
 }
 
 static const struct mrc_test_case cases[] = {
@@ -649,7 +694,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_loop_steers),
 	MRC_TEST_CASE(test_loop_one_queue),
 	MRC_TEST_CASE(test_fabric_steers),
-	MRC_TEST_CASE(test_engine_steered),
+	MRC_TEST_CASE(test_engine_steered_fabric),
+	MRC_TEST_CASE(test_engine_steered_loop),
 };
 
 MRC_TEST_MAIN("nic", cases)
