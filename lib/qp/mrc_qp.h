@@ -198,6 +198,15 @@ struct mrc_qp_attr {
 	struct mrc_cc_params cc;
 	/* INIT -> RTR: what we accept as responder */
 	uint32_t dest_qpn;
+	/**
+	 * Workers of the destination host (0 or 1: one; the path then carries
+	 * no worker uSID and the wire format is as with one worker). With
+	 * more, every packet's path ends with the worker uSID of dest_worker,
+	 * the worker that owns dest_qpn at the peer, so the peer's NIC can
+	 * steer it to that worker's rx queue (doc/steering.md).
+	 */
+	uint16_t dest_workers;
+	uint8_t dest_worker;	/**< < dest_workers; the peer's (dest_qpn - qpn_base) % workers */
 	uint32_t start_psn_rx;	/**< first PSN the peer will send */
 	uint8_t mpr;		/**< our window, x 128 PSNs */
 	uint16_t wimm;		/**< Write-IMM messages we track at once */

@@ -986,6 +986,64 @@ test_loss_proven_by_path_order(void)
 }
 
 /*
+ * The destination's worker (doc/steering.md): with dest_workers <= 1 the
+ * path ends with the host uSID, as always; with 2 every packet the QP sends
+ * (data and the peer's SACKs alike) ends with the worker uSID of
+ * dest_worker, and the message still completes. A worker index beyond the
+ * count is refused at RTR.
+ */
+static int
+test_dest_worker_usid(void)
+{
+	for (int mode = 0; mode <= 2; mode++) {
+		struct mrc_test_pair_cfg cfg;
+		struct mrc_test_pair p;
+		struct rte_mbuf *pk[64];
+		unsigned int n_held = 0;
+
+		mrc_test_pair_cfg_defaults(&cfg);
+		cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+		cfg.attr.dest_workers = (uint16_t)mode; /* 0, 1: none; 2: worker uSID */
+		cfg.attr.dest_worker = mode == 2 ? 1 : 0;
+		SETUP(p, cfg);
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
+		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
+
+		MRC_T_EQ(n, 8);
+		for (uint16_t k = 0; k < n; k++) {
+			struct mrc_usid_path up;
+			struct mrc_pkt v;
+
+			MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+			MRC_T_EQ(mrc_srv6_get_path(&v, 0xfcbb0000u, &up), 0);
+			MRC_T_ASSERT(up.n >= 2, "path of %u uSIDs", up.n);
+			const unsigned int tier = (up.usid[up.n - 1] >> 8) & 0xf;
+
+			MRC_T_EQ(tier, mode == 2 ? MRC_USID_TIER_WORKER : MRC_USID_TIER_HOST);
+			if (mode == 2)
+				MRC_T_EQ(up.usid[up.n - 1] & 0xff, 1);
+			mrc_qp_rx(p.h[1].qp, pk[k], &v, p.now);
+		}
+		p.now += 5 * US;
+		mrc_qp_poll(p.h[1].qp, p.now);
+		xfer(&p, 1, 0, 0, NULL, &n_held, 0); /* the SACKs, over the same kind of path */
+		MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.acked_pkts, 8);
+		mrc_test_pair_destroy(&p);
+	}
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.dest_workers = 2;
+	cfg.attr.dest_worker = 2;
+	MRC_T_EQ(mrc_test_eal_init("test_qp"), 0);
+	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), -1);
+	return MRC_TEST_OK;
+}
+
+/*
  * A packet declared lost and then acknowledged before it is resent leaves
  * the flight once, not twice: counting it out twice made the QP send past
  * its window. Window 4 packets; PSN 0 is late, 1..3 arrive, 4..6 go out
@@ -1551,6 +1609,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_gbn_rewinds_on_gap),
 	MRC_TEST_CASE(test_gbn_tail_loss_timer),
 	MRC_TEST_CASE(test_gbn_reordered_never_placed),
+	MRC_TEST_CASE(test_dest_worker_usid),
 };
 
 MRC_TEST_MAIN("qp", cases)
