@@ -24,7 +24,7 @@
 # machine shared with other mrcd runs, LOCK=FILE holds that file's flock
 # over each mrcd run (not over the whole script).
 # Usage: scripts/bench/bench-scale-cache.sh [BUILD_DIR]
-#   (FLOWS="128 1024 10000 65536"; MSGS="512 64 8 1": messages per flow for each;
+#   (FLOWS="128 1024 10000 65536"; MSGS="64 8 1 1": messages per flow for each;
 #    LOCK=FILE: see above; KEEP=1 keeps the callgrind files for callgrind_annotate)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,7 +39,7 @@ command -v valgrind > /dev/null || {
 	exit 1
 }
 read -r -a flows <<< "${FLOWS:-128 1024 10000 65536}"
-read -r -a msgs <<< "${MSGS:-512 64 8 1}"
+read -r -a msgs <<< "${MSGS:-64 8 1 1}"
 [ "${#flows[@]}" = "${#msgs[@]}" ] || {
 	echo "bench-scale-cache: FLOWS has ${#flows[@]} entries, MSGS ${#msgs[@]}" >&2
 	exit 1
