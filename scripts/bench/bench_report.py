@@ -105,8 +105,7 @@ def rows_scale(r):
         out.append((f"mrcd, {fmt(c['flows'])} flows, simulated cache misses per message "
                     f"(callgrind; L1d {cache.get('l1d', '?').split(',')[0]}, last level "
                     f"{cache.get('last_level', '?').split(',')[0]})",
-                    f"{fmt(c['l2_miss_per_msg'])} last-level, {fmt(c['l1d_miss_per_msg'])} "
-                    f"L1d; {fmt(c['instr_per_msg'])} instructions",
+                    f"{fmt(c['l2_miss_per_msg'])} last-level, {fmt(c['l1d_miss_per_msg'])} L1d",
                     "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
