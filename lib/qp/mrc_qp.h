@@ -324,15 +324,16 @@ bool mrc_qp_idle(const struct mrc_qp *qp);
  * Start loading the QP's own lines that every packet in or out touches
  * (state, send queue, CC, its parts' pointers, control queue, counters),
  * so that a worker about to handle many QPs in turn has their misses
- * overlap instead of taking them one after the other. Only a hint: no
- * state is read or changed.
+ * overlap instead of taking them one after the other. Only a hint: it
+ * reads and changes nothing.
  */
 void mrc_qp_prefetch(const struct mrc_qp *qp);
 
 /**
- * The same for the QP's parts (reliability state, EV pool), read through
- * pointers in the QP's own lines: call it some time after
- * mrc_qp_prefetch(), once those lines have had time to arrive.
+ * The same for the QP's parts (reliability state, EV pool), found through
+ * pointers in the QP's own lines, which it reads (and changes nothing):
+ * call it some time after mrc_qp_prefetch(), once those lines have had
+ * time to arrive.
  */
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
