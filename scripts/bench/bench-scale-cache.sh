@@ -16,9 +16,9 @@
 # completions); the snapshot sweep, a fixed cost per millisecond, is not.
 # Simulated caches: this machine's L1d (48 KiB, 12-way) and one core's L2
 # (2 MiB, 16-way) as the last level, since the L2 is what one worker has
-# to itself. Per message: L1d misses, L2 misses (reads and writes), and
-# instructions, which include the idle passes between the last message and
-# the stop (up to a second of polling), so they are a rough figure.
+# to itself. Per message: L2 misses (reads and writes); also L1d misses
+# and instructions, which include the idle passes between the last message
+# and the stop (a second or more of polling), so they vary from run to run.
 # Writes results/bench-scale-cache.json (the flow counts of an earlier run
 # that this one did not run are kept), which bench_report.py sets beside
 # bench-scale's rates in doc/performance.md. mrcd claims its CPUs: on a

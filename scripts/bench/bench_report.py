@@ -102,10 +102,10 @@ def rows_scale(r):
     # bench-scale-cache.json, under callgrind: counted, so it holds on any machine's load.
     cache = r.get("cache", {})
     for c in cache.get("scales", []):
-        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated cache misses per message "
-                    f"(callgrind; L1d {cache.get('l1d', '?').split(',')[0]}, last level "
-                    f"{cache.get('last_level', '?').split(',')[0]})",
-                    f"{fmt(c['l2_miss_per_msg'])} last-level, {fmt(c['l1d_miss_per_msg'])} L1d",
+        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated L2 misses per message "
+                    f"(callgrind, one core's {cache.get('last_level', '?').split(',')[0]} as "
+                    "the last level)",
+                    f"{fmt(c['l2_miss_per_msg'])} misses",
                     "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
