@@ -47,7 +47,11 @@ read -r -a msgs <<< "${MSGS:-64 8 1 1}"
 }
 mkdir -p results
 tmp=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "bench-scale-cache: keeping $tmp" || trap 'rm -rf "$tmp"' EXIT
+pid=
+# Stopped early (a benchmark budget, Ctrl-C): stop the mrcd under valgrind too.
+trap '[ -z "$pid" ] || kill -INT "$pid" 2> /dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+[ -z "${KEEP:-}" ] || echo "bench-scale-cache: keeping $tmp"
 src=$PWD
 lock=()
 [ -z "${LOCK:-}" ] || lock=(flock --no-fork "$LOCK")
@@ -79,10 +83,12 @@ for i in "${!flows[@]}"; do
 			sleep 1
 		done
 		if ! wait "$pid"; then
+			pid=
 			echo "bench-scale-cache: mrcd with $f flows, $m messages per flow failed:" >&2
 			grep -v '^EAL\|^==' "$out.log" | tail -3 >&2
 			exit 1
 		fi
+		pid=
 		grep '^summary:\|^events:' "$out.cg" > "$out.totals"
 	done
 	echo "bench-scale-cache: $f flows done"
