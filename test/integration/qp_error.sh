@@ -20,7 +20,9 @@
 #     none failed, posted = completed + failed with none lost, at most 4
 #     (outstanding) failed per flow, every byte at the receivers checked
 #     with no error, and messages completed after the recovery (messages
-#     numbered from the "from message S" of the log on).
+#     numbered from the "from message S" of the log on). While it runs,
+#     /mrc/host counts one recovery per host, /mrc/qps lists the new pairs'
+#     QPNs and the retired 0x100 is not answered.
 # Usage: qp_error.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -28,7 +30,7 @@ work=$2
 src=$(realpath "$(dirname "$0")/../..")
 mkdir -p "$work"
 cd "$work"
-rm -f null.json blackout.json
+rm -f null.json blackout.json telemetry.json
 if [ "$(nproc)" -lt 2 ]; then
 	echo "qp_error: needs 2 CPUs (main + worker lcore); skipping"
 	exit 77
@@ -75,9 +77,42 @@ grep -q "QPs in error: .*flows recovered on a new QP pair: " null.log ||
 # 2. A 60 ms blackout of the whole fabric: both flows fail, come back, and run on.
 set +e
 "$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
-	--duration 2 --json blackout.json > blackout.log 2>&1
+	--duration 3 --json blackout.json > blackout.log 2>&1 &
+pid=$!
+# Once the flows are back (by about 0.7 s), telemetry shows the new pairs and the counts.
+sock=
+for _ in $(seq 50); do
+	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' blackout.log 2>/dev/null)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+sleep 2
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/host,0 /mrc/host,1 /mrc/qps \
+	> telemetry.json 2> telemetry.err
+tel_rc=$?
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/qp,0x100 > /dev/null 2>&1
+old_rc=$?
+wait $pid
 rc=$?
 set -e
+[ "$tel_rc" = 0 ] || { cat telemetry.err; echo "qp_error: FAIL: blackout: telemetry exited $tel_rc"; fails=$((fails + 1)); }
+[ "$old_rc" = 1 ] || { echo "qp_error: FAIL: blackout: /mrc/qp,0x100 (retired) answered ($old_rc)"; fails=$((fails + 1)); }
+/usr/bin/python3 - telemetry.json <<'PY' || fails=$((fails + 1))
+import json, sys
+t = json.load(open(sys.argv[1]))
+bad = []
+for h in (0, 1):
+    host = t[f"/mrc/host,{h}"]
+    if host["flows_recovered"] != 1 or host["recover_failed"] != 0 or host["qps_in_error"] != 1:
+        bad.append(f"/mrc/host,{h}: {host}: want 1 QP in error, 1 flow recovered, none failed")
+qpns = sorted(int(k, 16) for k in t["/mrc/qps"])
+# The flows' own QPNs are 0x100..0x103; the recovered pairs are spares from 0x104 on.
+if len(qpns) != 4 or min(qpns) < 0x104:
+    bad.append(f"/mrc/qps lists {[hex(q) for q in qpns]}: want the 4 QPs of the new pairs")
+for b in bad:
+    print("qp_error: FAIL: blackout telemetry:", b)
+sys.exit(1 if bad else 0)
+PY
 grep -v '^EAL\|^TELEMETRY' blackout.log | tail -n 24
 [ "$rc" = 1 ] || { echo "qp_error: FAIL: blackout: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
 # The message each recovered flow resumed from, summed over flows (one recovery each).

@@ -76,6 +76,14 @@ mrcd_recover_why_text(enum mrcd_recover_why why)
 	return why < MRCD_RECOVER_N_WHY ? why_texts[why] : "?";
 }
 
+/* The shard of local host h that owns `qp` (with one shard per host, the host's). */
+static struct mrc_shard *
+shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
+{
+	RTE_SET_USED(qp);
+	return d->host[h].rt;
+}
+
 int
 mrcd_recover_init(struct mrcd_daemon *d)
 {
@@ -128,9 +136,13 @@ mrcd_recover_free(struct mrcd_daemon *d)
 			continue;
 		/* Made and maybe added, never taken: out of the shard (now ours), freed. */
 		if (x->new_send != NULL)
-			(void)mrc_shard_del_qp(d->host[d->flows[i].src_local].rt, x->new_send);
+			(void)mrc_shard_del_qp(
+				shard_of(d, (unsigned int)d->flows[i].src_local, x->new_send),
+				x->new_send);
 		if (x->new_recv != NULL)
-			(void)mrc_shard_del_qp(d->host[d->flows[i].dst_local].rt, x->new_recv);
+			(void)mrc_shard_del_qp(
+				shard_of(d, (unsigned int)d->flows[i].dst_local, x->new_recv),
+				x->new_recv);
 		mrc_qp_destroy(x->new_send);
 		mrc_qp_destroy(x->new_recv);
 		mrc_qp_destroy(x->old_send);
@@ -238,7 +250,9 @@ shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct mrcd_fl
 
 	for (int k = 0; k < 2; k++) {
 		if (!x->sent[k])
-			x->sent[k] = mrc_shard_request(d->host[end[k]].rt, &x->sreq[k]) == 0;
+			x->sent[k] =
+				mrc_shard_request(shard_of(d, (unsigned int)end[k], x->sreq[k].qp),
+					&x->sreq[k]) == 0;
 		done = done && x->sent[k] && mrc_shard_req_done(&x->sreq[k]);
 	}
 	return done;

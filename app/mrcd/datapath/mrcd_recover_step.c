@@ -3,7 +3,8 @@
  */
 
 /*
- * Run by: the worker lcore of each host, once per pass, before it posts.
+ * Run by: the worker lcore of each host, once a millisecond, after its
+ * passes over its hosts (so after the completions of every earlier pass).
  *
  * The worker's side of a flow's recovery (mrcd_recover.h, steps 4-6): the
  * control thread asks, through the host's generator ring, for the next
@@ -63,12 +64,13 @@ mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
 			break;
 		case MRCD_GEN_RESUME_RECV:
 			carry_recv(&d->recover->carry[h], d->peer_qp[g->flow]);
-			d->peer_qp[g->flow] = g->qp;
+			/* telemetry reads the pointer (resolve_qpn): published whole */
+			__atomic_store_n(&d->peer_qp[g->flow], g->qp, __ATOMIC_RELEASE);
 			f->recv_seq = g->seq;
 			break;
 		case MRCD_GEN_RESUME_SEND:
 			carry_send(&d->recover->carry[h], f->qp);
-			f->qp = g->qp;
+			__atomic_store_n(&f->qp, g->qp, __ATOMIC_RELEASE);
 			mrcd_sched_resume(d, f, g->flow);
 			break;
 		default:

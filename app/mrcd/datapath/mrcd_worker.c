@@ -135,8 +135,6 @@ mrcd_worker_main(void *arg)
 			const unsigned int h = w->hosts[k];
 			struct mrcd_hostctx *hc = &d->host[h];
 
-			/* A flow brought back on a new QP pair (mrcd_recover.h). */
-			mrcd_recover_worker_step(d, h);
 			/* Only flows that may post are visited (mrcd_sched.h). */
 			mrcd_sched_post(d, h, now, stopping);
 			mrc_shard_iterate(hc->rt, now, &hc->rand);
@@ -159,6 +157,9 @@ mrcd_worker_main(void *arg)
 			next_snap = now + snap_gap;
 		}
 		mrcd_query_serve(d, w);
+		/* Flows brought back on a new QP pair (mrcd_recover.h): rare, so once a ms. */
+		for (unsigned int k = 0; k < w->n_hosts; k++)
+			mrcd_recover_worker_step(d, w->hosts[k]);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +

@@ -219,15 +219,22 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* Index i walks our QPs: flow i / 2, sender end when even, receiver when odd. */
 	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * m->n_flows, &start) != 0)
 		return -1;
-	/* Fixed at setup, not worker state: read directly. */
+	/*
+	 * The flows are fixed at setup; their QPs change only when a flow is
+	 * brought back on a new pair (its worker publishes the pointer, and a
+	 * QP swapped out is freed only a second later): the QPN is the one in use.
+	 */
 	rte_tel_data_start_dict(d);
 	for (i = start; i < 2 * m->n_flows && listed < QPS_PER_PAGE; i++) {
 		const struct mrcd_flow *f = &m->flows[i / 2];
 		const bool sender = i % 2 == 0;
+		const struct mrc_qp *qp;
 
 		if ((sender ? f->src_local : f->dst_local) < 0)
 			continue; /* that end runs in another process */
-		snprintf(key, sizeof(key), "0x%x", f->qpn + (sender ? 0 : 1));
+		qp = __atomic_load_n(sender ? &f->qp : &m->peer_qp[i / 2], __ATOMIC_ACQUIRE);
+		snprintf(key, sizeof(key), "0x%x",
+			qp != NULL ? mrc_qp_qpn(qp) : f->qpn + (sender ? 0 : 1));
 		snprintf(val, sizeof(val), "host %u %s host %u, %s", sender ? f->src : f->dst,
 			sender ? "->" : "<-", sender ? f->dst : f->src,
 			sender ? "sender" : "receiver");
