@@ -219,6 +219,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		qp->mem_bytes += mrc_trk_pool_mem_bytes(qp->trk_pool);
 	}
 	qp->ev_probe_timeout_tsc = mrc_rel_tx_pkt_timeout(qp->rtx);
+	qp->ev_probe_held = false;
 	return 0;
 }
 

@@ -1126,6 +1126,104 @@ test_sound_ev_readmitted_soon(void)
 	return MRC_TEST_OK;
 }
 
+/* Plane of the first retired EV of `qp`, or -1. */
+static int
+retired_plane(const struct mrc_qp *qp, const struct mrc_test_pair_cfg *cfg)
+{
+	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(qp);
+
+	for (int s = 0; s < (int)mrc_ev_n_slots(pool); s++)
+		if (mrc_ev_state(pool, s) == MRC_EV_ASSUMED_BAD)
+			return (int)mrc_ev_layout_plane(
+				&cfg->attr.ev.layout, mrc_ev_value(pool, s));
+	return -1;
+}
+
+/* Both QPs send (host 0 with `up` and `room`), the wire moves, for `ns`. */
+static void
+run_masks(struct mrc_test_pair *p, struct wire *w, uint32_t up, uint32_t room, uint64_t ns)
+{
+	struct rte_mbuf *pk[64];
+	const uint64_t end = p->now + ns;
+
+	while (p->now < end) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = i == 0 ? mrc_qp_tx_burst_room(p->h[0].qp, p->now, up, room,
+						      &p->rand, pk, 64)
+					    : mrc_qp_tx_burst(
+						      p->h[1].qp, p->now, 0xff, &p->rand, pk, 64);
+
+			wire_send(w, p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p->h[i].qp, p->now);
+		}
+		wire_deliver(w, p);
+		p->now += 100;
+	}
+}
+
+/*
+ * mrc_qp_tx_burst_room: a retired EV's probe is not sent while its port is
+ * down, waits while the port is up but has no tx room, and goes past the
+ * room after a quarter of the probe interval (counted), so the EV still
+ * comes back on a plane that never has room. (Its plane taken for down
+ * whenever it had no room, a line-rate sender never probed it.)
+ */
+static int
+test_ev_probe_waits_for_room(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 3, .left = 1, .probes = 1};
+	const struct mrc_qp_counters *c;
+	struct mrc_cqe e;
+	uint32_t others;
+	uint64_t probes;
+	int pl;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ev.n_backup = 0;
+	SETUP(p, cfg);
+	c = mrc_qp_counters(p.h[0].qp);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once_unprobed;
+	w.ctx = &d;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+	pl = retired_plane(p.h[0].qp, &cfg);
+	MRC_T_ASSERT(pl >= 0, "a retired EV");
+	others = 0xffu & ~(1u << pl);
+
+	/* Its port down: no probe of it, however long. */
+	probes = c->tx_ev_probes;
+	run_masks(&p, &w, others, others, 2000 * US);
+	MRC_T_EQ(c->tx_ev_probes, probes);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+
+	/* Up but never any room: probes go past it after waiting, and it comes back. */
+	const uint64_t from = p.now;
+
+	while (p.now < from + 2000 * US && retired_evs(p.h[0].qp) > 0)
+		run_masks(&p, &w, 0xff, others, 10 * US);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	/* Every probe since went past the room (its plane never had any). */
+	MRC_T_ASSERT(c->tx_ev_probes > probes, "probed");
+	MRC_T_EQ(c->tx_ev_probes_past_room, c->tx_ev_probes - probes);
+	printf("  EV on plane %d back %.0f us after its port came up without tx room, %llu probes "
+	       "past the room\n",
+		pl, (p.now - from) / 1e3, (unsigned long long)c->tx_ev_probes_past_room);
+	run(&p, &w, 100 * US);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* ---- reference modes: paths ECMP, reliability GBN ---- */
 
 static void
@@ -1447,6 +1545,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_waiting_sack_reports_far_arrivals),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),
 	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
+	MRC_TEST_CASE(test_ev_probe_waits_for_room),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
 	MRC_TEST_CASE(test_gbn_rewinds_on_gap),
