@@ -20,6 +20,7 @@
 #include "mrc_rel_tx.h"
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
+#include "mrcd_recover.h"
 
 /* Add the QPs' own counters of sending flows send_flows[from, to) of host h. */
 static void
@@ -113,12 +114,24 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 			hc->sweep_pos = 0;
 		}
 	}
-	n.retx = hc->sums.retx;
-	n.data_pkts = hc->sums.data_pkts;
-	n.spurious = hc->sums.spurious;
-	n.nacks = hc->sums.nacks;
-	n.ecn_echoes = hc->sums.ecn_echoes;
-	n.ev_losses = hc->sums.ev_losses;
+	/*
+	 * With the counters of QPs that recovered flows left behind. A flow that
+	 * moved to a new QP during a sweep may count twice until the next full
+	 * pass: the totals never go back meanwhile (the console's rates are
+	 * differences), and a full snapshot, the summary's, is exact.
+	 */
+	static const struct mrcd_qp_carry none;
+	const struct mrcd_qp_carry *c = d->recover != NULL ? &d->recover->carry[h] : &none;
+
+#define CARRY(field) \
+	(full ? 0 : s->field) > hc->sums.field + c->field ? s->field : hc->sums.field + c->field
+	n.retx = CARRY(retx);
+	n.data_pkts = CARRY(data_pkts);
+	n.spurious = CARRY(spurious);
+	n.nacks = CARRY(nacks);
+	n.ecn_echoes = CARRY(ecn_echoes);
+	n.ev_losses = CARRY(ev_losses);
+#undef CARRY
 	n.ev_good = hc->sums.ev_good;
 	n.ev_skip = hc->sums.ev_skip;
 	n.ev_bad = hc->sums.ev_bad;
