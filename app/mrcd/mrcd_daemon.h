@@ -85,6 +85,9 @@ struct mrcd_hostctx {
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
 	struct rte_ring *events;
 	uint64_t qps_in_error;
+	/* setup: requests to the host's shard (struct mrc_shard_req *): control enqueues
+	 * (mrcd_recover.c), the shard's owner dequeues */
+	struct rte_ring *requests;
 	/* setup: Write-IMM tables lent to the host's responders (on the worker) */
 	struct mrc_trk_pool *imm_pool;
 	struct mrc_rand rand; /* setup seeds; the worker's own PRNG */
@@ -178,6 +181,7 @@ struct mrcd_qp_query {
 };
 
 struct mrcd_daemon;
+struct mrcd_recover;
 
 /* One worker lcore. Setup writes all but cpu_ns; the worker reads its own. */
 struct mrcd_worker {
@@ -228,6 +232,9 @@ struct mrcd_daemon {
 	 * rings (the workers' rx and tx bursts) */
 	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
+	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
+	 * for who writes and reads each part */
+	struct mrcd_recover *recover;
 };
 
 #endif /* MRCD_DAEMON_H */

@@ -387,6 +387,7 @@ test_takes_qps_through_its_request_ring(void)
 {
 	static struct lone l;
 	struct mrc_shard_req add = {.op = MRC_SHARD_ADD_QP}, again, del = {.op = MRC_SHARD_DEL_QP};
+	struct mrc_shard_req retire = {.op = MRC_SHARD_RETIRE_QP}, retire2;
 	static struct lone bare;
 
 	MRC_T_RUN(lone_make(&l, 1, 0, false, true));
@@ -405,6 +406,19 @@ test_takes_qps_through_its_request_ring(void)
 	MRC_T_ASSERT(mrc_shard_req_done(&del), "del done");
 	MRC_T_EQ(del.rc, 0);
 	MRC_T_EQ(mrc_shard_counters(l.s)->requests, 3);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), -ENOENT);
+	/* Retire: taken out and reset by the owner; a QP the shard lacks is refused. */
+	MRC_T_EQ(mrc_shard_request(l.s, &add), 0);
+	retire.qp = l.p.h[1].qp;
+	retire2 = retire;
+	MRC_T_EQ(mrc_shard_request(l.s, &retire), 0);
+	MRC_T_EQ(mrc_shard_request(l.s, &retire2), 0);
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_ASSERT(mrc_shard_req_done(&retire) && mrc_shard_req_done(&retire2), "retires done");
+	MRC_T_EQ(add.rc, 0);
+	MRC_T_EQ(retire.rc, 0);
+	MRC_T_EQ(retire2.rc, -ENOENT);
+	MRC_T_EQ(mrc_qp_state(l.p.h[1].qp), MRC_QP_RESET);
 	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), -ENOENT);
 	MRC_T_RUN(lone_free(&l));
 
@@ -640,6 +654,77 @@ test_reports_qp_errors(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Retiring a QP with messages in flight: every message not acknowledged
+ * completes FLUSHED on its CQ (none vanishes), the QP is out of the shard
+ * (its peer's answers now count as unknown QPN), reset (its in-flight ring
+ * returned), and no ERROR event is reported: a retire is not a failure.
+ */
+static int
+test_retires_a_qp_flushing_what_is_in_flight(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_shard *sh[2];
+	struct rte_ring *wire[2], *events;
+	struct mrc_cqe e[16];
+	unsigned int ok = 0, flushed = 0, n;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	events = rte_ring_create("shard_ev_ret", 16, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(events != NULL, "event ring");
+	MRC_T_RUN(joined_shards(&p, sh, wire, events));
+	for (uint32_t k = 0; k < 3; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * MSG, MSG, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem + k * MSG, p.h[1].key, true, k),
+			0);
+	for (int step = 0; step < 3; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_ASSERT(mrc_qp_trk_held(p.h[0].qp), "packets are in flight");
+	MRC_T_EQ(mrc_shard_retire_qp(sh[0], p.h[0].qp), 0);
+	MRC_T_EQ(mrc_shard_retire_qp(sh[0], p.h[0].qp), -ENOENT);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RESET);
+	MRC_T_ASSERT(!mrc_qp_trk_held(p.h[0].qp), "its in-flight ring went back");
+	while ((n = mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e))) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			MRC_T_EQ(e[k].qpn, mrc_qp_qpn(p.h[0].qp));
+			ok += e[k].status == MRC_CQE_OK;
+			flushed += e[k].status == MRC_CQE_FLUSHED;
+		}
+	MRC_T_EQ(ok + flushed, 3);
+	MRC_T_ASSERT(flushed >= 1, "%u messages flushed", flushed);
+	for (int step = 0; step < 100; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e)), 0);
+	MRC_T_ASSERT(mrc_shard_counters(sh[0])->rx_unknown_qpn > 0, "answers to it are refused");
+	MRC_T_EQ(mrc_shard_counters(sh[0])->qp_errors, 0);
+	MRC_T_EQ(rte_ring_count(events), 0);
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = NULL;
+
+		if (i == 1)
+			MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
+		mrc_shard_free(sh[i]);
+		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	rte_ring_free(events);
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_two_hosts_over_fabric),
 	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
@@ -652,6 +737,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 	MRC_TEST_CASE(test_reports_qp_errors),
+	MRC_TEST_CASE(test_retires_a_qp_flushing_what_is_in_flight),
 };
 
 MRC_TEST_MAIN("host_shard", cases)

@@ -32,6 +32,7 @@
 #include "mrcd_log.h"
 #include "mrcd_control.h"
 #include "mrcd_gen.h"
+#include "mrcd_recover.h"
 #include "mrc_shard.h"
 
 int
@@ -237,7 +238,9 @@ mrcd_size_memory(struct mrcd_daemon *d)
 				? 152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup)
 				: 0);
 
-	qps = 64ull * 2 * d->n_cluster_flows * d->n_hosts;
+	/* The QP table also covers the spare pairs that recovered flows move to. */
+	qps = 64ull * 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)) *
+	      d->n_hosts;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		qps += per_qp * (d->host[h].n_send + d->host[h].n_recv);
 	mi = fopen("/proc/meminfo", "r");
@@ -268,9 +271,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
 	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
+	/* the flows' QPNs, then the spare pairs of recovered flows (mrcd_recover.h) */
 	struct mrc_shard_cfg cfg = {.host_id = (uint8_t)c,
 		.n_planes = d->cfg.daemon.planes,
-		.max_qps = 2 * d->n_cluster_flows,
+		.max_qps = 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)),
 		.qpn_base = MRCD_QPN_BASE,
 		.tsc_hz = d->hz,
 		.socket = (int)rte_socket_id()};
@@ -287,15 +291,17 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
 		return rc;
 	}
-	cfg.trk_blocks = trk_blocks(d, cfg.max_qps);
+	/* Sized by the flows: a recovered flow's new pair replaces its old one. */
+	cfg.trk_blocks = trk_blocks(d, 2ull * d->n_cluster_flows);
 	cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 	/*
 	 * Write-IMM tables, lent the same way to a responder only while an
 	 * immediate waits for the rest of its message (one per QP up to
 	 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
 	 */
-	hc->imm_pool = mrc_trk_pool_create(RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
-		mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+	hc->imm_pool =
+		mrc_trk_pool_create(RTE_MIN(2 * d->n_cluster_flows, (uint32_t)MRCD_TRK_BLOCKS_MAX),
+			mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
 	if (hc->imm_pool == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: out of memory for its Write-IMM tables", h);
 		return -ENOMEM;
@@ -324,6 +330,15 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			return -rte_errno;
 		}
 		cfg.events = hc->events;
+		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
+		snprintf(name, sizeof(name), "mrcd_rq%u", h);
+		hc->requests = rte_ring_create(name, 1024, (int)rte_socket_id(), RING_F_SC_DEQ);
+		if (hc->requests == NULL) {
+			MRCD_LOG(ctrl, ERR, "host %u: cannot make its request ring: %s", h,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		cfg.requests = hc->requests;
 	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
@@ -362,9 +377,9 @@ oom_hint(const char *why)
 					     : "";
 }
 
-static struct mrc_qp *
-make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
-	uint32_t dest_qpn, uint64_t now)
+struct mrc_qp *
+mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
+	uint32_t dest_qpn, uint64_t now, struct mrc_rand *rand)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
 	struct mrc_qp_init in = {.qpn = qpn,
@@ -381,7 +396,6 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
-	int rc;
 
 	mrcd_config_wire(&d->cfg, &in.wire);
 	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
@@ -398,13 +412,26 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t q
 		return NULL;
 	}
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
-		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, &hc->rand, &why) != 0) {
+		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, rand, &why) != 0) {
 			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
 			mrc_qp_destroy(qp);
 			rte_errno = EINVAL;
 			return NULL;
 		}
+	return qp;
+}
+
+static struct mrc_qp *
+make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
+	uint32_t dest_qpn, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[local];
+	struct mrc_qp *qp = mrcd_make_qp_rts(d, local, peer, qpn, dest_qpn, now, &hc->rand);
+	int rc;
+
+	if (qp == NULL)
+		return NULL;
 	rc = mrc_shard_add_qp(hc->rt, qp, now);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,

@@ -21,11 +21,13 @@
 #include "mrc_shard.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_recover.h"
 #include "mrcd_sched.h"
 
 void
 mrcd_free_qps(struct mrcd_daemon *d)
 {
+	mrcd_recover_free(d); /* the QPs of recoveries, before the shards go */
 	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
 		if (d->flows[i].qp != NULL)
 			mrc_shard_del_qp(d->host[d->flows[i].src_local].rt, d->flows[i].qp);
@@ -62,6 +64,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 
 		rte_ring_free(hc->handoff);
 		rte_ring_free(hc->events);
+		rte_ring_free(hc->requests);
 		if (mrcd_pools_full(hc) != 0)
 			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);
