@@ -161,18 +161,27 @@ static int
 check_ports(const struct xc *x)
 {
 	const struct mrcd_config *c = x->cfg;
-	const uint64_t rx_min = (uint64_t)c->daemon.planes * (c->ports.rx_desc + c->ports.burst);
+	/* A NIC fills every rx queue's descriptors; ring ports (fabric, loop) hold none. */
+	const unsigned int rx_queues =
+		c->ports.mode == MRCD_PORTS_ETHDEV ? c->lcores.workers_per_host : 1;
+	const uint64_t rx_min =
+		(uint64_t)c->daemon.planes * rx_queues * (c->ports.rx_desc + c->ports.burst);
 	const uint64_t tx_min =
 		(uint64_t)c->daemon.planes * (c->ports.tx_desc + c->ports.burst) * MBUFS_PER_TX_PKT;
 	int rc = check_port_names(x);
 
 	if (rc != 0)
 		return rc;
+	if (c->lcores.workers_per_host > 1 && c->ports.mode == MRCD_PORTS_FABRIC)
+		return BAD(x, "lcores", "workers_per_host",
+			"is %u, but the emulated fabric's ports have one rx and one tx queue: "
+			"use 1 with [ports] mode = fabric, or mode = loop or ethdev",
+			c->lcores.workers_per_host);
 	if (c->ports.rx_pool_mbufs < rx_min)
 		return BAD(x, "ports", "rx_pool_mbufs",
-			"must be at least planes x (rx_desc + burst) = %u x (%u + %u) = %" PRIu64
-			", or rx descriptors stay empty",
-			c->daemon.planes, c->ports.rx_desc, c->ports.burst, rx_min);
+			"must be at least planes x rx queues x (rx_desc + burst) = %u x %u x "
+			"(%u + %u) = %" PRIu64 ", or rx descriptors stay empty",
+			c->daemon.planes, rx_queues, c->ports.rx_desc, c->ports.burst, rx_min);
 	if (c->ports.tx_pool_mbufs < tx_min)
 		return BAD(x, "ports", "tx_pool_mbufs",
 			"must be at least planes x (tx_desc + burst) x %d = %u x (%u + %u) x %d = "

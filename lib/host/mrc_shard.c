@@ -127,6 +127,22 @@ mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const voi
 	s->cfg.tx_room_bytes = room_bytes;
 }
 
+int
+mrc_shard_join(struct mrc_shard *const *shards, unsigned int n)
+{
+	if (n > MRC_SHARD_MAX_SHARDS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++) {
+		struct mrc_shard *s = shards[i];
+
+		s->n_peers = 0;
+		for (unsigned int j = 0; j < n; j++)
+			if (j != i)
+				s->peer[s->n_peers++] = shards[j];
+	}
+	return 0;
+}
+
 uint32_t
 mrc_shard_n_qps(const struct mrc_shard *s)
 {

@@ -53,14 +53,14 @@
  * So the timers that declare losses judge at the start time of the
  * previous iteration (the responders' SACK timers run at the clock, so
  * answers are not held back), provided this
- * one emptied every rx queue and its inbound ring: by then everything that arrived before it
- * has been read, and every other shard polled on the same lcore (the peer
- * of a loop or emulated-fabric host) has had a whole pass too. While the
- * queues cannot be emptied, the horizon stays where it was, for at most
- * max_judge_lag of iterations in a row (a shard that can never keep up
- * still detects losses). A stall between two iterations (the lcore was
- * descheduled) moves it only once the queues are read again. Packets are
- * stamped, and RTT sampled, at the real time.
+ * one emptied every rx queue and its inbound ring, and no later than the
+ * same point of each other shard of the host (mrc_shard_join: an answer for
+ * this shard may wait in another's rx queue, on another lcore): by then everything that arrived
+ * before it has been read, and every other shard polled on the same lcore (the peer of a loop or
+ * emulated-fabric host) has had a whole pass too. While the queues cannot be emptied, the horizon
+ * stays where it was, for at most max_judge_lag of iterations in a row (a shard that can never keep
+ * up still detects losses). A stall between two iterations (the lcore was descheduled) moves it
+ * only once the queues are read again. Packets are stamped, and RTT sampled, at the real time.
  *
  * Ownership (who writes, who reads):
  *   - everything in a shard belongs to the lcore that iterates it (the
@@ -100,7 +100,9 @@
 #define MRC_SHARD_MAX_PLANES 8
 /* Shards of one host at most (the dispatch table's size). */
 #define MRC_SHARD_MAX_SHARDS 8
-#define MRC_SHARD_BURST	     32
+/* cfg.rx_queue of a shard that reads no port queue. */
+#define MRC_SHARD_NO_RX_QUEUE 0xffff
+#define MRC_SHARD_BURST	      32
 /* rx bursts per plane per iteration at most: the queue is read until empty or this. */
 #define MRC_SHARD_RX_BURSTS 8
 
@@ -155,7 +157,9 @@ struct mrc_shard_cfg {
 	uint8_t host_id;
 	uint8_t n_planes;
 	uint16_t port_id[MRC_SHARD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint16_t rx_queue, tx_queue;		/* this shard's queue on every port */
+	/* this shard's queue on every port; rx_queue MRC_SHARD_NO_RX_QUEUE: it reads no port
+	 * (ports with fewer rx queues than shards), only its inbound ring */
+	uint16_t rx_queue, tx_queue;
 	/*
 	 * QPNs: the host's QPs are qpn_base + k; this shard owns those with
 	 * k % n_shards == shard_index (n_shards 0 means 1), at most max_qps.
@@ -236,6 +240,15 @@ void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, cons
  */
 int mrc_shard_dest_rtt(
 	const struct mrc_shard *s, const uint8_t *ip, uint64_t *srtt_tsc, uint64_t *samples);
+
+/*
+ * Before any of them runs: tell the n shards of one host of each other, so
+ * that each moves its input horizon only once the others have read what
+ * their queues held for it (a packet for this shard waiting in another
+ * shard's rx queue is an answer still in this host). 0, or -EINVAL (n above
+ * MRC_SHARD_MAX_SHARDS).
+ */
+int mrc_shard_join(struct mrc_shard *const *shards, unsigned int n);
 
 /* Does this shard own `qpn`? */
 bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);

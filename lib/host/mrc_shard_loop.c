@@ -332,9 +332,10 @@ unsigned int
 mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 {
 	const uint64_t t_start = rte_rdtsc();
+	const uint64_t prev_wall = s->last_wall_tsc;
 	const uint64_t now_tsc = run_clock(s, wall_tsc);
 	unsigned int work = 0;
-	uint64_t t0, t1;
+	uint64_t t0, t1, horizon;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;
 	uint32_t room;
@@ -344,13 +345,30 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	s->now_tsc = now_tsc;
 	s->cnt.iterations++;
 	mrc_shard_take_requests(s);
-	for (unsigned int p = 0; p < s->cfg.n_planes; p++)
+	/*
+	 * The other shards of the host: what they had read by their last drained
+	 * pass is on our inbound ring now (they put it there before saying so),
+	 * and is read below; what came to them later may still wait there.
+	 */
+	horizon = s->last_iter_tsc;
+	for (uint32_t j = 0; j < s->n_peers; j++) {
+		const uint64_t w = __atomic_load_n(&s->peer[j]->drained_wall_tsc, __ATOMIC_ACQUIRE);
+		const uint64_t r = w > s->away_tsc ? w - s->away_tsc : 0; /* on our run clock */
+
+		horizon = RTE_MIN(horizon, r);
+	}
+	for (unsigned int p = 0; p < s->cfg.n_planes && s->cfg.rx_queue != MRC_SHARD_NO_RX_QUEUE;
+		p++)
 		work += input(s, p, &drained);
 	/* After the ports: what the other shards passed on in this pass is read now. */
 	work += input_inbound(s, &drained);
 	/* The input horizon (mrc_shard.h): timers judge at most up to it. */
 	if (drained) {
-		s->judge_tsc = RTE_MAX(s->judge_tsc, s->last_iter_tsc);
+		if (s->n_peers > 0)
+			__atomic_store_n(&s->drained_wall_tsc, prev_wall, __ATOMIC_RELEASE);
+		s->judge_tsc = RTE_MAX(s->judge_tsc, horizon);
+	}
+	if (drained && horizon == s->last_iter_tsc) {
 		s->held_since_tsc = 0;
 	} else {
 		/* Held, for max_judge_lag at most: a shard that never keeps up still sees losses.

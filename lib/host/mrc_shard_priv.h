@@ -81,6 +81,16 @@ struct mrc_shard {
 	/* cfg.wire without the ICRC check: for packets on the inbound ring, whose
 	 * ICRC the shard that read them from the port has checked */
 	struct mrc_wire_cfg wire_inbound;
+	/*
+	 * The other shards of the host (mrc_shard_join), and when this one last
+	 * read all its inputs: the caller's clock at the start of the iteration
+	 * before one that emptied every rx queue and its inbound ring. Written by
+	 * the owner (release), read by the host's other shards (acquire) for
+	 * their input horizon; a cache line of its own.
+	 */
+	struct mrc_shard *peer[MRC_SHARD_MAX_SHARDS];
+	uint32_t n_peers;
+	uint64_t drained_wall_tsc __rte_cache_aligned;
 	/* written by the owner in mrc_shard_publish, read by anyone; odd seq while written */
 	uint32_t snap_seq;
 	struct mrc_shard_snapshot snap;

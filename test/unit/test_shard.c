@@ -658,7 +658,7 @@ test_reports_qp_errors(void)
 #define DSP_MSG	  (64u * 1024)
 
 static int
-test_dispatches_to_the_owner(void)
+dispatch_case(bool stall_peer)
 {
 	static struct mrc_test_pair p[DSP_PAIRS];
 	static uint32_t map[2][2 * DSP_PAIRS];
@@ -688,10 +688,10 @@ test_dispatches_to_the_owner(void)
 		for (int q = 0; q < 2; q++) {
 			char name[32];
 
-			snprintf(name, sizeof(name), "dspw%d%d", i, q);
+			snprintf(name, sizeof(name), "dspw%d%d%d", stall_peer, i, q);
 			wire[i][q] = rte_ring_create(
 				name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-			snprintf(name, sizeof(name), "dspi%d%d", i, q);
+			snprintf(name, sizeof(name), "dspi%d%d%d", stall_peer, i, q);
 			inbound[i][q] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 			MRC_T_ASSERT(wire[i][q] != NULL && inbound[i][q] != NULL, "rings");
 		}
@@ -701,7 +701,7 @@ test_dispatches_to_the_owner(void)
 		struct rte_ring *tx[2] = {wire[1 - i][0], wire[1 - i][1]};
 		int port;
 
-		snprintf(name, sizeof(name), "dspp%d", i);
+		snprintf(name, sizeof(name), "dspp%d%d", stall_peer, i);
 		port = rte_eth_from_rings(name, rx, 2, tx, 2, SOCKET_ID_ANY);
 		MRC_T_ASSERT(port >= 0, "net_ring port");
 		MRC_T_EQ(rte_eth_dev_configure((uint16_t)port, 2, 2, &conf), 0);
@@ -734,6 +734,8 @@ test_dispatches_to_the_owner(void)
 			MRC_T_ASSERT(sh[i][q] != NULL, "shard: %s", why);
 		}
 	}
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(mrc_shard_join(sh[i], 2), 0);
 	/* Each QP to its owner; every shard of its host agrees who that is. */
 	for (int j = 0; j < DSP_PAIRS; j++)
 		for (int i = 0; i < 2; i++) {
@@ -762,11 +764,16 @@ test_dispatches_to_the_owner(void)
 	uint64_t now = p[0].now;
 	bool all = false;
 
+	/* stall_peer: host 0's shard 1 is away 3 ms with packets in flight (its lcore). */
+	const uint64_t stall_from = now + 20 * US, stall_to = stall_from + 3000 * US;
+
 	for (int step = 0; step < 200000 && !all; step++) {
 		now += 200;
 		for (int i = 0; i < 2; i++)
 			for (int q = 0; q < 2; q++)
-				mrc_shard_iterate(sh[i][q], now, &p[0].rand);
+				if (!stall_peer || i != 0 || q != 1 || now < stall_from ||
+					now >= stall_to)
+					mrc_shard_iterate(sh[i][q], now, &p[0].rand);
 		all = true;
 		for (int j = 0; j < DSP_PAIRS; j++)
 			for (int i = 0; i < 2; i++) {
@@ -815,9 +822,25 @@ test_dispatches_to_the_owner(void)
 	/* What one shard of a host passed on, the other took: nothing lost or read twice. */
 	for (int i = 0; i < 2; i++)
 		MRC_T_U64_EQ(in[i], out[i]);
-	printf("  4 QP pairs, half with the peer's owner on the other index: %llu + %llu "
+	/*
+	 * Answers for host 0's shard 0 waited in shard 1's rx queue while shard 1
+	 * was away: shard 0's timers must not take that for loss (its input
+	 * horizon waits for its peer's). Without mrc_shard_join, pair 2 resent.
+	 * Host 1's QPs whose answers come from that shard see a peer host away
+	 * 3 ms, as a remote host's absence looks: their timers fire, rightly.
+	 */
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (int i = 0; i < (stall_peer ? 1 : 2); i++) {
+			MRC_T_U64_EQ(mrc_qp_counters(p[j].h[i].qp)->tx_retx_pkts, 0);
+			MRC_T_U64_EQ(mrc_qp_rel_tx(p[j].h[i].qp)->stats.rto_fired, 0);
+		}
+	if (stall_peer)
+		MRC_T_ASSERT(mrc_shard_counters(sh[0][0])->horizon_held > 0,
+			"shard 0 held its horizon for its peer");
+	printf("  4 QP pairs, half with the peer's owner on the other index%s: %llu + %llu "
 	       "packets dispatched, done at %.1f us\n",
-		(unsigned long long)out[0], (unsigned long long)out[1], now / 1e3);
+		stall_peer ? ", a shard away 3 ms" : "", (unsigned long long)out[0],
+		(unsigned long long)out[1], now / 1e3);
 
 	for (int step = 0; step < 1000; step++) { /* the last answers land */
 		now += 1000;
@@ -848,6 +871,18 @@ test_dispatches_to_the_owner(void)
 		mrc_test_pair_destroy(&p[j]);
 	}
 	return MRC_TEST_OK;
+}
+
+static int
+test_dispatches_to_the_owner(void)
+{
+	return dispatch_case(false);
+}
+
+static int
+test_horizon_waits_for_the_other_shards(void)
+{
+	return dispatch_case(true);
 }
 
 /*
@@ -919,6 +954,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 	MRC_TEST_CASE(test_reports_qp_errors),
 	MRC_TEST_CASE(test_dispatches_to_the_owner),
+	MRC_TEST_CASE(test_horizon_waits_for_the_other_shards),
 	MRC_TEST_CASE(test_counts_dispatch_it_cannot_make),
 };
 

@@ -81,6 +81,15 @@ void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
 int mrcd_loop_open(struct mrcd_daemon *d);
 void mrcd_loop_close(struct mrcd_daemon *d);
 
+/*
+ * Steering (mrcd_steer.c): record and say how plane p's port of host h gets
+ * packets to their owner shard, the port having `rx_queues` rx queues (and
+ * one tx queue per shard). 0, or -ENOTSUP when [ports] steering cannot be
+ * had on it.
+ */
+int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
+	uint16_t rx_queues);
+
 /* Take what the hosts' shards handed off (endpoint requests are counted and
  * freed: nothing acts on them yet). */
 void mrcd_handoff_drain(struct mrcd_daemon *d);

@@ -7,7 +7,8 @@
  * phase is MRCD_EXIT.
  *
  * The worker lcores' loop: poll the fabric, and for each of the worker's
- * hosts post what the generator lets, run the dataplane, take completions;
+ * shards (a host's part: mrcd_shardctx) post what the generator lets, run
+ * the dataplane, take completions;
  * publish snapshots every [lcores] stats_interval_ms (every millisecond
  * during the drain, which waits on them) and answer telemetry queries every
  * millisecond.
@@ -39,9 +40,8 @@ flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
 }
 
 static void
-completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
+completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 {
-	struct mrcd_hostctx *hc = &d->host[h];
 	struct mrc_cqe e[64];
 	unsigned int n;
 
@@ -72,10 +72,11 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		}
 }
 
+/* Every shard of a host gets the same port mask (control publishes it to each): shard 0's. */
 static uint32_t
 peer_planes(const struct mrcd_daemon *d, int local)
 {
-	return local >= 0 ? mrc_shard_port_mask(d->host[local].rt)
+	return local >= 0 ? mrc_shard_port_mask(d->host[local].shard[0].rt)
 			  : (uint32_t)((1u << d->cfg.daemon.planes) - 1);
 }
 
@@ -88,8 +89,9 @@ peer_planes(const struct mrcd_daemon *d, int local)
 static void
 tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
 {
-	for (unsigned int k = 0; k < w->n_hosts; k++) {
-		const struct mrcd_hostctx *hc = &d->host[w->hosts[k]];
+	for (unsigned int k = 0; k < w->n_units; k++) {
+		const struct mrcd_shardctx *hc =
+			&d->host[w->units[k].host].shard[w->units[k].shard];
 
 		for (uint32_t j = 0; j < hc->n_send; j++) {
 			const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
@@ -126,7 +128,7 @@ mrcd_worker_main(void *arg)
 		bool changed = false;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
-			const uint32_t m = mrc_shard_port_mask(d->host[h].rt);
+			const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
 
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
@@ -135,14 +137,14 @@ mrcd_worker_main(void *arg)
 			tell_peer_planes(d, w);
 		if (w->runs_fabric)
 			mrc_fabric_poll(d->fab, now);
-		for (unsigned int k = 0; k < w->n_hosts; k++) {
-			const unsigned int h = w->hosts[k];
-			struct mrcd_hostctx *hc = &d->host[h];
+		for (unsigned int k = 0; k < w->n_units; k++) {
+			struct mrcd_shardctx *sc =
+				&d->host[w->units[k].host].shard[w->units[k].shard];
 
 			/* Only flows that may post are visited (mrcd_sched.h). */
-			mrcd_sched_post(d, h, now, stopping);
-			mrc_shard_iterate(hc->rt, now, &hc->rand);
-			completions(d, h, now);
+			mrcd_sched_post(d, sc, now, stopping);
+			mrc_shard_iterate(sc->rt, now, &sc->rand);
+			completions(d, sc, now);
 		}
 		/* [lcores] pass_delay_us: a slower or busier core, for tests and benchmarks. */
 		if (d->cfg.lcores.pass_delay_us != 0)
@@ -152,9 +154,11 @@ mrcd_worker_main(void *arg)
 		next_tick = now + tick_gap;
 		/* The drain ends when the snapshots say every message is done: no waiting. */
 		if (now >= next_snap || stopping) {
-			for (unsigned int k = 0; k < w->n_hosts; k++) {
-				mrc_shard_publish(d->host[w->hosts[k]].rt, now);
-				mrcd_snapshot_publish(d, w->hosts[k], now, false);
+			for (unsigned int k = 0; k < w->n_units; k++) {
+				const struct mrcd_unit u = w->units[k];
+
+				mrc_shard_publish(d->host[u.host].shard[u.shard].rt, now);
+				mrcd_snapshot_publish(d, u.host, u.shard, now, false);
 			}
 			if (w->runs_fabric)
 				mrcd_fabric_snapshot_publish(d);
