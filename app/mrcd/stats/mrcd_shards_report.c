@@ -59,11 +59,12 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 				const struct mrcd_hostctx *hc = &d->host[h];
 
 				fprintf(f,
-					"%s{\"host\": %u, \"plane\": %u, \"port\": %u, \"rx_queues\": "
+					"%s{\"host\": %u, \"plane\": %u, \"port\": %u, "
+					"\"rx_queues\": "
 					"%u, \"steering\": \"%s\", \"why\": \"%s\"}",
 					first ? "" : ", ", d->cfg.daemon.first_host + h, p,
-					hc->port[p], hc->rx_queues[p], mrcd_steer_name(hc->steer[p]),
-					hc->steer_why[p]);
+					hc->port[p], hc->rx_queues[p],
+					mrcd_steer_name(hc->steer[p]), hc->steer_why[p]);
 				first = false;
 			}
 		fprintf(f, "],\n \"shards\": [");
@@ -79,7 +80,8 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 
 			if (json)
 				fprintf(f,
-					"%s{\"host\": %u, \"shard\": %u, \"worker\": %u, \"lcore\": "
+					"%s{\"host\": %u, \"shard\": %u, \"worker\": %u, "
+					"\"lcore\": "
 					"%u, \"qps\": %u, \"rx_pkts\": %" PRIu64
 					", \"rx_dispatched_out\": %" PRIu64
 					", \"rx_dispatched_in\": %" PRIu64
@@ -89,11 +91,12 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 					first ? "" : ", ", ch, k, sc->worker,
 					d->workers[sc->worker].lcore, mrc_shard_n_qps(sc->rt),
 					c->rx_pkts, c->rx_dispatched_out, c->rx_dispatched_in,
-					c->rx_dispatch_full, c->rx_misdispatched, c->rx_unknown_qpn);
+					c->rx_dispatch_full, c->rx_misdispatched,
+					c->rx_unknown_qpn);
 			else
 				fprintf(f,
-					"  host %u shard %u on worker %u (lcore %u): %u QPs, %" PRIu64
-					" packets read, %" PRIu64 " passed on, %" PRIu64
+					"  host %u shard %u on worker %u (lcore %u): %u QPs, "
+					"%" PRIu64 " packets read, %" PRIu64 " passed on, %" PRIu64
 					" taken from others, %" PRIu64 " dropped (inbound full)",
 					ch, k, sc->worker, d->workers[sc->worker].lcore,
 					mrc_shard_n_qps(sc->rt), c->rx_pkts, c->rx_dispatched_out,
