@@ -52,7 +52,10 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		many |= d->host[h].n_shards > 1;
 	if (json) {
-		fprintf(f, " \"workers_per_host\": %u, \"ports\": [",
+		fprintf(f, " \"tsc_hz\": %" PRIu64 ", \"worker_cpu_s_each\": [", d->hz);
+		for (unsigned int w = 0; w < d->n_workers; w++)
+			fprintf(f, "%s%.6f", w ? ", " : "", d->workers[w].cpu_ns / 1e9);
+		fprintf(f, "],\n \"workers_per_host\": %u, \"ports\": [",
 			d->n_hosts > 0 ? d->host[0].n_shards : 1);
 		for (unsigned int h = 0; h < d->n_hosts; h++)
 			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
@@ -101,6 +104,10 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 					ch, k, sc->worker, d->workers[sc->worker].lcore,
 					mrc_shard_n_qps(sc->rt), c->rx_pkts, c->rx_dispatched_out,
 					c->rx_dispatched_in, c->rx_dispatch_full);
+			if (json)
+				fprintf(f,
+					", \"cyc_dispatch\": %" PRIu64 ", \"rx_handoff\": %" PRIu64,
+					c->cyc_dispatch, c->rx_handoff);
 			print_cycles(f, c, json);
 			fprintf(f, json ? "}" : "\n");
 			first = false;
