@@ -269,6 +269,10 @@ def rows_workers(r):
         out.append(("1 worker: this tree / main, same run", f"{fmt(one['goodput_gbps'])} Gb/s",
                     f"main {fmt(s['main_1w']['goodput_gbps'])} Gb/s",
                     fmt(r["ratio_1w_over_main"]), "within 5%", cmd))
+        if r.get("ratio_1w_over_main_per_cpu_s") is not None:
+            out.append(("same, per worker CPU-second", f"{fmt(one['gbps_per_cpu_s'])} Gb/s",
+                        f"main {fmt(s['main_1w']['gbps_per_cpu_s'])} Gb/s",
+                        fmt(r["ratio_1w_over_main_per_cpu_s"]), "within 5%", cmd))
     return out
 
 
