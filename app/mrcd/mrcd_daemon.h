@@ -28,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "mrc_fabric.h"
+#include "mrc_rel_tx.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_gaps.h"
@@ -178,6 +179,7 @@ struct mrcd_query_rel {
 	uint8_t error, retries;
 	bool can_send, probe_wanted, probe_outstanding;
 	uint64_t rto_fired, probes_asked, spurious;
+	uint64_t lost[MRC_REL_LOSS_MAX]; /* packets found lost, by rel's rule */
 	/* ages at the copy, in TSC ticks */
 	uint64_t since_progress_tsc, since_ack_tsc, srtt_tsc;
 };

@@ -37,6 +37,7 @@
 #include <rte_malloc.h>
 
 #include "fabric_priv.h"
+#include "mrc_flow.h"
 
 #define INGRESS_BURST 64u
 
@@ -104,14 +105,18 @@ fab_ports_create(struct mrc_fabric *fab, const char **why)
 			p->up_link = fab_link_host_up(fab, pl, h);
 			p->down_link = fab_link_host_down(fab, pl, h);
 			p->carrier = true;
-			if (name_fmt(name, sizeof(name), "%s_h%up%u_rx", fab->name, h, pl) == 0)
-				p->to_host = ring_make(fab, name);
-			if (name_fmt(name, sizeof(name), "%s_h%up%u_tx", fab->name, h, pl) == 0)
-				p->from_host = ring_make(fab, name);
-			if (p->to_host == NULL || p->from_host == NULL) {
-				*why = "out of memory for the host rings";
-				rte_errno = ENOMEM;
-				return -ENOMEM;
+			for (unsigned int q = 0; q < fab->cfg.host_queues; q++) {
+				if (name_fmt(name, sizeof(name), "%s_h%up%uq%u_rx", fab->name, h,
+					    pl, q) == 0)
+					p->to_host_q[q] = ring_make(fab, name);
+				if (name_fmt(name, sizeof(name), "%s_h%up%uq%u_tx", fab->name, h,
+					    pl, q) == 0)
+					p->from_host_q[q] = ring_make(fab, name);
+				if (p->to_host_q[q] == NULL || p->from_host_q[q] == NULL) {
+					*why = "out of memory for the host rings";
+					rte_errno = ENOMEM;
+					return -ENOMEM;
+				}
 			}
 			if (name_fmt(name, sizeof(name), "%s_h%up%u", fab->name, h, pl) != 0 ||
 				name_fmt(p->vdev, sizeof(p->vdev), "net_ring_%s", name) != 0) {
@@ -119,7 +124,10 @@ fab_ports_create(struct mrc_fabric *fab, const char **why)
 				rte_errno = ENAMETOOLONG;
 				return -ENAMETOOLONG;
 			}
-			id = rte_eth_from_rings(name, &p->to_host, 1, &p->from_host, 1,
+			p->to_host = p->to_host_q[0];
+			p->from_host = p->from_host_q[0];
+			id = rte_eth_from_rings(name, p->to_host_q, fab->cfg.host_queues,
+				p->from_host_q, fab->cfg.host_queues,
 				(unsigned int)fab->cfg.socket_id);
 			if (id < 0) {
 				*why = "rte_eth_from_rings failed (no free ethdev port, or the "
@@ -155,10 +163,13 @@ fab_ports_destroy(struct mrc_fabric *fab)
 		for (unsigned int k = 0; k < p->n_stage; k++)
 			rte_pktmbuf_free(p->stage[k]);
 		p->n_stage = 0;
-		ring_drain_free(p->to_host);
-		ring_drain_free(p->from_host);
-		rte_free(p->to_host);
-		rte_free(p->from_host);
+		for (unsigned int q = 0; q < MRC_NIC_MAX_QUEUES; q++) {
+			ring_drain_free(p->to_host_q[q]);
+			ring_drain_free(p->from_host_q[q]);
+			rte_free(p->to_host_q[q]);
+			rte_free(p->from_host_q[q]);
+			p->to_host_q[q] = p->from_host_q[q] = NULL;
+		}
 		p->to_host = p->from_host = NULL;
 	}
 }
@@ -174,12 +185,15 @@ mrc_fabric_start_ports(struct mrc_fabric *fab, struct rte_mempool *pool)
 		const int sock = rte_eth_dev_socket_id(p->port_id);
 		int rc;
 
-		rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
-		if (rc == 0)
-			rc = rte_eth_rx_queue_setup(p->port_id, 0, 0, (unsigned int)sock, NULL,
+		rc = rte_eth_dev_configure(
+			p->port_id, fab->cfg.host_queues, fab->cfg.host_queues, &conf);
+		for (uint16_t q = 0; rc == 0 && q < fab->cfg.host_queues; q++) {
+			rc = rte_eth_rx_queue_setup(p->port_id, q, 0, (unsigned int)sock, NULL,
 				pool); /* 0 descriptors: the default; the ring PMD ignores it */
-		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(p->port_id, 0, 0, (unsigned int)sock, NULL);
+			if (rc == 0)
+				rc = rte_eth_tx_queue_setup(
+					p->port_id, q, 0, (unsigned int)sock, NULL);
+		}
 		if (rc == 0)
 			rc = rte_eth_dev_start(p->port_id);
 		/* dev_start brings a ring port's link up; show the fabric's state instead. */
@@ -230,8 +244,9 @@ bool
 fab_ports_pending(const struct mrc_fabric *fab)
 {
 	for (unsigned int i = 0; i < fab->n_ports; i++)
-		if (!rte_ring_empty(fab->ports[i].from_host))
-			return true;
+		for (unsigned int q = 0; q < fab->cfg.host_queues; q++)
+			if (!rte_ring_empty(fab->ports[i].from_host_q[q]))
+				return true;
 	return false;
 }
 
@@ -323,6 +338,49 @@ wire_capture(struct mrc_fabric *fab, struct rte_mbuf *m)
 	return c;
 }
 
+/* Take what one tx queue of a host port holds (at most a ring's worth). */
+static inline unsigned int
+ingress_queue(struct mrc_fabric *fab, struct fab_port *p, struct rte_ring *from_host,
+	struct rte_mbuf **burst)
+{
+	unsigned int taken = 0, n;
+
+	/*
+	 * At most a ring's worth per poll, so a busy host cannot starve the
+	 * rest, and no more than the heap has room for: beyond that the
+	 * packets wait in the host's ring, like frames behind a NIC's full
+	 * descriptor ring.
+	 */
+	while (taken < fab->cfg.ring_size) {
+		const unsigned int room = fab->cfg.max_in_flight - fab->in_flight;
+
+		n = rte_ring_dequeue_burst(
+			from_host, (void **)burst, RTE_MIN(INGRESS_BURST, room), NULL);
+		if (n == 0)
+			break;
+		taken += n;
+		for (unsigned int k = 0; k < n; k++) {
+			struct fab_item it = {.t_ps = fab->now_ps, .m = burst[k]};
+			uint64_t *why;
+
+			fab->cnt.host_tx_pkts++;
+			fab->cnt.host_tx_bytes += burst[k]->pkt_len;
+			it.m = wire_capture(fab, burst[k]);
+			if (it.m == NULL)
+				continue;
+			fab->in_flight++;
+			why = classify(fab, &it);
+			if (unlikely(why != NULL)) {
+				(*why)++;
+				fab_drop(fab, &it);
+				continue;
+			}
+			fab_link_enqueue(fab, p->up_link, &it);
+		}
+	}
+	return taken;
+}
+
 unsigned int
 fab_ingress(struct mrc_fabric *fab)
 {
@@ -334,47 +392,51 @@ fab_ingress(struct mrc_fabric *fab)
 	for (unsigned int i = 0, j = fab->ingress_first; i < fab->n_ports;
 		i++, j = j + 1 < fab->n_ports ? j + 1 : 0) {
 		struct fab_port *p = &fab->ports[j];
-		unsigned int taken = 0, n;
 
-		/*
-		 * At most a ring's worth per poll, so a busy host cannot starve the
-		 * rest, and no more than the heap has room for: beyond that the
-		 * packets wait in the host's ring, like frames behind a NIC's full
-		 * descriptor ring.
-		 */
-		while (taken < fab->cfg.ring_size) {
-			const unsigned int room = fab->cfg.max_in_flight - fab->in_flight;
-
-			n = rte_ring_dequeue_burst(
-				p->from_host, (void **)burst, RTE_MIN(INGRESS_BURST, room), NULL);
-			if (n == 0)
-				break;
-			taken += n;
-			for (unsigned int k = 0; k < n; k++) {
-				struct fab_item it = {.t_ps = fab->now_ps, .m = burst[k]};
-				uint64_t *why;
-
-				fab->cnt.host_tx_pkts++;
-				fab->cnt.host_tx_bytes += burst[k]->pkt_len;
-				it.m = wire_capture(fab, burst[k]);
-				if (it.m == NULL)
-					continue;
-				fab->in_flight++;
-				why = classify(fab, &it);
-				if (unlikely(why != NULL)) {
-					(*why)++;
-					fab_drop(fab, &it);
-					continue;
-				}
-				fab_link_enqueue(fab, p->up_link, &it);
-			}
-		}
-		total += taken;
+		total += ingress_queue(fab, p, p->from_host, burst);
+		for (unsigned int q = 1; q < fab->cfg.host_queues; q++)
+			total += ingress_queue(fab, p, p->from_host_q[q], burst);
 	}
 	return total;
 }
 
 /* ---- delivery ---- */
+
+/*
+ * A port with several rx queues: the emulated NIC puts each packet on the
+ * queue the port's recorded rules name (drivers/nic), in one enqueue per
+ * queue; a full queue drops the rest of its share, as a NIC does.
+ */
+static void
+flush_port_steered(struct mrc_fabric *fab, struct fab_port *p)
+{
+	const unsigned int n = p->n_stage, nq = fab->cfg.host_queues;
+	struct rte_mbuf *by_q[MRC_NIC_MAX_QUEUES][STAGE];
+	uint16_t queue[STAGE], nb[MRC_NIC_MAX_QUEUES] = {0};
+
+	mrc_nic_emu_classify(mrc_flow_rec_table(p->port_id), p->stage, (uint16_t)n, (uint16_t)nq,
+		queue, &fab->nic_cnt);
+	for (unsigned int k = 0; k < n; k++)
+		by_q[queue[k]][nb[queue[k]]++] = p->stage[k];
+	for (unsigned int q = 0; q < nq; q++) {
+		unsigned int sent;
+
+		if (nb[q] == 0)
+			continue;
+		sent = rte_ring_enqueue_burst(p->to_host_q[q], (void **)by_q[q], nb[q], NULL);
+		for (unsigned int k = 0; k < sent; k++)
+			fab->cnt.delivered_bytes += by_q[q][k]->pkt_len;
+		fab->cnt.delivered_pkts += sent;
+		if (unlikely(sent < nb[q])) {
+			fab->links[p->down_link].cnt.drop_host_rx_full += nb[q] - sent;
+			fab->cnt.drop_host_rx_full += nb[q] - sent;
+			fab->nic_cnt.rx_full_pkts += nb[q] - sent;
+			rte_pktmbuf_free_bulk(by_q[q] + sent, nb[q] - sent);
+		}
+	}
+	fab->in_flight -= n;
+	p->n_stage = 0;
+}
 
 static void
 flush_port(struct mrc_fabric *fab, struct fab_port *p)
@@ -384,6 +446,10 @@ flush_port(struct mrc_fabric *fab, struct fab_port *p)
 
 	if (n == 0)
 		return;
+	if (fab->cfg.host_queues > 1) {
+		flush_port_steered(fab, p);
+		return;
+	}
 	sent = rte_ring_enqueue_burst(p->to_host, (void **)p->stage, n, NULL);
 	for (unsigned int k = 0; k < sent; k++)
 		fab->cnt.delivered_bytes += p->stage[k]->pkt_len;

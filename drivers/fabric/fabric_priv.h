@@ -33,6 +33,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_log.h"
+#include "mrc_nic_emu.h"
 #include "mrc_rand.h"
 
 MRC_LOG_TYPE_DECLARE(fabric);
@@ -102,8 +103,8 @@ struct fab_switch {
 };
 
 struct fab_port {
-	struct rte_ring *to_host;   /* the port's rx queue */
-	struct rte_ring *from_host; /* the port's tx queue */
+	struct rte_ring *to_host;   /* the port's rx queue 0 (to_host_q[0]) */
+	struct rte_ring *from_host; /* the port's tx queue 0 (from_host_q[0]) */
 	uint32_t up_link, down_link;
 	uint16_t port_id;
 	uint8_t host, plane;
@@ -113,6 +114,9 @@ struct fab_port {
 	uint16_t n_stage;
 	struct rte_mbuf *stage[STAGE];
 	char vdev[48]; /* "net_ring_<name>" for rte_vdev_uninit */
+	/* Every queue (host_queues of them); kept last, out of the one-queue path's lines. */
+	struct rte_ring *to_host_q[MRC_NIC_MAX_QUEUES];
+	struct rte_ring *from_host_q[MRC_NIC_MAX_QUEUES];
 };
 
 struct mrc_fabric {
@@ -160,6 +164,7 @@ struct mrc_fabric {
 
 	char why[320];
 	struct mrc_fabric_counters cnt;
+	struct mrc_nic_emu_counters nic_cnt; /* host ports with several queues */
 };
 
 /* ---- numbering (fabric_topo.c) ---- */

@@ -52,6 +52,7 @@ mrc_fabric_cfg_defaults(struct mrc_fabric_cfg *cfg)
 	cfg->control_priority = false;
 	cfg->loss_prob = 0.0;
 	cfg->ring_size = 1024;
+	cfg->host_queues = 1;
 	cfg->max_in_flight = 65536;
 	cfg->tsc_hz = 0;
 	cfg->seed = 1;
@@ -107,6 +108,8 @@ mrc_fabric_cfg_check(const struct mrc_fabric_cfg *cfg, const char **why)
 	if (cfg->ring_size < 64 || cfg->ring_size > 65536 ||
 		(cfg->ring_size & (cfg->ring_size - 1)) != 0)
 		return fail(why, "ring_size must be a power of 2, 64..65536");
+	if (cfg->host_queues < 1 || cfg->host_queues > MRC_NIC_MAX_QUEUES)
+		return fail(why, "host_queues must be 1..16");
 	if (cfg->max_in_flight < 64 || cfg->max_in_flight > (1u << 24))
 		return fail(why, "max_in_flight must be 64..2^24");
 	if (cfg->tsc_hz == 0)
@@ -352,6 +355,12 @@ const struct mrc_fabric_counters *
 mrc_fabric_counters(const struct mrc_fabric *fab)
 {
 	return &fab->cnt;
+}
+
+const struct mrc_nic_emu_counters *
+mrc_fabric_nic_counters(const struct mrc_fabric *fab)
+{
+	return &fab->nic_cnt;
 }
 
 unsigned int

@@ -188,11 +188,19 @@ struct mrc_fabric_cfg {
 	bool control_priority;	       /**< control DSCP rides the priority queue (false) */
 	double loss_prob;	       /**< initial loss probability of every link, 0..1 (0) */
 	uint32_t ring_size;	       /**< entries per host ring, power of 2, 64..65536 (1024) */
-	uint32_t max_in_flight;	       /**< packets inside the fabric, 64..2^24 (65536) */
-	uint64_t tsc_hz;	       /**< the clock now_tsc counts in (required, no default) */
-	uint64_t seed;		       /**< PRNG seed (1) */
-	int socket_id;		       /**< memory and rings (SOCKET_ID_ANY) */
-	struct mrc_wire_cfg wire;      /**< the DSCP code points (mrc_wire_cfg_defaults) */
+	/**
+	 * rx and tx queues of each host port, 1..MRC_NIC_MAX_QUEUES (1): one
+	 * per worker of the host. With more than one, delivery plays the NIC:
+	 * each packet goes to the rx queue a rule recorded for the port
+	 * (mrc_flow_ops_rec, drivers/nic) names, queue 0 if none; ingress
+	 * takes from every tx queue. doc/steering.md.
+	 */
+	uint16_t host_queues;
+	uint32_t max_in_flight;	  /**< packets inside the fabric, 64..2^24 (65536) */
+	uint64_t tsc_hz;	  /**< the clock now_tsc counts in (required, no default) */
+	uint64_t seed;		  /**< PRNG seed (1) */
+	int socket_id;		  /**< memory and rings (SOCKET_ID_ANY) */
+	struct mrc_wire_cfg wire; /**< the DSCP code points (mrc_wire_cfg_defaults) */
 	/** Hosts' NIC addresses, for structured-EV packets (default fd00::<h+1>). */
 	uint8_t nic_addr[MRC_FABRIC_MAX_HOSTS][MRC_IPV6_ADDR_LEN];
 };
@@ -459,6 +467,13 @@ struct mrc_fabric_link_id {
 
 /** Whole-fabric counters (live; the polling lcore writes them). */
 const struct mrc_fabric_counters *mrc_fabric_counters(const struct mrc_fabric *fab);
+
+struct mrc_nic_emu_counters;
+/**
+ * The emulated NIC's counters over all host ports (steered, default queue,
+ * unparsed, rx queue full); all zero with host_queues 1.
+ */
+const struct mrc_nic_emu_counters *mrc_fabric_nic_counters(const struct mrc_fabric *fab);
 
 /** Links, for walking them all: ids 0..n-1. */
 unsigned int mrc_fabric_n_links(const struct mrc_fabric *fab);

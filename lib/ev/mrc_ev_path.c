@@ -12,6 +12,18 @@
 
 #include "mrc_ev_path.h"
 
+/* Several workers at the destination: their function uSID ends the path. */
+static inline int
+add_worker(const struct mrc_ev_path_tmpl *tmpl, uint32_t plane, struct mrc_usid_path *out)
+{
+	if (tmpl->dst_workers <= 1)
+		return 0;
+	if (tmpl->dst_worker >= tmpl->dst_workers)
+		return -EINVAL;
+	out->usid[out->n++] = mrc_ev_usid(plane, MRC_USID_TIER_WORKER, tmpl->dst_worker);
+	return 0;
+}
+
 int
 mrc_ev_path(const struct mrc_ev_path_tmpl *tmpl, const struct mrc_ev_layout *layout, uint32_t ev,
 	struct mrc_usid_path *out)
@@ -28,7 +40,7 @@ mrc_ev_path(const struct mrc_ev_path_tmpl *tmpl, const struct mrc_ev_layout *lay
 		out->n = 2;
 		out->usid[0] = mrc_ev_usid(plane, MRC_USID_TIER_T0, tmpl->src_t0);
 		out->usid[1] = mrc_ev_usid(plane, MRC_USID_TIER_HOST, tmpl->dst_host);
-		return 0;
+		return add_worker(tmpl, plane, out);
 	}
 	if (tmpl->n_t1 == 0)
 		return -EINVAL;
@@ -38,5 +50,18 @@ mrc_ev_path(const struct mrc_ev_path_tmpl *tmpl, const struct mrc_ev_layout *lay
 	out->usid[1] = mrc_ev_usid(plane, MRC_USID_TIER_T1, (uint8_t)(uplink % tmpl->n_t1));
 	out->usid[2] = mrc_ev_usid(plane, MRC_USID_TIER_T0, tmpl->dst_t0);
 	out->usid[3] = mrc_ev_usid(plane, MRC_USID_TIER_HOST, tmpl->dst_host);
-	return 0;
+	return add_worker(tmpl, plane, out);
+}
+
+int
+mrc_ev_worker_addr(uint32_t block, unsigned int plane, uint8_t host, uint8_t worker,
+	uint8_t addr[MRC_IPV6_ADDR_LEN])
+{
+	struct mrc_usid_path p = {.block = block, .n = 2};
+
+	if (plane >= MRC_EV_MAX_PLANES)
+		return -EINVAL;
+	p.usid[0] = mrc_ev_usid(plane, MRC_USID_TIER_HOST, host);
+	p.usid[1] = mrc_ev_usid(plane, MRC_USID_TIER_WORKER, worker);
+	return mrc_usid_encode(&p, (uint8_t(*)[MRC_IPV6_ADDR_LEN])addr, 1) == 1 ? 0 : -EINVAL;
 }

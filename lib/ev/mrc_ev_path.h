@@ -23,8 +23,9 @@
  *    +---------+---------+------------------+
  *
  *   tier 0x0 = T0 switch, 0x1 = T1 switch, 0xE = host (a NIC port, the
- *   destination's downlink on its T0); index = switch or host number within
- *   the plane (the same numbering in every plane). plane + 1 >= 1, so a uSID
+ *   destination's downlink on its T0), 0xF = worker function (which of the
+ *   destination host's workers, doc/steering.md); index = switch, host or
+ *   worker number within the plane (the same numbering in every plane). plane + 1 >= 1, so a uSID
  *   is never 0 (0 ends a container). Planes 0..7 (MRC_EV_MAX_PLANES) use
  *   leading nibbles 1..8.
  *
@@ -43,9 +44,12 @@
 #include "mrc_ev.h"
 #include "mrc_srv6.h"
 
-#define MRC_USID_TIER_T0   0x0
-#define MRC_USID_TIER_T1   0x1
-#define MRC_USID_TIER_HOST 0xE
+#define MRC_USID_TIER_T0     0x0
+#define MRC_USID_TIER_T1     0x1
+#define MRC_USID_TIER_HOST   0xE
+#define MRC_USID_TIER_WORKER 0xF
+/** Workers a host can address (the uSID's 8-bit index). */
+#define MRC_EV_MAX_WORKERS 256
 
 /** The uSID of switch/host `index` of `tier` on `plane` (plane < MRC_EV_MAX_PLANES). */
 static inline uint16_t
@@ -66,6 +70,13 @@ struct mrc_ev_path_tmpl {
 	 */
 	uint8_t dst_host;
 	uint8_t n_t1; /**< T1 switches per plane (>= 1 when src_t0 != dst_t0) */
+	/**
+	 * Workers of the destination host (0 or 1: one, no worker uSID). With
+	 * more, the path ends with the worker uSID of dst_worker, the worker
+	 * that owns the destination QP (doc/steering.md).
+	 */
+	uint16_t dst_workers;
+	uint8_t dst_worker; /**< < dst_workers when dst_workers > 1 */
 };
 
 /**
@@ -76,5 +87,14 @@ struct mrc_ev_path_tmpl {
  */
 int mrc_ev_path(const struct mrc_ev_path_tmpl *tmpl, const struct mrc_ev_layout *layout,
 	uint32_t ev, struct mrc_usid_path *out);
+
+/**
+ * The outer destination address of packets for `worker` of `host` on
+ * `plane` as they reach the host (after the last switch's shift): the
+ * address an rx steering rule matches, <block>:<host uSID>:<worker uSID>::.
+ * @return 0, or -EINVAL (plane >= MRC_EV_MAX_PLANES).
+ */
+int mrc_ev_worker_addr(uint32_t block, unsigned int plane, uint8_t host, uint8_t worker,
+	uint8_t addr[MRC_IPV6_ADDR_LEN]);
 
 #endif /* MRC_EV_PATH_H */

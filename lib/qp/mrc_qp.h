@@ -198,6 +198,15 @@ struct mrc_qp_attr {
 	struct mrc_cc_params cc;
 	/* INIT -> RTR: what we accept as responder */
 	uint32_t dest_qpn;
+	/**
+	 * Workers of the destination host (0 or 1: one; the path then carries
+	 * no worker uSID and the wire format is as with one worker). With
+	 * more, every packet's path ends with the worker uSID of dest_worker,
+	 * the worker that owns dest_qpn at the peer, so the peer's NIC can
+	 * steer it to that worker's rx queue (doc/steering.md).
+	 */
+	uint16_t dest_workers;
+	uint8_t dest_worker;	/**< < dest_workers; the peer's (dest_qpn - qpn_base) % workers */
 	uint32_t start_psn_rx;	/**< first PSN the peer will send */
 	uint8_t mpr;		/**< our window, x 128 PSNs */
 	uint16_t wimm;		/**< Write-IMM messages we track at once */
@@ -281,6 +290,19 @@ int mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint
 uint16_t mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask,
 	struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max);
 
+/**
+ * mrc_qp_tx_burst() for a caller that tells a port that is down
+ * (`port_up_mask`: bit p clear, nothing may leave on plane p) from one whose
+ * tx queue is full for now (`room_mask`: bit p clear while it has no room).
+ * Everything waits for room but the probe of a retired EV: it waits for its
+ * plane's room a quarter of the probe interval at most, then goes past it
+ * (a few bytes). Without this, at line rate a plane short of room whenever
+ * its probe came due was a plane down to the probe rounds, and a path that
+ * healed was never probed back.
+ */
+uint16_t mrc_qp_tx_burst_room(struct mrc_qp *qp, uint64_t now_tsc, uint32_t port_up_mask,
+	uint32_t room_mask, struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max);
+
 /** Take one received packet for this QP (already parsed into `v`); frees `m`. */
 void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc);
 
@@ -329,6 +351,7 @@ bool mrc_qp_idle(const struct mrc_qp *qp);
 	X(tx_nacks, "pkts", "NACKs sent")                                                      \
 	X(tx_probes, "pkts", "reliability probes sent")                                        \
 	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                        \
+	X(tx_ev_probes_past_room, "pkts", "EV probes sent past a full tx queue")               \
 	X(tx_wimm_waits, "events", "Write-IMM messages held back: the peer's WIMM was in use") \
 	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                         \
 	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")              \

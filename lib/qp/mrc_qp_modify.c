@@ -119,6 +119,11 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 		*why = "dest_qpn must be 3..0xffffff";
 		return -EINVAL;
 	}
+	if (a->dest_workers > MRC_EV_MAX_WORKERS ||
+		(a->dest_workers > 1 && a->dest_worker >= a->dest_workers)) {
+		*why = "dest_worker must be below dest_workers (at most 256)";
+		return -EINVAL;
+	}
 	if (a->wimm == 0 || !rte_is_power_of_2(a->wimm)) {
 		*why = "wimm must be a power of two";
 		return -EINVAL;
@@ -151,6 +156,8 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 		return -EINVAL;
 	}
 	qp->dest_qpn = a->dest_qpn;
+	qp->addr.path.dst_workers = a->dest_workers;
+	qp->addr.path.dst_worker = a->dest_worker;
 	qp->wimm = a->wimm;
 	qp->imm_mask = a->wimm - 1u;
 	return 0;
@@ -219,6 +226,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		qp->mem_bytes += mrc_trk_pool_mem_bytes(qp->trk_pool);
 	}
 	qp->ev_probe_timeout_tsc = mrc_rel_tx_pkt_timeout(qp->rtx);
+	qp->ev_probe_held = false;
 	return 0;
 }
 

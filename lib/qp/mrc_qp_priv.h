@@ -137,7 +137,11 @@ struct mrc_qp {
 	uint16_t probe_id;
 	struct qp_ev_probe ev_probe[EV_PROBES];
 	uint64_t ev_probe_timeout_tsc;
-	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
+	/* an EV probe chosen while its plane had no tx room waits (mrc_qp_tx_burst_room) */
+	bool ev_probe_held;
+	uint16_t ev_probe_held_slot;
+	uint64_t ev_probe_held_tsc; /* since when */
+	uint64_t rto_seen;	    /* rel's rto_fired when mrc_qp_poll() last looked */
 
 	/* handed to rel's callbacks: the NACK being applied, and the time */
 	uint8_t nack_reason;

@@ -402,8 +402,9 @@ resend_copy(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t cookie, uint32_t
 	return 1;
 }
 
+/* `up`: planes whose port is up; `usable`: those of them with tx room now. */
 static uint16_t
-tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *rand,
+tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, struct mrc_rand *rand,
 	struct rte_mbuf **pkts, uint16_t max)
 {
 	struct mrc_rel_tx *rtx = qp->rtx;
@@ -484,20 +485,48 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 	for (unsigned int i = 0; i < EV_PROBES && n < max && rtx->retries == 0; i++) {
 		struct qp_ev_probe *pr = &qp->ev_probe[i];
 		struct rte_mbuf *m;
+		bool past_room = false;
 
 		if (pr->busy)
 			continue;
-		slot = mrc_ev_probe_due(qp->ev, now);
-		if (slot < 0)
-			break;
+		if (qp->ev_probe_held) {
+			slot = qp->ev_probe_held_slot;
+		} else {
+			slot = mrc_ev_probe_due(qp->ev, now);
+			if (slot < 0)
+				break;
+		}
 		ev = mrc_ev_value(qp->ev, slot);
-		if (!((usable >> ev_plane(qp, ev)) & 1))
-			continue; /* its plane is down here: a probe would prove nothing */
+		if (!((up >> ev_plane(qp, ev)) & 1) ||
+			mrc_ev_state(qp->ev, slot) != MRC_EV_ASSUMED_BAD) {
+			/* Its port is down here (a probe would prove nothing), or it is back. */
+			qp->ev_probe_held = false;
+			continue;
+		}
+		if (!((usable >> ev_plane(qp, ev)) & 1)) {
+			/*
+			 * No room on its plane now: it waits, for a bounded time
+			 * (mrc_qp_tx_burst_room). Dropping it instead ended the
+			 * round as if it had been sent and unanswered, and backed
+			 * the rounds off; at line rate no probe went at all. The
+			 * rounds stand still meanwhile.
+			 */
+			if (!qp->ev_probe_held) {
+				qp->ev_probe_held = true;
+				qp->ev_probe_held_slot = (uint16_t)slot;
+				qp->ev_probe_held_tsc = now;
+			}
+			if (now - qp->ev_probe_held_tsc < qp->ev->probe_interval_tsc / 4)
+				break;
+			past_room = true;
+		}
 		m = build_probe(qp, ev);
 		if (m == NULL)
 			break;
+		qp->ev_probe_held = false;
 		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true};
 		qp->cnt.tx_ev_probes++;
+		qp->cnt.tx_ev_probes_past_room += past_room;
 		pkts[n++] = m;
 	}
 
@@ -552,16 +581,24 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t usable, struct mrc_rand *
 }
 
 uint16_t
-mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask, struct mrc_rand *rand,
-	struct rte_mbuf **pkts, uint16_t max)
+mrc_qp_tx_burst_room(struct mrc_qp *qp, uint64_t now_tsc, uint32_t port_up_mask, uint32_t room_mask,
+	struct mrc_rand *rand, struct rte_mbuf **pkts, uint16_t max)
 {
-	const uint32_t usable = plane_ok_mask & qp->peer_planes & qp->plane_mask;
+	const uint32_t up = port_up_mask & qp->peer_planes & qp->plane_mask;
+	const uint32_t usable = up & room_mask;
 	uint16_t n = 0;
 
 	qp->now_tsc = now_tsc;
 	if (qp->state >= MRC_QP_RTR && qp->state != MRC_QP_ERROR)
 		n = tx_ctrl(qp, usable, rand, pkts, max);
 	if (qp->state == MRC_QP_RTS && n < max)
-		n += tx_requester(qp, now_tsc, usable, rand, pkts + n, (uint16_t)(max - n));
+		n += tx_requester(qp, now_tsc, up, usable, rand, pkts + n, (uint16_t)(max - n));
 	return n;
+}
+
+uint16_t
+mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask, struct mrc_rand *rand,
+	struct rte_mbuf **pkts, uint16_t max)
+{
+	return mrc_qp_tx_burst_room(qp, now_tsc, plane_ok_mask, plane_ok_mask, rand, pkts, max);
 }

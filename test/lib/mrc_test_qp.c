@@ -163,13 +163,17 @@ mrc_test_pair_create(struct mrc_test_pair *p, const struct mrc_test_pair_cfg *cf
 		fprintf(stderr, "  mbuf pool: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	/* A pair that fails to come up is taken down again: nothing leaks. */
 	for (unsigned int i = 0; i < 2; i++)
 		if (host_init(p, i, cfg) != 0)
-			return -1;
+			goto fail;
 	for (unsigned int i = 0; i < 2; i++)
 		if (connect_qp(p, i, cfg) != 0)
-			return -1;
+			goto fail;
 	return 0;
+fail:
+	mrc_test_pair_destroy(p);
+	return -1;
 }
 
 void

@@ -87,13 +87,19 @@ stats(const struct mrc_cc *cc)
 	return st;
 }
 
-/* An NSCC instance whose window was cut to `cwnd` by one loss (QA disabled). */
+/*
+ * An NSCC instance whose window was cut to `cwnd` by one loss (QA disabled):
+ * without trimming a silent loss shrinks the window, with it a trim does.
+ */
 static int
 nscc_at(struct mrc_cc *cc, const struct mrc_cc_params *p, uint32_t cwnd)
 {
 	MRC_T_EQ(mrc_cc_init(cc, MRC_CC_NSCC, p), 0);
 	MRC_T_EQ(mrc_cc_cwnd(cc), p->max_cwnd_bytes ? p->max_cwnd_bytes : MAXWND);
-	mrc_cc_on_loss(cc, mrc_cc_cwnd(cc) - cwnd, T0);
+	if (p->trimming_enabled)
+		mrc_cc_on_trim(cc, mrc_cc_cwnd(cc) - cwnd, false, T0);
+	else
+		mrc_cc_on_loss(cc, mrc_cc_cwnd(cc) - cwnd, T0);
 	MRC_T_EQ(mrc_cc_cwnd(cc), cwnd);
 	return MRC_TEST_OK;
 }
@@ -581,12 +587,30 @@ test_quick_adapt_loss_and_conditions(void)
 	mrc_cc_on_trim(&cc, MTU, false, now + period + 2);
 	MRC_T_EQ(mrc_cc_cwnd(&cc), 5000);
 
-	/* Enough achieved bytes: no quick adapt, just the packet out of the window. */
+	/*
+	 * Enough achieved bytes: no quick adapt. A trim takes its packet out
+	 * of the window; a silent loss, where the network trims, does not: it
+	 * is a corruption or a failed path, not congestion (random loss wore
+	 * the window down: the daemon at 1% loss per link).
+	 */
 	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
 	ack(&cc, now, 30000, 3000, false); /* >= MaxWnd / 8 = 23437 */
 	mrc_cc_on_loss(&cc, MTU, now + period + 1);
 	MRC_T_EQ(stats(&cc).qa_events, 0);
+	MRC_T_EQ(mrc_cc_cwnd(&cc), MAXWND);
+	mrc_cc_on_trim(&cc, MTU, false, now + period + 2);
+	MRC_T_EQ(stats(&cc).qa_events, 0);
 	MRC_T_EQ(mrc_cc_cwnd(&cc), MAXWND - MTU);
+	/* Without trimming a loss is a queue's overflow: out of the window. */
+	{
+		const struct mrc_cc_params tail_drop = params(false);
+
+		MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &tail_drop), 0);
+		ack(&cc, now, 30000, 3000, false);
+		mrc_cc_on_loss(&cc, MTU, now + period + 1);
+		MRC_T_EQ(stats(&cc).qa_events, 0);
+		MRC_T_EQ(mrc_cc_cwnd(&cc), MAXWND - MTU);
+	}
 
 	/* No trim, no loss, no delay trigger (trimming): no quick adapt. */
 	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
@@ -685,10 +709,10 @@ test_bounds(void)
 	uint64_t now = T0;
 	uint32_t lo = UINT32_MAX, hi = 0;
 
-	/* Losses cannot take the window below one MTU. */
+	/* Trims cannot take the window below one MTU. */
 	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
 	for (int i = 0; i < 100; i++)
-		mrc_cc_on_loss(&cc, 50000, now);
+		mrc_cc_on_trim(&cc, 50000, false, now);
 	MRC_T_EQ(mrc_cc_cwnd(&cc), MTU);
 	/* Increases cannot take it above MaxWnd. */
 	for (int i = 0; i < 5000; i++) {

@@ -155,6 +155,54 @@ test_set_path_accepts(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Several workers at the destination: the worker uSID ends the path (far and
+ * near), and after the last T0's shift the outer destination is exactly
+ * mrc_ev_worker_addr(), the address a steering rule matches. One worker (0
+ * or 1) adds nothing; a worker index beyond the count is refused.
+ */
+static int
+test_worker_usid(void)
+{
+	const struct mrc_ev_layout l = MRC_EV_LAYOUT_DEFAULT;
+	struct mrc_ev_path_tmpl t = tmpl_far, near = tmpl_far;
+	uint8_t want[16];
+	struct mrc_usid_path p;
+	struct mrc_pkt pkt;
+
+	MRC_T_EQ(mrc_ev_usid(2, MRC_USID_TIER_WORKER, 1), 0x3f01);
+	t.dst_workers = 1;
+	t.dst_worker = 0;
+	MRC_T_RUN(expect_path(
+		&t, &l, ev_of(2, 9, 7), (const uint16_t[]){0x3005, 0x3101, 0x3007, 0x3e03}, 4));
+	t.dst_workers = 2;
+	t.dst_worker = 1;
+	MRC_T_RUN(expect_path(&t, &l, ev_of(2, 9, 7),
+		(const uint16_t[]){0x3005, 0x3101, 0x3007, 0x3e03, 0x3f01}, 5));
+	near.dst_t0 = near.src_t0;
+	near.dst_workers = 4;
+	near.dst_worker = 3;
+	MRC_T_RUN(expect_path(
+		&near, &l, ev_of(0, 1, 1), (const uint16_t[]){0x1005, 0x1e03, 0x1f03}, 3));
+	/* Still one container; after the three switches' shifts, the worker's address. */
+	MRC_T_EQ(mrc_ev_path(&t, &l, ev_of(2, 9, 7), &p), 0);
+	memset(&pkt, 0, sizeof(pkt));
+	MRC_T_EQ(mrc_srv6_set_path(&pkt, &p), 0);
+	MRC_T_ASSERT(!(pkt.flags & MRC_PKT_F_SRH), "5 uSIDs need no SRH");
+	for (int i = 0; i < 3; i++)
+		(void)mrc_usid_shift(pkt.outer.dst);
+	MRC_T_EQ(mrc_ev_worker_addr(BLOCK, 2, 3, 1, want), 0);
+	MRC_T_MEMEQ(pkt.outer.dst, want, 16);
+	static const uint8_t bytes[16] = {
+		0xfc, 0xbb, 0x00, 0x00, 0x3e, 0x03, 0x3f, 0x01, 0, 0, 0, 0, 0, 0, 0, 0};
+	MRC_T_MEMEQ(want, bytes, 16);
+	/* Errors. */
+	t.dst_worker = 2;
+	MRC_T_EQ(mrc_ev_path(&t, &l, ev_of(2, 9, 7), &p), -EINVAL);
+	MRC_T_EQ(mrc_ev_worker_addr(BLOCK, MRC_EV_MAX_PLANES, 3, 1, want), -EINVAL);
+	return MRC_TEST_OK;
+}
+
 /* A whole pool onto a 4-T1 fabric: valid paths, plane nibble = plane + 1, T1s evenly used. */
 static int
 test_pool_paths(void)
@@ -197,6 +245,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_errors),
 	MRC_TEST_CASE(test_set_path_accepts),
 	MRC_TEST_CASE(test_pool_paths),
+	MRC_TEST_CASE(test_worker_usid),
 };
 
 MRC_TEST_MAIN("ev_path", cases)

@@ -141,7 +141,9 @@ mk(const struct mrc_fabric_cfg *c, const struct spec *s)
 				.src_t0 = (uint8_t)(s->src / c->hosts_per_t0),
 				.dst_t0 = (uint8_t)(s->dst / c->hosts_per_t0),
 				.dst_host = (uint8_t)s->dst,
-				.n_t1 = c->n_t1};
+				.n_t1 = c->n_t1,
+				.dst_workers = s->dst_workers,
+				.dst_worker = s->dst_worker};
 
 			if (mrc_ev_path(&t, &layout, p.ev, &up) != 0)
 				goto fail;
@@ -603,6 +605,78 @@ test_structured_ev_ecmp(void)
 	return check_no_leak();
 }
 
+/*
+ * Several workers at the destination (doc/steering.md): the worker uSID
+ * after the host's rides through every switch untouched, near and far, and
+ * the packet reaches the host port with the worker's address as outer
+ * destination, parses, and decodes to [host, worker]. A path whose worker
+ * uSID is active at a switch (a peer that left the host uSID out) is no
+ * route there, counted, not delivered.
+ */
+static int
+test_worker_usid(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	uint64_t now = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_hosts = 4;
+	c.n_planes = 2;
+	c.hosts_per_t0 = 2;
+	c.n_t1 = 2;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric created");
+	for (unsigned int d = 1; d < 4; d++)
+		for (uint8_t w = 0; w < 3; w++) {
+			const struct spec sp = {.src = 0,
+				.dst = d,
+				.plane = 1,
+				.uplink = w,
+				.payload = 128,
+				.psn = d * 8 + w,
+				.dst_workers = 3,
+				.dst_worker = w};
+			struct rte_mbuf *rx[2];
+			unsigned int rh[2], rp[2];
+			uint8_t want[16];
+			struct mrc_usid_path back;
+			struct mrc_pkt v;
+
+			MRC_T_RUN(send_spec(f, &c, &sp));
+			run_idle(f, &now);
+			MRC_T_EQ(rx_all(f, &c, rx, 2, rh, rp), 1);
+			MRC_T_ASSERT(rh[0] == d && rp[0] == 1,
+				"to host %u worker %u: host %u plane %u", d, w, rh[0], rp[0]);
+			MRC_T_EQ(mrc_pkt_parse(rx[0], &t_wire, &v), MRC_WIRE_OK);
+			MRC_T_EQ(mrc_ev_worker_addr(c.block, 1, (uint8_t)d, w, want), 0);
+			MRC_T_MEMEQ(v.outer.dst, want, 16);
+			MRC_T_EQ(mrc_srv6_get_path(&v, c.block, &back), 0);
+			MRC_T_EQ(back.n, 2);
+			MRC_T_EQ(back.usid[1], mrc_ev_usid(1, MRC_USID_TIER_WORKER, w));
+			MRC_T_EQ(v.payload_len, 128);
+			free_all(rx, 1);
+		}
+	MRC_T_EQ(mrc_fabric_counters(f)->delivered_pkts, 9);
+	/* The worker uSID where a switch's should be: no switch owns it. */
+	const struct mrc_usid_path bad = {.block = c.block,
+		.n = 2,
+		.usid = {mrc_ev_usid(1, MRC_USID_TIER_T0, 0),
+			mrc_ev_usid(1, MRC_USID_TIER_WORKER, 0)}};
+	const struct spec hostile = {.src = 0, .dst = 1, .plane = 1, .payload = 8, .path = &bad};
+	struct rte_mbuf *rx[2];
+
+	MRC_T_RUN(send_spec(f, &c, &hostile));
+	run_idle(f, &now);
+	MRC_T_EQ(rx_all(f, &c, rx, 2, NULL, NULL), 0);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_no_route, 1);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
 /* ---- drops ---- */
 
 static int
@@ -803,6 +877,7 @@ test_black_hole(void)
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_forward_2_planes),
 	MRC_TEST_CASE(test_forward_8_planes),
+	MRC_TEST_CASE(test_worker_usid),
 	MRC_TEST_CASE(test_exact_timing),
 	MRC_TEST_CASE(test_tx_backlog),
 	MRC_TEST_CASE(test_srh_containers),

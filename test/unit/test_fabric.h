@@ -46,6 +46,8 @@ struct spec {
 	const struct mrc_usid_path *path; /* NULL: mrc_ev_path() */
 	bool chain;			  /* as a QP sends: headers | indirect payload | ICRC */
 	uint32_t block;			  /* 0: cfg's */
+	uint16_t dst_workers;		  /* > 1: the path ends with dst_worker's uSID */
+	uint8_t dst_worker;
 };
 
 /* EAL (or MRC_TEST_SKIP), t_pool, t_wire (the wire defaults). */

@@ -986,6 +986,64 @@ test_loss_proven_by_path_order(void)
 }
 
 /*
+ * The destination's worker (doc/steering.md): with dest_workers <= 1 the
+ * path ends with the host uSID, as always; with 2 every packet the QP sends
+ * (data and the peer's SACKs alike) ends with the worker uSID of
+ * dest_worker, and the message still completes. A worker index beyond the
+ * count is refused at RTR.
+ */
+static int
+test_dest_worker_usid(void)
+{
+	for (int mode = 0; mode <= 2; mode++) {
+		struct mrc_test_pair_cfg cfg;
+		struct mrc_test_pair p;
+		struct rte_mbuf *pk[64];
+		unsigned int n_held = 0;
+
+		mrc_test_pair_cfg_defaults(&cfg);
+		cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+		cfg.attr.dest_workers = (uint16_t)mode; /* 0, 1: none; 2: worker uSID */
+		cfg.attr.dest_worker = mode == 2 ? 1 : 0;
+		SETUP(p, cfg);
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+			0);
+		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
+
+		MRC_T_EQ(n, 8);
+		for (uint16_t k = 0; k < n; k++) {
+			struct mrc_usid_path up;
+			struct mrc_pkt v;
+
+			MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+			MRC_T_EQ(mrc_srv6_get_path(&v, 0xfcbb0000u, &up), 0);
+			MRC_T_ASSERT(up.n >= 2, "path of %u uSIDs", up.n);
+			const unsigned int tier = (up.usid[up.n - 1] >> 8) & 0xf;
+
+			MRC_T_EQ(tier, mode == 2 ? MRC_USID_TIER_WORKER : MRC_USID_TIER_HOST);
+			if (mode == 2)
+				MRC_T_EQ(up.usid[up.n - 1] & 0xff, 1);
+			mrc_qp_rx(p.h[1].qp, pk[k], &v, p.now);
+		}
+		p.now += 5 * US;
+		mrc_qp_poll(p.h[1].qp, p.now);
+		xfer(&p, 1, 0, 0, NULL, &n_held, 0); /* the SACKs, over the same kind of path */
+		MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.acked_pkts, 8);
+		mrc_test_pair_destroy(&p);
+	}
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.dest_workers = 2;
+	cfg.attr.dest_worker = 2;
+	MRC_T_EQ(mrc_test_eal_init("test_qp"), 0);
+	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), -1);
+	return MRC_TEST_OK;
+}
+
+/*
  * A packet declared lost and then acknowledged before it is resent leaves
  * the flight once, not twice: counting it out twice made the QP send past
  * its window. Window 4 packets; PSN 0 is late, 1..3 arrive, 4..6 go out
@@ -1119,6 +1177,104 @@ test_sound_ev_readmitted_soon(void)
 	}
 	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_ev_probes >= 3, "probed");
+	run(&p, &w, 100 * US);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* Plane of the first retired EV of `qp`, or -1. */
+static int
+retired_plane(const struct mrc_qp *qp, const struct mrc_test_pair_cfg *cfg)
+{
+	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(qp);
+
+	for (int s = 0; s < (int)mrc_ev_n_slots(pool); s++)
+		if (mrc_ev_state(pool, s) == MRC_EV_ASSUMED_BAD)
+			return (int)mrc_ev_layout_plane(
+				&cfg->attr.ev.layout, mrc_ev_value(pool, s));
+	return -1;
+}
+
+/* Both QPs send (host 0 with `up` and `room`), the wire moves, for `ns`. */
+static void
+run_masks(struct mrc_test_pair *p, struct wire *w, uint32_t up, uint32_t room, uint64_t ns)
+{
+	struct rte_mbuf *pk[64];
+	const uint64_t end = p->now + ns;
+
+	while (p->now < end) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = i == 0 ? mrc_qp_tx_burst_room(p->h[0].qp, p->now, up, room,
+						      &p->rand, pk, 64)
+					    : mrc_qp_tx_burst(
+						      p->h[1].qp, p->now, 0xff, &p->rand, pk, 64);
+
+			wire_send(w, p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p->h[i].qp, p->now);
+		}
+		wire_deliver(w, p);
+		p->now += 100;
+	}
+}
+
+/*
+ * mrc_qp_tx_burst_room: a retired EV's probe is not sent while its port is
+ * down, waits while the port is up but has no tx room, and goes past the
+ * room after a quarter of the probe interval (counted), so the EV still
+ * comes back on a plane that never has room. (Its plane taken for down
+ * whenever it had no room, a line-rate sender never probed it.)
+ */
+static int
+test_ev_probe_waits_for_room(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct drop_psn d = {.psn = 3, .left = 1, .probes = 1};
+	const struct mrc_qp_counters *c;
+	struct mrc_cqe e;
+	uint32_t others;
+	uint64_t probes;
+	int pl;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ev.n_backup = 0;
+	SETUP(p, cfg);
+	c = mrc_qp_counters(p.h[0].qp);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	w.drop = drop_once_unprobed;
+	w.ctx = &d;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+	pl = retired_plane(p.h[0].qp, &cfg);
+	MRC_T_ASSERT(pl >= 0, "a retired EV");
+	others = 0xffu & ~(1u << pl);
+
+	/* Its port down: no probe of it, however long. */
+	probes = c->tx_ev_probes;
+	run_masks(&p, &w, others, others, 2000 * US);
+	MRC_T_EQ(c->tx_ev_probes, probes);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+
+	/* Up but never any room: probes go past it after waiting, and it comes back. */
+	const uint64_t from = p.now;
+
+	while (p.now < from + 2000 * US && retired_evs(p.h[0].qp) > 0)
+		run_masks(&p, &w, 0xff, others, 10 * US);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	/* Every probe since went past the room (its plane never had any). */
+	MRC_T_ASSERT(c->tx_ev_probes > probes, "probed");
+	MRC_T_EQ(c->tx_ev_probes_past_room, c->tx_ev_probes - probes);
+	printf("  EV on plane %d back %.0f us after its port came up without tx room, %llu probes "
+	       "past the room\n",
+		pl, (p.now - from) / 1e3, (unsigned long long)c->tx_ev_probes_past_room);
 	run(&p, &w, 100 * US);
 	wire_drain(&w);
 	MRC_T_RUN(no_leak(&p));
@@ -1447,11 +1603,13 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_waiting_sack_reports_far_arrivals),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),
 	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
+	MRC_TEST_CASE(test_ev_probe_waits_for_room),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
 	MRC_TEST_CASE(test_gbn_rewinds_on_gap),
 	MRC_TEST_CASE(test_gbn_tail_loss_timer),
 	MRC_TEST_CASE(test_gbn_reordered_never_placed),
+	MRC_TEST_CASE(test_dest_worker_usid),
 };
 
 MRC_TEST_MAIN("qp", cases)

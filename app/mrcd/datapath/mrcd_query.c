@@ -80,6 +80,7 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
 			.since_progress_tsc = now - RTE_MIN(now, t->progress_tsc),
 			.since_ack_tsc = now - RTE_MIN(now, t->last_ack_tsc),
 			.srtt_tsc = t->srtt_tsc};
+		memcpy(q->rel.lost, t->stats.lost, sizeof(q->rel.lost));
 	}
 	q->n_ev = 0;
 	if (pool != NULL) {

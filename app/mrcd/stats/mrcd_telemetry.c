@@ -313,6 +313,13 @@ add_rel(struct rte_tel_data *d, const struct mrcd_query_rel *r, uint64_t hz)
 	rte_tel_data_add_dict_u64(d, "rto_fired", r->rto_fired);
 	rte_tel_data_add_dict_u64(d, "probes_asked", r->probes_asked);
 	rte_tel_data_add_dict_u64(d, "spurious_losses", r->spurious);
+	/* How the losses were found (mrc_rel_tx.h, rules 1-4 and the timer). */
+	rte_tel_data_add_dict_u64(d, "lost_by_ev_order", r->lost[MRC_REL_LOSS_EV_ORDER]);
+	rte_tel_data_add_dict_u64(d, "lost_by_time", r->lost[MRC_REL_LOSS_TIME]);
+	rte_tel_data_add_dict_u64(d, "lost_by_pkt_timeout", r->lost[MRC_REL_LOSS_PKT_TIMEOUT]);
+	rte_tel_data_add_dict_u64(d, "lost_by_rto", r->lost[MRC_REL_LOSS_RTO]);
+	rte_tel_data_add_dict_u64(d, "lost_by_nack", r->lost[MRC_REL_LOSS_NACK]);
+	rte_tel_data_add_dict_u64(d, "lost_by_rewind", r->lost[MRC_REL_LOSS_REWIND]);
 	rte_tel_data_add_dict_u64(d, "since_progress_us", mrc_tsc_to_us(r->since_progress_tsc, hz));
 	rte_tel_data_add_dict_u64(d, "since_ack_us", mrc_tsc_to_us(r->since_ack_tsc, hz));
 	rte_tel_data_add_dict_u64(d, "srtt_us", mrc_tsc_to_us(r->srtt_tsc, hz));

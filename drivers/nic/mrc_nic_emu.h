@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_NIC_EMU_H
+#define MRC_NIC_EMU_H
+
+/**
+ * @file
+ * The emulated NIC's classifier (doc/steering.md, "The emulated NIC").
+ *
+ * No virtual port takes rte_flow rules, so the ports the emulation owns -
+ * the fabric's host ports (drivers/fabric) and the loop mode's back-to-back
+ * pairs (mrc_nic_loop.h) - play the NIC: each packet goes to the rx queue
+ * that a rule recorded for the receiving port (mrc_flow_ops_rec) names,
+ * matching the outer IPv6 destination exactly as the NIC would. A packet no
+ * rule matches goes to queue 0, the NIC's default queue, and is counted.
+ *
+ * Cost per packet: a read of the first segment's bytes 12..53 and up to
+ * n 16-byte compares against the port's rules (n is the port's worker
+ * count, a handful); no allocation, no lock. With no rule recorded every
+ * packet goes to queue 0 without being looked at.
+ */
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "mrc_counters.h"
+#include "mrc_flow.h"
+
+/** Queues per port the emulation supports. */
+#define MRC_NIC_MAX_QUEUES 16
+
+/* clang-format off */
+#define MRC_NIC_EMU_COUNTERS(X)                                                              \
+	X(steered_pkts, "pkts", "packets a recorded rule put on the queue it names")           \
+	X(default_pkts, "pkts", "packets no rule matched: to queue 0, the default queue")      \
+	X(unparsed_pkts, "pkts", "packets too short or not IPv6 to match a rule: to queue 0")  \
+	X(rx_full_pkts, "pkts", "packets whose rx queue was full (dropped, or left unsent)")
+/* clang-format on */
+MRC_COUNTER_BLOCK_DECLARE(mrc_nic_emu_counters, MRC_NIC_EMU_COUNTERS);
+
+/**
+ * The rx queue of each of `n` packets by `rules` (the receiving port's,
+ * mrc_flow_rec_table()); a rule naming a queue >= n_queues counts as no
+ * match. Counts into `c`.
+ */
+void mrc_nic_emu_classify(const struct mrc_flow_rec_rules *rules, struct rte_mbuf *const *pkts,
+	uint16_t n, uint16_t n_queues, uint16_t *queue, struct mrc_nic_emu_counters *c);
+
+/**
+ * What the switches a back-to-back cable stands in for would do to the
+ * outer destination: while the active uSID is a switch's (T0 or T1 tier)
+ * and more follow, shift it away (RFC 9800) and decrement the hop limit,
+ * so the packet reaches the peer with <block>:<host uSID>[:<worker uSID>]::
+ * as over the fabric. Only a direct, unshared first segment is rewritten.
+ */
+void mrc_nic_emu_consume_switch_usids(struct rte_mbuf *m);
+
+#endif /* MRC_NIC_EMU_H */
