@@ -172,11 +172,6 @@ check_ports(const struct xc *x)
 
 	if (rc != 0)
 		return rc;
-	if (c->lcores.workers_per_host > 1 && c->ports.mode == MRCD_PORTS_FABRIC)
-		return BAD(x, "lcores", "workers_per_host",
-			"is %u, but the emulated fabric's ports have one rx and one tx queue: "
-			"use 1 with [ports] mode = fabric, or mode = loop or ethdev",
-			c->lcores.workers_per_host);
 	if (c->ports.rx_pool_mbufs < rx_min)
 		return BAD(x, "ports", "rx_pool_mbufs",
 			"must be at least planes x rx queues x (rx_desc + burst) = %u x %u x "

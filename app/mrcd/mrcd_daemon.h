@@ -28,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "mrc_fabric.h"
+#include "mrc_flow.h"
 #include "mrc_rel_tx.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
@@ -132,7 +133,11 @@ struct mrcd_hostctx {
 	/* setup: how each plane's port steers (enum mrcd_steer), its rx queues, and why */
 	uint8_t steer[MRC_SHARD_MAX_PLANES];
 	uint16_t rx_queues[MRC_SHARD_MAX_PLANES];
-	char steer_why[MRC_SHARD_MAX_PLANES][96];
+	char steer_why[MRC_SHARD_MAX_PLANES][128];
+	/* setup: the rules steering each port's packets to the workers (flow steering),
+	 * and the backend that made them; control removes them at teardown */
+	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];
+	struct mrc_flow *flows[MRC_SHARD_MAX_PLANES][MRC_SHARD_MAX_SHARDS];
 	/* setup: the flows this host sends and receives (indexes into flows); read-only */
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;

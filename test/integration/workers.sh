@@ -10,14 +10,20 @@
 #   loop-other: both shards of each host on one worker, every flow's far
 #               end on the other index (every packet crosses);
 #   memif:      the two hosts joined by net_memif ports with 2 queue pairs;
-#   flow:       [ports] steering = flow is refused with its reason.
+#   fabric-flow, fabric-software: the emulated fabric (2 queues per host
+#               port) through the demo's plane 3 failure, with flow
+#               steering (the fabric applies the rules mrcd installs: no
+#               packet may need passing on) and with software steering
+#               (everything lands on queue 0 and shard 0 passes on what is
+#               shard 1's);
+#   flow on loop ports: [ports] steering = flow is refused with its reason.
 # Checked from --json: every message completes and every byte is verified;
 # the shards' QPs add up to the host's and each shard has some (each QP has
 # one owner); no packet reached a shard that does not own its QP, none was
 # for an unknown QP, none dropped at a full inbound ring; what a host's
 # shards passed on, they took (a few may still wait at the stop); packets
-# did cross where the placement says they must; each port says software
-# steering, 2 rx queues, and why.
+# did cross where the placement says they must (none with flow steering);
+# each port says its steering, 2 rx queues, and why.
 # Usage: workers.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -30,13 +36,13 @@ if [ "$(nproc)" -lt 2 ]; then
 	echo "workers: needs 2 CPUs; skipping"
 	exit 77
 fi
-common=(--duration 2 --set lcores.workers_per_host=2 --set profile.qps_per_peer=4
+common=(--set lcores.workers_per_host=2 --set profile.qps_per_peer=4
 	--set profile.msg_kb=256 --set telemetry.timeseries=none --set telemetry.prometheus=none)
 fails=0
-run() { # NAME LCORES CONFIG ARGS...
-	local name=$1 lcores=$2 cfg=$3
-	shift 3
-	if ! "$mrcd" --lcores="$lcores" -- -f "$cfg" "${common[@]}" "$@" --json "$name.json" \
+run() { # NAME LCORES CONFIG SECONDS ARGS...
+	local name=$1 lcores=$2 cfg=$3 secs=$4
+	shift 4
+	if ! "$mrcd" --lcores="$lcores" -- -f "$cfg" --duration "$secs" "${common[@]}" "$@" --json "$name.json" \
 		> "$name.log" 2>&1; then
 		echo "workers: FAIL: $name: mrcd exited non-zero"
 		grep -v -- '--vdev' "$name.log" | tail -15
@@ -44,13 +50,19 @@ run() { # NAME LCORES CONFIG ARGS...
 	fi
 	grep -E "messages:|data:|transport:| shard [0-9] on worker" "$name.log" || true
 }
-run loop-half 0@0,1@0,2@1 "$src/config/examples/loop.ini" \
+run loop-half 0@0,1@0,2@1 "$src/config/examples/loop.ini" 2 \
 	--set lcores.workers=2 --set lcores.peer_shard=half
-run loop-other 0@0,1@1 "$src/config/examples/loop.ini" \
+run loop-other 0@0,1@1 "$src/config/examples/loop.ini" 2 \
 	--set lcores.workers=1 --set lcores.peer_shard=other
-run memif 0@0,1@0,2@1 "$src/config/examples/memif-pair.ini" \
+run memif 0@0,1@0,2@1 "$src/config/examples/memif-pair.ini" 2 \
 	--set lcores.workers=2 --set lcores.peer_shard=half --set ports.rx_pool_mbufs=32767
-/usr/bin/python3 - loop-half.json loop-other.json memif.json <<'PY' || fails=$((fails + 1))
+# the demo's network and scenario: plane 3 down at 2 s, up at 4 s
+run fabric-flow 0@0,1@0,2@1 "$src/config/mrcd.ini" 5 \
+	--set lcores.workers=2 --set ports.steering=flow
+run fabric-software 0@0,1@0,2@1 "$src/config/mrcd.ini" 5 \
+	--set lcores.workers=2 --set ports.steering=software
+/usr/bin/python3 - loop-half.json loop-other.json memif.json fabric-flow.json \
+	fabric-software.json <<'PY' || fails=$((fails + 1))
 import json, sys
 bad = []
 for f in sys.argv[1:]:
@@ -81,11 +93,18 @@ for f in sys.argv[1:]:
         if got > out or out - got > 4096:
             bad.append(f"{f}: host {h}: {out} passed on, {got} taken")
         crossed += out
-    if crossed == 0:
-        bad.append(f"{f}: no packet crossed between shards, though half the flows must")
+    flow = "flow" in f
+    if flow and crossed:
+        bad.append(f"{f}: {crossed} packets passed on, though every port steers by flow")
+    if not flow and crossed == 0:
+        bad.append(f"{f}: no packet crossed between shards, though some must")
     for p in s["ports"]:
-        if p["steering"] != "software" or p["rx_queues"] != 2 or not p["why"]:
+        if p["steering"] != ("flow" if flow else "software") or p["rx_queues"] != 2 \
+                or not p["why"]:
             bad.append(f"{f}: port {p}")
+    if "fabric" in f and (s["retransmits"] == 0 or s["ev_losses"] == 0):
+        bad.append(f"{f}: {s['retransmits']} resent, {s['ev_losses']} losses on a path "
+                   "although plane 3 died")
     print(f"workers: {f}: {m['completed']} messages, {s['bytes_verified']} bytes verified, "
           f"{crossed} packets passed between shards, "
           f"dispatch share {[x['share']['dispatch'] for x in sh]}")
@@ -93,12 +112,12 @@ for b in bad:
     print("workers: FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-# steering = flow cannot be had on these ports: refused, saying why.
-if "$mrcd" --lcores=0@0,1@1 -- -f "$src/config/examples/loop.ini" "${common[@]}" \
+# steering = flow cannot be had on loop ports with plain encapsulation: refused, saying why.
+if "$mrcd" --lcores=0@0,1@1 -- -f "$src/config/examples/loop.ini" --duration 1 "${common[@]}" \
 	--set ports.steering=flow > flow.log 2>&1; then
 	echo "workers: FAIL: steering = flow started on net_ring ports"
 	fails=$((fails + 1))
-elif ! grep -q 'steering = flow, but this mrcd installs no rte_flow rules' flow.log; then
+elif ! grep -q 'steering = flow, but \[transport\] encap = plain' flow.log; then
 	echo "workers: FAIL: steering = flow refused without its reason:"
 	tail -5 flow.log
 	fails=$((fails + 1))

@@ -82,13 +82,16 @@ int mrcd_loop_open(struct mrcd_daemon *d);
 void mrcd_loop_close(struct mrcd_daemon *d);
 
 /*
- * Steering (mrcd_steer.c): record and say how plane p's port of host h gets
- * packets to their owner shard, the port having `rx_queues` rx queues (and
- * one tx queue per shard). 0, or -ENOTSUP when [ports] steering cannot be
- * had on it.
+ * Steering (mrcd_steer.c): probe plane p's port of host h (configured and
+ * started, `rx_queues` rx queues and one tx queue per shard) through `ops`
+ * (NULL: it takes no rules), install the workers' rules where it steers,
+ * record and say which mode it got and why. 0, or -ENOTSUP when [ports]
+ * steering = flow cannot be had on it. mrcd_steer_remove(): take every rule
+ * down again (before the ports close).
  */
 int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
-	uint16_t rx_queues);
+	uint16_t rx_queues, const struct mrc_flow_ops *ops);
+void mrcd_steer_remove(struct mrcd_daemon *d);
 
 /* Take what the hosts' shards handed off (endpoint requests are counted and
  * freed: nothing acts on them yet). */

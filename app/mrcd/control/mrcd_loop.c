@@ -104,7 +104,9 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			}
 			hc->port[p] = (uint16_t)id;
 			hc->port_started |= 1u << p;
-			rc = mrcd_steer_choose(d, h, p, "net_ring", (uint16_t)nq);
+			/* plain rings: no NIC to classify (rte_flow on net_ring says ENOSYS) */
+			rc = mrcd_steer_choose(
+				d, h, p, "net_ring", (uint16_t)nq, &mrc_flow_ops_real);
 			if (rc != 0)
 				return rc;
 		}

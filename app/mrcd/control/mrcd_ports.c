@@ -165,7 +165,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
 	hc->port[p] = pid;
 	hc->port_started |= 1u << p;
-	rc = mrcd_steer_choose(d, h, p, info.driver_name, n_rxq);
+	rc = mrcd_steer_choose(d, h, p, info.driver_name, n_rxq, &mrc_flow_ops_real);
 	if (rc != 0)
 		return rc;
 	MRCD_LOG(ctrl, NOTICE,

@@ -505,7 +505,7 @@ oom_hint(const char *why)
 
 static struct mrc_qp *
 make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
-	uint32_t qpn, uint32_t dest_qpn, uint64_t now)
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
 	struct mrcd_shardctx *sc = &hc->shard[shard];
@@ -533,6 +533,15 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 		return NULL;
 	}
 	a.dest_qpn = dest_qpn;
+	/*
+	 * A peer with several workers is addressed at the one that owns
+	 * dest_qpn (its worker micro-SID after the host's, SRv6): where its
+	 * ports steer by flow rules, the packet lands on that worker's queue.
+	 */
+	if (d->cfg.lcores.workers_per_host > 1) {
+		a.dest_workers = d->cfg.lcores.workers_per_host;
+		a.dest_worker = (uint8_t)peer_shard;
+	}
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
@@ -573,8 +582,8 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 		if (f->src_local >= 0) {
 			struct mrcd_hostctx *hc = &d->host[f->src_local];
 
-			f->qp = make_qp(
-				d, (unsigned int)f->src_local, f->src_shard, f->dst, sq, rq, now);
+			f->qp = make_qp(d, (unsigned int)f->src_local, f->src_shard, f->dst,
+				f->dst_shard, sq, rq, now);
 			if (f->qp == NULL)
 				return -rte_errno;
 			f->src_buf = hc->mem + f->src_off;
@@ -593,8 +602,8 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 		if (f->dst_local >= 0) {
 			struct mrcd_hostctx *hc = &d->host[f->dst_local];
 
-			d->peer_qp[i] = make_qp(
-				d, (unsigned int)f->dst_local, f->dst_shard, f->src, rq, sq, now);
+			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->dst_shard, f->src,
+				f->src_shard, rq, sq, now);
 			if (d->peer_qp[i] == NULL)
 				return -rte_errno;
 			f->dst_buf = hc->mem + f->dst_off;

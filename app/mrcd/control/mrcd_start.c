@@ -180,8 +180,9 @@ fabric_open(struct mrcd_daemon *d)
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 			d->host[h].port[p] = mrc_fabric_port(d->fab, h, p);
-			/* one queue each way: the config check allows one worker per host here */
-			rc = mrcd_steer_choose(d, h, p, "net_ring", 1);
+			/* the fabric plays the NIC: it applies the rules recorded for its ports */
+			rc = mrcd_steer_choose(d, h, p, "emulated fabric",
+				d->cfg.lcores.workers_per_host, &mrc_flow_ops_rec);
 			if (rc != 0)
 				return rc;
 		}

@@ -56,7 +56,8 @@ mrcd_free_qps(struct mrcd_daemon *d)
 void
 mrcd_network_close(struct mrcd_daemon *d)
 {
-	mrcd_ports_close(d); /* their rings give back the mbufs they hold */
+	mrcd_steer_remove(d); /* the rules go before their ports */
+	mrcd_ports_close(d);  /* their rings give back the mbufs they hold */
 	mrcd_loop_close(d);
 	mrc_fabric_free(d->fab); /* returns every packet still inside */
 }
