@@ -69,10 +69,13 @@ check_daemon(const struct xc *x)
 				"%u: mode = loop joins hosts in pairs (2k <-> 2k+1): an even "
 				"number",
 				c->daemon.hosts);
-		if (c->transport.encap != MRCD_ENCAP_PLAIN)
+		/* With several workers per host the link is an emulated NIC pair, which
+		 * shifts the micro-SIDs the switches would (drivers/nic/mrc_nic_loop.h). */
+		if (c->transport.encap != MRCD_ENCAP_PLAIN && c->lcores.workers_per_host < 2)
 			return BAD(x, "transport", "encap",
-				"must be plain with [ports] mode = loop: no switch shifts SRv6 "
-				"micro-SIDs between two hosts joined back to back");
+				"must be plain with [ports] mode = loop and one worker per host: "
+				"no switch shifts SRv6 micro-SIDs between two hosts joined back to "
+				"back");
 		return 0;
 	}
 	if (c->ports.mode != MRCD_PORTS_FABRIC)

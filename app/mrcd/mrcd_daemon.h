@@ -29,6 +29,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_flow.h"
+#include "mrc_nic_loop.h"
 #include "mrc_rel_tx.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
@@ -270,6 +271,9 @@ struct mrcd_daemon {
 	 * workers' rx and tx bursts) */
 	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES][MRC_SHARD_MAX_SHARDS];
 	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
+	/* likewise, with several workers per host: host pair k's link on plane p, two
+	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */
+	struct mrc_nic_loop *nic_loop[MRCD_MAX_HOSTS / 2][MRC_SHARD_MAX_PLANES];
 };
 
 #endif /* MRCD_DAEMON_H */

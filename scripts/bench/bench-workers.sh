@@ -8,10 +8,13 @@
 #   1 worker:  both hosts on one worker (CPU 1), main's lcore on CPU 0;
 #   2 workers: [lcores] workers_per_host = 2, shard k of both hosts on
 #              worker k; worker 0 shares CPU 0 with main's lcore
-#              (--lcores 0@0,1@0,2@1), worker 1 has CPU 1; software
-#              steering, and half the flows' far ends owned by the other
-#              worker index ([lcores] peer_shard = half), so those packets
-#              cross workers through the inbound rings;
+#              (--lcores 0@0,1@0,2@1), worker 1 has CPU 1; half the flows'
+#              far ends owned by the other worker index ([lcores]
+#              peer_shard = half). Each link is an emulated NIC pair with 2
+#              queues: with software steering every packet arrives on
+#              queue 0 and shard 0 passes shard 1's packets on through its
+#              inbound ring (counted); with flow steering (SRv6, the rules
+#              mrcd installs) each lands on its owner's queue;
 #   main:      with MAIN_BUILD set (a build of main), its mrcd with 1 worker,
 #              in the same round, for the ratio to the tree's 1-worker figure.
 # Per worker CPU-second rates divide by the workers' CPU time; the dispatch

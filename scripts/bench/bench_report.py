@@ -256,10 +256,15 @@ def rows_workers(r):
     s = r["summary"]
     one, two = s["tree_1w"], s["tree_2w_soft"]
     out = [("goodput, 2 hosts in loop mode, 4 KiB payloads: 2 workers per host (software "
-            "steering, half the far ends on the other worker) / 1 worker",
+            "steering: all arrives on queue 0, half the far ends on the other worker) / 1 worker",
             f"{fmt(two['goodput_gbps'])} Gb/s", f"1 worker {fmt(one['goodput_gbps'])} Gb/s",
             fmt(r["ratio_2w_over_1w"]), ">= 1.7", cmd),
-           ("same, per worker CPU-second", f"{fmt(two['gbps_per_cpu_s'])} Gb/s, "
+           ("same with (emulated) flow steering, SRv6",
+            f"{fmt(s['tree_2w_flow']['goodput_gbps'])} Gb/s" if "tree_2w_flow" in s else "",
+            f"1 worker {fmt(one['goodput_gbps'])} Gb/s", fmt(r.get("ratio_2w_flow_over_1w")),
+            ">= 1.7", cmd),
+           ("2 workers, software steering, per worker CPU-second",
+            f"{fmt(two['gbps_per_cpu_s'])} Gb/s, "
             f"{fmt(two['pps_per_cpu_s'])}pps", f"1 worker {fmt(one['gbps_per_cpu_s'])} Gb/s, "
             f"{fmt(one['pps_per_cpu_s'])}pps", "", "", cmd),
            ("software dispatch: share of a worker's cycles (packets that crossed workers: "

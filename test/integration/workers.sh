@@ -5,10 +5,13 @@
 # Several workers per host ([lcores] workers_per_host = 2), software
 # steering: the shard that reads a packet of another shard's QP passes it
 # on through that shard's inbound ring.
-#   loop-half:  loop ports (2 queues each way), 2 workers, half the flows
-#               with the far end's owner on the other index;
+#   loop-half:  loop ports (an emulated NIC pair, 2 queues each way: all
+#               arrives on queue 0), 2 workers, half the flows with the far
+#               end's owner on the other index;
 #   loop-other: both shards of each host on one worker, every flow's far
-#               end on the other index (every packet crosses);
+#               end on the other index;
+#   loop-flow:  the same links with flow steering (SRv6): no packet may
+#               need passing on;
 #   memif:      the two hosts joined by net_memif ports with 2 queue pairs;
 #   fabric-flow, fabric-software: the emulated fabric (2 queues per host
 #               port) through the demo's plane 3 failure, with flow
@@ -54,6 +57,9 @@ run loop-half 0@0,1@0,2@1 "$src/config/examples/loop.ini" 2 \
 	--set lcores.workers=2 --set lcores.peer_shard=half
 run loop-other 0@0,1@1 "$src/config/examples/loop.ini" 2 \
 	--set lcores.workers=1 --set lcores.peer_shard=other
+run loop-flow 0@0,1@0,2@1 "$src/config/examples/loop.ini" 2 \
+	--set lcores.workers=2 --set lcores.peer_shard=half --set ports.steering=flow \
+	--set transport.encap=srv6
 run memif 0@0,1@0,2@1 "$src/config/examples/memif-pair.ini" 2 \
 	--set lcores.workers=2 --set lcores.peer_shard=half --set ports.rx_pool_mbufs=32767
 # the demo's network and scenario: plane 3 down at 2 s, up at 4 s
@@ -61,7 +67,7 @@ run fabric-flow 0@0,1@0,2@1 "$src/config/mrcd.ini" 5 \
 	--set lcores.workers=2 --set ports.steering=flow
 run fabric-software 0@0,1@0,2@1 "$src/config/mrcd.ini" 5 \
 	--set lcores.workers=2 --set ports.steering=software
-/usr/bin/python3 - loop-half.json loop-other.json memif.json fabric-flow.json \
+/usr/bin/python3 - loop-half.json loop-other.json loop-flow.json memif.json fabric-flow.json \
 	fabric-software.json <<'PY' || fails=$((fails + 1))
 import json, sys
 bad = []
