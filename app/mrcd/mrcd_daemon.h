@@ -266,10 +266,9 @@ struct mrcd_daemon {
 	struct mrc_fabric_counters fab_snap;
 	struct mrcd_qp_query query; /* see struct mrcd_qp_query */
 	/* control (mrcd_loop.c) writes at setup and teardown: [ports] mode = loop, the
-	 * link from host h to its peer on plane p, one ring per queue (host h's tx queue q
-	 * is its peer's rx queue q); the net_ring ports read and write the rings (the
-	 * workers' rx and tx bursts) */
-	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES][MRC_SHARD_MAX_SHARDS];
+	 * link from host h to its peer on plane p; the net_ring ports read and write the
+	 * rings (the workers' rx and tx bursts) */
+	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 	/* likewise, with several workers per host: host pair k's link on plane p, two
 	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */

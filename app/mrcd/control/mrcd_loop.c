@@ -98,21 +98,16 @@ mrcd_loop_open(struct mrcd_daemon *d)
 		return nic_loops_open(d, nq);
 
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		for (unsigned int p = 0; p < n_planes; p++)
-			for (unsigned int q = 0; q < nq; q++) {
-				if (nq == 1)
-					snprintf(name, sizeof(name), "mrcd_loop_%u_%u", h, p);
-				else
-					snprintf(name, sizeof(name), "mrcd_loop_%u_%u_%u", h, p, q);
-				d->loop_ring[h][p][q] = rte_ring_create(name, size,
-					(int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-				if (d->loop_ring[h][p][q] == NULL) {
-					MRCD_LOG(ctrl, ERR,
-						"loop: cannot create ring %s (%u slots): %s", name,
-						size, rte_strerror(rte_errno));
-					return -rte_errno;
-				}
+		for (unsigned int p = 0; p < n_planes; p++) {
+			snprintf(name, sizeof(name), "mrcd_loop_%u_%u", h, p);
+			d->loop_ring[h][p] = rte_ring_create(
+				name, size, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (d->loop_ring[h][p] == NULL) {
+				MRCD_LOG(ctrl, ERR, "loop: cannot create ring %s (%u slots): %s",
+					name, size, rte_strerror(rte_errno));
+				return -rte_errno;
 			}
+		}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < n_planes; p++) {
 			struct mrcd_hostctx *hc = &d->host[h];
@@ -121,9 +116,9 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			int id, rc;
 
 			port_name(name, sizeof(name), h, p);
-			/* We send on our rings and receive on the peer's (2k <-> 2k+1). */
-			id = rte_eth_from_rings(name, d->loop_ring[h ^ 1][p], nq,
-				d->loop_ring[h][p], nq, (unsigned int)sock);
+			/* We send on our ring and receive on the peer's (2k <-> 2k+1). */
+			id = rte_eth_from_rings(name, &d->loop_ring[h ^ 1][p], 1,
+				&d->loop_ring[h][p], 1, (unsigned int)sock);
 			if (id < 0) {
 				MRCD_LOG(ctrl, ERR,
 					"loop: host %u plane %u: rte_eth_from_rings "
@@ -132,14 +127,13 @@ mrcd_loop_open(struct mrcd_daemon *d)
 				return -rte_errno;
 			}
 			d->loop_vdev[h][p] = true;
-			rc = rte_eth_dev_configure((uint16_t)id, (uint16_t)nq, (uint16_t)nq, &conf);
-			for (uint16_t q = 0; q < nq && rc == 0; q++) {
+			rc = rte_eth_dev_configure((uint16_t)id, 1, 1, &conf);
+			if (rc == 0)
 				rc = rte_eth_rx_queue_setup(
-					(uint16_t)id, q, 0, (unsigned int)sock, NULL, hc->rx_pool);
-				if (rc == 0)
-					rc = rte_eth_tx_queue_setup(
-						(uint16_t)id, q, 0, (unsigned int)sock, NULL);
-			}
+					(uint16_t)id, 0, 0, (unsigned int)sock, NULL, hc->rx_pool);
+			if (rc == 0)
+				rc = rte_eth_tx_queue_setup(
+					(uint16_t)id, 0, 0, (unsigned int)sock, NULL);
 			if (rc == 0)
 				rc = rte_eth_dev_start((uint16_t)id);
 			if (rc != 0) {
@@ -186,18 +180,13 @@ mrcd_loop_close(struct mrcd_daemon *d)
 				(void)rte_vdev_uninit(name);
 				d->loop_vdev[h][p] = false;
 			}
-			for (unsigned int q = 0; q < MRC_SHARD_MAX_SHARDS; q++) {
-				struct rte_ring *r = d->loop_ring[h][p][q];
-
-				if (r == NULL)
-					continue;
-				/* What nobody received goes back to its pool before the leak
-				 * check. */
-				while ((n = rte_ring_dequeue_burst(
-						r, (void **)m, RTE_DIM(m), NULL)) > 0)
-					rte_pktmbuf_free_bulk(m, n);
-				rte_ring_free(r);
-				d->loop_ring[h][p][q] = NULL;
-			}
+			if (d->loop_ring[h][p] == NULL)
+				continue;
+			/* What nobody received goes back to its pool before the leak check. */
+			while ((n = rte_ring_dequeue_burst(
+					d->loop_ring[h][p], (void **)m, RTE_DIM(m), NULL)) > 0)
+				rte_pktmbuf_free_bulk(m, n);
+			rte_ring_free(d->loop_ring[h][p]);
+			d->loop_ring[h][p] = NULL;
 		}
 }
