@@ -27,6 +27,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
 int
@@ -75,7 +76,8 @@ main(int argc, char **argv)
 		goto close_network;
 	t0 = rte_rdtsc();
 	if (mrcd_make_hosts(&d, t0) != 0 || mrcd_connect_flows(&d, t0) != 0 ||
-		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0)
+		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0 ||
+		mrcd_recover_init(&d) != 0)
 		goto free_qps;
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);

@@ -75,6 +75,9 @@ struct mrcd_shardctx {
 	struct mrc_cq *cq; /* setup; the shard's QPs write, the worker polls */
 	/* setup: Write-IMM tables lent to the shard's responders (on the worker) */
 	struct mrc_trk_pool *imm_pool;
+	/* setup: requests to the shard (struct mrc_shard_req *): control enqueues
+	 * (mrcd_recover.c), the shard's owner dequeues */
+	struct rte_ring *requests;
 	/* setup: packets the host's other shards read for this shard's QPs (multi producer,
 	 * single consumer: this shard; lib/host/mrc_shard.h) */
 	struct rte_ring *inbound;
@@ -213,6 +216,7 @@ struct mrcd_qp_query {
 };
 
 struct mrcd_daemon;
+struct mrcd_recover;
 
 /* A shard a worker runs: host h's shard k. */
 struct mrcd_unit {
@@ -273,6 +277,9 @@ struct mrcd_daemon {
 	/* likewise, with several workers per host: host pair k's link on plane p, two
 	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */
 	struct mrc_nic_loop *nic_loop[MRCD_MAX_HOSTS / 2][MRC_SHARD_MAX_PLANES];
+	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
+	 * for who writes and reads each part */
+	struct mrcd_recover *recover;
 };
 
 #endif /* MRCD_DAEMON_H */

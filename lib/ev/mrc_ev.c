@@ -209,6 +209,8 @@ account(struct mrc_ev_pool *p, unsigned int slot, unsigned int st, int d)
 		p->n_skip = (uint16_t)(p->n_skip + d);
 	else if (st == MRC_EV_ASSUMED_BAD)
 		p->n_bad = (uint16_t)(p->n_bad + d);
+	else if (st == MRC_EV_DENIED)
+		p->n_denied = (uint16_t)(p->n_denied + d);
 	if (slot >= p->n_active)
 		return;
 
@@ -800,6 +802,23 @@ mrc_ev_allow(struct mrc_ev_pool *pool, int slot)
 }
 
 /* ---- telemetry ---- */
+
+void
+mrc_ev_pool_totals(const struct mrc_ev_pool *pool, struct mrc_ev_totals *out)
+{
+	uint32_t good = 0, usable = 0;
+
+	for (unsigned int p = 0; p < pool->n_planes && p < MRC_EV_MAX_PLANES; p++) {
+		good += pool->good_active[p];
+		usable += pool->usable_active[p];
+	}
+	*out = (struct mrc_ev_totals){
+		.active_good = good,
+		.active_skip = usable - good,
+		.bad = pool->n_bad,
+		.denied = pool->n_denied,
+	};
+}
 
 int
 mrc_ev_plane_counts(const struct mrc_ev_pool *pool, unsigned int plane, struct mrc_ev_counts *out)

@@ -427,6 +427,7 @@ struct mrc_ev_pool {
 	uint16_t n_usable_active;  /**< GOOD or SKIP active EVs */
 	uint16_t n_skip;	   /**< SKIP EVs, all slots */
 	uint16_t n_bad;		   /**< ASSUMED_BAD EVs, all slots */
+	uint16_t n_denied;	   /**< DENIED EVs, all slots */
 	uint8_t good_plane_mask;   /**< planes with a GOOD active EV */
 	uint8_t usable_plane_mask; /**< planes with a GOOD or SKIP active EV */
 	uint16_t good_active[MRC_EV_MAX_PLANES];
@@ -680,6 +681,21 @@ struct mrc_ev_counts {
 /** Count the EVs of `plane` by state. @return 0 or -EINVAL (plane out of range). */
 int mrc_ev_plane_counts(
 	const struct mrc_ev_pool *pool, unsigned int plane, struct mrc_ev_counts *out);
+
+/** The whole pool's EVs by what a summary reports (mrc_ev_pool_totals()). */
+struct mrc_ev_totals {
+	uint32_t active_good; /**< GOOD, in active slots */
+	uint32_t active_skip; /**< SKIP, in active slots */
+	uint32_t bad;	      /**< ASSUMED_BAD, every slot */
+	uint32_t denied;      /**< DENIED, every slot */
+};
+
+/**
+ * The same figures as mrc_ev_plane_counts() summed over the planes, from
+ * the counts the pool keeps: a line or two of the pool's header, not every
+ * slot's, so a walk over thousands of cold pools stays cheap.
+ */
+void mrc_ev_pool_totals(const struct mrc_ev_pool *pool, struct mrc_ev_totals *out);
 
 /** The pool's event counters. */
 static inline const struct mrc_ev_pool_counters *

@@ -242,6 +242,21 @@ mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
 }
 
 int
+mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp)
+{
+	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, mrc_qp_qpn(qp));
+
+	if (sl == NULL || sl->qp != qp)
+		return -ENOENT;
+	/* Flushed before removal: the completions go to the QP's CQ from the owner lcore. */
+	(void)mrc_qp_modify(qp, MRC_QP_ERROR, NULL, s->now_tsc, NULL, NULL);
+	(void)mrc_shard_del_qp(s, qp);
+	/* ERROR -> RESET gives back what the QP borrowed from this lcore's pools. */
+	(void)mrc_qp_modify(qp, MRC_QP_RESET, NULL, s->now_tsc, NULL, NULL);
+	return 0;
+}
+
+int
 mrc_shard_request(struct mrc_shard *s, struct mrc_shard_req *r)
 {
 	if (s->cfg.requests == NULL)
@@ -268,6 +283,9 @@ mrc_shard_take_requests(struct mrc_shard *s)
 			break;
 		case MRC_SHARD_DEL_QP:
 			r->rc = mrc_shard_del_qp(s, r->qp);
+			break;
+		case MRC_SHARD_RETIRE_QP:
+			r->rc = mrc_shard_retire_qp(s, r->qp);
 			break;
 		default:
 			r->rc = -EINVAL;

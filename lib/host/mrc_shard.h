@@ -12,7 +12,7 @@
  * figure measured on a bench is a figure of the code users run.
  *
  * One iteration (mrc_shard_iterate):
- *   requests (QP add/remove from other threads, through a ring)
+ *   requests (QP add/remove/retire from other threads, through a ring)
  *   -> rx bursts on every plane port until its queue is empty (at most
  *      MRC_SHARD_RX_BURSTS) -> parse (drops counted by reason)
  *   -> packets for another shard of the host to that shard's inbound ring
@@ -271,6 +271,15 @@ uint32_t mrc_shard_n_qps(const struct mrc_shard *s);
 int mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc);
 /* Owner: remove a QP (its timer is cancelled); 0 or -ENOENT. */
 int mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp);
+/*
+ * Owner: take a QP out for good, to be replaced. It is moved to ERROR, so
+ * every message not yet complete completes FLUSHED on its CQ (counted as
+ * failed by whoever polls it, never silently lost), removed, and reset, so
+ * its lent in-flight ring and Write-IMM table go back to the shard's pools
+ * on the owner lcore. No event is reported for it: this is not a failure.
+ * Afterwards any thread may destroy it. 0 or -ENOENT.
+ */
+int mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp);
 
 /*
  * A request from another thread: enqueued on cfg.requests, carried out by
@@ -278,7 +287,7 @@ int mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp);
  * and sets `done` (release order): the asker polls mrc_shard_req_done().
  * The request must live until then.
  */
-enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP };
+enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP, MRC_SHARD_RETIRE_QP };
 
 struct mrc_shard_req {
 	enum mrc_shard_op op;

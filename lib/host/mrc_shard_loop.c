@@ -54,6 +54,44 @@ owner_of(const struct mrc_shard *s, uint32_t qpn)
 }
 
 /*
+ * Ask for a QP's lines ahead of handling it: once more QPs are in flight
+ * than the core's caches hold, every packet's QP is cold, and the misses of
+ * a burst's QPs overlap when asked for together (mrc_qp_prefetch()).
+ */
+static inline void
+prefetch_qp(struct mrc_shard *s, uint32_t qpn, bool parts)
+{
+	const struct mrc_shard_slot *sl = mrc_shard_slot_of(s, qpn);
+
+	if (sl == NULL || sl->qp == NULL)
+		return;
+	if (parts)
+		mrc_qp_prefetch_parts(sl->qp);
+	else
+		mrc_qp_prefetch(sl->qp);
+}
+
+/* The busy list's entry `ahead` places after the head, if there is one. */
+static inline void
+prefetch_busy(struct mrc_shard *s, uint32_t ahead, bool parts)
+{
+	uint32_t i = s->busy_head + ahead;
+	const struct mrc_shard_slot *sl;
+
+	if (ahead >= s->busy_n)
+		return;
+	if (i >= s->cfg.max_qps)
+		i -= s->cfg.max_qps;
+	sl = &s->qps[s->busy[i]];
+	if (sl->qp == NULL)
+		return;
+	if (parts)
+		mrc_qp_prefetch_parts(sl->qp);
+	else
+		mrc_qp_prefetch(sl->qp);
+}
+
+/*
  * Put the packets of a burst that belong to other shards (to[k] their
  * owner) on those shards' inbound rings, a burst per ring; what a ring does
  * not take is dropped (counted). Sent ones become NULL in m[].
@@ -135,6 +173,8 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		} else {
 			to[k] = OWNER_NONE;
 		}
+		if (ok[k])
+			prefetch_qp(s, v[k].bth.dqpn, false);
 	}
 	t1 = rte_rdtsc();
 	if (n_out > 0)
@@ -145,6 +185,10 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 	else
 		s->cnt.cyc_rx += t1 - t0;
 	s->cnt.cyc_dispatch += t2 - t1;
+	/* The QPs' own lines were asked for above; now their parts (mrc_qp_prefetch_parts). */
+	for (uint16_t k = 0; k < n; k++)
+		if (ok[k])
+			prefetch_qp(s, v[k].bth.dqpn, true);
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
 			const uint8_t op = v[k].bth.opcode;
@@ -422,6 +466,9 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
 		uint16_t n = 0, got;
 
+		/* Two QPs ahead their own lines, one ahead its parts (prefetch_qp). */
+		prefetch_busy(s, 2, false);
+		prefetch_busy(s, 1, true);
 		if (++s->busy_head == s->cfg.max_qps)
 			s->busy_head = 0;
 		s->busy_n--;

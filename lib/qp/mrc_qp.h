@@ -342,6 +342,23 @@ void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 /** True when nothing is posted, in flight or waiting to be answered. */
 bool mrc_qp_idle(const struct mrc_qp *qp);
 
+/**
+ * Start loading the QP's own lines that every packet in or out touches
+ * (state, send queue, CC, its parts' pointers, control queue, counters),
+ * so that a worker about to handle many QPs in turn has their misses
+ * overlap instead of taking them one after the other. Only a hint: it
+ * reads and changes nothing.
+ */
+void mrc_qp_prefetch(const struct mrc_qp *qp);
+
+/**
+ * The same for the QP's parts (reliability state, EV pool), found through
+ * pointers in the QP's own lines, which it reads (and changes nothing):
+ * call it some time after mrc_qp_prefetch(), once those lines have had
+ * time to arrive.
+ */
+void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
+
 /** Per-QP counters (all per lcore, since the QP is). */
 #define MRC_QP_COUNTERS(X)                                                                     \
 	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                      \

@@ -26,8 +26,12 @@
 # completion p50 / p99, heap and peak RSS per QP, resends as a share of the
 # data packets sent (the links lose nothing, so every resend is spurious),
 # flows that never completed a message.
-# Writes results/bench-scale.json and results/bench-scale.png.
-# Usage: scripts/bench/bench-scale.sh [BUILD_DIR]   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50)
+# Writes results/bench-scale.json and results/bench-scale.png. With CACHE=1
+# it then runs scripts/bench/bench-scale-cache.sh, the same daemon settings
+# under callgrind's cache simulator, for the cache misses per message beside
+# the rates (slow: about half an hour; LOCK is passed on).
+# Usage: scripts/bench/bench-scale.sh [BUILD_DIR]
+#   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 CACHE=0)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -76,6 +80,9 @@ for delay in 0 "$slow_us"; do
 		done
 	done
 done
+if [ "${CACHE:-0}" = 1 ]; then
+	scripts/bench/bench-scale-cache.sh "$build"
+fi
 SLOW_US=$slow_us /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
 /usr/bin/python3 scripts/bench/machine.py results/bench-scale.json
 /usr/bin/python3 scripts/plot/plot.py scale results/bench-scale.json results/bench-scale.png

@@ -99,6 +99,14 @@ def rows_scale(r):
                         d is not base else "",
                         ">= 0.8 of 128 flows, resends < 0.1%" if d["flows"] > 128 else "",
                         "`scripts/bench/bench-scale.sh`"))
+    # bench-scale-cache.json, under callgrind: counted, so it holds on any machine's load.
+    cache = r.get("cache", {})
+    for c in cache.get("scales", []):
+        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated L2 misses per message "
+                    f"(callgrind, one core's {cache.get('last_level', '?').split(',')[0]} as "
+                    "the last level)",
+                    f"{fmt(c['l2_miss_per_msg'])} misses",
+                    "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
@@ -287,7 +295,7 @@ KNOWN = {"bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": r
          "bench-incast": rows_incast, "bench-failover": rows_failover,
          "bench-loss": rows_loss, "bench-balance": rows_balance}
 # Read with another file (bench-wire's instruction counts) or not a figure.
-SKIP = {"bench-wire-instructions"}
+SKIP = {"bench-wire-instructions", "bench-scale-cache"}
 
 # Per figure, in page order: its title and why it is measured (one line).
 FIGURES = [
@@ -311,7 +319,8 @@ FIGURES = [
     ("bench-scale", "QPs per worker and memory per QP",
      "A host holds many QPs and few are busy at once: memory per idle QP bounds how many fit, "
      "and throughput must not collapse as they grow; the reference gives each QP rings of its "
-     "own."),
+     "own. Where the daemon's rate falls as flows grow, the cache misses per message counted "
+     "under callgrind say why (doc/architecture.md, \"Many flows on one worker\")."),
     ("bench-failover", "Failover on the emulated fabric",
      "MRC's point: a failed plane, link or switch costs a short stall, not a connection; the "
      "goal is the surviving capacity within 100 us and no message lost."),
@@ -493,6 +502,10 @@ def main():
     if "bench-wire" in results and os.path.exists(extra):
         with open(extra) as f:
             results["bench-wire"]["instructions"] = json.load(f)
+    extra = os.path.join(a.results, "bench-scale-cache.json")
+    if "bench-scale" in results and os.path.exists(extra):
+        with open(extra) as f:
+            results["bench-scale"]["cache"] = json.load(f)
     if a.status and os.path.exists(a.status):
         with open(a.status) as f:
             for s in (json.loads(line) for line in f if line.strip()):

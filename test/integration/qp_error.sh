@@ -2,12 +2,27 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# A QP that goes to ERROR is reported, not left dead and silent: the two
-# hosts of config/examples/null.ini send into net_null ports, so nothing is
-# ever acknowledged, and with a retry budget of one expiry every sending QP
-# gives up (RETRY_EXCEEDED). mrcd must exit 1 (messages failed), log each
-# such QP with its flow, count them in the summary and in --json
-# (qps_in_error), and leave its runtime directory clean.
+# A QP that goes to ERROR is reported, and its generator flow brought back
+# on a new QP pair, within bounds. Two runs, each with a retry budget of one
+# expiry, so a sending QP that hears nothing gives up (RETRY_EXCEEDED):
+#
+#  1. null: the two hosts of config/examples/null.ini send into net_null
+#     ports, so nothing is ever acknowledged. Each flow fails, is brought
+#     back, fails again ... until it has failed more than 3 times within
+#     10 s, then stays down. mrcd must exit 1 (messages failed), log each
+#     QP gone to ERROR with its flow, count them (qps_in_error: 4 per flow),
+#     count 3 recoveries per flow and one "too_often" each, and account for
+#     every message (posted = failed, none lost).
+#  2. blackout: the emulated fabric black-holes everything for 60 ms
+#     (config/scenarios/fabric-blackout.ini). Both flows' sending QPs give
+#     up; each flow is brought back once the fabric works, on the spare
+#     QPNs, and completes messages again: the summary counts 2 recoveries,
+#     none failed, posted = completed + failed with none lost, at most 4
+#     (outstanding) failed per flow, every byte at the receivers checked
+#     with no error, and messages completed after the recovery (messages
+#     numbered from the "from message S" of the log on). While it runs,
+#     /mrc/host counts one recovery per host, /mrc/qps lists the new pairs'
+#     QPNs and the retired 0x100 is not answered.
 # Usage: qp_error.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -15,36 +30,124 @@ work=$2
 src=$(realpath "$(dirname "$0")/../..")
 mkdir -p "$work"
 cd "$work"
-rm -f summary.json
+rm -f null.json blackout.json telemetry.json
 if [ "$(nproc)" -lt 2 ]; then
 	echo "qp_error: needs 2 CPUs (main + worker lcore); skipping"
 	exit 77
 fi
+fails=0
+one_retry=(--set transport.retry_linear=1 --set transport.retry_exp=0)
+
+# 1. Nothing ever arrives: every flow fails, comes back, and stays down at the bound.
 set +e
-"$mrcd" -- -f "$src/config/examples/null.ini" --set transport.retry_linear=1 \
-	--set transport.retry_exp=0 --duration 1 --json summary.json > err.log 2>&1
+"$mrcd" -- -f "$src/config/examples/null.ini" "${one_retry[@]}" --duration 2 \
+	--json null.json > null.log 2>&1
 rc=$?
 set -e
-grep -v '^EAL\|^TELEMETRY' err.log | tail -n 14
-fails=0
-[ "$rc" = 1 ] || { echo "qp_error: FAIL: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
-logged=$(grep -c 'went to ERROR (retry count exceeded): the sending end of flow' err.log || true)
-/usr/bin/python3 - summary.json "$logged" <<'PY' || fails=$((fails + 1))
+grep -v '^EAL\|^TELEMETRY\|^mrcd.ctrl: host . plane' null.log | tail -n 24
+[ "$rc" = 1 ] || { echo "qp_error: FAIL: null: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
+logged=$(grep -c 'went to ERROR (retry count exceeded): the sending end of flow' null.log || true)
+down=$(grep -c 'is not brought back: it failed more than 3 times within 10 s' null.log || true)
+/usr/bin/python3 - null.json "$logged" "$down" <<'PY' || fails=$((fails + 1))
 import json, sys
 s = json.load(open(sys.argv[1]))
-logged = int(sys.argv[2])
+logged, down = int(sys.argv[2]), int(sys.argv[3])
 flows, qerr, m = s["flows"], s["qps_in_error"], s["messages"]
+rec, why = s["flows_recovered"], s["recover_failed"]
 bad = []
-if qerr != flows:
-    bad.append(f"qps_in_error {qerr}, want {flows} (every sending QP)")
-if logged != flows:
-    bad.append(f"{logged} QPs logged as gone to ERROR, want {flows}")
-if m["failed"] == 0:
-    bad.append(f"no message failed: {m}")
+if qerr != 4 * flows:
+    bad.append(f"qps_in_error {qerr}, want {4 * flows} (each flow: 3 recoveries, then down)")
+if logged != qerr:
+    bad.append(f"{logged} QPs logged as gone to ERROR, want {qerr}")
+if rec != 3 * flows:
+    bad.append(f"flows_recovered {rec}, want {3 * flows}")
+if why["too_often"] != flows or sum(why.values()) != flows or down != flows:
+    bad.append(f"recover_failed {why} ({down} logged), want too_often = {flows}, nothing else")
+if m["completed"] != 0 or m["failed"] == 0 or m["failed"] != m["posted"] or m["lost"] != 0:
+    bad.append(f"messages {m}: want every posted message failed, none lost")
 for b in bad:
-    print("qp_error: FAIL:", b)
-print(f"qp_error: {qerr} QPs in error reported, {logged} logged, {m['failed']} messages failed")
+    print("qp_error: FAIL: null:", b)
+print(f"qp_error: null: {qerr} QPs in error, {logged} logged, {rec} recoveries, "
+      f"{why['too_often']} flows down, {m['failed']} of {m['posted']} messages failed")
 sys.exit(1 if bad else 0)
 PY
-grep -q "QPs in error: " err.log || { echo "qp_error: FAIL: no 'QPs in error' line in the summary"; fails=$((fails + 1)); }
+grep -q "QPs in error: .*flows recovered on a new QP pair: " null.log ||
+	{ echo "qp_error: FAIL: null: no 'QPs in error ... flows recovered' line in the summary"; fails=$((fails + 1)); }
+
+# 2. A 60 ms blackout of the whole fabric: both flows fail, come back, and run on.
+set +e
+"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+	--duration 3 --json blackout.json > blackout.log 2>&1 &
+pid=$!
+# Once the flows are back (by about 0.7 s), telemetry shows the new pairs and the counts.
+sock=
+for _ in $(seq 50); do
+	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' blackout.log 2>/dev/null)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+sleep 2
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/host,0 /mrc/host,1 /mrc/qps \
+	> telemetry.json 2> telemetry.err
+tel_rc=$?
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/qp,0x100 > /dev/null 2>&1
+old_rc=$?
+wait $pid
+rc=$?
+set -e
+[ "$tel_rc" = 0 ] || { cat telemetry.err; echo "qp_error: FAIL: blackout: telemetry exited $tel_rc"; fails=$((fails + 1)); }
+[ "$old_rc" = 1 ] || { echo "qp_error: FAIL: blackout: /mrc/qp,0x100 (retired) answered ($old_rc)"; fails=$((fails + 1)); }
+/usr/bin/python3 - telemetry.json <<'PY' || fails=$((fails + 1))
+import json, sys
+t = json.load(open(sys.argv[1]))
+bad = []
+for h in (0, 1):
+    host = t[f"/mrc/host,{h}"]
+    if host["flows_recovered"] != 1 or host["recover_failed"] != 0 or host["qps_in_error"] != 1:
+        bad.append(f"/mrc/host,{h}: {host}: want 1 QP in error, 1 flow recovered, none failed")
+qpns = sorted(int(k, 16) for k in t["/mrc/qps"])
+# The flows' own QPNs are 0x100..0x103; the recovered pairs are spares from 0x104 on.
+if len(qpns) != 4 or min(qpns) < 0x104:
+    bad.append(f"/mrc/qps lists {[hex(q) for q in qpns]}: want the 4 QPs of the new pairs")
+for b in bad:
+    print("qp_error: FAIL: blackout telemetry:", b)
+sys.exit(1 if bad else 0)
+PY
+grep -v '^EAL\|^TELEMETRY' blackout.log | tail -n 24
+[ "$rc" = 1 ] || { echo "qp_error: FAIL: blackout: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
+# The message each recovered flow resumed from, summed over flows (one recovery each).
+resumed=$(sed -n 's/.* recovered on QPs .*, from message \([0-9]*\)$/\1/p' blackout.log |
+	awk '{ s += $1 } END { print s + 0 }')
+/usr/bin/python3 - blackout.json "$resumed" <<'PY' || fails=$((fails + 1))
+import json, sys
+s = json.load(open(sys.argv[1]))
+resumed = int(sys.argv[2])
+flows, qerr, m = s["flows"], s["qps_in_error"], s["messages"]
+rec, why = s["flows_recovered"], s["recover_failed"]
+msg = 1024 * 1024  # the built-in profile's messages
+bad = []
+if rec != flows or qerr != flows:
+    bad.append(f"flows_recovered {rec}, qps_in_error {qerr}: want {flows} each (one per flow)")
+if sum(why.values()) != 0:
+    bad.append(f"recover_failed {why}: want none")
+if m["lost"] != 0 or m["posted"] != m["completed"] + m["failed"]:
+    bad.append(f"messages {m}: want posted = completed + failed, none lost")
+if not 1 <= m["failed"] <= 4 * flows:
+    bad.append(f"{m['failed']} messages failed: want 1..{4 * flows} (those in flight)")
+# Messages numbered below each flow's restart point either completed or failed.
+after = m["completed"] - (resumed - m["failed"])
+if after < flows:
+    bad.append(f"{after} messages completed after the recoveries: want some on each flow")
+if s["verify_errors"] != 0:
+    bad.append(f"{s['verify_errors']} verify errors")
+# Every completed message was checked at its receiver; a failed one may have arrived too.
+if not m["completed"] * msg <= s["bytes_verified"] <= (m["completed"] + m["failed"]) * msg:
+    bad.append(f"bytes_verified {s['bytes_verified']} is not that of the "
+               f"{m['completed']} completed messages (+ up to {m['failed']} failed)")
+for b in bad:
+    print("qp_error: FAIL: blackout:", b)
+print(f"qp_error: blackout: {rec} flows recovered, {after} messages completed after, "
+      f"{m['failed']} failed, {m['lost']} lost, {s['bytes_verified']} bytes verified")
+sys.exit(1 if bad else 0)
+PY
 [ "$fails" = 0 ]

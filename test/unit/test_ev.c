@@ -66,7 +66,8 @@ static int
 check_invariants(const struct mrc_ev_pool *p)
 {
 	uint16_t good[MRC_EV_MAX_PLANES] = {0}, usable[MRC_EV_MAX_PLANES] = {0};
-	unsigned int n_skip = 0, n_bad = 0, n_usable = 0;
+	unsigned int n_skip = 0, n_bad = 0, n_usable = 0, n_denied = 0, active_skip = 0;
+	struct mrc_ev_totals tot;
 	uint8_t gmask = 0, umask = 0;
 	const unsigned int app = p->n_active / p->n_planes;
 	const unsigned int bpp = (p->n_total - p->n_active) / p->n_planes;
@@ -85,7 +86,9 @@ check_invariants(const struct mrc_ev_pool *p)
 		MRC_T_EQ(mrc_ev_find(p, mrc_ev_value(p, s)), s);
 		n_skip += st == MRC_EV_SKIP;
 		n_bad += st == MRC_EV_ASSUMED_BAD;
+		n_denied += st == MRC_EV_DENIED;
 		if (s < p->n_active) {
+			active_skip += st == MRC_EV_SKIP;
 			good[pl] += st == MRC_EV_GOOD;
 			if (st == MRC_EV_GOOD || st == MRC_EV_SKIP) {
 				usable[pl]++;
@@ -106,6 +109,13 @@ check_invariants(const struct mrc_ev_pool *p)
 	MRC_T_EQ(p->n_skip, n_skip);
 	MRC_T_EQ(p->n_bad, n_bad);
 	MRC_T_EQ(p->n_usable_active, n_usable);
+	MRC_T_EQ(p->n_denied, n_denied);
+	/* The summary's totals, kept by the pool, agree with the slots. */
+	mrc_ev_pool_totals(p, &tot);
+	MRC_T_EQ(tot.active_skip, active_skip);
+	MRC_T_EQ(tot.bad, n_bad);
+	MRC_T_EQ(tot.denied, n_denied);
+	MRC_T_EQ(tot.active_good + tot.active_skip, n_usable);
 	return MRC_TEST_OK;
 }
 

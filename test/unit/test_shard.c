@@ -941,6 +941,77 @@ test_counts_dispatch_it_cannot_make(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Retiring a QP with messages in flight: every message not acknowledged
+ * completes FLUSHED on its CQ (none vanishes), the QP is out of the shard
+ * (its peer's answers now count as unknown QPN), reset (its in-flight ring
+ * returned), and no ERROR event is reported: a retire is not a failure.
+ */
+static int
+test_retires_a_qp_flushing_what_is_in_flight(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_shard *sh[2];
+	struct rte_ring *wire[2], *events;
+	struct mrc_cqe e[16];
+	unsigned int ok = 0, flushed = 0, n;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	events = rte_ring_create("shard_ev_ret", 16, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(events != NULL, "event ring");
+	MRC_T_RUN(joined_shards(&p, sh, wire, events));
+	for (uint32_t k = 0; k < 3; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * MSG, MSG, p.h[0].key,
+				 (uint64_t)(uintptr_t)p.h[1].mem + k * MSG, p.h[1].key, true, k),
+			0);
+	for (int step = 0; step < 3; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_ASSERT(mrc_qp_trk_held(p.h[0].qp), "packets are in flight");
+	MRC_T_EQ(mrc_shard_retire_qp(sh[0], p.h[0].qp), 0);
+	MRC_T_EQ(mrc_shard_retire_qp(sh[0], p.h[0].qp), -ENOENT);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_RESET);
+	MRC_T_ASSERT(!mrc_qp_trk_held(p.h[0].qp), "its in-flight ring went back");
+	while ((n = mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e))) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			MRC_T_EQ(e[k].qpn, mrc_qp_qpn(p.h[0].qp));
+			ok += e[k].status == MRC_CQE_OK;
+			flushed += e[k].status == MRC_CQE_FLUSHED;
+		}
+	MRC_T_EQ(ok + flushed, 3);
+	MRC_T_ASSERT(flushed >= 1, "%u messages flushed", flushed);
+	for (int step = 0; step < 100; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e)), 0);
+	MRC_T_ASSERT(mrc_shard_counters(sh[0])->rx_unknown_qpn > 0, "answers to it are refused");
+	MRC_T_EQ(mrc_shard_counters(sh[0])->qp_errors, 0);
+	MRC_T_EQ(rte_ring_count(events), 0);
+	for (int i = 0; i < 2; i++) {
+		struct rte_mbuf *m = NULL;
+
+		if (i == 1)
+			MRC_T_EQ(mrc_shard_del_qp(sh[i], p.h[i].qp), 0);
+		mrc_shard_free(sh[i]);
+		while (rte_ring_dequeue(wire[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	rte_ring_free(events);
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_two_hosts_over_fabric),
 	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
@@ -956,6 +1027,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_dispatches_to_the_owner),
 	MRC_TEST_CASE(test_horizon_waits_for_the_other_shards),
 	MRC_TEST_CASE(test_counts_dispatch_it_cannot_make),
+	MRC_TEST_CASE(test_retires_a_qp_flushing_what_is_in_flight),
 };
 
 MRC_TEST_MAIN("host_shard", cases)

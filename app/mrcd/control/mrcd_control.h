@@ -67,6 +67,16 @@ int mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now);
 int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
 int mrcd_assign_lcores(struct mrcd_daemon *d);
 
+/*
+ * A QP of host `local`'s shard `shard` to cluster host `peer` (whose shard
+ * `peer_shard` owns dest_qpn), numbered qpn and connected to dest_qpn, taken
+ * to RTS with `rand` (the PRNG of whichever thread makes it); not yet given
+ * to a shard. NULL (logged) with rte_errno on failure.
+ */
+struct mrc_qp *mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
+	unsigned int peer, unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
+	struct mrc_rand *rand);
+
 /* 0 if both of the host's pools hold every mbuf again; else logs which did not, -EBUSY. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);
 

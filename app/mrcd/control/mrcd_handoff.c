@@ -8,22 +8,25 @@
  * Control side of what the shards hand over: packets a shard receives but
  * does not own (with one shard per host, only endpoint requests, QPN 2,
  * counted and freed here until the control thread acts on them), and the
- * QPs that went to ERROR (logged with their flow and counted per host).
+ * QPs that went to ERROR (logged with their flow, counted per host, and
+ * their flow brought back on a new QP pair when it can be: mrcd_recover.h).
  */
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "mrcd_daemon.h"
 #include "mrcd_control.h"
 #include "mrcd_log.h"
+#include "mrcd_recover.h"
 
 /* A QP of host h went to ERROR: say which flow and end, and count it. */
 static void
 qp_failed(struct mrcd_daemon *d, unsigned int h, const void *ev)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
-	const uint32_t qpn = mrc_shard_event_qpn(ev), g = (qpn - MRCD_QPN_BASE) / 2;
-	const int32_t fi = qpn >= MRCD_QPN_BASE && g < d->n_cluster_flows ? d->flow_of[g] : -1;
+	const uint32_t qpn = mrc_shard_event_qpn(ev);
+	const int32_t fi = mrcd_flow_of_qpn(d, qpn);
 
 	__atomic_store_n(&hc->qps_in_error, hc->qps_in_error + 1, __ATOMIC_RELAXED);
 	if (fi < 0) {
@@ -34,11 +37,12 @@ qp_failed(struct mrcd_daemon *d, unsigned int h, const void *ev)
 	}
 	MRCD_LOG(ctrl, WARNING,
 		"host %u: QP 0x%x went to ERROR (%s): the %s end of flow %u (host %u -> %u); "
-		"its messages fail from now on",
+		"its messages in flight fail",
 		d->cfg.daemon.first_host + h, qpn,
 		mrc_qp_error_name((enum mrc_qp_error)mrc_shard_event_why(ev)),
-		qpn == d->flows[fi].qpn ? "sending" : "receiving", d->flows[fi].id,
+		(qpn - MRCD_QPN_BASE) % 2 == 0 ? "sending" : "receiving", d->flows[fi].id,
 		d->flows[fi].src, d->flows[fi].dst);
+	mrcd_recover_qp_failed(d, h, qpn, rte_rdtsc());
 }
 
 void

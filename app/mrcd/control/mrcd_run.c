@@ -28,6 +28,7 @@
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
 #include "mrcd_datapath.h"
+#include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
 static volatile sig_atomic_t signalled, ignored;
@@ -125,6 +126,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
+		mrcd_recover_tick(d, now);
 		mrcd_output_tick(d, &out, now, start);
 		if (d->cfg.telemetry.console && now >= next_console) {
 			mrcd_console_line(d, now, start);

@@ -32,6 +32,7 @@
 #include "mrcd_log.h"
 #include "mrcd_control.h"
 #include "mrcd_gen.h"
+#include "mrcd_recover.h"
 #include "mrc_shard.h"
 
 int
@@ -269,7 +270,9 @@ mrcd_size_memory(struct mrcd_daemon *d)
 				? 152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup)
 				: 0);
 
-	qps = 64ull * 2 * d->n_cluster_flows * d->n_hosts;
+	/* The QP table also covers the spare pairs that recovered flows move to. */
+	qps = 64ull * 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)) *
+	      d->n_hosts;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		qps += per_qp * (d->host[h].n_send + d->host[h].n_recv);
 	mi = fopen("/proc/meminfo", "r");
@@ -315,7 +318,11 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 		if (sc->send_flows == NULL || sc->recv_flows == NULL)
 			return -ENOMEM;
 		sc->n_send = sc->n_recv = 0;
-		max_qps[k] = hc->n_shards == 1 ? n_qpns : 0;
+		/* one shard: the flows' QPNs, then the spare pairs of recovered flows
+		 * (mrcd_recover.h; recovery runs with one worker per host) */
+		max_qps[k] = hc->n_shards == 1
+				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows)
+				     : 0;
 	}
 	if (hc->n_shards > 1) {
 		hc->qpn_map = rte_malloc("mrcd_qpn_map", (n_qpns + 1) * sizeof(uint32_t), 64);
@@ -449,7 +456,8 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		 * flight: one per QP up to MRCD_TRK_BLOCKS_MAX (beyond, QPs take turns).
 		 */
 		cfg.max_qps = max_qps[k];
-		cfg.trk_blocks = trk_blocks(d, cfg.max_qps);
+		/* sized by the flows: a recovered flow's new pair replaces its old one */
+		cfg.trk_blocks = trk_blocks(d, RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows));
 		cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 		cfg.shard_index = (uint16_t)k;
 		/* its own queue on every port; past a port's rx queues it reads none */
@@ -464,9 +472,25 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
 		 */
 		sc->imm_pool =
-			mrc_trk_pool_create(RTE_MIN(cfg.max_qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
+			mrc_trk_pool_create(RTE_MIN(RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows),
+						    (uint32_t)MRCD_TRK_BLOCKS_MAX),
 				mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
 		sc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
+		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
+		{
+			char name[RTE_RING_NAMESIZE];
+
+			snprintf(name, sizeof(name), "mrcd_rq%u_%u", h, k);
+			sc->requests =
+				rte_ring_create(name, 1024, (int)rte_socket_id(), RING_F_SC_DEQ);
+			if (sc->requests == NULL) {
+				MRCD_LOG(ctrl, ERR,
+					"host %u shard %u: cannot make its request ring: %s", h, k,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
+			cfg.requests = sc->requests;
+		}
 		if (sc->imm_pool == NULL || sc->cq == NULL) {
 			MRCD_LOG(ctrl, ERR,
 				"host %u shard %u: out of memory for its Write-IMM tables and CQ",
@@ -503,9 +527,10 @@ oom_hint(const char *why)
 					     : "";
 }
 
-static struct mrc_qp *
-make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
-	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now)
+struct mrc_qp *
+mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
+	struct mrc_rand *rand)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
 	struct mrcd_shardctx *sc = &hc->shard[shard];
@@ -523,7 +548,6 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
-	int rc;
 
 	mrcd_config_wire(&d->cfg, &in.wire);
 	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
@@ -549,13 +573,27 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 		return NULL;
 	}
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTS; to++)
-		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, &sc->rand, &why) != 0) {
+		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, rand, &why) != 0) {
 			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
 			mrc_qp_destroy(qp);
 			rte_errno = EINVAL;
 			return NULL;
 		}
+	return qp;
+}
+
+static struct mrc_qp *
+make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now)
+{
+	struct mrcd_shardctx *sc = &d->host[local].shard[shard];
+	struct mrc_qp *qp =
+		mrcd_make_qp_rts(d, local, shard, peer, peer_shard, qpn, dest_qpn, now, &sc->rand);
+	int rc;
+
+	if (qp == NULL)
+		return NULL;
 	rc = mrc_shard_add_qp(sc->rt, qp, now);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,

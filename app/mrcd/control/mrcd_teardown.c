@@ -22,11 +22,13 @@
 #include "mrc_shard.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_recover.h"
 #include "mrcd_sched.h"
 
 void
 mrcd_free_qps(struct mrcd_daemon *d)
 {
+	mrcd_recover_free(d); /* the QPs of recoveries, before the shards go */
 	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
 		const struct mrcd_flow *f = &d->flows[i];
 
@@ -83,6 +85,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 							       (void **)m, RTE_DIM(m), NULL)) > 0)
 				rte_pktmbuf_free_bulk(m, n);
 			rte_ring_free(sc->inbound);
+			rte_ring_free(sc->requests);
 			rte_free(sc->cq);
 			rte_free(sc->send_flows);
 			rte_free(sc->recv_flows);

@@ -20,6 +20,7 @@
 #include "mrc_rel_tx.h"
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
+#include "mrcd_recover.h"
 
 /* Add the QPs' own counters of sending flows send_flows[from, to) of a shard. */
 static void
@@ -41,15 +42,18 @@ sum_qps(const struct mrcd_daemon *d, const struct mrcd_shardctx *hc, uint32_t fr
 		s->nacks += c->rx_nacks;
 		s->ecn_echoes += c->ecn_echoes;
 		s->ev_losses += c->ev_losses;
-		for (unsigned int p = 0; pool != NULL && p < d->cfg.daemon.planes; p++) {
-			struct mrc_ev_counts ec;
+		/*
+		 * From the pool's own counts: counting every slot read ten cold
+		 * lines per flow, 4% of a worker at 1,024 flows and up.
+		 */
+		if (pool != NULL) {
+			struct mrc_ev_totals et;
 
-			if (mrc_ev_plane_counts(pool, p, &ec) != 0)
-				continue;
-			s->ev_good += ec.active[MRC_EV_GOOD];
-			s->ev_skip += ec.active[MRC_EV_SKIP];
-			s->ev_bad += ec.active[MRC_EV_ASSUMED_BAD] + ec.backup[MRC_EV_ASSUMED_BAD];
-			s->ev_denied += ec.active[MRC_EV_DENIED] + ec.backup[MRC_EV_DENIED];
+			mrc_ev_pool_totals(pool, &et);
+			s->ev_good += et.active_good;
+			s->ev_skip += et.active_skip;
+			s->ev_bad += et.bad;
+			s->ev_denied += et.denied;
 		}
 	}
 }
@@ -111,12 +115,25 @@ mrcd_snapshot_publish(
 			hc->sweep_pos = 0;
 		}
 	}
-	n.retx = hc->sums.retx;
-	n.data_pkts = hc->sums.data_pkts;
-	n.spurious = hc->sums.spurious;
-	n.nacks = hc->sums.nacks;
-	n.ecn_echoes = hc->sums.ecn_echoes;
-	n.ev_losses = hc->sums.ev_losses;
+	/*
+	 * With the counters of QPs that recovered flows left behind. A flow that
+	 * moved to a new QP during a sweep may count twice until the next full
+	 * pass: the totals never go back meanwhile (the console's rates are
+	 * differences), and a full snapshot, the summary's, is exact.
+	 */
+	static const struct mrcd_qp_carry none;
+	const struct mrcd_qp_carry *c =
+		d->recover != NULL && k == 0 ? &d->recover->carry[h] : &none;
+
+#define CARRY(field) \
+	(full ? 0 : s->field) > hc->sums.field + c->field ? s->field : hc->sums.field + c->field
+	n.retx = CARRY(retx);
+	n.data_pkts = CARRY(data_pkts);
+	n.spurious = CARRY(spurious);
+	n.nacks = CARRY(nacks);
+	n.ecn_echoes = CARRY(ecn_echoes);
+	n.ev_losses = CARRY(ev_losses);
+#undef CARRY
 	n.ev_good = hc->sums.ev_good;
 	n.ev_skip = hc->sums.ev_skip;
 	n.ev_bad = hc->sums.ev_bad;

@@ -25,19 +25,9 @@
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 #include "mrcd_gen.h"
+#include "mrcd_recover.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
-
-/* QPN -> flow index, O(1): the daemon's QPNs are MRCD_QPN_BASE + 2 x cluster flow (+ 1). */
-static int32_t
-flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
-{
-	const uint32_t g = (qpn - MRCD_QPN_BASE) / 2;
-
-	if (qpn < MRCD_QPN_BASE || g >= d->n_cluster_flows)
-		return -1;
-	return d->flow_of[g];
-}
 
 static void
 completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
@@ -47,13 +37,19 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 
 	while ((n = mrc_cq_poll(hc->cq, e, RTE_DIM(e))) > 0)
 		for (unsigned int k = 0; k < n; k++) {
-			const int32_t fi = flow_of_qpn(d, e[k].qpn);
+			const int32_t fi = mrcd_flow_of_qpn(d, e[k].qpn);
 			struct mrcd_flow *f = &d->flows[fi < 0 ? 0 : fi];
 
 			if (fi < 0)
 				continue;
 			if (e[k].status != MRC_CQE_OK) {
 				hc->failed_msgs++;
+				if (e[k].opcode != MRC_CQE_RECV_IMM) {
+					/* Its slot is free: the flow's turn goes on (mrcd_sched.h).
+					 */
+					f->failed++;
+					mrcd_sched_wake(d, f, (uint32_t)fi);
+				}
 			} else if (e[k].opcode == MRC_CQE_RECV_IMM) {
 				const uint64_t vb = f->verified_bytes, ve = f->verify_errors;
 
@@ -165,6 +161,10 @@ mrcd_worker_main(void *arg)
 			next_snap = now + snap_gap;
 		}
 		mrcd_query_serve(d, w);
+		/* Flows brought back on a new QP pair (mrcd_recover.h): rare, so once a ms. */
+		for (unsigned int k = 0; k < w->n_units; k++)
+			if (w->units[k].shard == 0) /* recovery runs with one shard per host */
+				mrcd_recover_worker_step(d, w->units[k].host);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +

@@ -366,7 +366,7 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 	const size_t stride = (size_t)p->max_kb * 1024u; /* a slot fits the largest message */
 	unsigned int n = 0;
 
-	while (!stopping && f->posted - f->completed < p->outstanding &&
+	while (!stopping && mrcd_gen_in_flight(f) < p->outstanding &&
 		(p->messages == 0 || f->posted < p->messages) && now_tsc >= f->next_post_tsc) {
 		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
 		const uint32_t len = mrcd_msg_len(p, f->id, f->posted);

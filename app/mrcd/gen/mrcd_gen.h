@@ -106,6 +106,7 @@ struct mrcd_flow {
 	/* the src worker's (setup seeds next_post_tsc and queued) */
 	uint64_t next_post_tsc; /* pacing */
 	uint64_t posted, completed, completed_bytes;
+	uint64_t failed;    /* completed with an error (its QP went to ERROR or was retired) */
 	uint64_t *post_tsc; /* per slot; setup allocates */
 	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
 	/* the dst worker's */
@@ -137,6 +138,13 @@ unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hos
 /* Fill / check message `seq` of a flow in `buf` (len bytes). */
 void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+
+/* Messages of `f` posted and not yet completed, either way. */
+static inline uint64_t
+mrcd_gen_in_flight(const struct mrcd_flow *f)
+{
+	return f->posted - f->completed - f->failed;
+}
 
 /* Post what the profile allows now on `f`; returns messages posted. */
 unsigned int mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc,

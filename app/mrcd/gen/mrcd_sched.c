@@ -89,8 +89,9 @@ grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 static bool
 done(const struct mrcd_profile *p, const struct mrcd_flow *f, bool stopping)
 {
+	/* Not RTS: in ERROR, or retired while the flow is brought back (mrcd_recover.h). */
 	return stopping || (p->messages != 0 && f->posted >= p->messages) ||
-	       mrc_qp_state(f->qp) == MRC_QP_ERROR;
+	       mrc_qp_state(f->qp) != MRC_QP_RTS;
 }
 
 /* After posting: where the flow goes until it can post again. */
@@ -99,7 +100,7 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
 	uint64_t now_tsc, bool stopping)
 {
 	const struct mrcd_profile *p = &d->prof;
-	const bool in_flight = f->posted != f->completed;
+	const bool in_flight = mrcd_gen_in_flight(f) != 0;
 
 	if (p->active_flows > 0) {
 		/* A turn lasts until what the flow posted has completed (mrcd_sched_wake). */
@@ -114,7 +115,7 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
 		}
 		return;
 	}
-	if (done(p, f, stopping) || f->posted - f->completed >= p->outstanding) {
+	if (done(p, f, stopping) || mrcd_gen_in_flight(f) >= p->outstanding) {
 		/* Full (a completion wakes it), done, or broken: nothing to do until then. */
 		f->queued = MRCD_FLOW_IDLE;
 	} else if (now_tsc < f->next_post_tsc) {
@@ -159,10 +160,28 @@ mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 		return;
 	hc = &d->host[f->src_local].shard[f->src_shard];
 	if (d->prof.active_flows > 0) {
-		if (f->posted != f->completed)
+		if (mrcd_gen_in_flight(f) != 0)
 			return; /* its turn lasts until the rest completes */
 		/* Hand the turn on; the flow queues for another (drain: the phase stops it). */
 		hc->active--;
+		f->queued = MRCD_FLOW_TURN;
+		mrcd_flowq_push(&hc->turns, fi);
+		grant(d, hc);
+		return;
+	}
+	f->queued = MRCD_FLOW_READY;
+	mrcd_flowq_push(&hc->ready, fi);
+}
+
+void
+mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
+{
+	struct mrcd_shardctx *hc = &d->host[f->src_local].shard[f->src_shard];
+
+	/* Queued, it posts on its new QP when its turn comes; idle, it holds no turn. */
+	if (f->queued != MRCD_FLOW_IDLE)
+		return;
+	if (d->prof.active_flows > 0) {
 		f->queued = MRCD_FLOW_TURN;
 		mrcd_flowq_push(&hc->turns, fi);
 		grant(d, hc);

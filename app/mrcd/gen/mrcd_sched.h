@@ -84,7 +84,14 @@ void mrcd_sched_free(struct mrcd_daemon *d, unsigned int host, unsigned int shar
 unsigned int mrcd_sched_post(
 	struct mrcd_daemon *d, struct mrcd_shardctx *sc, uint64_t now_tsc, bool stopping);
 
-/* Worker: a send of flow `f` (index `fi`) completed: a slot is free again. */
+/* Worker: a send of flow `f` (index `fi`) completed, or failed: a slot is free again. */
 void mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi);
+
+/*
+ * Worker: flow `f`'s sending QP was replaced (mrcd_recover.h) and every
+ * message on the old one has completed or failed: queue the flow again if
+ * it had stopped (it then holds no turn).
+ */
+void mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi);
 
 #endif /* MRCD_SCHED_H */

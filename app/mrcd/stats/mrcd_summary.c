@@ -21,6 +21,7 @@
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
 /* The receivers' longest waits between messages (mrcd_gaps.h), longest first. */
@@ -74,7 +75,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 	/* Only the emulated fabric has fabric counters; ethdev and loop modes have ports. */
 	const struct mrc_fabric_counters *fc = d->fab != NULL ? mrc_fabric_counters(d->fab) : NULL;
 	struct mrcd_port_drops pd;
-	uint64_t lost, qps_in_error = 0;
+	uint64_t lost, qps_in_error = 0, recovered = 0, not_recovered = 0;
+	uint64_t why[MRCD_RECOVER_N_WHY] = {0};
 
 	mrcd_snapshot_totals(d, &t);
 	/* What the worker cores did, for per-core rates (bench-rate.sh). */
@@ -87,6 +89,15 @@ mrcd_summary(const struct mrcd_daemon *d)
 			rx_pkts += mrc_qp_counters(d->peer_qp[i])->rx_data_pkts;
 			rx_bytes += mrc_qp_counters(d->peer_qp[i])->rx_data_bytes;
 		}
+	for (unsigned int h = 0; h < d->n_hosts && d->recover != NULL; h++) {
+		/* what the receiving QPs of recovered flows placed before they were replaced */
+		rx_pkts += d->recover->carry[h].rx_data_pkts;
+		rx_bytes += d->recover->carry[h].rx_data_bytes;
+		recovered += mrcd_recover_count(d, h);
+		not_recovered += mrcd_recover_failed(d, h);
+		for (unsigned int w = 0; w < MRCD_RECOVER_N_WHY; w++)
+			why[w] += d->recover->not_recovered[h][w];
+	}
 	const double wall_ns = (double)(run + d->drain_tsc) * 1e9 / (double)d->hz;
 	const double cpu_share = (double)cpu_ns / (wall_ns * RTE_MAX(d->n_workers, 1u));
 
@@ -106,11 +117,17 @@ mrcd_summary(const struct mrcd_daemon *d)
 	printf("\n  messages: %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64
 	       " failed, %" PRIu64 " lost; goodput %.3f Gb/s\n",
 		t.posted, t.completed, t.failed, lost, mrcd_gbps(t.sent_bytes, run, d->hz));
-	if (qps_in_error > 0)
+	if (qps_in_error > 0) {
 		printf("  QPs in error: %" PRIu64
-		       " (their flows' messages failed from then on; the "
-		       "log names each)\n",
-			qps_in_error);
+		       " (their messages in flight failed; the log names each); flows recovered "
+		       "on a new QP pair: %" PRIu64 ", not recovered: %" PRIu64,
+			qps_in_error, recovered, not_recovered);
+		for (unsigned int w = 0; w < MRCD_RECOVER_N_WHY; w++)
+			if (why[w] > 0)
+				printf(" (%s %" PRIu64 ")",
+					mrcd_recover_why_name((enum mrcd_recover_why)w), why[w]);
+		printf("\n");
+	}
 	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
 	       " messages)\n",
 		mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
@@ -224,6 +241,12 @@ mrcd_summary(const struct mrcd_daemon *d)
 				", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
 				", \"lost\": %" PRIu64 "},\n \"qps_in_error\": %" PRIu64 ",\n",
 				t.posted, t.completed, t.failed, lost, qps_in_error);
+			fprintf(j, " \"flows_recovered\": %" PRIu64 ", \"recover_failed\": {",
+				recovered);
+			for (unsigned int w = 0; w < MRCD_RECOVER_N_WHY; w++)
+				fprintf(j, "%s\"%s\": %" PRIu64, w ? ", " : "",
+					mrcd_recover_why_name((enum mrcd_recover_why)w), why[w]);
+			fprintf(j, "},\n");
 			fprintf(j,
 				" \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
 				"\"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f},\n",

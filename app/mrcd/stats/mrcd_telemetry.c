@@ -43,6 +43,7 @@
 
 #include "mrc_time.h"
 #include "mrcd_daemon.h"
+#include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
 static struct mrcd_daemon *daemon_ref;
@@ -171,6 +172,9 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "msgs_failed", s.failed);
 	rte_tel_data_add_dict_u64(
 		d, "qps_in_error", __atomic_load_n(&m->host[h].qps_in_error, __ATOMIC_RELAXED));
+	/* flows this host sends brought back on a new QP pair, and those left failed */
+	rte_tel_data_add_dict_u64(d, "flows_recovered", mrcd_recover_count(m, h));
+	rte_tel_data_add_dict_u64(d, "recover_failed", mrcd_recover_failed(m, h));
 	/* mbufs out of the host's pools now: a leak shows as a count that only grows */
 	rte_tel_data_add_dict_u64(
 		d, "rx_pool_in_use", rte_mempool_in_use_count(m->host[h].rx_pool));
@@ -247,15 +251,22 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* Index i walks our QPs: flow i / 2, sender end when even, receiver when odd. */
 	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * m->n_flows, &start) != 0)
 		return -1;
-	/* Fixed at setup, not worker state: read directly. */
+	/*
+	 * The flows are fixed at setup; their QPs change only when a flow is
+	 * brought back on a new pair (its worker publishes the pointer, and a
+	 * QP swapped out is freed only a second later): the QPN is the one in use.
+	 */
 	rte_tel_data_start_dict(d);
 	for (i = start; i < 2 * m->n_flows && listed < QPS_PER_PAGE; i++) {
 		const struct mrcd_flow *f = &m->flows[i / 2];
 		const bool sender = i % 2 == 0;
+		const struct mrc_qp *qp;
 
 		if ((sender ? f->src_local : f->dst_local) < 0)
 			continue; /* that end runs in another process */
-		snprintf(key, sizeof(key), "0x%x", f->qpn + (sender ? 0 : 1));
+		qp = __atomic_load_n(sender ? &f->qp : &m->peer_qp[i / 2], __ATOMIC_ACQUIRE);
+		snprintf(key, sizeof(key), "0x%x",
+			qp != NULL ? mrc_qp_qpn(qp) : f->qpn + (sender ? 0 : 1));
 		snprintf(val, sizeof(val), "host %u %s host %u, %s", sender ? f->src : f->dst,
 			sender ? "->" : "<-", sender ? f->dst : f->src,
 			sender ? "sender" : "receiver");
@@ -269,31 +280,35 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /*
  * A QPN of one of our QPs: the sender of cluster flow g is BASE + 2g, its
- * receiver BASE + 2g + 1; only the ends on our hosts exist here.
+ * receiver BASE + 2g + 1, and a recovered flow's pair is a spare pair past
+ * the flows' (mrcd_recover.h); only the ends on our hosts exist here, and
+ * only the pair each flow uses now. The QP pointers are read as their
+ * worker left them: a QP it swapped out is freed only a second later.
  */
 static int
 resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const char **role)
 {
 	const struct mrcd_daemon *m = daemon_ref;
+	const uint32_t spares = m->recover != NULL ? m->recover->n_spares : 0;
 	unsigned int qpn;
 
-	if (parse_index(params, MRCD_QPN_BASE + 2 * m->n_cluster_flows, &qpn) != 0 ||
+	if (parse_index(params, MRCD_QPN_BASE + 2 * (m->n_cluster_flows + spares), &qpn) != 0 ||
 		qpn < MRCD_QPN_BASE)
 		return -1;
-	const unsigned int g = (qpn - MRCD_QPN_BASE) / 2;
+	const int32_t fi = mrcd_flow_of_qpn(m, qpn);
 	const bool sender = (qpn - MRCD_QPN_BASE) % 2 == 0;
 
-	if (m->flow_of[g] < 0)
+	if (fi < 0)
 		return -1;
-	const struct mrcd_flow *f = &m->flows[m->flow_of[g]];
+	const struct mrcd_flow *f = &m->flows[fi];
 	const int local = sender ? f->src_local : f->dst_local;
 
 	if (local < 0)
 		return -1;
 	*host = (unsigned int)local;
-	*qp = sender ? f->qp : m->peer_qp[m->flow_of[g]];
+	*qp = __atomic_load_n(sender ? &f->qp : &m->peer_qp[fi], __ATOMIC_ACQUIRE);
 	*role = sender ? "sender" : "receiver";
-	return *qp != NULL ? 0 : -1;
+	return *qp != NULL && mrc_qp_qpn(*qp) == qpn ? 0 : -1;
 }
 
 /* The sender's and receiver's state: PSNs, window, retries, ages in us. */

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore (setup, every control tick, teardown).
+ *
+ * The control side of bringing a generator flow back after one of its QPs
+ * went to ERROR: the steps of mrcd_recover.h, one state per flow, moved on
+ * each tick by what the shards and workers have done. Control never
+ * touches a QP a shard owns nor the generator's state: it asks, through
+ * the host's shard request ring and its generator ring, and reads the
+ * answers once their `done` flags are set.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "mrcd_control.h"
+#include "mrcd_log.h"
+#include "mrcd_recover.h"
+
+enum rec_state {
+	REC_UP = 0,   /* running (or never failed) */
+	REC_RETIRING, /* both old QPs asked to retire */
+	REC_HOLD,     /* both retired: waiting before a new pair */
+	REC_ADDING,   /* the new pair asked into the shards */
+	REC_SEQ,      /* the sender's worker asked for the next message number */
+	REC_RECV,     /* the receiver's worker taking its new QP */
+	REC_SEND,     /* the sender's worker taking its new QP */
+	REC_DOWN,     /* given up: stays failed */
+};
+
+/* One flow's recovery; control only. */
+struct mrcd_flow_rec {
+	uint8_t state; /* enum rec_state */
+	uint8_t fails; /* failures in the window that began at window_tsc */
+	bool listed;   /* on the active list */
+	bool sent[2];  /* the current step's request to each end is on its ring */
+	int32_t spare; /* the spare pair the flow's QPs use, -1: the flow's own QPNs */
+	int32_t next_spare;
+	uint64_t window_tsc, at_tsc, free_tsc;
+	struct mrc_qp *cur_send, *cur_recv; /* the pair now in use (or retired) */
+	struct mrc_qp *new_send, *new_recv; /* made, not yet taken by the workers */
+	struct mrc_qp *old_send, *old_recv; /* taken out, destroyed at free_tsc */
+	struct mrc_shard_req sreq[2];	    /* [0] the sender's end, [1] the receiver's */
+	struct mrcd_gen_req greq;
+	uint64_t seq;
+};
+
+static const char *const why_names[] = {
+#define WHY_NAME(name, text) #name,
+	MRCD_RECOVER_WHY(WHY_NAME)
+#undef WHY_NAME
+};
+
+static const char *const why_texts[] = {
+#define WHY_TEXT(name, text) text,
+	MRCD_RECOVER_WHY(WHY_TEXT)
+#undef WHY_TEXT
+};
+
+const char *
+mrcd_recover_why_name(enum mrcd_recover_why why)
+{
+	return why < MRCD_RECOVER_N_WHY ? why_names[why] : "?";
+}
+
+const char *
+mrcd_recover_why_text(enum mrcd_recover_why why)
+{
+	return why < MRCD_RECOVER_N_WHY ? why_texts[why] : "?";
+}
+
+/* The shard of local host h that owns `qp` (recovery runs with one shard per host). */
+static struct mrc_shard *
+shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
+{
+	for (unsigned int k = 1; k < d->host[h].n_shards; k++)
+		if (mrc_shard_owns(d->host[h].shard[k].rt, mrc_qp_qpn(qp)))
+			return d->host[h].shard[k].rt;
+	return d->host[h].shard[0].rt;
+}
+
+int
+mrcd_recover_init(struct mrcd_daemon *d)
+{
+	struct mrcd_recover *r;
+
+	/*
+	 * The spare QPNs recovered flows move to are not in a sharded host's QPN
+	 * map, and a flow's generator state would have to follow its QP's shard:
+	 * with several workers per host a failed QP is reported, not recovered.
+	 */
+	if (d->cfg.lcores.workers_per_host > 1) {
+		MRCD_LOG(ctrl, NOTICE,
+			"several workers per host: QPs that fail are reported, not recovered");
+		return 0;
+	}
+	r = rte_zmalloc("mrcd_recover", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	if (r == NULL)
+		goto nomem;
+	d->recover = r;
+	r->n_spares = mrcd_recover_spares(d->n_cluster_flows);
+	r->spare_flow = rte_malloc("mrcd_spares", (r->n_spares + 1) * sizeof(int32_t), 64);
+	r->spare_free_tsc = rte_zmalloc("mrcd_spare_tsc", (r->n_spares + 1) * sizeof(uint64_t), 64);
+	r->rec = rte_zmalloc("mrcd_rec", (d->n_flows + 1) * sizeof(*r->rec), 64);
+	r->active = rte_malloc("mrcd_rec_active", (d->n_flows + 1) * sizeof(uint32_t), 64);
+	if (r->spare_flow == NULL || r->spare_free_tsc == NULL || r->rec == NULL ||
+		r->active == NULL)
+		goto nomem;
+	for (uint32_t s = 0; s < r->n_spares; s++)
+		r->spare_flow[s] = -1;
+	mrc_rand_seed(&r->rand, d->cfg.daemon.seed * 1000003u + 0x7ec);
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "mrcd_gq%u", h);
+		r->gen_req[h] = rte_ring_create(
+			name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r->gen_req[h] == NULL) {
+			MRCD_LOG(ctrl, ERR, "host %u: cannot make its generator ring: %s", h,
+				rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	return 0;
+nomem:
+	MRCD_LOG(ctrl, ERR, "out of memory for the recovery state of %u flows", d->n_flows);
+	return -ENOMEM;
+}
+
+/* Teardown, the workers stopped: whatever QPs the recoveries still hold go. */
+void
+mrcd_recover_free(struct mrcd_daemon *d)
+{
+	struct mrcd_recover *r = d->recover;
+
+	if (r == NULL)
+		return;
+	for (unsigned int i = 0; i < d->n_flows && r->rec != NULL; i++) {
+		struct mrcd_flow_rec *x = r->rec[i];
+
+		if (x == NULL)
+			continue;
+		/* Made and maybe added, never taken: out of the shard (now ours), freed. */
+		if (x->new_send != NULL)
+			(void)mrc_shard_del_qp(
+				shard_of(d, (unsigned int)d->flows[i].src_local, x->new_send),
+				x->new_send);
+		if (x->new_recv != NULL)
+			(void)mrc_shard_del_qp(
+				shard_of(d, (unsigned int)d->flows[i].dst_local, x->new_recv),
+				x->new_recv);
+		mrc_qp_destroy(x->new_send);
+		mrc_qp_destroy(x->new_recv);
+		mrc_qp_destroy(x->old_send);
+		mrc_qp_destroy(x->old_recv);
+		rte_free(x);
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		rte_ring_free(r->gen_req[h]);
+	rte_free(r->spare_flow);
+	rte_free(r->spare_free_tsc);
+	rte_free(r->rec);
+	rte_free(r->active);
+	rte_free(r);
+	d->recover = NULL;
+}
+
+static void
+list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi)
+{
+	if (!x->listed) {
+		x->listed = true;
+		r->active[r->n_active++] = fi;
+	}
+}
+
+/* The flow stays failed: say why, count it on the host that saw it. */
+static void
+give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec *x,
+	enum mrcd_recover_why why)
+{
+	const struct mrcd_flow *f = &d->flows[fi];
+	uint64_t *c = &d->recover->not_recovered[h][why];
+
+	if (x != NULL)
+		x->state = REC_DOWN;
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+	MRCD_LOG(ctrl, WARNING, "flow %u (host %u -> %u) is not brought back: %s; it stays failed",
+		f->id, f->src, f->dst, mrcd_recover_why_text(why));
+}
+
+void
+mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+	const int32_t fi = r != NULL ? mrcd_flow_of_qpn(d, qpn) : -1;
+	struct mrcd_flow_rec *x;
+	const struct mrcd_flow *f;
+
+	if (fi < 0)
+		return;
+	f = &d->flows[fi];
+	if (f->src_local < 0 || f->dst_local < 0) {
+		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
+		return;
+	}
+	if (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN) {
+		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_ending);
+		return;
+	}
+	x = r->rec[fi];
+	if (x == NULL) {
+		x = rte_zmalloc("mrcd_flow_rec", sizeof(*x), 0);
+		if (x == NULL) {
+			give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_no_qp);
+			return;
+		}
+		/* Never recovered: the pair setup made, which no worker has changed. */
+		x->cur_send = f->qp;
+		x->cur_recv = d->peer_qp[fi];
+		x->spare = -1;
+		r->rec[fi] = x;
+	}
+	/* Only the pair in use now: the other end of it failing too, or a stale QPN, is no news. */
+	if (x->state != REC_UP ||
+		(qpn != mrc_qp_qpn(x->cur_send) && qpn != mrc_qp_qpn(x->cur_recv)))
+		return;
+	if (x->fails == 0 || now - x->window_tsc > (uint64_t)MRCD_RECOVER_WINDOW_S * d->hz) {
+		x->window_tsc = now;
+		x->fails = 0;
+	}
+	if (++x->fails > MRCD_RECOVER_TRIES) {
+		give_up(d, (unsigned int)f->src_local, (uint32_t)fi, x, MRCD_RECOVER_too_often);
+		return;
+	}
+	x->at_tsc = now + ((uint64_t)MRCD_RECOVER_HOLD_MS << (x->fails - 1)) * d->hz / 1000;
+	x->sreq[0] = (struct mrc_shard_req){.op = MRC_SHARD_RETIRE_QP, .qp = x->cur_send};
+	x->sreq[1] = (struct mrc_shard_req){.op = MRC_SHARD_RETIRE_QP, .qp = x->cur_recv};
+	x->sent[0] = x->sent[1] = false;
+	x->state = REC_RETIRING;
+	list(r, x, (uint32_t)fi);
+	MRCD_LOG(ctrl, NOTICE,
+		"flow %u (host %u -> %u): retiring QPs 0x%x and 0x%x, a new pair in %" PRIu64
+		" ms (failure %u of at most %u in %u s)",
+		f->id, f->src, f->dst, mrc_qp_qpn(x->cur_send), mrc_qp_qpn(x->cur_recv),
+		(x->at_tsc - now) * 1000 / d->hz, x->fails, MRCD_RECOVER_TRIES,
+		MRCD_RECOVER_WINDOW_S);
+}
+
+/* Put the current step's shard requests on the rings (again, if a ring was full). */
+static bool
+shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct mrcd_flow_rec *x)
+{
+	const int16_t end[2] = {f->src_local, f->dst_local};
+	bool done = true;
+
+	for (int k = 0; k < 2; k++) {
+		if (!x->sent[k])
+			x->sent[k] =
+				mrc_shard_request(shard_of(d, (unsigned int)end[k], x->sreq[k].qp),
+					&x->sreq[k]) == 0;
+		done = done && x->sent[k] && mrc_shard_req_done(&x->sreq[k]);
+	}
+	return done;
+}
+
+/* Ask host h's worker (once); true when it has answered. */
+static bool
+gen_req_done(struct mrcd_daemon *d, unsigned int h, struct mrcd_flow_rec *x)
+{
+	if (!x->sent[0]) {
+		__atomic_store_n(&x->greq.done, 0, __ATOMIC_RELAXED);
+		x->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h], &x->greq) == 0;
+	}
+	return x->sent[0] && __atomic_load_n(&x->greq.done, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void
+ask_gen(struct mrcd_flow_rec *x, uint8_t op, uint32_t fi, struct mrc_qp *qp, uint64_t seq)
+{
+	x->greq = (struct mrcd_gen_req){.op = op, .flow = fi, .qp = qp, .seq = seq};
+	x->sent[0] = false;
+}
+
+static int32_t
+take_spare(struct mrcd_recover *r, uint64_t now)
+{
+	for (uint32_t s = 0; s < r->n_spares; s++)
+		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now)
+			return (int32_t)s;
+	return -1;
+}
+
+/* Step 3: a fresh pair on a spare pair of QPNs, connected, asked into the shards. */
+static void
+make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+	const struct mrcd_flow *f = &d->flows[fi];
+	const unsigned int src = (unsigned int)f->src_local, dst = (unsigned int)f->dst_local;
+	const int32_t s = take_spare(r, now);
+	uint32_t sq;
+
+	if (s < 0) {
+		give_up(d, src, fi, x, MRCD_RECOVER_no_spare);
+		return;
+	}
+	sq = MRCD_QPN_BASE + 2 * (d->n_cluster_flows + (uint32_t)s);
+	x->new_send = mrcd_make_qp_rts(
+		d, src, f->src_shard, f->dst, f->dst_shard, sq, sq + 1, now, &r->rand);
+	x->new_recv = x->new_send != NULL ? mrcd_make_qp_rts(d, dst, f->dst_shard, f->src,
+						    f->src_shard, sq + 1, sq, now, &r->rand)
+					  : NULL;
+	if (x->new_recv == NULL) {
+		mrc_qp_destroy(x->new_send);
+		x->new_send = NULL;
+		give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
+		return;
+	}
+	/* Each end's planes as the other's port shows them; the worker keeps them up to date. */
+	mrc_qp_set_peer_planes(x->new_send, mrc_shard_port_mask(d->host[dst].shard[0].rt));
+	mrc_qp_set_peer_planes(x->new_recv, mrc_shard_port_mask(d->host[src].shard[0].rt));
+	/* The pair's QPNs name the flow before any packet or completion can carry them. */
+	__atomic_store_n(&r->spare_flow[s], (int32_t)fi, __ATOMIC_RELEASE);
+	x->next_spare = s;
+	x->sreq[0] = (struct mrc_shard_req){.op = MRC_SHARD_ADD_QP, .qp = x->new_send};
+	x->sreq[1] = (struct mrc_shard_req){.op = MRC_SHARD_ADD_QP, .qp = x->new_recv};
+	x->sent[0] = x->sent[1] = false;
+	x->state = REC_ADDING;
+}
+
+/* The flow runs on its new pair: the old one's QPNs rest, its QPs wait to be freed. */
+static void
+recovered(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+	const struct mrcd_flow *f = &d->flows[fi];
+	uint64_t *c = &r->recovered[f->src_local];
+
+	if (x->spare >= 0) {
+		r->spare_free_tsc[x->spare] = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
+		__atomic_store_n(&r->spare_flow[x->spare], -1, __ATOMIC_RELEASE);
+	}
+	x->spare = x->next_spare;
+	x->free_tsc = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
+	x->state = REC_UP;
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+	MRCD_LOG(ctrl, NOTICE,
+		"flow %u (host %u -> %u) recovered on QPs 0x%x -> 0x%x, from message %" PRIu64,
+		f->id, f->src, f->dst, mrc_qp_qpn(x->cur_send), mrc_qp_qpn(x->cur_recv), x->seq);
+}
+
+/* One step of flow fi, if what it waits for is done; false once nothing is pending. */
+static bool
+step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
+{
+	const struct mrcd_flow *f = &d->flows[fi];
+	const unsigned int src = (unsigned int)f->src_local, dst = (unsigned int)f->dst_local;
+
+	switch (x->state) {
+	case REC_RETIRING:
+		if (!shard_reqs_done(d, f, x))
+			break;
+		if (x->sreq[0].rc != 0 || x->sreq[1].rc != 0) {
+			give_up(d, src, fi, x, MRCD_RECOVER_refused);
+			break;
+		}
+		x->state = REC_HOLD;
+		/* fall through */
+	case REC_HOLD:
+		if (now >= x->at_tsc)
+			make_pair(d, fi, x, now);
+		break;
+	case REC_ADDING:
+		if (!shard_reqs_done(d, f, x))
+			break;
+		if (x->sreq[0].rc != 0 || x->sreq[1].rc != 0) {
+			give_up(d, src, fi, x, MRCD_RECOVER_refused);
+			break;
+		}
+		ask_gen(x, MRCD_GEN_SEQ, fi, NULL, 0);
+		x->state = REC_SEQ;
+		/* fall through */
+	case REC_SEQ:
+		if (!gen_req_done(d, src, x))
+			break;
+		x->seq = x->greq.seq;
+		ask_gen(x, MRCD_GEN_RESUME_RECV, fi, x->new_recv, x->seq);
+		x->state = REC_RECV;
+		/* fall through */
+	case REC_RECV:
+		if (!gen_req_done(d, dst, x))
+			break;
+		mrc_qp_destroy(x->old_recv); /* a previous recovery's, long out of use */
+		x->old_recv = x->cur_recv;
+		x->cur_recv = x->new_recv;
+		x->new_recv = NULL;
+		ask_gen(x, MRCD_GEN_RESUME_SEND, fi, x->new_send, 0);
+		x->state = REC_SEND;
+		/* fall through */
+	case REC_SEND:
+		if (!gen_req_done(d, src, x))
+			break;
+		mrc_qp_destroy(x->old_send);
+		x->old_send = x->cur_send;
+		x->cur_send = x->new_send;
+		x->new_send = NULL;
+		recovered(d, fi, x, now);
+		break;
+	default:
+		break;
+	}
+	/* Retired QPs are freed a while after the swap: telemetry may still hold one. */
+	if ((x->state == REC_UP || x->state == REC_DOWN) && now >= x->free_tsc) {
+		mrc_qp_destroy(x->old_send);
+		mrc_qp_destroy(x->old_recv);
+		x->old_send = x->old_recv = NULL;
+	}
+	return !((x->state == REC_UP || x->state == REC_DOWN) && x->old_send == NULL &&
+		 x->old_recv == NULL);
+}
+
+void
+mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+
+	for (uint32_t k = 0; r != NULL && k < r->n_active;) {
+		const uint32_t fi = r->active[k];
+		struct mrcd_flow_rec *x = r->rec[fi];
+
+		if (step(d, fi, x, now)) {
+			k++;
+			continue;
+		}
+		x->listed = false;
+		r->active[k] = r->active[--r->n_active];
+	}
+}
+
+uint64_t
+mrcd_recover_count(const struct mrcd_daemon *d, unsigned int h)
+{
+	return d->recover != NULL ? __atomic_load_n(&d->recover->recovered[h], __ATOMIC_RELAXED)
+				  : 0;
+}
+
+uint64_t
+mrcd_recover_failed(const struct mrcd_daemon *d, unsigned int h)
+{
+	uint64_t n = 0;
+
+	for (unsigned int w = 0; d->recover != NULL && w < MRCD_RECOVER_N_WHY; w++)
+		n += __atomic_load_n(&d->recover->not_recovered[h][w], __ATOMIC_RELAXED);
+	return n;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_RECOVER_H
+#define MRCD_RECOVER_H
+
+/*
+ * Bringing a generator flow back after one of its QPs went to ERROR.
+ *
+ * Only flows whose two ends are hosts of this process: a peer in another
+ * process would have to agree on the new pair on the wire (endpoint
+ * requests), which mrcd does not do yet, so such a flow is reported and left
+ * failed. For the others, the control thread (control/mrcd_recover.c)
+ * walks each failed flow through these steps, one tick at a time, never
+ * writing worker state itself:
+ *
+ *   1. retire both old QPs: a MRC_SHARD_RETIRE_QP request to the shard of
+ *      each end; the owner flushes what the sender had posted (each message
+ *      completes FLUSHED and is counted failed) and gives the QP's lent
+ *      memory back; the message slots stay registered;
+ *   2. hold: wait MRCD_RECOVER_HOLD_MS, doubled for each earlier failure
+ *      of the flow in the window, so a path that is still broken is not
+ *      tried again at once;
+ *   3. make a fresh pair on a spare pair of QP numbers (below), connected
+ *      to each other, and add each to its end's shard (MRC_SHARD_ADD_QP);
+ *   4. ask the sender's worker for the next message number S (MRCD_GEN_SEQ:
+ *      its generator has stopped posting, the old QP being out of RTS);
+ *   5. the receiver's worker takes the new QP and expects message S next
+ *      (MRCD_GEN_RESUME_RECV);
+ *   6. the sender's worker takes the new QP and posts from message S on
+ *      (MRCD_GEN_RESUME_SEND): the verifier expects exactly what the new
+ *      sender sends. The flow is counted recovered on its sending host.
+ *
+ * A flow that fails more than MRCD_RECOVER_TRIES times within
+ * MRCD_RECOVER_WINDOW_S stays down, logged and counted. Each reason a flow
+ * is not brought back has a counter (enum mrcd_recover_why).
+ *
+ * Why new QP numbers rather than the old ones with a new incarnation: a
+ * packet of the old pair still in the network (a resend, a late SACK)
+ * carries the old QPN; with the numbers reused it would be taken by the new
+ * QP, whose PSNs start afresh, and could be placed as data of a message the
+ * new sender never sent. With new numbers it finds no QP and is counted
+ * (rx_unknown_qpn). The spare range follows the flows' own: spare pair s is
+ * QPNs MRCD_QPN_BASE + 2 x (n_cluster_flows + s) (sender) and + 1
+ * (receiver). A pair given up rests MRCD_RECOVER_QUIET_MS before it is
+ * used again, far longer than any packet lives in a network.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ring.h>
+
+#include "mrc_qp.h"
+#include "mrc_rand.h"
+#include "mrcd_daemon.h"
+
+/*
+ * Spare QP pairs: two per flow, at least MIN, at most MAX. Each failure
+ * takes a pair for the flow's next life, and a pair given up rests before
+ * it is used again, so one flow may hold two for a while.
+ */
+#define MRCD_RECOVER_SPARES_MIN 64
+#define MRCD_RECOVER_SPARES_MAX 4096
+#define MRCD_RECOVER_TRIES	3    /* recoveries of one flow within the window */
+#define MRCD_RECOVER_WINDOW_S	10   /* ... this long: one more failure and it stays down */
+#define MRCD_RECOVER_HOLD_MS	100  /* wait before the first new pair; doubles per failure */
+#define MRCD_RECOVER_QUIET_MS	1000 /* a spare pair rests, a retired QP waits to be freed */
+
+/* Why a flow was not brought back (counted per host, logged per flow). */
+#define MRCD_RECOVER_WHY(X)                                                                       \
+	X(other_process, "its other end is in another process (needs endpoint requests)")         \
+	X(too_often, "it failed more than " RTE_STR(MRCD_RECOVER_TRIES) " times within " RTE_STR( \
+			     MRCD_RECOVER_WINDOW_S) " s")                                         \
+	X(no_spare, "no spare QP numbers were free")                                              \
+	X(no_qp, "a new QP could not be made")                                                    \
+	X(refused, "a shard refused a request")                                                   \
+	X(ending, "the run was ending")
+
+enum mrcd_recover_why {
+#define MRCD_RECOVER_WHY_ENUM(name, text) MRCD_RECOVER_##name,
+	MRCD_RECOVER_WHY(MRCD_RECOVER_WHY_ENUM)
+#undef MRCD_RECOVER_WHY_ENUM
+		MRCD_RECOVER_N_WHY
+};
+
+const char *mrcd_recover_why_name(enum mrcd_recover_why why);
+const char *mrcd_recover_why_text(enum mrcd_recover_why why);
+
+/* What the control thread asks of a flow's generator (steps 4-6 above). */
+enum mrcd_gen_op { MRCD_GEN_SEQ, MRCD_GEN_RESUME_RECV, MRCD_GEN_RESUME_SEND };
+
+/*
+ * One request on a host's generator ring: control fills it and enqueues it,
+ * the worker that runs the host carries it out at its next pass, writes the
+ * answer, then sets `done` (release); control reads after (acquire).
+ */
+struct mrcd_gen_req {
+	uint8_t op;	   /* enum mrcd_gen_op */
+	uint32_t flow;	   /* index in d->flows */
+	struct mrc_qp *qp; /* RESUME_*: the flow's new QP at this end */
+	uint64_t seq;	   /* SEQ: the answer; RESUME_RECV: the message expected next */
+	int done;
+};
+
+/* The QPs' own monotonic counters of QPs swapped out, so the totals never go back. */
+struct mrcd_qp_carry {
+	uint64_t retx, nacks, ecn_echoes, ev_losses, data_pkts, spurious;
+	uint64_t rx_data_pkts, rx_data_bytes;
+} __rte_cache_aligned;
+
+struct mrcd_flow_rec;
+
+struct mrcd_recover {
+	uint32_t n_spares;
+	/*
+	 * spare pair -> flow index, -1 when free: control writes (release)
+	 * before the pair's QPs go to a shard; workers (completions), control
+	 * and telemetry read (mrcd_flow_of_qpn)
+	 */
+	int32_t *spare_flow;
+	uint64_t *spare_free_tsc;   /* control only: a freed pair rests until then */
+	struct mrcd_flow_rec **rec; /* control only: per flow, made at its first failure */
+	uint32_t *active, n_active; /* control only: flows with a recovery step pending */
+	struct mrc_rand rand;	    /* control only: the new QPs' EV pools */
+	/* per host: control enqueues (struct mrcd_gen_req *), the host's worker dequeues */
+	struct rte_ring *gen_req[MRCD_MAX_HOSTS];
+	/* per host: control writes (atomic), telemetry and the summary read */
+	uint64_t recovered[MRCD_MAX_HOSTS];
+	uint64_t not_recovered[MRCD_MAX_HOSTS][MRCD_RECOVER_N_WHY];
+	/* per host: the host's worker writes, its snapshot and the summary (after) read */
+	struct mrcd_qp_carry carry[MRCD_MAX_HOSTS];
+};
+
+/* Spare pairs for a cluster of n flows. */
+static inline uint32_t
+mrcd_recover_spares(uint32_t n_cluster_flows)
+{
+	const uint64_t n = 2ull * n_cluster_flows;
+
+	return n < MRCD_RECOVER_SPARES_MIN   ? MRCD_RECOVER_SPARES_MIN
+	       : n > MRCD_RECOVER_SPARES_MAX ? MRCD_RECOVER_SPARES_MAX
+					     : (uint32_t)n;
+}
+
+/*
+ * QPN -> flow index (the sender's QPN or the receiver's), -1 for none: the
+ * flows' own QPNs, MRCD_QPN_BASE + 2 x cluster flow (+ 1), then the spares.
+ */
+static inline int32_t
+mrcd_flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
+{
+	const uint32_t g = (qpn - MRCD_QPN_BASE) / 2;
+
+	if (qpn < MRCD_QPN_BASE)
+		return -1;
+	if (g < d->n_cluster_flows)
+		return d->flow_of[g];
+	if (d->recover == NULL || g - d->n_cluster_flows >= d->recover->n_spares)
+		return -1;
+	return __atomic_load_n(&d->recover->spare_flow[g - d->n_cluster_flows], __ATOMIC_ACQUIRE);
+}
+
+/* Control, setup: the state and the generator rings (after the hosts); 0 or -ENOMEM. */
+int mrcd_recover_init(struct mrcd_daemon *d);
+/* Control, teardown (workers stopped, before the shards go): QPs it still holds. */
+void mrcd_recover_free(struct mrcd_daemon *d);
+/* Control: QP `qpn` of host h went to ERROR (after it was logged and counted). */
+void mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint64_t now);
+/* Control, every tick: move each pending recovery on by what is done. */
+void mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now);
+/* Stats: flows host h brought back, and those it could not (all reasons). */
+uint64_t mrcd_recover_count(const struct mrcd_daemon *d, unsigned int h);
+uint64_t mrcd_recover_failed(const struct mrcd_daemon *d, unsigned int h);
+
+/* Worker: carry out the generator requests waiting for host h. */
+void mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h);
+
+#endif /* MRCD_RECOVER_H */

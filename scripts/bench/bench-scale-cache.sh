@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Cache misses per message of the daemon at 128, 1,024, 10,000 and 65,536
+# flows: the setting of bench-scale.sh (config/examples/scale.ini,
+# config/profiles/scale-64k.ini, 256 flows per host in flight, 1 KiB
+# messages, verified), run under valgrind's callgrind with its cache
+# simulator. A count, not a timing: it needs no quiet machine,
+# and it is slow (valgrind runs mrcd about 50 times slower), so each flow
+# count runs a fixed number of messages per flow, twice (M and 2 M), and
+# what is given per message is the difference between the two runs over the
+# difference in messages: the QPs' set-up and their first touch cancel out.
+# Only the worker's per-pass work is counted (the generator's posts, the
+# shard's iteration less the QP set-up requests it carries out, the
+# completions); the snapshot sweep, a fixed cost per millisecond, is not.
+# Simulated caches: this machine's L1d (48 KiB, 12-way) and one core's L2
+# (2 MiB, 16-way) as the last level, since the L2 is what one worker has
+# to itself. Per message: L2 misses (reads and writes); also L1d misses
+# and instructions, which include the idle passes between the last message
+# and the stop (a second or more of polling), so they vary from run to run.
+# Writes results/bench-scale-cache.json (the flow counts of an earlier run
+# that this one did not run are kept), which bench_report.py sets beside
+# bench-scale's rates in doc/performance.md. mrcd claims its CPUs: on a
+# machine shared with other mrcd runs, LOCK=FILE holds that file's flock
+# over each mrcd run (not over the whole script).
+# Usage: scripts/bench/bench-scale-cache.sh [BUILD_DIR]
+#   (FLOWS="128 1024 10000 65536"; MSGS="64 8 1 1": messages per flow for each;
+#    LOCK=FILE: see above; KEEP=1 keeps the callgrind files for callgrind_annotate)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+[ -x "$build/app/mrcd/mrcd" ] || {
+	echo "bench-scale-cache: $build/app/mrcd/mrcd not built (ninja -C $build)" >&2
+	exit 1
+}
+mrcd=$(realpath "$build/app/mrcd/mrcd")
+command -v valgrind > /dev/null || {
+	echo "bench-scale-cache: valgrind not installed (apt-get install valgrind)" >&2
+	exit 1
+}
+read -r -a flows <<< "${FLOWS:-128 1024 10000 65536}"
+read -r -a msgs <<< "${MSGS:-64 8 1 1}"
+[ "${#flows[@]}" = "${#msgs[@]}" ] || {
+	echo "bench-scale-cache: FLOWS has ${#flows[@]} entries, MSGS ${#msgs[@]}" >&2
+	exit 1
+}
+mkdir -p results
+tmp=$(mktemp -d)
+pid=
+# Stopped early (a benchmark budget, Ctrl-C): stop the mrcd under valgrind too.
+trap '[ -z "$pid" ] || kill -INT "$pid" 2> /dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+[ -z "${KEEP:-}" ] || echo "bench-scale-cache: keeping $tmp"
+src=$PWD
+lock=()
+[ -z "${LOCK:-}" ] || lock=(flock --no-fork "$LOCK")
+for i in "${!flows[@]}"; do
+	f=${flows[$i]}
+	for k in 1 2; do
+		m=$((k * msgs[i]))
+		out=$tmp/f$f.m$k
+		# Toggles nest: entering mrc_shard_take_requests inside
+		# mrc_shard_iterate turns counting off until it returns.
+		# mrcd runs until its duration: it is stopped (SIGINT, a clean stop
+		# with drain and summary) once the console counts every message.
+		# flock --no-fork becomes valgrind, which becomes mrcd: one pid.
+		(cd "$tmp" && exec "${lock[@]}" valgrind --tool=callgrind --cache-sim=yes \
+			--D1=49152,12,64 --LL=2097152,16,64 --collect-atstart=no \
+			--toggle-collect=mrc_shard_iterate --toggle-collect=mrc_shard_take_requests \
+			--toggle-collect=mrcd_sched_post --toggle-collect=completions \
+			--callgrind-out-file="$out.cg" \
+			"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" \
+			--profile "$src/config/profiles/scale-64k.ini" \
+			--set profile.qps_per_peer=$((f / 2)) --set profile.messages="$m" \
+			--duration 3600 --json "$out.json") > "$out.log" 2>&1 &
+		pid=$!
+		while kill -0 "$pid" 2> /dev/null; do
+			if grep -q "| msgs $((f * m))\$" "$out.log"; then
+				kill -INT "$pid"
+				break
+			fi
+			sleep 1
+		done
+		if ! wait "$pid"; then
+			pid=
+			echo "bench-scale-cache: mrcd with $f flows, $m messages per flow failed:" >&2
+			grep -v '^EAL\|^==' "$out.log" | tail -3 >&2
+			exit 1
+		fi
+		pid=
+		grep '^summary:\|^events:' "$out.cg" > "$out.totals"
+	done
+	echo "bench-scale-cache: $f flows done"
+done
+/usr/bin/python3 - "$tmp" "${flows[*]}" "${msgs[*]}" results/bench-scale-cache.json <<'PY'
+import json, sys
+tmp, flows, msgs, dst = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4]
+
+def load(f, k):
+    ev = tot = None
+    for line in open(f"{tmp}/f{f}.m{k}.totals"):
+        key, _, rest = line.partition(":")
+        if key == "events":
+            ev = rest.split()
+        elif key == "summary":
+            tot = [int(x) for x in rest.split()]
+    s = json.load(open(f"{tmp}/f{f}.m{k}.json"))
+    return dict(zip(ev, tot)), s
+
+rows = []
+for f, m in zip(flows, msgs):
+    (c1, s1), (c2, s2) = load(f, 1), load(f, 2)
+    n = s2["messages"]["completed"] - s1["messages"]["completed"]
+    per = lambda key: (c2[key] - c1[key]) / n
+    rows.append({"flows": int(f), "qps": s2["qps"], "msgs_per_flow": [int(m), 2 * int(m)],
+                 "messages": n,
+                 "instr_per_msg": per("Ir"),
+                 "l1d_miss_per_msg": per("D1mr") + per("D1mw"),
+                 "l2_miss_per_msg": per("DLmr") + per("DLmw"),
+                 "l2_read_miss_per_msg": per("DLmr"),
+                 "retransmits": s2["retransmits"],
+                 "all_completed": all(s["messages"]["posted"] == s["messages"]["completed"]
+                                      for s in (s1, s2))})
+# Flow counts run another time (FLOWS) are kept: each may run on its own.
+try:
+    rows += [r for r in json.load(open(dst))["scales"] if str(r["flows"]) not in flows]
+except (OSError, ValueError, KeyError):
+    pass
+rows.sort(key=lambda r: r["flows"])
+out = {"bench": "scale-cache", "tool": "valgrind callgrind --cache-sim=yes",
+       "l1d": "48 KiB, 12-way, 64 B lines", "last_level": "2 MiB, 16-way (one core's L2)",
+       "counted": "mrcd_sched_post, mrc_shard_iterate less mrc_shard_take_requests, completions",
+       "scales": rows}
+json.dump(out, open(dst, "w"), indent=1)
+for r in rows:
+    print(f"bench-scale-cache: {r['flows']} flows: {r['instr_per_msg']:.0f} instructions, "
+          f"{r['l1d_miss_per_msg']:.1f} L1d misses, {r['l2_miss_per_msg']:.1f} L2 misses per message "
+          f"({r['messages']} messages)")
+PY
+/usr/bin/python3 scripts/bench/machine.py results/bench-scale-cache.json
