@@ -25,11 +25,14 @@
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 
+/* Does worker w run the shard of `host` that owns `qp`? (The shards' QPN rule is read-only.) */
 static bool
-worker_owns(const struct mrcd_worker *w, unsigned int host)
+worker_owns(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsigned int host,
+	const struct mrc_qp *qp)
 {
-	for (unsigned int k = 0; k < w->n_hosts; k++)
-		if (w->hosts[k] == host)
+	for (unsigned int k = 0; k < w->n_units; k++)
+		if (w->units[k].host == host &&
+			mrc_shard_owns(d->host[host].shard[w->units[k].shard].rt, mrc_qp_qpn(qp)))
 			return true;
 	return false;
 }
@@ -40,7 +43,7 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 	struct mrcd_qp_query *q = &d->query;
 	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
 
-	if (req == q->done || !worker_owns(w, q->host))
+	if (req == q->done || !worker_owns(d, w, q->host, q->qp))
 		return;
 
 	const struct mrc_qp *qp = q->qp;
