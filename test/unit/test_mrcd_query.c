@@ -36,7 +36,7 @@ test_ages_are_on_the_run_clock(void)
 	static struct mrc_test_pair p;
 	struct mrc_test_pair_cfg pc;
 	struct mrcd_daemon *d = calloc(1, sizeof(*d));
-	struct mrcd_worker w = {.n_hosts = 1, .hosts = {0}};
+	struct mrcd_worker w = {.n_units = 1, .units = {{.host = 0, .shard = 0}}};
 	struct rte_ring *wire;
 	struct rte_mbuf *m = NULL;
 	const struct rte_eth_conf conf = {0};
@@ -89,7 +89,8 @@ test_ages_are_on_the_run_clock(void)
 	MRC_T_ASSERT(mrc_rel_tx_inflight(mrc_qp_rel_tx(p.h[0].qp)) > 0, "it sent");
 	p.now += 7 * US;
 
-	d->host[0].rt = s;
+	d->host[0].n_shards = 1;
+	d->host[0].shard[0].rt = s;
 	d->query.host = 0;
 	d->query.qp = p.h[0].qp;
 	d->query.req = 1;

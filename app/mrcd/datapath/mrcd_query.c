@@ -25,16 +25,21 @@
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 
-/* Does worker w run the shard of `host` that owns `qp`? (The shards' QPN rule is read-only.) */
-static bool
-worker_owns(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsigned int host,
+/*
+ * The shard of `host` that owns `qp`, if worker w runs it; NULL otherwise.
+ * (The shards' QPN rule is read-only.)
+ */
+static const struct mrc_shard *
+worker_shard_of(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsigned int host,
 	const struct mrc_qp *qp)
 {
-	for (unsigned int k = 0; k < w->n_units; k++)
-		if (w->units[k].host == host &&
-			mrc_shard_owns(d->host[host].shard[w->units[k].shard].rt, mrc_qp_qpn(qp)))
-			return true;
-	return false;
+	for (unsigned int k = 0; k < w->n_units; k++) {
+		const struct mrc_shard *rt = d->host[host].shard[w->units[k].shard].rt;
+
+		if (w->units[k].host == host && mrc_shard_owns(rt, mrc_qp_qpn(qp)))
+			return rt;
+	}
+	return NULL;
 }
 
 void
@@ -42,8 +47,12 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 {
 	struct mrcd_qp_query *q = &d->query;
 	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
+	const struct mrc_shard *rt;
 
-	if (req == q->done || !worker_owns(d, w, q->host, q->qp))
+	if (req == q->done)
+		return;
+	rt = worker_shard_of(d, w, q->host, q->qp);
+	if (rt == NULL)
 		return;
 
 	const struct mrc_qp *qp = q->qp;
@@ -64,7 +73,7 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 		 * wall clock less the lcore's stalls): ages are read on it too,
 		 * or every stall so far is added to them.
 		 */
-		const uint64_t now = mrc_shard_run_clock(d->host[q->host].rt, wall_tsc);
+		const uint64_t now = mrc_shard_run_clock(rt, wall_tsc);
 
 		q->rel = (struct mrcd_query_rel){.snd_una = t->snd_una,
 			.snd_nxt = t->snd_nxt,
