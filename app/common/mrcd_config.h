@@ -58,6 +58,20 @@ enum mrcd_port_mode {
 	MRCD_PORTS_LOOP = 2,   /* hosts 2k and 2k+1 joined back to back by rte_rings */
 };
 
+/* [ports] steering: how a packet reaches the worker that owns its QP. */
+enum mrcd_steering {
+	MRCD_STEERING_AUTO = 0,	    /* flow where a port takes the rules, software elsewhere */
+	MRCD_STEERING_FLOW = 1,	    /* rte_flow rules on every port, or refuse to start */
+	MRCD_STEERING_SOFTWARE = 2, /* the shard that reads a packet passes it on */
+};
+
+/* [lcores] peer_shard: which shard index owns the far end of a flow. */
+enum mrcd_peer_shard {
+	MRCD_PEER_SAME = 0,  /* both ends of flow g on shard g % n */
+	MRCD_PEER_OTHER = 1, /* the far end on the next index, (g + 1) % n */
+	MRCD_PEER_HALF = 2,  /* half the flows each way: (g + (g / n) % 2) % n */
+};
+
 enum mrcd_fabric_lcore {
 	MRCD_FABRIC_ON_WORKER = 0, /* worker 0 polls the fabric between its bursts */
 	MRCD_FABRIC_OWN_LCORE = 1, /* an lcore of its own, after the workers */
@@ -99,6 +113,7 @@ struct mrcd_config {
 		uint32_t rx_pool_mbufs, tx_pool_mbufs;	       /* per host */
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
 		uint32_t close_delay_ms; /* between stopping workers and closing ports */
+		uint8_t steering;	 /* enum mrcd_steering */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */
 		char name[MRCD_CONFIG_MAX_HOSTS][MRC_EV_MAX_PLANES][MRCD_CONFIG_NAME_MAX];
 		char vdev[MRCD_CONFIG_MAX_VDEVS][MRCD_CONFIG_VDEV_MAX]; /* "" = unused */
@@ -108,7 +123,9 @@ struct mrcd_config {
 
 	struct mrcd_cfg_lcores {
 		uint16_t workers;
-		uint8_t fabric; /* enum mrcd_fabric_lcore */
+		uint16_t workers_per_host; /* shards per host */
+		uint8_t peer_shard;	   /* enum mrcd_peer_shard */
+		uint8_t fabric;		   /* enum mrcd_fabric_lcore */
 		uint32_t stats_interval_ms;
 		uint32_t pass_delay_us; /* test knob: a slower worker (0: none) */
 	} lcores;

@@ -69,10 +69,13 @@ check_daemon(const struct xc *x)
 				"%u: mode = loop joins hosts in pairs (2k <-> 2k+1): an even "
 				"number",
 				c->daemon.hosts);
-		if (c->transport.encap != MRCD_ENCAP_PLAIN)
+		/* With several workers per host the link is an emulated NIC pair, which
+		 * shifts the micro-SIDs the switches would (drivers/nic/mrc_nic_loop.h). */
+		if (c->transport.encap != MRCD_ENCAP_PLAIN && c->lcores.workers_per_host < 2)
 			return BAD(x, "transport", "encap",
-				"must be plain with [ports] mode = loop: no switch shifts SRv6 "
-				"micro-SIDs between two hosts joined back to back");
+				"must be plain with [ports] mode = loop and one worker per host: "
+				"no switch shifts SRv6 micro-SIDs between two hosts joined back to "
+				"back");
 		return 0;
 	}
 	if (c->ports.mode != MRCD_PORTS_FABRIC)
@@ -161,7 +164,11 @@ static int
 check_ports(const struct xc *x)
 {
 	const struct mrcd_config *c = x->cfg;
-	const uint64_t rx_min = (uint64_t)c->daemon.planes * (c->ports.rx_desc + c->ports.burst);
+	/* A NIC fills every rx queue's descriptors; ring ports (fabric, loop) hold none. */
+	const unsigned int rx_queues =
+		c->ports.mode == MRCD_PORTS_ETHDEV ? c->lcores.workers_per_host : 1;
+	const uint64_t rx_min =
+		(uint64_t)c->daemon.planes * rx_queues * (c->ports.rx_desc + c->ports.burst);
 	const uint64_t tx_min =
 		(uint64_t)c->daemon.planes * (c->ports.tx_desc + c->ports.burst) * MBUFS_PER_TX_PKT;
 	int rc = check_port_names(x);
@@ -170,9 +177,9 @@ check_ports(const struct xc *x)
 		return rc;
 	if (c->ports.rx_pool_mbufs < rx_min)
 		return BAD(x, "ports", "rx_pool_mbufs",
-			"must be at least planes x (rx_desc + burst) = %u x (%u + %u) = %" PRIu64
-			", or rx descriptors stay empty",
-			c->daemon.planes, c->ports.rx_desc, c->ports.burst, rx_min);
+			"must be at least planes x rx queues x (rx_desc + burst) = %u x %u x "
+			"(%u + %u) = %" PRIu64 ", or rx descriptors stay empty",
+			c->daemon.planes, rx_queues, c->ports.rx_desc, c->ports.burst, rx_min);
 	if (c->ports.tx_pool_mbufs < tx_min)
 		return BAD(x, "ports", "tx_pool_mbufs",
 			"must be at least planes x (tx_desc + burst) x %d = %u x (%u + %u) x %d = "

@@ -206,6 +206,8 @@ mrcd_config_fabric(const struct mrcd_config *cfg, uint64_t tsc_hz, struct mrc_fa
 	f->loss_prob = c->loss;
 	f->ring_size = c->ring_size;
 	f->max_in_flight = c->max_in_flight;
+	/* a rx and a tx queue per worker of each host on every port */
+	f->host_queues = cfg->lcores.workers_per_host ? cfg->lcores.workers_per_host : 1;
 	f->tsc_hz = tsc_hz;
 	f->seed = cfg->daemon.seed;
 	mrcd_config_wire(cfg, &f->wire);

@@ -63,6 +63,9 @@
 
 static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
+/* In enum mrcd_steering and enum mrcd_peer_shard order. */
+static const char *const steerings[] = {"auto", "flow", "software", NULL};
+static const char *const peer_shards[] = {"same", "other", "half", NULL};
 static const char *const encaps[] = {"srv6", "plain", NULL};
 static const char *const ev_splits[] = {"sport-low", "sport-high", NULL};
 static const char *const sack_bits[] = {"lsb0", "msb0", NULL};
@@ -154,6 +157,12 @@ static const struct mrcd_ini_key keys[] = {
 			"(net_null0, net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap); mrcd adds "
 			"--vdev for it unless the EAL arguments name that device already",
 	},
+	KEY("ports", "steering", ENUM, ports.steering, .names = steerings, .def = "auto",
+		.help = "with several workers per host, how a packet reaches the one that owns "
+			"its QP: flow (rte_flow rules put it on the owner's rx queue; refuse to "
+			"start where a port cannot), software (the worker that reads it passes it "
+			"on through a ring), auto (flow where a port takes the rules, else "
+			"software). Each port has one rx and one tx queue per worker of its host"),
 	KEY("ports", "rx_desc", U16, ports.rx_desc, .flags = MRCD_INI_POW2, .min = 64,
 		.max = 16384, .def = "1024", .unit = "descriptors",
 		.help = "rx ring of every port"),
@@ -204,8 +213,19 @@ static const struct mrcd_ini_key keys[] = {
 	/* ---- [lcores] ---- */
 	KEY("lcores", "workers", U16, lcores.workers, .min = 1, .max = RTE_MAX_LCORE - 2,
 		.def = "1", .unit = "lcores",
-		.help = "worker lcores, the ones after the main lcore in the EAL -l list; hosts are "
-			"spread over them round robin, each host on exactly one worker"),
+		.help = "worker lcores, the ones after the main lcore in the EAL -l list; the hosts' "
+			"shards (workers_per_host each) are spread over them round robin"),
+	KEY("lcores", "workers_per_host", U16, lcores.workers_per_host, .min = 1, .max = 8,
+		.def = "1", .unit = "shards",
+		.help = "shards per host: a host's QPs are split over this many workers by QP "
+			"number, each with its own rx and tx queue on every port of the host; shard "
+			"k of host h runs on worker (h x workers_per_host + k) mod workers. Every "
+			"process of a cluster must use the same value"),
+	KEY("lcores", "peer_shard", ENUM, lcores.peer_shard, .names = peer_shards, .def = "same",
+		.help = "with several shards per host, which shard owns each end of flow g: same "
+			"(both on g mod n), other (the receiving end on the next index), half (half "
+			"the flows each way); where ports steer in software a packet sent by shard "
+			"k arrives on queue k, so other and half make the shards pass packets on"),
 	KEY("lcores", "pass_delay_us", U32, lcores.pass_delay_us, .min = 0, .max = 100000,
 		.def = "0", .unit = "us",
 		.help = "for tests and benchmarks of slow or busy hosts: each worker pass spins this "

@@ -28,6 +28,8 @@
 #include <rte_ring.h>
 
 #include "mrc_fabric.h"
+#include "mrc_flow.h"
+#include "mrc_nic_loop.h"
 #include "mrc_rel_tx.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
@@ -62,43 +64,31 @@ struct mrcd_qp_sums {
 };
 
 /*
- * One host of this process. Made at setup; from launch to stop its live
- * fields belong to the worker that iterates it (mrcd_worker.hosts).
+ * One shard of a host: the part of it one worker runs (its QPs, by QP
+ * number, and the generator's state for the flows whose QP it owns). Made
+ * at setup; from launch to stop its live fields belong to that worker
+ * (mrcd_worker.units), and everyone else reads what it publishes.
  */
-struct mrcd_hostctx {
-	struct rte_mempool *rx_pool, *tx_pool; /* setup; the worker and ports allocate */
-	struct mrc_mr_table *mrs;	       /* setup; the worker reads (shard) */
-	struct mrc_cq *cq;		       /* setup; the shard writes, the worker polls */
-	/* setup: the registered region; the worker's QPs send from it and place into it */
-	uint8_t *mem;
-	size_t mem_len, region_bytes; /* setup: region, the host's slots in the layout */
-	uint32_t key;		      /* setup: the region's key, copied into the flows */
-	struct mrc_shard *rt; /* setup; the engine: one shard (one worker) per host. The worker
-			       * iterates it; control refreshes its links and every worker reads
-			       * its published port mask */
-	/* packets the shard hands off (endpoint requests, QPN 2): the worker
-	 * enqueues (shard), control dequeues (mrcd_handoff_drain) */
-	struct rte_ring *handoff;
-	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
-	/* QPs of this host that went to ERROR, one event each: the shard
-	 * enqueues, control dequeues (mrcd_handoff_drain) and counts them in
-	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
-	struct rte_ring *events;
-	uint64_t qps_in_error;
-	/* setup: requests to the host's shard (struct mrc_shard_req *): control enqueues
+struct mrcd_shardctx {
+	/* setup; the engine. The worker iterates it; control refreshes its links */
+	struct mrc_shard *rt;
+	struct mrc_cq *cq; /* setup; the shard's QPs write, the worker polls */
+	/* setup: Write-IMM tables lent to the shard's responders (on the worker) */
+	struct mrc_trk_pool *imm_pool;
+	/* setup: requests to the shard (struct mrc_shard_req *): control enqueues
 	 * (mrcd_recover.c), the shard's owner dequeues */
 	struct rte_ring *requests;
-	/* setup: Write-IMM tables lent to the host's responders (on the worker) */
-	struct mrc_trk_pool *imm_pool;
+	/* setup: packets the host's other shards read for this shard's QPs (multi producer,
+	 * single consumer: this shard; lib/host/mrc_shard.h) */
+	struct rte_ring *inbound;
+	unsigned int worker;  /* setup: the worker that runs it; read-only */
 	struct mrc_rand rand; /* setup seeds; the worker's own PRNG */
-	/* completion times of this host's messages: the worker writes, the summary reads after */
+	/* completion times of its messages: the worker writes, the summary reads after */
 	struct mrcd_hist hist;
 	/* the longest waits between messages received here: likewise */
 	struct mrcd_gaps gaps;
-	uint64_t failed_msgs;		     /* worker writes; the snapshot copies */
-	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
-	uint32_t port_started; /* control (ports, loop): planes whose port we started */
-	/* setup: the flows this host sends and receives (indexes into flows); read-only */
+	uint64_t failed_msgs; /* worker writes; the snapshot copies */
+	/* setup: the flows whose sending / receiving QP it owns (indexes into flows) */
 	uint32_t *send_flows, *recv_flows;
 	uint32_t n_send, n_recv;
 	/* worker only (after setup fills them): the generator's queues, mrcd_sched.h */
@@ -113,13 +103,58 @@ struct mrcd_hostctx {
 	uint32_t sweep_pos;
 };
 
+/* How packets reach their owner shard on one port ([ports] steering). */
+enum mrcd_steer { MRCD_STEER_SOFTWARE = 0, MRCD_STEER_FLOW = 1 };
+
+/*
+ * One host of this process: its NIC (one port per plane), memory and pools,
+ * and its shards ([lcores] workers_per_host). Made at setup; read-only
+ * after, but for the fields that say otherwise.
+ */
+struct mrcd_hostctx {
+	struct rte_mempool *rx_pool, *tx_pool; /* setup; the workers and ports allocate */
+	struct mrc_mr_table *mrs;	       /* setup; the workers read (shards) */
+	/* setup: the registered region; the workers' QPs send from it and place into it */
+	uint8_t *mem;
+	size_t mem_len, region_bytes; /* setup: region, the host's slots in the layout */
+	uint32_t key;		      /* setup: the region's key, copied into the flows */
+	unsigned int n_shards;	      /* setup: [lcores] workers_per_host */
+	struct mrcd_shardctx shard[MRC_SHARD_MAX_SHARDS];
+	/* setup: QPN -> (shard, slot) for the host's QPNs (mrc_shard_cfg.qpn_map), read by
+	 * every shard of the host */
+	uint32_t *qpn_map;
+	/* packets the shards hand off (endpoint requests, QPN 2): the workers enqueue
+	 * (multi producer), control dequeues (mrcd_handoff_drain) */
+	struct rte_ring *handoff;
+	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	/* QPs of this host that went to ERROR, one event each: the shards enqueue
+	 * (multi producer), control dequeues (mrcd_handoff_drain) and counts them in
+	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
+	struct rte_ring *events;
+	uint64_t qps_in_error;
+	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
+	uint32_t port_started; /* control (ports, loop): planes whose port we started */
+	/* setup: how each plane's port steers (enum mrcd_steer), its rx queues, and why */
+	uint8_t steer[MRC_SHARD_MAX_PLANES];
+	uint16_t rx_queues[MRC_SHARD_MAX_PLANES];
+	char steer_why[MRC_SHARD_MAX_PLANES][128];
+	/* setup: the rules steering each port's packets to the workers (flow steering),
+	 * and the backend that made them; control removes them at teardown */
+	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];
+	struct mrc_flow *flows[MRC_SHARD_MAX_PLANES][MRC_SHARD_MAX_SHARDS];
+	/* setup: the flows this host sends and receives (indexes into flows); read-only */
+	uint32_t *send_flows, *recv_flows;
+	uint32_t n_send, n_recv;
+};
+
 /* What the ports themselves dropped (ethdev mode), summed over all ports. */
 struct mrcd_port_drops {
 	uint64_t imissed, ierrors, oerrors, rx_nombuf;
 };
 
 /*
- * What a worker publishes about one host (and the flows it sends), every
+ * What a worker publishes about one shard of a host (and the flows whose QPs
+ * it owns), every
  * [lcores] stats_interval_ms. Every field: the worker writes
  * (mrcd_snapshot_publish, under `seq`), stats and control read
  * (mrcd_snapshot_read: the console, files, telemetry, the drain check).
@@ -183,13 +218,19 @@ struct mrcd_qp_query {
 struct mrcd_daemon;
 struct mrcd_recover;
 
+/* A shard a worker runs: host h's shard k. */
+struct mrcd_unit {
+	uint16_t host, shard;
+};
+
 /* One worker lcore. Setup writes all but cpu_ns; the worker reads its own. */
 struct mrcd_worker {
 	struct mrcd_daemon *d;
 	unsigned int lcore;
 	bool runs_fabric; /* polls the emulated fabric and publishes its counters */
-	unsigned int n_hosts;
-	unsigned int hosts[MRCD_MAX_HOSTS]; /* the hosts (and their flows) it owns */
+	unsigned int n_units;
+	/* the shards (and the flows whose QPs they own) it runs */
+	struct mrcd_unit units[MRCD_MAX_HOSTS * MRC_SHARD_MAX_SHARDS];
 	uint64_t cpu_ns; /* the worker writes as it leaves its loop; the summary reads after */
 };
 
@@ -220,8 +261,9 @@ struct mrcd_daemon {
 	/* control writes as the run starts, the summary reads after: the run's t = 0,
 	 * also as CLOCK_MONOTONIC (the outputs get it as an argument) */
 	uint64_t start_tsc, start_mono_ns;
-	/* the hosts' snapshots: their worker writes, stats and control read */
-	struct mrcd_snapshot snap[MRCD_MAX_HOSTS];
+	/* the shards' snapshots: their worker writes, stats and control read (summed per
+	 * host by mrcd_snapshot_read) */
+	struct mrcd_snapshot snap[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	/* the fabric's counters: the worker with runs_fabric writes under fab_seq,
 	 * telemetry reads (mrcd_fabric_snapshot_read) */
 	uint32_t fab_seq;
@@ -232,6 +274,9 @@ struct mrcd_daemon {
 	 * rings (the workers' rx and tx bursts) */
 	struct rte_ring *loop_ring[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
 	bool loop_vdev[MRCD_MAX_HOSTS][MRC_SHARD_MAX_PLANES];
+	/* likewise, with several workers per host: host pair k's link on plane p, two
+	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */
+	struct mrc_nic_loop *nic_loop[MRCD_MAX_HOSTS / 2][MRC_SHARD_MAX_PLANES];
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;

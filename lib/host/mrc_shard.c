@@ -53,11 +53,17 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		*why = "shard_index must be below n_shards";
 		return NULL;
 	}
+	if (n_shards > MRC_SHARD_MAX_SHARDS && cfg->dispatch[0] != NULL) {
+		*why = "software dispatch takes at most MRC_SHARD_MAX_SHARDS (8) shards per host";
+		return NULL;
+	}
 	s = rte_zmalloc_socket("mrc_shard", sizeof(*s), RTE_CACHE_LINE_SIZE, cfg->socket);
 	if (s == NULL)
 		goto nomem;
 	s->cfg = *cfg;
 	s->n_shards = n_shards;
+	s->wire_inbound = cfg->wire;
+	s->wire_inbound.verify_icrc = false;
 	s->qps = rte_zmalloc_socket("mrc_shard_qps", (size_t)cfg->max_qps * sizeof(*s->qps),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
 	s->busy = rte_zmalloc_socket("mrc_shard_busy", (size_t)cfg->max_qps * sizeof(*s->busy),
@@ -119,6 +125,28 @@ mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const voi
 	s->cfg.tx_backlog_ctx = ctx;
 	s->cfg.tx_backlog_host = host;
 	s->cfg.tx_room_bytes = room_bytes;
+}
+
+int
+mrc_shard_join(struct mrc_shard *const *shards, unsigned int n)
+{
+	if (n > MRC_SHARD_MAX_SHARDS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++) {
+		struct mrc_shard *s = shards[i];
+
+		s->n_peers = 0;
+		for (unsigned int j = 0; j < n; j++)
+			if (j != i)
+				s->peer[s->n_peers++] = shards[j];
+	}
+	return 0;
+}
+
+uint32_t
+mrc_shard_n_qps(const struct mrc_shard *s)
+{
+	return s->n_qps;
 }
 
 bool
@@ -324,6 +352,7 @@ mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc)
 	s->snap.cnt = s->cnt;
 	memcpy(s->snap.plane, s->plane, sizeof(s->snap.plane));
 	s->snap.verdicts = s->verdicts;
+	s->snap.n_qps = s->n_qps;
 	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
 }
 

@@ -15,8 +15,9 @@
  *   requests (QP add/remove/retire from other threads, through a ring)
  *   -> rx bursts on every plane port until its queue is empty (at most
  *      MRC_SHARD_RX_BURSTS) -> parse (drops counted by reason)
- *   -> packets the shard does not own (QPN 2, another shard's QPs) to the
- *      hand-off ring
+ *   -> packets for another shard of the host to that shard's inbound ring
+ *      (software dispatch), endpoint requests (QPN 2) to the hand-off ring
+ *   -> this shard's own inbound ring, read like one more rx queue
  *   -> QP input, SACKs and NACKs before data, so windows open before the
  *      new data they admit is accounted
  *   -> timers: the QPs whose deadline is due (a hashed timer wheel); losses
@@ -52,14 +53,14 @@
  * So the timers that declare losses judge at the start time of the
  * previous iteration (the responders' SACK timers run at the clock, so
  * answers are not held back), provided this
- * one emptied every rx queue: by then everything that arrived before it
- * has been read, and every other shard polled on the same lcore (the peer
- * of a loop or emulated-fabric host) has had a whole pass too. While the
- * queues cannot be emptied, the horizon stays where it was, for at most
- * max_judge_lag of iterations in a row (a shard that can never keep up
- * still detects losses). A stall between two iterations (the lcore was
- * descheduled) moves it only once the queues are read again. Packets are
- * stamped, and RTT sampled, at the real time.
+ * one emptied every rx queue and its inbound ring, and no later than the
+ * same point of each other shard of the host (mrc_shard_join: an answer for
+ * this shard may wait in another's rx queue, on another lcore): by then everything that arrived
+ * before it has been read, and every other shard polled on the same lcore (the peer of a loop or
+ * emulated-fabric host) has had a whole pass too. While the queues cannot be emptied, the horizon
+ * stays where it was, for at most max_judge_lag of iterations in a row (a shard that can never keep
+ * up still detects losses). A stall between two iterations (the lcore was descheduled) moves it
+ * only once the queues are read again. Packets are stamped, and RTT sampled, at the real time.
  *
  * Ownership (who writes, who reads):
  *   - everything in a shard belongs to the lcore that iterates it (the
@@ -74,8 +75,15 @@
  *   - a QP that goes to ERROR is reported once on the event ring (single
  *     producer: the owner), for the control thread to report and act on;
  *   - completions leave through each QP's own CQ (the per-QP sink, given
- *     when the QP is created), packets it does not own through the hand-off
- *     ring (single producer: the owner).
+ *     when the QP is created), endpoint requests through the hand-off ring
+ *     (single producer: the owner);
+ *   - several shards of one host: a QPN has exactly one owner (qpn_map, or
+ *     the QPN modulo n_shards). A packet read by another shard of the host
+ *     (a port that cannot steer it to the owner's queue) is parsed there,
+ *     its ICRC checked, and put on the owner's inbound ring (cfg.dispatch:
+ *     multi producer, the host's shards; single consumer, the owner), which
+ *     the owner drains as one more rx source, parsing the headers again but
+ *     not the ICRC. Nothing else crosses between the shards of a host.
  * Time and randomness are passed in, so tests and benches drive a fake clock.
  */
 
@@ -90,7 +98,11 @@
 #include "mrc_wire_pkt.h"
 
 #define MRC_SHARD_MAX_PLANES 8
-#define MRC_SHARD_BURST	     32
+/* Shards of one host at most (the dispatch table's size). */
+#define MRC_SHARD_MAX_SHARDS 8
+/* cfg.rx_queue of a shard that reads no port queue. */
+#define MRC_SHARD_NO_RX_QUEUE 0xffff
+#define MRC_SHARD_BURST	      32
 /* rx bursts per plane per iteration at most: the queue is read until empty or this. */
 #define MRC_SHARD_RX_BURSTS 8
 
@@ -98,9 +110,17 @@
 	X(iterations, "loops", "iterations of the shard's loop")                                   \
 	X(rx_pkts, "pkts", "packets received on the shard's queues")                               \
 	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist")  \
-	X(rx_handoff, "pkts", "packets handed off: endpoint requests (QPN 2), other shards' QPs")  \
+	X(rx_handoff, "pkts",                                                                      \
+		"packets handed off: endpoint requests (QPN 2), other shards' QPs without a "      \
+		"dispatch ring")                                                                   \
 	X(rx_handoff_drops, "pkts",                                                                \
 		"packets to hand off dropped: no hand-off ring, or it was full")                   \
+	X(rx_dispatched_out, "pkts", "packets put on another shard's inbound ring (its QPs)")      \
+	X(rx_dispatch_full, "pkts",                                                                \
+		"packets for another shard dropped: its inbound ring was full")                    \
+	X(rx_dispatched_in, "pkts", "packets taken from this shard's inbound ring")                \
+	X(rx_misdispatched, "pkts",                                                                \
+		"packets on the inbound ring for a QP this shard does not own")                    \
 	X(tx_pkts, "pkts", "packets the ports accepted")                                           \
 	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                 \
 	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")           \
@@ -113,7 +133,16 @@
 	X(qp_errors, "qps", "QPs that went to ERROR (each reported once on the event ring)")       \
 	X(events_dropped, "events", "events not reported: no event ring, or it was full")          \
 	X(dests_full, "qps",                                                                       \
-		"QPs that got no shared round-trip state: the destination table was full")
+		"QPs that got no shared round-trip state: the destination table was full")         \
+	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
+	X(cyc_rx, "cycles", "... reading non-empty rx bursts from the ports and parsing them")     \
+	X(cyc_dispatch, "cycles",                                                                  \
+		"... putting packets on other shards' inbound rings and taking (and parsing) "     \
+		"those on its own")                                                                \
+	X(cyc_qp_input, "cycles", "... handing received packets to their QPs")                     \
+	X(cyc_timers, "cycles", "... running the QPs' timers")                                     \
+	X(cyc_output, "cycles", "... asking busy QPs for packets")                                 \
+	X(cyc_tx, "cycles", "... tx bursts to the ports")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_shard_counters, MRC_SHARD_COUNTERS);
 
@@ -128,7 +157,9 @@ struct mrc_shard_cfg {
 	uint8_t host_id;
 	uint8_t n_planes;
 	uint16_t port_id[MRC_SHARD_MAX_PLANES]; /* the ethdev port of each plane */
-	uint16_t rx_queue, tx_queue;		/* this shard's queue on every port */
+	/* this shard's queue on every port; rx_queue MRC_SHARD_NO_RX_QUEUE: it reads no port
+	 * (ports with fewer rx queues than shards), only its inbound ring */
+	uint16_t rx_queue, tx_queue;
 	/*
 	 * QPNs: the host's QPs are qpn_base + k; this shard owns those with
 	 * k % n_shards == shard_index (n_shards 0 means 1), at most max_qps.
@@ -136,6 +167,15 @@ struct mrc_shard_cfg {
 	uint32_t qpn_base;
 	uint32_t max_qps;
 	uint16_t n_shards, shard_index;
+	/*
+	 * Who owns which QPN, when not the rule above: qpn_map[k] for QPN
+	 * qpn_base + k (k < qpn_map_len) is mrc_shard_map_entry(owner, slot),
+	 * slot < max_qps and unique per owner. One read-only table for every
+	 * shard of the host, kept by the caller until they are freed. A QPN past
+	 * it is nobody's.
+	 */
+	const uint32_t *qpn_map;
+	uint32_t qpn_map_len;
 	uint32_t trk_blocks;	/* in-flight rings lent to the QPs (0: none, each owns one) */
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
@@ -153,8 +193,18 @@ struct mrc_shard_cfg {
 	uint32_t max_dests;
 	struct mrc_wire_cfg wire;
 	int socket;
-	/* Packets the shard does not own go here (single producer); NULL: dropped, counted. */
+	/*
+	 * Packets for QPN 2, and for other shards' QPs when dispatch has no ring
+	 * for their owner, go here (single producer); NULL: dropped, counted.
+	 */
 	struct rte_ring *handoff;
+	/*
+	 * Software dispatch between the shards of a host: dispatch[j] is shard
+	 * j's inbound ring (multi producer: the host's other shards; single
+	 * consumer: shard j). Entry shard_index is this shard's own, drained each
+	 * iteration; give every shard of the host the same table.
+	 */
+	struct rte_ring *dispatch[MRC_SHARD_MAX_SHARDS];
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
@@ -191,8 +241,27 @@ void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, cons
 int mrc_shard_dest_rtt(
 	const struct mrc_shard *s, const uint8_t *ip, uint64_t *srtt_tsc, uint64_t *samples);
 
+/*
+ * Before any of them runs: tell the n shards of one host of each other, so
+ * that each moves its input horizon only once the others have read what
+ * their queues held for it (a packet for this shard waiting in another
+ * shard's rx queue is an answer still in this host). 0, or -EINVAL (n above
+ * MRC_SHARD_MAX_SHARDS).
+ */
+int mrc_shard_join(struct mrc_shard *const *shards, unsigned int n);
+
 /* Does this shard own `qpn`? */
 bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);
+
+/* A qpn_map entry: QPN owned by shard `owner`, in its slot `slot` (< 2^24). */
+static inline uint32_t
+mrc_shard_map_entry(unsigned int owner, uint32_t slot)
+{
+	return (uint32_t)owner << 24 | (slot & 0xffffff);
+}
+
+/* The QPs the shard serves now. */
+uint32_t mrc_shard_n_qps(const struct mrc_shard *s);
 
 /*
  * Owner (or before the owner runs): add a QP created with this host's
@@ -259,6 +328,13 @@ mrc_shard_event_why(const void *ev)
 
 /* Owner: one iteration; returns the packets received plus sent. */
 unsigned int mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc_rand *rand);
+/*
+ * Owner: the run clock at the caller's `wall_tsc` (the clock it gives
+ * mrc_shard_iterate), with the stalls seen so far taken out. Its QPs'
+ * timestamps (last progress, last answer, send times) are on this clock:
+ * an age read from them must be measured against it, not the wall clock.
+ */
+uint64_t mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc);
 
 /* Control thread: planes whose local port is up (bit p = plane p). */
 void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);
@@ -284,6 +360,7 @@ struct mrc_shard_snapshot {
 	struct mrc_shard_counters cnt;
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_wire_rx_stats verdicts;
+	uint32_t n_qps; /* QPs the shard serves */
 };
 
 /* Owner: publish the snapshot (a few hundred bytes copied; call it every ms or so). */

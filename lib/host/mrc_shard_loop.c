@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 
 #include "mrc_shard_priv.h"
@@ -26,7 +27,7 @@
  */
 #define MRC_SHARD_ROOM_BURST 8
 
-/* Hand a packet the shard does not own to the hand-off ring; false: dropped (counted). */
+/* Hand a packet to the hand-off ring; false: dropped (counted). */
 static inline bool
 hand_off(struct mrc_shard *s, struct rte_mbuf *m)
 {
@@ -38,12 +39,18 @@ hand_off(struct mrc_shard *s, struct rte_mbuf *m)
 	return false;
 }
 
-/* Is `qpn` one of this host's QPs that another shard owns? */
-static inline bool
-other_shard(const struct mrc_shard *s, uint32_t qpn)
+/* A parsed packet's owner among the host's shards: this one, another, or nobody here. */
+#define OWNER_ME   0xffff
+#define OWNER_NONE 0xfffe
+
+static inline uint16_t
+owner_of(const struct mrc_shard *s, uint32_t qpn)
 {
-	return s->n_shards > 1 && qpn >= s->cfg.qpn_base &&
-	       (qpn - s->cfg.qpn_base) % s->n_shards != s->cfg.shard_index;
+	uint32_t owner, slot;
+
+	if (s->n_shards == 1 || !mrc_shard_locate(s, qpn, &owner, &slot) || owner >= s->n_shards)
+		return OWNER_NONE; /* a QP of ours or unknown: the slot lookup says which */
+	return owner == s->cfg.shard_index ? OWNER_ME : (uint16_t)owner;
 }
 
 /*
@@ -85,39 +92,99 @@ prefetch_busy(struct mrc_shard *s, uint32_t ahead, bool parts)
 }
 
 /*
- * Parse a burst; hand SACKs and NACKs to their QPs first, then data and
- * probes. The burst is freed together at the end (see mrc_qp_rx_keep), but
- * for the packets handed off, and a QP's timer is re-armed once per run of
- * its packets, not per packet.
+ * Put the packets of a burst that belong to other shards (to[k] their
+ * owner) on those shards' inbound rings, a burst per ring; what a ring does
+ * not take is dropped (counted). Sent ones become NULL in m[].
  */
-static unsigned int
-input_burst(struct mrc_shard *s, unsigned int plane)
+static void
+dispatch(struct mrc_shard *s, struct rte_mbuf **m, const uint16_t *to, uint16_t n,
+	unsigned int n_out)
 {
-	struct rte_mbuf *m[MRC_SHARD_BURST];
+	for (unsigned int j = 0; j < s->n_shards && n_out > 0; j++) {
+		struct rte_mbuf *out[MRC_SHARD_BURST];
+		uint16_t idx[MRC_SHARD_BURST], c = 0;
+		unsigned int sent;
+
+		if (j == s->cfg.shard_index)
+			continue;
+		for (uint16_t k = 0; k < n; k++)
+			if (to[k] == j && m[k] != NULL) {
+				idx[c] = k;
+				out[c++] = m[k];
+			}
+		if (c == 0)
+			continue;
+		n_out -= c;
+		sent = rte_ring_enqueue_burst(s->cfg.dispatch[j], (void **)out, c, NULL);
+		for (unsigned int i = 0; i < sent; i++)
+			m[idx[i]] = NULL; /* the owner frees it */
+		s->cnt.rx_dispatched_out += sent;
+		s->cnt.rx_dispatch_full += c - sent;
+	}
+}
+
+/*
+ * Parse a burst (from a port's plane, or from the inbound ring when plane
+ * is MRC_SHARD_MAX_PLANES); hand SACKs and NACKs to their QPs first, then
+ * data and probes. Packets of other shards go to their inbound rings,
+ * endpoint requests to the hand-off ring. The burst is freed together at
+ * the end (see mrc_qp_rx_keep), but for the packets passed on, and a QP's
+ * timer is re-armed once per run of its packets, not per packet.
+ */
+static void
+input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int plane, uint64_t t0)
+{
 	struct mrc_pkt v[MRC_SHARD_BURST];
 	bool ok[MRC_SHARD_BURST];
-	const uint16_t n =
-		rte_eth_rx_burst(s->cfg.port_id[plane], s->cfg.rx_queue, m, MRC_SHARD_BURST);
+	uint16_t to[MRC_SHARD_BURST];
+	const bool inbound = plane == MRC_SHARD_MAX_PLANES;
+	const struct mrc_wire_cfg *wire = inbound ? &s->wire_inbound : &s->cfg.wire;
 	struct mrc_shard_slot *last = NULL;
+	unsigned int n_out = 0;
+	uint64_t t1, t2, t3;
 
-	if (n == 0)
-		return 0;
-	s->plane[plane].rx_pkts += n;
 	for (uint16_t k = 0; k < n; k++) {
 		enum mrc_wire_rx r;
 
-		s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
-		r = mrc_pkt_parse(m[k], &s->cfg.wire, &v[k]);
-		s->verdicts.pkts[r]++;
+		if (!inbound)
+			s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
+		r = mrc_pkt_parse(m[k], wire, &v[k]);
+		if (!inbound)
+			s->verdicts.pkts[r]++;
 		ok[k] = r == MRC_WIRE_OK;
-		if (ok[k] && (v[k].bth.dqpn == MRC_EP_QPN || other_shard(s, v[k].bth.dqpn))) {
+		if (!ok[k])
+			continue;
+		if (v[k].bth.dqpn == MRC_EP_QPN) {
 			ok[k] = false;
 			if (hand_off(s, m[k]))
 				m[k] = NULL; /* the ring's reader frees it */
+			continue;
+		}
+		to[k] = owner_of(s, v[k].bth.dqpn);
+		if (to[k] < OWNER_NONE && !inbound) {
+			ok[k] = false;
+			if (s->cfg.dispatch[to[k]] != NULL) {
+				n_out++;
+			} else {
+				to[k] = OWNER_NONE;
+				if (hand_off(s, m[k]))
+					m[k] = NULL;
+			}
+		} else {
+			to[k] = OWNER_NONE;
 		}
 		if (ok[k])
 			prefetch_qp(s, v[k].bth.dqpn, false);
 	}
+	t1 = rte_rdtsc();
+	if (n_out > 0)
+		dispatch(s, m, to, n, n_out);
+	t2 = rte_rdtsc();
+	if (inbound)
+		s->cnt.cyc_dispatch += t1 - t0;
+	else
+		s->cnt.cyc_rx += t1 - t0;
+	s->cnt.cyc_dispatch += t2 - t1;
 	/* The QPs' own lines were asked for above; now their parts (mrc_qp_prefetch_parts). */
 	for (uint16_t k = 0; k < n; k++)
 		if (ok[k])
@@ -132,7 +199,10 @@ input_burst(struct mrc_shard *s, unsigned int plane)
 				continue;
 			sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
 			if (sl == NULL || sl->qp == NULL) {
-				s->cnt.rx_unknown_qpn++;
+				if (inbound && sl == NULL)
+					s->cnt.rx_misdispatched++;
+				else
+					s->cnt.rx_unknown_qpn++;
 				continue;
 			}
 			if (sl != last && last != NULL) {
@@ -147,8 +217,25 @@ input_burst(struct mrc_shard *s, unsigned int plane)
 		mrc_shard_rearm(s, last);
 		mrc_shard_mark_busy(s, last);
 	}
-	rte_pktmbuf_free_bulk(m, n); /* NULL entries (handed off) are skipped */
+	rte_pktmbuf_free_bulk(m, n); /* NULL entries (passed on) are skipped */
+	t3 = rte_rdtsc();
+	s->cnt.cyc_qp_input += t3 - t2;
+}
+
+/* One rx burst from a plane's port; the packets received. */
+static unsigned int
+input_burst(struct mrc_shard *s, unsigned int plane)
+{
+	struct rte_mbuf *m[MRC_SHARD_BURST];
+	const uint64_t t0 = rte_rdtsc();
+	const uint16_t n =
+		rte_eth_rx_burst(s->cfg.port_id[plane], s->cfg.rx_queue, m, MRC_SHARD_BURST);
+
+	if (n == 0)
+		return 0; /* an empty poll is not counted as rx: cyc_total has it */
+	s->plane[plane].rx_pkts += n;
 	s->cnt.rx_pkts += n;
+	input_pkts(s, m, n, plane, t0);
 	return n;
 }
 
@@ -161,6 +248,38 @@ input(struct mrc_shard *s, unsigned int plane, bool *drained)
 	for (unsigned int b = 0; b < MRC_SHARD_RX_BURSTS; b++) {
 		const unsigned int n = input_burst(s, plane);
 
+		total += n;
+		if (n < MRC_SHARD_BURST)
+			return total;
+	}
+	*drained = false;
+	return total;
+}
+
+/*
+ * The inbound ring: what the host's other shards read for this shard's
+ * QPs. An rx source like a port's queue, read until empty or
+ * MRC_SHARD_RX_BURSTS bursts (then *drained is false: the input horizon
+ * holds).
+ */
+static unsigned int
+input_inbound(struct mrc_shard *s, bool *drained)
+{
+	struct rte_ring *r = s->n_shards > 1 ? s->cfg.dispatch[s->cfg.shard_index] : NULL;
+	unsigned int total = 0;
+
+	if (r == NULL)
+		return 0;
+	for (unsigned int b = 0; b < MRC_SHARD_RX_BURSTS; b++) {
+		struct rte_mbuf *m[MRC_SHARD_BURST];
+		const uint64_t t0 = rte_rdtsc();
+		const uint16_t n =
+			(uint16_t)rte_ring_sc_dequeue_burst(r, (void **)m, MRC_SHARD_BURST, NULL);
+
+		if (n == 0)
+			return total;
+		s->cnt.rx_dispatched_in += n;
+		input_pkts(s, m, n, MRC_SHARD_MAX_PLANES, t0);
 		total += n;
 		if (n < MRC_SHARD_BURST)
 			return total;
@@ -254,11 +373,20 @@ run_clock(struct mrc_shard *s, uint64_t wall_tsc)
 	return wall_tsc - s->away_tsc;
 }
 
+uint64_t
+mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc)
+{
+	return wall_tsc > s->away_tsc ? wall_tsc - s->away_tsc : 0;
+}
+
 unsigned int
 mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 {
+	const uint64_t t_start = rte_rdtsc();
+	const uint64_t prev_wall = s->last_wall_tsc;
 	const uint64_t now_tsc = run_clock(s, wall_tsc);
 	unsigned int work = 0;
+	uint64_t t0, t1, horizon;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;
 	uint32_t up, room;
@@ -268,11 +396,30 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	s->now_tsc = now_tsc;
 	s->cnt.iterations++;
 	mrc_shard_take_requests(s);
-	for (unsigned int p = 0; p < s->cfg.n_planes; p++)
+	/*
+	 * The other shards of the host: what they had read by their last drained
+	 * pass is on our inbound ring now (they put it there before saying so),
+	 * and is read below; what came to them later may still wait there.
+	 */
+	horizon = s->last_iter_tsc;
+	for (uint32_t j = 0; j < s->n_peers; j++) {
+		const uint64_t w = __atomic_load_n(&s->peer[j]->drained_wall_tsc, __ATOMIC_ACQUIRE);
+		const uint64_t r = w > s->away_tsc ? w - s->away_tsc : 0; /* on our run clock */
+
+		horizon = RTE_MIN(horizon, r);
+	}
+	for (unsigned int p = 0; p < s->cfg.n_planes && s->cfg.rx_queue != MRC_SHARD_NO_RX_QUEUE;
+		p++)
 		work += input(s, p, &drained);
+	/* After the ports: what the other shards passed on in this pass is read now. */
+	work += input_inbound(s, &drained);
 	/* The input horizon (mrc_shard.h): timers judge at most up to it. */
 	if (drained) {
-		s->judge_tsc = RTE_MAX(s->judge_tsc, s->last_iter_tsc);
+		if (s->n_peers > 0)
+			__atomic_store_n(&s->drained_wall_tsc, prev_wall, __ATOMIC_RELEASE);
+		s->judge_tsc = RTE_MAX(s->judge_tsc, horizon);
+	}
+	if (drained && horizon == s->last_iter_tsc) {
 		s->held_since_tsc = 0;
 	} else {
 		/* Held, for max_judge_lag at most: a shard that never keeps up still sees losses.
@@ -284,10 +431,15 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 			s->judge_tsc = RTE_MAX(s->judge_tsc, now_tsc - s->max_judge_lag_tsc);
 	}
 	s->last_iter_tsc = now_tsc;
+	t0 = rte_rdtsc();
 	mrc_timer_wheel_advance(s->wheel, now_tsc);
+	t1 = rte_rdtsc();
+	s->cnt.cyc_timers += t1 - t0;
 
 	/* Planes still holding staged packets get nothing new this time. */
 	work += flush(s);
+	t0 = rte_rdtsc();
+	s->cnt.cyc_tx += t0 - t1;
 	up = mrc_shard_port_mask(s);
 	room = up;
 	for (unsigned int p = 0; p < s->cfg.n_planes; p++) {
@@ -391,6 +543,11 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 			tail -= s->cfg.max_qps;
 		s->busy[tail] = first;
 	}
+	t1 = rte_rdtsc();
+	s->cnt.cyc_output += t1 - t0;
 	work += flush(s);
+	t0 = rte_rdtsc();
+	s->cnt.cyc_tx += t0 - t1;
+	s->cnt.cyc_total += t0 - t_start;
 	return work;
 }

@@ -45,7 +45,7 @@ struct mrc_shard {
 	uint32_t n_shards;  /* cfg.n_shards, 0 read as 1 */
 	uint32_t port_mask; /* written by the control thread, read by the owner */
 	struct mrc_timer_wheel *wheel;
-	struct mrc_shard_slot *qps; /* slot k: QPN qpn_base + k x n_shards + shard_index */
+	struct mrc_shard_slot *qps; /* by slot (mrc_shard_locate) */
 	uint32_t n_qps;
 	/*
 	 * The busy list: slots whose QP may have something to send (anything
@@ -78,21 +78,60 @@ struct mrc_shard {
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_counters cnt;
 	struct mrc_wire_rx_stats verdicts;
+	/* cfg.wire without the ICRC check: for packets on the inbound ring, whose
+	 * ICRC the shard that read them from the port has checked */
+	struct mrc_wire_cfg wire_inbound;
+	/*
+	 * The other shards of the host (mrc_shard_join), and when this one last
+	 * read all its inputs: the caller's clock at the start of the iteration
+	 * before one that emptied every rx queue and its inbound ring. Written by
+	 * the owner (release), read by the host's other shards (acquire) for
+	 * their input horizon; a cache line of its own.
+	 */
+	struct mrc_shard *peer[MRC_SHARD_MAX_SHARDS];
+	uint32_t n_peers;
+	uint64_t drained_wall_tsc __rte_cache_aligned;
 	/* written by the owner in mrc_shard_publish, read by anyone; odd seq while written */
 	uint32_t snap_seq;
 	struct mrc_shard_snapshot snap;
 };
 
+/*
+ * Which shard of the host owns `qpn`, and in which slot: false for a QPN
+ * that is none of the host's (below qpn_base, past the map).
+ */
+static inline bool
+mrc_shard_locate(const struct mrc_shard *s, uint32_t qpn, uint32_t *owner, uint32_t *slot)
+{
+	const uint32_t k = qpn - s->cfg.qpn_base;
+
+	if (qpn < s->cfg.qpn_base)
+		return false;
+	if (s->cfg.qpn_map != NULL) {
+		if (k >= s->cfg.qpn_map_len)
+			return false;
+		*owner = s->cfg.qpn_map[k] >> 24;
+		*slot = s->cfg.qpn_map[k] & 0xffffff;
+		return true;
+	}
+	if (s->n_shards == 1) {
+		*owner = 0;
+		*slot = k;
+		return true;
+	}
+	*owner = k % s->n_shards;
+	*slot = k / s->n_shards;
+	return true;
+}
+
 /* The slot of a QPN this shard owns, or NULL. */
 static inline struct mrc_shard_slot *
 mrc_shard_slot_of(struct mrc_shard *s, uint32_t qpn)
 {
-	const uint32_t k = qpn - s->cfg.qpn_base;
-	uint32_t i;
+	uint32_t owner, i;
 
-	if (qpn < s->cfg.qpn_base || k % s->n_shards != s->cfg.shard_index)
+	if (!mrc_shard_locate(s, qpn, &owner, &i) || owner != s->cfg.shard_index)
 		return NULL;
-	i = k / s->n_shards;
 	return i < s->cfg.max_qps ? &s->qps[i] : NULL;
 }
 

@@ -259,7 +259,37 @@ def rows_soak(r):
              "`scripts/bench/bench-soak.sh`")]
 
 
-KNOWN = {"bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
+def rows_workers(r):
+    cmd = "`scripts/bench/bench-workers.sh`"
+    s = r["summary"]
+    one, two = s["tree_1w"], s["tree_2w_soft"]
+    out = [("goodput, 2 hosts in loop mode, 4 KiB payloads: 2 workers per host (software "
+            "steering: all arrives on queue 0, half the far ends on the other worker) / 1 worker",
+            f"{fmt(two['goodput_gbps'])} Gb/s", f"1 worker {fmt(one['goodput_gbps'])} Gb/s",
+            fmt(r["ratio_2w_over_1w"]), ">= 1.7", cmd),
+           ("same with (emulated) flow steering, SRv6",
+            f"{fmt(s['tree_2w_flow']['goodput_gbps'])} Gb/s" if "tree_2w_flow" in s else "",
+            f"1 worker {fmt(one['goodput_gbps'])} Gb/s", fmt(r.get("ratio_2w_flow_over_1w")),
+            ">= 1.7", cmd),
+           ("2 workers, software steering, per worker CPU-second",
+            f"{fmt(two['gbps_per_cpu_s'])} Gb/s, "
+            f"{fmt(two['pps_per_cpu_s'])}pps", f"1 worker {fmt(one['gbps_per_cpu_s'])} Gb/s, "
+            f"{fmt(one['pps_per_cpu_s'])}pps", "", "", cmd),
+           ("software dispatch: share of a worker's cycles (packets that crossed workers: "
+            f"{fmt(100 * two['crossed_share'])}%)",
+            f"{fmt(100 * two['dispatch_share_of_worker_max'])}%", "", "", "< 15%", cmd)]
+    if "main_1w" in s:
+        out.append(("1 worker: this tree / main, same run", f"{fmt(one['goodput_gbps'])} Gb/s",
+                    f"main {fmt(s['main_1w']['goodput_gbps'])} Gb/s",
+                    fmt(r["ratio_1w_over_main"]), "within 5%", cmd))
+        if r.get("ratio_1w_over_main_per_cpu_s") is not None:
+            out.append(("same, per worker CPU-second", f"{fmt(one['gbps_per_cpu_s'])} Gb/s",
+                        f"main {fmt(s['main_1w']['gbps_per_cpu_s'])} Gb/s",
+                        fmt(r["ratio_1w_over_main_per_cpu_s"]), "within 5%", cmd))
+    return out
+
+
+KNOWN = {"bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
          "bench-incast": rows_incast, "bench-failover": rows_failover,
@@ -273,6 +303,10 @@ FIGURES = [
      "How many cores a host needs for its links: dpdk-testpmd forwarding on the same net_ring "
      "ports is the ceiling of any DPDK datapath, memcpy of the same bytes the ceiling of any "
      "copy."),
+    ("bench-workers", "Several workers per host",
+     "One core cannot carry a fast host: its QPs are sharded over workers, and a packet read "
+     "by the wrong one is passed on through a ring, which must cost little against what it "
+     "buys; one worker is the reference."),
     ("bench-wire", "Wire codec per packet",
      "Every packet is built or parsed and its ICRC computed once; a memcpy of the same 4 KiB "
      "says what that costs against touching the bytes at all."),

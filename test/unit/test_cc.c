@@ -647,6 +647,51 @@ test_quick_adapt_loss_and_conditions(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A silent loss where the network trims arms quick adapt only if the window
+ * was full at some ack of the period: a sender whose messages in flight are
+ * all it may send (here 16 KB of a 187.5 KB window) acks few bytes whatever
+ * the network does, and under random loss nearly every period has a loss
+ * (bench_fabric_qps at 1% per link: 70 quick adapts per QP, the window down
+ * to one packet). A full window with few bytes through is still cut.
+ */
+static int
+test_quick_adapt_silent_loss_needs_full_window(void)
+{
+	const struct mrc_cc_params p = params(true);
+	struct mrc_cc cc;
+	const uint64_t period = RTT_NS + 7500;
+	uint64_t now = T0;
+
+	/* Not window-bound: 4 KB acked with 12 KB left in flight, a loss, the period ends. */
+	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
+	ack_full(&cc, now, MTU, RTT_NS + 3000, false, 0, false, 3 * MTU);
+	mrc_cc_on_loss(&cc, MTU, now + 2 * US);
+	ack_full(&cc, now + period + 1, MTU, RTT_NS + 3000, false, 0, false, 2 * MTU);
+	mrc_cc_on_loss(&cc, MTU, now + period + 2);
+	MRC_T_EQ(stats(&cc).losses, 2);
+	MRC_T_EQ(stats(&cc).qa_events, 0);
+	MRC_T_ASSERT(mrc_cc_cwnd(&cc) >= MAXWND, "cwnd %u: an idle window is no congestion",
+		mrc_cc_cwnd(&cc));
+
+	/* The loss first, then an ack that finds the window full: it fires at the period's end. */
+	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
+	mrc_cc_on_loss(&cc, MTU, now);
+	ack_full(&cc, now + 2 * US, MTU, RTT_NS + 3000, false, 0, false, MAXWND - MTU);
+	MRC_T_EQ(stats(&cc).qa_events, 0);
+	ack_full(&cc, now + period + 1, MTU, RTT_NS + 3000, false, 0, false, MAXWND - MTU);
+	MRC_T_EQ(stats(&cc).qa_events, 1);
+	MRC_T_EQ(mrc_cc_cwnd(&cc), 2 * MTU);
+
+	/* A trim needs no full window: it is congestion wherever it comes from. */
+	MRC_T_EQ(mrc_cc_init(&cc, MRC_CC_NSCC, &p), 0);
+	ack_full(&cc, now, MTU, RTT_NS + 3000, false, 0, false, 3 * MTU);
+	mrc_cc_on_trim(&cc, MTU, false, now + period + 1);
+	MRC_T_EQ(stats(&cc).qa_events, 1);
+	MRC_T_EQ(mrc_cc_cwnd(&cc), MTU);
+	return MRC_TEST_OK;
+}
+
 /* ---- receiver penalty ---- */
 
 static int
@@ -1308,6 +1353,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_ecn_widespread_gate),
 	MRC_TEST_CASE(test_quick_adapt_trim),
 	MRC_TEST_CASE(test_quick_adapt_loss_and_conditions),
+	MRC_TEST_CASE(test_quick_adapt_silent_loss_needs_full_window),
 	MRC_TEST_CASE(test_receiver_penalty),
 	MRC_TEST_CASE(test_bounds),
 	MRC_TEST_CASE(test_base_rtt_tracking),

@@ -373,7 +373,8 @@ test_bad_structure(void)
 		"@:3: [transport] mtuu: unknown key", "did you mean mtu?"));
 	MRC_T_RUN(expect_error("key2.ini", "[lcores]\nworker = 2\n", -EINVAL,
 		"@:2: [lcores] worker: unknown key",
-		"allowed: workers, pass_delay_us, fabric, stats_interval_ms"));
+		"allowed: workers, workers_per_host, peer_shard, pass_delay_us, fabric, "
+		"stats_interval_ms"));
 	MRC_T_RUN(expect_error("rep.ini", "[transport]\nmtu = 4096\nencap = srv6\nmtu = 2048\n",
 		-EINVAL, "@:4: [transport] mtu: key given twice", "first at line 2"));
 	MRC_T_RUN(expect_error("repsec.ini", "[cc]\ntrimming = true\n[daemon]\n[cc]\nqa_gate = 1\n",
@@ -470,8 +471,13 @@ test_bad_cross(void)
 	MRC_T_RUN(expect_error("kmin.ini", "[fabric]\n\necn_kmin_kb = 90\n", -EINVAL,
 		"@:3: [fabric] ecn_kmin_kb = 90: must be at most ecn_kmax_kb (24)", ""));
 	MRC_T_RUN(expect_error("rxpool.ini", "[ports]\nrx_pool_mbufs = 2000\n", -EINVAL,
-		"@:2: [ports] rx_pool_mbufs = 2000: must be at least planes x (rx_desc + burst)",
+		"@:2: [ports] rx_pool_mbufs = 2000: must be at least planes x rx queues x (rx_desc "
+		"+ burst)",
 		"8448"));
+	MRC_T_RUN(expect_error("wph.ini", "[lcores]\nworkers_per_host = 9\n", -EINVAL,
+		"@:2: [lcores] workers_per_host = 9", ""));
+	MRC_T_RUN(expect_error("steer.ini", "[ports]\nsteering = rss\n", -EINVAL,
+		"@:2: [ports] steering = rss: must be one of: auto, flow, software", ""));
 	MRC_T_RUN(expect_error("first.ini", "[daemon]\nfirst_host = 1\n", -EINVAL,
 		"@:2: [daemon] first_host = 1: must be 0 with [ports] mode = fabric", ""));
 	MRC_T_RUN(expect_error("ts.ini", "[lcores]\nstats_interval_ms = 200\n", -EINVAL,

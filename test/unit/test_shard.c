@@ -194,6 +194,7 @@ struct lone {
 	struct rte_ring *wire, *handoff, *requests;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
+	uint16_t port;
 };
 
 static int
@@ -217,6 +218,7 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 	MRC_T_ASSERT(l->wire != NULL, "ring");
 	port = rte_eth_from_ring(l->wire);
 	MRC_T_ASSERT(port >= 0, "net_ring port");
+	l->port = (uint16_t)port;
 	{
 		const struct rte_eth_conf conf = {0};
 
@@ -387,7 +389,6 @@ test_takes_qps_through_its_request_ring(void)
 {
 	static struct lone l;
 	struct mrc_shard_req add = {.op = MRC_SHARD_ADD_QP}, again, del = {.op = MRC_SHARD_DEL_QP};
-	struct mrc_shard_req retire = {.op = MRC_SHARD_RETIRE_QP}, retire2;
 	static struct lone bare;
 
 	MRC_T_RUN(lone_make(&l, 1, 0, false, true));
@@ -406,19 +407,6 @@ test_takes_qps_through_its_request_ring(void)
 	MRC_T_ASSERT(mrc_shard_req_done(&del), "del done");
 	MRC_T_EQ(del.rc, 0);
 	MRC_T_EQ(mrc_shard_counters(l.s)->requests, 3);
-	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), -ENOENT);
-	/* Retire: taken out and reset by the owner; a QP the shard lacks is refused. */
-	MRC_T_EQ(mrc_shard_request(l.s, &add), 0);
-	retire.qp = l.p.h[1].qp;
-	retire2 = retire;
-	MRC_T_EQ(mrc_shard_request(l.s, &retire), 0);
-	MRC_T_EQ(mrc_shard_request(l.s, &retire2), 0);
-	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
-	MRC_T_ASSERT(mrc_shard_req_done(&retire) && mrc_shard_req_done(&retire2), "retires done");
-	MRC_T_EQ(add.rc, 0);
-	MRC_T_EQ(retire.rc, 0);
-	MRC_T_EQ(retire2.rc, -ENOENT);
-	MRC_T_EQ(mrc_qp_state(l.p.h[1].qp), MRC_QP_RESET);
 	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[1].qp), -ENOENT);
 	MRC_T_RUN(lone_free(&l));
 
@@ -655,6 +643,305 @@ test_reports_qp_errors(void)
 }
 
 /*
+ * Software dispatch: two hosts of two shards each, one plane, joined by a
+ * net_ring port with two queues each way (host i's tx queue q is host
+ * 1 - i's rx queue q, so a packet lands on the queue of the shard index
+ * that sent it). Four QP pairs; pair j's end on host 0 is owned by shard
+ * j % 2, its end on host 1 by shard (j / 2) % 2 (a qpn_map), so pairs 1 and
+ * 2 have their peer's owner on the other index and every packet of theirs
+ * is read by the wrong shard and dispatched. 64 KiB writes both ways; every
+ * byte must arrive, every packet reach its owner, and each QP be served by
+ * exactly one shard.
+ */
+#define DSP_PAIRS 4
+#define DSP_MSGS  8
+#define DSP_MSG	  (64u * 1024)
+
+static int
+dispatch_case(bool stall_peer)
+{
+	static struct mrc_test_pair p[DSP_PAIRS];
+	static uint32_t map[2][2 * DSP_PAIRS];
+	struct mrc_shard *sh[2][2];
+	struct rte_ring *wire[2][2], *inbound[2][2];
+	const struct rte_eth_conf conf = {0};
+	const char *why = NULL;
+	unsigned int done[DSP_PAIRS][2] = {{0}};
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	for (int j = 0; j < DSP_PAIRS; j++) {
+		struct mrc_test_pair_cfg pc;
+
+		mrc_test_pair_cfg_defaults(&pc);
+		pc.n_planes = 1;
+		pc.mem_len = 2 * DSP_MSGS * DSP_MSG;
+		pc.qpn_base = 0x100 + 2 * (uint32_t)j;
+		pc.seed = 7 + (uint64_t)j;
+		MRC_T_EQ(mrc_test_pair_create(&p[j], &pc), 0);
+		/* host 0's QPN 0x100 + 2j, host 1's 0x101 + 2j: slot j / 2 of its owner */
+		map[0][2 * j] = mrc_shard_map_entry((unsigned int)j % 2, (uint32_t)j / 2);
+		map[1][2 * j + 1] = mrc_shard_map_entry((unsigned int)(j / 2) % 2, (uint32_t)j % 2);
+	}
+	for (int i = 0; i < 2; i++)
+		for (int q = 0; q < 2; q++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "dspw%d%d%d", stall_peer, i, q);
+			wire[i][q] = rte_ring_create(
+				name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			snprintf(name, sizeof(name), "dspi%d%d%d", stall_peer, i, q);
+			inbound[i][q] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+			MRC_T_ASSERT(wire[i][q] != NULL && inbound[i][q] != NULL, "rings");
+		}
+	for (int i = 0; i < 2; i++) {
+		char name[32];
+		struct rte_ring *rx[2] = {wire[i][0], wire[i][1]};
+		struct rte_ring *tx[2] = {wire[1 - i][0], wire[1 - i][1]};
+		int port;
+
+		snprintf(name, sizeof(name), "dspp%d%d", stall_peer, i);
+		port = rte_eth_from_rings(name, rx, 2, tx, 2, SOCKET_ID_ANY);
+		MRC_T_ASSERT(port >= 0, "net_ring port");
+		MRC_T_EQ(rte_eth_dev_configure((uint16_t)port, 2, 2, &conf), 0);
+		for (uint16_t q = 0; q < 2; q++) {
+			MRC_T_EQ(rte_eth_rx_queue_setup(
+					 (uint16_t)port, q, 64, SOCKET_ID_ANY, NULL, p[0].pool),
+				0);
+			MRC_T_EQ(rte_eth_tx_queue_setup((uint16_t)port, q, 64, SOCKET_ID_ANY, NULL),
+				0);
+		}
+		MRC_T_EQ(rte_eth_dev_start((uint16_t)port), 0);
+		for (uint16_t q = 0; q < 2; q++) {
+			struct mrc_shard_cfg c = {.host_id = (uint8_t)i,
+				.n_planes = 1,
+				.port_id = {(uint16_t)port},
+				.rx_queue = q,
+				.tx_queue = q,
+				.qpn_base = 0x100,
+				.max_qps = DSP_PAIRS / 2,
+				.n_shards = 2,
+				.shard_index = q,
+				.qpn_map = map[i],
+				.qpn_map_len = 2 * DSP_PAIRS,
+				.tsc_hz = MRC_TEST_HZ,
+				.wire = p[0].wire,
+				.socket = SOCKET_ID_ANY,
+				.dispatch = {inbound[i][0], inbound[i][1]}};
+
+			sh[i][q] = mrc_shard_create(&c, p[0].now, &why);
+			MRC_T_ASSERT(sh[i][q] != NULL, "shard: %s", why);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(mrc_shard_join(sh[i], 2), 0);
+	/* Each QP to its owner; every shard of its host agrees who that is. */
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (int i = 0; i < 2; i++) {
+			const unsigned int owner =
+				i == 0 ? (unsigned int)j % 2 : (unsigned int)j / 2;
+			struct mrc_qp *qp = p[j].h[i].qp;
+
+			MRC_T_EQ(mrc_shard_add_qp(sh[i][1 - owner], qp, p[0].now), -EINVAL);
+			MRC_T_EQ(mrc_shard_add_qp(sh[i][owner], qp, p[0].now), 0);
+			MRC_T_ASSERT(mrc_shard_owns(sh[i][owner], mrc_qp_qpn(qp)) &&
+					     !mrc_shard_owns(sh[i][1 - owner], mrc_qp_qpn(qp)),
+				"QP 0x%x has one owner", mrc_qp_qpn(qp));
+		}
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (uint32_t k = 0; k < DSP_MSGS; k++)
+			for (int i = 0; i < 2; i++) {
+				struct mrc_test_host *s = &p[j].h[i], *r = &p[j].h[1 - i];
+				const size_t off = (size_t)i * DSP_MSGS * DSP_MSG + k * DSP_MSG;
+
+				mrc_test_fill(s, off, DSP_MSG, k + 100u * (uint32_t)(2 * j + i));
+				MRC_T_EQ(
+					mrc_qp_post_write(s->qp, k, s->mem + off, DSP_MSG, s->key,
+						(uint64_t)(uintptr_t)r->mem + off, r->key, true, k),
+					0);
+			}
+	uint64_t now = p[0].now;
+	bool all = false;
+
+	/* stall_peer: host 0's shard 1 is away 3 ms with packets in flight (its lcore). */
+	const uint64_t stall_from = now + 20 * US, stall_to = stall_from + 3000 * US;
+
+	for (int step = 0; step < 200000 && !all; step++) {
+		now += 200;
+		for (int i = 0; i < 2; i++)
+			for (int q = 0; q < 2; q++)
+				if (!stall_peer || i != 0 || q != 1 || now < stall_from ||
+					now >= stall_to)
+					mrc_shard_iterate(sh[i][q], now, &p[0].rand);
+		all = true;
+		for (int j = 0; j < DSP_PAIRS; j++)
+			for (int i = 0; i < 2; i++) {
+				struct mrc_cqe e[32];
+				unsigned int n;
+
+				while ((n = mrc_cq_poll(p[j].h[i].cq, e, 32)) > 0)
+					for (unsigned int k = 0; k < n; k++) {
+						MRC_T_EQ(e[k].status, MRC_CQE_OK);
+						if (e[k].opcode != MRC_CQE_RECV_IMM)
+							done[j][i]++;
+					}
+				all &= done[j][i] == DSP_MSGS;
+			}
+	}
+	MRC_T_ASSERT(all, "every message completed by %.1f us", now / 1e3);
+	uint64_t out[2] = {0, 0}, in[2] = {0, 0};
+
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (int i = 0; i < 2; i++) {
+			const size_t off = (size_t)i * DSP_MSGS * DSP_MSG;
+
+			MRC_T_MEMEQ(
+				p[j].h[1 - i].mem + off, p[j].h[i].mem + off, DSP_MSGS * DSP_MSG);
+		}
+	for (int i = 0; i < 2; i++)
+		for (int q = 0; q < 2; q++) {
+			const struct mrc_shard_counters *c = mrc_shard_counters(sh[i][q]);
+
+			MRC_T_EQ(c->rx_unknown_qpn, 0);
+			MRC_T_EQ(c->rx_misdispatched, 0);
+			MRC_T_EQ(c->rx_dispatch_full, 0);
+			MRC_T_EQ(c->rx_handoff, 0);
+			MRC_T_EQ(mrc_shard_n_qps(sh[i][q]), DSP_PAIRS / 2);
+			MRC_T_ASSERT(c->rx_dispatched_out > 0, "host %d shard %d dispatched", i, q);
+			MRC_T_ASSERT(c->cyc_dispatch > 0 && c->cyc_rx > 0 && c->cyc_qp_input > 0 &&
+					     c->cyc_output > 0 && c->cyc_tx > 0,
+				"every step counted its cycles");
+			MRC_T_ASSERT(c->cyc_total >= c->cyc_rx + c->cyc_dispatch + c->cyc_qp_input +
+							     c->cyc_timers + c->cyc_output +
+							     c->cyc_tx,
+				"the steps fit in the total");
+			out[i] += c->rx_dispatched_out;
+			in[i] += c->rx_dispatched_in;
+		}
+	/* What one shard of a host passed on, the other took: nothing lost or read twice. */
+	for (int i = 0; i < 2; i++)
+		MRC_T_U64_EQ(in[i], out[i]);
+	/*
+	 * Answers for host 0's shard 0 waited in shard 1's rx queue while shard 1
+	 * was away: shard 0's timers must not take that for loss (its input
+	 * horizon waits for its peer's). Without mrc_shard_join, pair 2 resent.
+	 * Host 1's QPs whose answers come from that shard see a peer host away
+	 * 3 ms, as a remote host's absence looks: their timers fire, rightly.
+	 */
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (int i = 0; i < (stall_peer ? 1 : 2); i++) {
+			MRC_T_U64_EQ(mrc_qp_counters(p[j].h[i].qp)->tx_retx_pkts, 0);
+			MRC_T_U64_EQ(mrc_qp_rel_tx(p[j].h[i].qp)->stats.rto_fired, 0);
+		}
+	if (stall_peer)
+		MRC_T_ASSERT(mrc_shard_counters(sh[0][0])->horizon_held > 0,
+			"shard 0 held its horizon for its peer");
+	printf("  4 QP pairs, half with the peer's owner on the other index%s: %llu + %llu "
+	       "packets dispatched, done at %.1f us\n",
+		stall_peer ? ", a shard away 3 ms" : "", (unsigned long long)out[0],
+		(unsigned long long)out[1], now / 1e3);
+
+	for (int step = 0; step < 1000; step++) { /* the last answers land */
+		now += 1000;
+		for (int i = 0; i < 2; i++)
+			for (int q = 0; q < 2; q++)
+				mrc_shard_iterate(sh[i][q], now, &p[0].rand);
+	}
+	for (int j = 0; j < DSP_PAIRS; j++)
+		for (int i = 0; i < 2; i++) {
+			const unsigned int owner =
+				i == 0 ? (unsigned int)j % 2 : (unsigned int)j / 2;
+
+			MRC_T_EQ(mrc_shard_del_qp(sh[i][owner], p[j].h[i].qp), 0);
+		}
+	for (int i = 0; i < 2; i++)
+		for (int q = 0; q < 2; q++) {
+			struct rte_mbuf *m = NULL;
+
+			mrc_shard_free(sh[i][q]);
+			while (rte_ring_dequeue(wire[i][q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			while (rte_ring_dequeue(inbound[i][q], (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(inbound[i][q]);
+		}
+	for (int j = 0; j < DSP_PAIRS; j++) {
+		MRC_T_EQ(rte_mempool_avail_count(p[j].pool), p[j].pool->size);
+		mrc_test_pair_destroy(&p[j]);
+	}
+	return MRC_TEST_OK;
+}
+
+static int
+test_dispatches_to_the_owner(void)
+{
+	return dispatch_case(false);
+}
+
+static int
+test_horizon_waits_for_the_other_shards(void)
+{
+	return dispatch_case(true);
+}
+
+/*
+ * A full inbound ring: the packets it cannot take are dropped and counted
+ * by reason; a packet for another shard with no ring for it in the table
+ * goes to the hand-off ring as before.
+ */
+static int
+test_counts_dispatch_it_cannot_make(void)
+{
+	static struct lone l;
+	struct rte_ring *tiny = rte_ring_create("dsp_tiny", 2, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	struct rte_mbuf *m = NULL;
+	const struct mrc_shard_counters *c;
+	const char *why = NULL;
+	struct mrc_shard *s1;
+
+	MRC_T_ASSERT(tiny != NULL, "ring");
+	MRC_T_RUN(lone_make(&l, 2, 0, true, false));
+	/* Remake shard 0 with a dispatch table: shard 1's inbound ring holds one packet. */
+	{
+		struct mrc_shard_cfg cfg = {.n_planes = 1,
+			.port_id = {l.port},
+			.qpn_base = 0x100,
+			.max_qps = 8,
+			.n_shards = 2,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = l.p.wire,
+			.socket = SOCKET_ID_ANY,
+			.handoff = l.handoff,
+			.dispatch = {NULL, tiny}};
+
+		mrc_shard_free(l.s);
+		l.s = mrc_shard_create(&cfg, l.p.now, &why);
+		MRC_T_ASSERT(l.s != NULL, "shard: %s", why);
+		/* shard 1, the owner of the ring (never iterated here) */
+		cfg.shard_index = 1;
+		cfg.handoff = NULL;
+		s1 = mrc_shard_create(&cfg, l.p.now, &why);
+		MRC_T_ASSERT(s1 != NULL, "shard 1: %s", why);
+	}
+	for (int k = 0; k < 3; k++)
+		MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x101));
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->rx_pkts, 3);
+	MRC_T_EQ(c->rx_dispatched_out, 1);
+	MRC_T_EQ(c->rx_dispatch_full, 2);
+	MRC_T_EQ(rte_ring_count(tiny), 1);
+	MRC_T_EQ(rte_ring_dequeue(tiny, (void **)&m), 0);
+	rte_pktmbuf_free(m);
+	mrc_shard_free(s1);
+	rte_ring_free(tiny);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+/*
  * Retiring a QP with messages in flight: every message not acknowledged
  * completes FLUSHED on its CQ (none vanishes), the QP is out of the shard
  * (its peer's answers now count as unknown QPN), reset (its in-flight ring
@@ -737,6 +1024,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 	MRC_TEST_CASE(test_reports_qp_errors),
+	MRC_TEST_CASE(test_dispatches_to_the_owner),
+	MRC_TEST_CASE(test_horizon_waits_for_the_other_shards),
+	MRC_TEST_CASE(test_counts_dispatch_it_cannot_make),
 	MRC_TEST_CASE(test_retires_a_qp_flushing_what_is_in_flight),
 };
 

@@ -68,12 +68,14 @@ int mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now);
 int mrcd_assign_lcores(struct mrcd_daemon *d);
 
 /*
- * A QP of host `local` to cluster host `peer`, numbered qpn and connected to
- * dest_qpn, taken to RTS with `rand` (the PRNG of whichever thread makes it);
- * not yet given to a shard. NULL (logged) with rte_errno on failure.
+ * A QP of host `local`'s shard `shard` to cluster host `peer` (whose shard
+ * `peer_shard` owns dest_qpn), numbered qpn and connected to dest_qpn, taken
+ * to RTS with `rand` (the PRNG of whichever thread makes it); not yet given
+ * to a shard. NULL (logged) with rte_errno on failure.
  */
-struct mrc_qp *mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int peer,
-	uint32_t qpn, uint32_t dest_qpn, uint64_t now, struct mrc_rand *rand);
+struct mrc_qp *mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
+	unsigned int peer, unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
+	struct mrc_rand *rand);
 
 /* 0 if both of the host's pools hold every mbuf again; else logs which did not, -EBUSY. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);
@@ -88,6 +90,18 @@ void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
  * Close after mrcd_ports_close. */
 int mrcd_loop_open(struct mrcd_daemon *d);
 void mrcd_loop_close(struct mrcd_daemon *d);
+
+/*
+ * Steering (mrcd_steer.c): probe plane p's port of host h (configured and
+ * started, `rx_queues` rx queues and one tx queue per shard) through `ops`
+ * (NULL: it takes no rules), install the workers' rules where it steers,
+ * record and say which mode it got and why. 0, or -ENOTSUP when [ports]
+ * steering = flow cannot be had on it. mrcd_steer_remove(): take every rule
+ * down again (before the ports close).
+ */
+int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
+	uint16_t rx_queues, const struct mrc_flow_ops *ops);
+void mrcd_steer_remove(struct mrcd_daemon *d);
 
 /* Take what the hosts' shards handed off (endpoint requests are counted and
  * freed: nothing acts on them yet). */

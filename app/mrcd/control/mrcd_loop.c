@@ -17,6 +17,14 @@
  * A ring port hands over mbuf pointers: a packet arrives as the chain the
  * sender built (header, attached payload, trailer) from the sender's tx
  * pool, and the receiver frees it there.
+ *
+ * With [lcores] workers_per_host = n > 1 each link is an emulated NIC pair
+ * instead (drivers/nic/mrc_nic_loop.h): n queues each way, the sender's tx
+ * burst putting each packet on the rx queue the receiver's recorded flow
+ * rules name (queue 0 without one) and shifting the micro-SIDs the
+ * switches would. With flow steering every packet lands on its owner's
+ * queue; with software steering on queue 0, whose shard passes on what is
+ * not its own (lib/host/mrc_shard.h).
  */
 
 #include <stdio.h>
@@ -37,12 +45,57 @@ port_name(char *buf, size_t len, unsigned int h, unsigned int p)
 	snprintf(buf, len, "mrcd_loop_h%up%u", h, p);
 }
 
+/* Several workers per host: each link an emulated NIC pair with a queue per worker. */
+static int
+nic_loops_open(struct mrcd_daemon *d, unsigned int nq)
+{
+	const unsigned int n_planes = d->cfg.daemon.planes;
+	const char *why = NULL;
+	char name[32];
+	int rc;
+
+	for (unsigned int h = 0; h + 1 < d->n_hosts; h += 2)
+		for (unsigned int p = 0; p < n_planes; p++) {
+			struct rte_mempool *pools[2] = {d->host[h].rx_pool, d->host[h + 1].rx_pool};
+			struct mrc_nic_loop_cfg lc = {.name = name,
+				.n_queues = (uint16_t)nq,
+				.ring_size = d->cfg.ports.rx_desc,
+				.socket = (int)rte_socket_id()};
+			struct mrc_nic_loop *l;
+
+			snprintf(name, sizeof(name), "mrcd_nl%u_%u", h / 2, p);
+			l = d->nic_loop[h / 2][p] = mrc_nic_loop_create(&lc, &why);
+			rc = l == NULL ? -rte_errno : mrc_nic_loop_start(l, pools, &why);
+			if (rc != 0) {
+				MRCD_LOG(ctrl, ERR, "loop: hosts %u and %u plane %u: %s", h, h + 1,
+					p, why);
+				return rc;
+			}
+			for (unsigned int side = 0; side < 2; side++) {
+				d->host[h + side].port[p] = mrc_nic_loop_port(l, side);
+				/* the emulated NIC applies the rules recorded for its ports */
+				rc = mrcd_steer_choose(d, h + side, p, "emulated NIC", (uint16_t)nq,
+					&mrc_flow_ops_rec);
+				if (rc != 0)
+					return rc;
+			}
+		}
+	MRCD_LOG(ctrl, NOTICE,
+		"loop: %u host pairs joined back to back on %u planes, emulated NICs of %u queues",
+		d->n_hosts / 2, n_planes, nq);
+	return 0;
+}
+
 int
 mrcd_loop_open(struct mrcd_daemon *d)
 {
 	const unsigned int n_planes = d->cfg.daemon.planes;
 	const unsigned int size = d->cfg.ports.rx_desc;
+	const unsigned int nq = d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
 	char name[RTE_RING_NAMESIZE];
+
+	if (nq > 1)
+		return nic_loops_open(d, nq);
 
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < n_planes; p++) {
@@ -92,6 +145,11 @@ mrcd_loop_open(struct mrcd_daemon *d)
 			}
 			hc->port[p] = (uint16_t)id;
 			hc->port_started |= 1u << p;
+			/* plain rings: no NIC to classify (rte_flow on net_ring says ENOSYS) */
+			rc = mrcd_steer_choose(
+				d, h, p, "net_ring", (uint16_t)nq, &mrc_flow_ops_real);
+			if (rc != 0)
+				return rc;
 		}
 	MRCD_LOG(ctrl, NOTICE, "loop: %u host pairs joined back to back on %u planes (rings of %u)",
 		d->n_hosts / 2, n_planes, size);
@@ -102,6 +160,13 @@ void
 mrcd_loop_close(struct mrcd_daemon *d)
 {
 	char name[RTE_RING_NAMESIZE + 16];
+
+	for (unsigned int k = 0; k < MRCD_MAX_HOSTS / 2; k++)
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
+			/* stops and closes both ports, gives back what the rings hold */
+			mrc_nic_loop_free(d->nic_loop[k][p]);
+			d->nic_loop[k][p] = NULL;
+		}
 
 	for (unsigned int h = 0; h < MRCD_MAX_HOSTS; h++)
 		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {

@@ -8,7 +8,8 @@
  *
  * [ports] mode = ethdev: one DPDK port per host per plane, found by the
  * name the config gives it (a PCI address or a --vdev name), probed for
- * what it offers, configured with one rx and one tx queue, started, and
+ * what it offers, configured with a tx queue per worker of its host and as
+ * many rx queues (fewer if the port has fewer), started, and
  * stopped and closed at exit so every mbuf its rings hold goes back to the
  * host's pools before the leak check.
  *
@@ -121,14 +122,31 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 			"port %s (%s): frames up to %u bytes, the port reports at "
 			"most %u; refused frames will show as port rx errors",
 			name, info.driver_name, frame, info.max_rx_pktlen);
-	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	/*
+	 * A tx queue per shard of the host (each worker sends alone), and an rx
+	 * queue per shard where the port has them; with fewer, the shards past
+	 * them read none and get their packets from the others (mrcd_steer.c).
+	 */
+	const uint16_t n_shards =
+		d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
+	const uint16_t max_rxq = info.max_rx_queues > 0 ? info.max_rx_queues : 1;
+	const uint16_t n_rxq = RTE_MIN(n_shards, max_rxq);
+
+	if (info.max_tx_queues < n_shards) {
+		MRCD_LOG(ctrl, ERR,
+			"port %s (%s): has %u tx queues, [lcores] workers_per_host = %u needs one "
+			"per worker",
+			name, info.driver_name, info.max_tx_queues, n_shards);
+		return -ENOTSUP;
+	}
+	rc = rte_eth_dev_configure(pid, n_rxq, n_shards, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
-	if (rc == 0)
+	for (uint16_t q = 0; q < n_rxq && rc == 0; q++)
 		rc = rte_eth_rx_queue_setup(
-			pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL, hc->rx_pool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
+			pid, q, nb_rx, rte_eth_dev_socket_id(pid), NULL, hc->rx_pool);
+	for (uint16_t q = 0; q < n_shards && rc == 0; q++)
+		rc = rte_eth_tx_queue_setup(pid, q, nb_tx, rte_eth_dev_socket_id(pid), NULL);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "port %s (%s): setup failed: %s", name, info.driver_name,
 			rte_strerror(-rc));
@@ -147,6 +165,9 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
 	hc->port[p] = pid;
 	hc->port_started |= 1u << p;
+	rc = mrcd_steer_choose(d, h, p, info.driver_name, n_rxq, &mrc_flow_ops_real);
+	if (rc != 0)
+		return rc;
 	MRCD_LOG(ctrl, NOTICE,
 		"host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s",
 		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,

@@ -76,19 +76,32 @@ mrcd_recover_why_text(enum mrcd_recover_why why)
 	return why < MRCD_RECOVER_N_WHY ? why_texts[why] : "?";
 }
 
-/* The shard of local host h that owns `qp` (with one shard per host, the host's). */
+/* The shard of local host h that owns `qp` (recovery runs with one shard per host). */
 static struct mrc_shard *
 shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
 {
-	RTE_SET_USED(qp);
-	return d->host[h].rt;
+	for (unsigned int k = 1; k < d->host[h].n_shards; k++)
+		if (mrc_shard_owns(d->host[h].shard[k].rt, mrc_qp_qpn(qp)))
+			return d->host[h].shard[k].rt;
+	return d->host[h].shard[0].rt;
 }
 
 int
 mrcd_recover_init(struct mrcd_daemon *d)
 {
-	struct mrcd_recover *r = rte_zmalloc("mrcd_recover", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	struct mrcd_recover *r;
 
+	/*
+	 * The spare QPNs recovered flows move to are not in a sharded host's QPN
+	 * map, and a flow's generator state would have to follow its QP's shard:
+	 * with several workers per host a failed QP is reported, not recovered.
+	 */
+	if (d->cfg.lcores.workers_per_host > 1) {
+		MRCD_LOG(ctrl, NOTICE,
+			"several workers per host: QPs that fail are reported, not recovered");
+		return 0;
+	}
+	r = rte_zmalloc("mrcd_recover", sizeof(*r), RTE_CACHE_LINE_SIZE);
 	if (r == NULL)
 		goto nomem;
 	d->recover = r;
@@ -300,10 +313,11 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 		return;
 	}
 	sq = MRCD_QPN_BASE + 2 * (d->n_cluster_flows + (uint32_t)s);
-	x->new_send = mrcd_make_qp_rts(d, src, f->dst, sq, sq + 1, now, &r->rand);
-	x->new_recv = x->new_send != NULL
-			      ? mrcd_make_qp_rts(d, dst, f->src, sq + 1, sq, now, &r->rand)
-			      : NULL;
+	x->new_send = mrcd_make_qp_rts(
+		d, src, f->src_shard, f->dst, f->dst_shard, sq, sq + 1, now, &r->rand);
+	x->new_recv = x->new_send != NULL ? mrcd_make_qp_rts(d, dst, f->dst_shard, f->src,
+						    f->src_shard, sq + 1, sq, now, &r->rand)
+					  : NULL;
 	if (x->new_recv == NULL) {
 		mrc_qp_destroy(x->new_send);
 		x->new_send = NULL;
@@ -311,8 +325,8 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 		return;
 	}
 	/* Each end's planes as the other's port shows them; the worker keeps them up to date. */
-	mrc_qp_set_peer_planes(x->new_send, mrc_shard_port_mask(d->host[dst].rt));
-	mrc_qp_set_peer_planes(x->new_recv, mrc_shard_port_mask(d->host[src].rt));
+	mrc_qp_set_peer_planes(x->new_send, mrc_shard_port_mask(d->host[dst].shard[0].rt));
+	mrc_qp_set_peer_planes(x->new_recv, mrc_shard_port_mask(d->host[src].shard[0].rt));
 	/* The pair's QPNs name the flow before any packet or completion can carry them. */
 	__atomic_store_n(&r->spare_flow[s], (int32_t)fi, __ATOMIC_RELEASE);
 	x->next_spare = s;

@@ -109,8 +109,13 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		const uint64_t now = rte_rdtsc();
 
 		if (now >= next_link) {
-			for (unsigned int h = 0; h < d->n_hosts; h++)
-				mrc_shard_refresh_links(d->host[h].rt);
+			/* One read of the host's ports, published to every shard of it. */
+			for (unsigned int h = 0; h < d->n_hosts; h++) {
+				const uint32_t m = mrc_shard_refresh_links(d->host[h].shard[0].rt);
+
+				for (unsigned int k = 1; k < d->host[h].n_shards; k++)
+					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
+			}
 			next_link = now + d->hz / 1000;
 		}
 		if (ignored) {
@@ -146,10 +151,11 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 	stop_workers(d);
 	mrcd_handoff_drain(d);
 	/* Final numbers, read after the workers stopped. */
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		mrc_shard_publish(d->host[h].rt, rte_rdtsc());
-		mrcd_snapshot_publish(d, h, rte_rdtsc(), true);
-	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			mrc_shard_publish(d->host[h].shard[k].rt, rte_rdtsc());
+			mrcd_snapshot_publish(d, h, k, rte_rdtsc(), true);
+		}
 	mrcd_output_close(d, &out, rte_rdtsc(), start);
 }
 

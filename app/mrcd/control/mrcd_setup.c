@@ -57,6 +57,31 @@ mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
 }
 
 /*
+ * Which shard of its host owns each end of cluster flow g ([lcores]
+ * peer_shard): the sending end on g mod n, the receiving end on the same
+ * index, the next one, or each for half the flows. A pure function of g, so
+ * every process places every flow's ends alike.
+ */
+static void
+peer_shards(const struct mrcd_daemon *d, uint32_t g, uint8_t *near, uint8_t *far)
+{
+	const uint32_t n = d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
+
+	*near = (uint8_t)(g % n);
+	switch (d->cfg.lcores.peer_shard) {
+	case MRCD_PEER_OTHER:
+		*far = (uint8_t)((g + 1) % n);
+		break;
+	case MRCD_PEER_HALF:
+		*far = (uint8_t)((g + (g / n) % 2) % n);
+		break;
+	default:
+		*far = *near;
+		break;
+	}
+}
+
+/*
  * The cluster's flows, from the profile over every cluster host (the same
  * list in every process), kept when one end is ours. Each host's region is
  * laid out as [its outgoing slots][its incoming slots] in flow order, which
@@ -164,6 +189,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 				f->dst_local = (int16_t)(dst_ours ? (int)(dst - lo) : -1);
 				f->dst_off = in_off[dst];
 				f->src_off = out_off[src];
+				peer_shards(d, g, &f->src_shard, &f->dst_shard);
 				d->flow_of[g] = (int32_t)(d->n_flows - 1);
 			}
 			out_off[src] += slot_bytes;
@@ -222,10 +248,16 @@ mrcd_size_memory(struct mrcd_daemon *d)
 		return rc;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const uint64_t qps_h = 2ull * d->n_cluster_flows;
+		const unsigned int n_shards = d->cfg.lcores.workers_per_host;
+		const uint64_t qps_h = n_shards > 1
+					       ? (uint64_t)d->host[h].n_send + d->host[h].n_recv
+					       : 2ull * d->n_cluster_flows;
 
 		buf += RTE_MAX(d->host[h].region_bytes, (size_t)4096);
-		trk += (uint64_t)trk_blocks(d, qps_h) * mrc_qp_trk_block_bytes(&a);
+		/* each shard's pool: at most its QPs (an even share, or one more) */
+		trk += (uint64_t)n_shards *
+		       trk_blocks(d, n_shards > 1 ? qps_h / n_shards + 1 : qps_h) *
+		       mrc_qp_trk_block_bytes(&a);
 	}
 	/*
 	 * A QP's own state is about 4 KiB plus its send queue (64 B a message)
@@ -266,15 +298,108 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	return 0;
 }
 
+/*
+ * Host h's QPNs over its shards: the per-shard lists of the flows whose
+ * QPs each owns and, with more than one shard, the QPN map every shard of
+ * the host reads (lib/host/mrc_shard.h). One shard keeps the plain rule
+ * (slot = QPN - base), exactly as a host of one shard always did.
+ */
+static int
+split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	const uint32_t n_qpns = 2 * d->n_cluster_flows;
+
+	for (unsigned int k = 0; k < hc->n_shards; k++) {
+		struct mrcd_shardctx *sc = &hc->shard[k];
+
+		sc->send_flows = rte_malloc("mrcd_send", (hc->n_send + 1) * sizeof(uint32_t), 64);
+		sc->recv_flows = rte_malloc("mrcd_recv", (hc->n_recv + 1) * sizeof(uint32_t), 64);
+		if (sc->send_flows == NULL || sc->recv_flows == NULL)
+			return -ENOMEM;
+		sc->n_send = sc->n_recv = 0;
+		/* one shard: the flows' QPNs, then the spare pairs of recovered flows
+		 * (mrcd_recover.h; recovery runs with one worker per host) */
+		max_qps[k] = hc->n_shards == 1
+				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows)
+				     : 0;
+	}
+	if (hc->n_shards > 1) {
+		hc->qpn_map = rte_malloc("mrcd_qpn_map", (n_qpns + 1) * sizeof(uint32_t), 64);
+		if (hc->qpn_map == NULL)
+			return -ENOMEM;
+		for (uint32_t q = 0; q < n_qpns; q++)
+			hc->qpn_map[q] = mrc_shard_map_entry(0xff, 0); /* nobody's */
+	}
+	for (uint32_t j = 0; j < hc->n_send; j++) {
+		const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
+		struct mrcd_shardctx *sc = &hc->shard[f->src_shard];
+
+		if (hc->qpn_map != NULL)
+			hc->qpn_map[f->qpn - MRCD_QPN_BASE] =
+				mrc_shard_map_entry(f->src_shard, max_qps[f->src_shard]++);
+		sc->send_flows[sc->n_send++] = hc->send_flows[j];
+	}
+	for (uint32_t j = 0; j < hc->n_recv; j++) {
+		const struct mrcd_flow *f = &d->flows[hc->recv_flows[j]];
+		struct mrcd_shardctx *sc = &hc->shard[f->dst_shard];
+
+		if (hc->qpn_map != NULL)
+			hc->qpn_map[f->qpn + 1 - MRCD_QPN_BASE] =
+				mrc_shard_map_entry(f->dst_shard, max_qps[f->dst_shard]++);
+		sc->recv_flows[sc->n_recv++] = hc->recv_flows[j];
+	}
+	for (unsigned int k = 0; k < hc->n_shards; k++)
+		max_qps[k] = RTE_MAX(max_qps[k], 1u); /* a shard may own no QP */
+	return 0;
+}
+
+/* Host h's rings: hand-off and events (the shards share them), and each shard's inbound. */
+static int
+make_rings(struct mrcd_daemon *d, unsigned int h)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	char name[RTE_RING_NAMESIZE];
+	/* one producer per host as before; the shards of a host share these rings */
+	const unsigned int prod = hc->n_shards > 1 ? 0 : RING_F_SP_ENQ;
+
+	/* What the shards do not own (endpoint requests) goes to the control thread. */
+	snprintf(name, sizeof(name), "mrcd_ho%u", h);
+	hc->handoff = rte_ring_create(name, 1024, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
+	/* QPs that went to ERROR: reported by the control thread. */
+	snprintf(name, sizeof(name), "mrcd_ev%u", h);
+	hc->events = rte_ring_create(name, 4096, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
+	if (hc->handoff == NULL || hc->events == NULL) {
+		MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off and event rings: %s", h,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	for (unsigned int k = 0; k < hc->n_shards && hc->n_shards > 1; k++) {
+		/* The packets its port queues took for this shard: a few bursts per plane. */
+		const unsigned int size = rte_align32pow2(
+			RTE_MAX(4u * MRC_SHARD_RX_BURSTS * MRC_SHARD_BURST * d->cfg.daemon.planes,
+				(unsigned int)d->cfg.ports.rx_desc));
+
+		snprintf(name, sizeof(name), "mrcd_in%u_%u", h, k);
+		hc->shard[k].inbound = rte_ring_create(name, size, (int)rte_socket_id(),
+			RING_F_SC_DEQ); /* multi producer: the host's other shards */
+		if (hc->shard[k].inbound == NULL) {
+			MRCD_LOG(ctrl, ERR, "host %u shard %u: cannot make its inbound ring: %s", h,
+				k, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	return 0;
+}
+
 int
 mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
 	const unsigned int c = d->cfg.daemon.first_host + h; /* the cluster's number for it */
-	/* the flows' QPNs, then the spare pairs of recovered flows (mrcd_recover.h) */
+	uint32_t max_qps[MRC_SHARD_MAX_SHARDS];
 	struct mrc_shard_cfg cfg = {.host_id = (uint8_t)c,
 		.n_planes = d->cfg.daemon.planes,
-		.max_qps = 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)),
 		.qpn_base = MRCD_QPN_BASE,
 		.tsc_hz = d->hz,
 		.socket = (int)rte_socket_id()};
@@ -282,72 +407,27 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	struct mrc_qp_attr a;
 	int rc;
 
-	/*
-	 * In-flight rings, lent to the host's QPs while they have packets in
-	 * flight: one per QP up to MRCD_TRK_BLOCKS_MAX (beyond, QPs take turns).
-	 */
 	rc = mrcd_config_qp_attr(&d->cfg, d->hz, &a);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
 		return rc;
 	}
-	/* Sized by the flows: a recovered flow's new pair replaces its old one. */
-	cfg.trk_blocks = trk_blocks(d, 2ull * d->n_cluster_flows);
-	cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
-	/*
-	 * Write-IMM tables, lent the same way to a responder only while an
-	 * immediate waits for the rest of its message (one per QP up to
-	 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
-	 */
-	hc->imm_pool =
-		mrc_trk_pool_create(RTE_MIN(2 * d->n_cluster_flows, (uint32_t)MRCD_TRK_BLOCKS_MAX),
-			mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
-	if (hc->imm_pool == NULL) {
-		MRCD_LOG(ctrl, ERR, "host %u: out of memory for its Write-IMM tables", h);
-		return -ENOMEM;
-	}
-
-	/* What the shard does not own (endpoint requests) goes to the control thread. */
-	{
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), "mrcd_ho%u", h);
-		hc->handoff = rte_ring_create(
-			name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (hc->handoff == NULL) {
-			MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off ring: %s", h,
-				rte_strerror(rte_errno));
-			return -rte_errno;
-		}
-		cfg.handoff = hc->handoff;
-		/* QPs that went to ERROR: reported by the control thread. */
-		snprintf(name, sizeof(name), "mrcd_ev%u", h);
-		hc->events = rte_ring_create(
-			name, 4096, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (hc->events == NULL) {
-			MRCD_LOG(ctrl, ERR, "host %u: cannot make its event ring: %s", h,
-				rte_strerror(rte_errno));
-			return -rte_errno;
-		}
-		cfg.events = hc->events;
-		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
-		snprintf(name, sizeof(name), "mrcd_rq%u", h);
-		hc->requests = rte_ring_create(name, 1024, (int)rte_socket_id(), RING_F_SC_DEQ);
-		if (hc->requests == NULL) {
-			MRCD_LOG(ctrl, ERR, "host %u: cannot make its request ring: %s", h,
-				rte_strerror(rte_errno));
-			return -rte_errno;
-		}
-		cfg.requests = hc->requests;
+	hc->n_shards = d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
+	rc = split_host(d, h, max_qps);
+	if (rc == 0)
+		rc = make_rings(d, h);
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			MRCD_LOG(ctrl, ERR, "host %u: out of memory for its shards' tables", h);
+		return rc;
 	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 		cfg.port_id[p] = hc->port[p];
 	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
-	hc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
-	if (hc->mrs == NULL || hc->cq == NULL || hc->mem == NULL) {
+	if (hc->mrs == NULL || hc->mem == NULL) {
 		MRCD_LOG(ctrl, ERR,
 			"host %u: out of memory for %zu bytes of message buffers "
 			"(raise -m, or use hugepages)",
@@ -355,15 +435,85 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		return -ENOMEM;
 	}
 	mrc_mr_table_init(hc->mrs, 4);
-	mrc_cq_init(hc->cq, d->cfg.transport.cq_size);
 	hc->key = mrc_mr_register(hc->mrs, hc->mem, hc->mem_len, rte_malloc_virt2iova(hc->mem),
 		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ZERO_BASED);
-	hc->rt = mrc_shard_create(&cfg, now, &why);
-	if (hc->key == 0 || hc->rt == NULL) {
-		MRCD_LOG(ctrl, ERR, "host %u: %s", h, why ? why : "cannot register memory");
-		return hc->rt == NULL ? -ENOMEM : -EINVAL;
+	if (hc->key == 0) {
+		MRCD_LOG(ctrl, ERR, "host %u: cannot register memory", h);
+		return -EINVAL;
 	}
-	mrc_rand_seed(&hc->rand, d->cfg.daemon.seed * 1000003u + c);
+	cfg.handoff = hc->handoff;
+	cfg.events = hc->events;
+	cfg.n_shards = (uint16_t)hc->n_shards;
+	cfg.qpn_map = hc->qpn_map;
+	cfg.qpn_map_len = hc->qpn_map != NULL ? 2 * d->n_cluster_flows : 0;
+	for (unsigned int k = 0; k < hc->n_shards && hc->n_shards > 1; k++)
+		cfg.dispatch[k] = hc->shard[k].inbound;
+	for (unsigned int k = 0; k < hc->n_shards; k++) {
+		struct mrcd_shardctx *sc = &hc->shard[k];
+
+		/*
+		 * In-flight rings, lent to the shard's QPs while they have packets in
+		 * flight: one per QP up to MRCD_TRK_BLOCKS_MAX (beyond, QPs take turns).
+		 */
+		cfg.max_qps = max_qps[k];
+		/* sized by the flows: a recovered flow's new pair replaces its old one */
+		cfg.trk_blocks = trk_blocks(d, RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows));
+		cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
+		cfg.shard_index = (uint16_t)k;
+		/* its own queue on every port; past a port's rx queues it reads none */
+		cfg.tx_queue = (uint16_t)k;
+		cfg.rx_queue = (uint16_t)k;
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+			if (hc->rx_queues[p] != 0 && k >= hc->rx_queues[p])
+				cfg.rx_queue = MRC_SHARD_NO_RX_QUEUE;
+		/*
+		 * Write-IMM tables, lent the same way to a responder only while an
+		 * immediate waits for the rest of its message (one per QP up to
+		 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
+		 */
+		sc->imm_pool =
+			mrc_trk_pool_create(RTE_MIN(RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows),
+						    (uint32_t)MRCD_TRK_BLOCKS_MAX),
+				mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+		sc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
+		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
+		{
+			char name[RTE_RING_NAMESIZE];
+
+			snprintf(name, sizeof(name), "mrcd_rq%u_%u", h, k);
+			sc->requests =
+				rte_ring_create(name, 1024, (int)rte_socket_id(), RING_F_SC_DEQ);
+			if (sc->requests == NULL) {
+				MRCD_LOG(ctrl, ERR,
+					"host %u shard %u: cannot make its request ring: %s", h, k,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
+			cfg.requests = sc->requests;
+		}
+		if (sc->imm_pool == NULL || sc->cq == NULL) {
+			MRCD_LOG(ctrl, ERR,
+				"host %u shard %u: out of memory for its Write-IMM tables and CQ",
+				h, k);
+			return -ENOMEM;
+		}
+		mrc_cq_init(sc->cq, d->cfg.transport.cq_size);
+		sc->rt = mrc_shard_create(&cfg, now, &why);
+		if (sc->rt == NULL) {
+			MRCD_LOG(ctrl, ERR, "host %u shard %u: %s", h, k, why);
+			return -ENOMEM;
+		}
+		/* shard 0 keeps the seed a host of one shard always had */
+		mrc_rand_seed(&sc->rand, d->cfg.daemon.seed * 1000003u + c + 7919u * k);
+	}
+	if (hc->n_shards > 1) {
+		struct mrc_shard *all[MRC_SHARD_MAX_SHARDS];
+
+		for (unsigned int k = 0; k < hc->n_shards; k++)
+			all[k] = hc->shard[k].rt;
+		/* each one's input horizon waits for what the others read for it */
+		(void)mrc_shard_join(all, hc->n_shards);
+	}
 	return 0;
 }
 
@@ -378,21 +528,23 @@ oom_hint(const char *why)
 }
 
 struct mrc_qp *
-mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
-	uint32_t dest_qpn, uint64_t now, struct mrc_rand *rand)
+mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
+	struct mrc_rand *rand)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
+	struct mrcd_shardctx *sc = &hc->shard[shard];
 	struct mrc_qp_init in = {.qpn = qpn,
 		.sq_size = d->cfg.transport.sq_size,
 		.mtu = d->cfg.transport.mtu,
 		.tsc_hz = d->hz,
 		.mrs = hc->mrs,
-		.cq = hc->cq,
+		.cq = sc->cq,
 		.hdr_pool = hc->tx_pool,
 		.ev_stats = d->cfg.telemetry.ev_stats,
 		.socket = (int)rte_socket_id(),
-		.trk_pool = mrc_shard_trk_pool(hc->rt),
-		.imm_pool = hc->imm_pool};
+		.trk_pool = mrc_shard_trk_pool(sc->rt),
+		.imm_pool = sc->imm_pool};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
@@ -405,6 +557,15 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int peer, u
 		return NULL;
 	}
 	a.dest_qpn = dest_qpn;
+	/*
+	 * A peer with several workers is addressed at the one that owns
+	 * dest_qpn (its worker micro-SID after the host's, SRv6): where its
+	 * ports steer by flow rules, the packet lands on that worker's queue.
+	 */
+	if (d->cfg.lcores.workers_per_host > 1) {
+		a.dest_workers = d->cfg.lcores.workers_per_host;
+		a.dest_worker = (uint8_t)peer_shard;
+	}
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
@@ -423,16 +584,17 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int peer, u
 }
 
 static struct mrc_qp *
-make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int peer, uint32_t qpn,
-	uint32_t dest_qpn, uint64_t now)
+make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now)
 {
-	struct mrcd_hostctx *hc = &d->host[local];
-	struct mrc_qp *qp = mrcd_make_qp_rts(d, local, peer, qpn, dest_qpn, now, &hc->rand);
+	struct mrcd_shardctx *sc = &d->host[local].shard[shard];
+	struct mrc_qp *qp =
+		mrcd_make_qp_rts(d, local, shard, peer, peer_shard, qpn, dest_qpn, now, &sc->rand);
 	int rc;
 
 	if (qp == NULL)
 		return NULL;
-	rc = mrc_shard_add_qp(hc->rt, qp, now);
+	rc = mrc_shard_add_qp(sc->rt, qp, now);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,
 			rte_strerror(-rc));
@@ -458,7 +620,8 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 		if (f->src_local >= 0) {
 			struct mrcd_hostctx *hc = &d->host[f->src_local];
 
-			f->qp = make_qp(d, (unsigned int)f->src_local, f->dst, sq, rq, now);
+			f->qp = make_qp(d, (unsigned int)f->src_local, f->src_shard, f->dst,
+				f->dst_shard, sq, rq, now);
 			if (f->qp == NULL)
 				return -rte_errno;
 			f->src_buf = hc->mem + f->src_off;
@@ -477,7 +640,8 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 		if (f->dst_local >= 0) {
 			struct mrcd_hostctx *hc = &d->host[f->dst_local];
 
-			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->src, rq, sq, now);
+			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->dst_shard, f->src,
+				f->src_shard, rq, sq, now);
 			if (d->peer_qp[i] == NULL)
 				return -rte_errno;
 			f->dst_buf = hc->mem + f->dst_off;
@@ -518,25 +682,35 @@ mrcd_assign_lcores(struct mrcd_daemon *d)
 	const unsigned int first_host_worker = own ? 1 : 0;
 
 	d->workers[0].runs_fabric = d->fab != NULL;
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		struct mrcd_worker *w =
-			&d->workers[first_host_worker + h % (n - first_host_worker)];
+	/*
+	 * Shard k of host h on worker (h x n_shards + k) mod workers: with as
+	 * many workers as shards per host, worker k runs shard k of every host,
+	 * and with one shard per host the hosts go round robin as they always did.
+	 */
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			const unsigned int wi = first_host_worker + (h * d->host[h].n_shards + k) %
+									    (n - first_host_worker);
+			struct mrcd_worker *w = &d->workers[wi];
+			struct mrcd_shardctx *sc = &d->host[h].shard[k];
 
-		w->hosts[w->n_hosts++] = h;
-		/*
-		 * A host polled with the fabric sends on a plane only while its
-		 * NIC queue there holds under 2.56 us of line rate, and at least
-		 * two frames, so a worker pass slower than a frame time leaves
-		 * no gap on the wire (doc/architecture.md, "NIC transmit room").
-		 */
-		if (d->fab != NULL && w == &d->workers[0]) {
-			const uint64_t frame = d->cfg.transport.mtu + 256u;
-			const uint64_t room = (uint64_t)(2560 * d->cfg.fabric.link_gbps / 8);
+			sc->worker = wi;
+			w->units[w->n_units++] = (struct mrcd_unit){(uint16_t)h, (uint16_t)k};
+			/*
+			 * A host polled with the fabric sends on a plane only while its
+			 * NIC queue there holds under 2.56 us of line rate, and at least
+			 * two frames, so a worker pass slower than a frame time leaves
+			 * no gap on the wire (doc/architecture.md, "NIC transmit room").
+			 */
+			if (d->fab != NULL && w == &d->workers[0]) {
+				const uint64_t frame = d->cfg.transport.mtu + 256u;
+				const uint64_t room =
+					(uint64_t)(2560 * d->cfg.fabric.link_gbps / 8);
 
-			mrc_shard_set_tx_backlog(d->host[h].rt, mrc_fabric_tx_backlog_cb, d->fab, h,
-				RTE_MAX(room, 2 * frame));
+				mrc_shard_set_tx_backlog(sc->rt, mrc_fabric_tx_backlog_cb, d->fab,
+					h, RTE_MAX(room, 2 * frame));
+			}
 		}
-	}
 	return 0;
 }
 

@@ -178,8 +178,14 @@ fabric_open(struct mrcd_daemon *d)
 		return rc;
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 			d->host[h].port[p] = mrc_fabric_port(d->fab, h, p);
+			/* the fabric plays the NIC: it applies the rules recorded for its ports */
+			rc = mrcd_steer_choose(d, h, p, "emulated fabric",
+				d->cfg.lcores.workers_per_host, &mrc_flow_ops_rec);
+			if (rc != 0)
+				return rc;
+		}
 	/* Returns how many events it scheduled. */
 	rc = d->scenario_path[0] != '\0' ? mrc_fabric_load_scenario(d->fab, d->scenario_path, &why)
 					 : 0;
@@ -225,8 +231,10 @@ mrcd_heap_account(struct mrcd_daemon *d)
 {
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		d->msg_buf_bytes += d->host[h].mem_len;
-		d->trk_bytes += mrc_trk_pool_mem_bytes(mrc_shard_trk_pool(d->host[h].rt)) +
-				mrc_trk_pool_mem_bytes(d->host[h].imm_pool);
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++)
+			d->trk_bytes +=
+				mrc_trk_pool_mem_bytes(mrc_shard_trk_pool(d->host[h].shard[k].rt)) +
+				mrc_trk_pool_mem_bytes(d->host[h].shard[k].imm_pool);
 	}
 	/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
 	const size_t now = heap_in_use();
@@ -249,13 +257,15 @@ mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now)
 int
 mrcd_sched_init_all(struct mrcd_daemon *d)
 {
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const int rc = mrcd_sched_init(d, h, rte_rdtsc());
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			const int rc = mrcd_sched_init(d, h, k, rte_rdtsc());
 
-		if (rc != 0) {
-			MRCD_LOG(ctrl, ERR, "host %u: out of memory for its flow queues", h);
-			return rc;
+			if (rc != 0) {
+				MRCD_LOG(
+					ctrl, ERR, "host %u: out of memory for its flow queues", h);
+				return rc;
+			}
 		}
-	}
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <rte_malloc.h>
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
@@ -29,26 +30,36 @@ mrcd_free_qps(struct mrcd_daemon *d)
 {
 	mrcd_recover_free(d); /* the QPs of recoveries, before the shards go */
 	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
-		if (d->flows[i].qp != NULL)
-			mrc_shard_del_qp(d->host[d->flows[i].src_local].rt, d->flows[i].qp);
+		const struct mrcd_flow *f = &d->flows[i];
+
+		if (f->qp != NULL)
+			mrc_shard_del_qp(d->host[f->src_local].shard[f->src_shard].rt, f->qp);
 		if (d->peer_qp[i] != NULL)
-			mrc_shard_del_qp(d->host[d->flows[i].dst_local].rt, d->peer_qp[i]);
+			mrc_shard_del_qp(
+				d->host[f->dst_local].shard[f->dst_shard].rt, d->peer_qp[i]);
 		mrc_qp_destroy(d->flows[i].qp);
 		mrc_qp_destroy(d->peer_qp[i]);
 		rte_free(d->flows[i].post_tsc);
 	}
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		mrcd_sched_free(d, h);
-		mrc_shard_free(d->host[h].rt);
-		/* Every QP is gone, so every table is back (-EBUSY would leak, not crash). */
-		(void)mrc_trk_pool_free(d->host[h].imm_pool);
-	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			struct mrcd_shardctx *sc = &d->host[h].shard[k];
+
+			mrcd_sched_free(d, h, k);
+			mrc_shard_free(sc->rt);
+			sc->rt = NULL;
+			/* Every QP is gone, so every table is back (-EBUSY would leak, not crash).
+			 */
+			(void)mrc_trk_pool_free(sc->imm_pool);
+			sc->imm_pool = NULL;
+		}
 }
 
 void
 mrcd_network_close(struct mrcd_daemon *d)
 {
-	mrcd_ports_close(d); /* their rings give back the mbufs they hold */
+	mrcd_steer_remove(d); /* the rules go before their ports */
+	mrcd_ports_close(d);  /* their rings give back the mbufs they hold */
 	mrcd_loop_close(d);
 	mrc_fabric_free(d->fab); /* returns every packet still inside */
 }
@@ -64,14 +75,28 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 
 		rte_ring_free(hc->handoff);
 		rte_ring_free(hc->events);
-		rte_ring_free(hc->requests);
+		for (unsigned int k = 0; k < hc->n_shards; k++) {
+			struct mrcd_shardctx *sc = &hc->shard[k];
+			struct rte_mbuf *m[64];
+			unsigned int n;
+
+			/* What a shard passed on and its owner never read goes back first. */
+			while (sc->inbound != NULL && (n = rte_ring_dequeue_burst(sc->inbound,
+							       (void **)m, RTE_DIM(m), NULL)) > 0)
+				rte_pktmbuf_free_bulk(m, n);
+			rte_ring_free(sc->inbound);
+			rte_ring_free(sc->requests);
+			rte_free(sc->cq);
+			rte_free(sc->send_flows);
+			rte_free(sc->recv_flows);
+		}
+		rte_free(hc->qpn_map);
 		if (mrcd_pools_full(hc) != 0)
 			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);
 		rte_mempool_free(hc->tx_pool);
 		rte_free(hc->mem);
 		rte_free(hc->mrs);
-		rte_free(hc->cq);
 		rte_free(hc->send_flows);
 		rte_free(hc->recv_flows);
 	}

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include <rte_cycles.h>
+#include <rte_common.h>
 
 #include "mrc_cc.h"
 #include "mrc_rel_rx.h"
@@ -25,22 +25,25 @@
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 
+/* Does worker w run the shard of `host` that owns `qp`? (The shards' QPN rule is read-only.) */
 static bool
-worker_owns(const struct mrcd_worker *w, unsigned int host)
+worker_owns(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsigned int host,
+	const struct mrc_qp *qp)
 {
-	for (unsigned int k = 0; k < w->n_hosts; k++)
-		if (w->hosts[k] == host)
+	for (unsigned int k = 0; k < w->n_units; k++)
+		if (w->units[k].host == host &&
+			mrc_shard_owns(d->host[host].shard[w->units[k].shard].rt, mrc_qp_qpn(qp)))
 			return true;
 	return false;
 }
 
 void
-mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
+mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wall_tsc)
 {
 	struct mrcd_qp_query *q = &d->query;
 	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
 
-	if (req == q->done || !worker_owns(w, q->host))
+	if (req == q->done || !worker_owns(d, w, q->host, q->qp))
 		return;
 
 	const struct mrc_qp *qp = q->qp;
@@ -56,7 +59,12 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w)
 	if (q->has_rel) {
 		const struct mrc_rel_tx *t = mrc_qp_rel_tx(qp);
 		const struct mrc_rel_rx *r = mrc_qp_rel_rx(qp);
-		const uint64_t now = rte_rdtsc();
+		/*
+		 * The sender's timestamps are on its shard's run clock (the
+		 * wall clock less the lcore's stalls): ages are read on it too,
+		 * or every stall so far is added to them.
+		 */
+		const uint64_t now = mrc_shard_run_clock(d->host[q->host].rt, wall_tsc);
 
 		q->rel = (struct mrcd_query_rel){.snd_una = t->snd_una,
 			.snd_nxt = t->snd_nxt,

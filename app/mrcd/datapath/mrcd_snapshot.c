@@ -7,7 +7,7 @@
  * main lcore only once the workers have stopped, for the final figures.
  *
  * The snapshot writer: what the control and stats side may know about a
- * host, copied out of the worker's live state (its shard's counters, the
+ * shard of a host, copied out of the worker's live state (its shard's counters, the
  * generator's totals, the QPs' own counters) under a sequence lock, so that
  * no other thread ever reads a worker's live structures. The readers are
  * in stats/mrcd_report.c.
@@ -22,9 +22,9 @@
 #include "mrcd_datapath.h"
 #include "mrcd_recover.h"
 
-/* Add the QPs' own counters of sending flows send_flows[from, to) of host h. */
+/* Add the QPs' own counters of sending flows send_flows[from, to) of a shard. */
 static void
-sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t from, uint32_t to,
+sum_qps(const struct mrcd_daemon *d, const struct mrcd_shardctx *hc, uint32_t from, uint32_t to,
 	struct mrcd_qp_sums *s)
 {
 	for (uint32_t k = from; k < to; k++) {
@@ -59,10 +59,11 @@ sum_qps(const struct mrcd_daemon *d, const struct mrcd_hostctx *hc, uint32_t fro
 }
 
 void
-mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, bool full)
+mrcd_snapshot_publish(
+	struct mrcd_daemon *d, unsigned int h, unsigned int k, uint64_t now_tsc, bool full)
 {
-	struct mrcd_snapshot *s = &d->snap[h], n;
-	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrcd_snapshot *s = &d->snap[h][k], n;
+	struct mrcd_shardctx *hc = &d->host[h].shard[k];
 	const struct mrc_wire_rx_stats *v = mrc_shard_rx_verdicts(hc->rt);
 
 	memset(&n, 0, sizeof(n));
@@ -121,7 +122,8 @@ mrcd_snapshot_publish(struct mrcd_daemon *d, unsigned int h, uint64_t now_tsc, b
 	 * differences), and a full snapshot, the summary's, is exact.
 	 */
 	static const struct mrcd_qp_carry none;
-	const struct mrcd_qp_carry *c = d->recover != NULL ? &d->recover->carry[h] : &none;
+	const struct mrcd_qp_carry *c =
+		d->recover != NULL && k == 0 ? &d->recover->carry[h] : &none;
 
 #define CARRY(field) \
 	(full ? 0 : s->field) > hc->sums.field + c->field ? s->field : hc->sums.field + c->field

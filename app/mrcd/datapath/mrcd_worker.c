@@ -7,7 +7,8 @@
  * phase is MRCD_EXIT.
  *
  * The worker lcores' loop: poll the fabric, and for each of the worker's
- * hosts post what the generator lets, run the dataplane, take completions;
+ * shards (a host's part: mrcd_shardctx) post what the generator lets, run
+ * the dataplane, take completions;
  * publish snapshots every [lcores] stats_interval_ms (every millisecond
  * during the drain, which waits on them) and answer telemetry queries every
  * millisecond.
@@ -29,9 +30,8 @@
 #include "mrcd_sched.h"
 
 static void
-completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
+completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 {
-	struct mrcd_hostctx *hc = &d->host[h];
 	struct mrc_cqe e[64];
 	unsigned int n;
 
@@ -68,10 +68,11 @@ completions(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		}
 }
 
+/* Every shard of a host gets the same port mask (control publishes it to each): shard 0's. */
 static uint32_t
 peer_planes(const struct mrcd_daemon *d, int local)
 {
-	return local >= 0 ? mrc_shard_port_mask(d->host[local].rt)
+	return local >= 0 ? mrc_shard_port_mask(d->host[local].shard[0].rt)
 			  : (uint32_t)((1u << d->cfg.daemon.planes) - 1);
 }
 
@@ -84,8 +85,9 @@ peer_planes(const struct mrcd_daemon *d, int local)
 static void
 tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
 {
-	for (unsigned int k = 0; k < w->n_hosts; k++) {
-		const struct mrcd_hostctx *hc = &d->host[w->hosts[k]];
+	for (unsigned int k = 0; k < w->n_units; k++) {
+		const struct mrcd_shardctx *hc =
+			&d->host[w->units[k].host].shard[w->units[k].shard];
 
 		for (uint32_t j = 0; j < hc->n_send; j++) {
 			const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
@@ -122,7 +124,7 @@ mrcd_worker_main(void *arg)
 		bool changed = false;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
-			const uint32_t m = mrc_shard_port_mask(d->host[h].rt);
+			const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
 
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
@@ -131,14 +133,14 @@ mrcd_worker_main(void *arg)
 			tell_peer_planes(d, w);
 		if (w->runs_fabric)
 			mrc_fabric_poll(d->fab, now);
-		for (unsigned int k = 0; k < w->n_hosts; k++) {
-			const unsigned int h = w->hosts[k];
-			struct mrcd_hostctx *hc = &d->host[h];
+		for (unsigned int k = 0; k < w->n_units; k++) {
+			struct mrcd_shardctx *sc =
+				&d->host[w->units[k].host].shard[w->units[k].shard];
 
 			/* Only flows that may post are visited (mrcd_sched.h). */
-			mrcd_sched_post(d, h, now, stopping);
-			mrc_shard_iterate(hc->rt, now, &hc->rand);
-			completions(d, h, now);
+			mrcd_sched_post(d, sc, now, stopping);
+			mrc_shard_iterate(sc->rt, now, &sc->rand);
+			completions(d, sc, now);
 		}
 		/* [lcores] pass_delay_us: a slower or busier core, for tests and benchmarks. */
 		if (d->cfg.lcores.pass_delay_us != 0)
@@ -148,18 +150,21 @@ mrcd_worker_main(void *arg)
 		next_tick = now + tick_gap;
 		/* The drain ends when the snapshots say every message is done: no waiting. */
 		if (now >= next_snap || stopping) {
-			for (unsigned int k = 0; k < w->n_hosts; k++) {
-				mrc_shard_publish(d->host[w->hosts[k]].rt, now);
-				mrcd_snapshot_publish(d, w->hosts[k], now, false);
+			for (unsigned int k = 0; k < w->n_units; k++) {
+				const struct mrcd_unit u = w->units[k];
+
+				mrc_shard_publish(d->host[u.host].shard[u.shard].rt, now);
+				mrcd_snapshot_publish(d, u.host, u.shard, now, false);
 			}
 			if (w->runs_fabric)
 				mrcd_fabric_snapshot_publish(d);
 			next_snap = now + snap_gap;
 		}
-		mrcd_query_serve(d, w);
+		mrcd_query_serve(d, w, now);
 		/* Flows brought back on a new QP pair (mrcd_recover.h): rare, so once a ms. */
-		for (unsigned int k = 0; k < w->n_hosts; k++)
-			mrcd_recover_worker_step(d, w->hosts[k]);
+		for (unsigned int k = 0; k < w->n_units; k++)
+			if (w->units[k].shard == 0) /* recovery runs with one shard per host */
+				mrcd_recover_worker_step(d, w->units[k].host);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +

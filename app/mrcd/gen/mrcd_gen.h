@@ -83,8 +83,9 @@ void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefi
  *
  * Who writes and reads: the daemon's setup (main lcore) fills the identity
  * and buffers, read-only afterwards (telemetry lists them). The sending
- * half belongs to the worker that owns src's host, the receiving half to
- * the worker that owns dst's (they may differ); the summary reads both
+ * half belongs to the worker that runs the shard of src's host owning the
+ * sending QP, the receiving half to the one that runs the receiving QP's
+ * (they may differ); the summary reads both
  * after the workers stopped.
  */
 struct mrcd_flow {
@@ -92,10 +93,12 @@ struct mrcd_flow {
 	uint32_t id;		      /* cluster-wide flow number */
 	uint16_t src, dst;	      /* cluster host numbers */
 	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
-	uint32_t qpn;		      /* the sender's QPN; the receiver's is qpn + 1 */
-	struct mrc_qp *qp;	      /* on src, when src is local (the src worker drives it) */
-	uint64_t src_off;	      /* outstanding x msg bytes at this offset in src's region */
-	uint8_t *src_buf;	      /* the same, as a pointer (local src) */
+	/* the shard of its host that owns each end's QP ([lcores] peer_shard) */
+	uint8_t src_shard, dst_shard;
+	uint32_t qpn;	   /* the sender's QPN; the receiver's is qpn + 1 */
+	struct mrc_qp *qp; /* on src, when src is local (the src worker drives it) */
+	uint64_t src_off;  /* outstanding x msg bytes at this offset in src's region */
+	uint8_t *src_buf;  /* the same, as a pointer (local src) */
 	uint32_t src_key;
 	uint8_t *dst_buf; /* outstanding x msg bytes, in dst's region (local dst) */
 	uint64_t dst_off; /* the same, as dst's zero-based region sees it */

@@ -4,7 +4,7 @@
 
 /*
  * Run by: the main lcore for mrcd_sched_init/free (setup, teardown); the
- * worker lcores for mrcd_sched_post/wake, on the hosts each owns. See
+ * worker lcores for mrcd_sched_post/wake, on the shards each runs. See
  * mrcd_sched.h.
  */
 #include <errno.h>
@@ -15,9 +15,9 @@
 #include "mrcd_sched.h"
 
 int
-mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc)
+mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, uint64_t now_tsc)
 {
-	struct mrcd_hostctx *hc = &d->host[host];
+	struct mrcd_shardctx *hc = &d->host[host].shard[shard];
 	const uint32_t cap = hc->n_send > 0 ? hc->n_send : 1;
 
 	hc->ready.slot = rte_malloc("mrcd_ready", cap * sizeof(uint32_t), 64);
@@ -26,7 +26,11 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc)
 	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
 		return -ENOMEM;
 	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
-	hc->active_max = d->prof.active_flows > 0 ? d->prof.active_flows : UINT32_MAX;
+	/* [profile] active_flows is per host: its shards share it out */
+	const uint32_t n_shards = d->host[host].n_shards ? d->host[host].n_shards : 1;
+
+	hc->active_max = d->prof.active_flows > 0 ? (d->prof.active_flows + n_shards - 1) / n_shards
+						  : UINT32_MAX;
 	hc->active = 0;
 	/*
 	 * Paced flows start spread over one message's gap, in order, on the wait
@@ -59,9 +63,9 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc)
 }
 
 void
-mrcd_sched_free(struct mrcd_daemon *d, unsigned int host)
+mrcd_sched_free(struct mrcd_daemon *d, unsigned int host, unsigned int shard)
 {
-	struct mrcd_hostctx *hc = &d->host[host];
+	struct mrcd_shardctx *hc = &d->host[host].shard[shard];
 
 	rte_free(hc->ready.slot);
 	rte_free(hc->wait.slot);
@@ -71,7 +75,7 @@ mrcd_sched_free(struct mrcd_daemon *d, unsigned int host)
 
 /* Hand free turns to the flows at the head of the turn queue. */
 static void
-grant(struct mrcd_daemon *d, struct mrcd_hostctx *hc)
+grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 {
 	while (hc->active < hc->active_max && hc->turns.n > 0) {
 		const uint32_t fi = mrcd_flowq_pop(&hc->turns);
@@ -92,7 +96,7 @@ done(const struct mrcd_profile *p, const struct mrcd_flow *f, bool stopping)
 
 /* After posting: where the flow goes until it can post again. */
 static void
-requeue(struct mrcd_daemon *d, struct mrcd_hostctx *hc, struct mrcd_flow *f, uint32_t fi,
+requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, uint32_t fi,
 	uint64_t now_tsc, bool stopping)
 {
 	const struct mrcd_profile *p = &d->prof;
@@ -124,9 +128,8 @@ requeue(struct mrcd_daemon *d, struct mrcd_hostctx *hc, struct mrcd_flow *f, uin
 }
 
 unsigned int
-mrcd_sched_post(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool stopping)
+mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_tsc, bool stopping)
 {
-	struct mrcd_hostctx *hc = &d->host[host];
 	unsigned int posted = 0;
 
 	/* Paced flows now due rejoin the ready queue (the wait queue is in time order). */
@@ -151,11 +154,11 @@ mrcd_sched_post(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool
 void
 mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 {
-	struct mrcd_hostctx *hc;
+	struct mrcd_shardctx *hc;
 
 	if (f->queued != MRCD_FLOW_IDLE || f->src_local < 0)
 		return;
-	hc = &d->host[f->src_local];
+	hc = &d->host[f->src_local].shard[f->src_shard];
 	if (d->prof.active_flows > 0) {
 		if (mrcd_gen_in_flight(f) != 0)
 			return; /* its turn lasts until the rest completes */
@@ -173,7 +176,7 @@ mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 void
 mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 {
-	struct mrcd_hostctx *hc = &d->host[f->src_local];
+	struct mrcd_shardctx *hc = &d->host[f->src_local].shard[f->src_shard];
 
 	/* Queued, it posts on its new QP when its turn comes; idle, it holds no turn. */
 	if (f->queued != MRCD_FLOW_IDLE)

@@ -5,20 +5,20 @@
 #define MRCD_SCHED_H
 
 /*
- * Which of a host's sending flows the worker visits: only those that may
- * post now. A flow is on the host's ready queue from setup and again after
+ * Which of a host shard's sending flows the worker visits: only those that may
+ * post now. A flow is on its shard's ready queue from setup and again after
  * each of its send completions (a slot freed); a paced flow that must wait
  * for its next post time sits on the wait queue, in the order it got there;
  * a flow with every slot in flight, or done, is on neither. So an iteration
  * costs what the busy flows cost, not the flow count: 65,536 idle flows
  * cost nothing per iteration.
  *
- * With [profile] active_flows = N, at most N of a host's flows hold a turn
+ * With [profile] active_flows = N, at most N of a shard's flows hold a turn
  * (may have messages in flight); the others wait on the turn queue. A flow
  * with a turn posts up to `outstanding` messages, and when all of them have
  * completed hands the turn to the flow at the head of the queue and goes to
  * its tail. So every flow sends, N at a time, and the QPs with packets in
- * flight stay within the host's pool of in-flight rings (a QP that finds
+ * flight stay within the shard's pool of in-flight rings (a QP that finds
  * the pool empty waits for one; with many more such QPs than rings each
  * iteration would visit every one of them in vain).
  *
@@ -70,18 +70,19 @@ mrcd_flowq_peek(const struct mrcd_flowq *q)
 
 struct mrcd_daemon;
 struct mrcd_flow;
+struct mrcd_shardctx;
 
 /*
- * Setup: a host's queues, every flow it sends on the ready queue (or the
+ * Setup: a host shard's queues, every flow it sends on the ready queue (or the
  * turn queue past active_flows; paced, on the wait queue, their first
  * posts spread over one gap from now_tsc); 0 or -ENOMEM.
  */
-int mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc);
-void mrcd_sched_free(struct mrcd_daemon *d, unsigned int host);
+int mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, uint64_t now_tsc);
+void mrcd_sched_free(struct mrcd_daemon *d, unsigned int host, unsigned int shard);
 
-/* Worker: post on the flows of `host` that may; returns the messages posted. */
+/* Worker: post on the flows of shard `sc` that may; returns the messages posted. */
 unsigned int mrcd_sched_post(
-	struct mrcd_daemon *d, unsigned int host, uint64_t now_tsc, bool stopping);
+	struct mrcd_daemon *d, struct mrcd_shardctx *sc, uint64_t now_tsc, bool stopping);
 
 /* Worker: a send of flow `f` (index `fi`) completed, or failed: a slot is free again. */
 void mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi);

@@ -39,10 +39,10 @@ mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_counter
 	} while ((a & 1) || a != b);
 }
 
-void
-mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int h, struct mrcd_snapshot *out)
+/* One shard's snapshot, consistent (the sequence lock). */
+static void
+read_one(const struct mrcd_snapshot *s, struct mrcd_snapshot *out)
 {
-	const struct mrcd_snapshot *s = &d->snap[h];
 	uint32_t a, b;
 
 	do {
@@ -53,6 +53,53 @@ mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int h, struct mrcd_snap
 	} while ((a & 1) || a != b);
 }
 
+/* Add one snapshot's counters to a sum (tsc and stopping are the caller's). */
+static void
+add_snapshot(struct mrcd_snapshot *t, const struct mrcd_snapshot *s)
+{
+	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
+		t->tx_bytes[p] += s->tx_bytes[p];
+		t->rx_bytes[p] += s->rx_bytes[p];
+	}
+	t->posted += s->posted;
+	t->completed += s->completed;
+	t->failed += s->failed;
+	t->sent_bytes += s->sent_bytes;
+	t->verified_bytes += s->verified_bytes;
+	t->verify_errors += s->verify_errors;
+	t->retx += s->retx;
+	t->data_pkts += s->data_pkts;
+	t->spurious += s->spurious;
+	t->nacks += s->nacks;
+	t->ecn_echoes += s->ecn_echoes;
+	t->ev_losses += s->ev_losses;
+	t->ev_good += s->ev_good;
+	t->ev_skip += s->ev_skip;
+	t->ev_bad += s->ev_bad;
+	t->ev_denied += s->ev_denied;
+	t->rejects += s->rejects;
+}
+
+/*
+ * A host's snapshot: the sum of its shards' (each consistent on its own),
+ * stopping once every shard had seen the drain, taken when the latest was.
+ */
+void
+mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int h, struct mrcd_snapshot *out)
+{
+	const unsigned int n = d->host[h].n_shards ? d->host[h].n_shards : 1;
+
+	read_one(&d->snap[h][0], out);
+	for (unsigned int k = 1; k < n; k++) {
+		struct mrcd_snapshot s;
+
+		read_one(&d->snap[h][k], &s);
+		add_snapshot(out, &s);
+		out->stopping = out->stopping && s.stopping;
+		out->tsc = RTE_MAX(out->tsc, s.tsc);
+	}
+}
+
 void
 mrcd_snapshot_totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
 {
@@ -61,27 +108,7 @@ mrcd_snapshot_totals(const struct mrcd_daemon *d, struct mrcd_snapshot *t)
 		struct mrcd_snapshot s;
 
 		mrcd_snapshot_read(d, h, &s);
-		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
-			t->tx_bytes[p] += s.tx_bytes[p];
-			t->rx_bytes[p] += s.rx_bytes[p];
-		}
-		t->posted += s.posted;
-		t->completed += s.completed;
-		t->failed += s.failed;
-		t->sent_bytes += s.sent_bytes;
-		t->verified_bytes += s.verified_bytes;
-		t->verify_errors += s.verify_errors;
-		t->retx += s.retx;
-		t->data_pkts += s.data_pkts;
-		t->spurious += s.spurious;
-		t->nacks += s.nacks;
-		t->ecn_echoes += s.ecn_echoes;
-		t->ev_losses += s.ev_losses;
-		t->ev_good += s.ev_good;
-		t->ev_skip += s.ev_skip;
-		t->ev_bad += s.ev_bad;
-		t->ev_denied += s.ev_denied;
-		t->rejects += s.rejects;
+		add_snapshot(t, &s);
 		t->tsc = RTE_MAX(t->tsc, s.tsc);
 	}
 }

@@ -45,6 +45,16 @@ void mrcd_output_close(
 /* Print the summary (and write --json); 0 when nothing was lost or corrupted (mrcd_summary.c). */
 int mrcd_summary(const struct mrcd_daemon *d);
 
+/*
+ * Several workers per host (mrcd_shards_report.c): each port's steering and
+ * each shard's worker, dispatch counters and cycle shares; as JSON members
+ * of the summary (always), or as text lines (only with several shards).
+ * Once the workers have stopped.
+ */
+void mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json);
+/* "flow" or "software" (enum mrcd_steer). */
+const char *mrcd_steer_name(uint8_t mode);
+
 /* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
 

@@ -33,23 +33,35 @@ print_gaps(FILE *f, const struct mrcd_daemon *d, bool json)
 	if (json)
 		fprintf(f, " \"start_monotonic_s\": %.9f, \"recv_gaps\": [",
 			(double)d->start_mono_ns / 1e9);
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const struct mrcd_gaps *g = &d->host[h].gaps;
+	/* Per shard: each receives the messages of the QPs it owns. */
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			const struct mrcd_gaps *g = &d->host[h].shard[k].gaps;
+			char who[48];
 
-		for (unsigned int i = 0; i < g->n && (json || i == 0); i++) {
-			const double ms = (double)g->len_tsc[i] * 1e3 / (double)d->hz;
-			const double end_s = (double)(g->end_tsc[i] - d->start_tsc) / (double)d->hz;
-
-			if (json)
-				fprintf(f, "%s{\"host\": %u, \"ms\": %.4f, \"end_s\": %.6f}",
-					any ? ", " : "", d->cfg.daemon.first_host + h, ms, end_s);
+			if (d->host[h].n_shards > 1)
+				snprintf(who, sizeof(who), "host %u shard %u",
+					d->cfg.daemon.first_host + h, k);
 			else
-				printf("  host %u received: longest wait between messages %.3f ms, "
-				       "ending at %.3f s\n",
-					d->cfg.daemon.first_host + h, ms, end_s);
-			any = true;
+				snprintf(who, sizeof(who), "host %u", d->cfg.daemon.first_host + h);
+			for (unsigned int i = 0; i < g->n && (json || i == 0); i++) {
+				const double ms = (double)g->len_tsc[i] * 1e3 / (double)d->hz;
+				const double end_s =
+					(double)(g->end_tsc[i] - d->start_tsc) / (double)d->hz;
+
+				if (json)
+					fprintf(f,
+						"%s{\"host\": %u, \"shard\": %u, \"ms\": %.4f, "
+						"\"end_s\": %.6f}",
+						any ? ", " : "", d->cfg.daemon.first_host + h, k,
+						ms, end_s);
+				else
+					printf("  %s received: longest wait between messages %.3f "
+					       "ms, ending at %.3f s\n",
+						who, ms, end_s);
+				any = true;
+			}
 		}
-	}
 	if (json)
 		fprintf(f, "],\n");
 }
@@ -91,7 +103,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 
 	memset(&hist, 0, sizeof(hist));
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		mrcd_hist_merge(&hist, &d->host[h].hist);
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++)
+			mrcd_hist_merge(&hist, &d->host[h].shard[k].hist);
 	lost = t.posted - t.completed - t.failed;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		qps_in_error += __atomic_load_n(&d->host[h].qps_in_error, __ATOMIC_RELAXED);
@@ -142,12 +155,14 @@ mrcd_summary(const struct mrcd_daemon *d)
 	uint32_t trk_max = 0;
 
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		const struct mrc_trk_pool *tp = mrc_shard_trk_pool(d->host[h].rt);
-
 		n_qps += d->host[h].n_send + d->host[h].n_recv;
-		if (tp != NULL) {
-			trk_waits += tp->stats.waits;
-			trk_max = RTE_MAX(trk_max, tp->stats.max_in_use);
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			const struct mrc_trk_pool *tp = mrc_shard_trk_pool(d->host[h].shard[k].rt);
+
+			if (tp != NULL) {
+				trk_waits += tp->stats.waits;
+				trk_max = RTE_MAX(trk_max, tp->stats.max_in_use);
+			}
 		}
 	}
 	/* Flows of ours that sent and never saw a completion: traffic not spread over all. */
@@ -184,7 +199,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 		uint64_t v = 0;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++)
-			v += mrc_shard_rx_verdicts(d->host[h].rt)->pkts[r];
+			for (unsigned int k = 0; k < d->host[h].n_shards; k++)
+				v += mrc_shard_rx_verdicts(d->host[h].shard[k].rt)->pkts[r];
 		if (v != 0)
 			printf(" (%s %" PRIu64 ")", mrc_wire_reject_name((enum mrc_wire_rx)r), v);
 	}
@@ -200,6 +216,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 		       ", no rx mbuf %" PRIu64,
 			pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
 	printf("\n");
+	mrcd_summary_shards(d, stdout, false);
 
 	if (d->cli.json[0] != '\0') {
 		FILE *j = fopen(d->cli.json, "w");
@@ -241,6 +258,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 				",\n",
 				t.verified_bytes, t.verify_errors);
 			print_gaps(j, d, true);
+			mrcd_summary_shards(d, j, true);
 			fprintf(j,
 				" \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": "
 				"%.4f, "

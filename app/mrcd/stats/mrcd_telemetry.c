@@ -127,6 +127,28 @@ parse_index(const char *params, unsigned int max, unsigned int *out)
 	return 0;
 }
 
+/* A host's engine counters: the sum of its shards' published snapshots. */
+static void
+host_shard_snapshot(const struct mrcd_daemon *m, unsigned int h, struct mrc_shard_snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int k = 0; k < m->host[h].n_shards; k++) {
+		struct mrc_shard_snapshot ss;
+
+		mrc_shard_snapshot(m->host[h].shard[k].rt, &ss);
+		out->tsc = RTE_MAX(out->tsc, ss.tsc);
+		mrc_shard_counters_add(&out->cnt, &ss.cnt);
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
+			out->plane[p].tx_pkts += ss.plane[p].tx_pkts;
+			out->plane[p].tx_bytes += ss.plane[p].tx_bytes;
+			out->plane[p].rx_pkts += ss.plane[p].rx_pkts;
+			out->plane[p].rx_bytes += ss.plane[p].rx_bytes;
+		}
+		mrc_wire_rx_stats_add(&out->verdicts, &ss.verdicts);
+		out->n_qps += ss.n_qps;
+	}
+}
+
 static int
 cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -170,6 +192,16 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ev_assumed_bad", s.ev_bad);
 	rte_tel_data_add_dict_u64(d, "ev_denied", s.ev_denied);
 	rte_tel_data_add_dict_u64(d, "rx_rejected", s.rejects);
+	{
+		struct mrc_shard_snapshot ss;
+
+		host_shard_snapshot(m, h, &ss);
+		rte_tel_data_add_dict_u64(d, "shards", m->host[h].n_shards);
+		rte_tel_data_add_dict_u64(d, "qps", ss.n_qps);
+		rte_tel_data_add_dict_u64(d, "rx_dispatched", ss.cnt.rx_dispatched_out);
+		rte_tel_data_add_dict_u64(d, "cycles", ss.cnt.cyc_total);
+		rte_tel_data_add_dict_u64(d, "cycles_dispatch", ss.cnt.cyc_dispatch);
+	}
 	planes = rte_tel_data_alloc();
 	if (planes != NULL) {
 		rte_tel_data_start_array(planes, RTE_TEL_U64_VAL);
@@ -429,12 +461,11 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(cmd);
 	if (parse_index(params, m->n_hosts, &h) != 0)
 		return -1;
-	const struct mrc_shard *rt = m->host[h].rt;
-	const uint32_t up = mrc_shard_port_mask(rt);
+	const uint32_t up = mrc_shard_port_mask(m->host[h].shard[0].rt);
 	struct mrc_shard_snapshot ss;
-	struct rte_tel_data *a[7];
-	static const char *const names[7] = {
-		"port_id", "name", "link_up", "tx_pkts", "tx_bytes", "rx_pkts", "rx_bytes"};
+	struct rte_tel_data *a[10];
+	static const char *const names[10] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
+		"rx_pkts", "rx_bytes", "rx_queues", "steering", "steering_why"};
 
 	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
 		a[i] = rte_tel_data_alloc();
@@ -443,9 +474,10 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 				rte_tel_data_free(a[i]);
 			return -1;
 		}
-		rte_tel_data_start_array(a[i], i == 1 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
+		rte_tel_data_start_array(
+			a[i], i == 1 || i >= 8 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
 	}
-	mrc_shard_snapshot(rt, &ss);
+	host_shard_snapshot(m, h, &ss);
 	for (unsigned int p = 0; p < n_planes; p++) {
 		const struct mrc_shard_plane_counters *pc = &ss.plane[p];
 		const uint16_t port = m->host[h].port[p];
@@ -460,9 +492,13 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[4], pc->tx_bytes);
 		rte_tel_data_add_array_u64(a[5], pc->rx_pkts);
 		rte_tel_data_add_array_u64(a[6], pc->rx_bytes);
+		rte_tel_data_add_array_u64(a[7], m->host[h].rx_queues[p]);
+		rte_tel_data_add_array_string(a[8], mrcd_steer_name(m->host[h].steer[p]));
+		rte_tel_data_add_array_string(a[9], m->host[h].steer_why[p]);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
+	rte_tel_data_add_dict_u64(d, "workers_per_host", m->host[h].n_shards);
 	for (unsigned int i = 0; i < RTE_DIM(a); i++)
 		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
 	return 0;
@@ -483,7 +519,7 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	struct mrc_shard_snapshot ss;
 
-	mrc_shard_snapshot(m->host[h].rt, &ss);
+	host_shard_snapshot(m, h, &ss);
 	mrc_wire_rx_stats_add(&v, &ss.verdicts);
 
 	rte_tel_data_start_dict(d);
@@ -498,6 +534,8 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rx_unknown_qpn", ss.cnt.rx_unknown_qpn);
 	rte_tel_data_add_dict_u64(d, "rx_ep_ops", peek(&m->host[h].ep_ops));
 	rte_tel_data_add_dict_u64(d, "rx_handoff_drops", ss.cnt.rx_handoff_drops);
+	rte_tel_data_add_dict_u64(d, "rx_dispatch_full", ss.cnt.rx_dispatch_full);
+	rte_tel_data_add_dict_u64(d, "rx_misdispatched", ss.cnt.rx_misdispatched);
 	rte_tel_data_add_dict_u64(d, "tx_dropped", ss.cnt.tx_dropped);
 	return 0;
 }

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore, for the summary, once the workers have stopped
+ * (it reads the shards' live counters then).
+ *
+ * Several workers per host: who ran which shard, how each port steers
+ * packets to their owner and why, what the shards passed on to each other,
+ * and where a worker's cycles went (the engine's per-step cycle counters),
+ * so the cost of software dispatch can be read off a run.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "mrcd_daemon.h"
+#include "mrcd_stats.h"
+
+const char *
+mrcd_steer_name(uint8_t mode)
+{
+	return mode == MRCD_STEER_FLOW ? "flow" : "software";
+}
+
+/* The per-step cycle counters of one shard, as shares of its iterations' cycles. */
+static void
+print_cycles(FILE *f, const struct mrc_shard_counters *c, bool json)
+{
+	const double t = c->cyc_total ? (double)c->cyc_total : 1.0;
+
+	if (json)
+		fprintf(f,
+			", \"cycles\": %" PRIu64 ", \"share\": {\"rx\": %.4f, \"dispatch\": %.4f, "
+			"\"qp_input\": %.4f, \"timers\": %.4f, \"output\": %.4f, \"tx\": %.4f}",
+			c->cyc_total, c->cyc_rx / t, c->cyc_dispatch / t, c->cyc_qp_input / t,
+			c->cyc_timers / t, c->cyc_output / t, c->cyc_tx / t);
+	else
+		fprintf(f,
+			"; cycles: rx %.1f%%, dispatch %.1f%%, QP input %.1f%%, timers %.1f%%, "
+			"output %.1f%%, tx %.1f%%",
+			100 * c->cyc_rx / t, 100 * c->cyc_dispatch / t, 100 * c->cyc_qp_input / t,
+			100 * c->cyc_timers / t, 100 * c->cyc_output / t, 100 * c->cyc_tx / t);
+}
+
+void
+mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
+{
+	bool many = false, first = true;
+
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		many |= d->host[h].n_shards > 1;
+	if (json) {
+		fprintf(f, " \"tsc_hz\": %" PRIu64 ", \"worker_cpu_s_each\": [", d->hz);
+		for (unsigned int w = 0; w < d->n_workers; w++)
+			fprintf(f, "%s%.6f", w ? ", " : "", d->workers[w].cpu_ns / 1e9);
+		fprintf(f, "],\n \"workers_per_host\": %u, \"ports\": [",
+			d->n_hosts > 0 ? d->host[0].n_shards : 1);
+		for (unsigned int h = 0; h < d->n_hosts; h++)
+			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
+				const struct mrcd_hostctx *hc = &d->host[h];
+
+				fprintf(f,
+					"%s{\"host\": %u, \"plane\": %u, \"port\": %u, "
+					"\"rx_queues\": "
+					"%u, \"steering\": \"%s\", \"why\": \"%s\"}",
+					first ? "" : ", ", d->cfg.daemon.first_host + h, p,
+					hc->port[p], hc->rx_queues[p],
+					mrcd_steer_name(hc->steer[p]), hc->steer_why[p]);
+				first = false;
+			}
+		fprintf(f, "],\n \"shards\": [");
+	} else if (!many) {
+		return;
+	}
+	first = true;
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			const struct mrcd_shardctx *sc = &d->host[h].shard[k];
+			const struct mrc_shard_counters *c = mrc_shard_counters(sc->rt);
+			const unsigned int ch = d->cfg.daemon.first_host + h;
+
+			if (json)
+				fprintf(f,
+					"%s{\"host\": %u, \"shard\": %u, \"worker\": %u, "
+					"\"lcore\": "
+					"%u, \"qps\": %u, \"rx_pkts\": %" PRIu64
+					", \"rx_dispatched_out\": %" PRIu64
+					", \"rx_dispatched_in\": %" PRIu64
+					", \"rx_dispatch_full\": %" PRIu64
+					", \"rx_misdispatched\": %" PRIu64
+					", \"rx_unknown_qpn\": %" PRIu64,
+					first ? "" : ", ", ch, k, sc->worker,
+					d->workers[sc->worker].lcore, mrc_shard_n_qps(sc->rt),
+					c->rx_pkts, c->rx_dispatched_out, c->rx_dispatched_in,
+					c->rx_dispatch_full, c->rx_misdispatched,
+					c->rx_unknown_qpn);
+			else
+				fprintf(f,
+					"  host %u shard %u on worker %u (lcore %u): %u QPs, "
+					"%" PRIu64 " packets read, %" PRIu64 " passed on, %" PRIu64
+					" taken from others, %" PRIu64 " dropped (inbound full)",
+					ch, k, sc->worker, d->workers[sc->worker].lcore,
+					mrc_shard_n_qps(sc->rt), c->rx_pkts, c->rx_dispatched_out,
+					c->rx_dispatched_in, c->rx_dispatch_full);
+			if (json)
+				fprintf(f,
+					", \"cyc_dispatch\": %" PRIu64 ", \"rx_handoff\": %" PRIu64,
+					c->cyc_dispatch, c->rx_handoff);
+			print_cycles(f, c, json);
+			fprintf(f, json ? "}" : "\n");
+			first = false;
+		}
+	if (json)
+		fprintf(f, "],\n");
+}
