@@ -111,12 +111,13 @@ mrc_qp_fail(struct mrc_qp *qp, enum mrc_qp_error why)
 bool
 mrc_qp_trk_get_slow(struct mrc_qp *qp)
 {
-	void *blk = mrc_trk_pool_get(qp->trk_pool);
+	uint64_t clean;
+	void *blk = mrc_trk_pool_get_tag(qp->trk_pool, &clean);
 
 	if (blk == NULL)
 		return false; /* counted by the pool; the data waits, the QP retries on its next
 				 turn */
-	mrc_rel_tx_attach(qp->rtx, blk);
+	mrc_rel_tx_attach(qp->rtx, blk, clean);
 	if (!qp->trk_own)
 		qp->mem_bytes += qp->trk_pool->block_bytes;
 	return true;
@@ -125,11 +126,13 @@ mrc_qp_trk_get_slow(struct mrc_qp *qp)
 static void
 trk_put(struct mrc_qp *qp)
 {
-	void *blk = qp->rtx != NULL ? mrc_rel_tx_detach(qp->rtx) : NULL;
+	uint64_t clean = 0;
+	void *blk = qp->rtx != NULL ? mrc_rel_tx_detach(qp->rtx, &clean) : NULL;
 
 	if (blk == NULL)
 		return;
-	mrc_trk_pool_put(qp->trk_pool, blk);
+	/* The stamp rides with the block: the next borrower skips resetting its lists. */
+	mrc_trk_pool_put_tag(qp->trk_pool, blk, clean);
 	if (!qp->trk_own)
 		qp->mem_bytes -= qp->trk_pool->block_bytes;
 }

@@ -22,15 +22,14 @@
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
-	rte_prefetch0(qp);		      /* qpn, state, mtu */
-	rte_prefetch0(QP_LINE(peer_planes));  /* planes, pin, sq pointer */
-	rte_prefetch0(QP_LINE(sq_head));      /* send queue indices */
-	rte_prefetch0(QP_LINE(ev));	      /* EV pool pointer, CC ops */
+	rte_prefetch0(qp);		    /* qpn, state, mtu, planes, pin, send queue */
+	rte_prefetch0(QP_LINE(ev));	    /* parts' pointers, control queue indices */
+	rte_prefetch0(QP_LINE(last_rx_ev)); /* time, probe state */
+	rte_prefetch0(QP_LINE(ev_probe) + 64);
+	rte_prefetch0(QP_LINE(imm_mask));     /* responder, wake, wire */
 	rte_prefetch0(QP_LINE(cc.priv) + 64); /* CC state */
 	rte_prefetch0(QP_LINE(cc.priv) + 128);
-	rte_prefetch0(QP_LINE(rrx));	   /* parts' pointers */
-	rte_prefetch0(QP_LINE(ctrl_head)); /* control queue, probe */
-	rte_prefetch0(QP_LINE(cnt));	   /* counters */
+	rte_prefetch0(QP_LINE(cnt)); /* counters */
 	rte_prefetch0(QP_LINE(cnt) + 64);
 }
 

@@ -76,19 +76,19 @@ struct qp_ev_probe {
 	bool busy;
 };
 
+/*
+ * Laid out for the fast path at many QPs per worker, where each QP's lines
+ * come from memory: what a packet, a burst or a poll reads or writes comes
+ * first, packed (mrc_qp_prefetch() names these lines); what set-up,
+ * teardown and the snapshot read comes after the header and probe state.
+ */
 struct mrc_qp {
+	/* ---- hot: every post, burst, packet or poll ---- */
 	uint32_t qpn;
 	uint32_t dest_qpn;
 	uint8_t state;
 	uint8_t error;
 	uint16_t mtu;
-	uint64_t tsc_hz;
-	int socket;
-	struct mrc_mr_table *mrs;
-	struct mrc_cq *cq;
-	struct rte_mempool *pool;
-	struct mrc_wire_cfg wire;
-	struct mrc_qp_addr addr;
 	uint32_t peer_planes;
 	uint32_t plane_mask; /* planes of our EV profile */
 	/* paths ECMP: the one slot and EV every packet takes; pin_slot -1 = spray */
@@ -98,26 +98,41 @@ struct mrc_qp {
 	uint8_t reliability;	 /* enum mrc_qp_reliability */
 	uint8_t data_dscp[2];	 /* first transmissions, resends */
 	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
+	bool cc_ready;
+	bool trk_own; /* trk_pool is ours alone (none was given) */
 
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
+	uint16_t next_msn, next_rqmsn;
 	struct qp_wqe *sq;
 	uint32_t sq_mask;
 	uint32_t sq_head, sq_send, sq_tail;
-	uint16_t next_msn, next_rqmsn;
 
 	/* parts, allocated at the transitions */
-	struct mrc_ev_cfg ev_cfg;
 	struct mrc_ev_pool *ev;
-	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
-	bool want_ev_stats;
-	struct mrc_cc cc;
-	bool cc_ready;
 	struct mrc_rel_rx *rrx;
 	struct mrc_rel_tx *rtx;
-	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
-	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
-	struct mrc_trk_pool *trk_pool;	     /* lends rtx its tracking memory (from RTS on) */
-	bool trk_own;			     /* trk_pool is ours alone (none was given) */
+	struct mrc_trk_pool *trk_pool; /* lends rtx its tracking memory (from RTS on) */
+	struct mrc_cq *cq;
+	struct rte_mempool *pool;
+
+	/* control answers queued (the entries are in ctrl[], below) */
+	uint32_t ctrl_head, ctrl_tail;
+	bool sack_run; /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
+	/* handed to rel's callbacks: the NACK being applied, and the time */
+	uint8_t nack_reason;
+	uint16_t probe_id;
+	uint32_t probe_ev; /* EV of the outstanding reliability probe */
+	uint32_t last_rx_ev;
+	uint64_t now_tsc;
+	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
+
+	/* probes */
+	uint64_t ev_probe_timeout_tsc;
+	/* an EV probe chosen while its plane had no tx room waits (mrc_qp_tx_burst_room) */
+	bool ev_probe_held;
+	uint16_t ev_probe_held_slot;
+	uint64_t ev_probe_held_tsc; /* since when */
+	struct qp_ev_probe ev_probe[EV_PROBES];
 
 	/* responder */
 	struct qp_imm *imm;	       /* NULL while not held (lent: see imm_pool) */
@@ -127,30 +142,27 @@ struct mrc_qp {
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;
 	uint16_t peer_wimm; /* requester: Write-IMMs the peer tracks at once (mrc_qp_attr) */
-	uint32_t last_rx_ev;
-	struct qp_ctrl ctrl[CTRL_Q];
-	uint32_t ctrl_head, ctrl_tail;
-	bool sack_run; /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
-
-	/* probes */
-	uint32_t probe_ev; /* EV of the outstanding reliability probe */
-	uint16_t probe_id;
-	struct qp_ev_probe ev_probe[EV_PROBES];
-	uint64_t ev_probe_timeout_tsc;
-	/* an EV probe chosen while its plane had no tx room waits (mrc_qp_tx_burst_room) */
-	bool ev_probe_held;
-	uint16_t ev_probe_held_slot;
-	uint64_t ev_probe_held_tsc; /* since when */
-	uint64_t rto_seen;	    /* rel's rto_fired when mrc_qp_poll() last looked */
-
-	/* handed to rel's callbacks: the NACK being applied, and the time */
-	uint8_t nack_reason;
-	uint64_t now_tsc;
 
 	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
 	void *wake_ctx;
+	struct mrc_mr_table *mrs;
 
-	size_t mem_bytes; /* everything allocated for this QP */
+	/* headers of every packet */
+	struct mrc_wire_cfg wire;
+	struct mrc_qp_addr addr;
+	struct mrc_cc cc;
+
+	/* ---- one line per control answer (a ring), then set-up's ---- */
+	struct qp_ctrl ctrl[CTRL_Q];
+	struct mrc_ev_cfg ev_cfg;
+	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
+	bool want_ev_stats;
+	int socket;
+	uint64_t tsc_hz;
+	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
+	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
+	size_t mem_bytes;		     /* everything allocated for this QP */
+
 	struct mrc_qp_counters cnt;
 };
 

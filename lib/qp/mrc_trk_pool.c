@@ -19,8 +19,9 @@ mrc_trk_pool_create(uint32_t n_blocks, size_t block_bytes, int socket)
 		return NULL;
 	}
 	block_bytes = RTE_ALIGN_CEIL(block_bytes, RTE_CACHE_LINE_SIZE);
-	p = rte_zmalloc_socket("mrc_trk_pool", sizeof(*p) + (size_t)n_blocks * sizeof(void *),
-		RTE_CACHE_LINE_SIZE, socket);
+	p = rte_zmalloc_socket("mrc_trk_pool",
+		sizeof(*p) + (size_t)n_blocks * sizeof(p->free_stack[0]), RTE_CACHE_LINE_SIZE,
+		socket);
 	if (p == NULL)
 		goto nomem;
 	p->blocks = rte_zmalloc_socket(
@@ -31,7 +32,7 @@ mrc_trk_pool_create(uint32_t n_blocks, size_t block_bytes, int socket)
 	p->block_bytes = block_bytes;
 	/* Lent from the top of the stack: the first block is lent first. */
 	for (uint32_t i = 0; i < n_blocks; i++)
-		p->free_stack[i] = p->blocks + (size_t)(n_blocks - 1 - i) * block_bytes;
+		p->free_stack[i].blk = p->blocks + (size_t)(n_blocks - 1 - i) * block_bytes;
 	return p;
 nomem:
 	rte_free(p);
@@ -54,5 +55,5 @@ mrc_trk_pool_free(struct mrc_trk_pool *p)
 size_t
 mrc_trk_pool_mem_bytes(const struct mrc_trk_pool *p)
 {
-	return sizeof(*p) + (size_t)p->n_blocks * (sizeof(void *) + p->block_bytes);
+	return sizeof(*p) + (size_t)p->n_blocks * (sizeof(p->free_stack[0]) + p->block_bytes);
 }

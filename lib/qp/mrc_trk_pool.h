@@ -20,6 +20,12 @@
  * Blocks are made once, at worker setup; lending and returning are a
  * pointer pop and push, for the fast path: no allocation, no lock (one
  * lcore owns a pool).
+ *
+ * Each block on hand carries a tag its last user left with it (0 for a
+ * fresh block and for mrc_trk_pool_put()): the in-flight ring's user
+ * records there that the block's lists are already reset
+ * (mrc_rel_tx_detach), so the next borrower skips rewriting them. The tag
+ * sits beside the block's pointer: reading it costs no cache line more.
  */
 
 #include <stddef.h>
@@ -32,13 +38,19 @@ struct mrc_trk_pool_stats {
 	uint32_t max_in_use; /**< most blocks out at once */
 };
 
+/** A block on hand and the tag its last user gave it back with. */
+struct mrc_trk_pool_slot {
+	void *blk;
+	uint64_t tag;
+};
+
 struct mrc_trk_pool {
 	uint32_t n_blocks;
 	uint32_t n_free;
 	size_t block_bytes;
 	struct mrc_trk_pool_stats stats;
-	uint8_t *blocks;    /**< n_blocks x block_bytes, zeroed at creation */
-	void *free_stack[]; /**< the n_free blocks on hand */
+	uint8_t *blocks;		       /**< n_blocks x block_bytes, zeroed at creation */
+	struct mrc_trk_pool_slot free_stack[]; /**< the n_free blocks on hand */
 };
 
 /**
@@ -53,9 +65,12 @@ int mrc_trk_pool_free(struct mrc_trk_pool *p);
 /** Bytes the pool occupies. */
 size_t mrc_trk_pool_mem_bytes(const struct mrc_trk_pool *p);
 
-/** A block, or NULL (counted as a wait) when all are out. */
+/**
+ * A block, or NULL (counted as a wait) when all are out; `*tag` (if not
+ * NULL) is the tag it was given back with.
+ */
 static inline void *
-mrc_trk_pool_get(struct mrc_trk_pool *p)
+mrc_trk_pool_get_tag(struct mrc_trk_pool *p, uint64_t *tag)
 {
 	uint32_t in_use;
 
@@ -67,15 +82,31 @@ mrc_trk_pool_get(struct mrc_trk_pool *p)
 	in_use = p->n_blocks - --p->n_free;
 	if (in_use > p->stats.max_in_use)
 		p->stats.max_in_use = in_use;
-	return p->free_stack[p->n_free];
+	if (tag != NULL)
+		*tag = p->free_stack[p->n_free].tag;
+	return p->free_stack[p->n_free].blk;
 }
 
-/** Give back a block from this pool (its ring clear: see mrc_rel_tx_detach). */
+/** A block, or NULL (counted as a wait) when all are out. */
+static inline void *
+mrc_trk_pool_get(struct mrc_trk_pool *p)
+{
+	return mrc_trk_pool_get_tag(p, NULL);
+}
+
+/** Give back a block from this pool with a tag for its next borrower. */
+static inline void
+mrc_trk_pool_put_tag(struct mrc_trk_pool *p, void *blk, uint64_t tag)
+{
+	p->stats.returned++;
+	p->free_stack[p->n_free++] = (struct mrc_trk_pool_slot){.blk = blk, .tag = tag};
+}
+
+/** Give back a block from this pool (its ring clear: see mrc_rel_tx_detach), tag 0. */
 static inline void
 mrc_trk_pool_put(struct mrc_trk_pool *p, void *blk)
 {
-	p->stats.returned++;
-	p->free_stack[p->n_free++] = blk;
+	mrc_trk_pool_put_tag(p, blk, 0);
 }
 
 /** Blocks out on loan. */

@@ -270,12 +270,20 @@ int mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uin
  * it. Every other call works without tracking memory while drained (there
  * is nothing to look up). Detaching with packets in flight forgets them
  * (for a QP being reset or destroyed) and clears the block.
+ *
+ * Attaching resets the block's lost bits and per-EV lists (n_ev x 4 bytes,
+ * about ten cache lines) unless `clean` says they already are: a drained
+ * sender leaves them reset, and its detach returns in `*clean` a nonzero
+ * stamp naming the shape (ring size, EV slots) they are reset for. Keep
+ * the stamp with the block and give it to the next attach; 0 (a fresh
+ * block, or one whose stamp was lost) means reset. A stamp for another
+ * shape is not trusted.
  */
 int mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg,
 	uint32_t start_psn, uint64_t now_tsc);
-void mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk);
-/** Returns the block (NULL if none was attached). */
-void *mrc_rel_tx_detach(struct mrc_rel_tx *tx);
+void mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk, uint64_t clean);
+/** Returns the block (NULL if none was attached); `clean` (may be NULL) gets its stamp. */
+void *mrc_rel_tx_detach(struct mrc_rel_tx *tx, uint64_t *clean);
 
 /** True if tracking memory is attached. */
 static inline bool

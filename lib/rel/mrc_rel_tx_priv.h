@@ -22,6 +22,7 @@
  * singly linked, since they almost always lose their head.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,5 +85,8 @@ ev_tails(struct mrc_rel_tx *tx)
 {
 	return ev_heads(tx) + tx->n_ev;
 }
+
+/* True if the lost bits are zero and every per-EV list is empty (checks, tests). */
+bool mrc_rel_tx_trk_reset(const struct mrc_rel_tx *tx);
 
 #endif /* MRC_REL_TX_PRIV_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
 
 #include "mrc_rel_tx.h"
 #include "mrc_rel_tx_priv.h"
@@ -111,7 +112,7 @@ mrc_rel_tx_init(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_
 	if (rc != 0)
 		return rc;
 	memset(tx->mem, 0, mrc_rel_tx_trk_memsize(cfg));
-	mrc_rel_tx_attach(tx, tx->mem);
+	mrc_rel_tx_attach(tx, tx->mem, 0);
 	return 0;
 }
 
@@ -122,30 +123,77 @@ mrc_rel_tx_init_lent(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, ui
 	return init_hdr(tx, cfg, start_psn, now_tsc);
 }
 
+/*
+ * The stamp of a block whose lost bits (for this ring) are zero and whose
+ * first 2 x n_ev list words are MRC_REL_NIL: a sender with the same ring
+ * and at most as many EV slots finds its lists reset (its heads and tails
+ * both lie in that prefix). Never 0: the ring has at least 64 entries.
+ */
+static uint64_t
+clean_stamp(const struct mrc_rel_tx *tx)
+{
+	return (uint64_t)(tx->mask + 1) << 32 | tx->n_ev;
+}
+
+static bool
+stamp_fits(const struct mrc_rel_tx *tx, uint64_t clean)
+{
+	return clean >> 32 == (uint64_t)tx->mask + 1 && (uint32_t)clean >= tx->n_ev;
+}
+
+bool
+mrc_rel_tx_trk_reset(const struct mrc_rel_tx *tx)
+{
+	const uint64_t *lb = lost_bits_c(tx);
+	const uint16_t *lists = (const uint16_t *)(lb + (tx->mask + 1) / 64);
+
+	for (uint32_t i = 0; i < (tx->mask + 1) / 64; i++)
+		if (lb[i] != 0)
+			return false;
+	for (uint32_t i = 0; i < 2u * tx->n_ev; i++)
+		if (lists[i] != MRC_REL_NIL)
+			return false;
+	return true;
+}
+
 void
-mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk)
+mrc_rel_tx_attach(struct mrc_rel_tx *tx, void *trk, uint64_t clean)
 {
 	/* The ring is PKT_FREE throughout (a fresh or drained block); the rest is set here. */
 	tx->trk = trk;
+	if (stamp_fits(tx, clean))
+		return; /* the drained sender's detach checked them (RTE_ASSERT builds) */
 	memset(lost_bits(tx), 0, (tx->mask + 1) / 8);
 	for (uint16_t i = 0; i < tx->n_ev; i++)
 		ev_heads(tx)[i] = ev_tails(tx)[i] = MRC_REL_NIL;
 }
 
 void *
-mrc_rel_tx_detach(struct mrc_rel_tx *tx)
+mrc_rel_tx_detach(struct mrc_rel_tx *tx, uint64_t *clean)
 {
 	void *trk = tx->trk;
+	uint64_t stamp = 0;
 
 	if (trk == NULL)
-		return NULL;
+		goto out;
 	if (!mrc_rel_tx_drained(tx)) {
 		/* Given back with packets in flight (reset, destroy): the sender is done. */
 		memset(trk, 0, ring_bytes(tx));
 		tx->t_head = tx->t_tail = MRC_REL_NIL;
 		tx->snd_una = tx->snd_nxt;
 		tx->n_inflight = tx->n_lost = 0;
+	} else {
+		/*
+		 * Drained: every packet sent was freed when snd_una passed it, which
+		 * took it off its EV list (each list back to NIL, head and tail) and,
+		 * with n_lost 0, no lost bit is left set.
+		 */
+		RTE_ASSERT(mrc_rel_tx_trk_reset(tx));
+		stamp = clean_stamp(tx);
 	}
 	tx->trk = NULL;
+out:
+	if (clean != NULL)
+		*clean = stamp;
 	return trk;
 }

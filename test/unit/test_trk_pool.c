@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_rel_tx.h"
+#include "mrc_rel_tx_priv.h"
 #include "mrc_test.h"
 #include "mrc_test_qp.h"
 #include "mrc_trk_pool.h"
@@ -99,9 +100,9 @@ test_rel_tx_attach_detach(void)
 	nk.nack_psn = 100;
 	MRC_T_EQ(mrc_rel_tx_on_nack(&t1, &nk, 10, NULL, NULL), 0);
 	MRC_T_EQ(t1.stats.nacks_ignored, 1);
-	MRC_T_ASSERT(mrc_rel_tx_detach(&t1) == NULL, "nothing to give back");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&t1, NULL) == NULL, "nothing to give back");
 
-	mrc_rel_tx_attach(&t1, blk);
+	mrc_rel_tx_attach(&t1, blk, 0);
 	for (uint32_t k = 0; k < 5; k++)
 		MRC_T_EQ(mrc_rel_tx_sent_new(&t1, (uint16_t)k, 0x100 + k, 1000, k, 100 + k),
 			100 + k);
@@ -110,7 +111,7 @@ test_rel_tx_attach_detach(void)
 	MRC_T_EQ(mrc_rel_tx_on_sack(&t1, &s, 500, NULL, NULL, &info), 0);
 	MRC_T_EQ(info.acked_pkts, 5);
 	MRC_T_ASSERT(mrc_rel_tx_drained(&t1), "everything acknowledged");
-	MRC_T_ASSERT(mrc_rel_tx_detach(&t1) == blk, "the same block back");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&t1, NULL) == blk, "the same block back");
 	MRC_T_ASSERT(!mrc_rel_tx_has_trk(&t1), "detached");
 	/* The sequence state stays with the sender. */
 	MRC_T_EQ(t1.snd_nxt, 105);
@@ -118,7 +119,7 @@ test_rel_tx_attach_detach(void)
 
 	/* The drained block serves a sender of another shape, losses and all. */
 	MRC_T_EQ(mrc_rel_tx_init_lent(&t2, &c2, 7000, 0), 0);
-	mrc_rel_tx_attach(&t2, blk);
+	mrc_rel_tx_attach(&t2, blk, 0);
 	for (uint32_t k = 0; k < 4; k++)
 		mrc_rel_tx_sent_new(&t2, (uint16_t)(k % 3), 0x200 + k % 3, 500, 40 + k, 10 + k);
 	nk.nack_psn = 7002;
@@ -138,21 +139,102 @@ test_rel_tx_attach_detach(void)
 	s = sack_upto(7004);
 	MRC_T_EQ(mrc_rel_tx_on_sack(&t2, &s, 47, NULL, NULL, &info), 0);
 	MRC_T_ASSERT(mrc_rel_tx_drained(&t2) && t2.probe_outstanding, "drained, probe unanswered");
-	MRC_T_ASSERT(mrc_rel_tx_detach(&t2) == blk, "given back");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&t2, NULL) == blk, "given back");
 	s.pr = true;
 	MRC_T_EQ(mrc_rel_tx_on_sack(&t2, &s, 48, NULL, NULL, &info), 0);
 	MRC_T_ASSERT(!t2.probe_outstanding, "the answer is taken");
 	MRC_T_EQ(info.lost_pkts, 0);
-	mrc_rel_tx_attach(&t2, blk);
+	mrc_rel_tx_attach(&t2, blk, 0);
 
 	/* Given back with packets in flight (a QP reset or destroyed): the ring is cleared. */
 	mrc_rel_tx_sent_new(&t2, 1, 0x201, 500, 1, 50);
 	mrc_rel_tx_sent_new(&t2, 2, 0x202, 500, 2, 51);
-	MRC_T_ASSERT(mrc_rel_tx_detach(&t2) == blk, "forced detach returns the block");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&t2, NULL) == blk, "forced detach returns the block");
 	MRC_T_ASSERT(mrc_rel_tx_drained(&t2), "a forced detach forgets what was in flight");
 	MRC_T_MEMEQ(blk, zero, ring_bytes);
 	free(blk);
 	free(zero);
+	return MRC_TEST_OK;
+}
+
+/*
+ * A drained sender leaves its lists reset and says so: the next attach of
+ * the same shape skips the reset, one of another shape does not.
+ */
+static int
+test_rel_tx_clean_stamp(void)
+{
+	struct mrc_rel_tx_cfg c8, c3, cbig;
+	struct mrc_rel_tx a, b;
+	struct mrc_rel_ack_info info;
+	struct mrc_nack_view nk = {.reason = MRC_NACK_TRIMMED};
+	struct mrc_sack_view s;
+	uint32_t psn, ev, cookie;
+	uint16_t len, *lists;
+	uint64_t clean = 0;
+	uint8_t *blk;
+
+	mrc_rel_tx_cfg_defaults(&c8, 1000000000ull);
+	c8.mpr = 1; /* 128 PSNs */
+	c8.n_ev_slots = 8;
+	c3 = c8;
+	c3.n_ev_slots = 3;
+	cbig = c8;
+	cbig.n_ev_slots = 9;
+	blk = calloc(1, mrc_rel_tx_trk_memsize(&cbig));
+	MRC_T_ASSERT(blk != NULL, "alloc");
+	lists = (uint16_t *)(blk + 128 * sizeof(struct mrc_rel_tx_pkt) + 128 / 8);
+
+	/* Spread over every EV, one lost and resent on another EV, acked out of order. */
+	MRC_T_EQ(mrc_rel_tx_init_lent(&a, &c8, 500, 0), 0);
+	mrc_rel_tx_attach(&a, blk, 0);
+	for (uint32_t k = 0; k < 20; k++)
+		mrc_rel_tx_sent_new(&a, (uint16_t)(k % 8), 0x300 + k % 8, 100, k, 10 + k);
+	nk.nack_psn = 503;
+	MRC_T_EQ(mrc_rel_tx_on_nack(&a, &nk, 40, NULL, NULL), 0);
+	MRC_T_EQ(mrc_rel_tx_next_retx(&a, &psn, &ev, &cookie, &len), 0);
+	mrc_rel_tx_sent_retx(&a, psn, 6, 0x306, 41);
+	s = (struct mrc_sack_view){.cack_psn = 502, .sack_offset = 1};
+	MRC_T_EQ(mrc_rel_tx_on_sack(&a, &s, 50, NULL, NULL, &info), 0);
+	MRC_T_ASSERT(!mrc_rel_tx_drained(&a), "still in flight");
+	MRC_T_EQ(mrc_rel_tx_detach(&a, &clean) != NULL, 1); /* forced: no stamp */
+	MRC_T_EQ(clean, 0);
+
+	MRC_T_EQ(mrc_rel_tx_init_lent(&a, &c8, 900, 0), 0);
+	mrc_rel_tx_attach(&a, blk, 0);
+	for (uint32_t k = 0; k < 20; k++)
+		mrc_rel_tx_sent_new(&a, (uint16_t)(k % 8), 0x300 + k % 8, 100, k, 60 + k);
+	nk.nack_psn = 905;
+	MRC_T_EQ(mrc_rel_tx_on_nack(&a, &nk, 90, NULL, NULL), 0);
+	MRC_T_EQ(mrc_rel_tx_next_retx(&a, &psn, &ev, &cookie, &len), 0);
+	mrc_rel_tx_sent_retx(&a, psn, 2, 0x302, 91);
+	s = sack_upto(919);
+	MRC_T_EQ(mrc_rel_tx_on_sack(&a, &s, 100, NULL, NULL, &info), 0);
+	MRC_T_ASSERT(mrc_rel_tx_drained(&a), "drained");
+	MRC_T_ASSERT(mrc_rel_tx_trk_reset(&a), "lists and lost bits reset by draining alone");
+	MRC_T_ASSERT(mrc_rel_tx_detach(&a, &clean) == blk, "given back");
+	MRC_T_ASSERT(clean != 0, "a drained block comes back stamped");
+
+	/* Same ring, fewer EVs: the stamp is trusted, nothing is rewritten. */
+	lists[0] = 0x1234; /* a marker only a reset would overwrite */
+	MRC_T_EQ(mrc_rel_tx_init_lent(&b, &c3, 7000, 0), 0);
+	mrc_rel_tx_attach(&b, blk, clean);
+	MRC_T_EQ(lists[0], 0x1234);
+	lists[0] = MRC_REL_NIL;
+	for (uint32_t k = 0; k < 6; k++)
+		mrc_rel_tx_sent_new(&b, (uint16_t)(k % 3), 0x400 + k % 3, 100, k, 200 + k);
+	s = sack_upto(7005);
+	MRC_T_EQ(mrc_rel_tx_on_sack(&b, &s, 210, NULL, NULL, &info), 0);
+	MRC_T_EQ(info.acked_pkts, 6);
+	MRC_T_ASSERT(mrc_rel_tx_detach(&b, &clean) == blk && clean != 0, "drained again");
+
+	/* More EVs than the stamp covers: reset. */
+	lists[0] = 0x1234;
+	MRC_T_EQ(mrc_rel_tx_init_lent(&b, &cbig, 8000, 0), 0);
+	mrc_rel_tx_attach(&b, blk, clean);
+	MRC_T_ASSERT(mrc_rel_tx_trk_reset(&b), "reset for a bigger shape");
+	mrc_rel_tx_detach(&b, NULL);
+	free(blk);
 	return MRC_TEST_OK;
 }
 
@@ -408,6 +490,7 @@ test_qp_pool_too_small_refused(void)
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_pool_lend_return),
 	MRC_TEST_CASE(test_rel_tx_attach_detach),
+	MRC_TEST_CASE(test_rel_tx_clean_stamp),
 	MRC_TEST_CASE(test_qp_borrows_while_in_flight),
 	MRC_TEST_CASE(test_qp_waits_when_pool_empty),
 	MRC_TEST_CASE(test_qp_reset_destroy_return_block),
