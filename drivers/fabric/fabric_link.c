@@ -169,6 +169,10 @@ fab_link_enqueue(struct mrc_fabric *fab, uint32_t id, struct fab_item *it)
 	const uint64_t t = it->t_ps;
 	uint64_t backlog, wire, ser, done;
 
+	/* 0. What the sender's side handed this hop, by class (the per-path check's count). */
+	l->cnt.offered_data_pkts += (it->cls & CLS_DATA) != 0;
+	l->cnt.offered_ctrl_pkts += (it->cls & CLS_DATA) == 0;
+
 	/* 1. Faults: DOWN wins over BLACKHOLE. */
 	if (unlikely(ps != MRC_FABRIC_UP || l->state != MRC_FABRIC_UP)) {
 		if (ps == MRC_FABRIC_DOWN || l->state == MRC_FABRIC_DOWN) {

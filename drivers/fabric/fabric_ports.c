@@ -267,6 +267,34 @@ host_of_addr(const struct mrc_fabric *fab, const uint8_t *da)
  * segment is looked at: that is where a switch's parser looks too, and
  * where the fabric will write.
  */
+/*
+ * Is the packet whose outer IPv6 header is at `off` an MRC data packet? The
+ * BTH opcode is found past an optional SRH and inner IPv6 header and the
+ * UDP header, in the first segment (where a sender builds its headers);
+ * anything else is not data. A few loads, no full parse: this runs for every
+ * packet entering the fabric.
+ */
+static bool
+is_data(const uint8_t *b, uint32_t len, uint32_t off, uint8_t nh)
+{
+	off += 40;
+	if (nh == MRC_IPPROTO_ROUTING) {
+		if (len < off + 8)
+			return false;
+		nh = b[off];
+		off += ((uint32_t)b[off + 1] + 1) * 8;
+	}
+	if (nh == MRC_IPPROTO_IPV6) {
+		if (len < off + 40)
+			return false;
+		nh = b[off + 6];
+		off += 40;
+	}
+	if (nh != MRC_IPPROTO_UDP || len < off + 8 + 1)
+		return false;
+	return mrc_opcode_is_data(b[off + 8]);
+}
+
 static uint64_t *
 classify(struct mrc_fabric *fab, struct fab_item *it)
 {
@@ -307,6 +335,8 @@ classify(struct mrc_fabric *fab, struct fab_item *it)
 		it->cls |= CLS_PRIO;
 	if (ecn == MRC_ECN_ECT0 || ecn == MRC_ECN_ECT1)
 		it->cls |= CLS_ECT;
+	if (is_data(b, m->data_len, off, nh))
+		it->cls |= CLS_DATA;
 	return NULL;
 }
 

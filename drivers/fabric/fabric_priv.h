@@ -50,6 +50,7 @@ MRC_LOG_TYPE_DECLARE(fabric);
 #define CLS_TRIMMABLE 0x02 /* outermost DSCP trimmable or trimmable_retx */
 #define CLS_PRIO      0x04 /* priority queue: trimmed (or control when asked) */
 #define CLS_ECT	      0x08 /* outermost ECN is ECT(0) or ECT(1) */
+#define CLS_DATA      0x10 /* an MRC data packet (BTH opcode a SEND/WRITE): counted apart */
 
 /* Link flags. */
 #define LINK_F_TO_HOST 0x01 /* far end is a host port (HOST_DOWN): the last hop */

@@ -415,18 +415,22 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(drop_no_room, "pkts", "the fabric held max_in_flight packets already")
 
 /* One one-way link (its egress queue and wire). */
-#define MRC_FABRIC_LINK_COUNTERS(X)                                                             \
-	X(tx_pkts, "pkts", "packets serialised onto the link (lost ones included)")             \
-	X(tx_bytes, "bytes", "their pkt_len")                                                   \
-	X(prio_pkts, "pkts", "of which through the priority queue")                             \
-	X(trims, "pkts", "packets trimmed at this queue")                                       \
-	X(ecn_marks, "pkts", "ECT -> CE marks at this queue")                                   \
-	X(queue_peak_bytes, "bytes", "deepest data backlog at an enqueue, the packet included") \
-	X(drop_down, "pkts", "dropped: link or plane DOWN")                                     \
-	X(drop_blackhole, "pkts", "dropped: link or plane BLACKHOLE")                           \
-	X(drop_queue, "pkts", "dropped: queue limit, not trimmable")                            \
-	X(drop_loss, "pkts", "lost on the wire")                                                \
-	X(drop_host_rx_full, "pkts", "last hop: the host's receive ring was full")
+#define MRC_FABRIC_LINK_COUNTERS(X)                                                               \
+	X(tx_pkts, "pkts", "packets serialised onto the link (lost ones included)")               \
+	X(tx_bytes, "bytes", "their pkt_len")                                                     \
+	X(prio_pkts, "pkts", "of which through the priority queue")                               \
+	X(trims, "pkts", "packets trimmed at this queue")                                         \
+	X(ecn_marks, "pkts", "ECT -> CE marks at this queue")                                     \
+	X(queue_peak_bytes, "bytes", "deepest data backlog at an enqueue, the packet included")   \
+	X(drop_down, "pkts", "dropped: link or plane DOWN")                                       \
+	X(drop_blackhole, "pkts", "dropped: link or plane BLACKHOLE")                             \
+	X(drop_queue, "pkts", "dropped: queue limit, not trimmable")                              \
+	X(drop_loss, "pkts", "lost on the wire")                                                  \
+	X(drop_host_rx_full, "pkts", "last hop: the host's receive ring was full")                \
+	X(offered_data_pkts, "pkts",                                                              \
+		"MRC data packets (BTH opcode SEND/WRITE) handed to the link, before any fault, " \
+		"queue or loss: what the sender put on this hop")                                 \
+	X(offered_ctrl_pkts, "pkts", "every other packet handed to the link (control, probes)")
 
 /* One switch (its routing, plus the sums of the queues it owns). */
 #define MRC_FABRIC_SWITCH_COUNTERS(X)                                                      \

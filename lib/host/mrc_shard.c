@@ -57,6 +57,10 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		*why = "software dispatch takes at most MRC_SHARD_MAX_SHARDS (8) shards per host";
 		return NULL;
 	}
+	if (cfg->path_t1s > MRC_PATH_MAX_T1) {
+		*why = "path_t1s (T1s per plane) is above MRC_PATH_MAX_T1 (64)";
+		return NULL;
+	}
 	s = rte_zmalloc_socket("mrc_shard", sizeof(*s), RTE_CACHE_LINE_SIZE, cfg->socket);
 	if (s == NULL)
 		goto nomem;
@@ -75,8 +79,15 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 	s->max_dests = cfg->max_dests ? cfg->max_dests : 64;
 	s->dests = rte_zmalloc_socket("mrc_shard_dests", (size_t)s->max_dests * sizeof(*s->dests),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
+	s->paths.n_planes = cfg->n_planes;
+	s->paths.n_t1 = cfg->path_t1s;
+	s->n_paths = (unsigned int)cfg->n_planes * mrc_path_cols(&s->paths);
+	s->paths.c = rte_zmalloc_socket("mrc_shard_paths", s->n_paths * sizeof(*s->paths.c),
+		RTE_CACHE_LINE_SIZE, cfg->socket);
+	s->paths_snap = rte_zmalloc_socket("mrc_shard_paths_snap",
+		s->n_paths * sizeof(*s->paths_snap), RTE_CACHE_LINE_SIZE, cfg->socket);
 	if (s->qps == NULL || s->busy == NULL || s->parked == NULL || s->wheel == NULL ||
-		s->dests == NULL)
+		s->dests == NULL || s->paths.c == NULL || s->paths_snap == NULL)
 		goto nomem;
 	if (cfg->trk_blocks > 0) {
 		s->trk = mrc_trk_pool_create(cfg->trk_blocks, cfg->trk_block_bytes, cfg->socket);
@@ -94,6 +105,8 @@ nomem:
 		rte_free(s->busy);
 		rte_free(s->parked);
 		rte_free(s->dests);
+		rte_free(s->paths.c);
+		rte_free(s->paths_snap);
 		mrc_timer_wheel_free(s->wheel);
 	}
 	rte_free(s);
@@ -114,6 +127,8 @@ mrc_shard_free(struct mrc_shard *s)
 	rte_free(s->busy);
 	rte_free(s->parked);
 	rte_free(s->dests);
+	rte_free(s->paths.c);
+	rte_free(s->paths_snap);
 	rte_free(s);
 }
 
@@ -212,6 +227,7 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	if (d == NULL)
 		s->cnt.dests_full++;
 	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
+	mrc_qp_set_path_counters(qp, &s->paths);
 	/*
 	 * Before the first iteration the caller's clock is the shard's; once it
 	 * runs, its run clock (mrc_shard.h) differs by the stalls so far, so a
@@ -235,6 +251,7 @@ mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
 	mrc_timer_cancel(s->wheel, &sl->timer);
 	mrc_qp_set_wake(qp, NULL, NULL);
 	mrc_qp_set_rtt_share(qp, NULL); /* it may outlive the shard */
+	mrc_qp_set_path_counters(qp, NULL);
 	/* A busy- or parked-list entry for the slot is skipped when it comes up. */
 	sl->qp = NULL;
 	s->n_qps--;
@@ -353,6 +370,7 @@ mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc)
 	memcpy(s->snap.plane, s->plane, sizeof(s->snap.plane));
 	s->snap.verdicts = s->verdicts;
 	s->snap.n_qps = s->n_qps;
+	memcpy(s->paths_snap, s->paths.c, s->n_paths * sizeof(*s->paths_snap));
 	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -367,6 +385,25 @@ mrc_shard_snapshot(const struct mrc_shard *s, struct mrc_shard_snapshot *out)
 		memcpy(out, &s->snap, sizeof(*out));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) != seq);
+}
+
+unsigned int
+mrc_shard_paths_snapshot(const struct mrc_shard *s, struct mrc_path_counters *out, unsigned int n,
+	unsigned int *n_planes, unsigned int *n_t1)
+{
+	uint32_t seq;
+
+	*n_planes = s->paths.n_planes;
+	*n_t1 = s->paths.n_t1;
+	if (n < s->n_paths)
+		return s->n_paths;
+	do {
+		while ((seq = __atomic_load_n(&s->snap_seq, __ATOMIC_ACQUIRE)) & 1)
+			rte_pause();
+		memcpy(out, s->paths_snap, s->n_paths * sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) != seq);
+	return s->n_paths;
 }
 
 struct mrc_trk_pool *

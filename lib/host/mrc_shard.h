@@ -93,6 +93,7 @@
 #include <rte_ring.h>
 
 #include "mrc_counters.h"
+#include "mrc_path_stats.h"
 #include "mrc_qp.h"
 #include "mrc_rand.h"
 #include "mrc_wire_pkt.h"
@@ -215,6 +216,13 @@ struct mrc_shard_cfg {
 	const void *tx_backlog_ctx;
 	unsigned int tx_backlog_host;
 	uint64_t tx_room_bytes;
+	/*
+	 * T1 switches per plane, for the per-path counters (mrc_path_stats.h):
+	 * the shard keeps n_planes x (path_t1s + 1) entries, the last column
+	 * "direct" (same-T0 and plain paths). At most MRC_PATH_MAX_T1; 0: only
+	 * the direct column.
+	 */
+	uint8_t path_t1s;
 };
 
 struct mrc_shard;
@@ -367,6 +375,16 @@ struct mrc_shard_snapshot {
 void mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc);
 /* Any thread: a consistent copy of the last published snapshot. */
 void mrc_shard_snapshot(const struct mrc_shard *s, struct mrc_shard_snapshot *out);
+
+/*
+ * Any thread: the per-path counters published with the last snapshot (the
+ * same publication, under its sequence counter), n_planes x (path_t1s + 1)
+ * entries, plane-major (mrc_path_stats.h), copied to `out` (room for `n`).
+ * Returns the entries the shard has (copied only if n is enough); the
+ * block's geometry in *n_planes and *n_t1.
+ */
+unsigned int mrc_shard_paths_snapshot(const struct mrc_shard *s, struct mrc_path_counters *out,
+	unsigned int n, unsigned int *n_planes, unsigned int *n_t1);
 
 /* Owner (or once the owner has stopped): the live counters. */
 const struct mrc_shard_counters *mrc_shard_counters(const struct mrc_shard *s);

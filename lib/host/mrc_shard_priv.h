@@ -94,6 +94,10 @@ struct mrc_shard {
 	/* written by the owner in mrc_shard_publish, read by anyone; odd seq while written */
 	uint32_t snap_seq;
 	struct mrc_shard_snapshot snap;
+	/* per-path counters: live (the owner's QPs write them) and published with snap */
+	struct mrc_path_block paths;
+	struct mrc_path_counters *paths_snap;
+	unsigned int n_paths;
 };
 
 /*

@@ -219,8 +219,12 @@ rel_lost(void *ctx, uint32_t psn, uint32_t ev, uint32_t cookie, uint16_t len, en
 	struct mrc_qp *qp = ctx;
 	const uint64_t now = qp->now_tsc;
 
+	struct mrc_path_counters *pc = mrc_qp_path(qp, ev);
+
 	RTE_SET_USED(psn);
 	RTE_SET_USED(cookie);
+	if (pc != NULL)
+		pc->lost[why]++;
 	switch (why) {
 	case MRC_REL_LOSS_NACK:
 		/* The NACK's reason already told the EV what happened (a trim is not a dead path).
@@ -443,6 +447,19 @@ mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share)
 	qp->rtt_share = share;
 	if (qp->rtx != NULL)
 		mrc_rel_tx_set_share(qp->rtx, share);
+}
+
+void
+mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk)
+{
+	const struct mrc_ev_path_tmpl *t = &qp->addr.path;
+
+	qp->path_cnt = blk != NULL ? blk->c : NULL;
+	if (blk == NULL)
+		return;
+	qp->path_planes = blk->n_planes;
+	qp->path_direct = blk->n_t1;
+	qp->path_n_t1 = qp->addr.srv6 && t->src_t0 != t->dst_t0 ? t->n_t1 : 0;
 }
 
 void

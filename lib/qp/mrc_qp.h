@@ -273,6 +273,14 @@ struct mrc_rel_rtt_share;
  */
 void mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share);
 
+struct mrc_path_block;
+/**
+ * Count this QP's per-path events (mrc_path_stats.h) in `blk` (NULL: stop).
+ * The engine gives every QP its shard's block. A destination whose template
+ * has more T1s than the block counts its surplus T1s under "direct".
+ */
+void mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk);
+
 /**
  * Post an RDMA WRITE (with_imm false) or WRITE-with-immediate of `len`
  * bytes from `laddr` (inside region `lkey`) to `raddr` in the peer's region

@@ -8,6 +8,7 @@
 
 #include <rte_branch_prediction.h>
 
+#include "mrc_path_stats.h"
 #include "mrc_qp.h"
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
@@ -164,6 +165,14 @@ struct mrc_qp {
 	size_t mem_bytes;		     /* everything allocated for this QP */
 
 	struct mrc_qp_counters cnt;
+
+	/*
+	 * The shard's per-path counters (mrc_qp_set_path_counters), NULL when
+	 * the QP runs outside a shard. path_n_t1: T1s the EV's uplink is taken
+	 * modulo (0: every packet is "direct", column path_direct).
+	 */
+	struct mrc_path_counters *path_cnt;
+	uint8_t path_planes, path_direct, path_n_t1;
 };
 
 /* mrc_qp.c */
@@ -184,6 +193,26 @@ static inline bool
 mrc_qp_trk_ready(struct mrc_qp *qp)
 {
 	return likely(mrc_rel_tx_has_trk(qp->rtx)) || mrc_qp_trk_get_slow(qp);
+}
+
+/*
+ * The per-path counters of the path `ev` takes (mrc_path_stats.h), or NULL:
+ * no block, or an EV whose plane the block does not have (a stray echo).
+ */
+static inline struct mrc_path_counters *
+mrc_qp_path(const struct mrc_qp *qp, uint32_t ev)
+{
+	const unsigned int plane = mrc_ev_layout_plane(&qp->ev_cfg.layout, ev);
+	unsigned int t1 = qp->path_direct;
+
+	if (qp->path_cnt == NULL || plane >= qp->path_planes)
+		return NULL;
+	if (qp->path_n_t1 != 0) {
+		t1 = mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev) % qp->path_n_t1;
+		if (t1 > qp->path_direct)
+			t1 = qp->path_direct;
+	}
+	return &qp->path_cnt[plane * (qp->path_direct + 1u) + t1];
 }
 
 /* mrc_qp_tx.c */

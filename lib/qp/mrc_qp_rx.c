@@ -220,6 +220,17 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 		mrc_ev_on_sack(qp->ev, slot, (enum mrc_sack_m)s.m, rtt32);
 	if (s.m != MRC_SACK_M_NONE)
 		qp->cnt.ecn_echoes++;
+	if (s.m != MRC_SACK_M_NONE || info.rtt_tsc != 0) {
+		struct mrc_path_counters *pc = mrc_qp_path(qp, s.entropy);
+
+		if (pc != NULL) {
+			pc->ecn_echoes += s.m != MRC_SACK_M_NONE;
+			if (info.rtt_tsc != 0) {
+				pc->rtt_samples++;
+				pc->rtt_hist[mrc_path_rtt_bucket(rtt_ns)]++;
+			}
+		}
+	}
 	ca = (struct mrc_cc_ack){
 		.newly_acked_bytes = info.acked_bytes,
 		.rtt_ns = rtt32,
@@ -242,6 +253,12 @@ rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 	qp->cnt.rx_nacks++;
 	if (slot >= 0)
 		mrc_ev_on_nack(qp->ev, slot, v->nack.reason);
+	if (v->nack.reason == MRC_NACK_TRIMMED || v->nack.reason == MRC_NACK_TRIMMED_LASTHOP) {
+		struct mrc_path_counters *pc = mrc_qp_path(qp, v->nack.entropy);
+
+		if (pc != NULL)
+			pc->trims++;
+	}
 	qp->nack_reason = v->nack.reason;
 	mrc_rel_tx_on_nack(qp->rtx, &v->nack, now, &mrc_qp_rel_ops, qp);
 	if (qp->rtx->error != MRC_REL_OK)

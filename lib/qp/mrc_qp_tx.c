@@ -308,6 +308,27 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 	return n;
 }
 
+/* Per-path counters of what goes out (mrc_path_stats.h). */
+static inline void
+path_retx(const struct mrc_qp *qp, uint32_t ev, uint16_t len)
+{
+	struct mrc_path_counters *pc = mrc_qp_path(qp, ev);
+
+	if (pc != NULL) {
+		pc->tx_retx_pkts++;
+		pc->tx_retx_bytes += len;
+	}
+}
+
+static inline void
+path_probe(const struct mrc_qp *qp, uint32_t ev)
+{
+	struct mrc_path_counters *pc = mrc_qp_path(qp, ev);
+
+	if (pc != NULL)
+		pc->tx_probes++;
+}
+
 static struct rte_mbuf *
 build_probe(struct mrc_qp *qp, uint32_t ev)
 {
@@ -399,6 +420,7 @@ resend_copy(struct mrc_qp *qp, const struct qp_wqe *w, uint32_t cookie, uint32_t
 		return 0;
 	mrc_ev_on_tx(qp->ev, slot, len);
 	qp->cnt.tx_retx_pkts++;
+	path_retx(qp, ev, len);
 	return 1;
 }
 
@@ -445,6 +467,7 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
 		mrc_ev_on_tx(qp->ev, slot, len);
 		qp->cnt.tx_retx_pkts++;
+		path_retx(qp, ev, len);
 		pkts[n++] = m;
 		if (twice)
 			n += resend_copy(qp, w, cookie, psn, len,
@@ -473,6 +496,7 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 			mrc_rel_tx_probe_sent_on(rtx, probe_slot, ev, now);
 			qp->probe_ev = ev;
 			qp->cnt.tx_probes++;
+			path_probe(qp, ev);
 			pkts[n++] = m;
 		}
 	}
@@ -527,6 +551,7 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true};
 		qp->cnt.tx_ev_probes++;
 		qp->cnt.tx_ev_probes_past_room += past_room;
+		path_probe(qp, ev);
 		pkts[n++] = m;
 	}
 
@@ -573,6 +598,14 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		mrc_ev_on_tx(qp->ev, slot, plen);
 		qp->cnt.tx_data_pkts++;
 		qp->cnt.tx_data_bytes += plen;
+		{
+			struct mrc_path_counters *pc = mrc_qp_path(qp, ev);
+
+			if (pc != NULL) {
+				pc->tx_data_pkts++;
+				pc->tx_data_bytes += plen;
+			}
+		}
 		pkts[n++] = m;
 		if (++w->next_pkt == w->n_pkts)
 			qp->sq_send++;

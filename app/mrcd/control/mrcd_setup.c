@@ -402,7 +402,8 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		.n_planes = d->cfg.daemon.planes,
 		.qpn_base = MRCD_QPN_BASE,
 		.tsc_hz = d->hz,
-		.socket = (int)rte_socket_id()};
+		.socket = (int)rte_socket_id(),
+		.path_t1s = d->cfg.fabric.t1s};
 	const char *why = NULL;
 	struct mrc_qp_attr a;
 	int rc;

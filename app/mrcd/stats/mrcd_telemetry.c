@@ -24,6 +24,8 @@
  *   /mrc/drops,<n>     one host's parser rejects by reason, unknown QPNs, tx drops
  *   /mrc/fabric        the emulated fabric's counters by name
  *   /mrc/links[,<i>]   its links: state and counters, 32 a page from the i-th
+ *   /mrc/paths,<n>[,<i>]  one host's per-path (plane, T1) counters, 32 a page
+ *   /mrc/path,<p>,<t1>    one path's counters on every host (t1: a T1 or "direct")
  *
  * Replies are capped at 16 KB in DPDK 22.11, so tables that grow with the
  * deployment are lists of ids plus one command per item (hosts, qps).
@@ -34,11 +36,13 @@
  */
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "mrc_time.h"
@@ -596,6 +600,214 @@ cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Per-path counters (lib/qp/mrc_path_stats.h), a host's shards summed. One
+ * array per path, in the order "fields" names; the RTT histogram's bucket b
+ * is "rtt_lt_<2^b>us" (b = 0: below 1 us), the last one unbounded.
+ */
+static const char *const path_fields[] = {"tx_data_pkts", "tx_data_bytes", "tx_retx_pkts",
+	"tx_retx_bytes", "tx_probes", "lost_by_ev_order", "lost_by_time", "lost_by_pkt_timeout",
+	"lost_by_rto", "lost_by_nack", "lost_by_rewind", "ecn_echoes", "trims", "rtt_samples"};
+
+static void
+path_field_names(struct rte_tel_data *a)
+{
+	char name[32];
+
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (size_t i = 0; i < RTE_DIM(path_fields); i++)
+		rte_tel_data_add_array_string(a, path_fields[i]);
+	for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++) {
+		if (b + 1 < MRC_PATH_RTT_BUCKETS)
+			snprintf(name, sizeof(name), "rtt_lt_%uus", 1u << b);
+		else
+			snprintf(name, sizeof(name), "rtt_ge_%uus", 1u << (b - 1));
+		rte_tel_data_add_array_string(a, name);
+	}
+}
+
+static void
+path_values(struct rte_tel_data *a, const struct mrc_path_counters *c)
+{
+	const uint64_t v[] = {c->tx_data_pkts, c->tx_data_bytes, c->tx_retx_pkts, c->tx_retx_bytes,
+		c->tx_probes, c->lost[MRC_REL_LOSS_EV_ORDER], c->lost[MRC_REL_LOSS_TIME],
+		c->lost[MRC_REL_LOSS_PKT_TIMEOUT], c->lost[MRC_REL_LOSS_RTO],
+		c->lost[MRC_REL_LOSS_NACK], c->lost[MRC_REL_LOSS_REWIND], c->ecn_echoes, c->trims,
+		c->rtt_samples};
+
+	RTE_BUILD_BUG_ON(RTE_DIM(v) != RTE_DIM(path_fields));
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (size_t i = 0; i < RTE_DIM(v); i++)
+		rte_tel_data_add_array_u64(a, v[i]);
+	for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
+		rte_tel_data_add_array_u64(a, c->rtt_hist[b]);
+}
+
+/* Every shard of a host has the same geometry (one config): n_planes x (n_t1 + 1). */
+#define PATHS_MAX (MRC_SHARD_MAX_PLANES * (MRC_PATH_MAX_T1 + 1))
+
+static void
+path_add(struct mrc_path_counters *to, const struct mrc_path_counters *c)
+{
+	to->tx_data_pkts += c->tx_data_pkts;
+	to->tx_data_bytes += c->tx_data_bytes;
+	to->tx_retx_pkts += c->tx_retx_pkts;
+	to->tx_retx_bytes += c->tx_retx_bytes;
+	to->tx_probes += c->tx_probes;
+	for (unsigned int i = 0; i < MRC_REL_LOSS_MAX; i++)
+		to->lost[i] += c->lost[i];
+	to->ecn_echoes += c->ecn_echoes;
+	to->trims += c->trims;
+	to->rtt_samples += c->rtt_samples;
+	for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
+		to->rtt_hist[b] += c->rtt_hist[b];
+}
+
+/* Host h's paths summed over its shards into sum[] (PATHS_MAX entries): how many. */
+static unsigned int
+host_paths(const struct mrcd_daemon *m, unsigned int h, struct mrc_path_counters *sum,
+	struct mrc_path_counters *tmp, unsigned int *n_planes, unsigned int *n_t1)
+{
+	unsigned int n = 0;
+
+	*n_planes = *n_t1 = 0;
+	memset(sum, 0, PATHS_MAX * sizeof(*sum));
+	for (unsigned int k = 0; k < m->host[h].n_shards; k++) {
+		n = mrc_shard_paths_snapshot(
+			m->host[h].shard[k].rt, tmp, PATHS_MAX, n_planes, n_t1);
+		for (unsigned int i = 0; i < n && i < PATHS_MAX; i++)
+			path_add(&sum[i], &tmp[i]);
+	}
+	return RTE_MIN(n, (unsigned int)PATHS_MAX);
+}
+
+static void
+path_name(char *buf, size_t len, unsigned int plane, unsigned int t1, unsigned int n_t1)
+{
+	if (t1 == n_t1)
+		snprintf(buf, len, "p%u_direct", plane);
+	else
+		snprintf(buf, len, "p%u_t%u", plane, t1);
+}
+
+/* A reply that names what was wrong with the parameters: {"error": "..."}. */
+static int __rte_format_printf(2, 3) tel_error(struct rte_tel_data *d, const char *fmt, ...)
+{
+	char msg[RTE_TEL_MAX_STRING_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", msg);
+	return 0;
+}
+
+/*
+ * /mrc/paths,<host>[,<i>]: one host's paths, 32 a page from the i-th
+ * (plane-major: p0_t0 .. p0_t<T1s-1>, p0_direct, p1_t0 ...); "next" starts
+ * the following page.
+ */
+#define PATHS_PER_PAGE 32
+
+static int
+cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mrcd_daemon *m = daemon_ref;
+	static struct mrc_path_counters sum[PATHS_MAX], tmp[PATHS_MAX]; /* telemetry: one at once */
+	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
+	char arg[64], *comma, name[32];
+	unsigned int h, start = 0, n, n_planes, n_t1, i;
+	struct rte_tel_data *fields;
+
+	RTE_SET_USED(cmd);
+	snprintf(arg, sizeof(arg), "%s", params != NULL ? params : "");
+	comma = strchr(arg, ',');
+	if (comma != NULL)
+		*comma++ = '\0';
+	if (parse_index(arg, m->n_hosts, &h) != 0)
+		return tel_error(d, "host '%s' is not one of ours (0..%u)", arg, m->n_hosts - 1);
+	fields = rte_tel_data_alloc();
+	if (fields == NULL)
+		return -1;
+	rte_spinlock_lock(&lock);
+	n = host_paths(m, h, sum, tmp, &n_planes, &n_t1);
+	if (comma != NULL && parse_index(comma, n, &start) != 0) {
+		rte_spinlock_unlock(&lock);
+		rte_tel_data_free(fields);
+		return tel_error(d, "start '%s' is not a path index (0..%u)", comma, n - 1);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "host", h);
+	rte_tel_data_add_dict_u64(d, "t1s", n_t1);
+	path_field_names(fields);
+	rte_tel_data_add_dict_container(d, "fields", fields, 0);
+	for (i = start; i < n && i < start + PATHS_PER_PAGE; i++) {
+		struct rte_tel_data *a = rte_tel_data_alloc();
+
+		if (a == NULL)
+			break;
+		path_values(a, &sum[i]);
+		path_name(name, sizeof(name), i / (n_t1 + 1), i % (n_t1 + 1), n_t1);
+		rte_tel_data_add_dict_container(d, name, a, 0);
+	}
+	rte_spinlock_unlock(&lock);
+	if (i < n)
+		rte_tel_data_add_dict_u64(d, "next", i);
+	return 0;
+}
+
+/* /mrc/path,<plane>,<t1>: one path (t1 a number or "direct"), per host ("host<h>"). */
+static int
+cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mrcd_daemon *m = daemon_ref;
+	static struct mrc_path_counters sum[PATHS_MAX], tmp[PATHS_MAX];
+	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
+	const unsigned int t1s = m->cfg.fabric.t1s;
+	char arg[64], *t1_arg, name[32];
+	unsigned int plane, t1;
+	struct rte_tel_data *fields;
+
+	RTE_SET_USED(cmd);
+	snprintf(arg, sizeof(arg), "%s", params != NULL ? params : "");
+	t1_arg = strchr(arg, ',');
+	if (t1_arg == NULL)
+		return tel_error(d, "'%s': give <plane>,<t1> (t1 0..%u or direct)", arg, t1s - 1);
+	*t1_arg++ = '\0';
+	if (parse_index(arg, m->cfg.daemon.planes, &plane) != 0)
+		return tel_error(
+			d, "plane '%s' is out of range (0..%u)", arg, m->cfg.daemon.planes - 1u);
+	if (strcmp(t1_arg, "direct") == 0)
+		t1 = t1s;
+	else if (parse_index(t1_arg, t1s, &t1) != 0)
+		return tel_error(d, "t1 '%s' is out of range (0..%u, or direct)", t1_arg, t1s - 1);
+	fields = rte_tel_data_alloc();
+	if (fields == NULL)
+		return -1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "plane", plane);
+	path_name(name, sizeof(name), plane, t1, t1s);
+	rte_tel_data_add_dict_string(d, "path", name);
+	path_field_names(fields);
+	rte_tel_data_add_dict_container(d, "fields", fields, 0);
+	rte_spinlock_lock(&lock);
+	for (unsigned int h = 0; h < m->n_hosts; h++) {
+		unsigned int n_planes, n_t1, n = host_paths(m, h, sum, tmp, &n_planes, &n_t1);
+		const unsigned int i = plane * (n_t1 + 1) + RTE_MIN(t1, n_t1);
+		struct rte_tel_data *a;
+
+		if (i >= n || (a = rte_tel_data_alloc()) == NULL)
+			continue;
+		path_values(a, &sum[i]);
+		snprintf(name, sizeof(name), "host%u", h);
+		rte_tel_data_add_dict_container(d, name, a, 0);
+	}
+	rte_spinlock_unlock(&lock);
+	return 0;
+}
+
 static int
 cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -641,6 +853,12 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 		{"/mrc/drops", cmd_drops,
 			"mrcd: what one host refused or dropped, by reason. Parameter: host"},
 		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
+		{"/mrc/paths", cmd_paths,
+			"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
+			"Parameters: host[,start]"},
+		{"/mrc/path", cmd_path,
+			"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
+			"direct)"},
 	};
 
 	daemon_ref = d;
