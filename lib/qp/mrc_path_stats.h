@@ -20,14 +20,15 @@
  * "direct": packets to a destination on our own T0 (no T1 on the path),
  * and plain (non-SRv6) QPs, whose packets name no T1. A QP whose template
  * has more T1s than the block counts its surplus T1s under "direct" too
- * (counted in the shard's paths_unmapped... see mrc_path_index()).
+ * (mrc_qp_path(); the daemon sizes the block from the same [fabric] t1s, so
+ * it never happens there).
  */
 
 #include <stdint.h>
 
 #include "mrc_rel_tx.h"
 
-/* T1s per plane a block can have: 8 planes x 65 columns x 256 B = 133 KiB per shard at most. */
+/* T1s per plane a block can have: 8 planes x 65 columns x 240 B = 122 KiB per shard at most. */
 #define MRC_PATH_MAX_T1 64
 /* RTT histogram buckets: bucket 0 is < 1 us, bucket b (1..14) is [2^(b-1), 2^b) us, 15 is more. */
 #define MRC_PATH_RTT_BUCKETS 16

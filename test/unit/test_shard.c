@@ -29,6 +29,43 @@
 #define US  1000ull
 #define MSG (256u * 1024)
 
+/*
+ * The per-path counters the shard publishes add up to the QP's own counts of
+ * the same events (the shard's only QP): every data packet, resend and probe
+ * is counted on exactly one path, and every RTT sample lands in one bucket.
+ */
+static int
+check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
+{
+	static struct mrc_path_counters pc[MRC_SHARD_MAX_PLANES * (MRC_PATH_MAX_T1 + 1)];
+	const struct mrc_qp_counters *q = mrc_qp_counters(qp);
+	uint64_t data = 0, bytes = 0, retx = 0, probes = 0, samples = 0, hist = 0;
+	unsigned int n_planes, n_t1, n;
+
+	MRC_T_EQ(mrc_shard_paths_snapshot(s, pc, 1, &n_planes, &n_t1), 8 * 5); /* too small */
+	mrc_shard_publish(s, now);
+	n = mrc_shard_paths_snapshot(s, pc, RTE_DIM(pc), &n_planes, &n_t1);
+	MRC_T_EQ(n, 8 * 5);
+	MRC_T_EQ(n_planes, 8);
+	MRC_T_EQ(n_t1, 4);
+	for (unsigned int i = 0; i < n; i++) {
+		data += pc[i].tx_data_pkts;
+		bytes += pc[i].tx_data_bytes;
+		retx += pc[i].tx_retx_pkts;
+		probes += pc[i].tx_probes;
+		samples += pc[i].rtt_samples;
+		for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
+			hist += pc[i].rtt_hist[b];
+	}
+	MRC_T_EQ(data, q->tx_data_pkts);
+	MRC_T_EQ(bytes, q->tx_data_bytes);
+	MRC_T_EQ(retx, q->tx_retx_pkts);
+	MRC_T_EQ(probes, q->tx_probes + q->tx_ev_probes);
+	MRC_T_ASSERT(samples > 0, "RTT samples on the paths");
+	MRC_T_EQ(hist, samples);
+	return MRC_TEST_OK;
+}
+
 static int
 run_pair(bool kill_plane, bool nic_room)
 {
@@ -59,7 +96,8 @@ run_pair(bool kill_plane, bool nic_room)
 			.qpn_base = 0x100,
 			.tsc_hz = MRC_TEST_HZ,
 			.wire = p.wire,
-			.socket = SOCKET_ID_ANY};
+			.socket = SOCKET_ID_ANY,
+			.path_t1s = 4};
 
 		for (unsigned int pl = 0; pl < 8; pl++)
 			hc.port_id[pl] = mrc_fabric_port(fab, (unsigned int)i, pl);
@@ -150,6 +188,8 @@ run_pair(bool kill_plane, bool nic_room)
 		for (int i = 0; i < 2; i++)
 			mrc_shard_iterate(hosts[i], p.now, &p.rand);
 	}
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(check_paths(hosts[i], p.h[i].qp, p.now), MRC_TEST_OK);
 	for (int i = 0; i < 2; i++) {
 		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), 0);
 		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), -ENOENT);
@@ -158,6 +198,22 @@ run_pair(bool kill_plane, bool nic_room)
 	mrc_fabric_free(fab);
 	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
 	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* RTT buckets: below 1 us, then one per power of two of microseconds, the last unbounded. */
+static int
+test_path_rtt_buckets(void)
+{
+	MRC_T_EQ(mrc_path_rtt_bucket(0), 0);
+	MRC_T_EQ(mrc_path_rtt_bucket(999), 0);
+	MRC_T_EQ(mrc_path_rtt_bucket(1000), 1);
+	MRC_T_EQ(mrc_path_rtt_bucket(1999), 1);
+	MRC_T_EQ(mrc_path_rtt_bucket(2000), 2);
+	MRC_T_EQ(mrc_path_rtt_bucket(12000), 4); /* [8, 16) us */
+	MRC_T_EQ(mrc_path_rtt_bucket(16383999), 14);
+	MRC_T_EQ(mrc_path_rtt_bucket(16384000), 15);
+	MRC_T_EQ(mrc_path_rtt_bucket(UINT64_MAX), 15);
 	return MRC_TEST_OK;
 }
 
@@ -1013,6 +1069,7 @@ test_retires_a_qp_flushing_what_is_in_flight(void)
 }
 
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_path_rtt_buckets),
 	MRC_TEST_CASE(test_two_hosts_over_fabric),
 	MRC_TEST_CASE(test_plane_dies_seen_through_link_status),
 	MRC_TEST_CASE(test_two_hosts_with_nic_tx_room),
