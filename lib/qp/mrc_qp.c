@@ -460,6 +460,7 @@ mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk)
 	qp->path_planes = blk->n_planes;
 	qp->path_direct = blk->n_t1;
 	qp->path_n_t1 = qp->addr.srv6 && t->src_t0 != t->dst_t0 ? t->n_t1 : 0;
+	qp->path_t1_mul = qp->path_n_t1 != 0 ? UINT64_MAX / qp->path_n_t1 + 1 : 0;
 }
 
 void

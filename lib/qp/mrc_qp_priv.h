@@ -173,6 +173,7 @@ struct mrc_qp {
 	 */
 	struct mrc_path_counters *path_cnt;
 	uint8_t path_planes, path_direct, path_n_t1;
+	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
 };
 
 /* mrc_qp.c */
@@ -208,7 +209,10 @@ mrc_qp_path(const struct mrc_qp *qp, uint32_t ev)
 	if (qp->path_cnt == NULL || plane >= qp->path_planes)
 		return NULL;
 	if (qp->path_n_t1 != 0) {
-		t1 = mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev) % qp->path_n_t1;
+		/* uplink % n_t1 (Lemire's fastmod): two multiplications, not a division */
+		const uint64_t low = qp->path_t1_mul * mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev);
+
+		t1 = (unsigned int)(((unsigned __int128)low * qp->path_n_t1) >> 64);
 		if (t1 > qp->path_direct)
 			t1 = qp->path_direct;
 	}
