@@ -59,6 +59,43 @@ list_ports(char *out, size_t len)
 			out, len, "none: name them with --vdev or [ports] vdev.<n>, or bind a NIC");
 }
 
+/* What RSS hashes on, as a NIC takes it: IPv6 addresses, and UDP ports where it finds them. */
+#define RSS_WANT (RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX)
+
+/*
+ * Packets that no flow rule steers (software steering, and the packets to
+ * QPN 2 under flow steering) should spread over a port's rx queues, so that
+ * every worker reads and checks its share and passes on only what another
+ * owns: configure RSS on IPv6/UDP where the port has more than one rx queue
+ * and can hash on it, at the innermost level where it can look past the
+ * SRv6 outer header (its UDP source port carries the entropy value; the
+ * outer addresses are the same for every packet of a host pair). Returns
+ * what the start-up line says.
+ */
+static const char *
+rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16_t n_rxq)
+{
+	const uint64_t hf = info->flow_type_rss_offloads & RSS_WANT;
+
+	if (n_rxq < 2)
+		return "RSS off (one rx queue)";
+	if (hf == 0)
+		return "RSS off (the port hashes no IPv6 or IPv6/UDP: all arrives on queue 0)";
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's default key */
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	if ((info->flow_type_rss_offloads & RTE_ETH_RSS_LEVEL_MASK) >=
+		RTE_ETH_RSS_LEVEL_INNERMOST) {
+		conf->rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_LEVEL_INNERMOST;
+		return hf & (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX)
+			       ? "RSS on (innermost IPv6/UDP)"
+			       : "RSS on (innermost IPv6 addresses)";
+	}
+	return hf & (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX)
+		       ? "RSS on (outer IPv6/UDP: SRv6 packets of a host pair share a queue)"
+		       : "RSS on (outer IPv6 addresses: SRv6 packets of a host pair share a queue)";
+}
+
 static int
 open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *name)
 {
@@ -139,6 +176,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 			name, info.driver_name, info.max_tx_queues, n_shards);
 		return -ENOTSUP;
 	}
+	const char *rss = rss_setup(&conf, &info, n_rxq);
 	rc = rte_eth_dev_configure(pid, n_rxq, n_shards, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
@@ -169,8 +207,10 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc != 0)
 		return rc;
 	MRCD_LOG(ctrl, NOTICE,
-		"host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s",
-		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,
+		"host %u plane %u: port %u %s (%s), %u/%u descriptors, %u rx queues, %s; "
+		"offers%s%s%s%s",
+		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx, n_rxq,
+		rss,
 		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 			? " multi-seg tx"
 			: " chains gathered by the driver",
