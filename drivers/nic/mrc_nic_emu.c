@@ -84,12 +84,13 @@ mrc_nic_emu_rss_hash(const struct rte_mbuf *m, uint32_t *hash)
 	h ^= load64(b + l3 + 24);
 	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull;
 	h ^= load64(b + l3 + 32);
+	/* The destination port only: the source port is the EV (mrc_nic_emu.h). */
 	if (nh == MRC_IPPROTO_UDP && off + UDP_LEN <= len) {
-		uint32_t ports;
+		uint16_t dport;
 
-		memcpy(&ports, b + off, 4);
+		memcpy(&dport, b + off + 2, 2);
 		h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull;
-		h ^= ports;
+		h ^= dport;
 	}
 	h = (h ^ (h >> 32)) * 0x94d049bb133111ebull;
 	*hash = (uint32_t)(h >> 32);

@@ -18,7 +18,7 @@
  *
  * Cost per packet: a read of the first segment's headers (up to the inner
  * UDP ports), up to n 16-byte compares against the port's rules (n is the
- * port's worker count, a handful) and, unmatched, one hash of 36 bytes; no
+ * port's worker count, a handful) and, unmatched, one hash of 34 bytes; no
  * allocation, no lock.
  */
 
@@ -43,15 +43,19 @@ MRC_COUNTER_BLOCK_DECLARE(mrc_nic_emu_counters, MRC_NIC_EMU_COUNTERS);
 
 /**
  * The RSS hash the emulated NIC spreads unmatched packets by, as a NIC with
- * RSS on IPv6/UDP at the innermost level computes it (doc/steering.md,
- * "Default queue: RSS"): over the IPv6 source and destination and the UDP
- * ports of the innermost IPv6 header - the RoCEv2 one, past an SRv6 outer
- * header (IPv6-in-IPv6, with or without an SRH) - or of the only one in
- * plain mode. The UDP source port carries the packet's entropy value, so
- * the packets of one QP spread over the queues as over the planes' paths.
- * Without a UDP header the addresses alone are hashed. Not the Toeplitz
- * hash (nothing needs to match a real NIC's queue choice): a multiply-xor
- * fold, a few ns. false when the frame is too short or not IPv6.
+ * RSS on IPv6/UDP, destination port only (RTE_ETH_RSS_L4_DST_ONLY), at the
+ * innermost level computes it (doc/steering.md, "Default queue: RSS"):
+ * over the IPv6 source and destination and the UDP destination port of the
+ * innermost IPv6 header - the RoCEv2 one, past an SRv6 outer header
+ * (IPv6-in-IPv6, with or without an SRH) - or of the only one in plain
+ * mode. Not the source port: it carries the packet's entropy value, and
+ * spreading one QP's packets over the queues reorders those its owner
+ * reads against those another worker passes on, which the sender's
+ * time-based loss rule takes for losses. So host pairs spread over the
+ * queues, and each QP's packets stay on one. Without a UDP header the
+ * addresses alone are hashed. Not the Toeplitz hash (nothing needs to
+ * match a real NIC's queue choice): a multiply-xor fold, a few ns. false
+ * when the frame is too short or not IPv6.
  */
 bool mrc_nic_emu_rss_hash(const struct rte_mbuf *m, uint32_t *hash);
 

@@ -23,8 +23,8 @@
  * burst putting each packet on the rx queue the receiver's recorded flow
  * rules name (without one, the queue its RSS hash picks) and shifting the
  * micro-SIDs the switches would. With flow steering every packet lands on
- * its owner's queue; with software steering RSS spreads packets over the
- * queues and each shard passes on what is not its own
+ * its owner's queue; with software steering RSS spreads host pairs over
+ * the queues and each shard passes on what is not its own
  * (lib/host/mrc_shard.h).
  */
 
