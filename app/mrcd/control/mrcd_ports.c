@@ -90,8 +90,9 @@ rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16
 	if (hf == 0)
 		return (offers & RSS_UDP) != 0
 			       ? "RSS off (the port hashes UDP only with its source port, the EV, "
-				 "which would reorder a QP's packets: all arrives on queue 0)"
-			       : "RSS off (the port hashes no IPv6: all arrives on queue 0)";
+				 "which would reorder a QP's packets)"
+			       : "RSS off (the port hashes no IPv6: packets land where the driver "
+				 "puts them)";
 	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's default key */
 	conf->rx_adv_conf.rss_conf.rss_hf = hf;
