@@ -192,8 +192,9 @@ struct mrc_fabric_cfg {
 	 * rx and tx queues of each host port, 1..MRC_NIC_MAX_QUEUES (1): one
 	 * per worker of the host. With more than one, delivery plays the NIC:
 	 * each packet goes to the rx queue a rule recorded for the port
-	 * (mrc_flow_ops_rec, drivers/nic) names, queue 0 if none; ingress
-	 * takes from every tx queue. doc/steering.md.
+	 * (mrc_flow_ops_rec, drivers/nic) names, else the queue its RSS
+	 * hash picks (mrc_nic_emu_rss_hash()); ingress takes from every tx
+	 * queue. doc/steering.md.
 	 */
 	uint16_t host_queues;
 	uint32_t max_in_flight;	  /**< packets inside the fabric, 64..2^24 (65536) */

@@ -13,12 +13,13 @@
  * pairs (mrc_nic_loop.h) - play the NIC: each packet goes to the rx queue
  * that a rule recorded for the receiving port (mrc_flow_ops_rec) names,
  * matching the outer IPv6 destination exactly as the NIC would. A packet no
- * rule matches goes to queue 0, the NIC's default queue, and is counted.
+ * rule matches is spread over the port's rx queues as a NIC's default RSS
+ * does (mrc_nic_emu_rss_hash()), and counted.
  *
- * Cost per packet: a read of the first segment's bytes 12..53 and up to
- * n 16-byte compares against the port's rules (n is the port's worker
- * count, a handful); no allocation, no lock. With no rule recorded every
- * packet goes to queue 0 without being looked at.
+ * Cost per packet: a read of the first segment's headers (up to the inner
+ * UDP ports), up to n 16-byte compares against the port's rules (n is the
+ * port's worker count, a handful) and, unmatched, one hash of 34 bytes; no
+ * allocation, no lock.
  */
 
 #include <stdint.h>
@@ -34,16 +35,36 @@
 /* clang-format off */
 #define MRC_NIC_EMU_COUNTERS(X)                                                              \
 	X(steered_pkts, "pkts", "packets a recorded rule put on the queue it names")           \
-	X(default_pkts, "pkts", "packets no rule matched: to queue 0, the default queue")      \
-	X(unparsed_pkts, "pkts", "packets too short or not IPv6 to match a rule: to queue 0")  \
+	X(rss_pkts, "pkts", "packets no rule matched: to the queue their RSS hash picks")      \
+	X(unparsed_pkts, "pkts", "packets too short or not IPv6 to match or hash: to queue 0") \
 	X(rx_full_pkts, "pkts", "packets whose rx queue was full (dropped, or left unsent)")
 /* clang-format on */
 MRC_COUNTER_BLOCK_DECLARE(mrc_nic_emu_counters, MRC_NIC_EMU_COUNTERS);
 
 /**
+ * The RSS hash the emulated NIC spreads unmatched packets by, as a NIC with
+ * RSS on IPv6/UDP, destination port only (RTE_ETH_RSS_L4_DST_ONLY), at the
+ * innermost level computes it (doc/steering.md, "Default queue: RSS"):
+ * over the IPv6 source and destination and the UDP destination port of the
+ * innermost IPv6 header - the RoCEv2 one, past an SRv6 outer header
+ * (IPv6-in-IPv6, with or without an SRH) - or of the only one in plain
+ * mode. Not the source port: it carries the packet's entropy value, and
+ * spreading one QP's packets over the queues reorders those its owner
+ * reads against those another worker passes on, which the sender's
+ * time-based loss rule takes for losses. So host pairs spread over the
+ * queues, and each QP's packets stay on one. Without a UDP header the
+ * addresses alone are hashed. Not the Toeplitz hash (nothing needs to
+ * match a real NIC's queue choice): a multiply-xor fold, a few ns. false
+ * when the frame is too short or not IPv6.
+ */
+bool mrc_nic_emu_rss_hash(const struct rte_mbuf *m, uint32_t *hash);
+
+/**
  * The rx queue of each of `n` packets by `rules` (the receiving port's,
- * mrc_flow_rec_table()); a rule naming a queue >= n_queues counts as no
- * match. Counts into `c`.
+ * mrc_flow_rec_table(); NULL is none); a packet no rule matches (a rule
+ * naming a queue >= n_queues counts as no match) goes to queue
+ * hash % n_queues (mrc_nic_emu_rss_hash()), one not IPv6 to queue 0.
+ * Counts into `c`.
  */
 void mrc_nic_emu_classify(const struct mrc_flow_rec_rules *rules, struct rte_mbuf *const *pkts,
 	uint16_t n, uint16_t n_queues, uint16_t *queue, struct mrc_nic_emu_counters *c);

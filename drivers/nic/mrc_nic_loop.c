@@ -73,7 +73,7 @@ ring_free(struct rte_ring *r, bool free_mbufs)
 
 /*
  * The receiving NIC, run by the sender's tx burst on tx queue `q`: put each
- * packet on the peer's rx ring its rule names. Returns how many were
+ * packet on the peer's rx ring its rule names, or its RSS hash picks. Returns how many were
  * delivered, those first in `pkts`; the ring PMD then puts their pointers
  * in the sink.
  */
@@ -97,13 +97,6 @@ loop_tx_cb(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *
 		n = LOOP_TX_MAX; /* the rest stay the caller's, unsent */
 	for (uint16_t i = 0; i < n; i++)
 		mrc_nic_emu_consume_switch_usids(pkts[i]);
-	if (rules->n == 0) {
-		/* Nothing to steer by: all to the default queue, in one enqueue. */
-		t->cnt.default_pkts += n;
-		n_sent = rte_ring_enqueue_burst(t->peer_rx[0], (void **)pkts, n, NULL);
-		t->cnt.rx_full_pkts += n - n_sent;
-		return (uint16_t)n_sent;
-	}
 	mrc_nic_emu_classify(rules, pkts, n, t->n_queues, queue, &t->cnt);
 	for (uint16_t i = 0; i < n; i++)
 		by_q[queue[i]][nb[queue[i]]++] = pkts[i];

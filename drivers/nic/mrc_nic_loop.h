@@ -16,10 +16,11 @@
  * With n_queues > 1 nothing polls the cable, so the sender's tx burst plays
  * the receiving NIC: an ethdev tx callback on each tx queue classifies every
  * packet by the rules recorded for the peer port (mrc_flow_ops_rec) and
- * enqueues it on the peer's rx ring of the queue the rule names (queue 0 if
- * none; rx rings are multi-producer, one consumer). Before that it plays
- * the switches the cable stands in for (mrc_nic_emu_consume_switch_usids()),
- * so the outer destination arrives as over the fabric. Packets a full rx
+ * enqueues it on the peer's rx ring of the queue the rule names, or the
+ * one its RSS hash picks if none (rx rings are multi-producer, one
+ * consumer). Before that it plays the switches the cable stands in for
+ * (mrc_nic_emu_consume_switch_usids()), so the outer destination arrives
+ * as over the fabric. Packets a full rx
  * ring refuses are returned unsent, at the end of the caller's array, as a
  * full ring port returns them. The ring PMD then only sees the delivered
  * packets' pointers, which it puts in a private sink ring the callback

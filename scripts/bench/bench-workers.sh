@@ -11,10 +11,12 @@
 #              (--lcores 0@0,1@0,2@1), worker 1 has CPU 1; half the flows'
 #              far ends owned by the other worker index ([lcores]
 #              peer_shard = half). Each link is an emulated NIC pair with 2
-#              queues: with software steering every packet arrives on
-#              queue 0 and shard 0 passes shard 1's packets on through its
-#              inbound ring (counted); with flow steering (SRv6, the rules
-#              mrcd installs) each lands on its owner's queue;
+#              queues: with software steering the emulated NIC's RSS puts
+#              each host pair on one queue (both of them on queue 0, as
+#              the hash falls) and the shard reading it passes the other's
+#              packets on through its inbound ring (counted); with flow
+#              steering (SRv6, the rules mrcd installs) each lands on its
+#              owner's queue;
 #   main:      with MAIN_BUILD set (a build of main), its mrcd with 1 worker,
 #              in the same round, for the ratio to the tree's 1-worker figure.
 # Per worker CPU-second rates divide by the workers' CPU time; the dispatch

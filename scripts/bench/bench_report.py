@@ -264,7 +264,8 @@ def rows_workers(r):
     s = r["summary"]
     one, two = s["tree_1w"], s["tree_2w_soft"]
     out = [("goodput, 2 hosts in loop mode, 4 KiB payloads: 2 workers per host (software "
-            "steering: all arrives on queue 0, half the far ends on the other worker) / 1 worker",
+            "steering: RSS by host pair, which puts both of this bench's on one queue; half the far "
+            "ends on the other worker) / 1 worker",
             f"{fmt(two['goodput_gbps'])} Gb/s", f"1 worker {fmt(one['goodput_gbps'])} Gb/s",
             fmt(r["ratio_2w_over_1w"]), ">= 1.7", cmd),
            ("same with (emulated) flow steering, SRv6",

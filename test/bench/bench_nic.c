@@ -7,7 +7,7 @@
  * (drivers/nic/mrc_nic_loop.h): a tx burst of 32 on one side and the rx
  * bursts that take them on the other, with
  *   1 queue          the plain ring pair loop mode always was (no callback);
- *   2 queues, no rule every packet to queue 0 through the tx callback;
+ *   2 queues, no rule every packet hashed (RSS) through the tx callback;
  *   2 queues, 2 rules each packet classified, half to each queue.
  * Packets (SRv6, path [T0, host, worker], alternating workers) are built
  * once; after each trip their outer destination and hop limit are put back

@@ -15,8 +15,9 @@
  *
  * Every input also goes through the emulated NIC (drivers/nic): its
  * classifier puts a frame whose outer destination a rule names on that
- * rule's queue and anything else on queue 0 (an IPv6 frame short of its
- * destination, or not IPv6, counted unparsed), reading only the first
+ * rule's queue, other IPv6 frames on the queue their RSS hash picks, and
+ * anything short of its destination or not IPv6 on queue 0 (counted
+ * unparsed), reading only the first
  * segment; its switch-uSID consumption changes nothing but the outer
  * destination and hop limit, and leaves the parser's verdict as it was.
  */

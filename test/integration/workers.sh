@@ -5,9 +5,9 @@
 # Several workers per host ([lcores] workers_per_host = 2), software
 # steering: the shard that reads a packet of another shard's QP passes it
 # on through that shard's inbound ring.
-#   loop-half:  loop ports (an emulated NIC pair, 2 queues each way: all
-#               arrives on queue 0), 2 workers, half the flows with the far
-#               end's owner on the other index;
+#   loop-half:  loop ports (an emulated NIC pair, 2 queues each way:
+#               RSS puts each host pair on one), 2 workers, half the flows
+#               with the far end's owner on the other index;
 #   loop-other: both shards of each host on one worker, every flow's far
 #               end on the other index;
 #   loop-flow:  the same links with flow steering (SRv6): no packet may
@@ -17,8 +17,8 @@
 #               port) through the demo's plane 3 failure, with flow
 #               steering (the fabric applies the rules mrcd installs: no
 #               packet may need passing on) and with software steering
-#               (everything lands on queue 0 and shard 0 passes on what is
-#               shard 1's);
+#               (RSS spreads host pairs over the queues and each shard
+#               passes on what is the other's);
 #   flow on loop ports: [ports] steering = flow is refused with its reason.
 # Checked from --json: every message completes and every byte is verified;
 # the shards' QPs add up to the host's and each shard has some (each QP has

@@ -5,10 +5,10 @@
 /*
  * drivers/nic: the rte_flow ops table (the recording backend's rules and
  * refusals, the probe on it and on ports that cannot steer), the emulated
- * NIC's classifier on hostile frames, a loop pair with 2 queues a side
- * (packets to worker k's address on rx queue k, the rest on queue 0,
- * counted; a full queue returns packets unsent), and the fabric's host
- * ports with 2 queues.
+ * NIC's classifier (RSS spreading of what no rule names; hostile frames),
+ * a loop pair with 2 queues a side (packets to worker k's address on rx
+ * queue k, the rest spread by RSS, counted; a full queue returns packets unsent), and the fabric's
+ * host ports with 2 queues.
  */
 
 #include <errno.h>
@@ -259,6 +259,62 @@ test_real_backend_unsupported(void)
 /* ---- the emulated NIC ---- */
 
 /*
+ * With no rule the emulated NIC spreads packets over the port's queues as
+ * RSS on addresses and UDP destination port does: packets to 32 hosts land
+ * on every one of 4 queues, SRv6 (hashed past the outer header) and plain
+ * alike; the 64 packets of one host pair, whatever their entropy value (the
+ * UDP source port, the path), land on one queue, so a QP's packets stay in
+ * order; with one queue all go to queue 0. All counted as rss_pkts.
+ */
+static int
+test_classify_rss(void)
+{
+	struct mrc_nic_emu_counters c = {0};
+	struct rte_mbuf *m[64];
+	uint16_t q[64], q1[64];
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	for (int plain = 0; plain < 2; plain++) {
+		unsigned int per_q[4] = {0};
+
+		/* 32 destination hosts (2 per T0), 2 packets (2 EVs) each. */
+		for (uint32_t i = 0; i < 64; i++) {
+			m[i] = mk(0, (uint8_t)(i / 4), (uint8_t)(i / 2), 0, 0, i, plain);
+			MRC_T_ASSERT(m[i] != NULL, "built");
+		}
+		mrc_nic_emu_classify(NULL, m, 64, 4, q, &c);
+		for (int i = 0; i < 64; i++) {
+			MRC_T_ASSERT(q[i] < 4, "queue %u", q[i]);
+			MRC_T_EQ(q[i], q[i ^ 1]); /* same host pair, another EV */
+			per_q[q[i]]++;
+		}
+		for (int k = 0; k < 4; k++)
+			MRC_T_ASSERT(per_q[k] > 0, "%s: queue %d got none (%u %u %u %u)",
+				plain ? "plain" : "srv6", k, per_q[0], per_q[1], per_q[2],
+				per_q[3]);
+		rte_pktmbuf_free_bulk(m, 64);
+		/* One host pair, 64 EVs: one queue. */
+		for (uint32_t i = 0; i < 64; i++) {
+			m[i] = mk(0, 0, 1, 0, 0, i, plain);
+			MRC_T_ASSERT(m[i] != NULL, "built");
+		}
+		mrc_nic_emu_classify(NULL, m, 64, 4, q, &c);
+		for (int i = 1; i < 64; i++)
+			MRC_T_EQ(q[i], q[0]);
+		/* The hash is the same whatever the queue count; only its use differs. */
+		mrc_nic_emu_classify(NULL, m, 64, 1, q1, &c);
+		for (int i = 0; i < 64; i++)
+			MRC_T_EQ(q1[i], 0);
+		rte_pktmbuf_free_bulk(m, 64);
+	}
+	MRC_T_EQ(c.rss_pkts, 2 * 3 * 64);
+	MRC_T_EQ(c.steered_pkts + c.unparsed_pkts, 0);
+	return check_no_leak();
+}
+
+/*
  * Frames a rule cannot match go to queue 0, counted as unparsed: shorter
  * than an IPv6 header, not IPv6 by EtherType or by version, empty; the
  * classifier reads nothing beyond the first segment's data.
@@ -295,18 +351,21 @@ test_classify_hostile(void)
 		MRC_T_EQ(q[i], 0);
 	MRC_T_EQ(c.steered_pkts, 1);
 	MRC_T_EQ(c.unparsed_pkts, 4);
-	MRC_T_EQ(c.default_pkts, 0);
+	MRC_T_EQ(c.rss_pkts, 0);
 	/* A rule naming a queue the port lacks is no match. */
 	mrc_nic_emu_classify(&rules, m, 1, 1, q, &c);
 	MRC_T_EQ(q[0], 0);
-	MRC_T_EQ(c.default_pkts, 1);
+	MRC_T_EQ(c.rss_pkts, 1);
 	rte_pktmbuf_free_bulk(m, 5);
 	return check_no_leak();
 }
 
-/* Everything waiting on `port` queue `q`; each must parse; returns the count. */
+/*
+ * Everything waiting on `port` queue `q`; returns the count. Sets bit psn % 64
+ * of *psns (when not NULL) for each packet that parses.
+ */
 static unsigned int
-drain(uint16_t port, uint16_t q, uint32_t *psn_sum)
+drain(uint16_t port, uint16_t q, uint64_t *psns)
 {
 	struct rte_mbuf *m[64];
 	unsigned int total = 0;
@@ -316,8 +375,8 @@ drain(uint16_t port, uint16_t q, uint32_t *psn_sum)
 		for (uint16_t i = 0; i < n; i++) {
 			struct mrc_pkt v;
 
-			if (mrc_pkt_parse(m[i], &wire, &v) == MRC_WIRE_OK && psn_sum != NULL)
-				*psn_sum += v.bth.psn;
+			if (mrc_pkt_parse(m[i], &wire, &v) == MRC_WIRE_OK && psns != NULL)
+				*psns |= 1ull << (v.bth.psn % 64);
 		}
 		rte_pktmbuf_free_bulk(m, n);
 		total += n;
@@ -329,8 +388,8 @@ drain(uint16_t port, uint16_t q, uint32_t *psn_sum)
  * A loop pair with 2 queues a side and side 1's rules for its 2 workers:
  * from either tx queue of side 0, packets to worker k's address arrive on
  * side 1's rx queue k (with the T0 uSID consumed, as the fabric would),
- * packets to a third worker's address and plain ones on queue 0, counted.
- * With no rules all go to queue 0. A full rx queue hands packets back
+ * packets to a third worker's address and plain ones where RSS puts them,
+ * counted. With no rules one host pair's packets share a queue. A full rx queue hands packets back
  * unsent (counted) and nothing leaks.
  */
 static int
@@ -363,23 +422,23 @@ test_loop_steers(void)
 		MRC_T_ASSERT(m != NULL, "built");
 		MRC_T_EQ(rte_eth_tx_burst(a, cross ? 1 : 0, &m, 1), 1);
 	}
-	uint32_t s0 = 0, s1 = 0;
-	const unsigned int n0 = drain(b, 0, &s0), n1 = drain(b, 1, &s1);
-	/* Worker 1: i % 3 == 1 among 0..23 (8 of them); the rest on queue 0. */
-	uint32_t want1 = 0;
+	uint64_t p0 = 0, p1 = 0;
+	const unsigned int n0 = drain(b, 0, &p0), n1 = drain(b, 1, &p1);
 
+	MRC_T_EQ(n0 + n1, 32);
+	MRC_T_EQ(p0 | p1, 0xffffffffull); /* all arrived, each parses */
+	MRC_T_EQ(p0 & p1, 0);
+	/* Worker k's (i % 3 == k, i < 24) on queue k; worker 2's and plain ones anywhere. */
 	for (uint32_t i = 0; i < 24; i++)
-		if (i % 3 == 1)
-			want1 += i;
-	MRC_T_EQ(n1, 8);
-	MRC_T_EQ(s1, want1);
-	MRC_T_EQ(n0, 24);
+		if (i % 3 < 2)
+			MRC_T_ASSERT(
+				((i % 3 == 1 ? p1 : p0) >> i) & 1, "psn %u on queue %u", i, i % 3);
 	mrc_nic_loop_counters(l, 1, &c);
 	MRC_T_EQ(c.steered_pkts, 16);
-	MRC_T_EQ(c.default_pkts, 16); /* 8 for worker 2, 8 plain */
+	MRC_T_EQ(c.rss_pkts, 16); /* 8 for worker 2, 8 plain */
 	MRC_T_EQ(c.rx_full_pkts, 0);
 	mrc_nic_loop_counters(l, 0, &c);
-	MRC_T_EQ(c.steered_pkts + c.default_pkts, 0);
+	MRC_T_EQ(c.steered_pkts + c.rss_pkts, 0);
 	/* Nothing came back the other way. */
 	MRC_T_EQ(drain(a, 0, NULL) + drain(a, 1, NULL), 0);
 	/* Queue 1 full: 64 fit, 16 come back unsent. */
@@ -396,16 +455,17 @@ test_loop_steers(void)
 	MRC_T_EQ(c.rx_full_pkts, 16);
 	rte_pktmbuf_free_bulk(burst + sent, 80 - sent);
 	MRC_T_EQ(drain(b, 1, NULL), 64);
-	/* No rules: everything on queue 0. */
+	/* No rules: RSS keeps one host pair on one queue, whatever the EV. */
 	MRC_T_EQ(mrc_flow_ops_rec.flush(b, &err), 0);
-	for (uint32_t i = 0; i < 8; i++) {
+	for (uint32_t i = 0; i < 32; i++) {
 		struct rte_mbuf *m = mk(0, 0, 1, 2, 1, i, false);
 
 		MRC_T_ASSERT(m != NULL, "built");
 		MRC_T_EQ(rte_eth_tx_burst(a, 1, &m, 1), 1);
 	}
-	MRC_T_EQ(drain(b, 1, NULL), 0);
-	MRC_T_EQ(drain(b, 0, NULL), 8);
+	const unsigned int r0 = drain(b, 0, NULL), r1 = drain(b, 1, NULL);
+
+	MRC_T_ASSERT(r0 == 32 || r1 == 32, "split: %u on queue 0, %u on queue 1", r0, r1);
 	mrc_nic_loop_free(l);
 	return check_no_leak();
 }
@@ -440,7 +500,7 @@ test_loop_one_queue(void)
 	MRC_T_EQ(mrc_usid_active(v.outer.dst), mrc_ev_usid(0, MRC_USID_TIER_T0, 0));
 	rte_pktmbuf_free(r);
 	mrc_nic_loop_counters(l, 0, &c);
-	MRC_T_EQ(c.steered_pkts + c.default_pkts, 0);
+	MRC_T_EQ(c.steered_pkts + c.rss_pkts, 0);
 	mrc_nic_loop_free(l);
 	return check_no_leak();
 }
@@ -448,7 +508,7 @@ test_loop_one_queue(void)
 /*
  * The fabric's host ports with 2 queues: host 3's plane-1 port has rules
  * for its 2 workers; packets from host 0 (another T0, 3 switches) reach
- * queue k for worker k, a third worker's on queue 0; both tx queues of the
+ * queue k for worker k, a third worker's spread by RSS; both tx queues of the
  * sender feed the fabric.
  */
 static int
@@ -493,18 +553,19 @@ test_fabric_steers(void)
 			break;
 		now = t > now ? t : now;
 	}
-	uint32_t s1 = 0, want1 = 0;
+	uint64_t p0 = 0, p1 = 0;
 
+	MRC_T_EQ(drain(dst, 0, &p0) + drain(dst, 1, &p1), 30);
+	MRC_T_EQ(p0 | p1, (1ull << 30) - 1);
+	MRC_T_EQ(p0 & p1, 0);
 	for (uint32_t i = 0; i < 30; i++)
-		if (i % 3 == 1)
-			want1 += i;
-	MRC_T_EQ(drain(dst, 1, &s1), 10);
-	MRC_T_EQ(s1, want1);
-	MRC_T_EQ(drain(dst, 0, NULL), 20);
+		if (i % 3 < 2)
+			MRC_T_ASSERT(
+				((i % 3 == 1 ? p1 : p0) >> i) & 1, "psn %u on queue %u", i, i % 3);
 	const struct mrc_nic_emu_counters *c = mrc_fabric_nic_counters(fab);
 
 	MRC_T_EQ(c->steered_pkts, 20);
-	MRC_T_EQ(c->default_pkts, 10);
+	MRC_T_EQ(c->rss_pkts, 10);
 	MRC_T_EQ(mrc_fabric_counters(fab)->delivered_pkts, 30);
 	mrc_fabric_free(fab);
 	mrc_flow_rec_reset();
@@ -690,6 +751,7 @@ test_engine_steered_loop(void)
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rec_backend),
 	MRC_TEST_CASE(test_real_backend_unsupported),
+	MRC_TEST_CASE(test_classify_rss),
 	MRC_TEST_CASE(test_classify_hostile),
 	MRC_TEST_CASE(test_loop_steers),
 	MRC_TEST_CASE(test_loop_one_queue),

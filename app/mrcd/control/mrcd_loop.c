@@ -21,10 +21,11 @@
  * With [lcores] workers_per_host = n > 1 each link is an emulated NIC pair
  * instead (drivers/nic/mrc_nic_loop.h): n queues each way, the sender's tx
  * burst putting each packet on the rx queue the receiver's recorded flow
- * rules name (queue 0 without one) and shifting the micro-SIDs the
- * switches would. With flow steering every packet lands on its owner's
- * queue; with software steering on queue 0, whose shard passes on what is
- * not its own (lib/host/mrc_shard.h).
+ * rules name (without one, the queue its RSS hash picks) and shifting the
+ * micro-SIDs the switches would. With flow steering every packet lands on
+ * its owner's queue; with software steering RSS spreads host pairs over
+ * the queues and each shard passes on what is not its own
+ * (lib/host/mrc_shard.h).
  */
 
 #include <stdio.h>

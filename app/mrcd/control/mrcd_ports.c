@@ -59,6 +59,51 @@ list_ports(char *out, size_t len)
 			out, len, "none: name them with --vdev or [ports] vdev.<n>, or bind a NIC");
 }
 
+#define RSS_UDP (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX)
+
+/*
+ * Packets that no flow rule steers (software steering, and the packets to
+ * QPN 2 under flow steering) should spread over a port's rx queues, so that
+ * every worker reads and checks a share and passes on only what another
+ * owns. RSS spreads them by host pair: the IPv6 addresses and the UDP
+ * destination port, never the source port, which carries the EV: spread by
+ * EV, a QP's packets would reach its owner by two routes (its own queue,
+ * and another worker's dispatch) and arrive reordered, which the sender's
+ * time-based loss rule takes for losses. A port that can only hash UDP
+ * with both ports gets no RSS. At the innermost level where the port
+ * offers it, to look past the SRv6 outer header (whose addresses are the
+ * same for every packet of a host pair). Returns what the start-up line
+ * says (doc/steering.md, "Default queue: RSS").
+ */
+static const char *
+rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16_t n_rxq)
+{
+	const uint64_t offers = info->flow_type_rss_offloads;
+	uint64_t hf = 0;
+
+	if (n_rxq < 2)
+		return "RSS off (one rx queue)";
+	if ((offers & RSS_UDP) != 0 && (offers & RTE_ETH_RSS_L4_DST_ONLY) != 0)
+		hf = (offers & (RSS_UDP | RTE_ETH_RSS_IPV6)) | RTE_ETH_RSS_L4_DST_ONLY;
+	else if ((offers & RTE_ETH_RSS_IPV6) != 0 && (offers & RSS_UDP) == 0)
+		hf = RTE_ETH_RSS_IPV6;
+	if (hf == 0)
+		return (offers & RSS_UDP) != 0
+			       ? "RSS off (the port hashes UDP only with its source port, the EV, "
+				 "which would reorder a QP's packets)"
+			       : "RSS off (the port hashes no IPv6: packets land where the driver "
+				 "puts them)";
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's default key */
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	if ((offers & RTE_ETH_RSS_LEVEL_MASK) >= RTE_ETH_RSS_LEVEL_INNERMOST) {
+		conf->rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_LEVEL_INNERMOST;
+		return "RSS on (innermost IPv6 addresses, UDP destination port)";
+	}
+	return "RSS on (outer IPv6 addresses, UDP destination port: in SRv6 mode one queue per "
+	       "host pair and plane)";
+}
+
 static int
 open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *name)
 {
@@ -139,6 +184,7 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 			name, info.driver_name, info.max_tx_queues, n_shards);
 		return -ENOTSUP;
 	}
+	const char *rss = rss_setup(&conf, &info, n_rxq);
 	rc = rte_eth_dev_configure(pid, n_rxq, n_shards, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
@@ -169,8 +215,10 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	if (rc != 0)
 		return rc;
 	MRCD_LOG(ctrl, NOTICE,
-		"host %u plane %u: port %u %s (%s), %u/%u descriptors; offers%s%s%s%s",
-		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx,
+		"host %u plane %u: port %u %s (%s), %u/%u descriptors, %u rx queues, %s; "
+		"offers%s%s%s%s",
+		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx, n_rxq,
+		rss,
 		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 			? " multi-seg tx"
 			: " chains gathered by the driver",

@@ -472,10 +472,14 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		 * immediate waits for the rest of its message (one per QP up to
 		 * MRCD_TRK_BLOCKS_MAX; with none free the packet is NACKed and resent).
 		 */
-		sc->imm_pool =
-			mrc_trk_pool_create(RTE_MIN(RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows),
-						    (uint32_t)MRCD_TRK_BLOCKS_MAX),
-				mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+		{
+			/* RTE_MIN nested would shadow its own locals (-Wshadow) */
+			const uint32_t qps = RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows);
+
+			sc->imm_pool =
+				mrc_trk_pool_create(RTE_MIN(qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
+					mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+		}
 		sc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
 		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
 		{

@@ -17,10 +17,11 @@
  * recording backend, whose rules the fabric applies as it delivers.
  *
  * Software steering: a packet lands on whatever rx queue the port picks
- * (the emulated fabric: queue 0 when no rule matches; loop ports: the queue
- * of the index that sent it; a port with fewer rx queues than shards:
- * those it has), and the shard that reads it passes it on to the owner
- * through the owner's inbound ring (lib/host/mrc_shard.h).
+ * (the emulated fabric's and loop ports: the queue their RSS hash picks
+ * when no rule matches; a NIC: the queue its RSS picks, mrcd_ports.c; a
+ * port with fewer rx queues than shards: those it has), and the shard
+ * that reads it passes it on to the owner through the owner's inbound
+ * ring (lib/host/mrc_shard.h).
  *
  * auto takes flow where the probe succeeds and software elsewhere, saying
  * why; flow refuses to start where the probe fails.
