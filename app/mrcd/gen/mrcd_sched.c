@@ -151,6 +151,23 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 	return posted;
 }
 
+/*
+ * A flow holding no turn that has work: with active_flows it queues for a
+ * turn (granted at once if one is free), else it is ready to post.
+ */
+static void
+enqueue_idle(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, uint32_t fi)
+{
+	if (d->prof.active_flows > 0) {
+		f->queued = MRCD_FLOW_TURN;
+		mrcd_flowq_push(&hc->turns, fi);
+		grant(d, hc);
+		return;
+	}
+	f->queued = MRCD_FLOW_READY;
+	mrcd_flowq_push(&hc->ready, fi);
+}
+
 void
 mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 {
@@ -164,13 +181,8 @@ mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 			return; /* its turn lasts until the rest completes */
 		/* Hand the turn on; the flow queues for another (drain: the phase stops it). */
 		hc->active--;
-		f->queued = MRCD_FLOW_TURN;
-		mrcd_flowq_push(&hc->turns, fi);
-		grant(d, hc);
-		return;
 	}
-	f->queued = MRCD_FLOW_READY;
-	mrcd_flowq_push(&hc->ready, fi);
+	enqueue_idle(d, hc, f, fi);
 }
 
 void
@@ -181,12 +193,5 @@ mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 	/* Queued, it posts on its new QP when its turn comes; idle, it holds no turn. */
 	if (f->queued != MRCD_FLOW_IDLE)
 		return;
-	if (d->prof.active_flows > 0) {
-		f->queued = MRCD_FLOW_TURN;
-		mrcd_flowq_push(&hc->turns, fi);
-		grant(d, hc);
-		return;
-	}
-	f->queued = MRCD_FLOW_READY;
-	mrcd_flowq_push(&hc->ready, fi);
+	enqueue_idle(d, hc, f, fi);
 }
