@@ -44,4 +44,7 @@ mrc_cc_clamp32(uint64_t x, uint32_t lo, uint32_t hi)
 /* Window bound the algorithms accept (keeps every product in 64 bits). */
 #define MRC_CC_CWND_LIMIT_BYTES (UINT32_C(1) << 30)
 
+/* NSCC: "queue empty" for fast increase, in ns (capped at target / 2). */
+#define MRC_NSCC_FAST_DELAY_NS 1000
+
 #endif /* MRC_CC_PRIV_H */
