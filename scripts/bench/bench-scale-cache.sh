@@ -19,8 +19,8 @@
 # to itself. Per message: L2 misses (reads and writes); also L1d misses
 # and instructions, which include the idle passes between the last message
 # and the stop (a second or more of polling), so they vary from run to run.
-# Writes results/bench-scale-cache.json (the flow counts of an earlier run
-# that this one did not run are kept), which bench_report.py sets beside
+# Writes results/bench-scale-cache.json (figures for flow counts this run
+# does not measure are kept from the file), which bench_report.py sets beside
 # bench-scale's rates in doc/performance.md. mrcd claims its CPUs: on a
 # machine shared with other mrcd runs, LOCK=FILE holds that file's flock
 # over each mrcd run (not over the whole script).
