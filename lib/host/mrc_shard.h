@@ -77,6 +77,9 @@
  *   - completions leave through each QP's own CQ (the per-QP sink, given
  *     when the QP is created), endpoint requests through the hand-off ring
  *     (single producer: the owner);
+ *   - frames that are not MRC leave through the exception ring, and frames the
+ *     control thread sends (neighbour discovery, the kernel's) come in through
+ *     ctl_tx and are staged with the QPs' packets (cfg.exception, cfg.ctl_tx);
  *   - several shards of one host: a QPN has exactly one owner (qpn_map, or
  *     the QPN modulo n_shards). A packet read by another shard of the host
  *     (a port that cannot steer it to the owner's queue) is parsed there,
@@ -116,6 +119,11 @@
 		"dispatch ring")                                                                   \
 	X(rx_handoff_drops, "pkts",                                                                \
 		"packets to hand off dropped: no hand-off ring, or it was full")                   \
+	X(rx_exception, "pkts",                                                                    \
+		"frames that are not MRC (neighbour discovery, ICMPv6, LLDP, ...) put on the "     \
+		"exception ring")                                                                  \
+	X(rx_exception_drops, "pkts",                                                              \
+		"frames that are not MRC dropped: the exception ring was full")                    \
 	X(rx_dispatched_out, "pkts", "packets put on another shard's inbound ring (its QPs)")      \
 	X(rx_dispatch_full, "pkts",                                                                \
 		"packets for another shard dropped: its inbound ring was full")                    \
@@ -125,6 +133,12 @@
 	X(tx_pkts, "pkts", "packets the ports accepted")                                           \
 	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                 \
 	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")           \
+	X(tx_control, "pkts",                                                                      \
+		"frames the control thread gave the shard to send (neighbour discovery, the "      \
+		"kernel's)")                                                                       \
+	X(tx_control_drops, "pkts",                                                                \
+		"frames from the control thread dropped: a plane that does not exist or a full "   \
+		"staging area")                                                                    \
 	X(timer_fires, "events", "QP timers that fired")                                           \
 	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")        \
 	X(requests, "reqs", "requests taken from the request ring")                                \
@@ -206,6 +220,17 @@ struct mrc_shard_cfg {
 	 * iteration; give every shard of the host the same table.
 	 */
 	struct rte_ring *dispatch[MRC_SHARD_MAX_SHARDS];
+	/*
+	 * The exception path. Frames from the ports that are not MRC (the parser's
+	 * bad_ethertype, bad_next_header and not_roce: neighbour discovery, ICMPv6,
+	 * LLDP, ARP, ...) go to `exception` (producers: the host's shards; consumer:
+	 * the control thread); NULL: dropped, counted only among the verdicts. Frames
+	 * on `ctl_tx` (producer: the control thread; consumer: this shard), each with
+	 * m->port set to its plane, are staged and sent with the shard's own; NULL:
+	 * none.
+	 */
+	struct rte_ring *exception;
+	struct rte_ring *ctl_tx;
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:

@@ -248,6 +248,7 @@ test_plane_dies_with_nic_tx_room(void)
 struct lone {
 	struct mrc_test_pair p;
 	struct rte_ring *wire, *handoff, *requests;
+	struct rte_ring *exception, *ctl_tx; /* set before lone_make to give them to the shard */
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
@@ -300,6 +301,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.wire = l->p.wire,
 		.socket = SOCKET_ID_ANY,
 		.handoff = l->handoff,
+		.exception = l->exception,
+		.ctl_tx = l->ctl_tx,
 		.requests = l->requests};
 
 	l->wire_cfg = l->p.wire;
@@ -438,6 +441,78 @@ static int
 test_counts_hand_offs_it_cannot_make(void)
 {
 	return hand_off_case(false);
+}
+
+/* A frame of `len` bytes, EtherType `et`, IPv6 next header `nh` when IPv6, on `ring`. */
+static int
+put_raw(struct rte_mempool *pool, struct rte_ring *ring, uint16_t et, uint8_t nh, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, len) : NULL;
+
+	MRC_T_ASSERT(f != NULL, "mbuf of %u bytes", len);
+	memset(f, 0, len);
+	f[12] = (uint8_t)(et >> 8);
+	f[13] = (uint8_t)et;
+	if (et == RTE_ETHER_TYPE_IPV6) {
+		f[14] = 0x60;
+		f[19] = (uint8_t)(len - 54); /* payload length */
+		f[20] = nh;
+		f[21] = 255;
+	}
+	MRC_T_EQ(rte_ring_enqueue(ring, m), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * The exception path: frames that are not MRC go to the exception ring (what
+ * it cannot take is counted), damaged or unknown MRC packets do not; frames
+ * the control thread puts on ctl_tx leave by the plane their m->port names.
+ */
+static int
+test_exception_path(void)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m = NULL, *out[2];
+
+	l.exception = rte_ring_create("shx", 2, SOCKET_ID_ANY, 0); /* room for one */
+	l.ctl_tx = rte_ring_create("shc", 8, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(l.exception != NULL && l.ctl_tx != NULL, "rings");
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_RUN(put_raw(l.p.pool, l.wire, RTE_ETHER_TYPE_IPV6, 58, 86)); /* ICMPv6 */
+	MRC_T_RUN(put_raw(l.p.pool, l.wire, RTE_ETHER_TYPE_LLDP, 0, 60));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x105)); /* MRC, for no QP */
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->rx_pkts, 3);
+	MRC_T_EQ(c->rx_exception, 1);
+	MRC_T_EQ(c->rx_exception_drops, 1);
+	MRC_T_EQ(c->rx_unknown_qpn, 1);
+	MRC_T_EQ(rte_ring_dequeue(l.exception, (void **)&m), 0);
+	MRC_T_EQ(rte_pktmbuf_mtod(m, uint8_t *)[20], 58); /* the ICMPv6 frame, whole */
+	MRC_T_EQ(rte_pktmbuf_pkt_len(m), 86);
+	rte_pktmbuf_free(m);
+	/* control frames: one for plane 0, one for a plane the shard does not have */
+	for (unsigned int k = 0; k < 2; k++) {
+		out[k] = rte_pktmbuf_alloc(l.p.pool);
+		MRC_T_ASSERT(out[k] != NULL && rte_pktmbuf_append(out[k], 64) != NULL, "mbuf");
+		out[k]->port = (uint16_t)(k * 3);
+		MRC_T_EQ(rte_ring_enqueue(l.ctl_tx, out[k]), 0);
+	}
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(c->tx_control, 1);
+	MRC_T_EQ(c->tx_control_drops, 1);
+	MRC_T_EQ(rte_ring_count(l.ctl_tx), 0);
+	MRC_T_EQ(rte_ring_dequeue(l.wire, (void **)&m), 0); /* the port's tx: our frame */
+	MRC_T_ASSERT(m == out[0], "the frame sent is not the one given");
+	rte_pktmbuf_free(m);
+	MRC_T_RUN(lone_free(&l));
+	rte_ring_free(l.exception);
+	rte_ring_free(l.ctl_tx);
+	return MRC_TEST_OK;
 }
 
 static int
@@ -1077,6 +1152,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
+	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
