@@ -61,6 +61,16 @@
 		.flags = MRCD_INI_DERIVED, __VA_ARGS__                           \
 	}
 
+/* A per-plane IPv6 key of [host.<n>], with a plain default ("::": none). */
+#define HOST_KEY_P_IP(name_, field_, ...)                                                     \
+	{                                                                                     \
+		.section = "host.#", .name = name_, .type = MRCD_INI_IPV6,                    \
+		.size = SZ(host[0].field_[0]), .offset = OFF(host[0].field_[0]),              \
+		.idx = {{MRCD_DIM_HOST, sizeof(struct mrcd_config_host)},                     \
+			{MRCD_DIM_PLANE, sizeof(((struct mrcd_config_host *)0)->field_[0])}}, \
+		__VA_ARGS__                                                                   \
+	}
+
 static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
 /* In enum mrcd_steering and enum mrcd_peer_shard order. */
@@ -163,6 +173,11 @@ static const struct mrcd_ini_key keys[] = {
 			"start where a port cannot), software (the worker that reads it passes it "
 			"on through a ring), auto (flow where a port takes the rules, else "
 			"software). Each port has one rx and one tx queue per worker of its host"),
+	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
+		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
+			"addresses, announce them at start and at link-up, and resolve each "
+			"[host.<n>] next_hop.p<p> (doc/running.md, \"Neighbour discovery\"); false: "
+			"the ports answer nothing and frames that are not MRC are dropped uncounted"),
 	KEY("ports", "rx_desc", U16, ports.rx_desc, .flags = MRCD_INI_POW2, .min = 64,
 		.max = 16384, .def = "1024", .unit = "descriptors",
 		.help = "rx ring of every port"),
@@ -208,7 +223,11 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "MAC of this host's port on plane p"),
 	HOST_KEY_P("peer_mac.p#", peer_mac, .def = "02:6D:72:FF:<t0>:<p> (in hex)",
 		.help = "next hop's MAC on plane p: the T0 switch's port (back to back: the peer "
-			"NIC's); unused on the emulated fabric"),
+			"NIC's); unused on the emulated fabric and where next_hop.p<p> is set"),
+	HOST_KEY_P_IP("next_hop.p#", next_hop, .def = "::",
+		.help = "mode ethdev: next hop's IPv6 address on plane p (the T0 switch's on the "
+			"link), whose MAC neighbour discovery resolves and keeps fresh; :: = none, "
+			"peer_mac.p<p> is used"),
 
 	/* ---- [lcores] ---- */
 	KEY("lcores", "workers", U16, lcores.workers, .min = 1, .max = RTE_MAX_LCORE - 2,
