@@ -117,6 +117,7 @@ struct mrcd_config {
 		uint32_t close_delay_ms;  /* between stopping workers and closing ports */
 		uint8_t steering;	  /* enum mrcd_steering */
 		bool neighbour_discovery; /* ethdev: answer NS, announce, resolve next_hop */
+		bool tap;		  /* ethdev: frames that are not MRC to a kernel tap */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */
 		char name[MRCD_CONFIG_MAX_HOSTS][MRC_EV_MAX_PLANES][MRCD_CONFIG_NAME_MAX];
 		char vdev[MRCD_CONFIG_MAX_VDEVS][MRCD_CONFIG_VDEV_MAX]; /* "" = unused */

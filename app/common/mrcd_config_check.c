@@ -205,6 +205,9 @@ check_hosts(const struct xc *x)
 	const unsigned int per = RTE_MAX(c->fabric.hosts_per_t0, 1);
 	char sec[16], key[24];
 
+	if (c->ports.tap && (c->ports.mode != MRCD_PORTS_ETHDEV || !c->ports.neighbour_discovery))
+		return BAD(x, "ports", "tap",
+			"a tap needs [ports] mode = ethdev and neighbour_discovery = true");
 	for (unsigned int n = 0; n < MRCD_CONFIG_MAX_HOSTS; n++) {
 		const struct mrcd_config_host *h = &c->host[n];
 

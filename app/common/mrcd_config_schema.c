@@ -178,6 +178,11 @@ static const struct mrcd_ini_key keys[] = {
 			"addresses, announce them at start and at link-up, and resolve each "
 			"[host.<n>] next_hop.p<p> (doc/running.md, \"Neighbour discovery\"); false: "
 			"the ports answer nothing and frames that are not MRC are dropped uncounted"),
+	KEY("ports", "tap", BOOL, ports.tap, .def = "false",
+		.help = "mode ethdev: give the frames that are not MRC (ping, LLDP, ...) to a "
+			"kernel tap per port, mrch<host>p<plane>, which has the host's plane "
+			"addresses, and send what the kernel writes to it out the port (needs "
+			"root and neighbour_discovery); false: they are dropped, counted by kind"),
 	KEY("ports", "rx_desc", U16, ports.rx_desc, .flags = MRCD_INI_POW2, .min = 64,
 		.max = 16384, .def = "1024", .unit = "descriptors",
 		.help = "rx ring of every port"),

@@ -111,9 +111,13 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		if (now >= next_link) {
 			/* One read of the host's ports, published to every shard of it. */
 			for (unsigned int h = 0; h < d->n_hosts; h++) {
-				const uint32_t m = mrc_shard_refresh_links(d->host[h].shard[0].rt);
+				/* with neighbour discovery, up means a known next hop too */
+				const bool nd = d->host[h].nd_on;
+				const uint32_t m =
+					nd ? mrcd_nd_tick(d, h, now)
+					   : mrc_shard_refresh_links(d->host[h].shard[0].rt);
 
-				for (unsigned int k = 1; k < d->host[h].n_shards; k++)
+				for (unsigned int k = nd ? 0 : 1; k < d->host[h].n_shards; k++)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
 			}
 			next_link = now + d->hz / 1000;

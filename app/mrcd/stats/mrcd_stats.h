@@ -57,6 +57,8 @@ const char *mrcd_steer_name(uint8_t mode);
 
 /* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
+/* /mrc/nd (mrcd_telemetry_nd.c), registered by mrcd_telemetry_register(). */
+int mrcd_telemetry_nd_register(const struct mrcd_daemon *d);
 
 /*
  * Ask the owner of `qp` (on `host`) about it (mrcd_query_ask.c). The

@@ -863,6 +863,8 @@ mrcd_telemetry_register(struct mrcd_daemon *d)
 
 	daemon_ref = d;
 	start_tsc = rte_rdtsc();
+	if (mrcd_telemetry_nd_register(d) != 0)
+		return -EINVAL;
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
 		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
 
