@@ -224,7 +224,9 @@ struct mrc_shard_cfg {
 	 * The exception path. Frames from the ports that are not MRC (the parser's
 	 * bad_ethertype, bad_next_header and not_roce: neighbour discovery, ICMPv6,
 	 * LLDP, ARP, ...) go to `exception` (producers: the host's shards; consumer:
-	 * the control thread); NULL: dropped, counted only among the verdicts. Frames
+	 * the control thread), counted rx_exception and not among the parser's
+	 * verdicts (those the ring cannot take are); NULL: refused like any other
+	 * frame the parser does not take, counted among the verdicts. Frames
 	 * on `ctl_tx` (producer: the control thread; consumer: this shard), each with
 	 * m->port set to its plane, are staged and sent with the shard's own; NULL:
 	 * none.

@@ -185,20 +185,20 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		if (!inbound)
 			s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
 		r = mrc_pkt_parse(m[k], wire, &v[k]);
+		ok[k] = r == MRC_WIRE_OK;
+		if (!ok[k] && !inbound && s->cfg.exception != NULL && not_mrc(r)) {
+			/* not refused: another path's, counted there by kind */
+			if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
+				m[k] = NULL; /* the control thread frees it */
+				s->cnt.rx_exception++;
+				continue;
+			}
+			s->cnt.rx_exception_drops++;
+		}
 		if (!inbound)
 			s->verdicts.pkts[r]++;
-		ok[k] = r == MRC_WIRE_OK;
-		if (!ok[k]) {
-			if (!inbound && s->cfg.exception != NULL && not_mrc(r)) {
-				if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
-					m[k] = NULL; /* the control thread frees it */
-					s->cnt.rx_exception++;
-				} else {
-					s->cnt.rx_exception_drops++;
-				}
-			}
+		if (!ok[k])
 			continue;
-		}
 		if (v[k].bth.dqpn == MRC_EP_QPN) {
 			ok[k] = false;
 			if (hand_off(s, m[k]))

@@ -490,6 +490,9 @@ test_exception_path(void)
 	MRC_T_EQ(c->rx_exception, 1);
 	MRC_T_EQ(c->rx_exception_drops, 1);
 	MRC_T_EQ(c->rx_unknown_qpn, 1);
+	/* the frame taken is not the parser's refusal; the one the ring could not take is */
+	MRC_T_EQ(mrc_shard_rx_verdicts(l.s)->pkts[MRC_WIRE_BAD_NEXT_HEADER], 0);
+	MRC_T_EQ(mrc_shard_rx_verdicts(l.s)->pkts[MRC_WIRE_BAD_ETHERTYPE], 1);
 	MRC_T_EQ(rte_ring_dequeue(l.exception, (void **)&m), 0);
 	MRC_T_EQ(rte_pktmbuf_mtod(m, uint8_t *)[20], 58); /* the ICMPv6 frame, whole */
 	MRC_T_EQ(rte_pktmbuf_pkt_len(m), 86);
