@@ -189,6 +189,9 @@ struct mrcd_hostctx {
 	uint64_t next_hop_mac[MRC_SHARD_MAX_PLANES];
 	struct mrcd_nd_port nd[MRC_SHARD_MAX_PLANES];
 	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
+	/* setup (ethdev): each plane port's tx ring, and the NIC tx room in descriptors
+	 * (mrc_shard_cfg.tx_room_desc; 0: none asked) */
+	uint16_t tx_desc[MRC_SHARD_MAX_PLANES], tx_room_desc[MRC_SHARD_MAX_PLANES];
 	uint32_t port_started; /* control (ports, loop): planes whose port we started */
 	/* setup: how each plane's port steers (enum mrcd_steer), its rx queues, and why */
 	uint8_t steer[MRC_SHARD_MAX_PLANES];

@@ -132,6 +132,8 @@
 		"packets on the inbound ring for a QP this shard does not own")                    \
 	X(tx_pkts, "pkts", "packets the ports accepted")                                           \
 	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                 \
+	X(tx_nic_full, "loops",                                                                    \
+		"plane x iteration pairs without room: the port's tx descriptors were taken")      \
 	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")           \
 	X(tx_control, "pkts",                                                                      \
 		"frames the control thread gave the shard to send (neighbour discovery, the "      \
@@ -238,6 +240,16 @@ struct mrc_shard_cfg {
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
 	 * counted only. */
 	struct rte_ring *events;
+	/*
+	 * NIC tx room from the NIC itself: a plane whose port reports the status
+	 * of its tx descriptors (rte_eth_tx_descriptor_status; asked once at
+	 * create) takes packets only while fewer than tx_room_desc[plane] of its
+	 * tx_ring_desc[plane] descriptors wait to be sent, as a NIC picks a port
+	 * with room. A port that does not answer is limited by its staging only.
+	 * tx_room_desc 0: not asked. Unused when tx_backlog is set.
+	 */
+	uint16_t tx_ring_desc[MRC_SHARD_MAX_PLANES];
+	uint16_t tx_room_desc[MRC_SHARD_MAX_PLANES];
 	/* NIC tx room (see above); tx_backlog NULL: ports limited only by their staging. */
 	mrc_shard_backlog_fn tx_backlog;
 	const void *tx_backlog_ctx;
@@ -267,6 +279,13 @@ void mrc_shard_free(struct mrc_shard *s);
  */
 void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const void *ctx,
 	unsigned int host, uint64_t room_bytes);
+
+/*
+ * How plane p's tx room is known: the descriptor offset whose status says
+ * "full" (mrc_shard_cfg.tx_room_desc), or 0 when the port does not report
+ * its descriptors and only the staging bound applies.
+ */
+uint16_t mrc_shard_tx_room_offset(const struct mrc_shard *s, unsigned int plane);
 
 /*
  * Owner (or once it has stopped): the round trip the shard's QPs to the

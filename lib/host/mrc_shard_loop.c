@@ -497,6 +497,11 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 				s->cfg.tx_backlog(s->cfg.tx_backlog_ctx, s->cfg.tx_backlog_host, p);
 			if (queued[p] > s->cfg.tx_room_bytes)
 				room &= ~(1u << p);
+		} else if (s->desc_room_off[p] != 0 &&
+			   rte_eth_tx_descriptor_status(s->cfg.port_id[p], s->cfg.tx_queue,
+				   s->desc_room_off[p]) == RTE_ETH_TX_DESC_FULL) {
+			room &= ~(1u << p); /* the NIC's ring holds tx_room_desc waiting */
+			s->cnt.tx_nic_full++;
 		}
 	}
 	unpark(s);

@@ -249,10 +249,28 @@ struct lone {
 	struct mrc_test_pair p;
 	struct rte_ring *wire, *handoff, *requests;
 	struct rte_ring *exception, *ctl_tx; /* set before lone_make to give them to the shard */
+	/* set before lone_make: NIC tx room in descriptors (0: none), and a port that reports
+	 * its descriptors through fake_desc_status */
+	uint16_t tx_room_desc;
+	bool desc_status;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
 };
+
+/*
+ * What the fake NIC's tx ring holds: descriptors waiting to be sent. Its
+ * descriptor status answers as a NIC does: the descriptor `offset` ahead of
+ * the tail is still full when more than ring - offset wait.
+ */
+static uint16_t fake_waiting;
+
+static int
+fake_desc_status(void *txq, uint16_t offset)
+{
+	RTE_SET_USED(txq);
+	return fake_waiting >= 64 - offset ? RTE_ETH_TX_DESC_FULL : RTE_ETH_TX_DESC_DONE;
+}
 
 static int
 lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool requests)
@@ -285,6 +303,9 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 			0);
 		MRC_T_EQ(rte_eth_tx_queue_setup((uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL), 0);
 		MRC_T_EQ(rte_eth_dev_start((uint16_t)port), 0);
+		/* a NIC that reports its tx descriptors, as net_ring does not */
+		if (l->desc_status)
+			rte_eth_fp_ops[port].tx_descriptor_status = fake_desc_status;
 	}
 	snprintf(name, sizeof(name), "sho%u", seq);
 	l->handoff = handoff ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
@@ -303,6 +324,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.handoff = l->handoff,
 		.exception = l->exception,
 		.ctl_tx = l->ctl_tx,
+		.tx_ring_desc = {64},
+		.tx_room_desc = {l->tx_room_desc},
 		.requests = l->requests};
 
 	l->wire_cfg = l->p.wire;
@@ -516,6 +539,65 @@ test_exception_path(void)
 	rte_ring_free(l.exception);
 	rte_ring_free(l.ctl_tx);
 	return MRC_TEST_OK;
+}
+
+/*
+ * NIC tx room: a port that reports its tx descriptors is offered packets only
+ * while fewer than tx_room_desc wait; one that does not (net_ring) keeps the
+ * staging bound alone, and sends.
+ */
+static int
+nic_desc_room_case(bool reports)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	memset(&l, 0, sizeof(l));
+	l.tx_room_desc = 16;
+	l.desc_status = reports;
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_EQ(mrc_shard_tx_room_offset(l.s, 0), reports ? 64 - 16 : 0);
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_qp_post_write(l.p.h[0].qp, 1, l.p.h[0].mem, 64 * 1024, l.p.h[0].key,
+			 (uint64_t)(uintptr_t)l.p.h[1].mem, l.p.h[1].key, false, 0),
+		0);
+	c = mrc_shard_counters(l.s);
+	fake_waiting = 16; /* as many as the room: full */
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(c->tx_pkts, reports ? 0 : rte_ring_count(l.wire));
+	MRC_T_EQ(c->tx_nic_full, reports ? 1 : 0);
+	if (reports) {
+		fake_waiting = 15; /* one fewer: room */
+		l.p.now += 1000;
+		mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+		MRC_T_ASSERT(c->tx_pkts > 0, "no packet sent with room on the NIC");
+		MRC_T_EQ(c->tx_nic_full, 1);
+	}
+	MRC_T_ASSERT(c->tx_pkts > 0, "nothing sent");
+	/* what went out is on the wire ring: give it back */
+	while ((n = rte_ring_dequeue_burst(l.wire, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[0].qp), 0);
+	mrc_shard_drop_staged(l.s);
+	if (reports)
+		rte_eth_fp_ops[l.port].tx_descriptor_status = NULL;
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+static int
+test_nic_tx_room_from_descriptors(void)
+{
+	return nic_desc_room_case(true);
+}
+
+static int
+test_nic_tx_room_staging_only(void)
+{
+	return nic_desc_room_case(false);
 }
 
 static int
@@ -1156,6 +1238,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_exception_path),
+	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
+	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),

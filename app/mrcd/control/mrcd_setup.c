@@ -425,8 +425,12 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		return rc;
 	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
-	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 		cfg.port_id[p] = hc->port[p];
+		/* ethdev ports: tx room from the NIC where it tells (mrcd_ports.c) */
+		cfg.tx_ring_desc[p] = hc->tx_desc[p];
+		cfg.tx_room_desc[p] = hc->tx_room_desc[p];
+	}
 	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
