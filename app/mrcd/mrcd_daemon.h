@@ -186,8 +186,8 @@ struct mrcd_hostctx {
 	 */
 	bool nd_on; /* setup */
 	struct rte_ring *exception, *ctl_tx;
-	uint64_t next_hop_mac[MRC_SHARD_MAX_PLANES];
-	struct mrcd_nd_port nd[MRC_SHARD_MAX_PLANES];
+	uint64_t next_hop_mac[MRC_SHARD_MAX_PLANES] __rte_cache_aligned; /* a line of its own */
+	struct mrcd_nd_port nd[MRC_SHARD_MAX_PLANES] __rte_cache_aligned;
 	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
 	/* setup (ethdev): each plane port's tx ring, and the NIC tx room in descriptors
 	 * (mrc_shard_cfg.tx_room_desc; 0: none asked) */

@@ -43,6 +43,9 @@
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
 
+/* Frames that are not MRC the control thread takes per host and tick at most. */
+#define MRCD_ND_PER_TICK 256
+
 static const uint8_t all_nodes[MRC_ND_ADDR_LEN] = {0xff, 0x02, [15] = 1};
 static const struct rte_ether_addr all_nodes_mac = {{0x33, 0x33, 0, 0, 0, 1}};
 
@@ -274,9 +277,15 @@ take_exceptions(
 	struct mrcd_daemon *d, struct mrcd_hostctx *hc, const struct mrc_nd_timing *t, uint64_t now)
 {
 	struct rte_mbuf *m[32];
-	unsigned int n;
+	unsigned int n, taken = 0;
 
-	while ((n = rte_ring_sc_dequeue_burst(hc->exception, (void **)m, RTE_DIM(m), NULL)) > 0) {
+	/*
+	 * A bounded share per tick: a flood of frames that are not MRC fills the
+	 * ring, and the shards count what it cannot take (rx_exception_drops),
+	 * instead of the control thread spending its time on them.
+	 */
+	while (taken < MRCD_ND_PER_TICK &&
+		(n = rte_ring_sc_dequeue_burst(hc->exception, (void **)m, RTE_DIM(m), NULL)) > 0) {
 		for (unsigned int k = 0; k < n; k++) {
 			static uint8_t buf[16384]; /* the control thread's alone */
 			const uint32_t len =
@@ -290,12 +299,16 @@ take_exceptions(
 				continue;
 			kind = mrc_nd_classify(f, len, &msg);
 			count(&hc->nd[p].kind[kind]);
-			if ((kind == MRC_ND_KIND_NS || kind == MRC_ND_KIND_NA) &&
-				!nd_input(hc, (unsigned int)p, &msg, t, now))
-				continue; /* answered here */
+			if (kind == MRC_ND_KIND_NS || kind == MRC_ND_KIND_NA) {
+				/* handled here; the kernel sees it too when it has a tap */
+				if (nd_input(hc, (unsigned int)p, &msg, t, now))
+					(void)mrcd_tap_write(&hc->nd[p], f, len);
+				continue;
+			}
 			if (kind == MRC_ND_KIND_ND_BAD || !mrcd_tap_write(&hc->nd[p], f, len))
 				count(&hc->nd[p].cnt[MRCD_ND_not_mrc_dropped]);
 		}
+		taken += n;
 		rte_pktmbuf_free_bulk(m, n);
 	}
 }
