@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_SET,
 	OPT_CHECK,
 	OPT_JSON,
+	OPT_SERVICE,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_MAX,
@@ -52,7 +53,7 @@ static const struct opt {
 	[OPT_CONFIG] = {"-f", "--config", "FILE", MRCD_CONFIG_DEFAULT_PATH,
 		"the daemon's configuration (INI)"},
 	[OPT_PROFILE] = {NULL, "--profile", "FILE", "the config's [daemon] profile",
-		"traffic profile (INI)"},
+		"traffic profile (INI), or none (no traffic of its own)"},
 	[OPT_SCENARIO] = {NULL, "--scenario", "FILE", "the config's [daemon] scenario",
 		"fault scenario for the emulated fabric (INI), or none"},
 	[OPT_DURATION] = {NULL, "--duration", "SECONDS", "the config's [daemon] duration_s",
@@ -63,6 +64,11 @@ static const struct opt {
 	[OPT_CHECK] = {NULL, "--check", NULL, NULL,
 		"validate all input files, print the config, exit 0 or 1"},
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
+	[OPT_SERVICE] = {NULL, "--service", NULL, NULL,
+		"run as a system service: until stopped, SIGHUP reloads,\n"
+		"pid file and files in the state and runtime directories\n"
+		"($STATE_DIRECTORY, $RUNTIME_DIRECTORY; default /var/lib/mrcd,\n"
+		"/run/mrcd), config " MRCD_SERVICE_CONFIG_PATH " by default"},
 	[OPT_HELP] = {"-h", "--help", NULL, NULL, "print this help and exit"},
 	[OPT_VERSION] = {NULL, "--version", NULL, NULL,
 		"print mrcd's and DPDK's versions and exit"},
@@ -195,6 +201,9 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 	case OPT_CHECK:
 		c->check = true;
 		return 0;
+	case OPT_SERVICE:
+		c->service = true;
+		return 0;
 	case OPT_HELP:
 		mrcd_cli_usage(stdout, c->prog);
 		return 1;
@@ -202,7 +211,7 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 		mrcd_cli_version(stdout);
 		return 1;
 	}
-	if (id == OPT_SCENARIO && strcmp(v, "none") == 0) {
+	if ((id == OPT_SCENARIO || id == OPT_PROFILE) && strcmp(v, "none") == 0) {
 		snprintf(dst, PATH_MAX, "none");
 		return 0;
 	}
@@ -249,7 +258,7 @@ int
 mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t errlen)
 {
 	const char *v;
-	int dd = -1, own = argc;
+	int dd = -1, own = argc, rc;
 
 	memset(out, 0, sizeof(*out));
 	out->prog = argc > 0 && argv[0] != NULL ? argv[0] : "mrcd";
@@ -269,7 +278,11 @@ mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t er
 	out->eal_argv = argc > 1 ? &argv[1] : NULL;
 	if (mrcd_cli_resolve_input(MRCD_CONFIG_DEFAULT_PATH, out->config, sizeof(out->config)) != 0)
 		return fail(err, errlen, "default config path too long");
-	return parse_own(out, argc - own, argv + own, err, errlen);
+	rc = parse_own(out, argc - own, argv + own, err, errlen);
+	/* A service reads the installed configuration unless told otherwise. */
+	if (rc == 0 && out->service && !out->config_given)
+		snprintf(out->config, sizeof(out->config), "%s", MRCD_SERVICE_CONFIG_PATH);
+	return rc;
 }
 
 /* The text after the option list, one line each (the help stays under 80 columns). */
@@ -347,9 +360,19 @@ mrcd_cli_apply(const struct mrcd_cli *cli, struct mrcd_config *cfg, char *err, s
 	return mrcd_config_check(cfg, err, errlen);
 }
 
+bool
+mrcd_cli_no_traffic(const struct mrcd_cli *cli, const struct mrcd_config *cfg)
+{
+	if (cli->profile[0] != '\0')
+		return strcmp(cli->profile, "none") == 0;
+	return strcmp(cfg->daemon.profile, "none") == 0;
+}
+
 int
 mrcd_cli_profile(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char *buf, size_t len)
 {
+	if (strcmp(cli->profile, "none") == 0)
+		return snprintf(buf, len, "%s", "");
 	if (cli->profile[0] != '\0')
 		return snprintf(buf, len, "%s", cli->profile);
 	return mrcd_config_resolve(cfg, cfg->daemon.profile, buf, len);
