@@ -27,10 +27,10 @@
 #include <stddef.h>
 
 struct mrcd_launch {
-	bool valid;	     /* a launcher's variables were found */
-	unsigned int index;  /* this node's index, 0 .. count - 1 */
-	unsigned int count;  /* nodes */
-	char who[96];	     /* where the numbers came from, for the log */
+	bool valid;	    /* a launcher's variables were found */
+	unsigned int index; /* this node's index, 0 .. count - 1 */
+	unsigned int count; /* nodes */
+	char who[96];	    /* where the numbers came from, for the log */
 };
 
 /*

@@ -444,7 +444,7 @@ test_bad_cross(void)
 		"@:2: [ports] h0.p0 = net_null0: only with mode = ethdev", ""));
 	MRC_T_RUN(expect_error("nothere.ini",
 		"[daemon]\nhosts = 1\nplanes = 1\n[ports]\nmode = ethdev\nh0.p0 = a\nh5.p0 = b\n",
-		-EINVAL, "@:7: [ports] h5.p0 = b: host 5 is not run by this process", ""));
+		-EINVAL, "@:7: [ports] h5.p0 = b: host 5 is not in the cluster (hosts 0..0)", ""));
 	MRC_T_RUN(expect_error("host2.ini", "[host.2]\nt0 = 1\n", -EINVAL,
 		"@:1: [host.2]: no such host: the cluster has 2", ""));
 	MRC_T_RUN(expect_error("t0.ini", "[host.1]\nt0 = 0\n", -EINVAL,

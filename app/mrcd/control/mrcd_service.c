@@ -168,8 +168,8 @@ pid_file_take(struct mrcd_daemon *d)
 	char text[32];
 	int fd, n;
 
-	if (snprintf(d->svc.pid_file, sizeof(d->svc.pid_file), "%s/mrcd.pid",
-		    d->svc.runtime_dir) >= (int)sizeof(d->svc.pid_file))
+	if (snprintf(d->svc.pid_file, sizeof(d->svc.pid_file), "%s/mrcd.pid", d->svc.runtime_dir) >=
+		(int)sizeof(d->svc.pid_file))
 		return -ENAMETOOLONG;
 	fd = open(d->svc.pid_file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -247,11 +247,10 @@ mrcd_service_start(struct mrcd_daemon *d)
 		return 0;
 	rc = journal_log();
 	if (rc == 0)
-		rc = dir_from_env(
-			"STATE_DIRECTORY", STATE_DIR_DEFAULT, d->svc.state_dir, PATH_MAX);
+		rc = dir_from_env("STATE_DIRECTORY", STATE_DIR_DEFAULT, d->svc.state_dir, PATH_MAX);
 	if (rc == 0)
-		rc = dir_from_env("RUNTIME_DIRECTORY", RUNTIME_DIR_DEFAULT, d->svc.runtime_dir,
-			PATH_MAX);
+		rc = dir_from_env(
+			"RUNTIME_DIRECTORY", RUNTIME_DIR_DEFAULT, d->svc.runtime_dir, PATH_MAX);
 	if (rc != 0)
 		return rc;
 	/*
@@ -292,7 +291,9 @@ mrcd_service_start(struct mrcd_daemon *d)
 	MRCD_LOG(ctrl, NOTICE,
 		"service: pid %ld, state in %s, runtime files in %s, config %s, traffic %s",
 		(long)getpid(), d->svc.state_dir, d->svc.runtime_dir, d->cli.config,
-		d->no_traffic ? "none" : d->profile_path[0] ? d->profile_path : "built-in");
+		d->no_traffic	     ? "none"
+		: d->profile_path[0] ? d->profile_path
+				     : "built-in");
 	return 0;
 }
 
@@ -355,8 +356,8 @@ reload_compare(struct mrcd_daemon *d, char *what, size_t len)
 
 	rc = mrcd_launch_from_env(&launch, err, sizeof(err));
 	if (rc == 0)
-		rc = mrcd_config_load_launch(&cfg, d->cli.config, d->cli.sets, d->cli.n_sets,
-			&launch, err, sizeof(err));
+		rc = mrcd_config_load_launch(
+			&cfg, d->cli.config, d->cli.sets, d->cli.n_sets, &launch, err, sizeof(err));
 	if (rc == 0)
 		rc = mrcd_cli_apply(&d->cli, &cfg, err, sizeof(err));
 	if (rc == 0)
