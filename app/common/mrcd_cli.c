@@ -310,7 +310,8 @@ static const char *const usage_tail[] = {
 	"  --no-huge -m <MB> --no-shconf   (MRC_NO_HUGE=1 forces it; -m from the pools)",
 	"  --no-pci                        on the emulated fabric",
 	"  --force-max-simd-bitwidth=512   the ICRC's AVX-512 path, where the CPU has it",
-	"  --vdev=<arg>                    for each [ports] vdev.<n>",
+	"  --vdev=<arg>                    for each [ports] vdev.<n> (but those of ports",
+	"                                  only another process's hosts use)",
 };
 
 void
@@ -461,6 +462,30 @@ user_has_vdev(const struct mrcd_cli *cli, const char *name, size_t len)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Device `name` is the port of a host another process runs, and of none of
+ * ours: a file that names the whole cluster's ports (mrcd_launch.h) leaves
+ * each process to create its own hosts' devices only.
+ */
+static bool
+other_hosts_vdev(const struct mrcd_config *cfg, const char *name, size_t len)
+{
+	const unsigned int lo = cfg->daemon.first_host, hi = lo + cfg->daemon.hosts;
+	bool other = false;
+
+	for (unsigned int h = 0; h < MRCD_CONFIG_MAX_HOSTS; h++)
+		for (unsigned int p = 0; p < MRC_EV_MAX_PLANES; p++) {
+			const char *n = cfg->ports.name[h][p];
+
+			if (strlen(n) != len || strncmp(n, name, len) != 0)
+				continue;
+			if (h >= lo && h < hi)
+				return false;
+			other = true;
+		}
+	return other;
 }
 
 /* The CPUs this process may run on that can be lcores, ascending. */
@@ -621,7 +646,8 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		for (unsigned int i = 0; i < MRCD_CONFIG_MAX_VDEVS; i++) {
 			const char *v = cfg->ports.vdev[i];
 
-			if (v[0] != '\0' && !user_has_vdev(cli, v, strcspn(v, ",")))
+			if (v[0] != '\0' && !user_has_vdev(cli, v, strcspn(v, ",")) &&
+				!other_hosts_vdev(cfg, v, strcspn(v, ",")))
 				add(&a, "--vdev=%s", v);
 		}
 	if (a.full) {

@@ -58,7 +58,9 @@
  *   --no-huge -m <MB> --no-shconf (mrc_hugepages_usable(); MRC_NO_HUGE=1 forces
  *                                 it), with -m from mrcd_config_memory_mb()
  *   --no-pci                      on the emulated fabric (no NIC is needed)
- *   --vdev <arg>                  for each [ports] vdev.<n> the user did not name
+ *   --vdev <arg>                  for each [ports] vdev.<n> the user did not name,
+ *                                 but a device only other processes' hosts
+ *                                 have as a port (one file for a cluster)
  *
  * Nothing here exits or prints but --help and --version (to stdout).
  */

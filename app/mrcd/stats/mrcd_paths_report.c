@@ -41,7 +41,8 @@ host_paths(const struct mrcd_daemon *d, unsigned int h, struct mrc_path_counters
 
 	memset(sum, 0, PATHS_MAX * sizeof(*sum));
 	for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
-		n = mrc_shard_paths_snapshot(d->host[h].shard[k].rt, tmp, PATHS_MAX, &n_planes, n_t1);
+		n = mrc_shard_paths_snapshot(
+			d->host[h].shard[k].rt, tmp, PATHS_MAX, &n_planes, n_t1);
 		for (unsigned int i = 0; i < n && i < PATHS_MAX; i++) {
 			struct mrc_path_counters *s = &sum[i];
 
@@ -90,7 +91,8 @@ mrcd_summary_paths(const struct mrcd_daemon *d, FILE *f)
 				"\"tx_data_pkts\": %" PRIu64 ", \"tx_data_bytes\": %" PRIu64
 				", \"tx_retx_pkts\": %" PRIu64 ", \"tx_probes\": %" PRIu64
 				", \"lost\": %" PRIu64 ", \"lost_by\": {",
-				c->tx_data_pkts, c->tx_data_bytes, c->tx_retx_pkts, c->tx_probes, lost);
+				c->tx_data_pkts, c->tx_data_bytes, c->tx_retx_pkts, c->tx_probes,
+				lost);
 			for (unsigned int r = 0; r < MRC_REL_LOSS_MAX; r++)
 				fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", loss_names[r],
 					c->lost[r]);
