@@ -65,10 +65,11 @@ static const struct opt {
 		"validate all input files, print the config, exit 0 or 1"},
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
 	[OPT_SERVICE] = {NULL, "--service", NULL, NULL,
-		"run as a system service: until stopped, SIGHUP reloads,\n"
-		"pid file and files in the state and runtime directories\n"
-		"($STATE_DIRECTORY, $RUNTIME_DIRECTORY; default /var/lib/mrcd,\n"
-		"/run/mrcd), config " MRCD_SERVICE_CONFIG_PATH " by default"},
+		"a system service: until stopped; SIGHUP re-reads the\n"
+		"input files (a change needs a restart); a pid file;\n"
+		"state in $STATE_DIRECTORY (else /var/lib/mrcd),\n"
+		"runtime files in $RUNTIME_DIRECTORY (else /run/mrcd);\n"
+		"config " MRCD_SERVICE_CONFIG_PATH " unless -f"},
 	[OPT_HELP] = {"-h", "--help", NULL, NULL, "print this help and exit"},
 	[OPT_VERSION] = {NULL, "--version", NULL, NULL,
 		"print mrcd's and DPDK's versions and exit"},

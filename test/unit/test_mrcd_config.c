@@ -776,7 +776,8 @@ test_cli_help(void)
 {
 	static const char *const want[] = {"-f, --config FILE", "--profile FILE", "--scenario FILE",
 		"--duration SECONDS", "--set SEC.KEY=VAL", "--check", "--json FILE", "-h, --help",
-		"--version", "(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge"};
+		"--version", "(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge",
+		"--service", "state in $STATE_DIRECTORY", "or none (no traffic of its own)"};
 	static struct mrcd_cli cli;
 	char *help[] = {"mrcd", "--", "--help", NULL};
 	char *version[] = {"mrcd", "--version", NULL};
