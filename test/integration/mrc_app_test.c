@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * An MRC program on lib_mrc, the shape doc/applications.md describes: two
+ * processes on one mrcd (or two), each a host; QPN, rkey, address, GID and
+ * PSN exchanged over TCP; the server writes a start word into the client's
+ * buffer; the client, spinning on it, writes its buffer into the server's in
+ * bursts (every 64th request signalled) for `seconds`, each round with its
+ * own byte pattern, then a WRITE_WITH_IMM carrying the round count; the
+ * server takes it on a posted receive and checks every byte of the last
+ * round. Exit 0 when all of it held.
+ *
+ * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mrc.h>
+
+#define START_WORD 0x5354415254ull /* "START" */
+#define IMM_MAGIC  0x4d524300u
+
+struct peer_info {
+	uint32_t qpn, rkey, psn;
+	uint64_t addr;
+	uint8_t gid[16];
+};
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static _Noreturn void
+die(const char *what)
+{
+	fprintf(stderr, "mrc-app-test: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int
+tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_info *theirs)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int fd, one = 1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (server) {
+		int l = fd;
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 1) != 0)
+			die("listen");
+		fd = accept(l, NULL, NULL);
+		close(l);
+	} else {
+		for (int tries = 0; connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0; tries++) {
+			if (tries > 100)
+				die("connect to the server");
+			usleep(50000);
+		}
+	}
+	if (fd < 0 || write(fd, mine, sizeof(*mine)) != (ssize_t)sizeof(*mine) ||
+		read(fd, theirs, sizeof(*theirs)) != (ssize_t)sizeof(*theirs))
+		die("exchange");
+	return fd;
+}
+
+static void
+connect_qp(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, NULL, 0))
+		die("to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = theirs->qpn;
+	a.rq_psn = theirs->psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = 3;
+	memcpy(a.ah_attr.grh.dgid.raw, theirs->gid, 16);
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		    NULL, 0))
+		die("to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = mine->psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+		    NULL, 0))
+		die("to RTS");
+}
+
+/* Wait for one completion on cq; its status must be success. */
+static struct ibv_wc
+wait_one(struct mrc_cq *cq, const char *what)
+{
+	const double end = now_s() + 20;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = mrc_poll_cq(cq, 1, &wc)) == 0)
+		if (now_s() > end) {
+			fprintf(stderr, "mrc-app-test: no completion for %s in 20 s\n", what);
+			exit(1);
+		}
+	if (n < 0)
+		die(what);
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "mrc-app-test: %s completed %s (wr_id %" PRIu64 ")\n", what,
+			ibv_wc_status_str(wc.status), wc.wr_id);
+		exit(1);
+	}
+	return wc;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 8) {
+		fprintf(stderr,
+			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS\n",
+			argv[0]);
+		return 2;
+	}
+	const bool server = strcmp(argv[1], "server") == 0;
+	const size_t bytes = strtoull(argv[5], NULL, 0), msg = strtoull(argv[6], NULL, 0);
+	const double seconds = atof(argv[7]);
+	struct peer_info mine = {0}, theirs;
+	struct ibv_context *dev;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct mrc_context *ctx;
+	struct mrc_cq *scq, *rcq;
+	struct mrc_qp *qp;
+	struct mrc_qp_init_attr qa;
+	volatile uint64_t *start;
+	uint8_t *buf;
+	int tcp;
+
+	dev = mrc_sw_open_device(argv[2], (unsigned int)atoi(argv[3]));
+	if (dev == NULL)
+		die("mrc_sw_open_device");
+	pd = mrc_sw_alloc_pd(dev);
+	/* ordinary heap memory, as the programs have: registered in place */
+	buf = aligned_alloc(4096, (bytes + 64 + 4095) & ~(size_t)4095);
+	if (pd == NULL || buf == NULL)
+		die("memory");
+	memset(buf, 0, bytes + 64);
+	start = (volatile uint64_t *)(buf + bytes);
+	mr = mrc_sw_reg_mr(pd, buf, bytes + 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (mr == NULL)
+		die("mrc_sw_reg_mr");
+	ctx = mrc_create_context(dev, NULL);
+	if (ctx == NULL)
+		die("mrc_create_context");
+	scq = mrc_create_cq(ctx, 1024, NULL, NULL, 0);
+	rcq = mrc_create_cq(ctx, 64, NULL, NULL, 0);
+	if (scq == NULL || rcq == NULL)
+		die("mrc_create_cq");
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = scq;
+	qa.recv_cq = rcq;
+	qa.pd = pd;
+	qa.cap.max_send_wr = 256;
+	qa.cap.max_recv_wr = 16;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qp = mrc_create_qp(ctx, &qa);
+	if (qp == NULL)
+		die("mrc_create_qp");
+	mrc_get_qpn(qp, &mine.qpn);
+	mrc_sw_query_gid(dev, (union ibv_gid *)mine.gid);
+	mine.rkey = mr->rkey;
+	mine.addr = (uint64_t)(uintptr_t)buf;
+	mine.psn = (uint32_t)(getpid() * 2654435761u) & 0xffffff;
+	tcp = tcp_exchange(server, atoi(argv[4]), &mine, &theirs);
+	connect_qp(qp, &mine, &theirs);
+
+	if (server) {
+		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
+		struct ibv_sge sge = {.addr = (uintptr_t)start, .length = 8, .lkey = mr->lkey};
+		struct ibv_send_wr sw = {.wr_id = 1,
+					   .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode = IBV_WR_RDMA_WRITE,
+					   .send_flags = IBV_SEND_SIGNALED},
+				   *bad_s;
+		struct ibv_wc wc;
+		uint32_t rounds;
+		size_t bad = 0;
+
+		if (mrc_post_recv(qp, &rw, &bad_r))
+			die("mrc_post_recv");
+		*start = START_WORD;
+		sw.wr.rdma.remote_addr = theirs.addr + bytes;
+		sw.wr.rdma.rkey = theirs.rkey;
+		if (mrc_post_send(qp, &sw, &bad_s))
+			die("post the start word");
+		wait_one(scq, "the start word");
+		wc = wait_one(rcq, "the write with immediate");
+		rounds = ntohl(wc.imm_data) & 0xff;
+		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 77 ||
+			(ntohl(wc.imm_data) & ~0xffu) != IMM_MAGIC) {
+			fprintf(stderr,
+				"mrc-app-test: receive: opcode %d wr_id %" PRIu64 " imm 0x%x\n",
+				wc.opcode, wc.wr_id, ntohl(wc.imm_data));
+			return 1;
+		}
+		for (size_t i = 0; i < bytes; i++)
+			bad += buf[i] != (uint8_t)(i * 7 + rounds);
+		printf("server: %u rounds of %zu bytes, the last checked: %zu bad bytes\n", rounds,
+			bytes, bad);
+		if (bad != 0)
+			return 1;
+	} else {
+		const double t0 = now_s();
+		uint64_t posted = 0, done = 0, signalled = 0;
+		uint32_t round = 0;
+
+		while (*start != START_WORD)
+			if (now_s() - t0 > 20) {
+				fprintf(stderr, "mrc-app-test: the start word never came\n");
+				return 1;
+			}
+		do {
+			round++;
+			for (size_t i = 0; i < bytes; i++)
+				buf[i] = (uint8_t)(i * 7 + round);
+			for (size_t off = 0; off < bytes; off += msg) {
+				struct ibv_sge sge = {.addr = (uintptr_t)(buf + off),
+					.length = (uint32_t)(bytes - off < msg ? bytes - off : msg),
+					.lkey = mr->lkey};
+				const bool last = off + msg >= bytes;
+				struct ibv_send_wr sw = {.wr_id = posted,
+							   .sg_list = &sge,
+							   .num_sge = 1,
+							   .opcode = IBV_WR_RDMA_WRITE,
+							   .send_flags = (posted % 64 == 63 || last)
+										 ? IBV_SEND_SIGNALED
+										 : 0},
+						   *bad_s;
+				int rc;
+
+				sw.wr.rdma.remote_addr = theirs.addr + off;
+				sw.wr.rdma.rkey = theirs.rkey;
+				while ((rc = mrc_post_send(qp, &sw, &bad_s)) == ENOMEM) {
+					struct ibv_wc wc = wait_one(scq, "a signalled write");
+
+					done = wc.wr_id + 1;
+					signalled++;
+				}
+				if (rc != 0)
+					die("mrc_post_send");
+				posted++;
+			}
+			/* A round ends when its last (signalled) write is done: every earlier one
+			 * too. */
+			while (done < posted) {
+				struct ibv_wc wc = wait_one(scq, "a signalled write");
+
+				done = wc.wr_id + 1;
+				signalled++;
+			}
+		} while (now_s() - t0 < seconds && round < 255);
+		{
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)buf, .length = 1, .lkey = mr->lkey};
+			struct ibv_send_wr sw = {.wr_id = 999999,
+						   .sg_list = &sge,
+						   .num_sge = 1,
+						   .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+						   .send_flags = IBV_SEND_SIGNALED,
+						   .imm_data = htonl(IMM_MAGIC | round)},
+					   *bad_s;
+			struct ibv_wc wc;
+
+			sw.wr.rdma.remote_addr = theirs.addr;
+			sw.wr.rdma.rkey = theirs.rkey;
+			if (mrc_post_send(qp, &sw, &bad_s))
+				die("post the write with immediate");
+			wc = wait_one(scq, "the write with immediate");
+			if (wc.wr_id != 999999) {
+				fprintf(stderr, "mrc-app-test: wr_id %" PRIu64 ", want 999999\n",
+					wc.wr_id);
+				return 1;
+			}
+		}
+		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes, %" PRIu64
+		       " signalled completions, %.1f MB/s\n",
+			round, posted, msg, signalled,
+			(double)bytes * round / (now_s() - t0) / 1e6);
+	}
+	/* The peer's last completion before we tear down. */
+	{
+		char c = 0;
+
+		if (write(tcp, &c, 1) != 1 || read(tcp, &c, 1) != 1)
+			die("goodbye");
+		close(tcp);
+	}
+	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
+		mrc_destroy_context(ctx) || mrc_sw_dereg_mr(mr) || mrc_sw_dealloc_pd(pd) ||
+		mrc_sw_close_device(dev))
+		die("teardown");
+	free(buf);
+	return 0;
+}
