@@ -243,8 +243,8 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	rep->u.hello.max_qps = MRCD_APPS_SESSION_QPS;
 	rep->u.hello.max_mrs = MRCD_APPS_SESSION_MRS;
 	rep->u.hello.max_mr_bytes = MRCD_APPS_SESSION_MR_BYTES;
-	MRCD_LOG(ctrl, INFO, "application pid %d attached to host %u (session %u)", (int)s->pid, c,
-		s->id);
+	MRCD_LOG(ctrl, NOTICE, "application pid %d attached to host %u (session %u)", (int)s->pid,
+		c, s->id);
 	return 0;
 }
 
@@ -426,7 +426,7 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 			   *rcq = find_cq(s, r->u.create_qp.recv_cq);
 	const unsigned int h = s->host;
 	struct mrcd_app_qp *q = NULL;
-	uint32_t slot = MRCD_APPS_QPNS;
+	uint32_t slot = MRCD_APPS_QPNS, icq_n;
 
 	if (scq == NULL || rcq == NULL)
 		return fail(rep, EINVAL, "CQ %u or %u is not one of this application's",
@@ -449,7 +449,10 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 	q->rq_size = RTE_MAX(mrc_chan_pow2(r->u.create_qp.max_recv_wr), 16u);
 	q->bytes = mrc_chan_qp_bytes(q->sq_size, q->rq_size);
 	q->shadow = rte_zmalloc("mrcd_app_wr", q->sq_size * sizeof(*q->shadow), 64);
-	q->icq = rte_zmalloc("mrcd_app_icq", mrc_cq_memsize(2 * q->sq_size + 1024), 64);
+	/* the engine's completions: every send the ring holds, and the immediates that may
+	 * arrive meanwhile (the worker empties it each pass) */
+	icq_n = mrc_chan_pow2(2 * q->sq_size + 1024);
+	q->icq = rte_zmalloc("mrcd_app_icq", mrc_cq_memsize(icq_n), 64);
 	q->shm = make_shm("mrcd-qp", q->bytes, fd);
 	if (q->shadow == NULL || q->icq == NULL || q->shm == NULL) {
 		rte_free(q->shadow);
@@ -458,7 +461,7 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 			munmap(q->shm, q->bytes);
 		return fail(rep, ENOMEM, "no memory for a QP of %u sends", q->sq_size);
 	}
-	mrc_cq_init(q->icq, mrc_chan_pow2(2 * q->sq_size + 1024));
+	mrc_cq_init(q->icq, icq_n);
 	q->st = (struct mrc_chan_qp_status *)q->shm;
 	q->sq = (struct mrc_chan_ring *)(q->shm + mrc_chan_qp_sq_off());
 	q->sqe = (struct mrc_chan_swqe *)(q->sq + 1);
@@ -789,7 +792,7 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 	if (s->fd >= 0) {
 		close(s->fd);
 		s->fd = -1;
-		MRCD_LOG(ctrl, INFO,
+		MRCD_LOG(ctrl, NOTICE,
 			"application pid %d (session %u) gone: its QPs to ERROR, "
 			"its regions released",
 			(int)s->pid, s->id);
@@ -918,8 +921,8 @@ mrcd_apps_open(struct mrcd_daemon *d)
 		}
 	}
 	d->apps = a;
-	MRCD_LOG(
-		ctrl, INFO, "applications: socket %s (channel version %u)", path, MRC_CHAN_VERSION);
+	MRCD_LOG(ctrl, NOTICE, "applications: socket %s (channel version %u)", path,
+		MRC_CHAN_VERSION);
 	return 0;
 }
 
