@@ -9,12 +9,15 @@
  * workers', read as they are (each a word the worker alone writes).
  */
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_telemetry.h>
 
 #include "mrcd_apps.h"
 #include "mrcd_apps_priv.h"
+#include "mrcd_stats.h"
 
 static struct mrcd_daemon *apps_daemon;
 
@@ -46,14 +49,16 @@ qp_dict(struct rte_tel_data *t, const struct mrcd_app_qp *q)
 	}
 }
 
+static int cmd_app(const char *cmd, const char *params, struct rte_tel_data *d);
+
 static int
 cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct mrcd_apps *a = apps_daemon != NULL ? apps_daemon->apps : NULL;
 	unsigned int n = 0;
 
-	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
+	if (params != NULL && params[0] != '\0')
+		return cmd_app(cmd, params, d);
 	rte_tel_data_start_dict(d);
 	if (a == NULL) {
 		rte_tel_data_add_dict_string(d, "socket", "none");
@@ -66,19 +71,15 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "sessions_refused", a->sessions_refused);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
-		struct rte_tel_data *t, *qps;
+		struct rte_tel_data *t;
 		unsigned int n_qp = 0, n_cq = 0, n_mr = 0;
 		char name[32];
 
 		if (!s->used)
 			continue;
 		t = rte_tel_data_alloc();
-		qps = rte_tel_data_alloc();
-		if (t == NULL || qps == NULL) {
-			rte_tel_data_free(t);
-			rte_tel_data_free(qps);
+		if (t == NULL)
 			break;
-		}
 		rte_tel_data_start_dict(t);
 		rte_tel_data_add_dict_u64(t, "session", s->id);
 		rte_tel_data_add_dict_u64(t, "pid", (uint64_t)s->pid);
@@ -99,19 +100,9 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(t, "cqs", n_cq);
 		rte_tel_data_add_dict_u64(t, "regions", n_mr);
 		rte_tel_data_add_dict_u64(t, "region_bytes", s->mr_bytes);
-		rte_tel_data_start_array(qps, RTE_TEL_CONTAINER);
-		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++) {
-			struct rte_tel_data *qd;
-
-			if (s->qp[j].qpn == 0 || (qd = rte_tel_data_alloc()) == NULL)
-				continue;
-			qp_dict(qd, &s->qp[j]);
-			if (rte_tel_data_add_array_container(qps, qd, 0) != 0)
-				rte_tel_data_free(qd);
-			n_qp++;
-		}
+		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++)
+			n_qp += s->qp[j].qpn != 0;
 		rte_tel_data_add_dict_u64(t, "n_qps", n_qp);
-		rte_tel_data_add_dict_container(t, "qps", qps, 0);
 		snprintf(name, sizeof(name), "session_%u", s->id);
 		rte_tel_data_add_dict_container(d, name, t, 0);
 		n++;
@@ -121,11 +112,75 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* What the engine's QP says of itself, asked of its worker (mrcd_query_qp). */
+static void
+engine_state(struct rte_tel_data *t, const struct mrcd_app_qp *q)
+{
+	const struct mrcd_qp_query *a;
+
+	if (q->qp == NULL || !q->added)
+		return;
+	a = mrcd_query_qp(apps_daemon, q->host, q->qp);
+	if (a == NULL)
+		return;
+	rte_tel_data_add_dict_string(t, "engine_state", mrc_qp_state_name(a->state));
+	rte_tel_data_add_dict_string(t, "engine_error", mrc_qp_error_name(a->error));
+	rte_tel_data_add_dict_u64(t, "tx_data_pkts", a->counters.tx_data_pkts);
+	rte_tel_data_add_dict_u64(t, "tx_retx_pkts", a->counters.tx_retx_pkts);
+	rte_tel_data_add_dict_u64(t, "rx_data_pkts", a->counters.rx_data_pkts);
+	rte_tel_data_add_dict_u64(t, "rx_bad_rkey", a->counters.rx_bad_rkey);
+	rte_tel_data_add_dict_u64(t, "msgs_done", a->counters.msgs_done);
+	rte_tel_data_add_dict_u64(t, "imm_delivered", a->counters.imm_delivered);
+	mrcd_query_release();
+}
+
+static int
+cmd_app(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct mrcd_apps *a = apps_daemon != NULL ? apps_daemon->apps : NULL;
+	const unsigned long id = params != NULL ? strtoul(params, NULL, 0) : 0;
+
+	RTE_SET_USED(cmd);
+	if (a == NULL || id == 0)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&a->lock);
+	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
+		const struct mrcd_app_session *s = &a->sess[k];
+
+		if (!s->used || s->id != id)
+			continue;
+		rte_tel_data_add_dict_u64(d, "session", s->id);
+		rte_tel_data_add_dict_u64(d, "pid", (uint64_t)s->pid);
+		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++) {
+			struct rte_tel_data *qd;
+			char name[32];
+
+			if (s->qp[j].qpn == 0 || (qd = rte_tel_data_alloc()) == NULL)
+				continue;
+			qp_dict(qd, &s->qp[j]);
+			engine_state(qd, &s->qp[j]);
+			snprintf(name, sizeof(name), "qp_0x%x", s->qp[j].qpn);
+			if (rte_tel_data_add_dict_container(d, name, qd, 0) != 0)
+				rte_tel_data_free(qd);
+		}
+		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++) {
+			char name[32];
+
+			if (s->mr[j].key == 0)
+				continue;
+			snprintf(name, sizeof(name), "region_0x%x_bytes", s->mr[j].key);
+			rte_tel_data_add_dict_u64(d, name, s->mr[j].len);
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
 int
 mrcd_apps_telemetry_register(struct mrcd_daemon *d)
 {
 	apps_daemon = d;
 	return rte_telemetry_register_cmd("/mrc/apps", cmd_apps,
-		"Application sessions (lib_mrc): each with its host, QPs and their counters, CQs "
-		"and regions. No parameters");
+		"Application sessions; with a session number, its QPs and regions");
 }
