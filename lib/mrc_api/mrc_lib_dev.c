@@ -101,6 +101,21 @@ dead:
 	return -1;
 }
 
+bool
+mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len)
+{
+	if (lkey == 0)
+		return false;
+	for (unsigned int k = 0; k < MRC_LIB_MAX_MRS; k++) {
+		const struct mrc_lib_region *r = &dev->regions[k];
+
+		if (__atomic_load_n(&r->key, __ATOMIC_ACQUIRE) == lkey)
+			return addr >= r->addr && addr - r->addr <= r->len &&
+			       len <= r->len - (addr - r->addr);
+	}
+	return false;
+}
+
 struct ibv_context *
 mrc_sw_open_device(const char *socket_path, unsigned int host)
 {
@@ -356,6 +371,13 @@ mrc_sw_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 	}
 	sr->users++;
 	pthread_mutex_unlock(&ranges_lock);
+	for (unsigned int k = 0; k < MRC_LIB_MAX_MRS; k++)
+		if (dev->regions[k].key == 0) {
+			dev->regions[k].addr = a;
+			dev->regions[k].len = length;
+			__atomic_store_n(&dev->regions[k].key, rep.u.reg_mr.key, __ATOMIC_RELEASE);
+			break;
+		}
 	m->range = sr;
 	m->mr.context = pd->context;
 	m->mr.pd = pd;
@@ -383,6 +405,9 @@ mrc_sw_dereg_mr(struct ibv_mr *mr)
 	/* With mrcd gone there is nobody to tell: the memory is ours again. */
 	if (mrc_lib_rpc(dev, &r, -1, &rep, NULL) != 0 && !dev->dead)
 		return -1;
+	for (unsigned int k = 0; k < MRC_LIB_MAX_MRS; k++)
+		if (dev->regions[k].key == mr->lkey)
+			__atomic_store_n(&dev->regions[k].key, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ranges_lock);
 	if (--m->range->users == 0) {
 		for (struct shared_range **p = &ranges; *p != NULL; p = &(*p)->next)

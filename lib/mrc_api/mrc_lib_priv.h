@@ -14,6 +14,7 @@
 
 #define MRC_LIB_DEV_MAGIC 0x6d726364u
 #define MRC_LIB_MAX_QPS	  64
+#define MRC_LIB_MAX_MRS	  64
 
 /* A device: the connection to mrcd as one of its hosts. ctx first: it is what programs hold. */
 struct mrc_lib_dev {
@@ -29,7 +30,16 @@ struct mrc_lib_dev {
 	pthread_mutex_t lock; /* one request on the socket at a time */
 	struct mrc_context *mctx;
 	uint32_t empty_polls;
+	/* the device's regions, so a post naming memory that is not one fails at once
+	 * (EINVAL) instead of taking the QP to ERROR; key 0: a free entry */
+	struct mrc_lib_region {
+		uint32_t key;
+		uint64_t addr, len;
+	} regions[MRC_LIB_MAX_MRS];
 };
+
+/* Is [addr, addr + len) inside the device's region `lkey`? */
+bool mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len);
 
 struct mrc_context {
 	struct mrc_lib_dev *dev;

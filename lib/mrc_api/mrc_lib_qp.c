@@ -537,15 +537,18 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 		const uint32_t st = __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
 		struct mrc_chan_swqe *e;
 
-		if (qp->ctx->dev->dead || st == MRC_CHAN_QPS_ERR) {
-			err = EIO; /* mrcd is gone, or the QP is in ERROR */
+		if (qp->ctx->dev->dead) {
+			err = EIO; /* mrcd is gone */
 			break;
 		}
-		if (st != MRC_CHAN_QPS_RTS ||
+		/* In ERROR a request is taken and completes flushed, as verbs has it. */
+		if ((st != MRC_CHAN_QPS_RTS && st != MRC_CHAN_QPS_ERR) ||
 			(wr->opcode != IBV_WR_RDMA_WRITE &&
 				wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM) ||
 			wr->num_sge < 0 || wr->num_sge > 1 ||
-			(wr->num_sge == 1 && wr->sg_list == NULL)) {
+			(wr->num_sge == 1 && wr->sg_list == NULL) ||
+			(wr->num_sge == 1 && !mrc_lib_region_ok(qp->ctx->dev, wr->sg_list[0].lkey,
+						     wr->sg_list[0].addr, wr->sg_list[0].length))) {
 			err = EINVAL;
 			break;
 		}
@@ -564,6 +567,14 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 			e->laddr = wr->sg_list[0].addr;
 			e->len = wr->sg_list[0].length;
 			e->lkey = wr->sg_list[0].lkey;
+		} else {
+			/* No data (a Write-with-immediate as a signal): mrcd sends from a region,
+			 * so name the start of any of ours, for 0 bytes. */
+			for (unsigned int k = 0; k < MRC_LIB_MAX_MRS && e->lkey == 0; k++) {
+				e->lkey = __atomic_load_n(
+					&qp->ctx->dev->regions[k].key, __ATOMIC_ACQUIRE);
+				e->laddr = qp->ctx->dev->regions[k].addr;
+			}
 		}
 		e->raddr = wr->wr.rdma.remote_addr;
 		e->rkey = wr->wr.rdma.rkey;
