@@ -32,7 +32,8 @@ check_req(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r.op >= MRC_CHAN_HELLO && r.op < MRC_CHAN_OP_END, "op %u", r.op);
 	switch (r.op) {
 	case MRC_CHAN_REG_MR:
-		FUZZ_CHECK(r.u.reg_mr.len != 0 && r.u.reg_mr.addr + r.u.reg_mr.len > r.u.reg_mr.addr &&
+		FUZZ_CHECK(r.u.reg_mr.len != 0 &&
+				   r.u.reg_mr.addr + r.u.reg_mr.len > r.u.reg_mr.addr &&
 				   r.u.reg_mr.fd_off + r.u.reg_mr.len > r.u.reg_mr.fd_off,
 			"region wraps");
 		FUZZ_CHECK((r.u.reg_mr.access & ~3u) == 0, "access 0x%x", r.u.reg_mr.access);
@@ -58,7 +59,8 @@ check_req(const uint8_t *data, size_t size)
 					   mrc_chan_pow2(r.u.modify_qp.mtu) == r.u.modify_qp.mtu,
 				"mtu %u", r.u.modify_qp.mtu);
 		if (m & MRC_CHAN_MOD_TIMEOUT)
-			FUZZ_CHECK(r.u.modify_qp.timeout <= 24, "timeout %u", r.u.modify_qp.timeout);
+			FUZZ_CHECK(
+				r.u.modify_qp.timeout <= 24, "timeout %u", r.u.modify_qp.timeout);
 		if (m & MRC_CHAN_MOD_RETRY)
 			FUZZ_CHECK(r.u.modify_qp.retry_linear <= 7 && r.u.modify_qp.retry_exp <= 25,
 				"retry");

@@ -12,7 +12,19 @@
  * server takes it on a posted receive and checks every byte of the last
  * round. Exit 0 when all of it held.
  *
- * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS
+ * MODE (last argument, optional):
+ *   normal  the above;
+ *   bad     the client also makes bad requests, each of which must fail alone
+ *           and change nothing: a SEND (EINVAL), a wrong lkey and memory no
+ *           region holds (EINVAL), a post on a QP in RESET (EINVAL); after
+ *           the transfer a write with a wrong rkey completes
+ *           IBV_WC_REM_ACCESS_ERR, the QP is then in ERROR (IBV_EVENT_QP_FATAL),
+ *           and a write posted after completes IBV_WC_WR_FLUSH_ERR;
+ *   die     mrcd is stopped under the program: it must see its outstanding
+ *           work complete IBV_WC_WR_FLUSH_ERR and IBV_EVENT_DEVICE_FATAL, and
+ *           exit 0 then (3 if mrcd never went away).
+ *
+ * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS [MODE]
  */
 
 #include <arpa/inet.h>
@@ -31,6 +43,9 @@
 
 #define START_WORD 0x5354415254ull /* "START" */
 #define IMM_MAGIC  0x4d524300u
+
+static bool expect_death;
+static struct mrc_context *the_ctx;
 
 struct peer_info {
 	uint32_t qpn, rkey, psn;
@@ -125,6 +140,23 @@ connect_qp(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_in
 		die("to RTS");
 }
 
+/* mrcd is gone (die mode): the device must say so, then we are done. */
+static _Noreturn void
+device_died(const char *what)
+{
+	struct mrc_async_event ev;
+
+	if (mrc_get_async_event(the_ctx, &ev) != 0 || ev.event_type != IBV_EVENT_DEVICE_FATAL) {
+		fprintf(stderr, "mrc-app-test: %s flushed, but no IBV_EVENT_DEVICE_FATAL\n", what);
+		exit(1);
+	}
+	mrc_ack_async_event(&ev);
+	printf("mrcd went away: %s completed IBV_WC_WR_FLUSH_ERR, IBV_EVENT_DEVICE_FATAL "
+	       "reported\n",
+		what);
+	exit(0);
+}
+
 /* Wait for one completion on cq; its status must be success. */
 static struct ibv_wc
 wait_one(struct mrc_cq *cq, const char *what)
@@ -140,6 +172,8 @@ wait_one(struct mrc_cq *cq, const char *what)
 		}
 	if (n < 0)
 		die(what);
+	if (expect_death && wc.status == IBV_WC_WR_FLUSH_ERR)
+		device_died(what);
 	if (wc.status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "mrc-app-test: %s completed %s (wr_id %" PRIu64 ")\n", what,
 			ibv_wc_status_str(wc.status), wc.wr_id);
@@ -148,15 +182,112 @@ wait_one(struct mrc_cq *cq, const char *what)
 	return wc;
 }
 
+static void
+expect(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "mrc-app-test: bad request: %s: not so\n", what);
+		exit(1);
+	}
+	printf("bad request: %s: as expected\n", what);
+}
+
+/* Requests that must fail alone, changing nothing: the transfer after them must work. */
+static void
+bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, struct mrc_cq *rcq,
+	struct mrc_qp *qp, struct ibv_mr *mr, const struct peer_info *theirs)
+{
+	uint8_t stack[64];
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 8, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 5,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad = NULL;
+	struct mrc_qp_init_attr qa = {.send_cq = scq,
+		.recv_cq = rcq,
+		.pd = pd,
+		.cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1}};
+	struct mrc_qp *fresh;
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL && bad == &wr, "a SEND fails with EINVAL");
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	sge.lkey = mr->lkey + 0x100;
+	bad = NULL;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL && bad == &wr,
+		"a wrong lkey fails with EINVAL");
+	sge.lkey = mr->lkey;
+	sge.addr = (uintptr_t)stack;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL, "memory no region holds fails with EINVAL");
+	fresh = mrc_create_qp(ctx, &qa);
+	sge.addr = (uintptr_t)mr->addr;
+	expect(fresh != NULL && mrc_post_send(fresh, &wr, &bad) == EINVAL,
+		"a post on a QP in RESET fails with EINVAL");
+	mrc_destroy_qp(fresh);
+	expect(mrc_poll_cq(scq, 1, &wc) == 0, "none of them completed anything");
+}
+
+/* A wrong rkey: the write completes REM_ACCESS_ERR, the QP goes to ERROR, later posts flush. */
+static void
+bad_rkey(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
+	const struct peer_info *theirs)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 64, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 6,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	const double end = now_s() + 20;
+	struct mrc_async_event ev;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	int n;
+
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey + 0x100;
+	if (mrc_post_send(qp, &wr, &bad))
+		die("post with a wrong rkey");
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.wr_id == 6 && wc.status == IBV_WC_REM_ACCESS_ERR,
+		"a wrong rkey completes IBV_WC_REM_ACCESS_ERR");
+	expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL &&
+			ev.element.qp == qp,
+		"IBV_EVENT_QP_FATAL for the QP");
+	mrc_ack_async_event(&ev);
+	expect(mrc_query_qp(qp, &qa, IBV_QP_STATE, NULL, 0, NULL) == 0 &&
+			qa.qp_state == IBV_QPS_ERR,
+		"the QP is in ERROR");
+	wr.wr_id = 7;
+	wr.wr.rdma.rkey = theirs->rkey;
+	if (mrc_post_send(qp, &wr, &bad))
+		die("post in ERROR");
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.wr_id == 7 && wc.status == IBV_WC_WR_FLUSH_ERR,
+		"a write posted in ERROR completes IBV_WC_WR_FLUSH_ERR");
+}
+
 int
 main(int argc, char **argv)
 {
-	if (argc != 8) {
+	if (argc != 8 && argc != 9) {
 		fprintf(stderr,
-			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS\n",
+			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS "
+			"[normal|bad|die]\n",
 			argv[0]);
 		return 2;
 	}
+	const char *mode = argc == 9 ? argv[8] : "normal";
+	const bool bad_mode = strcmp(mode, "bad") == 0;
+
+	expect_death = strcmp(mode, "die") == 0;
 	const bool server = strcmp(argv[1], "server") == 0;
 	const size_t bytes = strtoull(argv[5], NULL, 0), msg = strtoull(argv[6], NULL, 0);
 	const double seconds = atof(argv[7]);
@@ -188,6 +319,7 @@ main(int argc, char **argv)
 	ctx = mrc_create_context(dev, NULL);
 	if (ctx == NULL)
 		die("mrc_create_context");
+	the_ctx = ctx;
 	scq = mrc_create_cq(ctx, 1024, NULL, NULL, 0);
 	rcq = mrc_create_cq(ctx, 64, NULL, NULL, 0);
 	if (scq == NULL || rcq == NULL)
@@ -210,6 +342,8 @@ main(int argc, char **argv)
 	mine.psn = (uint32_t)(getpid() * 2654435761u) & 0xffffff;
 	tcp = tcp_exchange(server, atoi(argv[4]), &mine, &theirs);
 	connect_qp(qp, &mine, &theirs);
+	if (bad_mode && !server)
+		bad_requests(ctx, pd, scq, rcq, qp, mr, &theirs);
 
 	if (server) {
 		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
@@ -284,6 +418,8 @@ main(int argc, char **argv)
 					done = wc.wr_id + 1;
 					signalled++;
 				}
+				if (rc == EIO && expect_death)
+					device_died("a post");
 				if (rc != 0)
 					die("mrc_post_send");
 				posted++;
@@ -320,10 +456,16 @@ main(int argc, char **argv)
 				return 1;
 			}
 		}
+		if (bad_mode)
+			bad_rkey(ctx, scq, qp, mr, &theirs);
 		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes, %" PRIu64
 		       " signalled completions, %.1f MB/s\n",
 			round, posted, msg, signalled,
 			(double)bytes * round / (now_s() - t0) / 1e6);
+	}
+	if (expect_death) {
+		fprintf(stderr, "mrc-app-test: mrcd never went away\n");
+		return 3;
 	}
 	/* The peer's last completion before we tear down. */
 	{

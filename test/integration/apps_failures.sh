@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Applications on mrcd when things go wrong (doc/applications.md), on one
+# mrcd with hosts 0 and 1 of the emulated fabric:
+#  1. bad requests: mrc-app-test in `bad` mode. A SEND, a wrong lkey,
+#     memory no region holds and a post on a QP in RESET each fail alone with
+#     EINVAL and complete nothing, and the transfer after them works; a write
+#     with a wrong rkey completes IBV_WC_REM_ACCESS_ERR, the QP goes to ERROR
+#     with IBV_EVENT_QP_FATAL, and a write after it is flushed.
+#  2. an application killed mid-transfer (SIGKILL): mrcd lets its session go
+#     (its QPs to ERROR, its regions released once no packet holds them:
+#     /mrc/apps no longer lists it), and a new pair of processes then moves its
+#     data as if nothing happened; mrcd exits 0 at the end, every mbuf back.
+#  3. mrcd stopped under a transferring pair (SIGTERM): both programs see
+#     their outstanding work complete IBV_WC_WR_FLUSH_ERR and
+#     IBV_EVENT_DEVICE_FATAL, and exit 0 within seconds (nothing hangs).
+# Usage: apps_failures.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
+set -euo pipefail
+mrcd=$(realpath "$1")
+app=$(realpath "$2")
+work=$3
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f ./*.log ./*.json
+if [ "$(nproc)" -lt 2 ]; then
+	echo "apps_failures: needs 2 CPUs; skipping"
+	exit 77
+fi
+sock=$PWD/apps.sock
+port=$((20000 + $$ % 20000))
+fails=0
+fail() { echo "apps_failures: FAIL: $*"; fails=$((fails + 1)); }
+
+start_mrcd() { # LOG
+	"$mrcd" -- --set daemon.apps_socket="$sock" --set profile.messages=1 \
+		--set profile.msg_kb=4 --scenario none --duration 0 > "$1" 2>&1 &
+	mpid=$!
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && [ -n "$(mrc_sock "$1")" ] && return 0
+		sleep 0.1
+	done
+	cat "$1"
+	return 1
+}
+sessions() { # LOG: sessions /mrc/apps lists
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/apps 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?"
+}
+
+start_mrcd mrcd1.log || { echo "apps_failures: FAIL: mrcd did not start"; exit 1; }
+trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
+
+# 1. Bad requests.
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 > bad_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad > bad_client.log 2>&1 || fail "bad requests: client"
+wait $spid || fail "bad requests: server"
+cat bad_client.log
+[ "$(grep -c 'as expected' bad_client.log)" = 9 ] || fail "bad requests: want 9 checks"
+
+# 2. A client killed mid-transfer; then a new pair.
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 1048576 65536 5 > kill_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 5 > kill_client.log 2>&1 &
+cpid=$!
+sleep 1.5
+kill -KILL $cpid
+wait $cpid 2>/dev/null || true
+kill -TERM $spid 2>/dev/null || true
+wait $spid 2>/dev/null || true
+n=?
+for _ in $(seq 50); do
+	n=$(sessions mrcd1.log)
+	[ "$n" = 0 ] && break
+	sleep 0.1
+done
+[ "$n" = 0 ] || fail "killed: /mrc/apps still lists $n sessions"
+grep -q 'gone: its QPs to ERROR' mrcd1.log || fail "killed: mrcd did not notice"
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 1048576 65536 1 > after_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 1 > after_client.log 2>&1 || fail "after the kill: client"
+wait $spid || fail "after the kill: server"
+cat after_server.log after_client.log
+kill -TERM $mpid
+set +e
+wait $mpid
+rc=$?
+set -e
+[ "$rc" = 0 ] || { fail "mrcd exited $rc after the kill (mbufs not back?)"; tail -5 mrcd1.log; }
+grep -i 'not returned' mrcd1.log && fail "mbufs not returned"
+
+# 3. mrcd stopped under a pair.
+port=$((port + 1))
+start_mrcd mrcd2.log || { echo "apps_failures: FAIL: mrcd did not start again"; exit 1; }
+"$app" server "$sock" 1 "$port" 1048576 65536 30 die > die_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 30 die > die_client.log 2>&1 &
+cpid=$!
+sleep 1.5
+t0=$(date +%s.%N)
+kill -TERM $mpid
+wait $mpid || true
+trap - EXIT
+wait $cpid || fail "mrcd stopped: client"
+wait $spid || fail "mrcd stopped: server"
+t1=$(date +%s.%N)
+cat die_client.log die_server.log
+/usr/bin/python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 10 else 1)" ||
+	fail "mrcd stopped: the programs took more than 10 s to see it"
+[ "$fails" = 0 ] && echo "apps_failures: PASS"
+exit "$fails"
