@@ -81,6 +81,7 @@ rc=$?
 set -e
 trap - EXIT
 grep -v '^EAL\|^TELEMETRY' mrcd.log | grep -i 'applic\|error\|fail' | head -20 || true
+grep -q 'plane 2 down' mrcd.log || { echo "apps_channel: FAIL: plane 2 never failed"; fails=$((fails + 1)); }
 [ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
 [ "$fails" = 0 ] && echo "apps_channel: PASS"
 exit "$fails"
