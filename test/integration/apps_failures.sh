@@ -9,6 +9,11 @@
 #     EINVAL and complete nothing, and the transfer after them works; a write
 #     with a wrong rkey completes IBV_WC_REM_ACCESS_ERR, the QP goes to ERROR
 #     with IBV_EVENT_QP_FATAL, and a write after it is flushed.
+#  1b. hostile requests written straight into the shared rings (a bad
+#     opcode, keys not its own, memory past its region, a scribbled ring
+#     head) and a malformed socket message: each refused with its verbs error
+#     and counted by reason in /mrc/apps (the QP to ERROR, brought back by
+#     the program), then the transfer works.
 #  2. an application killed mid-transfer (SIGKILL): mrcd lets its session go
 #     (its QPs to ERROR, its regions released once no packet holds them:
 #     /mrc/apps no longer lists it), and a new pair of processes then moves its
@@ -60,6 +65,43 @@ spid=$!
 wait $spid || fail "bad requests: server"
 cat bad_client.log
 [ "$(grep -c 'as expected' bad_client.log)" = 9 ] || fail "bad requests: want 9 checks"
+
+# 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
+# counted by reason in /mrc/apps, and the transfer after them works.
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 > hostile_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 hostile > hostile_client.log 2>&1 &
+cpid=$!
+for _ in $(seq 100); do
+	grep -q 'hostile: done' hostile_client.log && break
+	sleep 0.1
+done
+s=$(mrc_sock mrcd1.log)
+timeout 10 /usr/bin/python3 - "$mrc_telemetry" "$s" <<'PY' || fail "hostile: counters"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+apps = list(c.query("/mrc/apps").values())[0]
+sess = [v for k, v in apps.items() if k.startswith("session_") and v["host"] == 0]
+if len(sess) != 1:
+    sys.exit(f"apps_failures: one session on host 0 wanted: {apps}")
+s = sess[0]
+detail = list(c.query(f"/mrc/apps,{s['session']}").values())[0]
+qps = [v for k, v in detail.items() if k.startswith("qp_")]
+want = {"refused_wqe_opcode": 1, "refused_wqe_key": 2, "refused_ring_index": 1}
+got = {k: sum(q[k] for q in qps) for k in want}
+print("apps_failures: hostile: refused", got, "and socket messages",
+      s.get("refused_msg_size", 0))
+if any(got[k] < want[k] for k in want) or s.get("refused_msg_size", 0) < 1:
+    sys.exit("apps_failures: FAIL: hostile requests not counted by reason")
+PY
+wait $cpid || fail "hostile: client"
+wait $spid || fail "hostile: server"
+cat hostile_client.log
+[ "$(grep -c "as expected" hostile_client.log)" = 8 ] || fail "hostile: want 8 checks"
 
 # 2. A client killed mid-transfer; then a new pair.
 port=$((port + 1))

@@ -20,6 +20,11 @@
  *           the transfer a write with a wrong rkey completes
  *           IBV_WC_REM_ACCESS_ERR, the QP is then in ERROR (IBV_EVENT_QP_FATAL),
  *           and a write posted after completes IBV_WC_WR_FLUSH_ERR;
+ *   hostile the client writes bad requests straight into the shared rings
+ *           (a bad opcode, a key not its own, memory past its region, a
+ *           scribbled ring head) and a malformed socket message: each is
+ *           refused (its verbs error, the QP to ERROR) and the QP brought
+ *           back; then the transfer must work;
  *   die     mrcd is stopped under the program: it must see its outstanding
  *           work complete IBV_WC_WR_FLUSH_ERR and IBV_EVENT_DEVICE_FATAL, and
  *           exit 0 then (3 if mrcd never went away).
@@ -40,6 +45,9 @@
 #include <unistd.h>
 
 #include <mrc.h>
+
+#include "mrc_chan.h"
+#include "mrc_lib_priv.h" /* hostile mode writes the shared rings itself */
 
 #define START_WORD 0x5354415254ull /* "START" */
 #define IMM_MAGIC  0x4d524300u
@@ -274,6 +282,103 @@ bad_rkey(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp, struct 
 		"a write posted in ERROR completes IBV_WC_WR_FLUSH_ERR");
 }
 
+/* Hostile mode: write into the shared rings behind lib_mrc's back, as a program that skips
+ * the library could; mrcd must refuse each request (the verbs error), count it by reason,
+ * and take the QP to ERROR. After each, the QP is brought back (RESET .. RTS). */
+static void
+hostile_post(struct mrc_qp *qp, const struct mrc_chan_swqe *w)
+{
+	qp->sqe[qp->sq_head & (qp->sq_size - 1)] = *w;
+	qp->sq_head++;
+	__atomic_store_n(&qp->sq->head, qp->sq_head, __ATOMIC_RELEASE);
+}
+
+static void
+hostile_expect(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
+	enum ibv_wc_status want, const char *what)
+{
+	const double end = now_s() + 20;
+	struct mrc_async_event ev;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.status == want, what);
+	expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL &&
+			ev.element.qp == qp,
+		"... and the QP is lost (IBV_EVENT_QP_FATAL)");
+	mrc_ack_async_event(&ev);
+}
+
+static void
+reconnect(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+
+	if (mrc_modify_qp(qp, &a, IBV_QP_STATE, NULL, 0))
+		die("to RESET");
+	connect_qp(qp, mine, theirs);
+}
+
+static void
+hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
+	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct mrc_lib_dev *d = mrc_lib_dev_of(dev);
+	struct mrc_chan_swqe w = {.wr_id = 41,
+		.laddr = (uintptr_t)mr->addr,
+		.raddr = theirs->addr,
+		.len = 64,
+		.lkey = mr->lkey,
+		.rkey = theirs->rkey,
+		.opcode = 9,
+		.flags = MRC_CHAN_WR_SIGNALED};
+	struct mrc_chan_rep rep;
+	uint8_t junk[3] = {1, 2, 3};
+
+	hostile_post(qp, &w);
+	hostile_expect(ctx, scq, qp, IBV_WC_LOC_QP_OP_ERR, "opcode 9 in the ring: LOC_QP_OP_ERR");
+	reconnect(qp, mine, theirs);
+	w.opcode = MRC_CHAN_WR_WRITE;
+	w.lkey = mr->lkey ^ 0x300;
+	hostile_post(qp, &w);
+	hostile_expect(
+		ctx, scq, qp, IBV_WC_LOC_PROT_ERR, "a key not ours in the ring: LOC_PROT_ERR");
+	reconnect(qp, mine, theirs);
+	w.lkey = mr->lkey;
+	w.laddr = (uintptr_t)mr->addr + mr->length; /* just past the region */
+	hostile_post(qp, &w);
+	hostile_expect(ctx, scq, qp, IBV_WC_LOC_PROT_ERR,
+		"memory past the region in the ring: LOC_PROT_ERR");
+	reconnect(qp, mine, theirs);
+	/* a head far ahead of the tail: nothing of the ring is taken */
+	__atomic_store_n(&qp->sq->head, qp->sq_head + 100000, __ATOMIC_RELEASE);
+	{
+		const double end = now_s() + 20;
+		struct mrc_async_event ev;
+
+		while (__atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE) != MRC_CHAN_QPS_ERR &&
+			now_s() < end)
+			;
+		expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL,
+			"a scribbled ring head: the QP is lost (IBV_EVENT_QP_FATAL)");
+		mrc_ack_async_event(&ev);
+	}
+	/* The daemon took its tail to the scribbled head: ours follows it. */
+	qp->sq_head = __atomic_load_n(&qp->sq->tail, __ATOMIC_ACQUIRE);
+	qp->sq_done = qp->sq_head;
+	reconnect(qp, mine, theirs);
+	/* a socket message of the wrong size: refused, and the session goes on */
+	expect(send(d->fd, junk, sizeof(junk), 0) == (ssize_t)sizeof(junk) &&
+			recv(d->fd, &rep, sizeof(rep), 0) == (ssize_t)sizeof(rep) &&
+			rep.rc == -EINVAL,
+		"a 3-byte socket message: refused with EINVAL");
+	printf("hostile: done\n");
+	fflush(stdout);
+	sleep(2); /* the test reads /mrc/apps meanwhile */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -286,6 +391,7 @@ main(int argc, char **argv)
 	}
 	const char *mode = argc == 9 ? argv[8] : "normal";
 	const bool bad_mode = strcmp(mode, "bad") == 0;
+	const bool hostile_mode = strcmp(mode, "hostile") == 0;
 
 	expect_death = strcmp(mode, "die") == 0;
 	const bool server = strcmp(argv[1], "server") == 0;
@@ -344,6 +450,8 @@ main(int argc, char **argv)
 	connect_qp(qp, &mine, &theirs);
 	if (bad_mode && !server)
 		bad_requests(ctx, pd, scq, rcq, qp, mr, &theirs);
+	if (hostile_mode && !server)
+		hostile(dev, ctx, scq, qp, mr, &mine, &theirs);
 
 	if (server) {
 		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
