@@ -64,7 +64,7 @@ spid=$!
 "$app" client "$sock" 0 "$port" 65536 4096 0.2 bad > bad_client.log 2>&1 || fail "bad requests: client"
 wait $spid || fail "bad requests: server"
 cat bad_client.log
-[ "$(grep -c 'as expected' bad_client.log)" = 9 ] || fail "bad requests: want 9 checks"
+[ "$(grep -c "as expected" bad_client.log)" = 10 ] || fail "bad requests: want 10 checks"
 
 # 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
 # counted by reason in /mrc/apps, and the transfer after them works.

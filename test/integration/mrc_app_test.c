@@ -19,7 +19,8 @@
  *           region holds (EINVAL), a post on a QP in RESET (EINVAL); after
  *           the transfer a write with a wrong rkey completes
  *           IBV_WC_REM_ACCESS_ERR, the QP is then in ERROR (IBV_EVENT_QP_FATAL),
- *           and a write posted after completes IBV_WC_WR_FLUSH_ERR;
+ *           and a write posted after completes IBV_WC_WR_FLUSH_ERR; a reset
+ *           with writes in flight leaves no completion behind;
  *   hostile the client writes bad requests straight into the shared rings
  *           (a bad opcode, a key not its own, memory past its region, a
  *           scribbled ring head) and a malformed socket message: each is
@@ -321,6 +322,48 @@ reconnect(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_inf
 	connect_qp(qp, mine, theirs);
 }
 
+/*
+ * RESET drops what was posted: writes in flight when the QP is reset leave no
+ * completion behind for the QP's next life (the QP is connected again, which
+ * puts it back on its worker, and nothing may come). The peer's PSNs are not
+ * exchanged again, so the new life sends nothing.
+ */
+static void
+reset_drops_old_work(struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
+	const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 4096, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+	struct ibv_wc wc[64];
+	int n = 0;
+
+	reconnect(qp, mine, theirs);
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey;
+	for (wr.wr_id = 100; wr.wr_id < 132; wr.wr_id++)
+		if (mrc_post_send(qp, &wr, &bad))
+			die("post before the reset");
+	if (mrc_modify_qp(qp, &a, IBV_QP_STATE, NULL, 0))
+		die("to RESET");
+	usleep(100000);
+	while (mrc_poll_cq(scq, 64, wc) > 0) /* what completed before the reset stands */
+		;
+	connect_qp(qp, mine, theirs);
+	usleep(300000);
+	n = mrc_poll_cq(scq, 64, wc);
+	if (n > 0)
+		fprintf(stderr,
+			"mrc-app-test: %d completions after the reset, the first wr_id %" PRIu64
+			" %s\n",
+			n, wc[0].wr_id, ibv_wc_status_str(wc[0].status));
+	expect(n == 0, "a reset with writes in flight leaves no completion for the next life");
+}
+
 static void
 hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
 	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
@@ -564,8 +607,10 @@ main(int argc, char **argv)
 				return 1;
 			}
 		}
-		if (bad_mode)
+		if (bad_mode) {
 			bad_rkey(ctx, scq, qp, mr, &theirs);
+			reset_drops_old_work(scq, qp, mr, &mine, &theirs);
+		}
 		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes, %" PRIu64
 		       " signalled completions, %.1f MB/s\n",
 			round, posted, msg, signalled,

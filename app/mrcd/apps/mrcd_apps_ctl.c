@@ -671,10 +671,18 @@ do_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 		__atomic_store_n(&q->sq->tail, q->sq_tail, __ATOMIC_RELEASE);
 		__atomic_store_n(&q->rq->tail, q->rq_tail, __ATOMIC_RELEASE);
 		__atomic_store_n(&q->st->error, 0, __ATOMIC_RELAXED);
+		/* The old QP's flushed completions stay behind: the next one starts empty. */
+		mrc_cq_init(q->icq, q->icq->mask + 1);
 	}
 	if (rc == 0) {
+		uint32_t seen = __atomic_load_n(&q->st->state, __ATOMIC_ACQUIRE);
+
 		q->state = to;
-		__atomic_store_n(&q->st->state, to, __ATOMIC_RELEASE);
+		/* A worker that put the QP in ERROR meanwhile wins, but over RESET. */
+		while ((seen != MRC_CHAN_QPS_ERR || to == MRC_CHAN_QPS_RESET) &&
+			!__atomic_compare_exchange_n(&q->st->state, &seen, to, false,
+				__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+			;
 	}
 	return rc;
 }
