@@ -43,8 +43,8 @@ plane = 2
 action = up
 S
 port=$((20000 + $$ % 20000))
-"$mrcd" -- --set daemon.apps_socket="$sock" --set profile.messages=1 \
-	--set profile.msg_kb=4 --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
+"$mrcd" -- --set daemon.apps_socket="$sock" \
+	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do

@@ -25,6 +25,7 @@ if [ "$(nproc)" -lt 2 ]; then
 	echo "apps_fabric: needs 2 CPUs; skipping"
 	exit 77
 fi
+# mrc-fabric reads the cluster's profile; the two mrcd run none (no generator traffic).
 cat > profile.ini <<'P'
 [profile]
 pattern = pairs
@@ -79,10 +80,10 @@ for _ in $(seq 100); do
 	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
 	sleep 0.1
 done
-"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --set daemon.apps_socket="$dir/a0.sock" \
+"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --profile none --set daemon.apps_socket="$dir/a0.sock" \
 	> h0.log 2>&1 &
 pids+=($!)
-"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --set daemon.apps_socket="$dir/a1.sock" \
+"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --profile none --set daemon.apps_socket="$dir/a1.sock" \
 	> h1.log 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do

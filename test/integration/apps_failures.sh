@@ -40,8 +40,7 @@ fails=0
 fail() { echo "apps_failures: FAIL: $*"; fails=$((fails + 1)); }
 
 start_mrcd() { # LOG
-	"$mrcd" -- --set daemon.apps_socket="$sock" --set profile.messages=1 \
-		--set profile.msg_kb=4 --scenario none --duration 0 > "$1" 2>&1 &
+	"$mrcd" -- --set daemon.apps_socket="$sock" --profile none --scenario none --duration 0 > "$1" 2>&1 &
 	mpid=$!
 	for _ in $(seq 100); do
 		[ -S "$sock" ] && [ -n "$(mrc_sock "$1")" ] && return 0
