@@ -50,6 +50,7 @@ enum mrc_chan_op {
 	MRC_CHAN_CREATE_QP, /* reply + the QP's shared memory */
 	MRC_CHAN_MODIFY_QP,
 	MRC_CHAN_DESTROY_QP,
+	MRC_CHAN_CREATE_CHANNEL, /* + the eventfd mrcd writes when an armed CQ gets an entry */
 	MRC_CHAN_OP_END,
 };
 
@@ -104,6 +105,7 @@ struct mrc_chan_req {
 		} dereg_mr;
 		struct {
 			uint32_t entries;
+			uint32_t channel; /* 0: none */
 		} create_cq;
 		struct {
 			uint32_t cq;
@@ -153,6 +155,9 @@ struct mrc_chan_rep {
 			uint32_t key; /* lkey == rkey */
 		} reg_mr;
 		struct {
+			uint32_t channel;
+		} create_channel;
+		struct {
 			uint32_t cq;
 			uint32_t n_rings, entries; /* rings of `entries` each */
 			uint64_t bytes;		   /* of the shared memory */
@@ -172,6 +177,18 @@ struct mrc_chan_ring {
 	uint8_t pad0[60];
 	uint32_t tail; /* the consumer's: entries taken, free running */
 	uint8_t pad1[60];
+};
+
+/*
+ * A CQ's first line: its notification state. The application sets `armed`
+ * (mrc_req_notify_cq); the worker that next completes into the CQ takes it
+ * back to 0, sets `fired` and has the control thread write the channel's
+ * eventfd; mrc_get_cq_event takes `fired` back.
+ */
+struct mrc_chan_cq_status {
+	uint32_t armed;
+	uint32_t fired;
+	uint8_t pad[56];
 };
 
 /* The status mrcd keeps for a QP (mrcd writes, the application reads). */

@@ -15,6 +15,7 @@
 #define MRC_LIB_DEV_MAGIC 0x6d726364u
 #define MRC_LIB_MAX_QPS	  64
 #define MRC_LIB_MAX_MRS	  64
+#define MRC_LIB_MAX_CQS	  32
 
 /* A device: the connection to mrcd as one of its hosts. ctx first: it is what programs hold. */
 struct mrc_lib_dev {
@@ -44,6 +45,13 @@ bool mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t ad
 struct mrc_context {
 	struct mrc_lib_dev *dev;
 	struct mrc_qp *qps[MRC_LIB_MAX_QPS];
+	struct mrc_cq *cqs[MRC_LIB_MAX_CQS]; /* for the channels' events */
+};
+
+struct mrc_comp_channel {
+	struct mrc_context *ctx;
+	int fd; /* the eventfd mrcd writes */
+	uint32_t id;
 };
 
 struct mrc_cq {
@@ -52,6 +60,8 @@ struct mrc_cq {
 	uint8_t *shm;
 	size_t bytes;
 	void *cq_context;
+	struct mrc_comp_channel *channel;
+	unsigned int events_got, events_acked;
 	uint32_t tail[64]; /* per ring: ours, copied to the shared tail */
 	/* completions made here when mrcd is gone (flushes) */
 	struct ibv_wc *flush;

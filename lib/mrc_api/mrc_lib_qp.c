@@ -9,10 +9,12 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,58 +32,139 @@ map_fd(int fd, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* ---- completion channels: not yet (CQ notification comes later) ---- */
+/* ---- completion channels: an eventfd mrcd writes when an armed CQ gets an entry ---- */
 
 int
 mrc_create_comp_channel(struct mrc_context *c, struct mrc_comp_channel **channel)
 {
-	(void)c;
-	(void)channel;
-	errno = ENOSYS;
-	return -1;
+	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_CHANNEL};
+	struct mrc_chan_rep rep;
+	struct mrc_comp_channel *ch;
+
+	if (c == NULL || channel == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL)
+		return -1;
+	ch->ctx = c;
+	ch->fd = eventfd(0, EFD_CLOEXEC);
+	if (ch->fd < 0 || mrc_lib_rpc(c->dev, &r, ch->fd, &rep, NULL) != 0) {
+		const int err = errno;
+
+		if (ch->fd >= 0)
+			close(ch->fd);
+		free(ch);
+		errno = err;
+		return -1;
+	}
+	ch->id = rep.u.create_channel.channel;
+	*channel = ch;
+	return 0;
 }
 
 int
 mrc_get_comp_channel_fd(struct mrc_comp_channel *channel, int *fd)
 {
-	(void)channel;
-	(void)fd;
-	errno = ENOSYS;
-	return -1;
+	if (channel == NULL || fd == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*fd = channel->fd;
+	return 0;
 }
 
 int
 mrc_destroy_comp_channel(struct mrc_comp_channel *channel)
 {
-	(void)channel;
-	errno = ENOSYS;
-	return -1;
+	if (channel == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++)
+		if (channel->ctx->cqs[k] != NULL && channel->ctx->cqs[k]->channel == channel) {
+			errno = EBUSY;
+			return -1;
+		}
+	close(channel->fd);
+	free(channel);
+	return 0;
 }
 
 int
 mrc_req_notify_cq(struct mrc_cq *cq, int solicited_only)
 {
-	(void)cq;
-	(void)solicited_only;
-	errno = ENOSYS;
-	return ENOSYS;
+	(void)solicited_only; /* no solicited events in MRC: every completion counts */
+	if (cq == NULL || cq->channel == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	__atomic_store_n(&((struct mrc_chan_cq_status *)cq->shm)->armed, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The first CQ of the channel whose armed notification fired, taken back; NULL: none. */
+static struct mrc_cq *
+fired_cq(struct mrc_comp_channel *ch)
+{
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++) {
+		struct mrc_cq *cq = ch->ctx->cqs[k];
+
+		if (cq != NULL && cq->channel == ch &&
+			__atomic_exchange_n(&((struct mrc_chan_cq_status *)cq->shm)->fired, 0,
+				__ATOMIC_ACQ_REL) != 0)
+			return cq;
+	}
+	return NULL;
 }
 
 int
 mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq, void **cq_context)
 {
-	(void)channel;
-	(void)cq;
-	(void)cq_context;
-	errno = ENOSYS;
-	return -1;
+	struct mrc_cq *got;
+
+	if (channel == NULL || cq == NULL || cq_context == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	while ((got = fired_cq(channel)) == NULL) {
+		struct pollfd p[2] = {{.fd = channel->fd, .events = POLLIN},
+			{.fd = channel->ctx->dev->fd, .events = POLLIN}};
+		uint64_t v;
+
+		if (channel->ctx->dev->dead) {
+			errno = EIO;
+			return -1;
+		}
+		/* A non-blocking fd: one look. Else wait for mrcd's write, or its end. */
+		if ((fcntl(channel->fd, F_GETFL) & O_NONBLOCK) == 0 && poll(p, 2, -1) > 0 &&
+			(p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+			(p[0].revents & POLLIN) == 0) {
+			mrc_lib_dev_died(channel->ctx->dev);
+			continue;
+		}
+		if (read(channel->fd, &v, sizeof(v)) < 0 && errno == EAGAIN &&
+			(got = fired_cq(channel)) == NULL) {
+			/* Nothing yet; and if mrcd is gone, nothing ever. */
+			if (poll(&p[1], 1, 0) == 1 && (p[1].revents & (POLLIN | POLLHUP)) != 0) {
+				mrc_lib_dev_died(channel->ctx->dev);
+				errno = EIO;
+			}
+			return -1;
+		}
+	}
+	got->events_got++;
+	*cq = got;
+	*cq_context = got->cq_context;
+	return 0;
 }
 
 void
 mrc_ack_cq_events(struct mrc_cq *cq, unsigned int nevents)
 {
-	(void)cq;
-	(void)nevents;
+	if (cq != NULL)
+		cq->events_acked += nevents;
 }
 
 /* ---- CQs ---- */
@@ -92,6 +175,7 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 {
 	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_CQ};
 	struct mrc_chan_rep rep;
+	unsigned int slot;
 	struct mrc_cq *cq;
 	int fd;
 
@@ -100,11 +184,18 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 		errno = EINVAL;
 		return NULL;
 	}
-	if (channel != NULL) {
-		errno = ENOSYS;
+	if (channel != NULL && channel->ctx != c) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (slot = 0; slot < MRC_LIB_MAX_CQS && c->cqs[slot] != NULL; slot++)
+		;
+	if (slot == MRC_LIB_MAX_CQS) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	r.u.create_cq.entries = (uint32_t)cqe;
+	r.u.create_cq.channel = channel != NULL ? channel->id : 0;
 	if (mrc_lib_rpc(c->dev, &r, -1, &rep, &fd) != 0)
 		return NULL;
 	if (fd < 0 || rep.u.create_cq.n_rings == 0 || rep.u.create_cq.n_rings > 64 ||
@@ -126,11 +217,13 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 	cq->n_rings = rep.u.create_cq.n_rings;
 	cq->bytes = rep.u.create_cq.bytes;
 	cq->cq_context = cq_context;
+	cq->channel = channel;
 	cq->shm = map_fd(fd, cq->bytes);
 	if (cq->shm == NULL) {
 		free(cq);
 		return NULL;
 	}
+	c->cqs[slot] = cq;
 	return cq;
 }
 
@@ -144,9 +237,16 @@ mrc_destroy_cq(struct mrc_cq *cq)
 		errno = EINVAL;
 		return -1;
 	}
+	if (cq->events_got != cq->events_acked) {
+		errno = EBUSY; /* events got must be acknowledged first */
+		return -1;
+	}
 	r.u.destroy_cq.cq = cq->id;
 	if (mrc_lib_rpc(cq->ctx->dev, &r, -1, &rep, NULL) != 0 && !cq->ctx->dev->dead)
 		return -1;
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++)
+		if (cq->ctx->cqs[k] == cq)
+			cq->ctx->cqs[k] = NULL;
 	munmap(cq->shm, cq->bytes);
 	free(cq->flush);
 	free(cq);

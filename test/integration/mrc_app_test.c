@@ -7,10 +7,10 @@
  * processes on one mrcd (or two), each a host; QPN, rkey, address, GID and
  * PSN exchanged over TCP; the server writes a start word into the client's
  * buffer; the client, spinning on it, writes its buffer into the server's in
- * bursts (every 64th request signalled) for `seconds`, each round with its
- * own byte pattern, then a WRITE_WITH_IMM carrying the round count; the
- * server takes it on a posted receive and checks every byte of the last
- * round. Exit 0 when all of it held.
+ * bursts (every 64th request signalled) for `seconds`, each round with its * own byte pattern, then
+ * a WRITE_WITH_IMM carrying the round count; the server, told of it by an event on its receive CQ's
+ * completion channel, takes it on a posted receive and checks every byte of the last round. Exit 0
+ * when all of it held.
  *
  * MODE (last argument, optional):
  *   normal  the above;
@@ -446,6 +446,8 @@ main(int argc, char **argv)
 	struct ibv_mr *mr;
 	struct mrc_context *ctx;
 	struct mrc_cq *scq, *rcq;
+	struct mrc_comp_channel *channel = NULL;
+	static int rcq_tag;
 	struct mrc_qp *qp;
 	struct mrc_qp_init_attr qa;
 	volatile uint64_t *start;
@@ -469,8 +471,11 @@ main(int argc, char **argv)
 	if (ctx == NULL)
 		die("mrc_create_context");
 	the_ctx = ctx;
+	/* The server waits for the Write-with-immediate on a completion channel. */
+	if (server && mrc_create_comp_channel(ctx, &channel))
+		die("mrc_create_comp_channel");
 	scq = mrc_create_cq(ctx, 1024, NULL, NULL, 0);
-	rcq = mrc_create_cq(ctx, 64, NULL, NULL, 0);
+	rcq = mrc_create_cq(ctx, 64, &rcq_tag, server ? channel : NULL, 0);
 	if (scq == NULL || rcq == NULL)
 		die("mrc_create_cq");
 	memset(&qa, 0, sizeof(qa));
@@ -511,12 +516,38 @@ main(int argc, char **argv)
 
 		if (mrc_post_recv(qp, &rw, &bad_r))
 			die("mrc_post_recv");
+		if (mrc_req_notify_cq(rcq, 0))
+			die("mrc_req_notify_cq");
 		*start = START_WORD;
 		sw.wr.rdma.remote_addr = theirs.addr + bytes;
 		sw.wr.rdma.rkey = theirs.rkey;
 		if (mrc_post_send(qp, &sw, &bad_s))
 			die("post the start word");
 		wait_one(scq, "the start word");
+		/*
+		 * Armed before anything could arrive: the receive comes as an event first.
+		 * mrc_get_cq_event blocks until then, or fails once mrcd is gone.
+		 */
+		{
+			struct mrc_cq *ev_cq = NULL;
+			void *ev_ctx = NULL;
+			int fd;
+
+			if (mrc_get_comp_channel_fd(channel, &fd) || fd < 0)
+				die("mrc_get_comp_channel_fd");
+			if (mrc_get_cq_event(channel, &ev_cq, &ev_ctx)) {
+				if (expect_death && errno == EIO)
+					wait_one(
+						rcq, "the posted receive"); /* flushed: ends here */
+				die("mrc_get_cq_event");
+			}
+			if (ev_cq != rcq || ev_ctx != &rcq_tag) {
+				fprintf(stderr, "mrc-app-test: the event names another CQ\n");
+				return 1;
+			}
+			mrc_ack_cq_events(ev_cq, 1);
+			printf("server: the receive CQ's event came through its channel\n");
+		}
 		wc = wait_one(rcq, "the write with immediate");
 		rounds = ntohl(wc.imm_data) & 0xff;
 		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 77 ||
@@ -528,8 +559,9 @@ main(int argc, char **argv)
 		}
 		for (size_t i = 0; i < bytes; i++)
 			bad += buf[i] != (uint8_t)(i * 7 + rounds);
-		printf("server: %u rounds of %zu bytes, the last checked: %zu bad bytes\n", rounds,
-			bytes, bad);
+		printf("server: the last round (number %u mod 256) of %zu bytes checked: %zu bad "
+		       "bytes\n",
+			rounds, bytes, bad);
 		if (bad != 0)
 			return 1;
 	} else {
@@ -583,7 +615,7 @@ main(int argc, char **argv)
 				done = wc.wr_id + 1;
 				signalled++;
 			}
-		} while (now_s() - t0 < seconds && round < 255);
+		} while (now_s() - t0 < seconds);
 		{
 			struct ibv_sge sge = {
 				.addr = (uintptr_t)buf, .length = 1, .lkey = mr->lkey};
@@ -592,7 +624,7 @@ main(int argc, char **argv)
 						   .num_sge = 1,
 						   .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 						   .send_flags = IBV_SEND_SIGNALED,
-						   .imm_data = htonl(IMM_MAGIC | round)},
+						   .imm_data = htonl(IMM_MAGIC | (round & 0xff))},
 					   *bad_s;
 			struct ibv_wc wc;
 
@@ -629,6 +661,7 @@ main(int argc, char **argv)
 		close(tcp);
 	}
 	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
+		(channel != NULL && mrc_destroy_comp_channel(channel)) ||
 		mrc_destroy_context(ctx) || mrc_sw_dereg_mr(mr) || mrc_sw_dealloc_pd(pd) ||
 		mrc_sw_close_device(dev))
 		die("teardown");

@@ -357,11 +357,43 @@ find_cq(struct mrcd_app_session *s, uint32_t id)
 	return NULL;
 }
 
+/* A channel: the application's eventfd (checked to be one), written when an armed CQ fires. */
+static int
+do_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
+{
+	static const char eventfd_link[] = "anon_inode:[eventfd]";
+	char path[64], what[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return fail(
+			rep, EINVAL, "a channel comes with its eventfd (SCM_RIGHTS); none came");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, what, sizeof(what) - 1);
+	if (n != (ssize_t)strlen(eventfd_link) || memcmp(what, eventfd_link, (size_t)n) != 0)
+		return fail(rep, EINVAL, "a channel's fd must be an eventfd");
+	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
+		if (s->chan_fd[k] < 0) {
+			s->chan_fd[k] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (s->chan_fd[k] < 0)
+				return fail(
+					rep, errno, "cannot keep the eventfd: %s", strerror(errno));
+			rep->u.create_channel.channel = k + 1;
+			return 0;
+		}
+	return fail(rep, ENOMEM, "this application has its %u channels already",
+		MRCD_APPS_SESSION_CHANNELS);
+}
+
 static int
 do_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
 	struct mrc_chan_rep *rep, int *fd)
 {
 	struct mrcd_app_cq *cq = NULL;
+	const uint32_t ch = r->u.create_cq.channel;
+
+	if (ch > MRCD_APPS_SESSION_CHANNELS || (ch != 0 && s->chan_fd[ch - 1] < 0))
+		return fail(rep, EINVAL, "channel %u is not one of this application's", ch);
 
 	for (unsigned int k = 0; k < RTE_DIM(s->cq) && cq == NULL; k++)
 		if (s->cq[k].id == 0)
@@ -378,6 +410,9 @@ do_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 		return fail(rep, ENOMEM, "no shared memory for a CQ of %u entries: %s", cq->entries,
 			strerror(errno));
 	cq->id = (uint32_t)(cq - s->cq) + 1;
+	cq->channel = ch;
+	cq->wakes = a->wakes;
+	cq->token = (void *)(((uintptr_t)(s - a->sess) << 8 | (uintptr_t)(cq - s->cq)) + 1);
 	rep->u.create_cq.cq = cq->id;
 	rep->u.create_cq.n_rings = cq->n_rings;
 	rep->u.create_cq.entries = cq->entries;
@@ -702,6 +737,8 @@ serve(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req
 		return do_reg_mr(a, s, r, fd, rep);
 	case MRC_CHAN_DEREG_MR:
 		return do_dereg_mr(a, s, r, rep);
+	case MRC_CHAN_CREATE_CHANNEL:
+		return do_create_channel(s, fd, rep);
 	case MRC_CHAN_CREATE_CQ:
 		return do_create_cq(a, s, r, rep, out_fd);
 	case MRC_CHAN_DESTROY_CQ:
@@ -813,6 +850,11 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 			munmap(s->cq[k].shm, s->cq[k].bytes);
 			memset(&s->cq[k], 0, sizeof(s->cq[k]));
 		}
+	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
+		if (s->chan_fd[k] >= 0) {
+			close(s->chan_fd[k]);
+			s->chan_fd[k] = -1;
+		}
 	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
 		if (s->mr[k].map != NULL && !release_mr(a, s, &s->mr[k]))
 			all = false;
@@ -840,12 +882,38 @@ accept_new(struct mrcd_apps *a)
 		}
 		pthread_mutex_lock(&a->lock);
 		memset(s, 0, sizeof(*s));
+		for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
+			s->chan_fd[k] = -1;
 		s->used = true;
 		s->fd = fd;
 		s->id = ++a->next_id;
 		a->sessions_total++;
 		pthread_mutex_unlock(&a->lock);
 	}
+}
+
+/* The workers' wake-ups: each armed CQ that got an entry, its channel's eventfd written. */
+static void
+wake_channels(struct mrcd_apps *a)
+{
+	void *tok[64];
+	unsigned int n;
+
+	while ((n = rte_ring_sc_dequeue_burst(a->wakes, tok, RTE_DIM(tok), NULL)) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			const uintptr_t t = (uintptr_t)tok[k] - 1;
+			struct mrcd_app_session *s = &a->sess[(t >> 8) % MRCD_APPS_SESSIONS];
+			const struct mrcd_app_cq *cq = &s->cq[(t & 0xff) % MRCD_APPS_SESSION_CQS];
+			const uint64_t one = 1;
+
+			/* A CQ or session gone since: nothing to wake (a spare wake-up is
+			 * harmless). */
+			if (!s->used || cq->id == 0 || cq->channel == 0 ||
+				s->chan_fd[cq->channel - 1] < 0)
+				continue;
+			if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
+				a->wakes_sent++;
+		}
 }
 
 void
@@ -856,6 +924,7 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 	RTE_SET_USED(now);
 	if (a == NULL)
 		return;
+	wake_channels(a);
 	accept_new(a);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		struct mrcd_app_session *s = &a->sess[k];
@@ -921,6 +990,11 @@ mrcd_apps_open(struct mrcd_daemon *d)
 		       2 * mrcd_recover_spares(d->n_cluster_flows);
 	mrc_rand_seed(&a->rand, d->cfg.daemon.seed * 7777u + 1);
 	d->apps = a;
+	a->wakes = rte_ring_create("mrcd_app_wakes", 4096, (int)rte_socket_id(), RING_F_SC_DEQ);
+	if (a->wakes == NULL) {
+		mrcd_apps_close(d);
+		return -ENOMEM;
+	}
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		a->mr_owner[h] = calloc(a->mr_slots, sizeof(uint32_t));
 		if (a->mr_owner[h] == NULL) {
@@ -948,6 +1022,7 @@ mrcd_apps_close(struct mrcd_daemon *d)
 		}
 	close(a->lfd);
 	unlink(a->path);
+	rte_ring_free(a->wakes);
 	d->apps = NULL;
 	for (unsigned int h = 0; h < MRCD_MAX_HOSTS; h++)
 		free(a->mr_owner[h]);

@@ -21,6 +21,7 @@
 #define MRCD_APPS_SESSION_CQS	   32
 #define MRCD_APPS_SESSION_MRS	   64
 #define MRCD_APPS_SESSION_MR_BYTES (4ull << 30)
+#define MRCD_APPS_SESSION_CHANNELS 8
 /* QPs a worker serves for applications at most. */
 #define MRCD_APPS_WORKER_QPS (MRCD_APPS_SESSIONS * MRCD_APPS_SESSION_QPS)
 
@@ -38,6 +39,11 @@ struct mrcd_app_cq {
 	/* each ring's producer index: that ring's worker alone writes it */
 	uint32_t head[MRCD_MAX_WORKERS];
 	uint64_t overruns; /* any worker (atomic) */
+	/* notification: the channel (1.., 0: none), where wake-ups go, and this CQ's token */
+	uint32_t channel;
+	struct rte_ring *wakes;
+	void *token;
+	uint64_t wakes_dropped; /* the wake-up ring was full: any worker (atomic) */
 };
 
 struct mrcd_app_session;
@@ -95,6 +101,7 @@ struct mrcd_app_session {
 	struct mrcd_app_cq cq[MRCD_APPS_SESSION_CQS];
 	struct mrcd_app_mr mr[MRCD_APPS_SESSION_MRS];
 	uint64_t mr_bytes;
+	int chan_fd[MRCD_APPS_SESSION_CHANNELS]; /* eventfds mrcd writes (-1: none) */
 	uint64_t requests;
 	uint64_t refused[MRC_CHAN_REF_END]; /* socket messages; its QPs count their own */
 };
@@ -124,6 +131,10 @@ struct mrcd_apps {
 	bool qpn_used[MRCD_MAX_HOSTS][MRCD_APPS_QPNS];
 	struct mrc_rand rand; /* control's, for the QPs' INIT */
 	uint64_t sessions_total, sessions_refused;
+	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
+	 * channel's eventfd (a worker makes no system call) */
+	struct rte_ring *wakes;
+	uint64_t wakes_sent; /* control */
 };
 
 /* mrcd_apps_worker.c, on the worker: the QP's status once it went to ERROR. */

@@ -52,6 +52,16 @@ push(struct mrcd_app_cq *cq, unsigned int w, const struct mrc_chan_cqe *e)
 	memcpy(&ring[head & (cq->entries - 1)], e, sizeof(*e));
 	cq->head[w] = head + 1;
 	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	if (cq->channel != 0) {
+		struct mrc_chan_cq_status *st = (struct mrc_chan_cq_status *)cq->shm;
+
+		/* Armed: one wake-up, through the control thread (it writes the eventfd). */
+		if (__atomic_exchange_n(&st->armed, 0, __ATOMIC_ACQ_REL) != 0) {
+			__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
+			if (rte_ring_mp_enqueue(cq->wakes, cq->token) != 0)
+				__atomic_fetch_add(&cq->wakes_dropped, 1, __ATOMIC_RELAXED);
+		}
+	}
 	return true;
 }
 
