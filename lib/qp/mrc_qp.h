@@ -168,7 +168,7 @@ struct mrc_qp_init {
 	 * responders: a QP holds one only while an immediate that arrived
 	 * before the rest of its message waits (one arriving next in order is
 	 * delivered at once, no table needed). When every table is out, such
-	 * a packet is refused with a NACK NO_RESOURCE (counted in
+	 * a packet is refused with a NACK NO_PKT_BUFFER (counted in
 	 * rx_imm_no_table) and the sender resends it; nothing else is
 	 * refused. The pool must outlive the QPs. NULL: the QP gets a table
 	 * of its own at RTR.

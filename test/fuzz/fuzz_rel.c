@@ -115,7 +115,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.ack_psn_offset = (int16_t)(int8_t)a[2];
 			memcpy(&s.sack_bitmap, a + 3, 8);
 			s.pr = a[11] & 1;
-			s.mpr = a[11] >> 6;		       /* 0 (no news), 1, or more than agreed */
+			s.mpr = a[11] >> 6; /* 0 (no news), 1, or more than agreed */
 			s.ts_echo = (uint16_t)(a[11] >> 1 & 3); /* 0 (none) or a low stamp */
 			if (mrc_rel_tx_on_sack(tx, &s, now, &ops, &st, &info) != 0)
 				FUZZ_CHECK(tx->snd_una == una && tx->snd_nxt == nxt &&

@@ -112,7 +112,8 @@ run(struct mrc_test_pair *p, struct wire *w, uint64_t limit_ns)
 
 	while (p->now < end) {
 		for (uint8_t i = 0; i < 2; i++) {
-			const uint16_t n = mrc_qp_tx_burst(p->h[i].qp, p->now, 0xff, &p->rand, pk, 64);
+			const uint16_t n =
+				mrc_qp_tx_burst(p->h[i].qp, p->now, 0xff, &p->rand, pk, 64);
 
 			wire_send(w, p, (uint8_t)(1 - i), pk, n);
 			mrc_qp_poll(p->h[i].qp, p->now);
@@ -190,7 +191,8 @@ test_tseth_stamped_and_echoed(void)
 			MRC_T_EQ(w.data_ts_bad, 0);
 			MRC_T_ASSERT(w.sack_echo > 0, "SACKs echo stamps");
 			MRC_T_ASSERT(rtx->stats.ts_rtt_samples >= 1,
-				"the resend gave a sample (%" PRIu64 ")", rtx->stats.ts_rtt_samples);
+				"the resend gave a sample (%" PRIu64 ")",
+				rtx->stats.ts_rtt_samples);
 		} else {
 			MRC_T_EQ(w.data_ts, 0);
 			MRC_T_EQ(w.sack_echo, 0);
@@ -305,8 +307,7 @@ test_always_skip_from_marks(void)
 			MRC_T_EQ(post(&p, (uint64_t)k, (size_t)k << 20, 1 << 20, 0), 0);
 		run(&p, &w, 400000 * US);
 		MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 4);
-		const struct mrc_ev_pool_counters *ec =
-			mrc_ev_counters(mrc_qp_ev_pool(p.h[0].qp));
+		const struct mrc_ev_pool_counters *ec = mrc_ev_counters(mrc_qp_ev_pool(p.h[0].qp));
 
 		if (on) {
 			MRC_T_ASSERT(w.always_skips > 0, "ALWAYS_SKIP sent");
