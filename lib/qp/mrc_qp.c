@@ -681,7 +681,7 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 	if (qp->rrx != NULL && qp->rrx->pending > 0) {
 		if (mrc_rel_rx_sack_due(qp->rrx, now_tsc))
 			mrc_qp_queue_ctrl(qp, CTRL_SACK, MRC_SACK_M_NONE, false,
-				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev, qp->last_rx_ts);
+				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev, 0);
 		else
 			next = RTE_MIN(next, mrc_rel_rx_sack_deadline(qp->rrx));
 	}

@@ -125,7 +125,6 @@ struct mrc_qp {
 	uint16_t probe_id;
 	uint32_t probe_ev; /* EV of the outstanding reliability probe */
 	uint32_t last_rx_ev;
-	uint16_t last_rx_ts; /* TSETH stamp of the last data packet (0: it had none) */
 	uint64_t now_tsc;
 	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
 

@@ -103,12 +103,19 @@ cq_room(const struct mrc_cq *cq)
 	return cq->mask + 1 - (cq->tail - cq->head);
 }
 
+/* The TSETH stamp an answer to data packet `v` echoes: 0 when it had none. */
+static inline uint16_t
+rx_ts(const struct mrc_pkt *v)
+{
+	return v->bth.ts ? v->tseth.ts : 0;
+}
+
 /* Refuse a data packet for lack of a resource: NACK it, and rel raises the penalty. */
 static void
-refuse(struct mrc_qp *qp, const struct mrc_pkt *v, uint8_t reason, uint16_t ts)
+refuse(struct mrc_qp *qp, const struct mrc_pkt *v, uint8_t reason)
 {
 	mrc_rel_rx_refused(qp->rrx);
-	mrc_qp_queue_ctrl(qp, CTRL_NACK, reason, false, v->bth.psn, v->ev, ts);
+	mrc_qp_queue_ctrl(qp, CTRL_NACK, reason, false, v->bth.psn, v->ev, rx_ts(v));
 }
 
 static void
@@ -117,29 +124,26 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 	const bool trimmed = (v->flags & MRC_PKT_F_TRIMMED) != 0;
 	const uint8_t ecn = (v->flags & MRC_PKT_F_SRV6) ? v->outer.ecn : v->ip.ecn;
 	const bool imm = mrc_opcode_has_imm(v->bth.opcode);
-	const uint16_t ts = v->bth.ts ? v->tseth.ts : 0;
 	struct mrc_rel_rx_verdict rv;
 	struct mrc_mr *mr = NULL;
 	unsigned int flags = 0;
-	uint8_t m_verdict;
 
 	qp->last_rx_ev = v->ev;
-	qp->last_rx_ts = ts;
 	if (!trimmed) {
 		/* Nothing is written, or acknowledged, outside registered memory. */
 		mr = mrc_mr_check(qp->mrs, v->data.rkey, v->data.va, v->payload_len,
 			MRC_MR_ACCESS_REMOTE_WRITE);
 		if (mr == NULL) {
 			qp->cnt.rx_bad_rkey++;
-			mrc_qp_queue_ctrl(
-				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev, ts);
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev, rx_ts(v));
 			return;
 		}
 		if (imm && (uint16_t)(v->data.rqmsn - qp->imm_next) >= qp->wimm &&
 			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
 			qp->cnt.rx_wimm_exceeded++;
-			mrc_qp_queue_ctrl(
-				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev, ts);
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev, rx_ts(v));
 			return;
 		}
 		/*
@@ -153,13 +157,13 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		if (imm && unlikely(cq_room(qp->cq) <= qp->imm_pending) &&
 			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
 			qp->cnt.rx_imm_no_cqe++;
-			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER, ts);
+			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER);
 			return;
 		}
 		if (imm && unlikely(qp->imm == NULL) && imm_needs_table(qp, v) &&
 			!mrc_qp_imm_get(qp)) {
 			qp->cnt.rx_imm_no_table++;
-			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER, ts);
+			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER);
 			return;
 		}
 	}
@@ -206,22 +210,32 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		qp->cnt.rx_trimmed_pkts++;
 		break;
 	}
-	/* The path's verdict: a mark, or one mark too many in a row (ALWAYS_SKIP). */
-	m_verdict =
-		trimmed ? MRC_SACK_M_NONE
-			: mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0);
 	if (rv.nack_now)
-		mrc_qp_queue_ctrl(qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev, ts);
+		mrc_qp_queue_ctrl(
+			qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev, rx_ts(v));
+	/*
+	 * The path's verdict, echoed as M: a mark, or one mark too many in a
+	 * row (ALWAYS_SKIP). A marked packet always gets a SACK (a trimmed one
+	 * never does); a packet that gets none still ends its EV's row of marks.
+	 */
 	if (rv.sack_now)
-		mrc_qp_queue_ctrl(qp, CTRL_SACK, m_verdict, false, v->bth.psn, v->ev, ts);
+		mrc_qp_queue_ctrl(qp, CTRL_SACK,
+			mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0),
+			false, v->bth.psn, v->ev, rx_ts(v));
+	else if (unlikely(qp->rrx->marks_live != 0) && !trimmed)
+		mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0);
 	if (rv.in_order)
 		deliver_imms(qp);
 	else if (imm && qp->imm_pending == 0 && qp->imm_pool != NULL)
 		mrc_qp_imm_put(qp); /* taken for a packet that was not new after all */
 }
 
-/* A SACK, or (`has_ev` false) a transport ACK seen as one: no EV echoed, no path verdict. */
-static void
+/*
+ * A SACK, or (`has_ev` false) a transport ACK seen as one: no EV echoed, no
+ * path verdict. Inlined into each caller, so the SACK's copy is the code it
+ * was before transport ACKs shared it.
+ */
+static __rte_always_inline void
 sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 {
 	struct mrc_rel_ack_info info;

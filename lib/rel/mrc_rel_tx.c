@@ -455,14 +455,12 @@ known_missing(const struct sack_scope *sc, uint32_t psn)
 }
 
 /*
- * The triggering packet's RTT may be sampled: sent once (Karn), or resent
- * and the SACK's timestamp echo names its last transmission (`echo` 0: none).
+ * A resent packet's RTT may be sampled when the SACK's timestamp echo names
+ * its last transmission (`echo` 0: none); Karn's rule refuses it otherwise.
  */
-static inline bool
-rtt_trusted(struct mrc_rel_tx *tx, const struct mrc_rel_tx_pkt *p, uint16_t echo)
+static bool
+echo_names_last_copy(struct mrc_rel_tx *tx, const struct mrc_rel_tx_pkt *p, uint16_t echo)
 {
-	if (p->tx_count == 1)
-		return true;
 	if (echo == 0 || tx->ts_shift == 0 || echo != mrc_rel_tx_ts_stamp(tx, p->sent_tsc))
 		return false;
 	tx->stats.ts_rtt_samples++;
@@ -488,7 +486,9 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint16_t echo, ui
 			tx->rack_tsc = RTE_MAX(tx->rack_tsc, p->sent_tsc);
 		/* Karn: only a packet sent once gives an unambiguous RTT, or an echo that names
 		 * the copy. */
-		if (psn == trigger && now_tsc > p->sent_tsc && rtt_trusted(tx, p, echo)) {
+		if (psn == trigger &&
+			(p->tx_count == 1 || unlikely(echo_names_last_copy(tx, p, echo))) &&
+			now_tsc > p->sent_tsc) {
 			info->rtt_tsc = now_tsc - p->sent_tsc;
 			rtt_sample(tx, info->rtt_tsc);
 		}

@@ -229,8 +229,7 @@ struct mrc_rel_tx {
 	uint32_t snd_una; /**< oldest PSN not yet delivered */
 	uint32_t snd_nxt; /**< next new PSN */
 	uint32_t window;  /**< mpr x 128: the negotiated one, or the peer's latest (dynamic MPR) */
-	uint32_t window_max; /**< the negotiated mpr x 128 */
-	uint32_t mask;	     /**< ring size - 1 */
+	uint32_t mask;	  /**< ring size - 1 */
 	uint16_t n_ev;
 	uint16_t t_head, t_tail; /**< in-flight packets in send order */
 	uint16_t probe_slot;	 /**< EV slot the outstanding probe went on, or MRC_REL_NIL */
@@ -244,10 +243,10 @@ struct mrc_rel_tx {
 	bool probe_wanted;
 	bool probe_outstanding;
 	bool gbn;
-	bool dyn_mpr;
-	uint8_t ts_shift;
 	uint8_t path_n_t1; /**< 0: order lists per EV slot, else per path (cfg) */
 	uint8_t path_plane_shift, path_plane_bits, path_uplink_shift, path_uplink_bits;
+	bool dyn_mpr;	  /**< cfg.dyn_mpr (in what was padding before base_rto_tsc) */
+	uint8_t ts_shift; /**< cfg.ts_shift */
 	uint64_t base_rto_tsc;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;
@@ -256,13 +255,14 @@ struct mrc_rel_tx {
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
-	struct mrc_rel_tx_stats stats;
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
 	 * mrc_rel_tx.c): `mem` below, or a block lent while packets are in
 	 * flight (mrc_rel_tx_attach); NULL while none is held.
 	 */
 	uint8_t *trk;
+	uint32_t window_max; /**< the negotiated mpr x 128 (read by SACKs with dynamic MPR) */
+	struct mrc_rel_tx_stats stats;
 	uint8_t mem[] __rte_aligned(8); /**< own tracking memory (mrc_rel_tx_init only) */
 };
 
