@@ -215,15 +215,16 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev, rx_ts(v));
 	/*
 	 * The path's verdict, echoed as M: a mark, or one mark too many in a
-	 * row (ALWAYS_SKIP). A marked packet always gets a SACK (a trimmed one
-	 * never does); a packet that gets none still ends its EV's row of marks.
+	 * row (ALWAYS_SKIP). A marked packet placed or seen before always gets
+	 * a SACK; one refused gets none and counts for nothing. An unmarked
+	 * packet that gets no SACK still ends its EV's row of marks.
 	 */
 	if (rv.sack_now)
 		mrc_qp_queue_ctrl(qp, CTRL_SACK,
 			mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0),
 			false, v->bth.psn, v->ev, rx_ts(v));
-	else if (unlikely(qp->rrx->marks_live != 0) && !trimmed)
-		mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0);
+	else if (unlikely(qp->rrx->marks_live != 0) && !trimmed && !(flags & MRC_REL_RX_F_CE))
+		mrc_rel_rx_path_verdict(qp->rrx, v->ev, false);
 	if (rv.in_order)
 		deliver_imms(qp);
 	else if (imm && qp->imm_pending == 0 && qp->imm_pool != NULL)
