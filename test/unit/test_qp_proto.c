@@ -434,12 +434,80 @@ test_transport_ack_accepted(void)
 	return MRC_TEST_OK;
 }
 
+/* Hand host 1 a zero-length WRITE_ONLY for `psn` on `ev`, ECN-marked. */
+static void
+give_marked(struct mrc_test_pair *p, uint32_t psn, uint32_t ev)
+{
+	struct mrc_pkt v;
+
+	memset(&v, 0, sizeof(v));
+	v.bth.opcode = MRC_OP_WRITE_ONLY;
+	v.bth.psn = psn;
+	v.ev = ev;
+	v.ip.ecn = MRC_ECN_CE;
+	v.outer.ecn = MRC_ECN_CE;
+	v.flags = MRC_PKT_F_SRV6;
+	v.data.va = (uint64_t)(uintptr_t)p->h[1].mem;
+	v.data.rkey = p->h[1].key;
+	mrc_qp_rx_keep(p->h[1].qp, NULL, &v, p->now);
+}
+
+/* The M of every SACK host 1 sends now, in order, into m[] (returns how many). */
+static unsigned int
+sack_verdicts(struct mrc_test_pair *p, uint8_t *m, unsigned int max)
+{
+	struct rte_mbuf *pk[16];
+	const uint16_t n = mrc_qp_tx_burst(p->h[1].qp, p->now, 0xff, &p->rand, pk, 16);
+	unsigned int k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct mrc_pkt v;
+
+		if (mrc_pkt_parse(pk[i], &p->wire, &v) == MRC_WIRE_OK &&
+			v.bth.opcode == MRC_OP_SACK && k < max)
+			m[k++] = v.sack.m;
+		rte_pktmbuf_free(pk[i]);
+	}
+	return k;
+}
+
+/*
+ * A marked packet refused (beyond the window) gets no SACK, so it neither
+ * counts toward ALWAYS_SKIP nor breaks the row: the next marked packet on
+ * the EV earns the verdict, in a SACK.
+ */
+static int
+test_refused_mark_not_counted(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	uint8_t m[8];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.always_skip_marks = 2;
+	MRC_T_RUN(setup(&p, &cfg));
+	const uint32_t x = 0x1234567;
+
+	give_marked(&p, 0, x);
+	MRC_T_EQ(sack_verdicts(&p, m, 8), 1);
+	MRC_T_EQ(m[0], MRC_SACK_M_SKIP_ONCE);
+	give_marked(&p, 5000, x); /* beyond the 1024-PSN window: NACKed, no SACK */
+	MRC_T_EQ(sack_verdicts(&p, m, 8), 0);
+	give_marked(&p, 1, x);
+	MRC_T_EQ(sack_verdicts(&p, m, 8), 1);
+	MRC_T_EQ(m[0], MRC_SACK_M_ALWAYS_SKIP);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_oor_pkts, 1);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_tseth_stamped_and_echoed),
 	MRC_TEST_CASE(test_dyn_mpr_negotiated),
 	MRC_TEST_CASE(test_always_skip_from_marks),
 	MRC_TEST_CASE(test_imm_cq_full_refused),
 	MRC_TEST_CASE(test_transport_ack_accepted),
+	MRC_TEST_CASE(test_refused_mark_not_counted),
 };
 
 MRC_TEST_MAIN("qp_proto", cases)
