@@ -349,6 +349,9 @@ struct mrcd_daemon {
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;
+	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
+	 * none */
+	struct mrcd_apps *apps;
 };
 
 #endif /* MRCD_DAEMON_H */
