@@ -43,6 +43,7 @@ struct mrc_path_counters {
 	uint64_t ecn_echoes;		 /* SACKs echoing this path's EV with M != NONE */
 	uint64_t trims;			 /* NACKs TRIMMED / TRIMMED_LASTHOP of this path's EV */
 	uint64_t rtt_samples;
+	uint64_t rtt_sum_ns; /* the samples' sum: a mean per interval, Prometheus's _sum */
 	uint64_t rtt_hist[MRC_PATH_RTT_BUCKETS];
 };
 
