@@ -91,6 +91,7 @@ main(int argc, char **argv)
 
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
+	mrcd_telemetry_close();
 	mrcd_free_qps(&d);
 close_network:
 	mrcd_network_close(&d);

@@ -118,6 +118,9 @@ const char *mrcd_steer_name(uint8_t mode);
 
 /* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
+/* Main lcore, before teardown frees what they read: wait for the commands being answered,
+ * and answer every later one with an error (mrcd is stopping). */
+void mrcd_telemetry_close(void);
 
 /*
  * Ask the owner of `qp` (on `host`) about it (mrcd_query_ask.c). The

@@ -805,46 +805,86 @@ cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static const struct {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+} cmds[] = {
+	{"/mrc/info", cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
+	{"/mrc/config", cmd_config, "mrcd: main configuration values"},
+	{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
+	{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
+	{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
+	{"/mrc/qps", cmd_qps,
+		"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
+		"start (\"next\")"},
+	{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
+	{"/mrc/evs", cmd_evs,
+		"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
+		"QPN"},
+	{"/mrc/ports", cmd_ports,
+		"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
+	{"/mrc/links", cmd_links,
+		"mrcd: the emulated fabric's links and their counters, 32 a page. "
+		"Parameter: the page's start (\"next\")"},
+	{"/mrc/drops", cmd_drops,
+		"mrcd: what one host refused or dropped, by reason. Parameter: host"},
+	{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
+	{"/mrc/paths", cmd_paths,
+		"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
+		"Parameters: host[,start]"},
+	{"/mrc/path", cmd_path,
+		"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
+		"direct)"},
+};
+
+/*
+ * Teardown frees what the commands read (shards, pools), while DPDK's
+ * telemetry threads, which cannot be stopped or unregistered, may still be
+ * answering. Every command therefore runs between enter and leave; once
+ * mrcd_telemetry_close has set `closed` and waited for `in_use` to fall to
+ * zero, commands answer that mrcd is stopping. Both sides use sequentially
+ * consistent operations: a command that missed `closed` is counted in
+ * `in_use` before the closer looks. Written by the telemetry threads
+ * (in_use) and the main lcore (closed).
+ */
+static int in_use, closed;
+
+static int
+guarded(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	__atomic_add_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST)) {
+		rc = tel_error(d, "mrcd is stopping: %s is no longer answered", cmd);
+	} else {
+		for (size_t i = 0; i < RTE_DIM(cmds); i++)
+			if (strcmp(cmds[i].cmd, cmd) == 0) {
+				rc = cmds[i].fn(cmd, params, d);
+				break;
+			}
+	}
+	__atomic_sub_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+void
+mrcd_telemetry_close(void)
+{
+	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&in_use, __ATOMIC_SEQ_CST) != 0)
+		rte_delay_us_sleep(100);
+}
+
 int
 mrcd_telemetry_register(struct mrcd_daemon *d)
 {
-	static const struct {
-		const char *cmd;
-		telemetry_cb fn;
-		const char *help;
-	} cmds[] = {
-		{"/mrc/info", cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
-		{"/mrc/config", cmd_config, "mrcd: main configuration values"},
-		{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
-		{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
-		{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-		{"/mrc/qps", cmd_qps,
-			"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
-			"start (\"next\")"},
-		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
-		{"/mrc/evs", cmd_evs,
-			"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
-			"QPN"},
-		{"/mrc/ports", cmd_ports,
-			"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
-		{"/mrc/links", cmd_links,
-			"mrcd: the emulated fabric's links and their counters, 32 a page. "
-			"Parameter: the page's start (\"next\")"},
-		{"/mrc/drops", cmd_drops,
-			"mrcd: what one host refused or dropped, by reason. Parameter: host"},
-		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
-		{"/mrc/paths", cmd_paths,
-			"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
-			"Parameters: host[,start]"},
-		{"/mrc/path", cmd_path,
-			"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
-			"direct)"},
-	};
 
 	daemon_ref = d;
 	start_tsc = rte_rdtsc();
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
-		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
+		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, guarded, cmds[i].help);
 
 		if (rc != 0)
 			return rc;
