@@ -75,6 +75,11 @@ spec.loader.exec_module(tel)
 c = tel.Client(sys.argv[2])
 def q(cmd):
     return list(c.query(cmd).values())[0]
+# The socket comes with the EAL, the /mrc/ commands a little later.
+for _ in range(200):
+    if isinstance(q("/mrc/info"), dict):
+        break
+    time.sleep(0.05)
 # Every message done on both hosts, then the snapshots of a quiet engine.
 for _ in range(1000):
     if all(q(f"/mrc/host,{h}")["msgs_completed"] >= 3000 for h in (0, 1)):

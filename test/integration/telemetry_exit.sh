@@ -41,12 +41,17 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$sock" > asked.txt 2>&1 <<'PY'
-import importlib.util, sys
+import importlib.util, sys, time
 spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
 tel = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tel)
 c = tel.Client(sys.argv[2])
 n = refused = 0
+# The socket comes with the EAL, the /mrc/ commands a little later.
+for _ in range(200):
+    if isinstance(list(c.query("/mrc/info").values())[0], dict):
+        break
+    time.sleep(0.05)
 try:
     while True:
         for q in ("/mrc/host,0", "/mrc/paths,0", "/mrc/drops,0"):
