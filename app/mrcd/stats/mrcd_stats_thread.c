@@ -210,6 +210,8 @@ mrcd_stats_start(struct mrcd_daemon *d, uint64_t start_tsc)
 	}
 	if (rc != 0) {
 		mrcd_http_close(st->http);
+		if (st->out.ts != NULL)
+			fclose(st->out.ts);
 		stats_free(st);
 		return rc;
 	}
