@@ -22,7 +22,7 @@
 /* A connection that sends no complete request within this long is closed. */
 #define MRCD_HTTP_IDLE_MS 5000
 
-/* What the server did, counted (the stats thread writes, the summary reads after). */
+/* What the server did, counted by the stats thread (mrcd_http_counters reads them). */
 struct mrcd_http_counters {
 	uint64_t accepted;
 	uint64_t ok;	      /* 200 */
