@@ -296,6 +296,9 @@ struct mrcd_daemon {
 	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
 	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
 	struct mrcd_stats *stats;
+	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
+	 * none */
+	struct mrcd_apps *apps;
 };
 
 #endif /* MRCD_DAEMON_H */

@@ -25,6 +25,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_shard.h"
+#include "mrcd_apps.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
@@ -128,6 +129,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		}
 		mrcd_handoff_drain(d);
 		mrcd_recover_tick(d, now);
+		mrcd_apps_tick(d, now);
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
 			if (signalled)
 				MRCD_LOG(ctrl, NOTICE,
