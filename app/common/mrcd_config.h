@@ -191,6 +191,7 @@ struct mrcd_config {
 	struct mrcd_cfg_telemetry {
 		char timeseries[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
 		char prometheus[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
+		char metrics_listen[64]; /* "ADDR:PORT" of GET /metrics; "none" = off */
 		uint32_t timeseries_interval_ms, prometheus_interval_ms;
 		uint32_t timeseries_max_kb; /* the time series' cap before it rotates */
 		bool console, ev_stats;

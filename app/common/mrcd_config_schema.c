@@ -475,6 +475,10 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "prometheus_interval_ms", U32, telemetry.prometheus_interval_ms,
 		.min = 1, .max = 600000, .def = "1000", .unit = "ms",
 		.help = "time between two rewrites of the Prometheus file"),
+	KEY("telemetry", "metrics_listen", STRING, telemetry.metrics_listen, .def = "none",
+		.help = "serve the Prometheus text over HTTP (GET /metrics) on ADDR:PORT, an IPv4 "
+			"address or an IPv6 one in brackets (port 0: any free one, printed at "
+			"start); none = off"),
 	KEY("telemetry", "console", BOOL, telemetry.console, .def = "true",
 		.help = "a live console line per second (per-plane Gb/s, retransmits, EV states)"),
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
@@ -497,7 +501,7 @@ static const struct mrcd_ini_section sections[] = {
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
-	{"telemetry", "What the control thread writes while it runs.", 0},
+	{"telemetry", "What the stats thread writes and serves while it runs.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {

@@ -10,8 +10,10 @@
  *   control   the main lcore: main.c and control/ (setup before the
  *             workers start, the run loop, teardown after they stop)
  *   worker    the worker lcores: datapath/ and the generator (gen/)
- *   stats     whatever reads snapshots: stats/, on the main lcore for the
- *             console and files, on DPDK's telemetry threads for /mrc/
+ *   stats     whatever reads snapshots: stats/, on the stats thread (a
+ *             control thread, no polling CPU) for the console, files and
+ *             metrics endpoint, on DPDK's telemetry threads for /mrc/, on
+ *             the main lcore for the summary after the stop
  *
  * Beside each field: who writes it and who reads it ("setup" means the
  * control side before the workers are launched, after which the field does
@@ -276,6 +278,7 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 struct mrcd_recover;
+struct mrcd_stats;
 
 /* A shard a worker runs: host h's shard k. */
 struct mrcd_unit {
@@ -349,6 +352,9 @@ struct mrcd_daemon {
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;
+	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
+	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
+	struct mrcd_stats *stats;
 	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
 	 * none */
 	struct mrcd_apps *apps;

@@ -427,7 +427,7 @@ struct mrc_shard_snapshot {
 };
 
 /*
- * Owner: publish the snapshot (a few hundred bytes, plus 240 B per path: 9.6 KB for 8 planes
+ * Owner: publish the snapshot (a few hundred bytes, plus 248 B per path: 9.9 KB for 8 planes
  * x 4 T1s; call it every ms or so).
  */
 void mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc);

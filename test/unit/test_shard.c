@@ -40,6 +40,7 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 	static struct mrc_path_counters pc[MRC_SHARD_MAX_PLANES * (MRC_PATH_MAX_T1 + 1)];
 	const struct mrc_qp_counters *q = mrc_qp_counters(qp);
 	uint64_t data = 0, bytes = 0, retx = 0, probes = 0, samples = 0, hist = 0;
+	uint64_t sum_ns = 0, lo_ns = 0, hi_ns = 0; /* the RTT sum, and what the buckets bound */
 	unsigned int n_planes, n_t1, n;
 
 	MRC_T_EQ(mrc_shard_paths_snapshot(s, pc, 1, &n_planes, &n_t1), 8 * 5); /* too small */
@@ -54,8 +55,14 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 		retx += pc[i].tx_retx_pkts;
 		probes += pc[i].tx_probes;
 		samples += pc[i].rtt_samples;
-		for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
+		sum_ns += pc[i].rtt_sum_ns;
+		for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++) {
 			hist += pc[i].rtt_hist[b];
+			lo_ns += pc[i].rtt_hist[b] * (b == 0 ? 0 : 1000ull << (b - 1));
+			hi_ns +=
+				pc[i].rtt_hist[b] *
+				(b + 1 < MRC_PATH_RTT_BUCKETS ? 1000ull << b : UINT64_MAX / 2 / 64);
+		}
 	}
 	MRC_T_EQ(data, q->tx_data_pkts);
 	MRC_T_EQ(bytes, q->tx_data_bytes);
@@ -63,6 +70,9 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 	MRC_T_EQ(probes, q->tx_probes + q->tx_ev_probes);
 	MRC_T_ASSERT(samples > 0, "RTT samples on the paths");
 	MRC_T_EQ(hist, samples);
+	/* Every sample's nanoseconds are in the sum: it lies within what its buckets bound. */
+	MRC_T_ASSERT(sum_ns >= lo_ns && sum_ns < hi_ns, "RTT sum %llu ns outside [%llu, %llu)",
+		(unsigned long long)sum_ns, (unsigned long long)lo_ns, (unsigned long long)hi_ns);
 	return MRC_TEST_OK;
 }
 
