@@ -124,6 +124,14 @@ const char *mrcd_steer_name(uint8_t mode);
 
 /* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
+/*
+ * Register a /mrc/ command kept in another file, behind the same guard as
+ * the others (so teardown waits for it and it answers "stopping" after):
+ * 0, or -ENOSPC / the EAL's -errno. Main lcore, before the run.
+ */
+struct rte_tel_data;
+int mrcd_telemetry_add(const char *cmd,
+	int (*fn)(const char *cmd, const char *params, struct rte_tel_data *d), const char *help);
 /* /mrc/nd (mrcd_telemetry_nd.c), registered by mrcd_telemetry_register(). */
 int mrcd_telemetry_nd_register(const struct mrcd_daemon *d);
 /* Main lcore, before teardown frees what they read: wait for the commands being answered,

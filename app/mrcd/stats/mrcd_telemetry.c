@@ -850,6 +850,13 @@ static const struct {
  */
 static int in_use, closed;
 
+/* Commands other files add through mrcd_telemetry_add, before the run starts. */
+static struct {
+	const char *cmd;
+	telemetry_cb fn;
+} extra[4];
+static unsigned int n_extra;
+
 static int
 guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -864,6 +871,11 @@ guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 				rc = cmds[i].fn(cmd, params, d);
 				break;
 			}
+		for (unsigned int i = 0; i < n_extra; i++)
+			if (strcmp(extra[i].cmd, cmd) == 0) {
+				rc = extra[i].fn(cmd, params, d);
+				break;
+			}
 	}
 	__atomic_sub_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
 	return rc;
@@ -875,6 +887,17 @@ mrcd_telemetry_close(void)
 	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&in_use, __ATOMIC_SEQ_CST) != 0)
 		rte_delay_us_sleep(100);
+}
+
+int
+mrcd_telemetry_add(const char *cmd, telemetry_cb fn, const char *help)
+{
+	if (n_extra == RTE_DIM(extra))
+		return -ENOSPC;
+	extra[n_extra].cmd = cmd;
+	extra[n_extra].fn = fn;
+	n_extra++;
+	return rte_telemetry_register_cmd(cmd, guarded, help);
 }
 
 int

@@ -109,7 +109,7 @@ int
 mrcd_telemetry_nd_register(const struct mrcd_daemon *d)
 {
 	nd_daemon = d;
-	return rte_telemetry_register_cmd("/mrc/nd", cmd_nd,
+	return mrcd_telemetry_add("/mrc/nd", cmd_nd,
 		"mrcd: one host's neighbour discovery per plane port, and the frames that were "
 		"not MRC by kind. Parameter: host");
 }
