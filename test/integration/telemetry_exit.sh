@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The mrcd authors
 #
-# Telemetry while mrcd stops: a client asks /mrc/host, /mrc/paths and
-# /mrc/drops as fast as it can from the start of a 1 s run until the socket
+# Telemetry while mrcd stops: a client asks /mrc/host, /mrc/paths,
+# /mrc/drops, /mrc/apps and /mrc/nd as fast as it can from the start of a 1 s run until the socket
 # goes away. DPDK's telemetry threads cannot be stopped, so a command that
 # came in while teardown freed the shards and pools read freed memory;
 # mrcd closes its commands first (mrcd_telemetry_close) and must exit 0,
@@ -54,7 +54,7 @@ for _ in range(200):
     time.sleep(0.05)
 try:
     while True:
-        for q in ("/mrc/host,0", "/mrc/paths,0", "/mrc/drops,0"):
+        for q in ("/mrc/host,0", "/mrc/paths,0", "/mrc/drops,0", "/mrc/apps", "/mrc/nd,0"):
             r = list(c.query(q).values())[0]
             if isinstance(r, dict) and "stopping" in r.get("error", ""):
                 refused += 1
