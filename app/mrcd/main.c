@@ -24,6 +24,7 @@
 
 #include "mrcd_cli.h"
 #include "mrcd_control.h"
+#include "mrcd_ctl.h"
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
@@ -83,6 +84,9 @@ main(int argc, char **argv)
 	mrcd_banner(&d, d.profile_path, d.scenario_path);
 	if (mrcd_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
+	/* The node controller's socket (mrcctl), served by a thread of its own. */
+	if (mrcd_ctl_start(&d) != 0)
+		goto free_qps;
 
 	/* 5. Run until the duration ends or a signal comes, drain, stop; the summary. */
 	if (mrcd_run(&d) == 0)
@@ -90,6 +94,7 @@ main(int argc, char **argv)
 
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
+	mrcd_ctl_stop(&d);
 	mrcd_free_qps(&d);
 close_network:
 	mrcd_network_close(&d);

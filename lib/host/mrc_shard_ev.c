@@ -78,8 +78,8 @@ deny_on(const struct mrc_shard_ev_sel *sel, struct mrc_qp *qp)
 
 /* Re-admit the EVs of `qp` that `sel` names and the table `still` does not; how many. */
 static uint32_t
-allow_on(const struct mrc_shard_ev_sel *sel, const struct mrc_shard_ev_sel *still,
-	struct mrc_qp *qp)
+allow_on(
+	const struct mrc_shard_ev_sel *sel, const struct mrc_shard_ev_sel *still, struct mrc_qp *qp)
 {
 	struct mrc_ev_pool *pool = mrc_qp_ev_pool_owner(qp);
 	uint32_t n = 0;
@@ -245,9 +245,10 @@ ev_changed(void *ctx, uint32_t ev, uint8_t plane, uint8_t from, uint8_t to)
 	};
 
 	if (plane < s->paths.n_planes) {
-		const unsigned int col = t1 >= 0 && t1 < s->paths.n_t1 ? (unsigned int)t1
-								       : s->paths.n_t1;
-		const struct mrc_path_counters *c = &s->paths.c[plane * mrc_path_cols(&s->paths) + col];
+		const unsigned int col =
+			t1 >= 0 && t1 < s->paths.n_t1 ? (unsigned int)t1 : s->paths.n_t1;
+		const struct mrc_path_counters *c =
+			&s->paths.c[plane * mrc_path_cols(&s->paths) + col];
 		uint64_t lost = 0;
 
 		for (unsigned int k = 0; k < MRC_REL_LOSS_MAX; k++)

@@ -183,7 +183,8 @@ test_denies_and_readmits_paths(void)
 		MRC_T_EQ(got.planes, 0);
 	}
 	for (unsigned int i = 0; i < 2; i++) {
-		/* A QP added later: its EVs on (2, 1) are denied as it joins, 160 / 8 / 4 of them. */
+		/* A QP added later: its EVs on (2, 1) are denied as it joins, 160 / 8 / 4 of them.
+		 */
 		MRC_T_EQ(mrc_shard_add_qp(n.sh[i], n.p.h[i].qp, n.p.now), 0);
 		MRC_T_EQ(denied_evs(&n, i), 5);
 		MRC_T_EQ(mrc_shard_counters(n.sh[i])->ev_denied, 5);
@@ -226,7 +227,7 @@ test_denies_and_readmits_paths(void)
 	MRC_T_EQ(r.rc, 0);
 	MRC_T_EQ(r.n_evs, 1);
 	MRC_T_EQ(denied_evs(&n, 0), 5);
-	MRC_T_EQ(rte_ring_count(n.evr[0]), 2); /* out and back */
+	MRC_T_EQ(rte_ring_count(n.evr[0]), 2);	    /* out and back */
 	one.ev = (one.ev & 0x0fffffffu) | 9u << 28; /* plane 9: none of the pool's */
 	MRC_T_RUN(ask(&n, 0, MRC_SHARD_EV_DENY, &one, &r));
 	MRC_T_EQ(r.rc, -ENOENT);
