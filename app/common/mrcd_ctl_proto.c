@@ -56,8 +56,8 @@ word_is(const struct word *w, const char *s)
 
 /* Split at spaces; -1 on a byte that is not printable ASCII or too many words. */
 static int
-split(const char *line, size_t len, struct word *out, unsigned int max, unsigned int *n,
-	char *err, size_t errlen)
+split(const char *line, size_t len, struct word *out, unsigned int max, unsigned int *n, char *err,
+	size_t errlen)
 {
 	*n = 0;
 	for (size_t i = 0; i < len;) {
@@ -74,8 +74,8 @@ split(const char *line, size_t len, struct word *out, unsigned int max, unsigned
 			j++;
 		}
 		if (*n == max)
-			return fail(err, errlen, "syntax too many words, from '%s'", line + i,
-				j - i);
+			return fail(
+				err, errlen, "syntax too many words, from '%s'", line + i, j - i);
 		out[(*n)++] = (struct word){line + i, j - i};
 		i = j;
 	}
@@ -188,8 +188,8 @@ one_arg(const struct word *key, const struct word *val, unsigned int k,
 		break;
 	case 2:
 		if (v >= lim->n_t1)
-			return fail(err, errlen, "no-such-path t1 '%s' does not exist", val->p,
-				val->n);
+			return fail(
+				err, errlen, "no-such-path t1 '%s' does not exist", val->p, val->n);
 		out->t1 = (uint8_t)v;
 		out->has_t1 = true;
 		break;
@@ -260,11 +260,11 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 			"bad-arg name an EV (qpn= ev=) or a path (plane= [t1=]), not both%s", "",
 			0);
 	if (out->has_qp && out->host == MRCD_CTL_ALL_HOSTS)
-		return fail(err, errlen, "bad-arg an EV of a QP needs its host, not '%s'", "all",
-			3);
+		return fail(
+			err, errlen, "bad-arg an EV of a QP needs its host, not '%s'", "all", 3);
 	if (!out->has_qp && !out->has_plane)
-		return fail(err, errlen, "bad-arg name a plane= (and t1=) or a qpn= and ev=%s", "",
-			0);
+		return fail(
+			err, errlen, "bad-arg name a plane= (and t1=) or a qpn= and ev=%s", "", 0);
 	return 0;
 }
 

@@ -29,8 +29,10 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: mrcctl [-s SOCKET] COMMAND [key=value ...]\n"
 		"\n"
-		"  status                                what mrcd runs, what is denied, your rights\n"
-		"  events                                stream EV state changes until interrupted\n"
+		"  status                                what mrcd runs, what is denied, your "
+		"rights\n"
+		"  events                                stream EV state changes until "
+		"interrupted\n"
 		"  deny  host=N|all plane=P [t1=T]       deny every EV of a plane or of a path\n"
 		"  deny  host=N qpn=Q ev=E               deny one EV of a QP\n"
 		"  allow (the same arguments)            re-admit them\n"

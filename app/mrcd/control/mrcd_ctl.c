@@ -106,8 +106,8 @@ judge(const struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, gid_t gid)
 			return;
 		}
 	}
-	snprintf(c->why, sizeof(c->why),
-		"read only: changing needs uid 0, CAP_NET_ADMIN%s%s", ctl->admin_gid_set ? " or group " : "",
+	snprintf(c->why, sizeof(c->why), "read only: changing needs uid 0, CAP_NET_ADMIN%s%s",
+		ctl->admin_gid_set ? " or group " : "",
 		ctl->admin_gid_set ? ctl->d->cfg.control.admin_group : "");
 }
 
@@ -137,7 +137,8 @@ mrcd_ctl_broadcast(struct mrcd_ctl *ctl, const char *line)
 
 		/* A client that does not read its events is let go: the thread never waits. */
 		if (c->fd >= 0 && c->events && !send_line(c, line)) {
-			MRCD_LOG(ctrl, NOTICE, "control: uid %u (pid %ld) reads events too slowly: closed",
+			MRCD_LOG(ctrl, NOTICE,
+				"control: uid %u (pid %ld) reads events too slowly: closed",
 				(unsigned int)c->uid, (long)c->pid);
 			client_close(c);
 		}
@@ -296,13 +297,14 @@ open_socket(struct mrcd_ctl *ctl)
 		if (mrcd_ctl_default_path(ctl->path, sizeof(ctl->path), true) != 0) {
 			MRCD_LOG(ctrl, ERR,
 				"control: no directory for the socket ([control] socket = auto): "
-				"/run/mrcd, $XDG_RUNTIME_DIR/mrcd and /tmp/mrcd-%u are not writable",
+				"/run/mrcd, $XDG_RUNTIME_DIR/mrcd and /tmp/mrcd-%u are not "
+				"writable",
 				(unsigned int)getuid());
 			return -EACCES;
 		}
 	} else if (strlen(cc->socket) >= sizeof(a.sun_path)) {
-		MRCD_LOG(ctrl, ERR, "control: socket path '%s' is longer than %zu bytes", cc->socket,
-			sizeof(a.sun_path) - 1);
+		MRCD_LOG(ctrl, ERR, "control: socket path '%s' is longer than %zu bytes",
+			cc->socket, sizeof(a.sun_path) - 1);
 		return -ENAMETOOLONG;
 	} else {
 		snprintf(ctl->path, sizeof(ctl->path), "%s", cc->socket);
@@ -314,7 +316,8 @@ open_socket(struct mrcd_ctl *ctl)
 		}
 		if (live(ctl->path)) {
 			MRCD_LOG(ctrl, ERR,
-				"control: %s is the socket of a running mrcd; give this one another "
+				"control: %s is the socket of a running mrcd; give this one "
+				"another "
 				"([control] socket)",
 				ctl->path);
 			return -EADDRINUSE;
@@ -374,7 +377,8 @@ mrcd_ctl_start(struct mrcd_daemon *d)
 		const struct group *g = getgrnam(cc->admin_group);
 
 		if (g == NULL) {
-			MRCD_LOG(ctrl, ERR, "control: group '%s' ([control] admin_group) does not exist",
+			MRCD_LOG(ctrl, ERR,
+				"control: group '%s' ([control] admin_group) does not exist",
 				cc->admin_group);
 			rc = -ENOENT;
 			goto fail;

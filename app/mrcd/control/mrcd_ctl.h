@@ -36,9 +36,9 @@ struct mrcd_ctl_client {
 	int fd; /* -1: free */
 	uid_t uid;
 	pid_t pid;
-	bool admin;  /* may change things (decided at accept) */
-	bool hello;  /* the version line was accepted */
-	bool events; /* streams EV events */
+	bool admin;    /* may change things (decided at accept) */
+	bool hello;    /* the version line was accepted */
+	bool events;   /* streams EV events */
 	char why[160]; /* how admin was decided, for status */
 	size_t in_n;
 	char in[MRCD_CTL_MAX_LINE];
@@ -75,9 +75,8 @@ void mrcd_ctl_stop(struct mrcd_daemon *d);
 
 /* mrcd_ctl_ops.c, on the control socket's thread. */
 /* Answer a parsed request from client `c` into out ("OK ..." or "ERR ..."). */
-void mrcd_ctl_answer(
-	struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq, char *out,
-	size_t outlen);
+void mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq,
+	char *out, size_t outlen);
 /* Take what the shards' EV event rings hold and send it to the clients that stream. */
 void mrcd_ctl_pump_events(struct mrcd_ctl *ctl);
 /* Send one line (with its '\n') to every streaming client. */

@@ -146,8 +146,8 @@ one_ev(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t ou
 	ctl->sel.qpn = rq->qpn;
 	ctl->sel.ev = rq->ev;
 	if (!post(ctl, h, k, deny ? MRC_SHARD_EV_DENY : MRC_SHARD_EV_ALLOW, &ctl->sel)) {
-		snprintf(out, outlen, "ERR busy host %u shard %u has not answered an earlier request\n",
-			h, k);
+		snprintf(out, outlen,
+			"ERR busy host %u shard %u has not answered an earlier request\n", h, k);
 		return;
 	}
 	if (!wait_all(ctl, 1u << h)) {
@@ -158,8 +158,9 @@ one_ev(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t ou
 	r = &ctl->req[h][k];
 	switch (r->rc) {
 	case 0:
-		snprintf(out, outlen, "OK {\"host\":%u,\"qpn\":\"0x%" PRIx32 "\",\"ev\":\"0x%08" PRIx32
-				      "\",\"%s\":%" PRIu32 "}\n",
+		snprintf(out, outlen,
+			"OK {\"host\":%u,\"qpn\":\"0x%" PRIx32 "\",\"ev\":\"0x%08" PRIx32
+			"\",\"%s\":%" PRIu32 "}\n",
 			h, rq->qpn, rq->ev, deny ? "denied_evs" : "allowed_evs", r->n_evs);
 		break;
 	case -ENOENT:
@@ -192,8 +193,9 @@ paths(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req
 	size_t outlen)
 {
 	const bool deny = rq->cmd == MRCD_CTL_DENY;
-	const uint32_t hosts = rq->host == MRCD_CTL_ALL_HOSTS ? (uint32_t)((1ull << ctl->d->n_hosts) - 1)
-							      : 1u << rq->host;
+	const uint32_t hosts = rq->host == MRCD_CTL_ALL_HOSTS
+				       ? (uint32_t)((1ull << ctl->d->n_hosts) - 1)
+				       : 1u << rq->host;
 	uint64_t n = 0;
 	char w[96], line[256], hs[16];
 
@@ -210,7 +212,8 @@ paths(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req
 				k++)
 				if (ctl->req[h][k].rc == -EDEADLK) {
 					snprintf(out, outlen,
-						"ERR would-strand QP 0x%" PRIx32 " of host %u would "
+						"ERR would-strand QP 0x%" PRIx32
+						" of host %u would "
 						"have no EV left: nothing changed\n",
 						ctl->req[h][k].qpn_out, h);
 					return;
@@ -249,11 +252,11 @@ status(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, char *out, size_t outlen
 	const struct mrcd_daemon *d = ctl->d;
 	size_t o = 0;
 
-#define PUT(...)                                                                                  \
-	do {                                                                                      \
-		int w_ = snprintf(out + o, outlen - o, __VA_ARGS__);                              \
-		if (w_ > 0)                                                                       \
-			o = RTE_MIN(o + (size_t)w_, outlen - 1);                                  \
+#define PUT(...)                                                     \
+	do {                                                         \
+		int w_ = snprintf(out + o, outlen - o, __VA_ARGS__); \
+		if (w_ > 0)                                          \
+			o = RTE_MIN(o + (size_t)w_, outlen - 1);     \
 	} while (0)
 	PUT("OK {\"protocol\":%u,\"hosts\":%u,\"first_host\":%u,\"planes\":%u,\"t1s\":%u,"
 	    "\"uid\":%u,\"admin\":%s,\"why\":\"%s\",\"phase\":%d,\"denied\":[",
@@ -325,8 +328,8 @@ mrcd_ctl_pump_events(struct mrcd_ctl *ctl)
 
 			if (r == NULL)
 				continue;
-			while ((n = rte_ring_sc_dequeue_burst_elem(r, e, sizeof(e[0]), RTE_DIM(e),
-					NULL)) > 0) {
+			while ((n = rte_ring_sc_dequeue_burst_elem(
+					r, e, sizeof(e[0]), RTE_DIM(e), NULL)) > 0) {
 				ctl->events_in += n;
 				for (unsigned int j = 0; j < n && anyone; j++) {
 					char line[384], t1[8];
@@ -336,9 +339,11 @@ mrcd_ctl_pump_events(struct mrcd_ctl *ctl)
 					else
 						snprintf(t1, sizeof(t1), "%u", e[j].t1);
 					snprintf(line, sizeof(line),
-						"EVENT {\"host\":%u,\"shard\":%u,\"qpn\":\"0x%" PRIx32
+						"EVENT "
+						"{\"host\":%u,\"shard\":%u,\"qpn\":\"0x%" PRIx32
 						"\",\"ev\":\"0x%08" PRIx32
-						"\",\"plane\":%u,\"t1\":%s,\"from\":\"%s\",\"to\":\"%s\","
+						"\",\"plane\":%u,\"t1\":%s,\"from\":\"%s\",\"to\":"
+						"\"%s\","
 						"\"path_lost\":%" PRIu32 ",\"path_trims\":%" PRIu32
 						",\"path_ecn\":%" PRIu32 "}\n",
 						h, k, e[j].qpn, e[j].ev, e[j].plane, t1,
