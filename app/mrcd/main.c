@@ -58,10 +58,15 @@ main(int argc, char **argv)
 	/* The flows' count and memory, refused here when they cannot fit. */
 	if (mrcd_size_memory(&d) != 0)
 		return 1;
+	/* The control socket's path is ours, or another mrcd runs on it: said before anything. */
+	if (mrcd_ctl_open(&d) != 0)
+		return 1;
 
 	/* 2. The EAL, on CPUs no other instance polls on. */
-	if (mrcd_eal_start(&d) != 0)
+	if (mrcd_eal_start(&d) != 0) {
+		mrcd_ctl_stop(&d);
 		return 1;
+	}
 	if (mrcd_claim_pollers(&d) != 0 || mrcd_signals_catch() != 0)
 		goto stop_eal;
 
@@ -102,6 +107,7 @@ free_hosts:
 	if (mrcd_free_hosts(&d) != 0)
 		status = 1;
 stop_eal:
+	mrcd_ctl_stop(&d);
 	mrcd_eal_cleanup();
 	mrcd_cpus_release();
 	return status;

@@ -75,8 +75,8 @@ one_request(const char *line, size_t len)
 	}
 	FUZZ_CHECK(rq.cmd <= MRCD_CTL_ALLOW, "command %d", (int)rq.cmd);
 	if (mrcd_ctl_changes(rq.cmd)) {
-		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3), "host %d",
-			rq.host);
+		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
+			"host %d", rq.host);
 		FUZZ_CHECK(rq.has_qp != rq.has_plane, "one selector");
 		FUZZ_CHECK(!rq.has_t1 || rq.has_plane, "a T1 needs its plane");
 		FUZZ_CHECK(!rq.has_plane || rq.plane < 8, "plane %u", rq.plane);
@@ -105,7 +105,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char err[256];
 			const int rc = mrcd_ctl_parse_hello(p, len, &v, err, sizeof(err));
 
-			FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -EPROTONOSUPPORT, "hello %d", rc);
+			FUZZ_CHECK(
+				rc == 0 || rc == -EINVAL || rc == -EPROTONOSUPPORT, "hello %d", rc);
 			FUZZ_CHECK(rc != 0 || v == MRCD_CTL_VERSION, "version %u", v);
 			first = false;
 		} else {

@@ -33,8 +33,8 @@ refused(const char *s, const char *code, const char *names)
 	MRC_T_EQ(parse(s, &rq, err), -EINVAL);
 	MRC_T_ASSERT(strncmp(err, code, strlen(code)) == 0, "'%s': error '%s', want code %s", s,
 		err, code);
-	MRC_T_ASSERT(strstr(err, names) != NULL, "'%s': error '%s' does not name '%s'", s, err,
-		names);
+	MRC_T_ASSERT(
+		strstr(err, names) != NULL, "'%s': error '%s' does not name '%s'", s, err, names);
 	return MRC_TEST_OK;
 }
 
@@ -47,8 +47,8 @@ test_hello(void)
 	MRC_T_EQ(mrcd_ctl_parse_hello("MRCCTL 1", 8, &v, err, sizeof(err)), 0);
 	MRC_T_EQ(v, 1);
 	MRC_T_EQ(mrcd_ctl_parse_hello("MRCCTL 2", 8, &v, err, sizeof(err)), -EPROTONOSUPPORT);
-	MRC_T_ASSERT(strstr(err, "version 2") != NULL && strstr(err, "speaks 1") != NULL, "%s",
-		err);
+	MRC_T_ASSERT(
+		strstr(err, "version 2") != NULL && strstr(err, "speaks 1") != NULL, "%s", err);
 	MRC_T_EQ(mrcd_ctl_parse_hello("HELLO 1", 7, &v, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, "HELLO 1") != NULL, "%s", err);
 	MRC_T_EQ(mrcd_ctl_parse_hello("MRCCTL x", 8, &v, err, sizeof(err)), -EINVAL);
@@ -130,7 +130,8 @@ test_refusals(void)
 		struct mrcd_ctl_req rq;
 		char err[256];
 
-		MRC_T_EQ(mrcd_ctl_parse(nul, sizeof(nul) - 1, &lim, &rq, err, sizeof(err)), -EINVAL);
+		MRC_T_EQ(
+			mrcd_ctl_parse(nul, sizeof(nul) - 1, &lim, &rq, err, sizeof(err)), -EINVAL);
 	}
 	return MRC_TEST_OK;
 }

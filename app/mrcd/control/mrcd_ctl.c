@@ -355,7 +355,7 @@ open_socket(struct mrcd_ctl *ctl)
 }
 
 int
-mrcd_ctl_start(struct mrcd_daemon *d)
+mrcd_ctl_open(struct mrcd_daemon *d)
 {
 	const struct mrcd_cfg_control *cc = &d->cfg.control;
 	struct mrcd_ctl *ctl;
@@ -370,8 +370,6 @@ mrcd_ctl_start(struct mrcd_daemon *d)
 	ctl->lfd = ctl->wake[0] = ctl->wake[1] = -1;
 	for (unsigned int i = 0; i < MRCD_CTL_MAX_CLIENTS; i++)
 		ctl->cl[i].fd = -1;
-	ctl->lim = (struct mrcd_ctl_limits){
-		.n_hosts = d->n_hosts, .n_planes = d->cfg.daemon.planes, .n_t1 = d->cfg.fabric.t1s};
 	d->ctl = ctl;
 	if (strcmp(cc->admin_group, "none") != 0) {
 		const struct group *g = getgrnam(cc->admin_group);
@@ -389,8 +387,25 @@ mrcd_ctl_start(struct mrcd_daemon *d)
 	rc = open_socket(ctl);
 	if (rc != 0)
 		goto fail;
+	return 0;
+fail:
+	mrcd_ctl_stop(d);
+	return rc;
+}
+
+int
+mrcd_ctl_start(struct mrcd_daemon *d)
+{
+	struct mrcd_ctl *ctl = d->ctl;
+	int rc;
+
+	if (ctl == NULL)
+		return 0;
+	ctl->lim = (struct mrcd_ctl_limits){
+		.n_hosts = d->n_hosts, .n_planes = d->cfg.daemon.planes, .n_t1 = d->cfg.fabric.t1s};
 	if (pipe2(ctl->wake, O_CLOEXEC) != 0) {
 		rc = -errno;
+		MRCD_LOG(ctrl, ERR, "control: pipe: %s", strerror(errno));
 		goto fail;
 	}
 	rc = pthread_create(&ctl->thread, NULL, ctl_thread, ctl);

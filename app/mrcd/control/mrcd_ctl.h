@@ -65,10 +65,13 @@ struct mrcd_ctl {
 };
 
 /*
- * Open the control socket ([control]) and start its thread; nothing with
- * socket = none. 0, or -errno after logging what is wrong (a live socket
- * at the path, a group that does not exist, ...).
+ * mrcd_ctl_open(), before the EAL: take the control socket's path
+ * ([control]) and listen on it; nothing with socket = none. 0, or -errno
+ * after logging what is wrong (a live socket at the path, a group that
+ * does not exist, ...). mrcd_ctl_start(), once the hosts are made: serve
+ * it from its thread (clients that came before wait in the backlog).
  */
+int mrcd_ctl_open(struct mrcd_daemon *d);
 int mrcd_ctl_start(struct mrcd_daemon *d);
 /* Stop the thread, close every client, remove the socket. Safe when not started. */
 void mrcd_ctl_stop(struct mrcd_daemon *d);

@@ -705,6 +705,36 @@ static int __rte_format_printf(2, 3) tel_error(struct rte_tel_data *d, const cha
 }
 
 /*
+ * "denied": the host's planes ("p<plane>") and paths ("p<plane>_t<t1>")
+ * the node controller has denied (control/mrcd_ctl.h publishes them).
+ */
+static void
+add_denied(struct rte_tel_data *d, const struct mrcd_hostctx *hc, unsigned int n_planes)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	const uint8_t planes = __atomic_load_n(&hc->denied_planes, __ATOMIC_ACQUIRE);
+	char name[32];
+
+	if (a == NULL)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (unsigned int p = 0; p < n_planes && p < MRC_SHARD_MAX_PLANES; p++) {
+		const uint64_t t1 = __atomic_load_n(&hc->denied_t1[p], __ATOMIC_ACQUIRE);
+
+		if ((planes >> p) & 1) {
+			snprintf(name, sizeof(name), "p%u", p);
+			rte_tel_data_add_array_string(a, name);
+		}
+		for (unsigned int t = 0; t < 64; t++)
+			if ((t1 >> t) & 1) {
+				snprintf(name, sizeof(name), "p%u_t%u", p, t);
+				rte_tel_data_add_array_string(a, name);
+			}
+	}
+	rte_tel_data_add_dict_container(d, "denied", a, 0);
+}
+
+/*
  * /mrc/paths,<host>[,<i>]: one host's paths, 32 a page from the i-th
  * (plane-major: p0_t0 .. p0_t<T1s-1>, p0_direct, p1_t0 ...); "next" starts
  * the following page.
@@ -753,6 +783,7 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, name, a, 0);
 	}
 	rte_spinlock_unlock(&lock);
+	add_denied(d, &m->host[h], n_planes);
 	if (i < n)
 		rte_tel_data_add_dict_u64(d, "next", i);
 	return 0;
