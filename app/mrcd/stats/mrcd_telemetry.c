@@ -373,6 +373,21 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 			d, mrc_qp_counters_desc[i].name, mrc_qp_counters_get(&q->counters, i));
 	if (q->has_rel)
 		add_rel(d, &q->rel, daemon_ref->hz);
+	{
+		/* Its EVs by state (denied ones: the node controller's, doc/control.md). */
+		uint64_t by[MRC_EV_N_STATES] = {0};
+		char name[32];
+
+		for (unsigned int i = 0; i < q->n_ev; i++)
+			if (q->ev[i].state < MRC_EV_N_STATES)
+				by[q->ev[i].state]++;
+		for (unsigned int st = 0; st < MRC_EV_N_STATES; st++) {
+			snprintf(name, sizeof(name), "evs_%s", mrc_ev_state_name(st));
+			for (char *c = name; *c != '\0'; c++)
+				*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+			rte_tel_data_add_dict_u64(d, name, by[st]);
+		}
+	}
 	mrcd_query_release();
 	return 0;
 }
