@@ -119,7 +119,7 @@ number(const struct word *w, uint32_t *out)
 bool
 mrcd_ctl_changes(enum mrcd_ctl_cmd cmd)
 {
-	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW;
+	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW || cmd == MRCD_CTL_PORT;
 }
 
 int
@@ -154,10 +154,11 @@ static const struct {
 	{"events", MRCD_CTL_EVENTS},
 	{"deny", MRCD_CTL_DENY},
 	{"allow", MRCD_CTL_ALLOW},
+	{"port", MRCD_CTL_PORT},
 };
 
-/* Keys of deny and allow; bit i of `seen` for keys[i]. */
-static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev"};
+/* Keys of deny, allow and port; bit i of `seen` for keys[i]. */
+static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state"};
 
 static int
 one_arg(const struct word *key, const struct word *val, unsigned int k,
@@ -167,6 +168,12 @@ one_arg(const struct word *key, const struct word *val, unsigned int k,
 
 	if (k == 0 && word_is(val, "all")) {
 		out->host = MRCD_CTL_ALL_HOSTS;
+		return 0;
+	}
+	if (k == 5) {
+		if (!word_is(val, "up") && !word_is(val, "down"))
+			return fail(err, errlen, "bad-arg state '%s': up or down", val->p, val->n);
+		out->down = word_is(val, "down");
 		return 0;
 	}
 	if (!number(val, &v))
@@ -253,6 +260,14 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	/* What the arguments name: exactly one thing. */
 	if (!(seen & 1))
 		return fail(err, errlen, "bad-arg host=<n>|all is required%s", "", 0);
+	if (out->cmd == MRCD_CTL_PORT) {
+		if (seen != (1u | 2u | 32u))
+			return fail(err, errlen,
+				"bad-arg port takes host=, plane= and state=up|down%s", "", 0);
+		return 0;
+	}
+	if (seen & 32u)
+		return fail(err, errlen, "bad-arg state= goes with port, not '%s'", w[0].p, w[0].n);
 	if (out->has_qp != ((seen >> 4) & 1))
 		return fail(err, errlen, "bad-arg qpn= and ev= go together%s", "", 0);
 	if (out->has_qp && (out->has_plane || out->has_t1))

@@ -36,6 +36,7 @@ enum mrcd_ctl_cmd {
 	MRCD_CTL_EVENTS, /* read: stream EV events until the client goes */
 	MRCD_CTL_DENY,	 /* change: deny EVs */
 	MRCD_CTL_ALLOW,	 /* change: re-admit EVs */
+	MRCD_CTL_PORT,	 /* change: a plane's port administratively down or up */
 };
 
 /* What a client may name, checked by the parser: the daemon's sizes. */
@@ -48,13 +49,17 @@ struct mrcd_ctl_limits {
 /* host = all */
 #define MRCD_CTL_ALL_HOSTS (-1)
 
-/* A parsed request. deny/allow name exactly one of: a plane; a path (plane, T1); an EV of a QP. */
+/*
+ * A parsed request. deny/allow name exactly one of: a plane; a path
+ * (plane, T1); an EV of a QP. port names a plane and state=up|down.
+ */
 struct mrcd_ctl_req {
 	enum mrcd_ctl_cmd cmd;
 	int host; /* MRCD_CTL_ALL_HOSTS or a host */
 	bool has_plane, has_t1, has_qp;
 	uint8_t plane, t1;
 	uint32_t qpn, ev;
+	bool down; /* port: state=down */
 };
 
 /* True for the commands that change something (they need an admin caller). */

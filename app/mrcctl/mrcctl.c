@@ -36,6 +36,8 @@ usage(FILE *f)
 		"  deny  host=N|all plane=P [t1=T]       deny every EV of a plane or of a path\n"
 		"  deny  host=N qpn=Q ev=E               deny one EV of a QP\n"
 		"  allow (the same arguments)            re-admit them\n"
+		"  port  host=N|all plane=P state=down|up   take a plane's port out of service, or "
+		"back\n"
 		"\n"
 		"SOCKET: [control] socket of the mrcd to talk to; by default the first of\n"
 		"/run/mrcd, $XDG_RUNTIME_DIR/mrcd, /tmp/mrcd-<uid> that holds a control.sock.\n"

@@ -139,6 +139,10 @@ struct mrcd_hostctx {
 	 * (atomic) after the shards applied them, telemetry reads */
 	uint8_t denied_planes;
 	uint64_t denied_t1[MRC_SHARD_MAX_PLANES];
+	/* planes whose port the node controller set administratively down: the control
+	 * socket's thread writes (atomic), the run loop reads and masks them out of the
+	 * link status it publishes (as if their links were down), telemetry reads */
+	uint32_t admin_down;
 	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
 	uint32_t port_started; /* control (ports, loop): planes whose port we started */
 	/* setup: how each plane's port steers (enum mrcd_steer), its rx queues, and why */

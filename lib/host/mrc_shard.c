@@ -333,7 +333,7 @@ mrc_shard_port_mask(const struct mrc_shard *s)
 }
 
 uint32_t
-mrc_shard_refresh_links(struct mrc_shard *s)
+mrc_shard_read_links(const struct mrc_shard *s)
 {
 	uint32_t mask = 0;
 
@@ -344,6 +344,14 @@ mrc_shard_refresh_links(struct mrc_shard *s)
 			link.link_status == RTE_ETH_LINK_UP)
 			mask |= 1u << p;
 	}
+	return mask;
+}
+
+uint32_t
+mrc_shard_refresh_links(struct mrc_shard *s)
+{
+	const uint32_t mask = mrc_shard_read_links(s);
+
 	mrc_shard_set_port_mask(s, mask);
 	return mask;
 }

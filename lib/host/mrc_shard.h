@@ -418,6 +418,8 @@ void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);
 uint32_t mrc_shard_port_mask(const struct mrc_shard *s);
 /* Control thread: read the link status of every plane port and publish the mask. */
 uint32_t mrc_shard_refresh_links(struct mrc_shard *s);
+/* Control thread: the same mask, read but not published (the caller may mask planes out). */
+uint32_t mrc_shard_read_links(const struct mrc_shard *s);
 
 /* Owner: packets staged but not yet accepted by the ports; free them (at shutdown). */
 unsigned int mrc_shard_staged(const struct mrc_shard *s);

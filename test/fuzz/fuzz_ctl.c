@@ -40,7 +40,7 @@ check_err(const char *err)
 static int
 unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 {
-	static const char *const names[] = {"status", "events", "deny", "allow"};
+	static const char *const names[] = {"status", "events", "deny", "allow", "port"};
 	int o = snprintf(out, len, "%s", names[rq->cmd]);
 
 	if (!mrcd_ctl_changes(rq->cmd))
@@ -55,6 +55,8 @@ unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 		o += snprintf(out + o, len - (size_t)o, " plane=%u", rq->plane);
 	if (rq->has_t1)
 		o += snprintf(out + o, len - (size_t)o, " t1=%u", rq->t1);
+	if (rq->cmd == MRCD_CTL_PORT)
+		o += snprintf(out + o, len - (size_t)o, " state=%s", rq->down ? "down" : "up");
 	return o;
 }
 
@@ -73,11 +75,14 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_ALLOW, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PORT, "command %d", (int)rq.cmd);
 	if (mrcd_ctl_changes(rq.cmd)) {
 		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
 			"host %d", rq.host);
 		FUZZ_CHECK(rq.has_qp != rq.has_plane, "one selector");
+		FUZZ_CHECK(
+			rq.cmd != MRCD_CTL_PORT || (rq.has_plane && !rq.has_t1), "port: a plane");
+		FUZZ_CHECK(rq.cmd == MRCD_CTL_PORT || !rq.down, "state= outside port");
 		FUZZ_CHECK(!rq.has_t1 || rq.has_plane, "a T1 needs its plane");
 		FUZZ_CHECK(!rq.has_plane || rq.plane < 8, "plane %u", rq.plane);
 		FUZZ_CHECK(!rq.has_t1 || rq.t1 < 4, "t1 %u", rq.t1);

@@ -4,18 +4,23 @@
 #
 # The node controller end to end (doc/control.md). Two hosts on different
 # T0s of the emulated fabric (2 planes, 2 T1s, every packet crosses a T1)
-# send to each other without a rate limit, so the fabric sets the goodput.
+# send to each other at 50 Mb/s per QP, two QPs each way: a load that
+# the paths left after the deny below still carry (each T1 uplink and host
+# port runs at 250 Mb/s), and that a worker sharing its CPU keeps up with.
 # While they do, mrcctl:
 #   - denies every EV of T1 1 of plane 1 on both hosts: from 100 ms after
 #     the deny to the re-admit, the fabric's uplinks to that T1 (T0 0 and
 #     T0 1 -> T1 1 of plane 1) carry no data packet, while the other
-#     three T1s do; the goodput stays at least 0.8 of what it was before
-#     (each host's NIC port is the bottleneck: one uplink per plane still
-#     carries a port's rate, so the surviving capacity is the whole);
+#     three T1s do; the goodput stays at least 0.75 of what it was before
+#     (the rest is room for a worker whose CPU is shared: on an idle machine
+#     the three windows measure the same to 1%);
 #   - re-admits it: data crosses that T1 again, the goodput holds;
 #   - `mrcctl events` saw the operator's deny and allow, and per-EV events
 #     DENIED and back to GOOD on (plane 1, T1 1) only;
 #   - a deny that would leave a QP no EV is refused and changes nothing;
+#   - plane 0's ports set administratively down: no data on plane 0's
+#     uplinks, /mrc/ports says so; its last port up cannot be set down;
+#     set up again, plane 0 carries data again;
 #   - as an unprivileged user (setpriv --reuid=nobody, socket group
 #     nogroup, root only): status answers, deny is refused (not-permitted);
 #   - a second mrcd on the same socket refuses to start, naming it.
@@ -42,12 +47,22 @@ group=none
 if [ "$(id -u)" = 0 ] && getent group nogroup > /dev/null; then
 	group=nogroup
 fi
+cat > profile.ini <<INI
+[profile]
+pattern = pairs
+msg_kb = 64
+qps_per_peer = 2
+outstanding = 4
+rate_gbps = 0.05
+messages = 0
+verify = true
+INI
 cat > ctl.ini <<INI
 [daemon]
 hosts = 2
 planes = 2
-duration_s = 9
-profile = $src/config/profiles/default.ini
+duration_s = 11
+profile = $work/profile.ini
 scenario = none
 [fabric]
 t1s = 2
@@ -130,6 +145,22 @@ out["plane0"] = ctl("deny", "host=all", "plane=0")
 out["strand"] = ctl("deny", "host=0", "plane=1")
 out["status_strand"] = ctl("status")
 out["allow0"] = ctl("allow", "host=all", "plane=0")
+# A port set down administratively: the run loop publishes it as a link down.
+out["port_down"] = ctl("port", "host=all", "plane=0", "state=down")
+time.sleep(0.1)
+l5 = links()
+out["ports_down"] = q("/mrc/ports,0")
+time.sleep(0.5)
+l6 = links()
+out["port_last"] = ctl("port", "host=0", "plane=1", "state=down")
+out["port_up"] = ctl("port", "host=all", "plane=0", "state=up")
+time.sleep(0.3)
+l7 = links()
+time.sleep(0.5)
+l8 = links()
+P0 = [f"p0_t0_t1_{t0}_{t1}" for t0 in (0, 1) for t1 in (0, 1)]
+out["port_down_window"] = {n: l6[n]["offered_data_pkts"] - l5[n]["offered_data_pkts"] for n in P0}
+out["port_up_window"] = {n: l8[n]["offered_data_pkts"] - l7[n]["offered_data_pkts"] for n in P0}
 out["bad_host"] = ctl("deny", "host=7", "plane=0")
 out["bad_qp"] = ctl("deny", "host=0", "qpn=0x999", "ev=1")
 if group != "none":
@@ -184,13 +215,23 @@ for n, v in a["after_window"].items():
     if v == 0:
         fails.append(f"{n}: no data after the re-admit")
 b, d, f = a["mbps_before"], a["mbps_denied"], a["mbps_after"]
-if b <= 0 or d < 0.8 * b or f < 0.8 * b:
+if b <= 0 or d < 0.75 * b or f < 0.75 * b:
     fails.append(f"goodput {b:.0f} Mb/s before, {d:.0f} denied, {f:.0f} after")
 ok("plane0", 0, '"denied_evs":')
 ok("strand", 1, "would-strand")
 if '"p0","p1_t0"' in a["status_strand"]["out"] or '"p1"' in a["status_strand"]["out"]:
     fails.append(f"a refused deny changed the table: {a['status_strand']['out']}")
 ok("allow0", 0, '"allowed_evs":')
+ok("port_down", 0, '"state":"down"')
+ok("port_last", 1, "would-strand plane 1 is host 0's last port")
+ok("port_up", 0, '"state":"up"')
+pd = a["ports_down"]
+if pd.get("admin_down") != 1 or pd.get("link_up") != [0, 1]:
+    fails.append(f"/mrc/ports,0 with plane 0 set down: admin_down {pd.get('admin_down')}, link_up {pd.get('link_up')}")
+if any(v != 0 for v in a["port_down_window"].values()):
+    fails.append(f"data on plane 0 while its ports were down: {a['port_down_window']}")
+if any(v == 0 for v in a["port_up_window"].values()):
+    fails.append(f"no data on plane 0 once its ports were up again: {a['port_up_window']}")
 ok("bad_host", 1, "no-such-host host '7'")
 ok("bad_qp", 1, "no-such-qp QP 0x999")
 if group != "none":
@@ -200,6 +241,8 @@ sec = a["second"]
 if sec["rc"] == 0 or "socket of a running mrcd" not in sec["log"]:
     fails.append(f"a second mrcd on the socket: {sec}")
 ops = [(e["op"], e.get("plane"), e.get("t1")) for e in events if "op" in e]
+if ("port", 0, None) not in ops:
+    fails.append(f"events: no port change in {ops}")
 for want in (("deny", 1, 1), ("allow", 1, 1)):
     if want not in ops:
         fails.append(f"events: no {want} in {ops}")

@@ -84,6 +84,12 @@ test_commands(void)
 	MRC_T_ASSERT(rq.has_qp && !rq.has_plane, "an EV");
 	MRC_T_EQ(rq.qpn, 0x101);
 	MRC_T_EQ(rq.ev, 0xdeadbeef);
+	MRC_T_EQ(parse("port host=all plane=1 state=down", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PORT);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "port changes");
+	MRC_T_ASSERT(rq.down && rq.has_plane && rq.plane == 1, "plane 1 down");
+	MRC_T_EQ(parse("port state=up plane=0 host=1", &rq, err), 0);
+	MRC_T_ASSERT(!rq.down && rq.host == 1, "host 1's plane 0 up");
 	MRC_T_EQ(parse("deny host=0 qpn=257 ev=4294967295", &rq, err), 0);
 	MRC_T_EQ(rq.qpn, 257);
 	MRC_T_EQ(rq.ev, UINT32_MAX);
@@ -118,6 +124,10 @@ test_refusals(void)
 	MRC_T_RUN(refused("deny host=0 qpn=1 ev=2 plane=0", "bad-arg", "not both"));
 	MRC_T_RUN(refused("deny host=all qpn=1 ev=2", "bad-arg", "its host"));
 	MRC_T_RUN(refused("deny host=all plane=all", "bad-arg", "'plane=all'"));
+	MRC_T_RUN(refused("port host=0 plane=1", "bad-arg", "state=up|down"));
+	MRC_T_RUN(refused("port host=0 plane=1 t1=0 state=up", "bad-arg", "state=up|down"));
+	MRC_T_RUN(refused("port host=0 plane=1 state=off", "bad-arg", "state 'off'"));
+	MRC_T_RUN(refused("deny host=0 plane=1 state=up", "bad-arg", "goes with port"));
 	MRC_T_RUN(refused("deny\thost=0 plane=1", "syntax", "printable"));
 	MRC_T_RUN(refused("deny host=0 plane=1 \x80", "syntax", "'?'"));
 	MRC_T_RUN(refused("a b c d e f g h i j", "syntax", "too many words"));

@@ -127,6 +127,52 @@ client_close(struct mrcd_ctl_client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free(c->out);
+	c->out = NULL;
+	c->out_n = 0;
+}
+
+/* Append to a streaming client's queue; false when it has no room (the line is lost). */
+static bool
+queue(struct mrcd_ctl_client *c, const char *line)
+{
+	const size_t n = strlen(line);
+
+	if (c->out == NULL || c->out_n + n > MRCD_CTL_EVENT_BUF)
+		return false;
+	memcpy(c->out + c->out_n, line, n);
+	c->out_n += n;
+	return true;
+}
+
+/*
+ * Send what a streaming client's socket takes now, without waiting; then,
+ * if events were lost for it, say how many once there is room. A client
+ * that went away is closed.
+ */
+static void
+flush(struct mrcd_ctl_client *c)
+{
+	ssize_t w;
+
+	if (c->fd < 0 || c->out_n == 0)
+		return;
+	w = send(c->fd, c->out, c->out_n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			client_close(c);
+		return;
+	}
+	memmove(c->out, c->out + w, c->out_n - (size_t)w);
+	c->out_n -= (size_t)w;
+	if (c->lost != 0 && c->out_n < MRCD_CTL_EVENT_BUF / 2) {
+		char line[64];
+
+		snprintf(
+			line, sizeof(line), "EVENT {\"lost\":%llu}\n", (unsigned long long)c->lost);
+		if (queue(c, line))
+			c->lost = 0;
+	}
 }
 
 void
@@ -135,13 +181,10 @@ mrcd_ctl_broadcast(struct mrcd_ctl *ctl, const char *line)
 	for (unsigned int i = 0; i < MRCD_CTL_MAX_CLIENTS; i++) {
 		struct mrcd_ctl_client *c = &ctl->cl[i];
 
-		/* A client that does not read its events is let go: the thread never waits. */
-		if (c->fd >= 0 && c->events && !send_line(c, line)) {
-			MRCD_LOG(ctrl, NOTICE,
-				"control: uid %u (pid %ld) reads events too slowly: closed",
-				(unsigned int)c->uid, (long)c->pid);
-			client_close(c);
-		}
+		/* A client behind by a whole queue loses events, counted: the thread never waits.
+		 */
+		if (c->fd >= 0 && c->events && !queue(c, line))
+			c->lost++;
 	}
 }
 
@@ -201,8 +244,12 @@ on_line(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const char *line, size_
 	if (mrcd_ctl_parse(line, len, &ctl->lim, &rq, err, sizeof(err)) != 0) {
 		snprintf(out, sizeof(out), "ERR %s\n", err);
 	} else if (mrcd_ctl_changes(rq.cmd) && !c->admin) {
+		static const char *const verb[] = {[MRCD_CTL_DENY] = "deny",
+			[MRCD_CTL_ALLOW] = "allow",
+			[MRCD_CTL_PORT] = "set ports"};
+
 		snprintf(out, sizeof(out), "ERR not-permitted uid %u may not %s: %s\n",
-			(unsigned int)c->uid, rq.cmd == MRCD_CTL_DENY ? "deny" : "allow", c->why);
+			(unsigned int)c->uid, verb[rq.cmd], c->why);
 	} else {
 		mrcd_ctl_answer(ctl, c, &rq, out, sizeof(out));
 	}
@@ -254,7 +301,9 @@ ctl_thread(void *arg)
 		for (unsigned int i = 0; i < MRCD_CTL_MAX_CLIENTS; i++)
 			if (ctl->cl[i].fd >= 0) {
 				idx[n - 2] = i;
-				pf[n++] = (struct pollfd){.fd = ctl->cl[i].fd, .events = POLLIN};
+				pf[n++] = (struct pollfd){.fd = ctl->cl[i].fd,
+					.events =
+						(short)(POLLIN | (ctl->cl[i].out_n ? POLLOUT : 0))};
 			}
 		if (poll(pf, n, 10) < 0 && errno != EINTR)
 			break;
@@ -266,6 +315,8 @@ ctl_thread(void *arg)
 			if (pf[k].revents != 0 && ctl->cl[idx[k - 2]].fd >= 0)
 				read_client(ctl, &ctl->cl[idx[k - 2]]);
 		mrcd_ctl_pump_events(ctl);
+		for (unsigned int i = 0; i < MRCD_CTL_MAX_CLIENTS; i++)
+			flush(&ctl->cl[i]);
 	}
 	return NULL;
 }

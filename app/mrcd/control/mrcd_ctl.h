@@ -29,6 +29,11 @@
 
 /* Clients served at once; one more is told so and closed. */
 #define MRCD_CTL_MAX_CLIENTS 16
+/*
+ * Events queued for a streaming client that has not read them yet; beyond,
+ * they are counted lost for it and it is told how many once it catches up.
+ */
+#define MRCD_CTL_EVENT_BUF (1u << 20)
 /* How long a change waits for the workers to carry it out. */
 #define MRCD_CTL_WAIT_MS 2000
 
@@ -40,6 +45,9 @@ struct mrcd_ctl_client {
 	bool hello;    /* the version line was accepted */
 	bool events;   /* streams EV events */
 	char why[160]; /* how admin was decided, for status */
+	char *out;     /* streaming: events not yet sent (MRCD_CTL_EVENT_BUF bytes) */
+	size_t out_n;
+	uint64_t lost; /* events that found out full, not yet told */
 	size_t in_n;
 	char in[MRCD_CTL_MAX_LINE];
 };

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -245,6 +246,53 @@ paths(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req
 	mrcd_ctl_broadcast(ctl, line);
 }
 
+/*
+ * port: a plane's port of one host or all administratively down or up. The
+ * run loop masks admin-down planes out of the link status it publishes to
+ * the shards, so everything that follows a link going down (the local QPs,
+ * the peers told of the host's planes) follows this too. Taking down a
+ * host's last plane that is not already down is refused: its QPs would
+ * have nowhere to send.
+ */
+static void
+port(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq, char *out,
+	size_t outlen)
+{
+	struct mrcd_daemon *d = ctl->d;
+	const uint32_t bit = 1u << rq->plane, all = (1u << d->cfg.daemon.planes) - 1;
+	char hs[16], line[256];
+
+	for (unsigned int h = 0; h < d->n_hosts && rq->down; h++)
+		if ((rq->host < 0 || (unsigned int)rq->host == h) &&
+			((__atomic_load_n(&d->host[h].admin_down, __ATOMIC_ACQUIRE) | bit) & all) ==
+				all) {
+			snprintf(out, outlen,
+				"ERR would-strand plane %u is host %u's last port not set down: "
+				"nothing changed\n",
+				rq->plane, h);
+			return;
+		}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		if (rq->host < 0 || (unsigned int)rq->host == h) {
+			if (rq->down)
+				__atomic_fetch_or(&d->host[h].admin_down, bit, __ATOMIC_ACQ_REL);
+			else
+				__atomic_fetch_and(&d->host[h].admin_down, ~bit, __ATOMIC_ACQ_REL);
+		}
+	if (rq->host < 0)
+		snprintf(hs, sizeof(hs), "\"all\"");
+	else
+		snprintf(hs, sizeof(hs), "%d", rq->host);
+	snprintf(out, outlen, "OK {\"host\":%s,\"plane\":%u,\"state\":\"%s\"}\n", hs, rq->plane,
+		rq->down ? "down" : "up");
+	MRCD_LOG(ctrl, NOTICE, "control: uid %u sets plane %u's port of host %s %s",
+		(unsigned int)c->uid, rq->plane, hs, rq->down ? "down" : "up");
+	snprintf(line, sizeof(line),
+		"EVENT {\"op\":\"port\",\"host\":%s,\"plane\":%u,\"state\":\"%s\",\"uid\":%u}\n",
+		hs, rq->plane, rq->down ? "down" : "up", (unsigned int)c->uid);
+	mrcd_ctl_broadcast(ctl, line);
+}
+
 /* status: who we are, what there is, what is denied. */
 static void
 status(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, char *out, size_t outlen)
@@ -268,7 +316,8 @@ status(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, char *out, size_t outlen
 		const uint8_t planes = __atomic_load_n(&hc->denied_planes, __ATOMIC_ACQUIRE);
 		bool first = true;
 
-		PUT("%s{\"host\":%u,\"paths\":[", h ? "," : "", h);
+		PUT("%s{\"host\":%u,\"admin_down\":%u,\"paths\":[", h ? "," : "", h,
+			__atomic_load_n(&hc->admin_down, __ATOMIC_ACQUIRE));
 		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 			const uint64_t t1 = __atomic_load_n(&hc->denied_t1[p], __ATOMIC_ACQUIRE);
 
@@ -299,6 +348,11 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 		status(ctl, c, out, outlen);
 		break;
 	case MRCD_CTL_EVENTS:
+		c->out = malloc(MRCD_CTL_EVENT_BUF);
+		if (c->out == NULL) {
+			snprintf(out, outlen, "ERR busy no memory for an event queue\n");
+			break;
+		}
 		c->events = true;
 		snprintf(out, outlen, "OK {\"events\":true}\n");
 		break;
@@ -308,6 +362,9 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 			one_ev(ctl, rq, out, outlen);
 		else
 			paths(ctl, c, rq, out, outlen);
+		break;
+	case MRCD_CTL_PORT:
+		port(ctl, c, rq, out, outlen);
 		break;
 	}
 }

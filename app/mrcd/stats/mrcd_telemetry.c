@@ -518,6 +518,9 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
 	rte_tel_data_add_dict_u64(d, "workers_per_host", m->host[h].n_shards);
+	/* planes set down by the node controller (bit p): link_up reads 0 for them */
+	rte_tel_data_add_dict_u64(
+		d, "admin_down", __atomic_load_n(&m->host[h].admin_down, __ATOMIC_ACQUIRE));
 	for (unsigned int i = 0; i < RTE_DIM(a); i++)
 		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
 	return 0;
