@@ -84,9 +84,9 @@ for _ in $(seq 100); do
 	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
 	sleep 0.1
 done
-"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --set control.socket="$dir/h0.sock" --json h0.json > h0.log 2>&1 &
+"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
 pids+=($!)
-"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --set control.socket="$dir/h1.sock" --json h1.json > h1.log 2>&1 &
+"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1.json > h1.log 2>&1 &
 pids+=($!)
 # Both hosts done, or 120 s: then stop all three at once.
 deadline=$((SECONDS + 120))
