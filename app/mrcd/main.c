@@ -55,18 +55,19 @@ main(int argc, char **argv)
 		mrcd_print_check(&d);
 		return 0;
 	}
+	/* --service: its directories, pid file and log levels (nothing otherwise). */
+	if (mrcd_service_start(&d) != 0)
+		goto stop_service;
 	/* The flows' count and memory, refused here when they cannot fit. */
 	if (mrcd_size_memory(&d) != 0)
-		return 1;
+		goto stop_service;
 	/* The control socket's path is ours, or another mrcd runs on it: said before anything. */
 	if (mrcd_ctl_open(&d) != 0)
-		return 1;
+		goto stop_service;
 
 	/* 2. The EAL, on CPUs no other instance polls on. */
-	if (mrcd_eal_start(&d) != 0) {
-		mrcd_ctl_stop(&d);
-		return 1;
-	}
+	if (mrcd_eal_start(&d) != 0)
+		goto stop_service;
 	if (mrcd_claim_pollers(&d) != 0 || mrcd_signals_catch() != 0)
 		goto stop_eal;
 
@@ -107,8 +108,10 @@ free_hosts:
 	if (mrcd_free_hosts(&d) != 0)
 		status = 1;
 stop_eal:
-	mrcd_ctl_stop(&d);
 	mrcd_eal_cleanup();
 	mrcd_cpus_release();
+stop_service:
+	mrcd_ctl_stop(&d); /* its socket, when the EAL or anything after it failed to start */
+	mrcd_service_stop(&d);
 	return status;
 }
