@@ -456,8 +456,9 @@ static const struct mrcd_ini_key keys[] = {
 	/* ---- [control] ---- */
 	KEY("control", "socket", STRING, control.socket, .def = "auto",
 		.help = "the control socket mrcctl talks to (doc/control.md); auto = "
-			"control.sock in /run/mrcd, else $XDG_RUNTIME_DIR/mrcd, else "
-			"/tmp/mrcd-<uid>; none = no control socket"),
+			"control.sock (control-h<first_host>.sock for a process that runs part of "
+			"a cluster) in /run/mrcd, else $XDG_RUNTIME_DIR/mrcd, else /tmp/mrcd-<uid>; "
+			"none = no control socket"),
 	KEY("control", "group", STRING, control.group, .def = "none",
 		.help = "group that owns the socket (mode 0660): its members may read; none = "
 			"the daemon's own group"),

@@ -297,13 +297,17 @@ usable_dir(const char *dir, mode_t mode, bool make)
 }
 
 int
-mrcd_ctl_default_path(char *out, size_t outlen, bool make)
+mrcd_ctl_default_path(char *out, size_t outlen, bool make, int host)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char dirs[3][256];
+	char dirs[3][256], name[32];
 	unsigned int n = 0;
 	int w;
 
+	if (host >= 0)
+		snprintf(name, sizeof(name), "control-h%d.sock", host);
+	else
+		snprintf(name, sizeof(name), "control.sock");
 	snprintf(dirs[n++], sizeof(dirs[0]), "/run/mrcd");
 	if (xdg != NULL && xdg[0] == '/' && strlen(xdg) < 200)
 		snprintf(dirs[n++], sizeof(dirs[0]), "%s/mrcd", xdg);
@@ -315,18 +319,18 @@ mrcd_ctl_default_path(char *out, size_t outlen, bool make)
 			continue;
 		if (!make) {
 			/* The client: the first place a daemon's socket is. */
-			char p[sizeof(dirs[0]) + 16];
+			char p[sizeof(dirs[0]) + sizeof(name) + 1];
 
-			snprintf(p, sizeof(p), "%.255s/control.sock", dirs[i]);
+			snprintf(p, sizeof(p), "%.255s/%s", dirs[i], name);
 			if (stat(p, &st) != 0 || !S_ISSOCK(st.st_mode))
 				continue;
 		}
-		w = snprintf(out, outlen, "%s/control.sock", dirs[i]);
+		w = snprintf(out, outlen, "%s/%s", dirs[i], name);
 		return w < 0 || (size_t)w >= outlen ? -ENAMETOOLONG : 0;
 	}
 	if (make)
 		return -EACCES;
 	/* No daemon anywhere: name the first place, so the error says where we looked. */
-	w = snprintf(out, outlen, "%s/control.sock", dirs[0]);
+	w = snprintf(out, outlen, "%s/%s", dirs[0], name);
 	return w < 0 || (size_t)w >= outlen ? -ENAMETOOLONG : 0;
 }

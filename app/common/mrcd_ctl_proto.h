@@ -85,9 +85,11 @@ int mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *l
  * The control socket's path for [control] socket = auto (mrcd and mrcctl
  * agree): control.sock in /run/mrcd when that directory exists or can be
  * made and written, else in $XDG_RUNTIME_DIR/mrcd, else /tmp/mrcd-<uid>.
- * `make`: create the directory (the daemon); without, only look. 0 or
- * -ENAMETOOLONG/-EACCES.
+ * `host` >= 0: control-h<host>.sock instead, the socket of a process that
+ * runs part of a cluster from host `host` on (its processes may share a
+ * machine). `make`: create the directory (the daemon); without, only look.
+ * 0 or -ENAMETOOLONG/-EACCES.
  */
-int mrcd_ctl_default_path(char *out, size_t outlen, bool make);
+int mrcd_ctl_default_path(char *out, size_t outlen, bool make, int host);
 
 #endif /* MRCD_CTL_PROTO_H */

@@ -110,7 +110,7 @@ main(int argc, char **argv)
 		}
 		o += (size_t)w;
 	}
-	if (path[0] == '\0' && mrcd_ctl_default_path(path, sizeof(path), false) != 0) {
+	if (path[0] == '\0' && mrcd_ctl_default_path(path, sizeof(path), false, -1) != 0) {
 		fprintf(stderr, "mrcctl: no socket path\n");
 		return 2;
 	}

@@ -152,9 +152,12 @@ test_default_path(void)
 	char p[256];
 
 	/* The client names a place even when no daemon runs. */
-	MRC_T_EQ(mrcd_ctl_default_path(p, sizeof(p), false), 0);
+	MRC_T_EQ(mrcd_ctl_default_path(p, sizeof(p), false, -1), 0);
 	MRC_T_ASSERT(strstr(p, "/control.sock") != NULL, "%s", p);
-	MRC_T_EQ(mrcd_ctl_default_path(p, 8, false), -ENAMETOOLONG);
+	/* A process running part of a cluster: a socket of its own. */
+	MRC_T_EQ(mrcd_ctl_default_path(p, sizeof(p), false, 3), 0);
+	MRC_T_ASSERT(strstr(p, "/control-h3.sock") != NULL, "%s", p);
+	MRC_T_EQ(mrcd_ctl_default_path(p, 8, false, -1), -ENAMETOOLONG);
 	return MRC_TEST_OK;
 }
 

@@ -345,7 +345,14 @@ open_socket(struct mrcd_ctl *ctl)
 	struct stat st;
 
 	if (strcmp(cc->socket, "auto") == 0) {
-		if (mrcd_ctl_default_path(ctl->path, sizeof(ctl->path), true) != 0) {
+		const struct mrcd_config *c = &ctl->d->cfg;
+		/* Part of a cluster (a launcher's rank, a host file): its processes may share a
+		 * machine, so each its own socket, named by its first host. */
+		const bool part = c->daemon.first_host != 0 ||
+				  c->daemon.hosts != mrcd_config_cluster_hosts(c);
+
+		if (mrcd_ctl_default_path(ctl->path, sizeof(ctl->path), true,
+			    part ? (int)c->daemon.first_host : -1) != 0) {
 			MRCD_LOG(ctrl, ERR,
 				"control: no directory for the socket ([control] socket = auto): "
 				"/run/mrcd, $XDG_RUNTIME_DIR/mrcd and /tmp/mrcd-%u are not "
