@@ -28,6 +28,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_apps.h"
 #include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
@@ -84,12 +85,14 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	if (mrcd_make_hosts(&d, t0) != 0 || mrcd_connect_flows(&d, t0) != 0 ||
 		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0 ||
-		mrcd_recover_init(&d) != 0)
+		mrcd_recover_init(&d) != 0 || mrcd_apps_open(&d) != 0)
 		goto free_qps;
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);
 	if (mrcd_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
+	else if (mrcd_apps_telemetry_register(&d) != 0)
+		MRCD_LOG(ctrl, WARNING, "/mrc/apps not registered (continuing without)");
 	/* The node controller's socket (mrcctl), served by a thread of its own. */
 	if (mrcd_ctl_start(&d) != 0)
 		goto free_qps;
@@ -101,6 +104,7 @@ main(int argc, char **argv)
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
 	mrcd_ctl_stop(&d);
+	mrcd_apps_close(&d); /* the workers have stopped: their QPs and regions first */
 	mrcd_free_qps(&d);
 close_network:
 	mrcd_network_close(&d);

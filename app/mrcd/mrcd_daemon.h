@@ -305,6 +305,9 @@ struct mrcd_daemon {
 	/* control (main.c) starts and stops it: the control socket and its thread
 	 * (control/mrcd_ctl.h); NULL when there is none */
 	struct mrcd_ctl *ctl;
+	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
+	 * none */
+	struct mrcd_apps *apps;
 };
 
 #endif /* MRCD_DAEMON_H */

@@ -311,6 +311,9 @@ mrc_shard_take_requests(struct mrc_shard *s)
 		case MRC_SHARD_EV_ALLOW:
 			mrc_shard_ev_request(s, r);
 			break;
+		case MRC_SHARD_CALL:
+			r->rc = r->fn != NULL ? r->fn(s, r->arg) : -EINVAL;
+			break;
 		default:
 			r->rc = -EINVAL;
 			break;

@@ -314,6 +314,7 @@ enum mrc_shard_op {
 	MRC_SHARD_EV_CHECK, /* would denying sel leave a QP no EV? -EDEADLK and qpn if so */
 	MRC_SHARD_EV_DENY,  /* deny sel: n_evs EVs went DENIED */
 	MRC_SHARD_EV_ALLOW, /* re-admit sel: n_evs EVs left DENIED */
+	MRC_SHARD_CALL,
 };
 
 /*
@@ -340,11 +341,20 @@ struct mrc_shard_ev_sel {
 	uint64_t t1[MRC_SHARD_MAX_PLANES];
 };
 
+/*
+ * MRC_SHARD_CALL: the owner runs fn(s, arg) and stores its return in rc, for
+ * work on state only the owner may touch that is not the engine's (a client's
+ * QP list, a region table shared by the host's shards). fn must not block.
+ */
+typedef int (*mrc_shard_call_fn)(struct mrc_shard *s, void *arg);
+
 struct mrc_shard_req {
 	enum mrc_shard_op op;
 	struct mrc_qp *qp;
-	int rc;	  /* written by the owner before done */
-	int done; /* 0 until the owner is done with the request */
+	mrc_shard_call_fn fn; /* MRC_SHARD_CALL only */
+	void *arg;	      /* ... its argument */
+	int rc;		      /* written by the owner before done */
+	int done;	      /* 0 until the owner is done with the request */
 	/* MRC_SHARD_EV_*: the asker's selection; the owner's answer (before done) */
 	const struct mrc_shard_ev_sel *sel;
 	uint32_t n_evs;
