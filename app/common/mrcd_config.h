@@ -196,6 +196,12 @@ struct mrcd_config {
 		uint32_t timeseries_max_kb; /* the time series' cap before it rotates */
 		bool console, ev_stats;
 	} telemetry;
+
+	struct mrcd_cfg_control {
+		char socket[MRCD_CONFIG_PATH_MAX]; /* "auto", "none" or a path */
+		char group[64];			   /* the socket's group; "none" = ours */
+		char admin_group[64];		   /* may change things too; "none" = nobody */
+	} control;
 };
 
 /* The built-in defaults (those of config/mrcd.ini), derived values included. */

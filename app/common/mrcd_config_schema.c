@@ -484,6 +484,19 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
 		.help = "keep per-EV statistics (152 bytes per EV) for the /mrc/evs telemetry "
 			"command"),
+
+	/* ---- [control] ---- */
+	KEY("control", "socket", STRING, control.socket, .def = "auto",
+		.help = "the control socket mrcctl talks to (doc/control.md); auto = "
+			"control.sock (control-h<first_host>.sock for a process that runs part of "
+			"a cluster) in /run/mrcd, else $XDG_RUNTIME_DIR/mrcd, else /tmp/mrcd-<uid>; "
+			"none = no control socket"),
+	KEY("control", "group", STRING, control.group, .def = "none",
+		.help = "group that owns the socket (mode 0660): its members may read; none = "
+			"the daemon's own group"),
+	KEY("control", "admin_group", STRING, control.admin_group, .def = "none",
+		.help = "members of this group may also change things (deny, re-admit); uid 0 "
+			"and CAP_NET_ADMIN always may; none = nobody else"),
 };
 /* clang-format on */
 
@@ -502,6 +515,7 @@ static const struct mrcd_ini_section sections[] = {
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
 	{"telemetry", "What the stats thread writes and serves while it runs.", 0},
+	{"control", "The node controller's socket (mrcctl) and who may use it.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {

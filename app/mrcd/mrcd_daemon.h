@@ -81,6 +81,9 @@ struct mrcd_shardctx {
 	/* setup: requests to the shard (struct mrc_shard_req *): control enqueues
 	 * (mrcd_recover.c), the shard's owner dequeues */
 	struct rte_ring *requests;
+	/* setup: the shard's EVs going out of use and back (struct mrc_shard_ev_event): the
+	 * worker enqueues, the control socket's thread dequeues (control/mrcd_ctl.h) */
+	struct rte_ring *ev_events;
 	/* setup: packets the host's other shards read for this shard's QPs (multi producer,
 	 * single consumer: this shard; lib/host/mrc_shard.h) */
 	struct rte_ring *inbound;
@@ -179,6 +182,14 @@ struct mrcd_hostctx {
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
 	struct rte_ring *events;
 	uint64_t qps_in_error;
+	/* the paths and planes denied on this host: the control socket's thread writes
+	 * (atomic) after the shards applied them, telemetry reads */
+	uint8_t denied_planes;
+	uint64_t denied_t1[MRC_SHARD_MAX_PLANES];
+	/* planes whose port the node controller set administratively down: the control
+	 * socket's thread writes (atomic), the run loop reads and masks them out of the
+	 * link status it publishes (as if their links were down), telemetry reads */
+	uint32_t admin_down;
 	/*
 	 * Neighbour discovery and frames that are not MRC (control/mrcd_nd.c), on
 	 * ethdev ports with [ports] neighbour_discovery. exception: the shards
@@ -278,6 +289,7 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 struct mrcd_recover;
+struct mrcd_ctl;
 struct mrcd_stats;
 
 /* A shard a worker runs: host h's shard k. */
@@ -352,6 +364,9 @@ struct mrcd_daemon {
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;
+	/* control (main.c) starts and stops it: the control socket and its thread
+	 * (control/mrcd_ctl.h); NULL when there is none */
+	struct mrcd_ctl *ctl;
 	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
 	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
 	struct mrcd_stats *stats;

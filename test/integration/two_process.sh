@@ -55,10 +55,10 @@ for h in 0 1; do
 		printf '\n[transport]\nencap = plain\n\n[telemetry]\ntimeseries = none\nprometheus = none\n'
 	} > h$h.ini
 done
-"$mrcd" -- -f h0.ini --json h0.json > h0.log 2>&1 &
+"$mrcd" -- -f h0.ini --set control.socket="$PWD/h0.sock" --json h0.json > h0.log 2>&1 &
 pid0=$!
 sleep 0.3
-"$mrcd" -- -f h1.ini --json h1.json > h1.log 2>&1 &
+"$mrcd" -- -f h1.ini --set control.socket="$PWD/h1.sock" --json h1.json > h1.log 2>&1 &
 pid1=$!
 # Both done (150 messages each way completed), or 60 s: then stop both at once.
 for _ in $(seq 600); do

@@ -86,6 +86,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 				rte_pktmbuf_free_bulk(m, n);
 			rte_ring_free(sc->inbound);
 			rte_ring_free(sc->requests);
+			rte_ring_free(sc->ev_events);
 			rte_free(sc->cq);
 			rte_free(sc->send_flows);
 			rte_free(sc->recv_flows);
