@@ -658,7 +658,7 @@ test_imm_table_lent(void)
 /*
  * No table free, ever (another QP holds the only one): an immediate that
  * arrives before the rest of its message is refused with a NACK
- * NO_RESOURCE and counted, the rest of the message is placed, and the
+ * NO_PKT_BUFFER and counted, the rest of the message is placed, and the
  * sender's resend, now next in order, is delivered without a table: in
  * order, intact. Immediates arriving in order never need one.
  */
