@@ -181,6 +181,6 @@ int
 mrcd_apps_telemetry_register(struct mrcd_daemon *d)
 {
 	apps_daemon = d;
-	return rte_telemetry_register_cmd("/mrc/apps", cmd_apps,
+	return mrcd_telemetry_add("/mrc/apps", cmd_apps,
 		"Application sessions; with a session number, its QPs and regions");
 }

@@ -91,6 +91,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 			rte_free(sc->recv_flows);
 		}
 		rte_free(hc->qpn_map);
+		mrcd_nd_free(hc); /* frames neither side took go back before the count */
 		if (mrcd_pools_full(hc) != 0)
 			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);
