@@ -43,8 +43,10 @@
 struct close_job {
 	const uint16_t *ports;
 	unsigned int n;
-	bool memif; /* which ports this pass closes: memif's or the others */
-	bool is_memif[RTE_MAX_ETHPORTS]; /* by port id, read before any closes */
+	/* Which ports this pass closes: memif's or the others. */
+	bool memif;
+	/* By port id, read before any port closes. */
+	bool is_memif[RTE_MAX_ETHPORTS];
 	int done;
 };
 
