@@ -133,6 +133,9 @@
 	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
 	X(qp_errors, "qps", "QPs that went to ERROR (each reported once on the event ring)")       \
 	X(events_dropped, "events", "events not reported: no event ring, or it was full")          \
+	X(tx_ctl, "pkts", "packets sent for another thread (endpoint operations, cfg.ctl_tx)")     \
+	X(tx_ctl_dropped, "pkts",                                                                  \
+		"packets from cfg.ctl_tx dropped: bad plane or its staging full")                  \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")         \
 	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
@@ -208,6 +211,12 @@ struct mrc_shard_cfg {
 	struct rte_ring *dispatch[MRC_SHARD_MAX_SHARDS];
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
+	/*
+	 * Packets another thread built for the wire (endpoint requests and
+	 * responses from the control thread), mbuf->port the plane; the owner
+	 * stages them ahead of its QPs' each iteration. NULL: none.
+	 */
+	struct rte_ring *ctl_tx;
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
 	 * counted only. */
 	struct rte_ring *events;

@@ -379,6 +379,32 @@ mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc)
 	return wall_tsc > s->away_tsc ? wall_tsc - s->away_tsc : 0;
 }
 
+/*
+ * What another thread built for the wire (endpoint operations): a few
+ * packets now and then, staged ahead of the QPs' output on their plane.
+ */
+static unsigned int
+ctl_tx(struct mrc_shard *s)
+{
+	struct rte_mbuf *m[MRC_SHARD_BURST];
+	const unsigned int n =
+		rte_ring_sc_dequeue_burst(s->cfg.ctl_tx, (void **)m, RTE_DIM(m), NULL);
+
+	for (unsigned int k = 0; k < n; k++) {
+		const uint16_t p = m[k]->port;
+		struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
+
+		if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
+			s->cnt.tx_ctl_dropped++;
+			rte_pktmbuf_free(m[k]);
+			continue;
+		}
+		st->m[st->n++] = m[k];
+		s->cnt.tx_ctl++;
+	}
+	return n;
+}
+
 unsigned int
 mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 {
@@ -438,6 +464,8 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 
 	/* Planes still holding staged packets get nothing new this time. */
 	work += flush(s);
+	if (s->cfg.ctl_tx != NULL)
+		work += ctl_tx(s);
 	t0 = rte_rdtsc();
 	s->cnt.cyc_tx += t0 - t1;
 	up = mrc_shard_port_mask(s);
