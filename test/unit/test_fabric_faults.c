@@ -227,7 +227,15 @@ test_scenario_errors(void)
 			":6: [event.a] loss: '1.5' is not a probability (allowed 0..1)"},
 		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = melt\n",
 			":5: [event.a] action: 'melt' unknown (allowed: up, down, blackhole, loss, "
-			"mark, flap)"},
+			"mark, drop_request, flap)"},
+		{"[event.a]\nat = 1s\nelement = host_link\nplane = 1\nhost = 0\naction = "
+		 "drop_request\n",
+			":1: [event.a] count: missing (action drop_request: how many, 1..1000)"},
+		{"[event.a]\nat = 1s\nelement = host_link\nplane = 1\nhost = 0\naction = "
+		 "drop_request\ncount = 0\n",
+			":7: [event.a] count: '0' is not a count (allowed 1..1000)"},
+		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = down\ncount = 2\n",
+			":6: [event.a] count: applies to action drop_request only"},
 		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = mark\n",
 			":1: [event.a] mark: missing (action mark needs a probability 0..1)"},
 		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = loss\nloss = "
