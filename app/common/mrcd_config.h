@@ -113,7 +113,10 @@ struct mrcd_config {
 		uint32_t rx_pool_mbufs, tx_pool_mbufs;	       /* per host */
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
 		uint32_t close_delay_ms; /* between stopping workers and closing ports */
-		uint8_t steering;	 /* enum mrcd_steering */
+		/* drill: planes taken administratively down, when, for how long (0: to the end) */
+		uint8_t admin_down_planes;
+		uint32_t admin_down_at_ms, admin_down_ms;
+		uint8_t steering; /* enum mrcd_steering */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */
 		char name[MRCD_CONFIG_MAX_HOSTS][MRC_EV_MAX_PLANES][MRCD_CONFIG_NAME_MAX];
 		char vdev[MRCD_CONFIG_MAX_VDEVS][MRCD_CONFIG_VDEV_MAX]; /* "" = unused */

@@ -34,6 +34,7 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_gaps.h"
+#include "mrcd_epreq.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
@@ -127,6 +128,10 @@ struct mrcd_hostctx {
 	 * (multi producer), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
 	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	/* packets control built for the wire (endpoint operations): control enqueues (single
+	 * producer), shard 0 dequeues and sends them (lib/host cfg.ctl_tx) */
+	struct rte_ring *ctl_tx;
+	struct mrcd_ep_counters ep; /* control writes (atomic), telemetry reads */
 	/* QPs of this host that went to ERROR, one event each: the shards enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) and counts them in
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
@@ -134,6 +139,8 @@ struct mrcd_hostctx {
 	uint64_t qps_in_error;
 	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
 	uint32_t port_started; /* control (ports, loop): planes whose port we started */
+	/* planes an operator took down (mrcd_ports_admin): control writes and reads */
+	uint32_t admin_down;
 	/* setup: how each plane's port steers (enum mrcd_steer), its rx queues, and why */
 	uint8_t steer[MRC_SHARD_MAX_PLANES];
 	uint16_t rx_queues[MRC_SHARD_MAX_PLANES];
@@ -280,6 +287,15 @@ struct mrcd_daemon {
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;
+	/*
+	 * Port masks of the hosts in other processes, as their port-status requests say
+	 * (bit p set: its plane p is up; all planes until told): control writes each
+	 * (release), then bumps ep_peer_gen (release); the workers read the generation
+	 * every pass and the masks when it moved (mrcd_epreq.h)
+	 */
+	uint32_t ep_peer_mask[MRCD_CONFIG_MAX_HOSTS];
+	uint32_t ep_peer_gen;
+	struct mrcd_ep *ep; /* setup (mrcd_ep_init); control only */
 };
 
 #endif /* MRCD_DAEMON_H */

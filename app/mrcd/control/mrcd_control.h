@@ -103,8 +103,17 @@ int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, con
 	uint16_t rx_queues, const struct mrc_flow_ops *ops);
 void mrcd_steer_remove(struct mrcd_daemon *d);
 
-/* Take what the hosts' shards handed off (endpoint requests are counted and
- * freed: nothing acts on them yet). */
+/*
+ * Planes of host h taken administratively down (mrcd_ports.c): those set by
+ * mrcd_ports_admin() and, `since_start` TSC ticks into the run, the drill's
+ * [ports] admin_down_planes. The link watcher treats them as links down.
+ */
+uint32_t mrcd_ports_admin_down(const struct mrcd_daemon *d, unsigned int h, uint64_t since_start);
+/* Take plane p of host h administratively down (up = false) or back up; control thread. */
+void mrcd_ports_admin(struct mrcd_daemon *d, unsigned int h, unsigned int p, bool up);
+
+/* Take what the hosts' shards handed off: endpoint operations (mrcd_epreq.h)
+ * and QPs gone to ERROR. */
 void mrcd_handoff_drain(struct mrcd_daemon *d);
 
 #endif /* MRCD_CONTROL_H */

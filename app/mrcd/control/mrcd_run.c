@@ -109,10 +109,15 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		const uint64_t now = rte_rdtsc();
 
 		if (now >= next_link) {
-			/* One read of the host's ports, published to every shard of it. */
+			/* One read of the host's ports, less those taken down by hand,
+			 * published to every shard of it. */
 			for (unsigned int h = 0; h < d->n_hosts; h++) {
-				const uint32_t m = mrc_shard_refresh_links(d->host[h].shard[0].rt);
+				const uint32_t down = mrcd_ports_admin_down(d, h, now - start);
+				const uint32_t m =
+					mrc_shard_refresh_links(d->host[h].shard[0].rt) & ~down;
 
+				if (down != 0)
+					mrc_shard_set_port_mask(d->host[h].shard[0].rt, m);
 				for (unsigned int k = 1; k < d->host[h].n_shards; k++)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
 			}
@@ -126,6 +131,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
+		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
 		mrcd_output_tick(d, &out, now, start);
 		if (d->cfg.telemetry.console && now >= next_console) {

@@ -369,7 +369,11 @@ make_rings(struct mrcd_daemon *d, unsigned int h)
 	/* QPs that went to ERROR: reported by the control thread. */
 	snprintf(name, sizeof(name), "mrcd_ev%u", h);
 	hc->events = rte_ring_create(name, 4096, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
-	if (hc->handoff == NULL || hc->events == NULL) {
+	/* What the control thread sends (endpoint operations): shard 0 sends it. */
+	snprintf(name, sizeof(name), "mrcd_ct%u", h);
+	hc->ctl_tx =
+		rte_ring_create(name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (hc->handoff == NULL || hc->events == NULL || hc->ctl_tx == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off and event rings: %s", h,
 			rte_strerror(rte_errno));
 		return -rte_errno;
@@ -461,6 +465,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		cfg.trk_blocks = trk_blocks(d, RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows));
 		cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 		cfg.shard_index = (uint16_t)k;
+		cfg.ctl_tx = k == 0 ? hc->ctl_tx : NULL;
 		/* its own queue on every port; past a port's rx queues it reads none */
 		cfg.tx_queue = (uint16_t)k;
 		cfg.rx_queue = (uint16_t)k;
