@@ -198,7 +198,8 @@ json_mrc_fields(FILE *j, const struct mrc_pkt *p)
 			", \"mrc.eeth.op\": %u, \"mrc.eeth.req_id\": %u"
 			", \"mrc.eeth.port_status_mask\": %" PRIu32
 			", \"mrc.eeth.svc_time_ns\": %" PRIu32 ", \"mrc.eeth.ts_echo\": %u",
-			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns, p->ep.ts);
+			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns,
+			p->ep.ts);
 		break;
 	default:
 		break;

@@ -291,7 +291,8 @@ send_update(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint64_t now)
 		BUMP(&d->host[h], retries);
 	o->tries++;
 	o->sent_tsc = now;
-	(void)ep_send(d, h, o, MRC_OP_EP_REQUEST, &v, ev_on(ep, (unsigned int)plane, o->tries % n_t1));
+	(void)ep_send(
+		d, h, o, MRC_OP_EP_REQUEST, &v, ev_on(ep, (unsigned int)plane, o->tries % n_t1));
 }
 
 /* Tell cluster host c host h's mask (again). */
@@ -378,7 +379,8 @@ peer_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_pkt *p)
 	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
 
 	for (unsigned int c = 0; c < n_cluster; c++)
-		if (d->ep->out[h][c].known && memcmp(d->ep->out[h][c].addr.dst_ip, p->ip.src, 16) == 0)
+		if (d->ep->out[h][c].known &&
+			memcmp(d->ep->out[h][c].addr.dst_ip, p->ip.src, 16) == 0)
 			return (int)c;
 	return -1;
 }
@@ -510,8 +512,8 @@ mrcd_ep_json(const struct mrcd_daemon *d, FILE *j)
 #undef MRCD_EP_SUM
 	}
 	fprintf(j, " \"endpoint\": {");
-#define MRCD_EP_PUT(n, help)                                                                       \
-	fprintf(j, "%s\"%s\": %" PRIu64, sep, #n, t.n);                                            \
+#define MRCD_EP_PUT(n, help)                            \
+	fprintf(j, "%s\"%s\": %" PRIu64, sep, #n, t.n); \
 	sep = ", ";
 	MRCD_EP_COUNTERS(MRCD_EP_PUT)
 #undef MRCD_EP_PUT

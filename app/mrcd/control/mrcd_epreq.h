@@ -38,19 +38,20 @@
 struct mrcd_daemon;
 
 /* What a host's endpoint operations did (mrcd_hostctx.ep: control writes, telemetry reads). */
-#define MRCD_EP_COUNTERS(X)                                                                        \
-	X(req_tx, "requests sent (port status and EV probes, retries included)")                   \
-	X(req_rx, "requests received")                                                              \
-	X(rsp_tx, "responses sent")                                                                 \
-	X(rsp_rx, "responses received")                                                             \
-	X(retries, "port-status requests sent again: no answer within the retry time")              \
-	X(timeouts, "port-status updates given up: no answer to any of their requests")            \
-	X(stale, "port-status requests older than one already taken (ignored)")                   \
-	X(repeated, "requests taken before, sent again; answers to a request answered before")   \
-	X(unknown_peer, "endpoint packets from an address that is no host of the cluster")         \
-	X(refused, "endpoint packets the parser refused on a second look")                        \
-	X(peer_updates, "port masks of peers that changed")                                         \
-	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker full")
+#define MRCD_EP_COUNTERS(X)                                                                    \
+	X(req_tx, "requests sent (port status and EV probes, retries included)")               \
+	X(req_rx, "requests received")                                                         \
+	X(rsp_tx, "responses sent")                                                            \
+	X(rsp_rx, "responses received")                                                        \
+	X(retries, "port-status requests sent again: no answer within the retry time")         \
+	X(timeouts, "port-status updates given up: no answer to any of their requests")        \
+	X(stale, "port-status requests older than one already taken (ignored)")                \
+	X(repeated, "requests taken before, sent again; answers to a request answered before") \
+	X(unknown_peer, "endpoint packets from an address that is no host of the cluster")     \
+	X(refused, "endpoint packets the parser refused on a second look")                     \
+	X(peer_updates, "port masks of peers that changed")                                    \
+	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker " \
+		     "full")
 
 struct mrcd_ep_counters {
 #define MRCD_EP_FIELD(n, h) uint64_t n;
@@ -82,7 +83,8 @@ enum mrcd_ep_verdict {
  * 16-bit serial arithmetic (an older request resent on a slower plane
  * arrives after a newer one and must not undo it).
  */
-enum mrcd_ep_verdict mrcd_ep_take(struct mrcd_ep_seen *seen, uint32_t epoch, uint16_t id, bool *restarted);
+enum mrcd_ep_verdict mrcd_ep_take(
+	struct mrcd_ep_seen *seen, uint32_t epoch, uint16_t id, bool *restarted);
 
 /* Set up (after the flows' QPs exist); free at teardown (after the workers stopped). */
 int mrcd_ep_init(struct mrcd_daemon *d);
