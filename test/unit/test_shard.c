@@ -247,7 +247,7 @@ test_plane_dies_with_nic_tx_room(void)
  */
 struct lone {
 	struct mrc_test_pair p;
-	struct rte_ring *wire, *handoff, *requests;
+	struct rte_ring *wire, *handoff, *requests, *ctl_tx;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
@@ -289,6 +289,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 	l->handoff = handoff ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
 	snprintf(name, sizeof(name), "shr%u", seq);
 	l->requests = requests ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
+	snprintf(name, sizeof(name), "shc%u", seq);
+	l->ctl_tx = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 
 	struct mrc_shard_cfg c = {.n_planes = 1,
 		.port_id = {(uint16_t)port},
@@ -300,7 +302,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.wire = l->p.wire,
 		.socket = SOCKET_ID_ANY,
 		.handoff = l->handoff,
-		.requests = l->requests};
+		.requests = l->requests,
+		.ctl_tx = l->ctl_tx};
 
 	l->wire_cfg = l->p.wire;
 	l->s = mrc_shard_create(&c, l->p.now, &why);
@@ -319,8 +322,11 @@ lone_free(struct lone *l)
 		rte_pktmbuf_free(m);
 	while (rte_ring_dequeue(l->wire, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
+	while (rte_ring_dequeue(l->ctl_tx, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
 	rte_ring_free(l->handoff);
 	rte_ring_free(l->requests);
+	rte_ring_free(l->ctl_tx);
 	MRC_T_EQ(rte_mempool_avail_count(l->p.pool), l->p.pool->size);
 	mrc_test_pair_destroy(&l->p);
 	return MRC_TEST_OK;
@@ -424,6 +430,50 @@ hand_off_case(bool with_ring)
 	MRC_T_EQ(ss.cnt.rx_unknown_qpn, 1);
 	MRC_T_EQ(ss.plane[0].rx_pkts, 3);
 	MRC_T_EQ(ss.verdicts.pkts[MRC_WIRE_OK], 3);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+/*
+ * What the control thread builds (an endpoint response) leaves on the plane
+ * its mbuf names, ahead of the QPs' output; one naming a plane the shard
+ * does not have is dropped and counted.
+ */
+static int
+test_sends_what_control_built(void)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m = NULL;
+	struct mrc_pkt v;
+
+	MRC_T_RUN(lone_make(&l, 1, 0, true, false));
+	MRC_T_RUN(put_sample(&l.p, l.ctl_tx, "ep_response_port_status_plain", MRC_EP_QPN));
+	MRC_T_RUN(put_sample(&l.p, l.ctl_tx, "ep_request_port_status", MRC_EP_QPN));
+	/* the second names plane 3 of a one-plane host */
+	MRC_T_EQ(rte_ring_count(l.ctl_tx), 2);
+	{
+		struct rte_mbuf *two[2];
+
+		MRC_T_EQ(rte_ring_dequeue_bulk(l.ctl_tx, (void **)two, 2, NULL), 2);
+		two[0]->port = 0;
+		two[1]->port = 3;
+		MRC_T_EQ(rte_ring_enqueue_bulk(l.ctl_tx, (void **)two, 2, NULL), 2);
+	}
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->tx_ctl, 1);
+	MRC_T_EQ(c->tx_ctl_dropped, 1);
+	MRC_T_EQ(c->tx_pkts, 1);
+	MRC_T_EQ(rte_ring_count(l.ctl_tx), 0);
+	/* on the port's wire (a net_ring port: its tx ring is its rx ring) */
+	MRC_T_EQ(rte_ring_count(l.wire), 1);
+	MRC_T_EQ(rte_ring_dequeue(l.wire, (void **)&m), 0);
+	MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
+	MRC_T_EQ(v.bth.opcode, MRC_OP_EP_RESPONSE);
+	MRC_T_EQ(v.ep.req_id, 42);
+	rte_pktmbuf_free(m);
 	MRC_T_RUN(lone_free(&l));
 	return MRC_TEST_OK;
 }
@@ -1076,6 +1126,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_plane_dies_with_nic_tx_room),
 	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
+	MRC_TEST_CASE(test_sends_what_control_built),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_stall_is_not_loss),
