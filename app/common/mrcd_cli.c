@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_SET,
 	OPT_CHECK,
 	OPT_JSON,
+	OPT_SERVICE,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_MAX,
@@ -52,7 +53,7 @@ static const struct opt {
 	[OPT_CONFIG] = {"-f", "--config", "FILE", MRCD_CONFIG_DEFAULT_PATH,
 		"the daemon's configuration (INI)"},
 	[OPT_PROFILE] = {NULL, "--profile", "FILE", "the config's [daemon] profile",
-		"traffic profile (INI)"},
+		"traffic profile (INI), or none (no traffic of its own)"},
 	[OPT_SCENARIO] = {NULL, "--scenario", "FILE", "the config's [daemon] scenario",
 		"fault scenario for the emulated fabric (INI), or none"},
 	[OPT_DURATION] = {NULL, "--duration", "SECONDS", "the config's [daemon] duration_s",
@@ -63,6 +64,12 @@ static const struct opt {
 	[OPT_CHECK] = {NULL, "--check", NULL, NULL,
 		"validate all input files, print the config, exit 0 or 1"},
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
+	[OPT_SERVICE] = {NULL, "--service", NULL, NULL,
+		"a system service: until stopped; SIGHUP re-reads the\n"
+		"input files (a change needs a restart); a pid file;\n"
+		"state in $STATE_DIRECTORY (else /var/lib/mrcd),\n"
+		"runtime files in $RUNTIME_DIRECTORY (else /run/mrcd);\n"
+		"config " MRCD_SERVICE_CONFIG_PATH " unless -f"},
 	[OPT_HELP] = {"-h", "--help", NULL, NULL, "print this help and exit"},
 	[OPT_VERSION] = {NULL, "--version", NULL, NULL,
 		"print mrcd's and DPDK's versions and exit"},
@@ -195,6 +202,9 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 	case OPT_CHECK:
 		c->check = true;
 		return 0;
+	case OPT_SERVICE:
+		c->service = true;
+		return 0;
 	case OPT_HELP:
 		mrcd_cli_usage(stdout, c->prog);
 		return 1;
@@ -202,7 +212,7 @@ take(struct mrcd_cli *c, int id, const char *name, const char *v, char *err, siz
 		mrcd_cli_version(stdout);
 		return 1;
 	}
-	if (id == OPT_SCENARIO && strcmp(v, "none") == 0) {
+	if ((id == OPT_SCENARIO || id == OPT_PROFILE) && strcmp(v, "none") == 0) {
 		snprintf(dst, PATH_MAX, "none");
 		return 0;
 	}
@@ -249,7 +259,7 @@ int
 mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t errlen)
 {
 	const char *v;
-	int dd = -1, own = argc;
+	int dd = -1, own = argc, rc;
 
 	memset(out, 0, sizeof(*out));
 	out->prog = argc > 0 && argv[0] != NULL ? argv[0] : "mrcd";
@@ -269,7 +279,11 @@ mrcd_cli_parse(int argc, char **argv, struct mrcd_cli *out, char *err, size_t er
 	out->eal_argv = argc > 1 ? &argv[1] : NULL;
 	if (mrcd_cli_resolve_input(MRCD_CONFIG_DEFAULT_PATH, out->config, sizeof(out->config)) != 0)
 		return fail(err, errlen, "default config path too long");
-	return parse_own(out, argc - own, argv + own, err, errlen);
+	rc = parse_own(out, argc - own, argv + own, err, errlen);
+	/* A service reads the installed configuration unless told otherwise. */
+	if (rc == 0 && out->service && !out->config_given)
+		snprintf(out->config, sizeof(out->config), "%s", MRCD_SERVICE_CONFIG_PATH);
+	return rc;
 }
 
 /* The text after the option list, one line each (the help stays under 80 columns). */
@@ -297,7 +311,8 @@ static const char *const usage_tail[] = {
 	"  --no-huge -m <MB> --no-shconf   (MRC_NO_HUGE=1 forces it; -m from the pools)",
 	"  --no-pci                        on the emulated fabric",
 	"  --force-max-simd-bitwidth=512   the ICRC's AVX-512 path, where the CPU has it",
-	"  --vdev=<arg>                    for each [ports] vdev.<n>",
+	"  --vdev=<arg>                    for each [ports] vdev.<n> (but those of ports",
+	"                                  only another process's hosts use)",
 };
 
 void
@@ -347,9 +362,19 @@ mrcd_cli_apply(const struct mrcd_cli *cli, struct mrcd_config *cfg, char *err, s
 	return mrcd_config_check(cfg, err, errlen);
 }
 
+bool
+mrcd_cli_no_traffic(const struct mrcd_cli *cli, const struct mrcd_config *cfg)
+{
+	if (cli->profile[0] != '\0')
+		return strcmp(cli->profile, "none") == 0;
+	return strcmp(cfg->daemon.profile, "none") == 0;
+}
+
 int
 mrcd_cli_profile(const struct mrcd_cli *cli, const struct mrcd_config *cfg, char *buf, size_t len)
 {
+	if (strcmp(cli->profile, "none") == 0)
+		return snprintf(buf, len, "%s", "");
 	if (cli->profile[0] != '\0')
 		return snprintf(buf, len, "%s", cli->profile);
 	return mrcd_config_resolve(cfg, cfg->daemon.profile, buf, len);
@@ -438,6 +463,30 @@ user_has_vdev(const struct mrcd_cli *cli, const char *name, size_t len)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Device `name` is the port of a host another process runs, and of none of
+ * ours: a file that names the whole cluster's ports (mrcd_launch.h) leaves
+ * each process to create its own hosts' devices only.
+ */
+static bool
+other_hosts_vdev(const struct mrcd_config *cfg, const char *name, size_t len)
+{
+	const unsigned int lo = cfg->daemon.first_host, hi = lo + cfg->daemon.hosts;
+	bool other = false;
+
+	for (unsigned int h = 0; h < MRCD_CONFIG_MAX_HOSTS; h++)
+		for (unsigned int p = 0; p < MRC_EV_MAX_PLANES; p++) {
+			const char *n = cfg->ports.name[h][p];
+
+			if (strlen(n) != len || strncmp(n, name, len) != 0)
+				continue;
+			if (h >= lo && h < hi)
+				return false;
+			other = true;
+		}
+	return other;
 }
 
 /* The CPUs this process may run on that can be lcores, ascending. */
@@ -598,7 +647,8 @@ mrcd_cli_eal_argv(const struct mrcd_cli *cli, const struct mrcd_config *cfg, cha
 		for (unsigned int i = 0; i < MRCD_CONFIG_MAX_VDEVS; i++) {
 			const char *v = cfg->ports.vdev[i];
 
-			if (v[0] != '\0' && !user_has_vdev(cli, v, strcspn(v, ",")))
+			if (v[0] != '\0' && !user_has_vdev(cli, v, strcspn(v, ",")) &&
+				!other_hosts_vdev(cfg, v, strcspn(v, ",")))
 				add(&a, "--vdev=%s", v);
 		}
 	if (a.full) {

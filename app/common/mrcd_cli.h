@@ -25,6 +25,9 @@
  *   --check             validate config, profile and scenario, print the
  *                       effective config, exit 0 (or 1 with the error)
  *   --json FILE         write the summary as JSON too
+ *   --service           a system service (app/mrcd/control/mrcd_service.c):
+ *                       until stopped, config MRCD_SERVICE_CONFIG_PATH
+ *                       unless -f names one
  *   -h, --help          this list;  --version  mrcd's and DPDK's versions
  * Values come as "--opt VALUE" or "--opt=VALUE" ("-f FILE" or "-fFILE").
  *
@@ -55,7 +58,9 @@
  *   --no-huge -m <MB> --no-shconf (mrc_hugepages_usable(); MRC_NO_HUGE=1 forces
  *                                 it), with -m from mrcd_config_memory_mb()
  *   --no-pci                      on the emulated fabric (no NIC is needed)
- *   --vdev <arg>                  for each [ports] vdev.<n> the user did not name
+ *   --vdev <arg>                  for each [ports] vdev.<n> the user did not name,
+ *                                 but a device only other processes' hosts
+ *                                 have as a port (one file for a cluster)
  *
  * Nothing here exits or prints but --help and --version (to stdout).
  */
@@ -86,6 +91,7 @@ struct mrcd_cli {
 	const char *profile_sets[MRCD_CLI_MAX_SETS]; /* --set profile.KEY=VALUE */
 	unsigned int n_profile_sets;
 	bool check;
+	bool service;	    /* --service */
 	uint64_t busy_cpus; /* CPUs other instances poll on (bit n: CPU n); set by the caller */
 	uint64_t extra_mem_bytes; /* the flows' buffers and QPs, added to -m; set by the caller */
 };
@@ -107,7 +113,18 @@ void mrcd_cli_version(FILE *f);
  */
 int mrcd_cli_apply(const struct mrcd_cli *cli, struct mrcd_config *cfg, char *err, size_t errlen);
 
-/* The profile and scenario to use: the command line's, else the config's; "" = none. */
+/* The installed configuration a service reads when -f names none. */
+#ifndef MRCD_SERVICE_CONFIG_PATH
+#define MRCD_SERVICE_CONFIG_PATH "/etc/mrcd/mrcd.ini"
+#endif
+
+/* The profile is none (--profile none, or [daemon] profile = none): no traffic of its own. */
+bool mrcd_cli_no_traffic(const struct mrcd_cli *cli, const struct mrcd_config *cfg);
+
+/*
+ * The profile and scenario to use: the command line's, else the config's;
+ * "" = the built-in profile (when mrcd_cli_no_traffic(), unused), no scenario.
+ */
 int mrcd_cli_profile(
 	const struct mrcd_cli *cli, const struct mrcd_config *cfg, char *buf, size_t len);
 int mrcd_cli_scenario(

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "mrcd_config_priv.h"
+#include "mrcd_launch.h"
 
 unsigned int
 mrcd_config_cluster_hosts(const struct mrcd_config *cfg)
@@ -112,6 +113,43 @@ int
 mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *const *sets,
 	unsigned int n_sets, char *err, size_t errlen)
 {
+	return mrcd_config_load_launch(cfg, path, sets, n_sets, NULL, err, errlen);
+}
+
+/*
+ * A launcher's node index and count, for the keys the file and --set leave
+ * out: one host per node unless `hosts` is named, node i runs hosts i x
+ * hosts .. and the cluster is count x hosts.
+ */
+static int
+apply_launch(struct mrcd_config *c, const struct mrcd_ini *ini, const struct mrcd_launch *l,
+	char *err, size_t errlen)
+{
+	const bool first = mrcd_ini_has(ini, "daemon", "first_host");
+	const bool cluster = mrcd_ini_has(ini, "daemon", "cluster_hosts");
+
+	if (first && cluster)
+		return 0; /* the config names both: it wins */
+	if (!mrcd_ini_has(ini, "daemon", "hosts"))
+		c->daemon.hosts = 1;
+	if ((uint64_t)l->count * c->daemon.hosts > MRCD_CONFIG_MAX_HOSTS) {
+		snprintf(err, errlen,
+			"%s: %u nodes x [daemon] hosts = %u makes more than %u hosts in the "
+			"cluster",
+			l->who, l->count, c->daemon.hosts, (unsigned int)MRCD_CONFIG_MAX_HOSTS);
+		return -EINVAL;
+	}
+	if (!first)
+		c->daemon.first_host = (uint16_t)(l->index * c->daemon.hosts);
+	if (!cluster)
+		c->daemon.cluster_hosts = (uint16_t)(l->count * c->daemon.hosts);
+	return 0;
+}
+
+int
+mrcd_config_load_launch(struct mrcd_config *cfg, const char *path, const char *const *sets,
+	unsigned int n_sets, const struct mrcd_launch *launch, char *err, size_t errlen)
+{
 	struct mrcd_config *tmp;
 	struct mrcd_ini *ini = NULL;
 	char why[200];
@@ -148,6 +186,8 @@ mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *cons
 	mrcd_ini_defaults(&mrcd_config_schema, tmp);
 	snprintf(tmp->path, sizeof(tmp->path), "%s", path);
 	rc = mrcd_ini_apply(ini, &mrcd_config_schema, tmp, err, errlen);
+	if (rc == 0 && launch != NULL && launch->valid)
+		rc = apply_launch(tmp, ini, launch, err, errlen);
 	if (rc != 0)
 		goto out;
 	mrcd_config_derive(tmp, ini);

@@ -215,6 +215,15 @@ int mrcd_config_load_set(struct mrcd_config *cfg, const char *path, const char *
 	unsigned int n_sets, char *err, size_t errlen);
 
 /*
+ * The same under a cluster launcher (mrcd_launch.h; NULL or !valid: none):
+ * where neither the file nor --set names them, [daemon] hosts is 1,
+ * first_host is the node's index x hosts and cluster_hosts the node count x
+ * hosts. A key the configuration names wins.
+ */
+struct mrcd_launch;
+int mrcd_config_load_launch(struct mrcd_config *cfg, const char *path, const char *const *sets,
+	unsigned int n_sets, const struct mrcd_launch *launch, char *err, size_t errlen);
+/*
  * The cross-checks alone (load runs them), for a config changed after
  * loading (command-line overrides). 0 or -EINVAL with `err`.
  */

@@ -122,10 +122,13 @@ check_port_names(const struct xc *x)
 				continue;
 			if (!ethdev)
 				return BAD(x, "ports", key, "only with mode = ethdev");
-			if (h < lo || h >= hi)
+			if (h >= mrcd_config_cluster_hosts(c))
 				return BAD(x, "ports", key,
-					"host %u is not run by this process (hosts %u..%u)", h, lo,
-					hi - 1);
+					"host %u is not in the cluster (hosts 0..%u)", h,
+					mrcd_config_cluster_hosts(c) - 1);
+			/* Another process's port: one file may name the whole cluster's. */
+			if (h < lo || h >= hi)
+				continue;
 			if (!local)
 				return BAD(x, "ports", key, "plane %u: planes are 0..%u", p,
 					c->daemon.planes - 1u);

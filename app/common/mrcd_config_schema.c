@@ -120,8 +120,8 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "seed of every PRNG (EV values, fabric loss and ECN, traffic): the same "
 			"seed makes the same random choices"),
 	KEY("daemon", "profile", STRING, daemon.profile, .def = "profiles/default.ini",
-		.help = "traffic profile, relative to this file's directory (--profile "
-			"overrides)"),
+		.help = "traffic profile, relative to this file's directory; none = no traffic "
+			"of its own (--profile overrides)"),
 	KEY("daemon", "scenario", STRING, daemon.scenario, .def = "scenarios/plane3-fail.ini",
 		.help = "fault scenario for the emulated fabric, relative to this file's directory; "
 			"none = no faults (--scenario overrides)"),

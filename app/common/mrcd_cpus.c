@@ -15,7 +15,9 @@
  *
  * <dir> is /run/mrcd when it can be made (root), else
  * $XDG_RUNTIME_DIR/mrcd, else /tmp/mrcd-<uid>: instances of one user always
- * see each other; instances of different users share only /run/mrcd.
+ * see each other; instances of different users share only /run/mrcd. A
+ * service's $RUNTIME_DIRECTORY (systemd's RuntimeDirectory=mrcd: /run/mrcd)
+ * comes first, so that a service writes nothing outside its directories.
  */
 
 #include <errno.h>
@@ -42,8 +44,15 @@ claims_dir(void)
 	static char dir[PATH_MAX];
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 
+	const char *rt = getenv("RUNTIME_DIRECTORY");
+
 	if (dir[0] != '\0')
 		return dir;
+	if (rt != NULL && rt[0] == '/' && strcspn(rt, ":") < sizeof(dir)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(rt, ":"), rt);
+		if (access(dir, W_OK) == 0)
+			return dir;
+	}
 	snprintf(dir, sizeof(dir), "/run/mrcd");
 	if (mkdir(dir, 0755) == 0 || (errno == EEXIST && access(dir, W_OK) == 0))
 		return dir;

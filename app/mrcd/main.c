@@ -54,13 +54,16 @@ main(int argc, char **argv)
 		mrcd_print_check(&d);
 		return 0;
 	}
+	/* --service: its directories, pid file and log levels (nothing otherwise). */
+	if (mrcd_service_start(&d) != 0)
+		goto stop_service;
 	/* The flows' count and memory, refused here when they cannot fit. */
 	if (mrcd_size_memory(&d) != 0)
-		return 1;
+		goto stop_service;
 
 	/* 2. The EAL, on CPUs no other instance polls on. */
 	if (mrcd_eal_start(&d) != 0)
-		return 1;
+		goto stop_service;
 	if (mrcd_claim_pollers(&d) != 0 || mrcd_signals_catch() != 0)
 		goto stop_eal;
 
@@ -99,5 +102,7 @@ free_hosts:
 stop_eal:
 	mrcd_eal_cleanup();
 	mrcd_cpus_release();
+stop_service:
+	mrcd_service_stop(&d);
 	return status;
 }

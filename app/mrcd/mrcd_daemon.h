@@ -241,13 +241,23 @@ struct mrcd_worker {
 	uint64_t cpu_ns; /* the worker writes as it leaves its loop; the summary reads after */
 };
 
+/* Service mode (control/mrcd_service.c): control writes and reads, nobody else. */
+struct mrcd_service {
+	char state_dir[PATH_MAX], runtime_dir[PATH_MAX], pid_file[PATH_MAX];
+	int pid_fd;		/* the pid file, locked while we run; -1: none */
+	uint64_t scenario_hash; /* the scenario file's bytes at start, for SIGHUP */
+	uint64_t reloads;	/* SIGHUPs handled */
+};
+
 struct mrcd_daemon {
 	struct mrcd_cli cli;	  /* control (main.c) writes before setup; read-only after */
+	struct mrcd_service svc;  /* control only */
 	struct mrcd_config cfg;	  /* likewise: everyone reads */
 	struct mrcd_profile prof; /* likewise: the generator (worker) reads */
 	uint64_t hz;		  /* control, before setup; read-only after */
 	/* control, before setup: the profile and scenario files ("" = built-in, none) */
 	char profile_path[PATH_MAX], scenario_path[PATH_MAX];
+	bool no_traffic; /* control, before setup: profile none, no flows; read-only after */
 	/* setup writes; read-only after (n_hosts: this process's hosts) */
 	unsigned int n_hosts, n_flows, n_workers;
 	unsigned int n_cluster_flows; /* setup: flows in the whole cluster; read-only after */

@@ -22,6 +22,7 @@
 #include "mrc_test.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
+#include "mrcd_launch.h"
 #include "mrcd_gen.h"
 #include "mrcd_config_priv.h"
 #include "mrcd_ini.h"
@@ -299,6 +300,7 @@ test_examples(void)
 		"config/examples/single-host-ethdev.ini",
 		"config/examples/pcap.ini",
 		"config/examples/null.ini",
+		"config/service/mrcd.ini",
 	};
 	static struct mrcd_config c;
 	char path[PATH_MAX], err[512];
@@ -444,7 +446,7 @@ test_bad_cross(void)
 		"@:2: [ports] h0.p0 = net_null0: only with mode = ethdev", ""));
 	MRC_T_RUN(expect_error("nothere.ini",
 		"[daemon]\nhosts = 1\nplanes = 1\n[ports]\nmode = ethdev\nh0.p0 = a\nh5.p0 = b\n",
-		-EINVAL, "@:7: [ports] h5.p0 = b: host 5 is not run by this process", ""));
+		-EINVAL, "@:7: [ports] h5.p0 = b: host 5 is not in the cluster (hosts 0..0)", ""));
 	MRC_T_RUN(expect_error("host2.ini", "[host.2]\nt0 = 1\n", -EINVAL,
 		"@:1: [host.2]: no such host: the cluster has 2", ""));
 	MRC_T_RUN(expect_error("t0.ini", "[host.1]\nt0 = 0\n", -EINVAL,
@@ -774,7 +776,8 @@ test_cli_help(void)
 {
 	static const char *const want[] = {"-f, --config FILE", "--profile FILE", "--scenario FILE",
 		"--duration SECONDS", "--set SEC.KEY=VAL", "--check", "--json FILE", "-h, --help",
-		"--version", "(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge"};
+		"--version", "(default: config/mrcd.ini)", "--file-prefix=mrcd_<pid>", "--no-huge",
+		"--service", "state in $STATE_DIRECTORY", "or none (no traffic of its own)"};
 	static struct mrcd_cli cli;
 	char *help[] = {"mrcd", "--", "--help", NULL};
 	char *version[] = {"mrcd", "--version", NULL};
@@ -1083,6 +1086,192 @@ test_profile(void)
 	return MRC_TEST_OK;
 }
 
+/* ---- cluster launchers (mrcd_launch.h) ---- */
+
+static const char *const launch_vars[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+	"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NODEID", "SLURM_JOB_NUM_NODES",
+	"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
+	"MRCD_LAUNCH_SHARED_NODE"};
+
+static void
+launch_env(const char *const *kv)
+{
+	for (unsigned int i = 0; i < RTE_DIM(launch_vars); i++)
+		unsetenv(launch_vars[i]);
+	for (; kv != NULL && kv[0] != NULL; kv += 2)
+		setenv(kv[0], kv[1], 1);
+}
+
+/* The environment kv (name, value, ..., NULL) gives index/count, or an error naming want_err. */
+static int
+expect_launch(
+	const char *const *kv, int rc, unsigned int index, unsigned int count, const char *want_err)
+{
+	struct mrcd_launch l;
+	char err[512] = "";
+	int got;
+
+	launch_env(kv);
+	got = mrcd_launch_from_env(&l, err, sizeof(err));
+	launch_env(NULL);
+	MRC_T_ASSERT(got == rc, "%s=%s: rc %d, want %d (%s)", kv[0], kv[1], got, rc, err);
+	if (rc != 0) {
+		MRC_T_ASSERT(strstr(err, want_err) != NULL, "'%s' lacks '%s'", err, want_err);
+		return MRC_TEST_OK;
+	}
+	MRC_T_ASSERT(l.valid, "%s: no launcher seen", kv[0]);
+	MRC_T_EQ(l.index, index);
+	MRC_T_EQ(l.count, count);
+	return MRC_TEST_OK;
+}
+
+static int
+test_launch_env(void)
+{
+	static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+		"OMPI_COMM_WORLD_LOCAL_SIZE", "1", NULL};
+	static const char *const ompi_two[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE",
+		"2", "OMPI_COMM_WORLD_LOCAL_SIZE", "2", NULL};
+	static const char *const ompi_shared[] = {"OMPI_COMM_WORLD_RANK", "1",
+		"OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_LOCAL_SIZE", "2",
+		"MRCD_LAUNCH_SHARED_NODE", "1", NULL};
+	static const char *const ompi_rank[] = {
+		"OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "2", NULL};
+	static const char *const ompi_size[] = {
+		"OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "65", NULL};
+	static const char *const slurm[] = {"SLURM_NODEID", "3", "SLURM_JOB_NUM_NODES", "4",
+		"SLURM_STEP_TASKS_PER_NODE", "1(x4)", NULL};
+	static const char *const slurm_two[] = {"SLURM_NODEID", "3", "SLURM_JOB_NUM_NODES", "4",
+		"SLURM_STEP_TASKS_PER_NODE", "1(x3),2", NULL};
+	static const char *const slurm_job[] = {"SLURM_NODEID", "0", "SLURM_JOB_NUM_NODES", "2",
+		"SLURM_TASKS_PER_NODE", "2(x2)", NULL};
+	static const char *const slurm_bad[] = {"SLURM_NODEID", "0", "SLURM_JOB_NUM_NODES", "2",
+		"SLURM_NTASKS_PER_NODE", "one", NULL};
+	static const char *const slurm_id[] = {
+		"SLURM_NODEID", "x", "SLURM_JOB_NUM_NODES", "2", NULL};
+	/* mpirun inside a Slurm allocation: the rank is this process's */
+	static const char *const both[] = {"SLURM_NODEID", "0", "SLURM_JOB_NUM_NODES", "4",
+		"OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "4", NULL};
+	static const char *const none[] = {NULL};
+	struct mrcd_launch l;
+	char err[256];
+
+	MRC_T_RUN(expect_launch(ompi, 0, 1, 2, NULL));
+	MRC_T_RUN(expect_launch(ompi_two, -EINVAL, 0, 0,
+		"OMPI_COMM_WORLD_LOCAL_SIZE=2: more than one mrcd on this node"));
+	MRC_T_RUN(expect_launch(ompi_shared, 0, 1, 2, NULL));
+	MRC_T_RUN(expect_launch(ompi_rank, -EINVAL, 0, 0, "OMPI_COMM_WORLD_RANK=2"));
+	MRC_T_RUN(expect_launch(ompi_size, -EINVAL, 0, 0, "OMPI_COMM_WORLD_SIZE=65"));
+	MRC_T_RUN(expect_launch(slurm, 0, 3, 4, NULL));
+	MRC_T_RUN(expect_launch(slurm_two, -EINVAL, 0, 0,
+		"SLURM_STEP_TASKS_PER_NODE=1(x3),2: more than one mrcd on a node"));
+	MRC_T_RUN(expect_launch(slurm_job, -EINVAL, 0, 0, "SLURM_TASKS_PER_NODE=2(x2)"));
+	MRC_T_RUN(expect_launch(slurm_bad, -EINVAL, 0, 0, "not Slurm's tasks-per-node form"));
+	MRC_T_RUN(expect_launch(slurm_id, -EINVAL, 0, 0, "SLURM_NODEID=x"));
+	MRC_T_RUN(expect_launch(both, 0, 2, 4, NULL));
+	launch_env(none);
+	MRC_T_EQ(mrcd_launch_from_env(&l, err, sizeof(err)), 0);
+	MRC_T_ASSERT(!l.valid, "a launcher seen in an empty environment");
+	return MRC_TEST_OK;
+}
+
+/* A launched host's config: ethdev ports named for n hosts, one plane each, after `daemon`. */
+static int
+write_launch_cfg(const char *name, const char *daemon, unsigned int n, char *path, size_t len)
+{
+	char text[1024];
+	size_t o;
+
+	o = (size_t)snprintf(text, sizeof(text),
+		"[daemon]\n%splanes = 1\n[transport]\nev_active = 8\nev_backup = 4\n"
+		"[ports]\nmode = ethdev\n",
+		daemon);
+	for (unsigned int h = 0; h < n; h++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "h%u.p0 = net_null%u\n", h, h);
+	return write_tmp(name, text, path, len);
+}
+
+/* The launcher's numbers fill what the config leaves out; what it names wins. */
+static int
+test_launch_config(void)
+{
+	static struct mrcd_config c;
+	const struct mrcd_launch node2of4 = {.valid = true, .index = 2, .count = 4, .who = "t"};
+	const struct mrcd_launch node1of40 = {.valid = true, .index = 1, .count = 40, .who = "t"};
+	const char *sets[] = {"daemon.first_host=1", "daemon.cluster_hosts=3"};
+	char path[256], err[512];
+
+	MRC_T_EQ(write_launch_cfg("launch-none.ini", "", 4, path, sizeof(path)), 0);
+	MRC_T_ASSERT(mrcd_config_load_launch(&c, path, NULL, 0, &node2of4, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.daemon.hosts, 1);
+	MRC_T_EQ(c.daemon.first_host, 2);
+	MRC_T_EQ(mrcd_config_cluster_hosts(&c), 4);
+	/* Without a launcher the same file is a cluster of the default two hosts. */
+	MRC_T_EQ(mrcd_config_load(&c, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "h2.p0 = net_null2: host 2 is not in the cluster (hosts 0..1)"),
+		"%s", err);
+	/* hosts named: node i runs i x hosts ..; the cluster is count x hosts */
+	MRC_T_EQ(write_launch_cfg("launch-hosts.ini", "hosts = 2\n", 8, path, sizeof(path)), 0);
+	MRC_T_ASSERT(mrcd_config_load_launch(&c, path, NULL, 0, &node2of4, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.daemon.first_host, 4);
+	MRC_T_EQ(mrcd_config_cluster_hosts(&c), 8);
+	MRC_T_EQ(mrcd_config_load_launch(&c, path, NULL, 0, &node1of40, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "40 nodes x [daemon] hosts = 2") != NULL, "%s", err);
+	/* The config names them: it wins, by file or by --set. */
+	MRC_T_EQ(write_launch_cfg("launch-named.ini",
+			 "hosts = 1\nfirst_host = 0\ncluster_hosts = 8\n", 8, path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load_launch(&c, path, NULL, 0, &node2of4, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.daemon.first_host, 0);
+	MRC_T_EQ(mrcd_config_cluster_hosts(&c), 8);
+	MRC_T_EQ(write_launch_cfg("launch-set.ini", "hosts = 1\n", 3, path, sizeof(path)), 0);
+	MRC_T_ASSERT(mrcd_config_load_launch(&c, path, sets, 2, &node2of4, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.daemon.first_host, 1);
+	MRC_T_EQ(mrcd_config_cluster_hosts(&c), 3);
+	return MRC_TEST_OK;
+}
+
+/* One file for the whole cluster: other hosts' ports are named and left alone. */
+static int
+test_cluster_ports(void)
+{
+	static struct mrcd_config c;
+	const struct mrcd_launch node1of2 = {.valid = true, .index = 1, .count = 2, .who = "t"};
+	char path[256], err[512];
+
+	MRC_T_EQ(write_tmp("cluster-ports.ini",
+			 "[daemon]\nplanes = 1\n[transport]\nev_active = 8\nev_backup = 4\n"
+			 "[ports]\nmode = ethdev\nh0.p0 = net_null0\nh1.p0 = net_null1\n"
+			 "vdev.0 = net_null0\nvdev.1 = net_null1\n",
+			 path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load_launch(&c, path, NULL, 0, &node1of2, err, sizeof(err)) == 0,
+		"%s", err);
+	MRC_T_EQ(c.daemon.first_host, 1);
+	MRC_T_STREQ(c.ports.name[1][0], "net_null1");
+	{
+		/* Each process creates its own host's device, not the other's. */
+		char *cli[] = {"mrcd", "-l", "0,1", "--", "--check", NULL};
+		char *argv[64], buf[4096];
+		bool mine = false, theirs = false;
+		int n;
+
+		n = eal(5, cli, &c, "1", argv, RTE_DIM(argv), buf, sizeof(buf), err, sizeof(err));
+		MRC_T_ASSERT(n > 0, "EAL argv: %d %s", n, err);
+		for (int i = 0; i < n; i++) {
+			mine |= strcmp(argv[i], "--vdev=net_null1") == 0;
+			theirs |= strcmp(argv[i], "--vdev=net_null0") == 0;
+		}
+		MRC_T_ASSERT(mine && !theirs, "host 1's process: its vdev %d, host 0's %d", mine,
+			theirs);
+	}
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_profile),
 	MRC_TEST_CASE(test_schema),
@@ -1102,6 +1291,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_cli_set),
 	MRC_TEST_CASE(test_cli_help),
 	MRC_TEST_CASE(test_cli_eal),
+	MRC_TEST_CASE(test_launch_env),
+	MRC_TEST_CASE(test_launch_config),
+	MRC_TEST_CASE(test_cluster_ports),
 };
 
 MRC_TEST_MAIN("mrcd_config", cases)

@@ -38,11 +38,22 @@ int mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now);
 int mrcd_sched_init_all(struct mrcd_daemon *d);
 
 /*
+ * Service mode (mrcd_service.c; nothing without --service).
+ * mrcd_service_start(): after the inputs load, before the EAL: directories,
+ * output paths, pid file, chdir, the journal's log levels.
+ * mrcd_service_reload(): SIGHUP, from the control loop. mrcd_service_stop():
+ * the pid file goes, at exit.
+ */
+int mrcd_service_start(struct mrcd_daemon *d);
+void mrcd_service_reload(struct mrcd_daemon *d);
+void mrcd_service_stop(struct mrcd_daemon *d);
+
+/*
  * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT, SIGTERM and SIGQUIT
- * start the drain; SIGHUP, SIGUSR1 and SIGUSR2 are said and ignored, SIGPIPE
- * ignored. mrcd_run(): launch the workers, run the control loop until the
- * duration ends or a signal comes, drain, stop the workers; the EAL's -errno when a
- * worker did not launch (the others are stopped).
+ * start the drain; SIGHUP reloads in service mode (mrcd_service_reload);
+ * otherwise it, SIGUSR1 and SIGUSR2 are said and ignored; SIGPIPE ignored. mrcd_run(): launch the
+ * workers, run the control loop until the duration ends or a signal comes, drain, stop the workers;
+ * the EAL's -errno when a worker did not launch (the others are stopped).
  */
 int mrcd_signals_catch(void);
 int mrcd_run(struct mrcd_daemon *d);

@@ -40,8 +40,8 @@ on_signal(int sig)
 	signalled = sig;
 }
 
-/* Signals whose default would kill mrcd uncleanly but that mean nothing to
- * it yet (SIGHUP will mean reload): noted, said by the control loop, ignored. */
+/* Signals whose default would kill mrcd uncleanly: noted, and said by the
+ * control loop (SIGHUP reloads a service, the rest are ignored). */
 static void
 on_ignored(int sig)
 {
@@ -123,11 +123,13 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			}
 			next_link = now + d->hz / 1000;
 		}
-		if (ignored) {
+		if (ignored == SIGHUP && d->cli.service) {
+			ignored = 0;
+			mrcd_service_reload(d);
+		} else if (ignored) {
 			MRCD_LOG(ctrl, WARNING, "%s: %s; ignored", strsignal(ignored),
-				ignored == SIGHUP
-					? "reloading the configuration is not supported yet"
-					: "mrcd has no use for this signal");
+				ignored == SIGHUP ? "mrcd reloads only as a service (--service)"
+						  : "mrcd has no use for this signal");
 			ignored = 0;
 		}
 		mrcd_handoff_drain(d);

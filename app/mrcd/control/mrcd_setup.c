@@ -109,7 +109,9 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 		MRCD_LOG(ctrl, ERR, "out of memory for the flow list");
 		return -ENOMEM;
 	}
-	np = mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs, nc * nc);
+	/* Profile none: the hosts and their ports, and no flow of the generator's. */
+	np = d->no_traffic ? 0
+			   : mrcd_pattern_pairs(&d->prof, nc, d->cfg.daemon.seed, pairs, nc * nc);
 	n_cluster = (uint64_t)np * d->prof.qps_per_peer;
 	if (n_cluster > MRCD_MAX_FLOWS) {
 		MRCD_LOG(ctrl, ERR,
@@ -199,7 +201,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	/* A host's region spans its whole layout, including slots of flows it does not run. */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		d->host[h].region_bytes = in_off[lo + h];
-	if (d->n_flows == 0) {
+	if (d->n_flows == 0 && !d->no_traffic) {
 		MRCD_LOG(ctrl, ERR, "the profile's pattern '%s' gives no flows for %u hosts",
 			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
 		return -EINVAL;
@@ -220,7 +222,7 @@ trk_blocks(const struct mrcd_daemon *d, uint64_t max_qps)
 
 	if (d->prof.active_flows > 0)
 		n = RTE_MIN(n, 2ull * d->prof.active_flows);
-	return (uint32_t)n;
+	return n ? (uint32_t)n : 1; /* profile none: no QP, and pools are never empty */
 }
 
 /*
@@ -479,8 +481,9 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		 */
 		{
 			/* RTE_MIN nested would shadow its own locals (-Wshadow) */
-			const uint32_t qps = RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows);
+			uint32_t qps = RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows);
 
+			qps = qps ? qps : 1; /* profile none: no QP, and pools are never empty */
 			sc->imm_pool =
 				mrc_trk_pool_create(RTE_MIN(qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
 					mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());

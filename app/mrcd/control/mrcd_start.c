@@ -31,6 +31,7 @@
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
 #include "mrcd_gen.h"
+#include "mrcd_launch.h"
 
 MRCD_LOG_TYPE_DEFINE(ctrl);
 
@@ -40,14 +41,27 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 	static char err[1024];
 	int rc;
 
-	rc = mrcd_config_load_set(
-		&d->cfg, d->cli.config, d->cli.sets, d->cli.n_sets, err, sizeof(err));
+	struct mrcd_launch launch;
+
+	rc = mrcd_launch_from_env(&launch, err, sizeof(err));
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "cluster launch: %s", err);
+		return rc;
+	}
+	rc = mrcd_config_load_launch(
+		&d->cfg, d->cli.config, d->cli.sets, d->cli.n_sets, &launch, err, sizeof(err));
 	if (rc == 0)
 		rc = mrcd_cli_apply(&d->cli, &d->cfg, err, sizeof(err));
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "%s", err);
 		return rc;
 	}
+	if (launch.valid)
+		MRCD_LOG(ctrl, NOTICE, "%s: this process runs hosts %u..%u of a cluster of %u",
+			launch.who, d->cfg.daemon.first_host,
+			d->cfg.daemon.first_host + d->cfg.daemon.hosts - 1u,
+			mrcd_config_cluster_hosts(&d->cfg));
+	d->no_traffic = mrcd_cli_no_traffic(&d->cli, &d->cfg);
 	/* These return the path's length, like snprintf. */
 	rc = mrcd_cli_profile(&d->cli, &d->cfg, d->profile_path, sizeof(d->profile_path));
 	if (rc < 0 || (size_t)rc >= sizeof(d->profile_path)) {

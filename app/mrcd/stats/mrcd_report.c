@@ -139,19 +139,26 @@ mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenar
 		snprintf(sizes, sizeof(sizes), "sizes %s KiB:weight", d->prof.size_mix);
 	else
 		snprintf(sizes, sizeof(sizes), "%u KiB messages", d->prof.msg_kb);
-	printf("mrcd: traffic %s: %s, %s, %s, %u QP(s) per peer, %u in flight each, %u flows, "
-	       "verify %s\n",
-		profile[0] ? profile : "(built-in)", mrcd_pattern_name(d->prof.pattern), sizes,
-		d->prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
-		d->prof.qps_per_peer, d->prof.outstanding, d->n_flows,
-		d->prof.verify ? "on" : "off");
+	if (d->no_traffic)
+		printf("mrcd: traffic none (profile none): no flows of its own\n");
+	else
+		printf("mrcd: traffic %s: %s, %s, %s, %u QP(s) per peer, %u in flight each, %u "
+		       "flows, verify %s\n",
+			profile[0] ? profile : "(built-in)", mrcd_pattern_name(d->prof.pattern),
+			sizes, d->prof.opcode == MRCD_OP_WRITE ? "WRITE" : "WRITE with immediate",
+			d->prof.qps_per_peer, d->prof.outstanding, d->n_flows,
+			d->prof.verify ? "on" : "off");
 	if (d->cfg.transport.paths != MRC_QP_PATHS_SPRAY ||
 		d->cfg.transport.reliability != MRC_QP_REL_SACK)
 		printf("mrcd: reference modes: paths %s, reliability %s\n",
 			d->cfg.transport.paths ? "ecmp" : "spray",
 			d->cfg.transport.reliability ? "gbn" : "sack");
-	printf("mrcd: faults %s; running %u s (Ctrl-C stops early)\n",
-		scenario[0] ? scenario : "none", d->cfg.daemon.duration_s);
+	if (d->cfg.daemon.duration_s == 0)
+		printf("mrcd: faults %s; running until stopped (SIGTERM or SIGINT)\n",
+			scenario[0] ? scenario : "none");
+	else
+		printf("mrcd: faults %s; running %u s (Ctrl-C stops early)\n",
+			scenario[0] ? scenario : "none", d->cfg.daemon.duration_s);
 	fflush(stdout);
 }
 

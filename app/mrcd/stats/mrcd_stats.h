@@ -52,6 +52,12 @@ int mrcd_summary(const struct mrcd_daemon *d);
  * Once the workers have stopped.
  */
 void mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json);
+/*
+ * The --json members "first_host", "cluster_hosts" and "path_counters": each
+ * host's per-path rows that carried anything (mrcd_paths_report.c), for
+ * mrc-report. Once the workers have stopped.
+ */
+void mrcd_summary_paths(const struct mrcd_daemon *d, FILE *f);
 /* "flow" or "software" (enum mrcd_steer). */
 const char *mrcd_steer_name(uint8_t mode);
 

@@ -260,6 +260,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 				t.verified_bytes, t.verify_errors);
 			print_gaps(j, d, true);
 			mrcd_summary_shards(d, j, true);
+			mrcd_summary_paths(d, j);
 			fprintf(j,
 				" \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": "
 				"%.4f, "

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore, before the EAL starts (mrcd_service_start), on
+ * SIGHUP from the control loop (mrcd_service_reload) and at exit
+ * (mrcd_service_stop).
+ *
+ * Service mode (mrcd --service, doc/service.md): what a system service
+ * needs besides the daemon itself.
+ *
+ *   directories  state in $STATE_DIRECTORY (systemd's StateDirectory=),
+ *                else /var/lib/mrcd; runtime files in $RUNTIME_DIRECTORY
+ *                (RuntimeDirectory=), else /run/mrcd. systemd passes a
+ *                colon-separated list when the unit names several: the
+ *                first is ours. Both are made when missing.
+ *   files        the time series, the Prometheus file and --json named
+ *                relatively go to the state directory, and the process
+ *                works there (chdir), so nothing lands in / or wherever it
+ *                was started; a pid file, locked while mrcd runs, in the
+ *                runtime directory, where DPDK's runtime directory (the
+ *                telemetry socket) and the CPU claims go too.
+ *   run time     until SIGTERM or SIGINT ([daemon] duration_s is taken as
+ *                0 unless --duration says otherwise).
+ *   logs         DPDK's log stream to stderr, each line prefixed with its
+ *                syslog level as <N> (sd-daemon(3)), which the journal
+ *                reads as the message's priority.
+ *   SIGHUP       reads the configuration, the profile and the scenario
+ *                again. Unchanged: nothing to do. Changed or broken: the
+ *                running set stays, every QP with it, and the log line
+ *                names the first difference (or the error): the flows of
+ *                a profile and a fault timeline are built into the hosts
+ *                at start, so a changed one needs a restart.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_log.h>
+
+#include "mrcd_cli.h"
+#include "mrcd_config.h"
+#include "mrcd_control.h"
+#include "mrcd_daemon.h"
+#include "mrcd_gen.h"
+#include "mrcd_launch.h"
+#include "mrcd_log.h"
+
+#define STATE_DIR_DEFAULT   "/var/lib/mrcd"
+#define RUNTIME_DIR_DEFAULT "/run/mrcd"
+
+/* The first directory of a systemd list ("a:b"), or `def` when unset or empty. */
+static int
+dir_from_env(const char *var, const char *def, char *out, size_t len)
+{
+	const char *v = getenv(var);
+	const size_t n = v != NULL && v[0] != '\0' ? strcspn(v, ":") : 0;
+
+	if (n == 0)
+		return snprintf(out, len, "%s", def) < (int)len ? 0 : -ENAMETOOLONG;
+	if (v[0] != '/') {
+		MRCD_LOG(ctrl, ERR, "service: %s=%s: must be an absolute directory", var, v);
+		return -EINVAL;
+	}
+	return snprintf(out, len, "%.*s", (int)n, v) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* mkdir -p, mode 0755 for what it makes. */
+static int
+make_dir(const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s != '\0'; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return access(p, W_OK) == 0 ? 0 : -errno;
+}
+
+/* A relative output path (not "none") moved under the state directory. */
+static int
+under_state(const char *state, char *path, size_t len, const char *what)
+{
+	char tmp[PATH_MAX];
+
+	if (path[0] == '\0' || path[0] == '/' || strcmp(path, "none") == 0)
+		return 0;
+	if (snprintf(tmp, sizeof(tmp), "%s/%s", state, path) >= (int)RTE_MIN(len, sizeof(tmp))) {
+		MRCD_LOG(ctrl, ERR, "service: %s %s under %s: path too long", what, path, state);
+		return -ENAMETOOLONG;
+	}
+	snprintf(path, len, "%s", tmp);
+	return 0;
+}
+
+/* What service mode changes in a loaded configuration (at start, and on reload to compare). */
+static int
+adjust_config(const struct mrcd_daemon *d, struct mrcd_config *cfg)
+{
+	int rc;
+
+	if (!d->cli.duration_set)
+		cfg->daemon.duration_s = 0;
+	rc = under_state(d->svc.state_dir, cfg->telemetry.timeseries,
+		sizeof(cfg->telemetry.timeseries), "[telemetry] timeseries");
+	if (rc == 0)
+		rc = under_state(d->svc.state_dir, cfg->telemetry.prometheus,
+			sizeof(cfg->telemetry.prometheus), "[telemetry] prometheus");
+	return rc;
+}
+
+/* An input path made absolute, so that it still names the file after the chdir. */
+static int
+absolute(char *path, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (path[0] == '\0' || path[0] == '/')
+		return 0;
+	if (realpath(path, real) == NULL) {
+		MRCD_LOG(ctrl, ERR, "service: %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (strlen(real) >= len)
+		return -ENAMETOOLONG;
+	snprintf(path, len, "%s", real);
+	return 0;
+}
+
+/* FNV-1a of a file's bytes (0 for no file), to tell a changed scenario. */
+static uint64_t
+file_hash(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	FILE *f;
+	int c;
+
+	if (path[0] == '\0')
+		return 0;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return 1; /* unreadable: differs from any hash of a file that was read */
+	while ((c = fgetc(f)) != EOF)
+		h = (h ^ (uint8_t)c) * 0x100000001b3ull;
+	fclose(f);
+	return h;
+}
+
+/* The pid file, locked for as long as this process lives: a second service is refused. */
+static int
+pid_file_take(struct mrcd_daemon *d)
+{
+	char text[32];
+	int fd, n;
+
+	if (snprintf(d->svc.pid_file, sizeof(d->svc.pid_file), "%s/mrcd.pid", d->svc.runtime_dir) >=
+		(int)sizeof(d->svc.pid_file))
+		return -ENAMETOOLONG;
+	fd = open(d->svc.pid_file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		MRCD_LOG(ctrl, ERR, "service: pid file %s: %s", d->svc.pid_file, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		n = (int)read(fd, text, sizeof(text) - 1);
+		text[n > 0 ? n : 0] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		MRCD_LOG(ctrl, ERR, "service: another mrcd runs from %s (pid %s): stop it first",
+			d->svc.runtime_dir, text[0] ? text : "unknown");
+		close(fd);
+		d->svc.pid_file[0] = '\0';
+		return -EBUSY;
+	}
+	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)n) != n) {
+		MRCD_LOG(ctrl, ERR, "service: pid file %s: %s", d->svc.pid_file, strerror(errno));
+		close(fd);
+		unlink(d->svc.pid_file);
+		d->svc.pid_file[0] = '\0';
+		return -EIO;
+	}
+	d->svc.pid_fd = fd;
+	return 0;
+}
+
+/*
+ * DPDK's log messages to stderr with their syslog level in front: rte_log
+ * levels are 1 (emergency) .. 8 (debug), syslog's 0 .. 7. rte_vlog() writes
+ * and flushes one message at a time, so each write holds whole lines of
+ * one message, whose level rte_log_cur_msg_loglevel() still knows.
+ */
+static ssize_t
+journal_write(void *cookie, const char *buf, size_t len)
+{
+	const int lvl = rte_log_cur_msg_loglevel();
+	const int prio = lvl >= 1 && lvl <= 8 ? lvl - 1 : 6;
+	size_t off = 0;
+
+	(void)cookie;
+	while (off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		const size_t n = nl != NULL ? (size_t)(nl - (buf + off)) : len - off;
+
+		dprintf(STDERR_FILENO, "<%d>%.*s\n", prio, (int)n, buf + off);
+		off += n + (nl != NULL ? 1 : 0);
+	}
+	return (ssize_t)len;
+}
+
+static int
+journal_log(void)
+{
+	static char line[4096];
+	const cookie_io_functions_t io = {.write = journal_write};
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f == NULL || setvbuf(f, line, _IOFBF, sizeof(line)) != 0 ||
+		rte_openlog_stream(f) != 0) {
+		MRCD_LOG(ctrl, ERR, "service: cannot set up the log stream");
+		return -EIO;
+	}
+	return 0;
+}
+
+int
+mrcd_service_start(struct mrcd_daemon *d)
+{
+	int rc;
+
+	d->svc.pid_fd = -1;
+	if (!d->cli.service)
+		return 0;
+	rc = journal_log();
+	if (rc == 0)
+		rc = dir_from_env("STATE_DIRECTORY", STATE_DIR_DEFAULT, d->svc.state_dir, PATH_MAX);
+	if (rc == 0)
+		rc = dir_from_env(
+			"RUNTIME_DIRECTORY", RUNTIME_DIR_DEFAULT, d->svc.runtime_dir, PATH_MAX);
+	if (rc != 0)
+		return rc;
+	/*
+	 * DPDK puts its own runtime directory (dpdk/<file prefix>: the telemetry
+	 * socket) under $RUNTIME_DIRECTORY when set, and takes the whole value as
+	 * one path: give it ours alone.
+	 */
+	if (setenv("RUNTIME_DIRECTORY", d->svc.runtime_dir, 1) != 0)
+		return -errno;
+	rc = make_dir(d->svc.state_dir);
+	if (rc == 0)
+		rc = make_dir(d->svc.runtime_dir);
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "service: cannot make %s or %s: %s", d->svc.state_dir,
+			d->svc.runtime_dir, strerror(-rc));
+		return rc;
+	}
+	rc = absolute(d->cli.config, sizeof(d->cli.config));
+	if (rc == 0)
+		rc = absolute(d->profile_path, sizeof(d->profile_path));
+	if (rc == 0)
+		rc = absolute(d->scenario_path, sizeof(d->scenario_path));
+	if (rc == 0)
+		rc = adjust_config(d, &d->cfg);
+	if (rc == 0)
+		rc = under_state(d->svc.state_dir, d->cli.json, sizeof(d->cli.json), "--json");
+	if (rc != 0)
+		return rc;
+	rc = pid_file_take(d);
+	if (rc != 0)
+		return rc;
+	if (chdir(d->svc.state_dir) != 0) {
+		rc = -errno;
+		MRCD_LOG(ctrl, ERR, "service: chdir %s: %s", d->svc.state_dir, strerror(errno));
+		return rc;
+	}
+	d->svc.scenario_hash = file_hash(d->scenario_path);
+	MRCD_LOG(ctrl, NOTICE,
+		"service: pid %ld, state in %s, runtime files in %s, config %s, traffic %s",
+		(long)getpid(), d->svc.state_dir, d->svc.runtime_dir, d->cli.config,
+		d->no_traffic	     ? "none"
+		: d->profile_path[0] ? d->profile_path
+				     : "built-in");
+	return 0;
+}
+
+void
+mrcd_service_stop(struct mrcd_daemon *d)
+{
+	if (!d->cli.service || d->svc.pid_fd < 0)
+		return;
+	/* Unlinked while still locked: a successor never locks a file about to vanish. */
+	unlink(d->svc.pid_file);
+	close(d->svc.pid_fd);
+	d->svc.pid_fd = -1;
+}
+
+/* The profile as the text mrcd --check prints of it. NULL when out of memory. */
+static char *
+profile_text(const struct mrcd_profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (f == NULL)
+		return NULL;
+	mrcd_profile_print(f, p, "");
+	fclose(f);
+	return buf;
+}
+
+/* The first line where two texts differ, into `out`. */
+static void
+first_diff(const char *a, const char *b, char *out, size_t len)
+{
+	while (*a != '\0' && *b != '\0') {
+		const size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+
+		if (na != nb || strncmp(a, b, na) != 0) {
+			snprintf(out, len, "'%.*s' -> '%.*s'", (int)na, a, (int)nb, b);
+			return;
+		}
+		a += na + (a[na] != '\0');
+		b += nb + (b[nb] != '\0');
+	}
+	snprintf(out, len, "'%.60s' -> '%.60s'", a, b);
+}
+
+/*
+ * Everything a reload reads, as the start read it. Fills `what` with the
+ * first difference from the running set; 0 unchanged, 1 changed, <0 broken.
+ */
+static int
+reload_compare(struct mrcd_daemon *d, char *what, size_t len)
+{
+	static struct mrcd_config cfg;
+	static struct mrcd_profile prof;
+	static char err[1024], diff[512], profile[PATH_MAX], scenario[PATH_MAX];
+	struct mrcd_launch launch;
+	char *now_text, *new_text;
+	size_t n1, n2;
+	int rc;
+
+	rc = mrcd_launch_from_env(&launch, err, sizeof(err));
+	if (rc == 0)
+		rc = mrcd_config_load_launch(
+			&cfg, d->cli.config, d->cli.sets, d->cli.n_sets, &launch, err, sizeof(err));
+	if (rc == 0)
+		rc = mrcd_cli_apply(&d->cli, &cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = adjust_config(d, &cfg);
+	if (rc != 0) {
+		snprintf(what, len, "%s", err);
+		return rc;
+	}
+	if (mrcd_config_diff(&d->cfg, &cfg, diff, sizeof(diff)) != 0) {
+		snprintf(what, len, "%.1000s: %.500s", d->cli.config, diff);
+		return 1;
+	}
+	if (mrcd_cli_no_traffic(&d->cli, &cfg) != d->no_traffic) {
+		snprintf(what, len, "the profile: %s", d->no_traffic ? "none -> one" : "-> none");
+		return 1;
+	}
+	mrcd_cli_profile(&d->cli, &cfg, profile, sizeof(profile));
+	if (absolute(profile, sizeof(profile)) != 0) {
+		snprintf(what, len, "profile %.1000s cannot be read", profile);
+		return -ENOENT;
+	}
+	rc = mrcd_profile_load_set(
+		&prof, profile, d->cli.profile_sets, d->cli.n_profile_sets, err, sizeof(err));
+	if (rc != 0) {
+		snprintf(what, len, "profile: %.1000s", err);
+		return rc;
+	}
+	now_text = profile_text(&d->prof, &n1);
+	new_text = profile_text(&prof, &n2);
+	if (now_text == NULL || new_text == NULL) {
+		free(now_text);
+		free(new_text);
+		snprintf(what, len, "out of memory");
+		return -ENOMEM;
+	}
+	rc = strcmp(now_text, new_text) != 0 || strcmp(profile, d->profile_path) != 0;
+	if (rc)
+		first_diff(now_text, new_text, diff, sizeof(diff));
+	free(now_text);
+	free(new_text);
+	if (rc) {
+		snprintf(what, len, "profile %.1000s: %.500s", profile, diff);
+		return 1;
+	}
+	mrcd_cli_scenario(&d->cli, &cfg, scenario, sizeof(scenario));
+	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC)
+		scenario[0] = '\0'; /* ignored on ports, as at start */
+	if (absolute(scenario, sizeof(scenario)) != 0) {
+		snprintf(what, len, "scenario %.1000s cannot be read", scenario);
+		return -ENOENT;
+	}
+	if (strcmp(scenario, d->scenario_path) != 0 ||
+		file_hash(scenario) != d->svc.scenario_hash) {
+		snprintf(what, len, "scenario %.900s -> %.900s%s",
+			d->scenario_path[0] ? d->scenario_path : "none",
+			scenario[0] ? scenario : "none",
+			strcmp(scenario, d->scenario_path) == 0 ? " (its contents)" : "");
+		return 1;
+	}
+	return 0;
+}
+
+void
+mrcd_service_reload(struct mrcd_daemon *d)
+{
+	static char what[2048];
+	const int rc = reload_compare(d, what, sizeof(what));
+
+	d->svc.reloads++;
+	if (rc == 0)
+		MRCD_LOG(ctrl, NOTICE,
+			"SIGHUP: configuration, profile and scenario unchanged: nothing to reload, "
+			"every QP kept");
+	else if (rc > 0)
+		MRCD_LOG(ctrl, WARNING,
+			"SIGHUP: refused a change (%s): flows and faults are built at start, a "
+			"restart applies it; running as before, every QP kept",
+			what);
+	else
+		MRCD_LOG(ctrl, ERR, "SIGHUP: refused: %s. Still running as before, every QP kept",
+			what);
+}
