@@ -3,9 +3,9 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # Port status on the wire between two mrcd processes joined by mrc-fabric
-# (2 hosts x 4 planes, net_memif): host 0 (A) writes 60 1 MiB messages to
-# host 1 (B) (pattern incast, target 1), paced to last about 1.3 s. Scenario, from when both hosts are
-# connected:
+# (2 hosts x 4 planes, net_memif): host 0 (A) writes 30 1 MiB messages to
+# host 1 (B) (pattern incast, target 1), paced to last about 0.6 s.
+# Scenario, from when both hosts are connected:
 #   300 ms  the next endpoint request B sends through its plane-0 uplink is
 #           dropped (drop_request): the first request of B's update below
 #   400 ms  B's plane-1 cable goes down: B's port sees it, A's does not
@@ -32,15 +32,15 @@ if [ "$(nproc)" -lt 2 ]; then
 	echo "port_status: needs 2 CPUs; skipping"
 	exit 77
 fi
-msgs=60
-up_at_ms=4000
+msgs=30
+up_at_ms=8000
 cat > profile.ini <<P
 [profile]
 pattern = incast
 incast_target = 1
 msg_kb = 1024
 outstanding = 4
-; paced: A is still sending when B's port goes down (60 MiB at 0.4 Gb/s: 1.3 s)
+; paced: A is still sending when B's port goes down (30 MiB at 0.4 Gb/s: 0.6 s)
 rate_gbps = 0.4
 messages = $msgs
 verify = true

@@ -63,7 +63,7 @@ test_new_epoch_is_taken_whatever_its_id(void)
 	MRC_T_ASSERT(!restarted, "a newer id of epoch 2");
 	/*
 	 * Epochs are random, not ordered: a request of the previous life still
-	 * in flight (255 ms of retries at most) would be taken as one more
+	 * in flight (510 ms of retries at most) would be taken as one more
 	 * restart. Documented in doc/protocol.md; the next update corrects it.
 	 */
 	MRC_T_EQ(mrcd_ep_take(&s, 1, 501, &restarted), MRCD_EP_NEW);

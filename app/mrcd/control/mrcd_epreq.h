@@ -12,7 +12,7 @@
  *     went down or up), the host sends a port-status request to every host
  *     in another process it has QPs with, and again after MRCD_EP_RETRY_US,
  *     twice that, four times ... until that peer answers, MRCD_EP_TRIES
- *     times at most (255 ms in all: then the update timed out, counted; a
+ *     times at most (510 ms in all: then the update timed out, counted; a
  *     peer that starts later hears from us when it tells us its own).
  *     Each try goes on another plane that is up at both ends. Each request says
  *     the whole mask, under a request id that grows, and the sender's
@@ -60,7 +60,7 @@ struct mrcd_ep_counters {
 };
 
 /* Wait for an answer before the first retry (doubled for each next), and tries at most. */
-#define MRCD_EP_RETRY_US 1000
+#define MRCD_EP_RETRY_US 2000
 #define MRCD_EP_TRIES	 8
 
 /* A receiver's record of one peer's requests: the last epoch and request id it took. */
