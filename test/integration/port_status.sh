@@ -8,7 +8,10 @@
 # Scenario, from when both hosts are connected:
 #   300 ms  the next endpoint request B sends through its plane-0 uplink is
 #           dropped (drop_request): the first request of B's update below
-#   400 ms  B's plane-1 cable goes down: B's port sees it, A's does not
+#   400 ms  B's plane-1 cable goes down: the fabric drops what crosses it,
+#           and B's port goes down (memif carries no link state: B takes
+#           it down itself at 400 ms of its own run, [ports]
+#           admin_down_planes); A's port stays up
 #   UP_AT   it comes back (B is not running then: see below)
 # Checked, first run: both exit 0; every message A posted completes, none
 # lost or failed, every byte verified at B; the fabric dropped exactly one
