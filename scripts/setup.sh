@@ -51,9 +51,11 @@ cd "$(dirname "$0")/.."
 # captures; dpdk brings dpdk-telemetry.py; matplotlib draws
 # scripts/plot/plot.py's charts (the demo's and the benchmarks'). dpdk-testpmd,
 # the packet-rate reference of scripts/bench/bench-rate.sh, is in dpdk-dev.
+# libibverbs-dev gives lib_mrc the verbs types of <infiniband/verbs.h>
+# (libdpdk-dev pulls it in too; named so that lib_mrc's need is said).
 # openmpi-bin's mpirun launches the cluster test (test/integration/cluster_mpirun.sh).
 packages=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libnuma-dev libpcap-dev
-	python3 python3-matplotlib tshark iproute2 openmpi-bin)
+	libibverbs-dev python3 python3-matplotlib tshark iproute2 openmpi-bin)
 if [ "$dev" = 1 ]; then
 	packages+=(clang libclang-rt-14-dev valgrind dpdk-dev)
 fi

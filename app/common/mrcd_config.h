@@ -105,6 +105,7 @@ struct mrcd_config {
 		uint64_t seed;
 		char profile[MRCD_CONFIG_PATH_MAX];  /* relative to the config's directory */
 		char scenario[MRCD_CONFIG_PATH_MAX]; /* "none" = no faults */
+		char apps_socket[108];		     /* "none" = no applications */
 	} daemon;
 
 	struct mrcd_cfg_ports {

@@ -125,6 +125,10 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("daemon", "scenario", STRING, daemon.scenario, .def = "scenarios/plane3-fail.ini",
 		.help = "fault scenario for the emulated fabric, relative to this file's directory; "
 			"none = no faults (--scenario overrides)"),
+	KEY("daemon", "apps_socket", STRING, daemon.apps_socket, .def = "/run/mrcd/apps.sock",
+		.help = "unix socket where applications attach through lib_mrc "
+			"(doc/applications.md); none = no applications. One mrcd serves a path: "
+			"another finding it answered runs without"),
 
 	/* ---- [ports] ---- */
 	KEY("ports", "mode", ENUM, ports.mode, .names = port_modes, .def = "fabric",

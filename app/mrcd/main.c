@@ -27,6 +27,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_apps.h"
 #include "mrcd_recover.h"
 #include "mrcd_stats.h"
 
@@ -80,12 +81,14 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	if (mrcd_make_hosts(&d, t0) != 0 || mrcd_connect_flows(&d, t0) != 0 ||
 		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0 ||
-		mrcd_recover_init(&d) != 0 || mrcd_ep_init(&d) != 0)
+		mrcd_recover_init(&d) != 0 || mrcd_ep_init(&d) != 0 || mrcd_apps_open(&d) != 0)
 		goto free_qps;
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);
 	if (mrcd_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
+	else if (mrcd_apps_telemetry_register(&d) != 0)
+		MRCD_LOG(ctrl, WARNING, "/mrc/apps not registered (continuing without)");
 
 	/* 5. Run until the duration ends or a signal comes, drain, stop; the summary. */
 	if (mrcd_run(&d) == 0)
@@ -93,6 +96,7 @@ main(int argc, char **argv)
 
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
+	mrcd_apps_close(&d); /* the workers have stopped: their QPs and regions first */
 	mrcd_free_qps(&d);
 close_network:
 	mrcd_network_close(&d);

@@ -306,6 +306,9 @@ struct mrcd_daemon {
 	uint32_t ep_peer_mask[MRCD_CONFIG_MAX_HOSTS];
 	uint32_t ep_peer_gen;
 	struct mrcd_ep *ep; /* setup (mrcd_ep_init); control only */
+	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
+	 * none */
+	struct mrcd_apps *apps;
 };
 
 #endif /* MRCD_DAEMON_H */

@@ -304,6 +304,9 @@ mrc_shard_take_requests(struct mrc_shard *s)
 		case MRC_SHARD_RETIRE_QP:
 			r->rc = mrc_shard_retire_qp(s, r->qp);
 			break;
+		case MRC_SHARD_CALL:
+			r->rc = r->fn != NULL ? r->fn(s, r->arg) : -EINVAL;
+			break;
 		default:
 			r->rc = -EINVAL;
 			break;

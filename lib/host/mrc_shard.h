@@ -304,13 +304,22 @@ int mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp);
  * and sets `done` (release order): the asker polls mrc_shard_req_done().
  * The request must live until then.
  */
-enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP, MRC_SHARD_RETIRE_QP };
+enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP, MRC_SHARD_RETIRE_QP, MRC_SHARD_CALL };
+
+/*
+ * MRC_SHARD_CALL: the owner runs fn(s, arg) and stores its return in rc, for
+ * work on state only the owner may touch that is not the engine's (a client's
+ * QP list, a region table shared by the host's shards). fn must not block.
+ */
+typedef int (*mrc_shard_call_fn)(struct mrc_shard *s, void *arg);
 
 struct mrc_shard_req {
 	enum mrc_shard_op op;
 	struct mrc_qp *qp;
-	int rc;	  /* written by the owner before done */
-	int done; /* 0 until the owner is done with the request */
+	mrc_shard_call_fn fn; /* MRC_SHARD_CALL only */
+	void *arg;	      /* ... its argument */
+	int rc;		      /* written by the owner before done */
+	int done;	      /* 0 until the owner is done with the request */
 };
 
 /* Any thread: queue a request; 0 or -ENOSPC (ring full) / -ENOTSUP (no request ring). */

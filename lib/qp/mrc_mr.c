@@ -38,9 +38,19 @@ mr_ext_free(void *addr, void *opaque)
 uint32_t
 mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova, uint32_t access)
 {
+	const uint64_t va = (access & MRC_MR_ZERO_BASED) ? 0 : (uint64_t)(uintptr_t)addr;
+
+	return mrc_mr_register_va(t, addr, va, len, iova, access);
+}
+
+uint32_t
+mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len, rte_iova_t iova,
+	uint32_t access)
+{
 	uintptr_t a = (uintptr_t)addr;
 
-	if (addr == NULL || len == 0 || a + len < a || (access & ~MRC_MR_ZERO_BASED) == 0 ||
+	if (addr == NULL || len == 0 || a + len < a || va + len < va ||
+		(access & ~MRC_MR_ZERO_BASED) == 0 ||
 		(access & ~(MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE |
 				  MRC_MR_ZERO_BASED)) != 0) {
 		rte_errno = EINVAL;
@@ -53,14 +63,16 @@ mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iov
 			continue;
 		memset(mr, 0, sizeof(*mr));
 		mr->addr = addr;
-		mr->va = (access & MRC_MR_ZERO_BASED) ? 0 : (uint64_t)a;
+		mr->va = va;
 		mr->len = len;
 		mr->iova = iova;
 		mr->access = access;
-		mr->key = (s << 8) | t->gen;
 		mr->shinfo.free_cb = mr_ext_free;
 		mr->shinfo.fcb_opaque = mr;
 		rte_mbuf_ext_refcnt_set(&mr->shinfo, 1);
+		/* The key last, stored with release: a reader on another lcore that finds it
+		 * finds the fields it guards (a region registered while workers run). */
+		__atomic_store_n(&mr->key, (s << 8) | t->gen, __ATOMIC_RELEASE);
 		/* Generations 1..255: a reused slot gets a different key. */
 		t->gen = (uint8_t)(t->gen == 255 ? 1 : t->gen + 1);
 		t->used++;

@@ -73,6 +73,14 @@ int mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots);
 uint32_t mrc_mr_register(
 	struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova, uint32_t access);
 
+/**
+ * As mrc_mr_register(), with peers addressing the region from `va` (another
+ * process's pointer to the same memory, mapped at `addr` here). `access`
+ * without MRC_MR_ZERO_BASED (va says where it starts).
+ */
+uint32_t mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len,
+	rte_iova_t iova, uint32_t access);
+
 /** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
 int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
 

@@ -298,6 +298,10 @@ mrc_qp_attr_defaults(struct mrc_qp_attr *a, uint8_t n_planes, uint64_t tsc_hz)
 	a->ack_delay_tsc = mrc_us_to_tsc(MRC_QP_DEF_ACK_DELAY_US, tsc_hz);
 	a->ack_every = MRC_QP_DEF_ACK_EVERY;
 	a->trim_nack = MRC_QP_DEF_TRIM_NACK;
+	a->dyn_mpr = MRC_QP_DEF_DYN_MPR;
+	a->always_skip_marks = MRC_QP_DEF_ALWAYS_SKIP_MARKS;
+	a->peer_dyn_mpr = MRC_QP_DEF_DYN_MPR;
+	a->tseth = MRC_QP_DEF_TSETH;
 	a->path_order = MRC_QP_DEF_PATH_ORDER;
 	a->order_loss_retires = MRC_QP_DEF_ORDER_LOSS_RETIRES;
 	a->peer_mpr = MRC_QP_DEF_MPR;
@@ -461,6 +465,14 @@ mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk)
 	qp->path_direct = blk->n_t1;
 	qp->path_n_t1 = qp->addr.srv6 && t->src_t0 != t->dst_t0 ? t->n_t1 : 0;
 	qp->path_t1_mul = qp->path_n_t1 != 0 ? UINT64_MAX / qp->path_n_t1 + 1 : 0;
+}
+
+int
+mrc_qp_set_rx_mpr(struct mrc_qp *qp, uint8_t mpr)
+{
+	if (qp->rrx == NULL)
+		return -EPERM;
+	return mrc_rel_rx_set_mpr(qp->rrx, mpr);
 }
 
 void
@@ -669,7 +681,7 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 	if (qp->rrx != NULL && qp->rrx->pending > 0) {
 		if (mrc_rel_rx_sack_due(qp->rrx, now_tsc))
 			mrc_qp_queue_ctrl(qp, CTRL_SACK, MRC_SACK_M_NONE, false,
-				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev);
+				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev, 0);
 		else
 			next = RTE_MIN(next, mrc_rel_rx_sack_deadline(qp->rrx));
 	}

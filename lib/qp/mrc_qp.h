@@ -168,7 +168,7 @@ struct mrc_qp_init {
 	 * responders: a QP holds one only while an immediate that arrived
 	 * before the rest of its message waits (one arriving next in order is
 	 * delivered at once, no table needed). When every table is out, such
-	 * a packet is refused with a NACK NO_RESOURCE (counted in
+	 * a packet is refused with a NACK NO_PKT_BUFFER (counted in
 	 * rx_imm_no_table) and the sender resends it; nothing else is
 	 * refused. The pool must outlive the QPs. NULL: the QP gets a table
 	 * of its own at RTR.
@@ -213,10 +213,26 @@ struct mrc_qp_attr {
 	uint64_t ack_delay_tsc; /**< SACK coalescing delay */
 	uint16_t ack_every;	/**< SACK every N new packets */
 	bool trim_nack;		/**< we NACK trimmed packets */
+	/**
+	 * Dynamic MPR on our side: our SACKs carry our current window in SETH's
+	 * MPR (else 0), and, when the peer enables it too (peer_dyn_mpr), we
+	 * send within the window its SACKs advertise. Both ends must agree out
+	 * of band, as on the MPR itself (doc/protocol.md, "Dynamic MPR").
+	 */
+	bool dyn_mpr;
+	/** ECN-marked packets in a row on one EV that earn it ALWAYS_SKIP (0: never). */
+	uint8_t always_skip_marks;
 	/* RTR -> RTS: what the peer accepts, and our timers */
 	uint32_t start_psn_tx;
 	uint8_t peer_mpr;
 	uint16_t peer_wimm;
+	bool peer_dyn_mpr; /**< the peer enabled dynamic MPR (honoured only with dyn_mpr) */
+	/**
+	 * Data packets carry a TSETH: the peer echoes its stamp in SACKs and
+	 * NACKs, which names the copy of a resent packet that arrived, so it
+	 * gives an RTT sample too. 4 bytes per data packet; off by default.
+	 */
+	bool tseth;
 	uint8_t timeout;      /**< 1.024 us x 2^timeout */
 	uint8_t retry_linear; /**< <= 7 */
 	uint8_t retry_exp;    /**< <= 25, 25 = forever */
@@ -344,6 +360,14 @@ uint64_t mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_
  */
 void mrc_qp_set_wake(struct mrc_qp *qp, void (*fn)(void *ctx), void *ctx);
 
+/**
+ * Lower (or raise again, up to the negotiated mpr) the window we accept as
+ * responder, x 128 PSNs: packets beyond it are refused with NACK NO_BITMAP.
+ * With dynamic MPR our SACKs tell the peer. 0; -EINVAL out of range;
+ * -EPERM before RTR.
+ */
+int mrc_qp_set_rx_mpr(struct mrc_qp *qp, uint8_t mpr);
+
 /** The peer's ports: bit p set = its plane p is up (from port-status updates). */
 void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 
@@ -398,7 +422,12 @@ void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                     \
 	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
 	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced")    \
-	X(rx_imm_no_table, "pkts", "Write-IMM immediates refused (NACK NO_RESOURCE): no table free")
+	X(rx_imm_no_table, "pkts",                                                             \
+		"Write-IMM immediates refused (NACK NO_PKT_BUFFER): no table free")            \
+	X(rx_imm_no_cqe, "pkts", "Write-IMM immediates refused (NACK NO_PKT_BUFFER): CQ full") \
+	X(rx_no_bitmap, "pkts", "data packets beyond our lowered window (NACK NO_BITMAP)")     \
+	X(rx_acks, "pkts", "transport ACKs (AETH) received and applied")                       \
+	X(rx_naks, "pkts", "transport NAKs (AETH) received and applied")
 
 MRC_COUNTER_BLOCK_DECLARE(mrc_qp_counters, MRC_QP_COUNTERS);
 

@@ -47,6 +47,17 @@
 #define MRC_QP_DEF_TRIM_NACK	      1
 #define MRC_QP_DEF_PATH_ORDER	      1
 #define MRC_QP_DEF_ORDER_LOSS_RETIRES 0
+/*
+ * Marked packets in a row on one EV before the responder answers
+ * ALWAYS_SKIP (doc/protocol.md, "EV lifecycle"): each mark already makes
+ * the requester skip the EV for skip_rotations rotations, so eight marks
+ * with no unmarked packet between span some 24 rotations of a path that
+ * marks whatever the skips do. Retiring it costs a spare and probes.
+ */
+#define MRC_QP_DEF_ALWAYS_SKIP_MARKS 8
+/* Dynamic MPR and TSETH are off unless both ends agree out of band (mrc_qp_attr). */
+#define MRC_QP_DEF_DYN_MPR 0
+#define MRC_QP_DEF_TSETH   0
 /* Retransmit timer, 1.024 us x 2^timeout: 8 = 262 us, for a 100 Gb/s fabric. */
 #define MRC_QP_DEF_TIMEOUT	8
 #define MRC_QP_DEF_RETRY_LINEAR 7

@@ -133,6 +133,8 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 	rc.ack_every = a->ack_every;
 	rc.ack_delay_tsc = a->ack_delay_tsc;
 	rc.trim_nack = a->trim_nack;
+	rc.dyn_mpr = a->dyn_mpr;
+	rc.always_skip_marks = a->always_skip_marks;
 	rc.in_order_only = qp->reliability == MRC_QP_REL_GBN;
 	if (a->mpr == 0 || a->ack_every == 0) {
 		*why = "mpr and ack_every must be at least 1";
@@ -163,6 +165,20 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 	return 0;
 }
 
+/*
+ * TSETH stamps count units of 2^shift TSC cycles, the largest power of two
+ * no longer than 128 ns: 16 bits then wrap after 8.4 ms at most. Only the
+ * sender reads its stamps (the responder echoes them unread), so the unit
+ * is its own business (TSR stays clear).
+ */
+static uint8_t
+ts_shift(uint64_t tsc_hz)
+{
+	const uint64_t cycles = tsc_hz * 128 / 1000000000;
+
+	return cycles > 1 ? (uint8_t)(63 - __builtin_clzll(cycles)) : 1;
+}
+
 static int
 to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const char **why)
 {
@@ -175,6 +191,10 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 	tc.retry_linear = a->retry_linear;
 	tc.retry_exp = a->retry_exp;
 	tc.gbn = qp->reliability == MRC_QP_REL_GBN;
+	/* Honoured only when both ends enabled it; our SACKs advertise by our own switch. */
+	tc.dyn_mpr = qp->rrx != NULL && qp->rrx->dyn_mpr && a->peer_dyn_mpr;
+	if (a->tseth)
+		tc.ts_shift = ts_shift(qp->tsc_hz);
 	if (a->initial_rtt_tsc)
 		tc.initial_rtt_tsc = a->initial_rtt_tsc;
 	if (a->min_pkt_timeout_tsc)
@@ -201,6 +221,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		return -EINVAL;
 	}
 	qp->peer_wimm = a->peer_wimm;
+	qp->tseth = a->tseth;
 	if (qp->shared_pool != NULL && mrc_rel_tx_trk_memsize(&tc) > qp->shared_pool->block_bytes) {
 		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
 		return -EINVAL;

@@ -101,6 +101,7 @@ struct mrc_qp {
 	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
 	bool cc_ready;
 	bool trk_own; /* trk_pool is ours alone (none was given) */
+	bool tseth;   /* our data packets carry a TSETH (mrc_qp_attr.tseth) */
 
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
 	uint16_t next_msn, next_rqmsn;
@@ -155,6 +156,7 @@ struct mrc_qp {
 
 	/* ---- one line per control answer (a ring), then set-up's ---- */
 	struct qp_ctrl ctrl[CTRL_Q];
+	uint16_t ctrl_ts[CTRL_Q]; /* the TSETH stamp each answer echoes (0: none) */
 	struct mrc_ev_cfg ev_cfg;
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	bool want_ev_stats;
@@ -220,7 +222,7 @@ mrc_qp_path(const struct mrc_qp *qp, uint32_t ev)
 }
 
 /* mrc_qp_tx.c */
-void mrc_qp_queue_ctrl(
-	struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn, uint32_t ev);
+void mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn,
+	uint32_t ev, uint16_t ts);
 
 #endif /* MRC_QP_PRIV_H */

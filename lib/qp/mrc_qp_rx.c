@@ -9,7 +9,13 @@
  * data in RQMSN order once every packet of its message is in (the
  * cumulative ACK has passed the message's last PSN). As requester: apply
  * SACKs and NACKs to rel (delivered / lost), the EV pool (ECN echoes,
- * trims, probe answers) and CC, then complete finished messages.
+ * trims, probe answers) and CC, then complete finished messages; a
+ * transport ACK (AETH) counts as a SACK with no bitmap and no EV echo.
+ *
+ * A packet refused for lack of a resource (no bitmap for its PSN, no
+ * Write-IMM table, no room in the CQ for its immediate) is NACKed so the
+ * sender resends it, and tells rel, whose next SACK then carries a window
+ * penalty (mrc_rel_rx.h).
  */
 
 #include <string.h>
@@ -90,6 +96,28 @@ imm_needs_table(const struct mrc_qp *qp, const struct mrc_pkt *v)
 	return !mrc_rel_rx_has(qp->rrx, v->bth.psn);
 }
 
+/* Completions a CQ can still take. */
+static inline uint32_t
+cq_room(const struct mrc_cq *cq)
+{
+	return cq->mask + 1 - (cq->tail - cq->head);
+}
+
+/* The TSETH stamp an answer to data packet `v` echoes: 0 when it had none. */
+static inline uint16_t
+rx_ts(const struct mrc_pkt *v)
+{
+	return v->bth.ts ? v->tseth.ts : 0;
+}
+
+/* Refuse a data packet for lack of a resource: NACK it, and rel raises the penalty. */
+static void
+refuse(struct mrc_qp *qp, const struct mrc_pkt *v, uint8_t reason)
+{
+	mrc_rel_rx_refused(qp->rrx);
+	mrc_qp_queue_ctrl(qp, CTRL_NACK, reason, false, v->bth.psn, v->ev, rx_ts(v));
+}
+
 static void
 rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now)
 {
@@ -107,28 +135,35 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 			MRC_MR_ACCESS_REMOTE_WRITE);
 		if (mr == NULL) {
 			qp->cnt.rx_bad_rkey++;
-			mrc_qp_queue_ctrl(
-				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev);
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev, rx_ts(v));
 			return;
 		}
 		if (imm && (uint16_t)(v->data.rqmsn - qp->imm_next) >= qp->wimm &&
 			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
 			qp->cnt.rx_wimm_exceeded++;
-			mrc_qp_queue_ctrl(
-				qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn, v->ev);
+			mrc_qp_queue_ctrl(qp, CTRL_NACK, MRC_NACK_UNEXP_EVENT, false, v->bth.psn,
+				v->ev, rx_ts(v));
 			return;
 		}
 		/*
-		 * An immediate that must wait needs a table entry until it is
-		 * delivered. With none free the packet is refused before it is
-		 * accounted, so the NACK makes the sender resend it: nothing is
-		 * lost (and in order, the resend needs no table).
+		 * An immediate needs a completion, and one that must wait a table
+		 * entry, until it is delivered: the receive buffers of MRC's
+		 * Write-IMM. Without them the packet is refused before it is
+		 * accounted, so the NACK (NO_PKT_BUFFER) makes the sender resend
+		 * it: nothing is lost, where an overrun CQ would fail the QP (and
+		 * in order, the resend needs no table).
 		 */
+		if (imm && unlikely(cq_room(qp->cq) <= qp->imm_pending) &&
+			!mrc_rel_rx_has(qp->rrx, v->bth.psn)) {
+			qp->cnt.rx_imm_no_cqe++;
+			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER);
+			return;
+		}
 		if (imm && unlikely(qp->imm == NULL) && imm_needs_table(qp, v) &&
 			!mrc_qp_imm_get(qp)) {
 			qp->cnt.rx_imm_no_table++;
-			mrc_qp_queue_ctrl(
-				qp, CTRL_NACK, MRC_NACK_NO_RESOURCE, false, v->bth.psn, v->ev);
+			refuse(qp, v, MRC_NACK_NO_PKT_BUFFER);
 			return;
 		}
 	}
@@ -168,33 +203,48 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 	case MRC_REL_RX_OOS:
 		qp->cnt.rx_oos_pkts++;
 		break;
+	case MRC_REL_RX_NO_BITMAP:
+		qp->cnt.rx_no_bitmap++;
+		break;
 	default:
 		qp->cnt.rx_trimmed_pkts++;
 		break;
 	}
 	if (rv.nack_now)
-		mrc_qp_queue_ctrl(qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev);
+		mrc_qp_queue_ctrl(
+			qp, CTRL_NACK, rv.nack_reason, false, rv.nack_psn, v->ev, rx_ts(v));
+	/*
+	 * The path's verdict, echoed as M: a mark, or one mark too many in a
+	 * row (ALWAYS_SKIP). A marked packet placed or seen before always gets
+	 * a SACK; one refused gets none and counts for nothing. An unmarked
+	 * packet that gets no SACK still ends its EV's row of marks.
+	 */
 	if (rv.sack_now)
 		mrc_qp_queue_ctrl(qp, CTRL_SACK,
-			(flags & MRC_REL_RX_F_CE) ? MRC_SACK_M_SKIP_ONCE : MRC_SACK_M_NONE, false,
-			v->bth.psn, v->ev);
+			mrc_rel_rx_path_verdict(qp->rrx, v->ev, (flags & MRC_REL_RX_F_CE) != 0),
+			false, v->bth.psn, v->ev, rx_ts(v));
+	else if (unlikely(qp->rrx->marks_live != 0) && !trimmed && !(flags & MRC_REL_RX_F_CE))
+		mrc_rel_rx_path_verdict(qp->rrx, v->ev, false);
 	if (rv.in_order)
 		deliver_imms(qp);
 	else if (imm && qp->imm_pending == 0 && qp->imm_pool != NULL)
 		mrc_qp_imm_put(qp); /* taken for a packet that was not new after all */
 }
 
-static void
-rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
+/*
+ * A SACK, or (`has_ev` false) a transport ACK seen as one: no EV echoed, no
+ * path verdict. Inlined into each caller, so the SACK's copy is the code it
+ * was before transport ACKs shared it.
+ */
+static __rte_always_inline void
+sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 {
-	struct mrc_sack_view s = v->sack;
 	struct mrc_rel_ack_info info;
 	struct mrc_cc_ack ca;
 	/* A pinned QP learns nothing about paths: its pool is left alone. */
-	int slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, s.entropy) : -1;
+	int slot = qp->pin_slot < 0 && has_ev ? mrc_ev_find(qp->ev, s.entropy) : -1;
 	bool ev_probe_answer = false;
 
-	qp->cnt.rx_sacks++;
 	if (s.pr) {
 		/* Probes of retired EVs and the reliability probe use disjoint EVs. */
 		for (unsigned int i = 0; i < EV_PROBES; i++) {
@@ -220,7 +270,7 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 		mrc_ev_on_sack(qp->ev, slot, (enum mrc_sack_m)s.m, rtt32);
 	if (s.m != MRC_SACK_M_NONE)
 		qp->cnt.ecn_echoes++;
-	if (s.m != MRC_SACK_M_NONE || info.rtt_tsc != 0) {
+	if (has_ev && (s.m != MRC_SACK_M_NONE || info.rtt_tsc != 0)) {
 		struct mrc_path_counters *pc = mrc_qp_path(qp, s.entropy);
 
 		if (pc != NULL) {
@@ -246,6 +296,60 @@ rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 }
 
 static void
+rx_sack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
+{
+	qp->cnt.rx_sacks++;
+	sack_in(qp, v->sack, true, now);
+}
+
+static void
+apply_nack(struct mrc_qp *qp, const struct mrc_nack_view *n, uint64_t now)
+{
+	qp->nack_reason = n->reason;
+	mrc_rel_tx_on_nack(qp->rtx, n, now, &mrc_qp_rel_ops, qp);
+	if (qp->rtx->error != MRC_REL_OK)
+		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
+					? MRC_QP_ERR_REMOTE_OP
+					: MRC_QP_ERR_RETRY_EXCEEDED);
+}
+
+/*
+ * The transport ACK, RC's AETH kept by MRC for compatibility (doc/protocol.md,
+ * "Transport ACK"). An ACK syndrome acknowledges every PSN up to the BTH
+ * PSN: a SACK with that cumulative ACK, no bitmap and no EV (so no path
+ * learns anything). A NAK: a sequence error names the PSN to resend from
+ * (go-back-N; selective repeat ignores it, as it does NACK PSN_SEQ_ERR);
+ * invalid request, remote access and remote operational errors fail the QP
+ * as NACK UNEXP_EVENT does. RNR NAKs (MRC has no RNR) and reserved
+ * syndromes are counted as unexpected.
+ */
+static void
+rx_ack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
+{
+	const uint8_t syn = v->aeth.syndrome;
+
+	if ((syn & MRC_AETH_TYPE_MASK) == MRC_AETH_ACK) {
+		const struct mrc_sack_view s = {.cack_psn = v->bth.psn, .sack_offset = 1};
+
+		qp->cnt.rx_acks++;
+		sack_in(qp, s, false, now);
+	} else if ((syn & MRC_AETH_TYPE_MASK) == MRC_AETH_NAK &&
+		   (syn & MRC_AETH_CODE_MASK) <= MRC_AETH_NAK_REMOTE_OP) {
+		const struct mrc_nack_view n = {
+			.reason = (syn & MRC_AETH_CODE_MASK) == MRC_AETH_NAK_PSN_SEQ
+					  ? MRC_NACK_PSN_SEQ_ERR
+					  : MRC_NACK_UNEXP_EVENT,
+			.nack_psn = v->bth.psn,
+		};
+
+		qp->cnt.rx_naks++;
+		apply_nack(qp, &n, now);
+	} else {
+		qp->cnt.rx_unexpected++;
+	}
+}
+
+static void
 rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 {
 	int slot = qp->pin_slot < 0 ? mrc_ev_find(qp->ev, v->nack.entropy) : -1;
@@ -259,12 +363,7 @@ rx_nack(struct mrc_qp *qp, const struct mrc_pkt *v, uint64_t now)
 		if (pc != NULL)
 			pc->trims++;
 	}
-	qp->nack_reason = v->nack.reason;
-	mrc_rel_tx_on_nack(qp->rtx, &v->nack, now, &mrc_qp_rel_ops, qp);
-	if (qp->rtx->error != MRC_REL_OK)
-		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
-					? MRC_QP_ERR_REMOTE_OP
-					: MRC_QP_ERR_RETRY_EXCEEDED);
+	apply_nack(qp, &v->nack, now);
 }
 
 void
@@ -285,15 +384,18 @@ mrc_qp_rx_keep(
 			mrc_rel_rx_probe(qp->rrx);
 			mrc_qp_queue_ctrl(qp, CTRL_SACK,
 				ecn == MRC_ECN_CE ? MRC_SACK_M_SKIP_ONCE : MRC_SACK_M_NONE, true,
-				mrc_rel_rx_cack(qp->rrx), v->ev);
+				mrc_rel_rx_cack(qp->rrx), v->ev, 0);
 		} else {
 			rx_data(qp, m, v, now_tsc);
 		}
-	} else if ((op == MRC_OP_SACK || op == MRC_OP_NACK) && qp->state == MRC_QP_RTS) {
+	} else if ((op == MRC_OP_SACK || op == MRC_OP_NACK || op == MRC_OP_ACK) &&
+		   qp->state == MRC_QP_RTS) {
 		if (op == MRC_OP_SACK)
 			rx_sack(qp, v, now_tsc);
-		else
+		else if (op == MRC_OP_NACK)
 			rx_nack(qp, v, now_tsc);
+		else
+			rx_ack(qp, v, now_tsc);
 	} else {
 		qp->cnt.rx_unexpected++;
 	}

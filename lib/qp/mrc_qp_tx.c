@@ -29,8 +29,8 @@ MRC_NACK_REASONS(CTRL_REASON_FITS_)
 #undef CTRL_REASON_FITS_
 
 void
-mrc_qp_queue_ctrl(
-	struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn, uint32_t ev)
+mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr, uint32_t psn,
+	uint32_t ev, uint16_t ts)
 {
 	const uint8_t what = ctrl_what(kind, m_or_reason, pr);
 	struct qp_ctrl *c;
@@ -47,6 +47,7 @@ mrc_qp_queue_ctrl(
 		if (c->what == CTRL_WHAT_SACK) {
 			c->psn = psn & MRC_PSN_MASK;
 			c->ev = ev;
+			qp->ctrl_ts[(qp->ctrl_tail - 1) % CTRL_Q] = ts;
 			return;
 		}
 	}
@@ -56,6 +57,7 @@ mrc_qp_queue_ctrl(
 	}
 	c = &qp->ctrl[qp->ctrl_tail % CTRL_Q];
 	*c = (struct qp_ctrl){.psn = psn & MRC_PSN_MASK, .what = what, .ev = ev};
+	qp->ctrl_ts[qp->ctrl_tail % CTRL_Q] = ts;
 	qp->ctrl_tail++;
 }
 
@@ -202,6 +204,13 @@ build_data(
 	p.data.rkey = w->rkey;
 	p.data.dma_len = w->len;
 	p.data.imm = w->imm;
+	if (qp->tseth) {
+		/* rel records the same qp->now_tsc as the send time, so the echo names this copy.
+		 */
+		p.bth.ts = true;
+		p.tseth.ts = mrc_rel_tx_ts_stamp(qp->rtx, qp->now_tsc);
+		p.tseth.ftype = MRC_FTYPE_DEFAULT;
+	}
 	p.ip.dscp = qp->data_dscp[rtx];
 	p.outer.dscp = p.ip.dscp;
 	if (address(qp, &p, ev) != 0) {
@@ -268,6 +277,7 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 
 	while (n < max && qp->ctrl_head != qp->ctrl_tail) {
 		const struct qp_ctrl *c = &qp->ctrl[qp->ctrl_head % CTRL_Q];
+		const uint16_t ts = qp->ctrl_ts[qp->ctrl_head % CTRL_Q];
 		struct mrc_pkt ext;
 		uint32_t route = c->ev;
 		struct rte_mbuf *m;
@@ -278,16 +288,16 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		if (c->what & CTRL_WHAT_SACK) {
 			ext.bth.opcode = MRC_OP_SACK;
 			if (qp->sack_run)
-				mrc_rel_rx_fill_sack_more(qp->rrx, c->psn, c->ev, 0, &ext.sack);
+				mrc_rel_rx_fill_sack_more(qp->rrx, c->psn, c->ev, ts, &ext.sack);
 			else
 				mrc_rel_rx_fill_sack(qp->rrx, c->psn, c->ev, c->what & 3u,
-					(c->what & CTRL_WHAT_PR) != 0, 0, &ext.sack);
+					(c->what & CTRL_WHAT_PR) != 0, ts, &ext.sack);
 			ext.sack.spdcid = (uint16_t)qp->qpn;
 			ext.sack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = mrc_rel_rx_cack(qp->rrx);
 		} else {
 			ext.bth.opcode = MRC_OP_NACK;
-			mrc_rel_rx_fill_nack(qp->rrx, c->psn, c->what, c->ev, 0, &ext.nack);
+			mrc_rel_rx_fill_nack(qp->rrx, c->psn, c->what, c->ev, ts, &ext.nack);
 			ext.nack.spdcid = (uint16_t)qp->qpn;
 			ext.nack.dpdcid = (uint16_t)qp->dest_qpn;
 			ext.bth.psn = c->psn;

@@ -24,6 +24,8 @@ mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg)
 		.trim_nack = true,
 		.in_order_only = false,
 		.cwnd_pen = 0,
+		.dyn_mpr = false,
+		.always_skip_marks = 8,
 	};
 }
 
@@ -52,8 +54,12 @@ mrc_rel_rx_init(struct mrc_rel_rx *rx, const struct mrc_rel_rx_cfg *cfg, uint32_
 	memset(rx, 0, sizeof(*rx) + bits / 8);
 	rx->epsn = start_psn & MRC_PSN_MASK;
 	rx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
+	rx->window_max = rx->window;
 	rx->mask = bits - 1;
 	rx->mpr = cfg->mpr;
+	rx->mpr_max = cfg->mpr;
+	rx->dyn_mpr = cfg->dyn_mpr;
+	rx->always_skip_marks = cfg->always_skip_marks;
 	rx->ack_every = cfg->ack_every;
 	rx->ack_delay_tsc = cfg->ack_delay_tsc;
 	rx->sack_on_gap = cfg->sack_on_gap;
@@ -94,9 +100,83 @@ mrc_rel_rx_has(const struct mrc_rel_rx *rx, uint32_t psn)
 
 	if (d < 0)
 		return true;
-	if ((uint32_t)d >= rx->window)
+	if ((uint32_t)d >= rx->window_max)
 		return false;
 	return bit_test(rx, psn);
+}
+
+int
+mrc_rel_rx_set_mpr(struct mrc_rel_rx *rx, uint8_t mpr)
+{
+	if (mpr == 0 || mpr > rx->mpr_max)
+		return -EINVAL;
+	rx->mpr = mpr;
+	rx->window = (uint32_t)mpr * MRC_MPR_UNIT_PSNS;
+	return 0;
+}
+
+/*
+ * A PSN at or beyond the current window. Beyond the negotiated one the
+ * requester broke the agreement (PSN_OOR_WINDOW); between the two, the
+ * window was lowered after the requester sent it: a PSN that arrived
+ * before is a duplicate as ever, a new one finds no bitmap (NO_BITMAP).
+ */
+static void
+beyond_window(struct mrc_rel_rx *rx, uint32_t psn, uint32_t d, struct mrc_rel_rx_verdict *v)
+{
+	if (d >= rx->window_max) {
+		rx->stats.oor_pkts++;
+		v->kind = MRC_REL_RX_OOR;
+		v->nack_now = true;
+		v->nack_reason = MRC_NACK_PSN_OOR_WINDOW;
+	} else if (bit_test(rx, psn)) {
+		rx->stats.dup_pkts++;
+		v->kind = MRC_REL_RX_DUP;
+		v->sack_now = true;
+	} else {
+		rx->stats.no_bitmap_pkts++;
+		mrc_rel_rx_refused(rx);
+		v->kind = MRC_REL_RX_NO_BITMAP;
+		v->nack_now = true;
+		v->nack_reason = MRC_NACK_NO_BITMAP;
+	}
+}
+
+uint8_t
+mrc_rel_rx_path_mark(struct mrc_rel_rx *rx, uint32_t ev, bool ce)
+{
+	/* Fibonacci hashing: the EV's random low bits and its plane bits both count. */
+	struct mrc_rel_rx_mark *e =
+		&rx->marks[(ev * UINT32_C(0x9e3779b1)) >> (32 - 3) & (MRC_REL_RX_MARK_SLOTS - 1)];
+
+	RTE_BUILD_BUG_ON(MRC_REL_RX_MARK_SLOTS != 8);
+	if (!ce) {
+		/* An unmarked packet ends the EV's row of marks. */
+		if (e->run != 0 && e->ev == ev) {
+			e->run = 0;
+			rx->marks_live--;
+		}
+		return MRC_SACK_M_NONE;
+	}
+	if (rx->always_skip_marks == 0)
+		return MRC_SACK_M_SKIP_ONCE;
+	if (e->run == 0) {
+		rx->marks_live++;
+		e->ev = ev;
+		e->run = 1;
+	} else if (e->ev != ev) {
+		/* Another EV held the slot: the newest row wins. */
+		e->ev = ev;
+		e->run = 1;
+	} else {
+		e->run++;
+	}
+	if (e->run < rx->always_skip_marks)
+		return MRC_SACK_M_SKIP_ONCE;
+	e->run = 0;
+	rx->marks_live--;
+	rx->stats.always_skips++;
+	return MRC_SACK_M_ALWAYS_SKIP;
 }
 
 /* Move epsn over every consecutive PSN that has arrived; returns how far. */
@@ -135,11 +215,8 @@ mrc_rel_rx_judge(struct mrc_rel_rx *rx, uint32_t psn, uint32_t bytes, unsigned i
 	psn &= MRC_PSN_MASK;
 	v->nack_psn = psn;
 	d = mrc_psn_diff(psn, rx->epsn);
-	if (d >= 0 && (uint32_t)d >= rx->window) {
-		rx->stats.oor_pkts++;
-		v->kind = MRC_REL_RX_OOR;
-		v->nack_now = true;
-		v->nack_reason = MRC_NACK_PSN_OOR_WINDOW;
+	if (unlikely(d >= 0 && (uint32_t)d >= rx->window)) {
+		beyond_window(rx, psn, (uint32_t)d, v);
 		return;
 	}
 	if (d < 0 || bit_test(rx, psn)) {
@@ -275,6 +352,19 @@ plan_more(struct mrc_rel_rx *rx, uint32_t base)
 	}
 }
 
+/* The penalty this SACK carries: up after refusals, halved after none. */
+static void
+penalty_step(struct mrc_rel_rx *rx)
+{
+	if (rx->refusals != 0) {
+		rx->pen =
+			rx->pen == 0 ? MRC_REL_RX_PEN_START : (uint8_t)RTE_MIN(2u * rx->pen, 127u);
+		rx->refusals = 0;
+	} else {
+		rx->pen >>= 1;
+	}
+}
+
 /* The SACK whose bitmap holds the 64 PSNs from `base`. */
 static void
 fill_at(struct mrc_rel_rx *rx, uint32_t base, uint32_t trigger_psn, uint32_t ev, uint8_t m, bool pr,
@@ -283,7 +373,7 @@ fill_at(struct mrc_rel_rx *rx, uint32_t base, uint32_t trigger_psn, uint32_t ev,
 	const uint32_t cack = mrc_rel_rx_cack(rx);
 	uint64_t bits = extract64(rx, base);
 	/* Bits past the window would be another lap of the circle: never set, but mask them. */
-	int32_t room = (int32_t)rx->window - mrc_psn_diff(base, rx->epsn);
+	int32_t room = (int32_t)rx->window_max - mrc_psn_diff(base, rx->epsn);
 
 	if (room < 64)
 		bits &= (UINT64_C(1) << room) - 1;
@@ -294,12 +384,15 @@ fill_at(struct mrc_rel_rx *rx, uint32_t base, uint32_t trigger_psn, uint32_t ev,
 	out->ack_psn_offset = clamp16(mrc_psn_diff(trigger_psn & MRC_PSN_MASK, cack));
 	out->entropy = ev;
 	out->cack_psn = cack;
-	out->mpr = rx->mpr;
+	out->mpr = rx->dyn_mpr ? rx->mpr : 0;
 	out->sack_offset = (int16_t)mrc_psn_diff(base, cack);
 	out->sack_bitmap = bits;
 	out->ts_echo = ts_echo;
 	out->ooo_count = rx->ooo_since;
-	out->cwnd_pen = rx->cwnd_pen;
+	if (unlikely(rx->refusals != 0 || rx->pen != 0))
+		penalty_step(rx);
+	out->cwnd_pen = RTE_MAX(rx->pen, rx->cwnd_pen);
+	out->rc = rx->pen != 0;
 	out->rcvd_bytes = (uint32_t)(rx->rcvd_bytes / MRC_CC_RCVD_BYTES_UNIT) & MRC_CC_RCVD_MASK;
 	rx->pending = 0;
 	rx->ooo_since = 0;
@@ -315,7 +408,7 @@ mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev, u
 	trigger_psn &= MRC_PSN_MASK;
 	/* Keep the echoed packet inside the bitmap when it lies beyond 64 PSNs. */
 	if (mrc_psn_diff(trigger_psn, rx->epsn) >= 64 &&
-		(uint32_t)mrc_psn_diff(trigger_psn, rx->epsn) < rx->window)
+		(uint32_t)mrc_psn_diff(trigger_psn, rx->epsn) < rx->window_max)
 		base = mrc_psn_sub(trigger_psn, 63);
 	if (rx->more) {
 		/* A run left unfinished: what it had still to report is still to report. */

@@ -36,7 +36,29 @@
  *
  * Each SACK carries the cumulative ACK, a 64-PSN bitmap, the EV of the packet
  * that triggered it and CC_STATE (echoed timestamp, out-of-order count since
- * the previous SACK, received bytes, cwnd penalty). The bitmap starts at epsn
+ * the previous SACK, received bytes, cwnd penalty).
+ *
+ * MPR: SETH's MPR field is 0 unless dynamic MPR is on (cfg.dyn_mpr, which
+ * the QP sets only when both ends enabled it); then every SACK carries the
+ * responder's current window, which mrc_rel_rx_set_mpr() may lower below
+ * the negotiated one (the bitmap stays sized for the negotiated window). A
+ * new PSN between the current and the negotiated window finds no tracking
+ * resource: NACK NO_BITMAP. One beyond the negotiated window broke the
+ * agreement: NACK PSN_OOR_WINDOW.
+ *
+ * Path verdicts (mrc_rel_rx_path_verdict): an ECN-marked packet gets
+ * SKIP_ONCE for its EV; `always_skip_marks` marked packets in a row on one
+ * EV, with no unmarked one between, get ALWAYS_SKIP instead: the path keeps
+ * marking whatever the requester's skips do, so it should leave the active
+ * set. A few EVs are followed at once (MRC_REL_RX_MARK_SLOTS, by hash);
+ * nothing is looked up for unmarked packets while none is followed.
+ *
+ * The receiver's window penalty (CC_STATE rcv_cwnd_pen) comes from its own
+ * state: every packet it refuses for lack of a resource (mrc_rel_rx_refused:
+ * bitmap, packet buffer, Write-IMM table) makes the next SACK raise the
+ * penalty (32, then doubling to 127); each SACK with no refusal since the
+ * previous one halves it. R_C is set throughout such an episode: the
+ * shortage was the host's, so the window from before it is right again. The bitmap starts at epsn
  * (sack_offset = 1), as in the worked example of doc/protocol.md, "SETH and
  * CC_STATE", unless the triggering PSN lies beyond it; then it ends at that
  * PSN, so the requester always learns about the packet that was just echoed.
@@ -70,19 +92,28 @@ struct mrc_rel_rx_cfg {
 	bool sack_on_gap;	/**< SACK at once when a gap opens (default true) */
 	bool trim_nack;		/**< NACK trimmed packets (the TRIM_NACK capability) */
 	bool in_order_only;	/**< go-back-N: drop every PSN but epsn (default false) */
-	uint8_t cwnd_pen;	/**< receiver cwnd penalty to advertise (0..127) */
+	uint8_t cwnd_pen;	/**< least receiver cwnd penalty to advertise (0..127; default 0) */
+	bool dyn_mpr;		/**< advertise the current window in SETH's MPR (else 0) */
+	/** Marked packets in a row on one EV that earn ALWAYS_SKIP (0: never; default 8). */
+	uint8_t always_skip_marks;
 };
+
+/** EVs whose marks in a row the responder follows at once (a power of two). */
+#define MRC_REL_RX_MARK_SLOTS 8
+/** The penalty the first refusal of an episode sets (doubling from there, to 127). */
+#define MRC_REL_RX_PEN_START 32
 
 /** Fill `cfg` with the defaults (ack_delay_tsc is 0: the caller sets it). */
 void mrc_rel_rx_cfg_defaults(struct mrc_rel_rx_cfg *cfg);
 
 /** What happened to one arriving data packet. */
 enum mrc_rel_rx_kind {
-	MRC_REL_RX_NEW = 0, /**< first copy: place the payload */
-	MRC_REL_RX_DUP,	    /**< already received: drop the payload, SACK */
-	MRC_REL_RX_OOR,	    /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
-	MRC_REL_RX_TRIMMED, /**< payload cut by a switch: NACK so it is resent */
-	MRC_REL_RX_OOS,	    /**< go-back-N: beyond epsn; drop, NACK PSN_SEQ_ERR once per gap */
+	MRC_REL_RX_NEW = 0,   /**< first copy: place the payload */
+	MRC_REL_RX_DUP,	      /**< already received: drop the payload, SACK */
+	MRC_REL_RX_OOR,	      /**< beyond the window: drop, NACK PSN_OOR_WINDOW */
+	MRC_REL_RX_TRIMMED,   /**< payload cut by a switch: NACK so it is resent */
+	MRC_REL_RX_OOS,	      /**< go-back-N: beyond epsn; drop, NACK PSN_SEQ_ERR once per gap */
+	MRC_REL_RX_NO_BITMAP, /**< beyond the current (lowered) window: drop, NACK NO_BITMAP */
 };
 
 struct mrc_rel_rx_verdict {
@@ -112,18 +143,34 @@ struct mrc_rel_rx_stats {
 	uint64_t sacks;
 	uint64_t nacks;
 	uint64_t probes;
+	uint64_t no_bitmap_pkts; /**< refused: beyond the current window, inside the negotiated */
+	uint64_t refused;	 /**< refusals for lack of a resource (mrc_rel_rx_refused) */
+	uint64_t always_skips;	 /**< ALWAYS_SKIP verdicts given */
+};
+
+/** One EV whose marks in a row are being counted. */
+struct mrc_rel_rx_mark {
+	uint32_t ev;
+	uint8_t run; /**< marked packets in a row; 0: slot free */
 };
 
 struct mrc_rel_rx {
-	uint32_t epsn;	  /**< expected PSN: every PSN before it has arrived */
-	uint32_t max_psn; /**< highest PSN seen (valid when any_seen) */
-	uint32_t window;  /**< PSNs accepted from epsn on (mpr x 128) */
-	uint32_t mask;	  /**< bitmap bits - 1 (power of two >= window) */
+	uint32_t epsn;	     /**< expected PSN: every PSN before it has arrived */
+	uint32_t max_psn;    /**< highest PSN seen (valid when any_seen) */
+	uint32_t window;     /**< PSNs accepted from epsn on now (mpr x 128) */
+	uint32_t mask;	     /**< bitmap bits - 1 (power of two >= window_max) */
+	uint32_t window_max; /**< the negotiated window, which the bitmap covers */
 	uint16_t ack_every;
 	uint16_t pending;   /**< new packets not yet covered by a SACK */
 	uint16_t ooo_since; /**< out-of-order arrivals since the last SACK */
-	uint8_t mpr;
-	uint8_t cwnd_pen;
+	uint8_t mpr;	    /**< the current window, x 128 */
+	uint8_t mpr_max;    /**< the negotiated window, x 128 */
+	uint8_t cwnd_pen;   /**< the configured floor of the penalty */
+	uint8_t pen;	    /**< the penalty from refusals (0..127) */
+	uint16_t refusals;  /**< refusals since the last SACK */
+	bool dyn_mpr;
+	uint8_t always_skip_marks;
+	uint8_t marks_live; /**< marks[] slots in use */
 	bool any_seen;
 	bool sack_on_gap;
 	bool trim_nack;
@@ -140,6 +187,7 @@ struct mrc_rel_rx {
 	bool rep_any;
 	bool more;
 	struct mrc_rel_rx_stats stats;
+	struct mrc_rel_rx_mark marks[MRC_REL_RX_MARK_SLOTS];
 	uint64_t bitmap[]; /**< (mask + 1) / 64 words */
 };
 
@@ -170,6 +218,42 @@ mrc_rel_rx_data(
 
 	mrc_rel_rx_judge(rx, psn, bytes, flags, now_tsc, &v);
 	return v;
+}
+
+/**
+ * Set the current window to `mpr` x 128 PSNs (1 .. the negotiated mpr): a
+ * responder short of memory lowers it, and with dynamic MPR the requester
+ * hears of it in the next SACK. 0, or -EINVAL out of range.
+ */
+int mrc_rel_rx_set_mpr(struct mrc_rel_rx *rx, uint8_t mpr);
+
+/**
+ * A packet was refused for lack of a resource (NACK NO_BITMAP,
+ * NO_PKT_BUFFER, NO_RESOURCE): the next SACK raises the window penalty.
+ * mrc_rel_rx_judge() counts its own NO_BITMAP refusals.
+ */
+static inline void
+mrc_rel_rx_refused(struct mrc_rel_rx *rx)
+{
+	rx->stats.refused++;
+	if (rx->refusals < UINT16_MAX)
+		rx->refusals++;
+}
+
+uint8_t mrc_rel_rx_path_mark(struct mrc_rel_rx *rx, uint32_t ev, bool ce);
+
+/**
+ * The verdict on the path of a data packet that arrived on `ev`, ECN
+ * CE-marked or not (enum mrc_sack_m): NONE, SKIP_ONCE for a mark, or
+ * ALWAYS_SKIP for the always_skip_marks-th mark in a row on that EV.
+ * Nothing is looked up for an unmarked packet while no EV is followed.
+ */
+static inline uint8_t
+mrc_rel_rx_path_verdict(struct mrc_rel_rx *rx, uint32_t ev, bool ce)
+{
+	if (likely(!ce && rx->marks_live == 0))
+		return MRC_SACK_M_NONE;
+	return mrc_rel_rx_path_mark(rx, ev, ce);
 }
 
 /** A reliability probe arrived: the answer is a SACK with PR set, now. */

@@ -454,9 +454,22 @@ known_missing(const struct sack_scope *sc, uint32_t psn)
 	return d < 64 && !((sc->bitmap >> d) & 1);
 }
 
+/*
+ * A resent packet's RTT may be sampled when the SACK's timestamp echo names
+ * its last transmission (`echo` 0: none); Karn's rule refuses it otherwise.
+ */
+static bool
+echo_names_last_copy(struct mrc_rel_tx *tx, const struct mrc_rel_tx_pkt *p, uint16_t echo)
+{
+	if (echo == 0 || tx->ts_shift == 0 || echo != mrc_rel_tx_ts_stamp(tx, p->sent_tsc))
+		return false;
+	tx->stats.ts_rtt_samples++;
+	return true;
+}
+
 /* Pass 1 for one delivered PSN: mark it, count it, report it. */
 static void
-deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
+deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint16_t echo, uint64_t now_tsc,
 	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info)
 {
 	const uint16_t i = (uint16_t)(psn & tx->mask);
@@ -471,8 +484,11 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint64_t now_tsc,
 		 */
 		if (p->tx_count == 1)
 			tx->rack_tsc = RTE_MAX(tx->rack_tsc, p->sent_tsc);
-		/* Karn: only a packet sent once gives an unambiguous RTT. */
-		if (psn == trigger && p->tx_count == 1 && now_tsc > p->sent_tsc) {
+		/* Karn: only a packet sent once gives an unambiguous RTT, or an echo that names
+		 * the copy. */
+		if (psn == trigger &&
+			(p->tx_count == 1 || unlikely(echo_names_last_copy(tx, p, echo))) &&
+			now_tsc > p->sent_tsc) {
 			info->rtt_tsc = now_tsc - p->sent_tsc;
 			rtt_sample(tx, info->rtt_tsc);
 		}
@@ -597,6 +613,18 @@ advance_una(struct mrc_rel_tx *tx, uint64_t now_tsc, struct mrc_rel_ack_info *in
 	}
 }
 
+/* Dynamic MPR: the responder's current window, within the negotiated one. */
+static void
+peer_window(struct mrc_rel_tx *tx, uint8_t mpr)
+{
+	const uint32_t w = RTE_MIN((uint32_t)mpr * MRC_MPR_UNIT_PSNS, tx->window_max);
+
+	if (w != tx->window) {
+		tx->window = w;
+		tx->stats.mpr_changes++;
+	}
+}
+
 int
 mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_t now_tsc,
 	const struct mrc_rel_tx_ops *ops, void *ctx, struct mrc_rel_ack_info *info)
@@ -627,16 +655,19 @@ mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_
 	tx->stats.sacks++;
 	if (advance < 0)
 		tx->stats.stale_sacks++;
+	if (unlikely(tx->dyn_mpr) && s->mpr != 0)
+		peer_window(tx, s->mpr);
 	span = advance > 0 ? (uint32_t)advance : 0;
 
 	/* Pass 1: mark everything delivered, in PSN order. */
 	for (uint32_t k = 0; k < span; k++)
-		deliver(tx, mrc_psn_add(tx->snd_una, k), trigger, now_tsc, ops, ctx, info);
+		deliver(tx, mrc_psn_add(tx->snd_una, k), trigger, s->ts_echo, now_tsc, ops, ctx,
+			info);
 	for (uint64_t b = s->sack_bitmap; b != 0; b &= b - 1) {
 		uint32_t psn = mrc_psn_add(base, (uint32_t)__builtin_ctzll(b));
 
 		if (outstanding(tx, psn))
-			deliver(tx, psn, trigger, now_tsc, ops, ctx, info);
+			deliver(tx, psn, trigger, s->ts_echo, now_tsc, ops, ctx, info);
 	}
 	/* Pass 2: per-EV order, now that all of this SACK's deliveries are known. */
 	for (uint32_t k = 0; k < span; k++)

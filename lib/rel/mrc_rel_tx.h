@@ -94,6 +94,18 @@
  * SACKs are validated before anything is applied: one that acknowledges a
  * PSN never sent is refused whole and counted.
  *
+ * Dynamic MPR (cfg.dyn_mpr, on when both ends enabled it): the window is
+ * the MPR the latest SACK advertised (a SACK with MPR 0 leaves it), never
+ * more than the negotiated one the ring is sized for. Without it SETH's MPR
+ * field is ignored.
+ *
+ * Timestamps (cfg.ts_shift, when the packets carry a TSETH): the stamp of
+ * a transmission is its send time >> ts_shift, 16 bits, never 0 (0 is what
+ * a responder that echoes nothing sends). When the SACK's echo equals the
+ * stamp of the triggering packet's last transmission, that copy is the one
+ * that arrived, so even a resent packet gives an RTT sample (Karn's rule
+ * keeps a packet sent twice from giving one otherwise).
+ *
  * Nothing here allocates, locks, logs or reads a clock.
  */
 
@@ -127,6 +139,8 @@ struct mrc_rel_tx_cfg {
 	uint8_t path_n_t1;
 	uint8_t path_plane_shift, path_plane_bits;
 	uint8_t path_uplink_shift, path_uplink_bits;
+	bool dyn_mpr;	  /**< honour the MPR of SACKs (both ends enabled dynamic MPR) */
+	uint8_t ts_shift; /**< packets carry TSETH stamped send_tsc >> ts_shift; 0: no TSETH */
 };
 
 /** Defaults: timeout 8 (262 us), linear 7, exp 25, 10 us initial RTT, 1 us min reorder. */
@@ -178,6 +192,8 @@ struct mrc_rel_tx_stats {
 	uint64_t rto_fired;
 	uint64_t probes_asked;
 	uint64_t rtt_samples;
+	uint64_t ts_rtt_samples; /**< of those, from resent packets whose echo named the copy */
+	uint64_t mpr_changes;	 /**< SACKs that changed the window (dynamic MPR) */
 };
 
 /** One in-flight packet (32 bytes). */
@@ -212,7 +228,7 @@ struct mrc_rel_rtt_share {
 struct mrc_rel_tx {
 	uint32_t snd_una; /**< oldest PSN not yet delivered */
 	uint32_t snd_nxt; /**< next new PSN */
-	uint32_t window;  /**< mpr x 128 */
+	uint32_t window;  /**< mpr x 128: the negotiated one, or the peer's latest (dynamic MPR) */
 	uint32_t mask;	  /**< ring size - 1 */
 	uint16_t n_ev;
 	uint16_t t_head, t_tail; /**< in-flight packets in send order */
@@ -229,6 +245,8 @@ struct mrc_rel_tx {
 	bool gbn;
 	uint8_t path_n_t1; /**< 0: order lists per EV slot, else per path (cfg) */
 	uint8_t path_plane_shift, path_plane_bits, path_uplink_shift, path_uplink_bits;
+	bool dyn_mpr;	  /**< cfg.dyn_mpr (in what was padding before base_rto_tsc) */
+	uint8_t ts_shift; /**< cfg.ts_shift */
 	uint64_t base_rto_tsc;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;
@@ -237,13 +255,14 @@ struct mrc_rel_tx {
 	uint64_t last_ack_tsc;
 	uint64_t probe_sent_tsc;
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
-	struct mrc_rel_tx_stats stats;
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
 	 * mrc_rel_tx.c): `mem` below, or a block lent while packets are in
 	 * flight (mrc_rel_tx_attach); NULL while none is held.
 	 */
 	uint8_t *trk;
+	uint32_t window_max; /**< the negotiated mpr x 128 (read by SACKs with dynamic MPR) */
+	struct mrc_rel_tx_stats stats;
 	uint8_t mem[] __rte_aligned(8); /**< own tracking memory (mrc_rel_tx_init only) */
 };
 
@@ -397,6 +416,15 @@ void mrc_rel_tx_probe_sent(struct mrc_rel_tx *tx, uint64_t now_tsc);
  * rule 1 to that EV, as a packet sent on it would.
  */
 void mrc_rel_tx_probe_sent_on(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint64_t now_tsc);
+
+/** The TSETH stamp of a transmission at `tsc` (16 bits, never 0; needs cfg.ts_shift). */
+static inline uint16_t
+mrc_rel_tx_ts_stamp(const struct mrc_rel_tx *tx, uint64_t tsc)
+{
+	const uint16_t v = (uint16_t)(tsc >> tx->ts_shift);
+
+	return v != 0 ? v : 1;
+}
 
 /** Share round-trip state with the other senders to the same destination (NULL: none). */
 void mrc_rel_tx_set_share(struct mrc_rel_tx *tx, struct mrc_rel_rtt_share *share);

@@ -63,7 +63,8 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 
 	if (cfg->mpr == 0 || cfg->n_ev_slots == 0 || cfg->n_ev_slots == MRC_REL_NIL ||
 		cfg->timeout > 24 || cfg->retry_linear > 7 ||
-		cfg->retry_exp > MRC_REL_RETRY_EXP_INFINITE || cfg->tsc_hz == 0)
+		cfg->retry_exp > MRC_REL_RETRY_EXP_INFINITE || cfg->tsc_hz == 0 ||
+		cfg->ts_shift > 48)
 		return -EINVAL;
 	if (cfg->path_n_t1 != 0 &&
 		(cfg->path_plane_bits > 8 || cfg->path_uplink_bits > 16 ||
@@ -79,6 +80,9 @@ init_hdr(struct mrc_rel_tx *tx, const struct mrc_rel_tx_cfg *cfg, uint32_t start
 	memset(tx, 0, sizeof(*tx));
 	tx->snd_una = tx->snd_nxt = start_psn & MRC_PSN_MASK;
 	tx->window = (uint32_t)cfg->mpr * MRC_MPR_UNIT_PSNS;
+	tx->window_max = tx->window;
+	tx->dyn_mpr = cfg->dyn_mpr;
+	tx->ts_shift = cfg->ts_shift;
 	tx->mask = n - 1;
 	tx->n_ev = cfg->n_ev_slots;
 	tx->t_head = tx->t_tail = MRC_REL_NIL;

@@ -148,6 +148,17 @@ static_assert(sizeof(struct mrc_aeth) == 4, "AETH is 4 bytes");
 
 #define MRC_AETH_MSN_MASK 0x00ffffffu
 
+/* AETH syndrome (IBTA): type in the top 3 bits, a credit count, RNR timer or NAK code below. */
+#define MRC_AETH_TYPE_MASK	   0xe0u
+#define MRC_AETH_CODE_MASK	   0x1fu
+#define MRC_AETH_ACK		   0x00u /* ACK (low 5 bits: credits, 0x1f = unlimited) */
+#define MRC_AETH_RNR_NAK	   0x20u /* receiver not ready: MRC has no RNR */
+#define MRC_AETH_NAK		   0x60u /* NAK, code in the low 5 bits: */
+#define MRC_AETH_NAK_PSN_SEQ	   0x00u /*   PSN sequence error */
+#define MRC_AETH_NAK_INVALID_REQ   0x01u /*   invalid request */
+#define MRC_AETH_NAK_REMOTE_ACCESS 0x02u /*   remote access error */
+#define MRC_AETH_NAK_REMOTE_OP	   0x03u /*   remote operational error */
+
 /*
  * The first two bytes of SETH, NETH and PETH (inherited from UET's PDS
  * prologue): type(4) | next header(5) | rest. Carried and echoed, unused by

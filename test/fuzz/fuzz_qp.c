@@ -5,17 +5,21 @@
 /*
  * Fuzz a connected QP pair with arbitrary interleavings of real traffic
  * and crafted packets: data with wild PSNs, addresses, rkeys and lengths,
- * probes, SACKs with wild cumulative ACKs, offsets, bitmaps and EVs, NACKs
- * with any reason. Crafted packets go through the real builder and parser,
+ * probes, SACKs with wild cumulative ACKs, offsets, bitmaps, EVs, MPRs,
+ * echoes and penalties, NACKs with any reason, transport ACKs with any
+ * syndrome (and the responder's window lowered and raised).
+ * Crafted packets go through the real builder and parser,
  * exactly as a hostile peer's would. After every step:
  *  - nothing outside the responder's registered region changes (guard bytes
  *    on both sides of it, in the same allocation);
  *  - no message completes twice or without having been posted;
  *  - the requester never counts more acknowledged packets than it sent, and
- *    keeps in flight no more than the peer's window;
+ *    keeps in flight no more than the peer's window (its advertised window
+ *    never beyond the negotiated one);
  *  - no mbuf leaks once the pair is drained.
  * EAL and the pair are set up once; each input starts from freshly
- * connected QPs: MRC's own modes, or the reference modes (one ECMP path,
+ * connected QPs: MRC's own modes (with TSETH, dynamic MPR and ALWAYS_SKIP
+ * after two marks), or the reference modes (one ECMP path,
  * go-back-N) when the input's unused tail (size % 16 bytes) ends in an
  * odd byte, so existing seeds keep their meaning.
  */
@@ -75,6 +79,12 @@ reconnect(bool ref_modes)
 
 	a.paths = ref_modes ? MRC_QP_PATHS_ECMP : MRC_QP_PATHS_SPRAY;
 	a.reliability = ref_modes ? MRC_QP_REL_GBN : MRC_QP_REL_SACK;
+	/* MRC's options in spray mode: stamps and echoes, a window that moves, quick verdicts. */
+	a.tseth = !ref_modes;
+	a.dyn_mpr = !ref_modes;
+	a.peer_dyn_mpr = !ref_modes;
+	a.always_skip_marks = ref_modes ? 0 : 2;
+	a.mpr = ref_modes ? 1 : 2; /* room to lower it to 1 (NACK NO_BITMAP beyond) */
 
 	for (int i = 0; i < 2; i++) {
 		struct mrc_qp *qp = pair.h[i].qp;
@@ -172,7 +182,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		i += 16;
 		memset(&v, 0, sizeof(v));
-		switch (a[0] % 8) {
+		switch (a[0] % 9) {
 		case 0: { /* post a real write from host 0 into the region */
 			uint32_t len = rd32(a + 1) % 3000, off = rd32(a + 5) % (REGION - 3000);
 
@@ -199,6 +209,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			v.data.rqmsn = a[15];
 			v.ev = rd32(a + 11);
 			v.ip.ecn = a[15] & 3;
+			v.bth.ts = a[14] & 1;
+			v.tseth.ts = (uint16_t)rd32(a + 12);
 			inject(&v, (uint16_t)(a[1] * 3 % 600), 1);
 			break;
 		case 4: /* crafted probe */
@@ -215,6 +227,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			v.sack.m = a[15] % 3;
 			v.sack.pr = a[15] & 4;
 			v.sack.entropy = rd32(a + 11);
+			v.sack.mpr = a[15] >> 3;
+			v.sack.ts_echo = (uint16_t)rd32(a + 2);
+			v.sack.cwnd_pen = a[14] & 0x7f;
+			v.sack.rc = a[14] >> 7;
 			v.ev = v.sack.entropy;
 			inject(&v, 0, 0);
 			break;
@@ -225,6 +241,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			v.nack.nack_psn = rd32(a + 2) & 0xffffff;
 			v.nack.entropy = rd32(a + 6);
 			inject(&v, 0, 0);
+			break;
+		case 8: /* crafted transport ACK or NAK, and the responder's window moves */
+			v.bth.opcode = MRC_OP_ACK;
+			v.aeth.syndrome = a[1];
+			v.aeth.msn = rd32(a + 6) & MRC_AETH_MSN_MASK;
+			v.bth.psn = rd32(a + 2) & 0xffffff;
+			inject(&v, 0, 0);
+			mrc_qp_set_rx_mpr(pair.h[1].qp, a[10] % 4);
 			break;
 		default: /* time passes */
 			pair.now += (uint64_t)a[1] * 1000 + a[2];
@@ -260,8 +284,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(t->stats.acked_pkts <= t->stats.sent_pkts,
 				"acked %llu > sent %llu", (unsigned long long)t->stats.acked_pkts,
 				(unsigned long long)t->stats.sent_pkts);
-			FUZZ_CHECK(t->n_inflight + t->n_lost <= t->window,
+			FUZZ_CHECK(t->n_inflight + t->n_lost <= t->window_max,
 				"in flight beyond the window");
+			FUZZ_CHECK(t->window <= t->window_max && t->window > 0,
+				"window %u beyond the negotiated %u", t->window, t->window_max);
 		}
 	}
 	/* Drain everything and check the pool is whole again. */

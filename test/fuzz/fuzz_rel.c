@@ -7,8 +7,9 @@
  * SACKs (wild cumulative ACKs, offsets and bitmaps), NACKs (any reason and
  * PSN), time steps and resends. After every step the invariants must hold:
  *  - nothing is acknowledged that was never sent, and nothing twice;
- *  - packets in flight plus those awaiting resend fit the window and never
- *    exceed what was sent and not yet acknowledged;
+ *  - packets in flight plus those awaiting resend fit the negotiated window
+ *    and never exceed what was sent and not yet acknowledged; nothing new
+ *    is sent beyond the window the latest SACK advertised (dynamic MPR);
  *  - snd_una never passes snd_nxt, and a refused SACK changes nothing.
  */
 
@@ -76,6 +77,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.mpr = 1; /* a 128-PSN window, so wild inputs reach its edges */
 	cfg.n_ev_slots = 8;
 	cfg.retry_exp = 3;
+	cfg.dyn_mpr = true; /* SACKs move the window below the negotiated one */
+	cfg.ts_shift = 7;   /* and echoes may name resent copies */
 	if (mrc_rel_tx_memsize(&cfg) > sizeof(mem))
 		return 0;
 	FUZZ_CHECK(mrc_rel_tx_init(tx, &cfg, START_PSN, 0) == 0, "init");
@@ -112,6 +115,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.ack_psn_offset = (int16_t)(int8_t)a[2];
 			memcpy(&s.sack_bitmap, a + 3, 8);
 			s.pr = a[11] & 1;
+			s.mpr = a[11] >> 6; /* 0 (no news), 1, or more than agreed */
+			s.ts_echo = (uint16_t)(a[11] >> 1 & 3); /* 0 (none) or a low stamp */
 			if (mrc_rel_tx_on_sack(tx, &s, now, &ops, &st, &info) != 0)
 				FUZZ_CHECK(tx->snd_una == una && tx->snd_nxt == nxt &&
 						   tx->n_inflight == inflight,
@@ -161,7 +166,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t unacked = 0;
 
 		FUZZ_CHECK(mrc_psn_diff(tx->snd_nxt, tx->snd_una) >= 0, "snd_una passed snd_nxt");
-		FUZZ_CHECK(outstanding <= tx->window, "%u outstanding > window", outstanding);
+		FUZZ_CHECK(outstanding <= tx->window_max, "%u outstanding > window", outstanding);
+		FUZZ_CHECK(!mrc_rel_tx_can_send(tx) || outstanding < tx->window,
+			"may send with %u outstanding in a window of %u", outstanding, tx->window);
 		for (uint32_t k = offset_of(tx->snd_una); k < st.sent; k++)
 			unacked += !st.acked[k];
 		FUZZ_CHECK(tx->n_inflight + tx->n_lost == unacked, "%u + %u tracked, %u unacked",

@@ -243,6 +243,63 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		data(p, 0);
 		break;
 	case 18:
+		/* A responder whose window was lowered under the requester (dynamic MPR). */
+		s->name = "nack_no_bitmap_srv6";
+		base(p, MRC_OP_NACK, true, cfg);
+		path(p, 3);
+		p->nack.reason = MRC_NACK_NO_BITMAP;
+		p->nack.entropy = 0x2007b00d;
+		p->nack.spdcid = 0x101;
+		p->nack.dpdcid = 0x100;
+		p->nack.nack_psn = 0x000181;
+		p->nack.ts_echo = 0x5a5a; /* the refused packet's TSETH stamp */
+		break;
+	case 19:
+		/* An immediate with no completion or Write-IMM table to go to. */
+		s->name = "nack_no_pkt_buffer_plain";
+		base(p, MRC_OP_NACK, false, cfg);
+		p->nack.reason = MRC_NACK_NO_PKT_BUFFER;
+		p->nack.entropy = 0x1003c0de;
+		p->nack.nack_psn = 0x00002a;
+		break;
+	case 20:
+		/* What a responder short of resources answers: MPR 0 (no dynamic MPR), a
+		 * penalty with R_C, the echoed stamp. */
+		s->name = "sack_penalty_echo_plain";
+		base(p, MRC_OP_SACK, false, cfg);
+		p->sack.ack_psn_offset = 0;
+		p->sack.entropy = 0x1003c0de;
+		p->sack.spdcid = 0x101;
+		p->sack.dpdcid = 0x100;
+		p->sack.cack_psn = 0x00002a;
+		p->sack.sack_offset = 1;
+		p->sack.ts_echo = 0x0102;
+		p->sack.ooo_count = 3;
+		p->sack.rc = true;
+		p->sack.cwnd_pen = 32;
+		p->sack.rcvd_bytes = 0x000400;
+		break;
+	case 21:
+		/* Dynamic MPR: the responder's current window, 1 x 128 PSNs. */
+		s->name = "sack_dyn_mpr_srv6";
+		base(p, MRC_OP_SACK, true, cfg);
+		path(p, 3);
+		p->sack.entropy = 0x2007b00d;
+		p->sack.cack_psn = 0x000180;
+		p->sack.mpr = 1;
+		p->sack.sack_offset = 1;
+		p->sack.sack_bitmap = 0x5;
+		p->sack.ack_psn_offset = 3;
+		break;
+	case 22:
+		/* A transport NAK: remote access error (the QP goes to error). */
+		s->name = "ack_nak_remote_access_plain";
+		base(p, MRC_OP_ACK, false, cfg);
+		p->bth.psn = 0x000010;
+		p->aeth.syndrome = MRC_AETH_NAK | MRC_AETH_NAK_REMOTE_ACCESS;
+		p->aeth.msn = 2;
+		break;
+	case 23:
 		/* what mrcd answers a port-status update with: its own mask, the id echoed */
 		s->name = "ep_response_port_status_plain";
 		base(p, MRC_OP_EP_RESPONSE, false, cfg);
@@ -253,7 +310,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->ep.ts = 0x2222;
 		p->ep.ftype = MRC_FTYPE_DEFAULT;
 		break;
-	case 19:
+	case 24:
 		s->name = "ep_request_ev_probe_srv6";
 		base(p, MRC_OP_EP_REQUEST, true, cfg);
 		path(p, 3);
@@ -273,7 +330,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 unsigned int
 mrc_test_sample_count(void)
 {
-	return 20;
+	return 25;
 }
 
 int

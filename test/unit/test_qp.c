@@ -363,6 +363,47 @@ test_zero_based_region(void)
 	return MRC_TEST_OK;
 }
 
+/* A region mapped here at one address that peers (and the posts) name by another's. */
+static int
+test_region_at_another_address(void)
+{
+	static uint8_t mem[8192];
+	static union {
+		struct mrc_mr_table t;
+		uint8_t b[4096];
+	} u;
+	struct mrc_mr_table *t = &u.t;
+	const uint64_t va = 0x7f0000001000ull;
+	struct mrc_mr *mr;
+	uint32_t key;
+
+	MRC_T_ASSERT(mrc_mr_table_memsize(4) <= sizeof(u), "table fits");
+	MRC_T_EQ(mrc_mr_table_init(t, 4), 0);
+	key = mrc_mr_register_va(
+		t, mem, va, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+	MRC_T_ASSERT(key != 0, "registered");
+	mr = mrc_mr_check(t, key, va + 100, 50, MRC_MR_ACCESS_REMOTE_WRITE);
+	MRC_T_ASSERT(mr != NULL, "the other address space is the region's");
+	MRC_T_ASSERT(mrc_mr_ptr(mr, va + 100) == mem + 100, "and lands in our mapping");
+	MRC_T_ASSERT(mrc_mr_check(t, key, va - 1, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+		"below it refused");
+	MRC_T_ASSERT(
+		mrc_mr_check(t, key, va + sizeof(mem) - 10, 11, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+		"past it refused");
+	MRC_T_ASSERT(mrc_mr_check(t, key, (uint64_t)(uintptr_t)mem, 1,
+			     MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+		"our own pointer is not its address");
+	MRC_T_ASSERT(mrc_mr_check_local(t, key, mem + 10, 10, MRC_MR_ACCESS_LOCAL_READ) != NULL,
+		"local posts name our mapping");
+	MRC_T_EQ(mrc_mr_register_va(
+			 t, mem, UINT64_MAX - 10, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ),
+		0);
+	MRC_T_EQ(mrc_mr_deregister(t, key), 0);
+	MRC_T_ASSERT(mrc_mr_check(t, key, va, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+		"its key stops matching");
+	return MRC_TEST_OK;
+}
+
 static int
 test_bad_rkey_refused(void)
 {
@@ -617,7 +658,7 @@ test_imm_table_lent(void)
 /*
  * No table free, ever (another QP holds the only one): an immediate that
  * arrives before the rest of its message is refused with a NACK
- * NO_RESOURCE and counted, the rest of the message is placed, and the
+ * NO_PKT_BUFFER and counted, the rest of the message is placed, and the
  * sender's resend, now next in order, is delivered without a table: in
  * order, intact. Immediates arriving in order never need one.
  */
@@ -1592,6 +1633,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_imm_table_back_on_reset),
 	MRC_TEST_CASE(test_bad_rkey_refused),
 	MRC_TEST_CASE(test_zero_based_region),
+	MRC_TEST_CASE(test_region_at_another_address),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),

@@ -60,7 +60,7 @@ test_in_order_and_coalescing(void)
 	MRC_T_U64_EQ(s.sack_bitmap, 0);
 	MRC_T_EQ(s.entropy, 0xabcd);
 	MRC_T_EQ(s.ts_echo, 77);
-	MRC_T_EQ(s.mpr, 8);
+	MRC_T_EQ(s.mpr, 0); /* no dynamic MPR: the field is 0 */
 	MRC_T_EQ(s.rcvd_bytes, 400 / MRC_CC_RCVD_BYTES_UNIT);
 	MRC_T_ASSERT(!mrc_rel_rx_sack_due(rx, NOW + 10000), "nothing pending after a SACK");
 	MRC_T_EQ(rx->stats.new_pkts, 4);
@@ -356,6 +356,129 @@ test_random_against_model(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Dynamic MPR: SACKs carry the current window; lowered, a new PSN beyond it
+ * but inside the negotiated one is refused NO_BITMAP (and raises the
+ * penalty), one that arrived before is still a duplicate, and beyond the
+ * negotiated window it is PSN_OOR_WINDOW as ever.
+ */
+static int
+test_dyn_mpr_and_no_bitmap(void)
+{
+	struct mrc_rel_rx_cfg cfg;
+	struct mrc_rel_rx *rx;
+	struct mrc_rel_rx_verdict v;
+	struct mrc_sack_view s;
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.mpr = 4; /* 512 PSNs */
+	cfg.dyn_mpr = true;
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	MRC_T_ASSERT(rx != NULL && mrc_rel_rx_init(rx, &cfg, 0) == 0, "init");
+	mrc_rel_rx_data(rx, 0, 1, 0, NOW);
+	v = mrc_rel_rx_data(rx, 300, 1, 0, NOW); /* arrives before the window is lowered */
+	MRC_T_EQ(v.kind, MRC_REL_RX_NEW);
+	mrc_rel_rx_fill_sack(rx, 300, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.mpr, 4);
+	MRC_T_EQ(s.cwnd_pen, 0);
+	MRC_T_EQ(mrc_rel_rx_set_mpr(rx, 0), -EINVAL);
+	MRC_T_EQ(mrc_rel_rx_set_mpr(rx, 5), -EINVAL); /* above the negotiated window */
+	MRC_T_EQ(mrc_rel_rx_set_mpr(rx, 2), 0);	      /* 256 PSNs from epsn 1 */
+	v = mrc_rel_rx_data(rx, 256, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_NEW); /* 1 + 255: the last PSN of the window */
+	v = mrc_rel_rx_data(rx, 257, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_NO_BITMAP);
+	MRC_T_ASSERT(v.nack_now && !v.sack_now, "NACKed");
+	MRC_T_EQ(v.nack_reason, MRC_NACK_NO_BITMAP);
+	MRC_T_ASSERT(!mrc_rel_rx_has(rx, 257), "not marked");
+	v = mrc_rel_rx_data(rx, 300, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_DUP); /* tracked before the window shrank */
+	v = mrc_rel_rx_data(rx, 513, 1, 0, NOW);
+	MRC_T_EQ(v.kind, MRC_REL_RX_OOR);
+	MRC_T_EQ(v.nack_reason, MRC_NACK_PSN_OOR_WINDOW);
+	MRC_T_EQ(rx->stats.no_bitmap_pkts, 1);
+	mrc_rel_rx_fill_sack(rx, 256, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.mpr, 2);
+	MRC_T_EQ(s.cwnd_pen, MRC_REL_RX_PEN_START); /* the refusal shows in the penalty */
+	MRC_T_ASSERT(s.rc, "R_C: the shortage was the host's");
+	/* The bitmap still reports the arrival beyond the lowered window. */
+	MRC_T_ASSERT(s.sack_offset + (int32_t)s.cack_psn <= 300, "bitmap from %d",
+		s.sack_offset + (int32_t)s.cack_psn);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+/* The penalty rises with each SACK that follows refusals and halves on each that does not. */
+static int
+test_penalty_from_refusals(void)
+{
+	struct mrc_rel_rx_cfg cfg;
+	struct mrc_rel_rx *rx;
+	struct mrc_sack_view s;
+	const uint8_t want[] = {32, 64, 127, 127, 63, 31, 15, 7, 3, 1, 0, 0};
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	cfg.cwnd_pen = 2; /* the configured floor still holds */
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	MRC_T_ASSERT(rx != NULL && mrc_rel_rx_init(rx, &cfg, 0) == 0, "init");
+	mrc_rel_rx_fill_sack(rx, 0, 1, MRC_SACK_M_NONE, false, 0, &s);
+	MRC_T_EQ(s.cwnd_pen, 2);
+	MRC_T_ASSERT(!s.rc, "no episode");
+	for (unsigned int i = 0; i < RTE_DIM(want); i++) {
+		if (i < 4)
+			mrc_rel_rx_refused(rx);
+		mrc_rel_rx_fill_sack(rx, 0, 1, MRC_SACK_M_NONE, false, 0, &s);
+		MRC_T_EQ(s.cwnd_pen, RTE_MAX(want[i], 2));
+		MRC_T_EQ(s.rc, want[i] != 0);
+	}
+	MRC_T_EQ(rx->stats.refused, 4);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
+/*
+ * ALWAYS_SKIP: the always_skip_marks-th mark in a row on one EV. An
+ * unmarked packet on the EV starts the row over; marks on another EV do
+ * not touch it (unless they share its slot); 0 turns it off.
+ */
+static int
+test_always_skip_after_marks(void)
+{
+	struct mrc_rel_rx_cfg cfg;
+	struct mrc_rel_rx *rx;
+	const uint32_t ev = 0x30a5c1, other = 0x50b7d3;
+
+	mrc_rel_rx_cfg_defaults(&cfg);
+	MRC_T_EQ(cfg.always_skip_marks, 8);
+	cfg.always_skip_marks = 3;
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	MRC_T_ASSERT(rx != NULL && mrc_rel_rx_init(rx, &cfg, 0) == 0, "init");
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, false), MRC_SACK_M_NONE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(rx->marks_live, 1);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, false), MRC_SACK_M_NONE); /* the row breaks */
+	MRC_T_EQ(rx->marks_live, 0);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, other, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, other, false), MRC_SACK_M_NONE);
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_ALWAYS_SKIP);
+	MRC_T_EQ(rx->stats.always_skips, 1);
+	MRC_T_EQ(rx->marks_live, 0); /* the row starts over */
+	MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	free(rx);
+
+	cfg.always_skip_marks = 0;
+	rx = calloc(1, mrc_rel_rx_memsize(&cfg));
+	MRC_T_ASSERT(rx != NULL && mrc_rel_rx_init(rx, &cfg, 0) == 0, "init");
+	for (int i = 0; i < 300; i++)
+		MRC_T_EQ(mrc_rel_rx_path_verdict(rx, ev, true), MRC_SACK_M_SKIP_ONCE);
+	MRC_T_EQ(rx->marks_live, 0);
+	free(rx);
+	return MRC_TEST_OK;
+}
+
 static int
 test_init_rejects(void)
 {
@@ -373,6 +496,8 @@ test_init_rejects(void)
 	MRC_T_EQ(mrc_rel_rx_init((struct mrc_rel_rx *)mem, &cfg, 0), -EINVAL);
 	/* Memory: 8 x 128 PSNs is a 128-byte bitmap. */
 	mrc_rel_rx_cfg_defaults(&cfg);
+	MRC_T_EQ(mrc_rel_rx_init((struct mrc_rel_rx *)mem, &cfg, 0), 0);
+	MRC_T_EQ(mrc_rel_rx_set_mpr((struct mrc_rel_rx *)mem, 9), -EINVAL);
 	MRC_T_EQ(mrc_rel_rx_memsize(&cfg), sizeof(struct mrc_rel_rx) + 128);
 	printf("  responder state per QP (MPR 8): %zu bytes\n", mrc_rel_rx_memsize(&cfg));
 	return MRC_TEST_OK;
@@ -388,6 +513,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_psn_wrap),
 	MRC_TEST_CASE(test_sack_run_reports_every_arrival),
 	MRC_TEST_CASE(test_random_against_model),
+	MRC_TEST_CASE(test_dyn_mpr_and_no_bitmap),
+	MRC_TEST_CASE(test_penalty_from_refusals),
+	MRC_TEST_CASE(test_always_skip_after_marks),
 	MRC_TEST_CASE(test_init_rejects),
 };
 

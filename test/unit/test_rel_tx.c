@@ -1122,6 +1122,118 @@ test_random_lossy_paths(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Dynamic MPR: with it, the window is what the latest SACK advertised
+ * (never above the negotiated one; MPR 0 leaves it); without it SETH's MPR
+ * is ignored.
+ */
+static int
+test_dyn_mpr_window(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct mrc_rel_ack_info info;
+	struct mrc_sack_view s;
+	struct events e = {0};
+	uint32_t sent = 0;
+
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.n_ev_slots = 8;
+	cfg.mpr = 2; /* 256 PSNs */
+	cfg.dyn_mpr = true;
+	tx = new_tx(&cfg, 0);
+	MRC_T_ASSERT(tx != NULL, "init");
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	sent = 1;
+	s = sack(0, 1, 0, 0);
+	s.mpr = 1; /* the responder lowered its window to 128 PSNs */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->window, 128);
+	while (mrc_rel_tx_can_send(tx))
+		mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 10 * US + sent++);
+	MRC_T_EQ(sent, 1 + 128);
+	s = sack(0, 1, 0, 0); /* MPR 0: no news, the window stays */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 11 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->window, 128);
+	s.mpr = 200; /* more than was negotiated: the ring's size holds */
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 12 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->window, 256);
+	MRC_T_ASSERT(mrc_rel_tx_can_send(tx), "room again");
+	MRC_T_EQ(tx->stats.mpr_changes, 2);
+	free(tx);
+
+	cfg.dyn_mpr = false;
+	tx = new_tx(&cfg, 0);
+	MRC_T_ASSERT(tx != NULL, "init");
+	mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 0);
+	s = sack(0, 1, 0, 0);
+	s.mpr = 1;
+	MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 10 * US, &ops, &e, &info), 0);
+	MRC_T_EQ(tx->window, 256);
+	free(tx);
+	return MRC_TEST_OK;
+}
+
+/*
+ * TSETH echo: a resent packet gives no RTT sample (Karn) unless the echo
+ * equals the stamp of its last transmission; an echo of the first copy's
+ * stamp (that copy arrived late) gives none either.
+ */
+static int
+test_ts_echo_rtt_for_resends(void)
+{
+	struct mrc_rel_tx_cfg cfg;
+	struct mrc_rel_tx *tx;
+	struct mrc_rel_ack_info info;
+	struct mrc_sack_view s;
+	struct events e = {0};
+	uint32_t psn, old_ev, cookie;
+	uint16_t len;
+
+	for (int echo_last = 0; echo_last < 3; echo_last++) {
+		mrc_rel_tx_cfg_defaults(&cfg, HZ);
+		cfg.n_ev_slots = 8;
+		cfg.ts_shift = 7; /* 128 ns */
+		tx = new_tx(&cfg, 0);
+		MRC_T_ASSERT(tx != NULL, "init");
+		const uint16_t first = mrc_rel_tx_ts_stamp(tx, 1 * US);
+		const uint16_t last = mrc_rel_tx_ts_stamp(tx, 50 * US);
+
+		MRC_T_ASSERT(first != last && first != 0 && last != 0, "distinct stamps");
+		mrc_rel_tx_sent_new(tx, 0, EVV(0), 100, 0, 1 * US);
+		/* NACKed, so resent at 50 us on another EV */
+		const struct mrc_nack_view n = {.reason = MRC_NACK_TRIMMED, .nack_psn = 0};
+
+		MRC_T_EQ(mrc_rel_tx_on_nack(tx, &n, 20 * US, &ops, &e), 0);
+		MRC_T_EQ(mrc_rel_tx_next_retx(tx, &psn, &old_ev, &cookie, &len), 0);
+		mrc_rel_tx_sent_retx(tx, 0, 1, EVV(1), 50 * US);
+		s = sack(0, 1, 0, 0);
+		s.ts_echo = echo_last == 1 ? last : echo_last == 2 ? first : 0;
+		MRC_T_EQ(mrc_rel_tx_on_sack(tx, &s, 62 * US, &ops, &e, &info), 0);
+		MRC_T_EQ(info.acked_pkts, 1);
+		if (echo_last == 1) {
+			MRC_T_U64_EQ(info.rtt_tsc, 12 * US);
+			MRC_T_EQ(tx->stats.ts_rtt_samples, 1);
+		} else {
+			MRC_T_U64_EQ(info.rtt_tsc, 0);
+			MRC_T_EQ(tx->stats.rtt_samples, 0);
+		}
+		free(tx);
+	}
+	/* Stamps are 16 bits of send_tsc >> ts_shift, never 0. */
+	mrc_rel_tx_cfg_defaults(&cfg, HZ);
+	cfg.ts_shift = 7;
+	tx = new_tx(&cfg, 0);
+	MRC_T_ASSERT(tx != NULL, "init");
+	MRC_T_EQ(mrc_rel_tx_ts_stamp(tx, 0), 1);
+	MRC_T_EQ(mrc_rel_tx_ts_stamp(tx, (uint64_t)65536 << 7), 1);
+	MRC_T_EQ(mrc_rel_tx_ts_stamp(tx, 300 << 7), 300);
+	free(tx);
+	cfg.ts_shift = 49;
+	MRC_T_ASSERT(new_tx(&cfg, 0) == NULL, "ts_shift out of range refused");
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_cumulative_ack_and_rtt),
 	MRC_TEST_CASE(test_refuse_acks_for_unsent),
@@ -1147,6 +1259,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_inflight_bytes_once),
 	MRC_TEST_CASE(test_window_and_wrap),
 	MRC_TEST_CASE(test_init_rejects),
+	MRC_TEST_CASE(test_dyn_mpr_window),
+	MRC_TEST_CASE(test_ts_echo_rtt_for_resends),
 	MRC_TEST_CASE(test_random_lossy_paths),
 };
 

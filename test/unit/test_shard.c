@@ -523,6 +523,38 @@ test_takes_qps_through_its_request_ring(void)
 	return MRC_TEST_OK;
 }
 
+static struct mrc_shard *called_on;
+
+static int
+record_call(struct mrc_shard *s, void *arg)
+{
+	called_on = s;
+	return *(int *)arg;
+}
+
+static int
+test_runs_calls_on_its_owner(void)
+{
+	static struct lone l;
+	int answer = 42;
+	struct mrc_shard_req call = {.op = MRC_SHARD_CALL, .fn = record_call, .arg = &answer};
+	struct mrc_shard_req none = {.op = MRC_SHARD_CALL};
+
+	MRC_T_RUN(lone_make(&l, 1, 0, false, true));
+	called_on = NULL;
+	MRC_T_EQ(mrc_shard_request(l.s, &call), 0);
+	MRC_T_EQ(mrc_shard_request(l.s, &none), 0);
+	MRC_T_ASSERT(called_on == NULL && !mrc_shard_req_done(&call),
+		"nothing runs before the owner iterates");
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_ASSERT(mrc_shard_req_done(&call) && mrc_shard_req_done(&none), "both done");
+	MRC_T_ASSERT(called_on == l.s, "the function got its shard");
+	MRC_T_EQ(call.rc, 42);
+	MRC_T_EQ(none.rc, -EINVAL);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
 /*
  * Two shards joined back to back by net_ring ports (one plane, no delay):
  * host 0's tx ring is host 1's rx ring and the other way round.
@@ -1129,6 +1161,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_sends_what_control_built),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
+	MRC_TEST_CASE(test_runs_calls_on_its_owner),
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 	MRC_TEST_CASE(test_reports_qp_errors),

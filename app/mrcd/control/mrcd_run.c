@@ -24,6 +24,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_shard.h"
+#include "mrcd_apps.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
@@ -135,6 +136,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		mrcd_handoff_drain(d);
 		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
+		mrcd_apps_tick(d, now);
 		mrcd_output_tick(d, &out, now, start);
 		if (d->cfg.telemetry.console && now >= next_console) {
 			mrcd_console_line(d, now, start);

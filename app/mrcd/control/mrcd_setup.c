@@ -26,6 +26,7 @@
 #include <rte_mbuf.h>
 
 #include "mrc_fabric.h"
+#include "mrcd_apps.h"
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_daemon.h"
@@ -323,7 +324,8 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 		/* one shard: the flows' QPNs, then the spare pairs of recovered flows
 		 * (mrcd_recover.h; recovery runs with one worker per host) */
 		max_qps[k] = hc->n_shards == 1
-				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows)
+				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows) +
+					       MRCD_APPS_QPNS /* then the applications' */
 				     : 0;
 	}
 	if (hc->n_shards > 1) {
@@ -431,7 +433,8 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	mrcd_config_wire(&d->cfg, &cfg.wire);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 		cfg.port_id[p] = hc->port[p];
-	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4), 64);
+	/* the generator's region, then the applications' (apps/mrcd_apps.h) */
+	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4 + MRCD_APPS_MR_SLOTS), 64);
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
 	hc->mem = rte_zmalloc("mrcd_mem", hc->mem_len, 4096);
 	if (hc->mrs == NULL || hc->mem == NULL) {
@@ -441,7 +444,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			h, hc->mem_len);
 		return -ENOMEM;
 	}
-	mrc_mr_table_init(hc->mrs, 4);
+	mrc_mr_table_init(hc->mrs, 4 + MRCD_APPS_MR_SLOTS);
 	hc->key = mrc_mr_register(hc->mrs, hc->mem, hc->mem_len, rte_malloc_virt2iova(hc->mem),
 		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE | MRC_MR_ZERO_BASED);
 	if (hc->key == 0) {

@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 #include "mrc_fabric.h"
+#include "mrcd_apps.h"
 #include "mrcd_daemon.h"
 #include "mrcd_datapath.h"
 #include "mrcd_gen.h"
@@ -147,6 +148,7 @@ mrcd_worker_main(void *arg)
 			mrc_shard_iterate(sc->rt, now, &sc->rand);
 			completions(d, sc, now);
 		}
+		mrcd_apps_worker_poll(d, (unsigned int)(w - d->workers));
 		/* [lcores] pass_delay_us: a slower or busier core, for tests and benchmarks. */
 		if (d->cfg.lcores.pass_delay_us != 0)
 			rte_delay_us_block(d->cfg.lcores.pass_delay_us);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_APPS_H
+#define MRCD_APPS_H
+
+/*
+ * Applications on mrcd (doc/applications.md): the daemon's end of the channel
+ * lib_mrc speaks (lib/mrc_api/mrc_chan.h).
+ *
+ * Run by: the control thread (the socket, sessions, QP and region set-up;
+ * mrcd_apps_open / _tick / _close), the workers (each the QPs it owns:
+ * mrcd_apps_worker_poll), telemetry (/mrc/apps). The control thread reaches a
+ * worker only through its shard's request ring (MRC_SHARD_CALL): it adds and
+ * removes QPs there, moves them to RTS and ERROR, and changes the host's
+ * region table there, so all of those are written on the lcore that reads
+ * them.
+ */
+
+#include <stdint.h>
+
+struct mrcd_daemon;
+
+/* QPNs per host kept for applications, after the generator's and their spares. */
+#define MRCD_APPS_QPNS 256
+/* Region slots per host kept for applications, after the generator's. */
+#define MRCD_APPS_MR_SLOTS 256
+
+/* Control, after the lcores are assigned: open the socket ([daemon] apps_socket). */
+int mrcd_apps_open(struct mrcd_daemon *d);
+/* Control, each pass of its loop: accept, serve requests, notice applications gone. */
+void mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now);
+/* Control, once the workers have stopped: end every session and close the socket. */
+void mrcd_apps_close(struct mrcd_daemon *d);
+/* Worker `w`, each pass: its applications' QPs (send queues, completions). */
+void mrcd_apps_worker_poll(struct mrcd_daemon *d, unsigned int w);
+/* Register /mrc/apps. */
+int mrcd_apps_telemetry_register(struct mrcd_daemon *d);
+
+#endif /* MRCD_APPS_H */

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_APPS_PRIV_H
+#define MRCD_APPS_PRIV_H
+
+/* The applications' sessions, QPs, CQs and regions, and who writes what (mrcd_apps.h). */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mrc_chan.h"
+#include "mrc_qp.h"
+#include "mrcd_daemon.h"
+
+/* Per application (session) at most: a QP or region beyond is refused with ENOMEM. */
+#define MRCD_APPS_SESSIONS	   16
+#define MRCD_APPS_SESSION_QPS	   64
+#define MRCD_APPS_SESSION_CQS	   32
+#define MRCD_APPS_SESSION_MRS	   64
+#define MRCD_APPS_SESSION_MR_BYTES (4ull << 30)
+#define MRCD_APPS_SESSION_CHANNELS 8
+/* QPs a worker serves for applications at most. */
+#define MRCD_APPS_WORKER_QPS (MRCD_APPS_SESSIONS * MRCD_APPS_SESSION_QPS)
+
+/* Counters of one QP: its worker writes, telemetry reads (relaxed). */
+struct mrcd_app_qp_cnt {
+	uint64_t posted, sends_done, recvs_done, flushed, cq_overruns, rnr;
+	uint64_t refused[MRC_CHAN_REF_END];
+};
+
+struct mrcd_app_cq {
+	uint32_t id; /* 0: free slot */
+	uint32_t entries, n_rings;
+	uint8_t *shm; /* mrcd's mapping */
+	size_t bytes;
+	/* each ring's producer index: that ring's worker alone writes it */
+	uint32_t head[MRCD_MAX_WORKERS];
+	uint64_t overruns; /* any worker (atomic) */
+	/* notification: the channel (1.., 0: none), where wake-ups go, and this CQ's token */
+	uint32_t channel;
+	struct rte_ring *wakes;
+	void *token;
+	uint64_t wakes_dropped; /* the wake-up ring was full: any worker (atomic) */
+};
+
+struct mrcd_app_session;
+
+struct mrcd_app_qp {
+	/* control writes; the worker reads what it needs after the QP was added */
+	struct mrcd_app_session *s;
+	uint32_t qpn; /* 0: free slot */
+	unsigned int host, worker;
+	uint32_t state; /* enum mrc_chan_qp_state: the application's view, control's copy */
+	bool added;	/* on its shard (from RTR until destroyed) */
+	bool sig_all;
+	uint32_t access, mtu, dest_qpn, rq_psn, sq_psn;
+	uint8_t timeout, retry_linear, retry_exp, mpr, mpr_dest;
+	uint32_t mod_mask; /* MRC_CHAN_MOD_* given so far */
+	uint8_t dgid[16];
+	struct mrcd_app_cq *scq, *rcq;
+	struct mrc_qp *qp;
+	struct mrc_cq *icq; /* the engine's completions for this QP, in mrcd's memory */
+	uint8_t *shm;
+	size_t bytes;
+	struct mrc_chan_qp_status *st;
+	struct mrc_chan_ring *sq, *rq;
+	struct mrc_chan_swqe *sqe;
+	struct mrc_chan_rwqe *rqe;
+	uint32_t sq_size, rq_size; /* mrcd's own copy: the shared memory's is not read */
+	/* the worker's alone */
+	uint32_t sq_tail, rq_tail;
+	uint64_t next_id; /* the engine's wr_id of the next message */
+	struct mrcd_app_wr {
+		uint64_t wr_id;
+		uint32_t sq_index;
+		uint8_t flags;
+	} * shadow; /* sq_size entries, by the engine's wr_id */
+	bool error_told;
+	struct mrcd_app_qp_cnt cnt;
+};
+
+struct mrcd_app_mr {
+	uint32_t key; /* 0: free slot */
+	uint8_t *map; /* mrcd's mapping of the memfd pages */
+	size_t map_len;
+	uint64_t addr, len;
+	bool dying; /* deregistered by the application or its end: freed when no packet holds it */
+};
+
+struct mrcd_app_session {
+	bool used;
+	int fd;
+	uint32_t id; /* 1.. : the owner mark of its regions */
+	pid_t pid;
+	unsigned int host; /* local index */
+	bool hello, closing;
+	struct mrcd_app_qp qp[MRCD_APPS_SESSION_QPS];
+	struct mrcd_app_cq cq[MRCD_APPS_SESSION_CQS];
+	struct mrcd_app_mr mr[MRCD_APPS_SESSION_MRS];
+	uint64_t mr_bytes;
+	int chan_fd[MRCD_APPS_SESSION_CHANNELS]; /* eventfds mrcd writes (-1: none) */
+	uint64_t requests;
+	uint64_t refused[MRC_CHAN_REF_END]; /* socket messages; its QPs count their own */
+};
+
+struct mrcd_apps_worker {
+	struct mrcd_app_qp *qp[MRCD_APPS_WORKER_QPS];
+	unsigned int n;
+};
+
+struct mrcd_apps {
+	struct mrcd_daemon *d;
+	int lfd;
+	char path[108];
+	uint32_t next_id;
+	/* control writes the sessions under the lock; telemetry reads under it */
+	pthread_mutex_t lock;
+	struct mrcd_app_session sess[MRCD_APPS_SESSIONS];
+	/* the worker's lists, changed by MRC_SHARD_CALL on that worker only */
+	struct mrcd_apps_worker w[MRCD_MAX_WORKERS];
+	/* per host: which session owns each region slot (0: none); control writes
+	 * before the key is published, workers read */
+	uint32_t *mr_owner[MRCD_MAX_HOSTS];
+	uint32_t mr_slots;
+	/* per host: the first application QPN, and which are taken (control) */
+	uint32_t qpn_first;
+	uint32_t qpn_next[MRCD_MAX_HOSTS];
+	bool qpn_used[MRCD_MAX_HOSTS][MRCD_APPS_QPNS];
+	struct mrc_rand rand; /* control's, for the QPs' INIT */
+	uint64_t sessions_total, sessions_refused;
+	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
+	 * channel's eventfd (a worker makes no system call) */
+	struct rte_ring *wakes;
+	uint64_t wakes_sent; /* control */
+};
+
+/* mrcd_apps_worker.c, on the worker: the QP's status once it went to ERROR. */
+void mrcd_app_qp_to_error(struct mrcd_app_qp *q, uint32_t why, uint64_t now);
+
+#endif /* MRCD_APPS_PRIV_H */

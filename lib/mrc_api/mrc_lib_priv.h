@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRC_LIB_PRIV_H
+#define MRC_LIB_PRIV_H
+
+/* lib_mrc's objects. One thread per QP posts and one per CQ polls, as in verbs. */
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "mrc.h"
+#include "mrc_chan.h"
+
+#define MRC_LIB_DEV_MAGIC 0x6d726364u
+#define MRC_LIB_MAX_QPS	  64
+#define MRC_LIB_MAX_MRS	  64
+#define MRC_LIB_MAX_CQS	  32
+
+/* A device: the connection to mrcd as one of its hosts. ctx first: it is what programs hold. */
+struct mrc_lib_dev {
+	struct ibv_context ctx;
+	struct ibv_device dev;
+	uint32_t magic;
+	int fd;
+	unsigned int host, n_workers, mtu;
+	uint8_t gid[16];
+	uint64_t seq;
+	bool dead;	      /* mrcd went away: everything completes flushed */
+	bool fatal_told;      /* IBV_EVENT_DEVICE_FATAL given */
+	pthread_mutex_t lock; /* one request on the socket at a time */
+	struct mrc_context *mctx;
+	uint32_t empty_polls;
+	/* the device's regions, so a post naming memory that is not one fails at once
+	 * (EINVAL) instead of taking the QP to ERROR; key 0: a free entry */
+	struct mrc_lib_region {
+		uint32_t key;
+		uint64_t addr, len;
+	} regions[MRC_LIB_MAX_MRS];
+};
+
+/* Is [addr, addr + len) inside the device's region `lkey`? */
+bool mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len);
+
+struct mrc_context {
+	struct mrc_lib_dev *dev;
+	struct mrc_qp *qps[MRC_LIB_MAX_QPS];
+	struct mrc_cq *cqs[MRC_LIB_MAX_CQS]; /* for the channels' events */
+};
+
+struct mrc_comp_channel {
+	struct mrc_context *ctx;
+	int fd; /* the eventfd mrcd writes */
+	uint32_t id;
+};
+
+struct mrc_cq {
+	struct mrc_context *ctx;
+	uint32_t id, entries, n_rings, next_ring;
+	uint8_t *shm;
+	size_t bytes;
+	void *cq_context;
+	struct mrc_comp_channel *channel;
+	unsigned int events_got, events_acked;
+	uint32_t tail[64]; /* per ring: ours, copied to the shared tail */
+	/* completions made here when mrcd is gone (flushes) */
+	struct ibv_wc *flush;
+	uint32_t n_flush, flush_pos;
+};
+
+struct mrc_qp_hint {
+	struct mrc_context *ctx;
+	struct mrc_qp_hint_attr attr;
+	int users;
+};
+
+struct mrc_qp {
+	struct mrc_context *ctx;
+	uint32_t qpn;
+	uint8_t *shm;
+	size_t bytes;
+	struct mrc_chan_qp_status *st;
+	struct mrc_chan_ring *sq, *rq;
+	struct mrc_chan_swqe *sqe;
+	struct mrc_chan_rwqe *rqe;
+	uint32_t sq_size, rq_size;
+	uint32_t sq_head, rq_head; /* ours: posted */
+	uint32_t sq_done, rq_done; /* completed (in order), for flushing what is left */
+	uint64_t *rq_wr;	   /* wr_ids posted, by ring index */
+	struct mrc_qp_init_attr init;
+	struct ibv_qp_attr vattr; /* what was set */
+	struct mrc_qp_attr mattr;
+	uint32_t events_seen;
+};
+
+int mrc_lib_rpc(struct mrc_lib_dev *dev, struct mrc_chan_req *r, int send_fd,
+	struct mrc_chan_rep *rep, int *recv_fd);
+struct mrc_lib_dev *mrc_lib_dev_of(struct ibv_context *c);
+/* mrcd is gone: flush every QP's outstanding work into its CQs. */
+void mrc_lib_dev_died(struct mrc_lib_dev *dev);
+
+#endif /* MRC_LIB_PRIV_H */

@@ -1,0 +1,855 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * lib_mrc: CQs, QPs, posting and polling through the shared rings, and what
+ * happens when mrcd goes away (every outstanding request completes
+ * IBV_WC_WR_FLUSH_ERR, IBV_EVENT_DEVICE_FATAL is reported).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mrc_lib_priv.h"
+
+/* How often an empty poll looks at the socket for mrcd's end (a system call). */
+#define DEATH_CHECK_POLLS 4096
+
+static uint8_t *
+map_fd(int fd, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- completion channels: an eventfd mrcd writes when an armed CQ gets an entry ---- */
+
+int
+mrc_create_comp_channel(struct mrc_context *c, struct mrc_comp_channel **channel)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_CHANNEL};
+	struct mrc_chan_rep rep;
+	struct mrc_comp_channel *ch;
+
+	if (c == NULL || channel == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL)
+		return -1;
+	ch->ctx = c;
+	ch->fd = eventfd(0, EFD_CLOEXEC);
+	if (ch->fd < 0 || mrc_lib_rpc(c->dev, &r, ch->fd, &rep, NULL) != 0) {
+		const int err = errno;
+
+		if (ch->fd >= 0)
+			close(ch->fd);
+		free(ch);
+		errno = err;
+		return -1;
+	}
+	ch->id = rep.u.create_channel.channel;
+	*channel = ch;
+	return 0;
+}
+
+int
+mrc_get_comp_channel_fd(struct mrc_comp_channel *channel, int *fd)
+{
+	if (channel == NULL || fd == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*fd = channel->fd;
+	return 0;
+}
+
+int
+mrc_destroy_comp_channel(struct mrc_comp_channel *channel)
+{
+	if (channel == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++)
+		if (channel->ctx->cqs[k] != NULL && channel->ctx->cqs[k]->channel == channel) {
+			errno = EBUSY;
+			return -1;
+		}
+	close(channel->fd);
+	free(channel);
+	return 0;
+}
+
+int
+mrc_req_notify_cq(struct mrc_cq *cq, int solicited_only)
+{
+	(void)solicited_only; /* no solicited events in MRC: every completion counts */
+	if (cq == NULL || cq->channel == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	__atomic_store_n(&((struct mrc_chan_cq_status *)cq->shm)->armed, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The first CQ of the channel whose armed notification fired, taken back; NULL: none. */
+static struct mrc_cq *
+fired_cq(struct mrc_comp_channel *ch)
+{
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++) {
+		struct mrc_cq *cq = ch->ctx->cqs[k];
+
+		if (cq != NULL && cq->channel == ch &&
+			__atomic_exchange_n(&((struct mrc_chan_cq_status *)cq->shm)->fired, 0,
+				__ATOMIC_ACQ_REL) != 0)
+			return cq;
+	}
+	return NULL;
+}
+
+int
+mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq, void **cq_context)
+{
+	struct mrc_cq *got;
+
+	if (channel == NULL || cq == NULL || cq_context == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	while ((got = fired_cq(channel)) == NULL) {
+		struct pollfd p[2] = {{.fd = channel->fd, .events = POLLIN},
+			{.fd = channel->ctx->dev->fd, .events = POLLIN}};
+		uint64_t v;
+
+		if (channel->ctx->dev->dead) {
+			errno = EIO;
+			return -1;
+		}
+		/* A non-blocking fd: one look. Else wait for mrcd's write, or its end. */
+		if ((fcntl(channel->fd, F_GETFL) & O_NONBLOCK) == 0 && poll(p, 2, -1) > 0 &&
+			(p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+			(p[0].revents & POLLIN) == 0) {
+			mrc_lib_dev_died(channel->ctx->dev);
+			continue;
+		}
+		if (read(channel->fd, &v, sizeof(v)) < 0 && errno == EAGAIN &&
+			(got = fired_cq(channel)) == NULL) {
+			/* Nothing yet; and if mrcd is gone, nothing ever. */
+			if (poll(&p[1], 1, 0) == 1 && (p[1].revents & (POLLIN | POLLHUP)) != 0) {
+				mrc_lib_dev_died(channel->ctx->dev);
+				errno = EIO;
+			}
+			return -1;
+		}
+	}
+	got->events_got++;
+	*cq = got;
+	*cq_context = got->cq_context;
+	return 0;
+}
+
+void
+mrc_ack_cq_events(struct mrc_cq *cq, unsigned int nevents)
+{
+	if (cq != NULL)
+		cq->events_acked += nevents;
+}
+
+/* ---- CQs ---- */
+
+struct mrc_cq *
+mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_channel *channel,
+	int comp_vector)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_CQ};
+	struct mrc_chan_rep rep;
+	unsigned int slot;
+	struct mrc_cq *cq;
+	int fd;
+
+	(void)comp_vector;
+	if (c == NULL || cqe <= 0 || (uint32_t)cqe > MRC_CHAN_MAX_CQ) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (channel != NULL && channel->ctx != c) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (slot = 0; slot < MRC_LIB_MAX_CQS && c->cqs[slot] != NULL; slot++)
+		;
+	if (slot == MRC_LIB_MAX_CQS) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r.u.create_cq.entries = (uint32_t)cqe;
+	r.u.create_cq.channel = channel != NULL ? channel->id : 0;
+	if (mrc_lib_rpc(c->dev, &r, -1, &rep, &fd) != 0)
+		return NULL;
+	if (fd < 0 || rep.u.create_cq.n_rings == 0 || rep.u.create_cq.n_rings > 64 ||
+		rep.u.create_cq.bytes !=
+			mrc_chan_cq_bytes(rep.u.create_cq.entries, rep.u.create_cq.n_rings)) {
+		if (fd >= 0)
+			close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL) {
+		close(fd);
+		return NULL;
+	}
+	cq->ctx = c;
+	cq->id = rep.u.create_cq.cq;
+	cq->entries = rep.u.create_cq.entries;
+	cq->n_rings = rep.u.create_cq.n_rings;
+	cq->bytes = rep.u.create_cq.bytes;
+	cq->cq_context = cq_context;
+	cq->channel = channel;
+	cq->shm = map_fd(fd, cq->bytes);
+	if (cq->shm == NULL) {
+		free(cq);
+		return NULL;
+	}
+	c->cqs[slot] = cq;
+	return cq;
+}
+
+int
+mrc_destroy_cq(struct mrc_cq *cq)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_DESTROY_CQ};
+	struct mrc_chan_rep rep;
+
+	if (cq == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cq->events_got != cq->events_acked) {
+		errno = EBUSY; /* events got must be acknowledged first */
+		return -1;
+	}
+	r.u.destroy_cq.cq = cq->id;
+	if (mrc_lib_rpc(cq->ctx->dev, &r, -1, &rep, NULL) != 0 && !cq->ctx->dev->dead)
+		return -1;
+	for (unsigned int k = 0; k < MRC_LIB_MAX_CQS; k++)
+		if (cq->ctx->cqs[k] == cq)
+			cq->ctx->cqs[k] = NULL;
+	munmap(cq->shm, cq->bytes);
+	free(cq->flush);
+	free(cq);
+	return 0;
+}
+
+static struct mrc_qp *
+qp_of(struct mrc_context *c, uint32_t qpn)
+{
+	for (unsigned int k = 0; k < MRC_LIB_MAX_QPS; k++)
+		if (c->qps[k] != NULL && c->qps[k]->qpn == qpn)
+			return c->qps[k];
+	return NULL;
+}
+
+static const enum ibv_wc_status wc_status[] = {
+	[MRC_CHAN_WC_OK] = IBV_WC_SUCCESS,
+	[MRC_CHAN_WC_FLUSH] = IBV_WC_WR_FLUSH_ERR,
+	[MRC_CHAN_WC_LOC_PROT] = IBV_WC_LOC_PROT_ERR,
+	[MRC_CHAN_WC_LOC_QP_OP] = IBV_WC_LOC_QP_OP_ERR,
+	[MRC_CHAN_WC_REM_ACCESS] = IBV_WC_REM_ACCESS_ERR,
+	[MRC_CHAN_WC_RETRY_EXC] = IBV_WC_RETRY_EXC_ERR,
+};
+
+static void
+to_wc(struct mrc_cq *cq, const struct mrc_chan_cqe *e, struct ibv_wc *wc)
+{
+	struct mrc_qp *qp = qp_of(cq->ctx, e->qpn);
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status < sizeof(wc_status) / sizeof(wc_status[0]) ? wc_status[e->status]
+									  : IBV_WC_GENERAL_ERR;
+	wc->qp_num = e->qpn;
+	wc->byte_len = e->byte_len;
+	if (e->opcode == MRC_CHAN_WC_RECV_IMM) {
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		wc->imm_data = e->imm;
+		wc->wc_flags = IBV_WC_WITH_IMM;
+		if (qp != NULL)
+			qp->rq_done++;
+	} else {
+		wc->opcode = IBV_WC_RDMA_WRITE;
+		/* in order: every earlier request of the QP is done too */
+		if (qp != NULL && e->sq_index - qp->sq_done < qp->sq_size)
+			qp->sq_done = e->sq_index + 1;
+	}
+}
+
+static bool
+dev_gone(struct mrc_lib_dev *dev)
+{
+	struct pollfd p = {.fd = dev->fd, .events = POLLIN};
+
+	if (dev->dead)
+		return true;
+	if (++dev->empty_polls < DEATH_CHECK_POLLS)
+		return false;
+	dev->empty_polls = 0;
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLIN)) != 0) {
+		char b;
+
+		/* mrcd never speaks unasked: readable means its end */
+		if (recv(dev->fd, &b, 1, MSG_DONTWAIT | MSG_PEEK) <= 0 ||
+			(p.revents & POLLHUP) != 0) {
+			mrc_lib_dev_died(dev);
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	int n = 0;
+
+	if (cq == NULL || num_entries < 0 || (num_entries > 0 && wc == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (uint32_t looked = 0; n < num_entries && looked < cq->n_rings;) {
+		const uint32_t ri = cq->next_ring;
+		struct mrc_chan_ring *r =
+			(struct mrc_chan_ring *)(cq->shm + mrc_chan_cq_ring_off(cq->entries, ri));
+		const struct mrc_chan_cqe *e = (const struct mrc_chan_cqe *)(r + 1);
+		const uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+		if (head == cq->tail[ri]) {
+			cq->next_ring = (ri + 1) % cq->n_rings;
+			looked++;
+			continue;
+		}
+		/* Per QP in order: each QP's completions come from one worker's ring. */
+		to_wc(cq, &e[cq->tail[ri] & (cq->entries - 1)], &wc[n++]);
+		cq->tail[ri]++;
+		__atomic_store_n(&r->tail, cq->tail[ri], __ATOMIC_RELEASE);
+		looked = 0;
+	}
+	if (n == 0 && dev_gone(cq->ctx->dev))
+		while (n < num_entries && cq->flush_pos < cq->n_flush)
+			wc[n++] = cq->flush[cq->flush_pos++];
+	return n;
+}
+
+/* ---- the end of mrcd ---- */
+
+static void
+add_flush(struct mrc_cq *cq, uint64_t wr_id, uint32_t qpn, enum ibv_wc_opcode op)
+{
+	struct ibv_wc *w;
+
+	if (cq == NULL)
+		return;
+	w = realloc(cq->flush, (cq->n_flush + 1) * sizeof(*w));
+	if (w == NULL)
+		return;
+	cq->flush = w;
+	memset(&w[cq->n_flush], 0, sizeof(*w));
+	w[cq->n_flush].wr_id = wr_id;
+	w[cq->n_flush].status = IBV_WC_WR_FLUSH_ERR;
+	w[cq->n_flush].opcode = op;
+	w[cq->n_flush].qp_num = qpn;
+	cq->n_flush++;
+}
+
+void
+mrc_lib_dev_died(struct mrc_lib_dev *dev)
+{
+	struct mrc_context *c = dev->mctx;
+
+	if (dev->dead)
+		return;
+	dev->dead = true;
+	if (c == NULL)
+		return;
+	/* What mrcd had not completed, in order, after what it had. */
+	for (unsigned int k = 0; k < MRC_LIB_MAX_QPS; k++) {
+		struct mrc_qp *qp = c->qps[k];
+
+		if (qp == NULL)
+			continue;
+		for (uint32_t i = qp->sq_done; i != qp->sq_head; i++)
+			add_flush(qp->init.send_cq, qp->sqe[i & (qp->sq_size - 1)].wr_id, qp->qpn,
+				IBV_WC_RDMA_WRITE);
+		for (uint32_t i = qp->rq_done; i != qp->rq_head; i++)
+			add_flush(qp->init.recv_cq, qp->rq_wr[i & (qp->rq_size - 1)], qp->qpn,
+				IBV_WC_RECV_RDMA_WITH_IMM);
+		qp->sq_done = qp->sq_head;
+		qp->rq_done = qp->rq_head;
+	}
+}
+
+/* ---- QPs ---- */
+
+struct mrc_qp *
+mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_QP};
+	struct mrc_chan_rep rep;
+	struct mrc_qp *qp;
+	unsigned int slot = MRC_LIB_MAX_QPS;
+	int fd;
+
+	if (c == NULL || attr == NULL || attr->send_cq == NULL || attr->recv_cq == NULL ||
+		attr->send_cq->ctx != c || attr->recv_cq->ctx != c || attr->pd == NULL ||
+		attr->cap.max_send_wr == 0 || attr->cap.max_send_wr > MRC_CHAN_MAX_SQ ||
+		attr->cap.max_recv_wr > MRC_CHAN_MAX_RQ || attr->cap.max_send_sge > 1 ||
+		attr->cap.max_recv_sge > 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (unsigned int k = 0; k < MRC_LIB_MAX_QPS && slot == MRC_LIB_MAX_QPS; k++)
+		if (c->qps[k] == NULL)
+			slot = k;
+	if (slot == MRC_LIB_MAX_QPS) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r.u.create_qp.send_cq = attr->send_cq->id;
+	r.u.create_qp.recv_cq = attr->recv_cq->id;
+	r.u.create_qp.max_send_wr = attr->cap.max_send_wr;
+	r.u.create_qp.max_recv_wr = attr->cap.max_recv_wr;
+	r.u.create_qp.sq_sig_all = attr->sq_sig_all != 0;
+	r.u.create_qp.pd = attr->pd->handle;
+	if (mrc_lib_rpc(c->dev, &r, -1, &rep, &fd) != 0)
+		return NULL;
+	if (fd < 0 || rep.u.create_qp.bytes != mrc_chan_qp_bytes(rep.u.create_qp.sq_entries,
+						       rep.u.create_qp.rq_entries)) {
+		if (fd >= 0)
+			close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (qp == NULL) {
+		close(fd);
+		return NULL;
+	}
+	qp->ctx = c;
+	qp->qpn = rep.u.create_qp.qpn;
+	qp->sq_size = rep.u.create_qp.sq_entries;
+	qp->rq_size = rep.u.create_qp.rq_entries;
+	qp->bytes = rep.u.create_qp.bytes;
+	qp->shm = map_fd(fd, qp->bytes);
+	qp->rq_wr = calloc(qp->rq_size, sizeof(uint64_t));
+	if (qp->shm == NULL || qp->rq_wr == NULL) {
+		free(qp->rq_wr);
+		free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->st = (struct mrc_chan_qp_status *)qp->shm;
+	qp->sq = (struct mrc_chan_ring *)(qp->shm + mrc_chan_qp_sq_off());
+	qp->sqe = (struct mrc_chan_swqe *)(qp->sq + 1);
+	qp->rq = (struct mrc_chan_ring *)(qp->shm + mrc_chan_qp_rq_off(qp->sq_size));
+	qp->rqe = (struct mrc_chan_rwqe *)(qp->rq + 1);
+	qp->init = *attr;
+	qp->init.cap.max_send_wr = qp->sq_size;
+	qp->init.cap.max_recv_wr = qp->rq_size;
+	c->qps[slot] = qp;
+	return qp;
+}
+
+int
+mrc_destroy_qp(struct mrc_qp *qp)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_DESTROY_QP};
+	struct mrc_chan_rep rep;
+
+	if (qp == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	r.u.destroy_qp.qpn = qp->qpn;
+	if (mrc_lib_rpc(qp->ctx->dev, &r, -1, &rep, NULL) != 0 && !qp->ctx->dev->dead)
+		return -1;
+	for (unsigned int k = 0; k < MRC_LIB_MAX_QPS; k++)
+		if (qp->ctx->qps[k] == qp)
+			qp->ctx->qps[k] = NULL;
+	munmap(qp->shm, qp->bytes);
+	free(qp->rq_wr);
+	free(qp);
+	return 0;
+}
+
+int
+mrc_get_qpn(struct mrc_qp *qp, uint32_t *qpn)
+{
+	if (qp == NULL || qpn == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*qpn = qp->qpn;
+	return 0;
+}
+
+static uint32_t
+mtu_bytes(enum ibv_mtu m)
+{
+	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
+}
+
+int
+mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vattr_mask,
+	struct mrc_qp_attr *mrc_attr, int mrc_attr_mask)
+{
+	struct mrc_chan_req r = {.op = MRC_CHAN_MODIFY_QP};
+	struct mrc_chan_rep rep;
+	uint32_t m = 0;
+
+	if (qp == NULL || vattr == NULL || (mrc_attr_mask != 0 && mrc_attr == NULL)) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	r.u.modify_qp.qpn = qp->qpn;
+	r.u.modify_qp.state = (vattr_mask & IBV_QP_STATE)
+				      ? (uint32_t)vattr->qp_state
+				      : __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
+	if (vattr_mask & IBV_QP_CUR_STATE) {
+		m |= MRC_CHAN_MOD_CUR;
+		r.u.modify_qp.cur_state = vattr->cur_qp_state;
+	}
+	if (vattr_mask & IBV_QP_AV) {
+		m |= MRC_CHAN_MOD_AV;
+		memcpy(r.u.modify_qp.dgid, vattr->ah_attr.grh.dgid.raw, 16);
+	}
+	if (vattr_mask & IBV_QP_DEST_QPN) {
+		m |= MRC_CHAN_MOD_DEST_QPN;
+		r.u.modify_qp.dest_qpn = vattr->dest_qp_num;
+	}
+	if (vattr_mask & IBV_QP_RQ_PSN) {
+		m |= MRC_CHAN_MOD_RQ_PSN;
+		r.u.modify_qp.rq_psn = vattr->rq_psn;
+	}
+	if (vattr_mask & IBV_QP_SQ_PSN) {
+		m |= MRC_CHAN_MOD_SQ_PSN;
+		r.u.modify_qp.sq_psn = vattr->sq_psn;
+	}
+	if (vattr_mask & IBV_QP_PATH_MTU) {
+		m |= MRC_CHAN_MOD_MTU;
+		r.u.modify_qp.mtu = mtu_bytes(vattr->path_mtu);
+	}
+	if (vattr_mask & IBV_QP_ACCESS_FLAGS) {
+		m |= MRC_CHAN_MOD_ACCESS;
+		r.u.modify_qp.access = vattr->qp_access_flags;
+	}
+	/* Verbs' own timeout and retry count map onto MRC's when MRC's are not given. */
+	if (mrc_attr_mask & MRC_QP_TIMEOUT) {
+		m |= MRC_CHAN_MOD_TIMEOUT;
+		r.u.modify_qp.timeout = mrc_attr->timeout;
+	} else if (vattr_mask & IBV_QP_TIMEOUT) {
+		m |= MRC_CHAN_MOD_TIMEOUT;
+		r.u.modify_qp.timeout = vattr->timeout > 24 ? 24 : vattr->timeout;
+	}
+	if (mrc_attr_mask & MRC_QP_RETRY_CNT) {
+		m |= MRC_CHAN_MOD_RETRY;
+		r.u.modify_qp.retry_linear = mrc_attr->retry.linear_cnt;
+		r.u.modify_qp.retry_exp = mrc_attr->retry.exp_cnt;
+	} else if (vattr_mask & IBV_QP_RETRY_CNT) {
+		m |= MRC_CHAN_MOD_RETRY;
+		r.u.modify_qp.retry_linear = vattr->retry_cnt > 7 ? 7 : vattr->retry_cnt;
+		r.u.modify_qp.retry_exp = 25;
+	}
+	if (mrc_attr_mask & MRC_QP_MPR) {
+		m |= MRC_CHAN_MOD_MPR;
+		r.u.modify_qp.mpr = mrc_attr->mpr.mpr;
+	}
+	if (mrc_attr_mask & MRC_QP_MPR_DEST) {
+		m |= MRC_CHAN_MOD_MPR_DEST;
+		r.u.modify_qp.mpr_dest = mrc_attr->mpr.mpr_dest;
+	}
+	if ((m & MRC_CHAN_MOD_MTU) && r.u.modify_qp.mtu == 0) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	r.u.modify_qp.mask = m;
+	if (mrc_lib_rpc(qp->ctx->dev, &r, -1, &rep, NULL) != 0)
+		return errno;
+	/* IBV_QP_PORT, RNR, atomics, alternate paths: nothing for MRC; accepted, ignored. */
+	if (vattr_mask & IBV_QP_STATE)
+		qp->vattr.qp_state = vattr->qp_state;
+	if (mrc_attr_mask != 0)
+		qp->mattr = *mrc_attr;
+	if (vattr_mask & IBV_QP_DEST_QPN)
+		qp->vattr.dest_qp_num = vattr->dest_qp_num;
+	if (vattr_mask & IBV_QP_PATH_MTU)
+		qp->vattr.path_mtu = vattr->path_mtu;
+	if (vattr_mask & IBV_QP_ACCESS_FLAGS)
+		qp->vattr.qp_access_flags = vattr->qp_access_flags;
+	return 0;
+}
+
+int
+mrc_query_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vattr_mask,
+	struct mrc_qp_attr *mrc_attr, int mrc_attr_mask, struct mrc_qp_init_attr *init_attr)
+{
+	(void)vattr_mask;
+	(void)mrc_attr_mask;
+	if (qp == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (vattr != NULL) {
+		*vattr = qp->vattr;
+		vattr->qp_state =
+			(enum ibv_qp_state)__atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
+		vattr->cur_qp_state = vattr->qp_state;
+		vattr->cap = qp->init.cap;
+	}
+	if (mrc_attr != NULL)
+		*mrc_attr = qp->mattr;
+	if (init_attr != NULL)
+		*init_attr = qp->init;
+	return 0;
+}
+
+int
+mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	int err = 0;
+
+	if (qp == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	for (; wr != NULL; wr = wr->next) {
+		const uint32_t st = __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
+		struct mrc_chan_swqe *e;
+
+		if (qp->ctx->dev->dead) {
+			err = EIO; /* mrcd is gone */
+			break;
+		}
+		/* In ERROR a request is taken and completes flushed, as verbs has it. */
+		if ((st != MRC_CHAN_QPS_RTS && st != MRC_CHAN_QPS_ERR) ||
+			(wr->opcode != IBV_WR_RDMA_WRITE &&
+				wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM) ||
+			wr->num_sge < 0 || wr->num_sge > 1 ||
+			(wr->num_sge == 1 && wr->sg_list == NULL) ||
+			(wr->num_sge == 1 && !mrc_lib_region_ok(qp->ctx->dev, wr->sg_list[0].lkey,
+						     wr->sg_list[0].addr, wr->sg_list[0].length))) {
+			err = EINVAL;
+			break;
+		}
+		if (qp->sq_head - __atomic_load_n(&qp->sq->tail, __ATOMIC_ACQUIRE) >= qp->sq_size ||
+			qp->sq_head - qp->sq_done >= qp->sq_size) {
+			err = ENOMEM;
+			break;
+		}
+		e = &qp->sqe[qp->sq_head & (qp->sq_size - 1)];
+		memset(e, 0, sizeof(*e));
+		e->wr_id = wr->wr_id;
+		e->opcode =
+			wr->opcode == IBV_WR_RDMA_WRITE ? MRC_CHAN_WR_WRITE : MRC_CHAN_WR_WRITE_IMM;
+		e->flags = (wr->send_flags & IBV_SEND_SIGNALED) ? MRC_CHAN_WR_SIGNALED : 0;
+		if (wr->num_sge == 1) {
+			e->laddr = wr->sg_list[0].addr;
+			e->len = wr->sg_list[0].length;
+			e->lkey = wr->sg_list[0].lkey;
+		} else {
+			/* No data (a Write-with-immediate as a signal): mrcd sends from a region,
+			 * so name the start of any of ours, for 0 bytes. */
+			for (unsigned int k = 0; k < MRC_LIB_MAX_MRS && e->lkey == 0; k++) {
+				e->lkey = __atomic_load_n(
+					&qp->ctx->dev->regions[k].key, __ATOMIC_ACQUIRE);
+				e->laddr = qp->ctx->dev->regions[k].addr;
+			}
+		}
+		e->raddr = wr->wr.rdma.remote_addr;
+		e->rkey = wr->wr.rdma.rkey;
+		e->imm = wr->imm_data;
+		qp->sq_head++;
+		__atomic_store_n(&qp->sq->head, qp->sq_head, __ATOMIC_RELEASE);
+	}
+	if (err != 0) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		errno = err;
+	}
+	return err;
+}
+
+int
+mrc_post_recv(struct mrc_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	int err = 0;
+
+	if (qp == NULL) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	for (; wr != NULL; wr = wr->next) {
+		const uint32_t st = __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
+
+		if (qp->ctx->dev->dead || st == MRC_CHAN_QPS_RESET) {
+			err = qp->ctx->dev->dead ? EIO : EINVAL;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > 1) {
+			err = EINVAL;
+			break;
+		}
+		if (qp->rq_head - __atomic_load_n(&qp->rq->tail, __ATOMIC_ACQUIRE) >= qp->rq_size ||
+			qp->rq_head - qp->rq_done >= qp->rq_size) {
+			err = ENOMEM;
+			break;
+		}
+		qp->rq_wr[qp->rq_head & (qp->rq_size - 1)] = wr->wr_id;
+		qp->rqe[qp->rq_head & (qp->rq_size - 1)].wr_id = wr->wr_id;
+		qp->rq_head++;
+		__atomic_store_n(&qp->rq->head, qp->rq_head, __ATOMIC_RELEASE);
+	}
+	if (err != 0) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		errno = err;
+	}
+	return err;
+}
+
+/* ---- QP hints: kept, not yet acted on ---- */
+
+struct mrc_qp_hint *
+mrc_create_qp_hint(struct mrc_context *c, struct mrc_qp_hint_init_attr *init_attr)
+{
+	struct mrc_qp_hint *h;
+
+	if (c == NULL || init_attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return NULL;
+	h->ctx = c;
+	h->attr = init_attr->attr;
+	return h;
+}
+
+int
+mrc_destroy_qp_hint(struct mrc_qp_hint *h)
+{
+	if (h == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (h->users > 0) {
+		errno = EBUSY;
+		return -1;
+	}
+	free(h);
+	return 0;
+}
+
+static void
+hint_copy(struct mrc_qp_hint_attr *to, const struct mrc_qp_hint_attr *from, int mask)
+{
+	if (mask & MRC_QP_HINT_NUM_QPS_PER_PEER)
+		to->num_qps_per_peer = from->num_qps_per_peer;
+	if (mask & MRC_QP_HINT_NUM_SEND_PEERS)
+		to->num_send_peers = from->num_send_peers;
+	if (mask & MRC_QP_HINT_NUM_REMOTE_RECV_PEERS)
+		to->num_remote_recv_peers = from->num_remote_recv_peers;
+	if (mask & (int)MRC_QP_HINT_VENDOR_CFG)
+		memcpy(to->vendor_cfg, from->vendor_cfg, sizeof(to->vendor_cfg));
+}
+
+int
+mrc_query_qp_hint(struct mrc_qp_hint *h, struct mrc_qp_hint_attr *attr, int mask)
+{
+	if (h == NULL || attr == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	hint_copy(attr, &h->attr, mask);
+	return 0;
+}
+
+int
+mrc_modify_qp_hint(struct mrc_qp_hint *h, struct mrc_qp_hint_attr *attr, int mask)
+{
+	if (h == NULL || attr == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	hint_copy(&h->attr, attr, mask);
+	return 0;
+}
+
+/* ---- asynchronous events ---- */
+
+int
+mrc_get_async_event(struct mrc_context *c, struct mrc_async_event *event)
+{
+	if (c == NULL || event == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Blocks as ibv_get_async_event does, looking every millisecond. */
+	for (;;) {
+		if (c->dev->dead || dev_gone(c->dev)) {
+			if (!c->dev->fatal_told) {
+				c->dev->fatal_told = true;
+				memset(event, 0, sizeof(*event));
+				event->event_type = IBV_EVENT_DEVICE_FATAL;
+				return 0;
+			}
+		}
+		for (unsigned int k = 0; k < MRC_LIB_MAX_QPS; k++) {
+			struct mrc_qp *qp = c->qps[k];
+			uint32_t ev;
+
+			if (qp == NULL)
+				continue;
+			ev = __atomic_load_n(&qp->st->events, __ATOMIC_ACQUIRE);
+			if (ev != qp->events_seen) {
+				const uint32_t why =
+					__atomic_load_n(&qp->st->error, __ATOMIC_RELAXED);
+
+				qp->events_seen = ev;
+				memset(event, 0, sizeof(*event));
+				if (why == MRC_CHAN_QPE_CQ_OVERRUN) {
+					event->element.cq = qp->init.send_cq;
+					event->event_type = IBV_EVENT_CQ_ERR;
+				} else {
+					event->element.qp = qp;
+					event->event_type = IBV_EVENT_QP_FATAL;
+				}
+				return 0;
+			}
+		}
+		if (c->dev->fatal_told) {
+			errno = ENODEV;
+			return -1;
+		}
+		c->dev->empty_polls = DEATH_CHECK_POLLS; /* look at the socket each round */
+		usleep(1000);
+	}
+}
+
+void
+mrc_ack_async_event(struct mrc_async_event *event)
+{
+	(void)event;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Applications on mrcd through lib_mrc (doc/applications.md): one mrcd runs
+# hosts 0 and 1 of the emulated fabric with no generator traffic; two
+# processes of mrc-app-test attach to it, one per host, exchange what they
+# need over TCP and move 1 MiB rounds of 64 KiB WRITEs (every 64th
+# signalled) for 3 s, then a WRITE_WITH_IMM that the server receives on a
+# posted receive; the server checks every byte of the last round. Plane 2
+# fails at 1 s and comes back at 2 s: nothing may be lost (each write
+# completes successfully, the bytes are right). /mrc/apps must list both
+# sessions while they run. mrcd must exit 0 after, every mempool full again.
+# Usage: apps_channel.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
+set -euo pipefail
+mrcd=$(realpath "$1")
+app=$(realpath "$2")
+work=$3
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f mrcd.log server.log client.log apps.json
+if [ "$(nproc)" -lt 2 ]; then
+	echo "apps_channel: needs 2 CPUs; skipping"
+	exit 77
+fi
+sock=$PWD/apps.sock
+cat > scenario.ini <<'S'
+[scenario]
+name = apps-plane2
+description = plane 2 down from 1 s to 2 s
+
+[event.down]
+at = 1s
+element = plane
+plane = 2
+action = down
+
+[event.up]
+at = 2s
+element = plane
+plane = 2
+action = up
+S
+port=$((20000 + $$ % 20000))
+"$mrcd" -- --set daemon.apps_socket="$sock" \
+	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
+mpid=$!
+trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+	[ -S "$sock" ] && break
+	sleep 0.1
+done
+[ -S "$sock" ] || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
+"$app" server "$sock" 1 "$port" 1048576 65536 3 > server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 3 > client.log 2>&1 &
+cpid=$!
+sleep 1.5
+s=$(mrc_sock mrcd.log)
+timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/apps > apps.json 2>&1 || true
+fails=0
+wait $spid || { echo "apps_channel: FAIL: server"; fails=$((fails + 1)); }
+wait $cpid || { echo "apps_channel: FAIL: client"; fails=$((fails + 1)); }
+cat server.log client.log
+/usr/bin/python3 - apps.json <<'PY' || fails=$((fails + 1))
+import json, sys
+d = list(json.load(open(sys.argv[1])).values())[0]
+sess = [v for k, v in d.items() if k.startswith("session_")]
+hosts = sorted(s["host"] for s in sess)
+ok = d.get("sessions") == 2 and hosts == [0, 1] and all(s["n_qps"] == 1 for s in sess)
+if not ok:
+    print("apps_channel: FAIL: /mrc/apps:", json.dumps(d)[:2000])
+    sys.exit(1)
+print("apps_channel: /mrc/apps lists", d["sessions"], "sessions, hosts", hosts)
+PY
+kill -TERM $mpid
+set +e
+wait $mpid
+rc=$?
+set -e
+trap - EXIT
+grep -v '^EAL\|^TELEMETRY' mrcd.log | grep -i 'applic\|error\|fail' | head -20 || true
+grep -q 'plane 2 down' mrcd.log || { echo "apps_channel: FAIL: plane 2 never failed"; fails=$((fails + 1)); }
+[ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+[ "$fails" = 0 ] && echo "apps_channel: PASS"
+exit "$fails"

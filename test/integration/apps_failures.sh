@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Applications on mrcd when things go wrong (doc/applications.md), on one
+# mrcd with hosts 0 and 1 of the emulated fabric:
+#  1. bad requests: mrc-app-test in `bad` mode. A SEND, a wrong lkey,
+#     memory no region holds and a post on a QP in RESET each fail alone with
+#     EINVAL and complete nothing, and the transfer after them works; a write
+#     with a wrong rkey completes IBV_WC_REM_ACCESS_ERR, the QP goes to ERROR
+#     with IBV_EVENT_QP_FATAL, and a write after it is flushed.
+#  1b. hostile requests written straight into the shared rings (a bad
+#     opcode, keys not its own, memory past its region, a scribbled ring
+#     head) and a malformed socket message: each refused with its verbs error
+#     and counted by reason in /mrc/apps (the QP to ERROR, brought back by
+#     the program), then the transfer works.
+#  2. an application killed mid-transfer (SIGKILL): mrcd lets its session go
+#     (its QPs to ERROR, its regions released once no packet holds them:
+#     /mrc/apps no longer lists it), and a new pair of processes then moves its
+#     data as if nothing happened; mrcd exits 0 at the end, every mbuf back.
+#  3. mrcd stopped under a transferring pair (SIGTERM): both programs see
+#     their outstanding work complete IBV_WC_WR_FLUSH_ERR and
+#     IBV_EVENT_DEVICE_FATAL, and exit 0 within seconds (nothing hangs).
+# Usage: apps_failures.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
+set -euo pipefail
+mrcd=$(realpath "$1")
+app=$(realpath "$2")
+work=$3
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f ./*.log ./*.json
+if [ "$(nproc)" -lt 2 ]; then
+	echo "apps_failures: needs 2 CPUs; skipping"
+	exit 77
+fi
+sock=$PWD/apps.sock
+port=$((20000 + $$ % 20000))
+fails=0
+fail() { echo "apps_failures: FAIL: $*"; fails=$((fails + 1)); }
+
+start_mrcd() { # LOG
+	"$mrcd" -- --set daemon.apps_socket="$sock" --profile none --scenario none --duration 0 > "$1" 2>&1 &
+	mpid=$!
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && [ -n "$(mrc_sock "$1")" ] && return 0
+		sleep 0.1
+	done
+	cat "$1"
+	return 1
+}
+sessions() { # LOG: sessions /mrc/apps lists
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/apps 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?"
+}
+
+start_mrcd mrcd1.log || { echo "apps_failures: FAIL: mrcd did not start"; exit 1; }
+trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
+
+# 1. Bad requests.
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 > bad_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad > bad_client.log 2>&1 || fail "bad requests: client"
+wait $spid || fail "bad requests: server"
+cat bad_client.log
+[ "$(grep -c "as expected" bad_client.log)" = 10 ] || fail "bad requests: want 10 checks"
+
+# 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
+# counted by reason in /mrc/apps, and the transfer after them works.
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 > hostile_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 hostile > hostile_client.log 2>&1 &
+cpid=$!
+for _ in $(seq 100); do
+	grep -q 'hostile: done' hostile_client.log && break
+	sleep 0.1
+done
+s=$(mrc_sock mrcd1.log)
+timeout 10 /usr/bin/python3 - "$mrc_telemetry" "$s" <<'PY' || fail "hostile: counters"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+apps = list(c.query("/mrc/apps").values())[0]
+sess = [v for k, v in apps.items() if k.startswith("session_") and v["host"] == 0]
+if len(sess) != 1:
+    sys.exit(f"apps_failures: one session on host 0 wanted: {apps}")
+s = sess[0]
+detail = list(c.query(f"/mrc/apps,{s['session']}").values())[0]
+qps = [v for k, v in detail.items() if k.startswith("qp_")]
+want = {"refused_wqe_opcode": 1, "refused_wqe_key": 2, "refused_ring_index": 1}
+got = {k: sum(q[k] for q in qps) for k in want}
+print("apps_failures: hostile: refused", got, "and socket messages",
+      s.get("refused_msg_size", 0))
+if any(got[k] < want[k] for k in want) or s.get("refused_msg_size", 0) < 1:
+    sys.exit("apps_failures: FAIL: hostile requests not counted by reason")
+PY
+wait $cpid || fail "hostile: client"
+wait $spid || fail "hostile: server"
+cat hostile_client.log
+[ "$(grep -c "as expected" hostile_client.log)" = 8 ] || fail "hostile: want 8 checks"
+
+# 2. A client killed mid-transfer; then a new pair.
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 1048576 65536 5 > kill_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 5 > kill_client.log 2>&1 &
+cpid=$!
+sleep 1.5
+kill -KILL $cpid
+wait $cpid 2>/dev/null || true
+kill -TERM $spid 2>/dev/null || true
+wait $spid 2>/dev/null || true
+n=?
+for _ in $(seq 50); do
+	n=$(sessions mrcd1.log)
+	[ "$n" = 0 ] && break
+	sleep 0.1
+done
+[ "$n" = 0 ] || fail "killed: /mrc/apps still lists $n sessions"
+grep -q 'gone: its QPs to ERROR' mrcd1.log || fail "killed: mrcd did not notice"
+port=$((port + 1))
+"$app" server "$sock" 1 "$port" 1048576 65536 1 > after_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 1 > after_client.log 2>&1 || fail "after the kill: client"
+wait $spid || fail "after the kill: server"
+cat after_server.log after_client.log
+kill -TERM $mpid
+set +e
+wait $mpid
+rc=$?
+set -e
+[ "$rc" = 0 ] || { fail "mrcd exited $rc after the kill (mbufs not back?)"; tail -5 mrcd1.log; }
+grep -i 'not returned' mrcd1.log && fail "mbufs not returned"
+
+# 3. mrcd stopped under a pair.
+port=$((port + 1))
+start_mrcd mrcd2.log || { echo "apps_failures: FAIL: mrcd did not start again"; exit 1; }
+"$app" server "$sock" 1 "$port" 1048576 65536 30 die > die_server.log 2>&1 &
+spid=$!
+"$app" client "$sock" 0 "$port" 1048576 65536 30 die > die_client.log 2>&1 &
+cpid=$!
+sleep 1.5
+t0=$(date +%s.%N)
+kill -TERM $mpid
+wait $mpid || true
+trap - EXIT
+wait $cpid || fail "mrcd stopped: client"
+wait $spid || fail "mrcd stopped: server"
+t1=$(date +%s.%N)
+cat die_client.log die_server.log
+/usr/bin/python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 10 else 1)" ||
+	fail "mrcd stopped: the programs took more than 10 s to see it"
+[ "$fails" = 0 ] && echo "apps_failures: PASS"
+exit "$fails"

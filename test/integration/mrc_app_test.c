@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * An MRC program on lib_mrc, the shape doc/applications.md describes: two
+ * processes on one mrcd (or two), each a host; QPN, rkey, address, GID and
+ * PSN exchanged over TCP; the server writes a start word into the client's
+ * buffer; the client, spinning on it, writes its buffer into the server's in
+ * bursts (every 64th request signalled) for `seconds`, each round with its * own byte pattern, then
+ * a WRITE_WITH_IMM carrying the round count; the server, told of it by an event on its receive CQ's
+ * completion channel, takes it on a posted receive and checks every byte of the last round. Exit 0
+ * when all of it held.
+ *
+ * MODE (last argument, optional):
+ *   normal  the above;
+ *   bad     the client also makes bad requests, each of which must fail alone
+ *           and change nothing: a SEND (EINVAL), a wrong lkey and memory no
+ *           region holds (EINVAL), a post on a QP in RESET (EINVAL); after
+ *           the transfer a write with a wrong rkey completes
+ *           IBV_WC_REM_ACCESS_ERR, the QP is then in ERROR (IBV_EVENT_QP_FATAL),
+ *           and a write posted after completes IBV_WC_WR_FLUSH_ERR; a reset
+ *           with writes in flight leaves no completion behind;
+ *   hostile the client writes bad requests straight into the shared rings
+ *           (a bad opcode, a key not its own, memory past its region, a
+ *           scribbled ring head) and a malformed socket message: each is
+ *           refused (its verbs error, the QP to ERROR) and the QP brought
+ *           back; then the transfer must work;
+ *   die     mrcd is stopped under the program: it must see its outstanding
+ *           work complete IBV_WC_WR_FLUSH_ERR and IBV_EVENT_DEVICE_FATAL, and
+ *           exit 0 then (3 if mrcd never went away).
+ *
+ * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS [MODE]
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mrc.h>
+
+#include "mrc_chan.h"
+#include "mrc_lib_priv.h" /* hostile mode writes the shared rings itself */
+
+#define START_WORD 0x5354415254ull /* "START" */
+#define IMM_MAGIC  0x4d524300u
+
+static bool expect_death;
+static struct mrc_context *the_ctx;
+
+struct peer_info {
+	uint32_t qpn, rkey, psn;
+	uint64_t addr;
+	uint8_t gid[16];
+};
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static _Noreturn void
+die(const char *what)
+{
+	fprintf(stderr, "mrc-app-test: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int
+tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_info *theirs)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int fd, one = 1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (server) {
+		int l = fd;
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 1) != 0)
+			die("listen");
+		fd = accept(l, NULL, NULL);
+		close(l);
+	} else {
+		for (int tries = 0; connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0; tries++) {
+			if (tries > 100)
+				die("connect to the server");
+			usleep(50000);
+		}
+	}
+	if (fd < 0 || write(fd, mine, sizeof(*mine)) != (ssize_t)sizeof(*mine) ||
+		read(fd, theirs, sizeof(*theirs)) != (ssize_t)sizeof(*theirs))
+		die("exchange");
+	return fd;
+}
+
+static void
+connect_qp(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, NULL, 0))
+		die("to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = theirs->qpn;
+	a.rq_psn = theirs->psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = 3;
+	memcpy(a.ah_attr.grh.dgid.raw, theirs->gid, 16);
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		    NULL, 0))
+		die("to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = mine->psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (mrc_modify_qp(qp, &a,
+		    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+		    NULL, 0))
+		die("to RTS");
+}
+
+/* mrcd is gone (die mode): the device must say so, then we are done. */
+static _Noreturn void
+device_died(const char *what)
+{
+	struct mrc_async_event ev;
+
+	if (mrc_get_async_event(the_ctx, &ev) != 0 || ev.event_type != IBV_EVENT_DEVICE_FATAL) {
+		fprintf(stderr, "mrc-app-test: %s flushed, but no IBV_EVENT_DEVICE_FATAL\n", what);
+		exit(1);
+	}
+	mrc_ack_async_event(&ev);
+	printf("mrcd went away: %s completed IBV_WC_WR_FLUSH_ERR, IBV_EVENT_DEVICE_FATAL "
+	       "reported\n",
+		what);
+	exit(0);
+}
+
+/* Wait for one completion on cq; its status must be success. */
+static struct ibv_wc
+wait_one(struct mrc_cq *cq, const char *what)
+{
+	const double end = now_s() + 20;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = mrc_poll_cq(cq, 1, &wc)) == 0)
+		if (now_s() > end) {
+			fprintf(stderr, "mrc-app-test: no completion for %s in 20 s\n", what);
+			exit(1);
+		}
+	if (n < 0)
+		die(what);
+	if (expect_death && wc.status == IBV_WC_WR_FLUSH_ERR)
+		device_died(what);
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "mrc-app-test: %s completed %s (wr_id %" PRIu64 ")\n", what,
+			ibv_wc_status_str(wc.status), wc.wr_id);
+		exit(1);
+	}
+	return wc;
+}
+
+static void
+expect(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "mrc-app-test: bad request: %s: not so\n", what);
+		exit(1);
+	}
+	printf("bad request: %s: as expected\n", what);
+}
+
+/* Requests that must fail alone, changing nothing: the transfer after them must work. */
+static void
+bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, struct mrc_cq *rcq,
+	struct mrc_qp *qp, struct ibv_mr *mr, const struct peer_info *theirs)
+{
+	uint8_t stack[64];
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 8, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 5,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad = NULL;
+	struct mrc_qp_init_attr qa = {.send_cq = scq,
+		.recv_cq = rcq,
+		.pd = pd,
+		.cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1}};
+	struct mrc_qp *fresh;
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL && bad == &wr, "a SEND fails with EINVAL");
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	sge.lkey = mr->lkey + 0x100;
+	bad = NULL;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL && bad == &wr,
+		"a wrong lkey fails with EINVAL");
+	sge.lkey = mr->lkey;
+	sge.addr = (uintptr_t)stack;
+	expect(mrc_post_send(qp, &wr, &bad) == EINVAL, "memory no region holds fails with EINVAL");
+	fresh = mrc_create_qp(ctx, &qa);
+	sge.addr = (uintptr_t)mr->addr;
+	expect(fresh != NULL && mrc_post_send(fresh, &wr, &bad) == EINVAL,
+		"a post on a QP in RESET fails with EINVAL");
+	mrc_destroy_qp(fresh);
+	expect(mrc_poll_cq(scq, 1, &wc) == 0, "none of them completed anything");
+}
+
+/* A wrong rkey: the write completes REM_ACCESS_ERR, the QP goes to ERROR, later posts flush. */
+static void
+bad_rkey(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
+	const struct peer_info *theirs)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 64, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 6,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	const double end = now_s() + 20;
+	struct mrc_async_event ev;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	int n;
+
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey + 0x100;
+	if (mrc_post_send(qp, &wr, &bad))
+		die("post with a wrong rkey");
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.wr_id == 6 && wc.status == IBV_WC_REM_ACCESS_ERR,
+		"a wrong rkey completes IBV_WC_REM_ACCESS_ERR");
+	expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL &&
+			ev.element.qp == qp,
+		"IBV_EVENT_QP_FATAL for the QP");
+	mrc_ack_async_event(&ev);
+	expect(mrc_query_qp(qp, &qa, IBV_QP_STATE, NULL, 0, NULL) == 0 &&
+			qa.qp_state == IBV_QPS_ERR,
+		"the QP is in ERROR");
+	wr.wr_id = 7;
+	wr.wr.rdma.rkey = theirs->rkey;
+	if (mrc_post_send(qp, &wr, &bad))
+		die("post in ERROR");
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.wr_id == 7 && wc.status == IBV_WC_WR_FLUSH_ERR,
+		"a write posted in ERROR completes IBV_WC_WR_FLUSH_ERR");
+}
+
+/* Hostile mode: write into the shared rings behind lib_mrc's back, as a program that skips
+ * the library could; mrcd must refuse each request (the verbs error), count it by reason,
+ * and take the QP to ERROR. After each, the QP is brought back (RESET .. RTS). */
+static void
+hostile_post(struct mrc_qp *qp, const struct mrc_chan_swqe *w)
+{
+	qp->sqe[qp->sq_head & (qp->sq_size - 1)] = *w;
+	qp->sq_head++;
+	__atomic_store_n(&qp->sq->head, qp->sq_head, __ATOMIC_RELEASE);
+}
+
+static void
+hostile_expect(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
+	enum ibv_wc_status want, const char *what)
+{
+	const double end = now_s() + 20;
+	struct mrc_async_event ev;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
+		;
+	expect(n == 1 && wc.status == want, what);
+	expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL &&
+			ev.element.qp == qp,
+		"... and the QP is lost (IBV_EVENT_QP_FATAL)");
+	mrc_ack_async_event(&ev);
+}
+
+static void
+reconnect(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+
+	if (mrc_modify_qp(qp, &a, IBV_QP_STATE, NULL, 0))
+		die("to RESET");
+	connect_qp(qp, mine, theirs);
+}
+
+/*
+ * RESET drops what was posted: writes in flight when the QP is reset leave no
+ * completion behind for the QP's next life (the QP is connected again, which
+ * puts it back on its worker, and nothing may come). The peer's PSNs are not
+ * exchanged again, so the new life sends nothing.
+ */
+static void
+reset_drops_old_work(struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
+	const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)mr->addr, .length = 4096, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+	struct ibv_wc wc[64];
+	int n = 0;
+
+	reconnect(qp, mine, theirs);
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey;
+	for (wr.wr_id = 100; wr.wr_id < 132; wr.wr_id++)
+		if (mrc_post_send(qp, &wr, &bad))
+			die("post before the reset");
+	if (mrc_modify_qp(qp, &a, IBV_QP_STATE, NULL, 0))
+		die("to RESET");
+	usleep(100000);
+	while (mrc_poll_cq(scq, 64, wc) > 0) /* what completed before the reset stands */
+		;
+	connect_qp(qp, mine, theirs);
+	usleep(300000);
+	n = mrc_poll_cq(scq, 64, wc);
+	if (n > 0)
+		fprintf(stderr,
+			"mrc-app-test: %d completions after the reset, the first wr_id %" PRIu64
+			" %s\n",
+			n, wc[0].wr_id, ibv_wc_status_str(wc[0].status));
+	expect(n == 0, "a reset with writes in flight leaves no completion for the next life");
+}
+
+static void
+hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
+	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
+{
+	struct mrc_lib_dev *d = mrc_lib_dev_of(dev);
+	struct mrc_chan_swqe w = {.wr_id = 41,
+		.laddr = (uintptr_t)mr->addr,
+		.raddr = theirs->addr,
+		.len = 64,
+		.lkey = mr->lkey,
+		.rkey = theirs->rkey,
+		.opcode = 9,
+		.flags = MRC_CHAN_WR_SIGNALED};
+	struct mrc_chan_rep rep;
+	uint8_t junk[3] = {1, 2, 3};
+
+	hostile_post(qp, &w);
+	hostile_expect(ctx, scq, qp, IBV_WC_LOC_QP_OP_ERR, "opcode 9 in the ring: LOC_QP_OP_ERR");
+	reconnect(qp, mine, theirs);
+	w.opcode = MRC_CHAN_WR_WRITE;
+	w.lkey = mr->lkey ^ 0x300;
+	hostile_post(qp, &w);
+	hostile_expect(
+		ctx, scq, qp, IBV_WC_LOC_PROT_ERR, "a key not ours in the ring: LOC_PROT_ERR");
+	reconnect(qp, mine, theirs);
+	w.lkey = mr->lkey;
+	w.laddr = (uintptr_t)mr->addr + mr->length; /* just past the region */
+	hostile_post(qp, &w);
+	hostile_expect(ctx, scq, qp, IBV_WC_LOC_PROT_ERR,
+		"memory past the region in the ring: LOC_PROT_ERR");
+	reconnect(qp, mine, theirs);
+	/* a head far ahead of the tail: nothing of the ring is taken */
+	__atomic_store_n(&qp->sq->head, qp->sq_head + 100000, __ATOMIC_RELEASE);
+	{
+		const double end = now_s() + 20;
+		struct mrc_async_event ev;
+
+		while (__atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE) != MRC_CHAN_QPS_ERR &&
+			now_s() < end)
+			;
+		expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL,
+			"a scribbled ring head: the QP is lost (IBV_EVENT_QP_FATAL)");
+		mrc_ack_async_event(&ev);
+	}
+	/* The daemon took its tail to the scribbled head: ours follows it. */
+	qp->sq_head = __atomic_load_n(&qp->sq->tail, __ATOMIC_ACQUIRE);
+	qp->sq_done = qp->sq_head;
+	reconnect(qp, mine, theirs);
+	/* a socket message of the wrong size: refused, and the session goes on */
+	expect(send(d->fd, junk, sizeof(junk), 0) == (ssize_t)sizeof(junk) &&
+			recv(d->fd, &rep, sizeof(rep), 0) == (ssize_t)sizeof(rep) &&
+			rep.rc == -EINVAL,
+		"a 3-byte socket message: refused with EINVAL");
+	printf("hostile: done\n");
+	fflush(stdout);
+	sleep(2); /* the test reads /mrc/apps meanwhile */
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 8 && argc != 9) {
+		fprintf(stderr,
+			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS "
+			"[normal|bad|die]\n",
+			argv[0]);
+		return 2;
+	}
+	const char *mode = argc == 9 ? argv[8] : "normal";
+	const bool bad_mode = strcmp(mode, "bad") == 0;
+	const bool hostile_mode = strcmp(mode, "hostile") == 0;
+
+	expect_death = strcmp(mode, "die") == 0;
+	const bool server = strcmp(argv[1], "server") == 0;
+	const size_t bytes = strtoull(argv[5], NULL, 0), msg = strtoull(argv[6], NULL, 0);
+	const double seconds = atof(argv[7]);
+	struct peer_info mine = {0}, theirs;
+	struct ibv_context *dev;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct mrc_context *ctx;
+	struct mrc_cq *scq, *rcq;
+	struct mrc_comp_channel *channel = NULL;
+	static int rcq_tag;
+	struct mrc_qp *qp;
+	struct mrc_qp_init_attr qa;
+	volatile uint64_t *start;
+	uint8_t *buf;
+	int tcp;
+
+	dev = mrc_sw_open_device(argv[2], (unsigned int)atoi(argv[3]));
+	if (dev == NULL)
+		die("mrc_sw_open_device");
+	pd = mrc_sw_alloc_pd(dev);
+	/* ordinary heap memory, as the programs have: registered in place */
+	buf = aligned_alloc(4096, (bytes + 64 + 4095) & ~(size_t)4095);
+	if (pd == NULL || buf == NULL)
+		die("memory");
+	memset(buf, 0, bytes + 64);
+	start = (volatile uint64_t *)(buf + bytes);
+	mr = mrc_sw_reg_mr(pd, buf, bytes + 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (mr == NULL)
+		die("mrc_sw_reg_mr");
+	ctx = mrc_create_context(dev, NULL);
+	if (ctx == NULL)
+		die("mrc_create_context");
+	the_ctx = ctx;
+	/* The server waits for the Write-with-immediate on a completion channel. */
+	if (server && mrc_create_comp_channel(ctx, &channel))
+		die("mrc_create_comp_channel");
+	scq = mrc_create_cq(ctx, 1024, NULL, NULL, 0);
+	rcq = mrc_create_cq(ctx, 64, &rcq_tag, server ? channel : NULL, 0);
+	if (scq == NULL || rcq == NULL)
+		die("mrc_create_cq");
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = scq;
+	qa.recv_cq = rcq;
+	qa.pd = pd;
+	qa.cap.max_send_wr = 256;
+	qa.cap.max_recv_wr = 16;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qp = mrc_create_qp(ctx, &qa);
+	if (qp == NULL)
+		die("mrc_create_qp");
+	mrc_get_qpn(qp, &mine.qpn);
+	mrc_sw_query_gid(dev, (union ibv_gid *)mine.gid);
+	mine.rkey = mr->rkey;
+	mine.addr = (uint64_t)(uintptr_t)buf;
+	mine.psn = (uint32_t)(getpid() * 2654435761u) & 0xffffff;
+	tcp = tcp_exchange(server, atoi(argv[4]), &mine, &theirs);
+	connect_qp(qp, &mine, &theirs);
+	if (bad_mode && !server)
+		bad_requests(ctx, pd, scq, rcq, qp, mr, &theirs);
+	if (hostile_mode && !server)
+		hostile(dev, ctx, scq, qp, mr, &mine, &theirs);
+
+	if (server) {
+		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
+		struct ibv_sge sge = {.addr = (uintptr_t)start, .length = 8, .lkey = mr->lkey};
+		struct ibv_send_wr sw = {.wr_id = 1,
+					   .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode = IBV_WR_RDMA_WRITE,
+					   .send_flags = IBV_SEND_SIGNALED},
+				   *bad_s;
+		struct ibv_wc wc;
+		uint32_t rounds;
+		size_t bad = 0;
+
+		if (mrc_post_recv(qp, &rw, &bad_r))
+			die("mrc_post_recv");
+		if (mrc_req_notify_cq(rcq, 0))
+			die("mrc_req_notify_cq");
+		*start = START_WORD;
+		sw.wr.rdma.remote_addr = theirs.addr + bytes;
+		sw.wr.rdma.rkey = theirs.rkey;
+		if (mrc_post_send(qp, &sw, &bad_s))
+			die("post the start word");
+		wait_one(scq, "the start word");
+		/*
+		 * Armed before anything could arrive: the receive comes as an event first.
+		 * mrc_get_cq_event blocks until then, or fails once mrcd is gone.
+		 */
+		{
+			struct mrc_cq *ev_cq = NULL;
+			void *ev_ctx = NULL;
+			int fd;
+
+			if (mrc_get_comp_channel_fd(channel, &fd) || fd < 0)
+				die("mrc_get_comp_channel_fd");
+			if (mrc_get_cq_event(channel, &ev_cq, &ev_ctx)) {
+				if (expect_death && errno == EIO)
+					wait_one(
+						rcq, "the posted receive"); /* flushed: ends here */
+				die("mrc_get_cq_event");
+			}
+			if (ev_cq != rcq || ev_ctx != &rcq_tag) {
+				fprintf(stderr, "mrc-app-test: the event names another CQ\n");
+				return 1;
+			}
+			mrc_ack_cq_events(ev_cq, 1);
+			printf("server: the receive CQ's event came through its channel\n");
+		}
+		wc = wait_one(rcq, "the write with immediate");
+		rounds = ntohl(wc.imm_data) & 0xff;
+		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 77 ||
+			(ntohl(wc.imm_data) & ~0xffu) != IMM_MAGIC) {
+			fprintf(stderr,
+				"mrc-app-test: receive: opcode %d wr_id %" PRIu64 " imm 0x%x\n",
+				wc.opcode, wc.wr_id, ntohl(wc.imm_data));
+			return 1;
+		}
+		for (size_t i = 0; i < bytes; i++)
+			bad += buf[i] != (uint8_t)(i * 7 + rounds);
+		printf("server: the last round (number %u mod 256) of %zu bytes checked: %zu bad "
+		       "bytes\n",
+			rounds, bytes, bad);
+		if (bad != 0)
+			return 1;
+	} else {
+		const double t0 = now_s();
+		uint64_t posted = 0, done = 0, signalled = 0;
+		uint32_t round = 0;
+
+		while (*start != START_WORD)
+			if (now_s() - t0 > 20) {
+				fprintf(stderr, "mrc-app-test: the start word never came\n");
+				return 1;
+			}
+		do {
+			round++;
+			for (size_t i = 0; i < bytes; i++)
+				buf[i] = (uint8_t)(i * 7 + round);
+			for (size_t off = 0; off < bytes; off += msg) {
+				struct ibv_sge sge = {.addr = (uintptr_t)(buf + off),
+					.length = (uint32_t)(bytes - off < msg ? bytes - off : msg),
+					.lkey = mr->lkey};
+				const bool last = off + msg >= bytes;
+				struct ibv_send_wr sw = {.wr_id = posted,
+							   .sg_list = &sge,
+							   .num_sge = 1,
+							   .opcode = IBV_WR_RDMA_WRITE,
+							   .send_flags = (posted % 64 == 63 || last)
+										 ? IBV_SEND_SIGNALED
+										 : 0},
+						   *bad_s;
+				int rc;
+
+				sw.wr.rdma.remote_addr = theirs.addr + off;
+				sw.wr.rdma.rkey = theirs.rkey;
+				while ((rc = mrc_post_send(qp, &sw, &bad_s)) == ENOMEM) {
+					struct ibv_wc wc = wait_one(scq, "a signalled write");
+
+					done = wc.wr_id + 1;
+					signalled++;
+				}
+				if (rc == EIO && expect_death)
+					device_died("a post");
+				if (rc != 0)
+					die("mrc_post_send");
+				posted++;
+			}
+			/* A round ends when its last (signalled) write is done: every earlier one
+			 * too. */
+			while (done < posted) {
+				struct ibv_wc wc = wait_one(scq, "a signalled write");
+
+				done = wc.wr_id + 1;
+				signalled++;
+			}
+		} while (now_s() - t0 < seconds);
+		{
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)buf, .length = 1, .lkey = mr->lkey};
+			struct ibv_send_wr sw = {.wr_id = 999999,
+						   .sg_list = &sge,
+						   .num_sge = 1,
+						   .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+						   .send_flags = IBV_SEND_SIGNALED,
+						   .imm_data = htonl(IMM_MAGIC | (round & 0xff))},
+					   *bad_s;
+			struct ibv_wc wc;
+
+			sw.wr.rdma.remote_addr = theirs.addr;
+			sw.wr.rdma.rkey = theirs.rkey;
+			if (mrc_post_send(qp, &sw, &bad_s))
+				die("post the write with immediate");
+			wc = wait_one(scq, "the write with immediate");
+			if (wc.wr_id != 999999) {
+				fprintf(stderr, "mrc-app-test: wr_id %" PRIu64 ", want 999999\n",
+					wc.wr_id);
+				return 1;
+			}
+		}
+		if (bad_mode) {
+			bad_rkey(ctx, scq, qp, mr, &theirs);
+			reset_drops_old_work(scq, qp, mr, &mine, &theirs);
+		}
+		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes, %" PRIu64
+		       " signalled completions, %.1f MB/s\n",
+			round, posted, msg, signalled,
+			(double)bytes * round / (now_s() - t0) / 1e6);
+	}
+	if (expect_death) {
+		fprintf(stderr, "mrc-app-test: mrcd never went away\n");
+		return 3;
+	}
+	/* The peer's last completion before we tear down. */
+	{
+		char c = 0;
+
+		if (write(tcp, &c, 1) != 1 || read(tcp, &c, 1) != 1)
+			die("goodbye");
+		close(tcp);
+	}
+	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
+		(channel != NULL && mrc_destroy_comp_channel(channel)) ||
+		mrc_destroy_context(ctx) || mrc_sw_dereg_mr(mr) || mrc_sw_dealloc_pd(pd) ||
+		mrc_sw_close_device(dev))
+		die("teardown");
+	free(buf);
+	return 0;
+}
