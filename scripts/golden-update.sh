@@ -12,7 +12,7 @@ build=${1:-build}
 ninja -C "$build" test/golden/gen_golden test/fuzz/gen_corpus app/mrc-dump/mrc-dump >/dev/null
 data=test/golden/data
 "$build/test/golden/gen_golden" --write "$data"
-"$build/test/fuzz/gen_corpus" test/fuzz/corpus/pkt test/fuzz/corpus/srv6
+"$build/test/fuzz/gen_corpus" test/fuzz/corpus/pkt test/fuzz/corpus/srv6 test/fuzz/corpus/nd
 (cd "$data" && LC_ALL=C ls ./*.pcap | sed 's|^\./||' | while read -r f; do
 	echo "== $f"
 	"../../../$build/app/mrc-dump/mrc-dump" "$f" || true

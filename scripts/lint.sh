@@ -28,7 +28,8 @@ want_codespell=2.2.2
 #   inflight     bytes in flight, in names (inflight_bytes)
 #   unparseable  the drop counters drop_unparseable / MRC_SIM_DROP_UNPARSEABLE
 #   transprt     a misspelt section a unit test feeds the config loader
-spell_ok=ser,ect,clos,inflight,unparseable,transprt
+#   nd           IPv6 neighbour discovery (ND), in names (mrc_nd_*, /mrc/nd)
+spell_ok=ser,ect,clos,inflight,unparseable,transprt,nd
 fix=0
 [ "${1:-}" = "--fix" ] && fix=1
 failed=()

@@ -89,6 +89,8 @@ struct mrcd_config_host {
 	uint16_t t0;	      /* the T0 its ports attach to (in every plane) */
 	struct rte_ether_addr mac[MRC_EV_MAX_PLANES];	   /* per plane: its port's MAC */
 	struct rte_ether_addr peer_mac[MRC_EV_MAX_PLANES]; /* per plane: next hop's MAC */
+	/* per plane: next hop's IPv6 address, resolved by ND; all zero: peer_mac instead */
+	uint8_t next_hop[MRC_EV_MAX_PLANES][16];
 };
 
 /* Field units are in the names; every field is documented in the key table. */
@@ -114,10 +116,12 @@ struct mrcd_config {
 		uint32_t rx_pool_mbufs, tx_pool_mbufs;	       /* per host */
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
 		uint32_t close_delay_ms; /* between stopping workers and closing ports */
+		uint8_t steering;	 /* enum mrcd_steering */
 		/* drill: planes taken administratively down, when, for how long (0: to the end) */
 		uint8_t admin_down_planes;
 		uint32_t admin_down_at_ms, admin_down_ms;
-		uint8_t steering; /* enum mrcd_steering */
+		bool neighbour_discovery; /* ethdev: answer NS, announce, resolve next_hop */
+		bool tap;		  /* ethdev: frames that are not MRC to a kernel tap */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */
 		char name[MRCD_CONFIG_MAX_HOSTS][MRC_EV_MAX_PLANES][MRCD_CONFIG_NAME_MAX];
 		char vdev[MRCD_CONFIG_MAX_VDEVS][MRCD_CONFIG_VDEV_MAX]; /* "" = unused */
@@ -190,6 +194,7 @@ struct mrcd_config {
 	struct mrcd_cfg_telemetry {
 		char timeseries[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
 		char prometheus[MRCD_CONFIG_PATH_MAX]; /* "none" = off */
+		char metrics_listen[64]; /* "ADDR:PORT" of GET /metrics; "none" = off */
 		uint32_t timeseries_interval_ms, prometheus_interval_ms;
 		uint32_t timeseries_max_kb; /* the time series' cap before it rotates */
 		bool console, ev_stats;

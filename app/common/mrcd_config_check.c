@@ -208,6 +208,9 @@ check_hosts(const struct xc *x)
 	const unsigned int per = RTE_MAX(c->fabric.hosts_per_t0, 1);
 	char sec[16], key[24];
 
+	if (c->ports.tap && (c->ports.mode != MRCD_PORTS_ETHDEV || !c->ports.neighbour_discovery))
+		return BAD(x, "ports", "tap",
+			"a tap needs [ports] mode = ethdev and neighbour_discovery = true");
 	for (unsigned int n = 0; n < MRCD_CONFIG_MAX_HOSTS; n++) {
 		const struct mrcd_config_host *h = &c->host[n];
 
@@ -223,9 +226,28 @@ check_hosts(const struct xc *x)
 			snprintf(key, sizeof(key), "mac.p%u", p);
 			if (!mrcd_ini_has(x->ini, sec, key))
 				snprintf(key, sizeof(key), "peer_mac.p%u", p);
+			if (!mrcd_ini_has(x->ini, sec, key))
+				snprintf(key, sizeof(key), "next_hop.p%u", p);
 			if (mrcd_ini_has(x->ini, sec, key))
 				return BAD(x, sec, key, "plane %u: planes are 0..%u", p,
 					c->daemon.planes - 1u);
+		}
+		for (unsigned int p = 0; p < c->daemon.planes; p++) {
+			static const uint8_t none[16];
+
+			if (memcmp(h->next_hop[p], none, sizeof(none)) == 0)
+				continue;
+			snprintf(key, sizeof(key), "next_hop.p%u", p);
+			if (c->ports.mode != MRCD_PORTS_ETHDEV)
+				return BAD(x, sec, key,
+					"a next hop is resolved on ethdev ports only ([ports] mode "
+					"= "
+					"ethdev)");
+			if (!c->ports.neighbour_discovery)
+				return BAD(x, sec, key,
+					"resolving it needs [ports] neighbour_discovery = true");
+			if (h->next_hop[p][0] == 0xff)
+				return BAD(x, sec, key, "a multicast address");
 		}
 		if (c->ports.mode == MRCD_PORTS_FABRIC && h->t0 != n / per)
 			return BAD(x, sec, "t0",

@@ -61,6 +61,16 @@
 		.flags = MRCD_INI_DERIVED, __VA_ARGS__                           \
 	}
 
+/* A per-plane IPv6 key of [host.<n>], with a plain default ("::": none). */
+#define HOST_KEY_P_IP(name_, field_, ...)                                                     \
+	{                                                                                     \
+		.section = "host.#", .name = name_, .type = MRCD_INI_IPV6,                    \
+		.size = SZ(host[0].field_[0]), .offset = OFF(host[0].field_[0]),              \
+		.idx = {{MRCD_DIM_HOST, sizeof(struct mrcd_config_host)},                     \
+			{MRCD_DIM_PLANE, sizeof(((struct mrcd_config_host *)0)->field_[0])}}, \
+		__VA_ARGS__                                                                   \
+	}
+
 static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
 /* In enum mrcd_steering and enum mrcd_peer_shard order. */
@@ -167,6 +177,16 @@ static const struct mrcd_ini_key keys[] = {
 			"start where a port cannot), software (the worker that reads it passes it "
 			"on through a ring), auto (flow where a port takes the rules, else "
 			"software). Each port has one rx and one tx queue per worker of its host"),
+	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
+		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
+			"addresses, announce them at start and at link-up, and resolve each "
+			"[host.<n>] next_hop.p<p> (doc/running.md, \"Neighbour discovery\"); false: "
+			"the ports answer nothing and frames that are not MRC are dropped uncounted"),
+	KEY("ports", "tap", BOOL, ports.tap, .def = "false",
+		.help = "mode ethdev: give the frames that are not MRC (ping, LLDP, ...) to a "
+			"kernel tap per port, mrch<host>p<plane>, which has the host's plane "
+			"addresses, and send what the kernel writes to it out the port (needs "
+			"root and neighbour_discovery); false: they are dropped, counted by kind"),
 	KEY("ports", "rx_desc", U16, ports.rx_desc, .flags = MRCD_INI_POW2, .min = 64,
 		.max = 16384, .def = "1024", .unit = "descriptors",
 		.help = "rx ring of every port"),
@@ -222,7 +242,11 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "MAC of this host's port on plane p"),
 	HOST_KEY_P("peer_mac.p#", peer_mac, .def = "02:6D:72:FF:<t0>:<p> (in hex)",
 		.help = "next hop's MAC on plane p: the T0 switch's port (back to back: the peer "
-			"NIC's); unused on the emulated fabric"),
+			"NIC's); unused on the emulated fabric and where next_hop.p<p> is set"),
+	HOST_KEY_P_IP("next_hop.p#", next_hop, .def = "::",
+		.help = "mode ethdev: next hop's IPv6 address on plane p (the T0 switch's on the "
+			"link), whose MAC neighbour discovery resolves and keeps fresh; :: = none, "
+			"peer_mac.p<p> is used"),
 
 	/* ---- [lcores] ---- */
 	KEY("lcores", "workers", U16, lcores.workers, .min = 1, .max = RTE_MAX_LCORE - 2,
@@ -461,6 +485,10 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "prometheus_interval_ms", U32, telemetry.prometheus_interval_ms,
 		.min = 1, .max = 600000, .def = "1000", .unit = "ms",
 		.help = "time between two rewrites of the Prometheus file"),
+	KEY("telemetry", "metrics_listen", STRING, telemetry.metrics_listen, .def = "none",
+		.help = "serve the Prometheus text over HTTP (GET /metrics) on ADDR:PORT, an IPv4 "
+			"address or an IPv6 one in brackets (port 0: any free one, printed at "
+			"start); none = off"),
 	KEY("telemetry", "console", BOOL, telemetry.console, .def = "true",
 		.help = "a live console line per second (per-plane Gb/s, retransmits, EV states)"),
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
@@ -483,7 +511,7 @@ static const struct mrcd_ini_section sections[] = {
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
-	{"telemetry", "What the control thread writes while it runs.", 0},
+	{"telemetry", "What the stats thread writes and serves while it runs.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {

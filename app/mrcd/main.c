@@ -11,8 +11,9 @@
  *              (lib/host), snapshots, answers to QP queries
  *   gen/       the traffic generator, a client of the engine (the worker
  *              posts and completes; the main lcore loads the profile)
- *   stats/     readers of the workers' snapshots: console, time series,
- *              Prometheus, telemetry, the summary
+ *   stats/     readers of the workers' snapshots: the stats thread
+ *              (console, time series, Prometheus file and endpoint),
+ *              telemetry, the summary
  *
  * The state they share, and who writes and reads each field, is
  * mrcd_daemon.h. The config, command line and CPU claims are app/common's.
@@ -96,6 +97,7 @@ main(int argc, char **argv)
 
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
+	mrcd_telemetry_close();
 	mrcd_apps_close(&d); /* the workers have stopped: their QPs and regions first */
 	mrcd_free_qps(&d);
 close_network:
@@ -105,6 +107,7 @@ free_hosts:
 		status = 1;
 stop_eal:
 	mrcd_eal_cleanup();
+	mrcd_stats_free(&d);
 	mrcd_cpus_release();
 stop_service:
 	mrcd_service_stop(&d);

@@ -10,8 +10,10 @@
  *   control   the main lcore: main.c and control/ (setup before the
  *             workers start, the run loop, teardown after they stop)
  *   worker    the worker lcores: datapath/ and the generator (gen/)
- *   stats     whatever reads snapshots: stats/, on the main lcore for the
- *             console and files, on DPDK's telemetry threads for /mrc/
+ *   stats     whatever reads snapshots: stats/, on the stats thread (a
+ *             control thread, no polling CPU) for the console, files and
+ *             metrics endpoint, on DPDK's telemetry threads for /mrc/, on
+ *             the main lcore for the summary after the stop
  *
  * Beside each field: who writes it and who reads it ("setup" means the
  * control side before the workers are launched, after which the field does
@@ -29,6 +31,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_flow.h"
+#include "mrc_nd.h"
 #include "mrc_nic_loop.h"
 #include "mrc_rel_tx.h"
 #include "mrcd_cli.h"
@@ -104,6 +107,50 @@ struct mrcd_shardctx {
 	uint32_t sweep_pos;
 };
 
+/* Addresses a plane port answers for: link-local, the host's, its workers' (SRv6). */
+#define MRCD_ND_MAX_ADDRS (2 + MRC_SHARD_MAX_SHARDS)
+
+/* Neighbour discovery's counters per plane port (control/mrcd_nd.c). */
+#define MRCD_ND_COUNTERS(X)                                                                   \
+	X(ns_answered, "Neighbor Solicitations for the host's addresses, answered")           \
+	X(ns_ignored, "Neighbor Solicitations for other addresses")                           \
+	X(na_received, "Neighbor Advertisements received")                                    \
+	X(ns_sent, "Neighbor Solicitations sent, resolving or probing the next hop")          \
+	X(na_sent, "Neighbor Advertisements sent in answer")                                  \
+	X(na_announced, "unsolicited Neighbor Advertisements sent (at start and at link-up)") \
+	X(tx_failed, "frames not sent: no mbuf, or the control tx ring was full")             \
+	X(not_mrc_dropped, "frames that are not MRC dropped: no tap ([ports] tap = false)")   \
+	X(to_tap, "frames written to the port's tap")                                         \
+	X(tap_drops, "frames the tap did not take (the kernel's queue full)")                 \
+	X(from_tap, "frames the kernel wrote to the tap, sent out the port")
+
+enum mrcd_nd_counter {
+#define MRCD_ND_CNT_ENUM(name, help) MRCD_ND_##name,
+	MRCD_ND_COUNTERS(MRCD_ND_CNT_ENUM)
+#undef MRCD_ND_CNT_ENUM
+		MRCD_ND_CNT_MAX,
+};
+
+/*
+ * Neighbour discovery on one plane port ([ports] neighbour_discovery). Setup
+ * writes the addresses and what to resolve; after, the control thread alone
+ * writes the rest, and telemetry reads it (atomic loads: counters, the state,
+ * and the MAC as published in next_hop_mac).
+ */
+struct mrcd_nd_port {
+	bool on;		   /* setup: the port answers and announces */
+	bool resolve;		   /* setup: the next hop is resolved (next_hop.p<p> set) */
+	bool link_up;		   /* control: the link as last seen (an up edge announces) */
+	struct rte_ether_addr mac; /* setup: ours on this plane */
+	uint8_t addr[MRCD_ND_MAX_ADDRS][MRC_ND_ADDR_LEN]; /* setup: addr[0] is link-local */
+	unsigned int n_addr;
+	struct mrc_nd_neigh nh; /* control: the next hop */
+	uint64_t cnt[MRCD_ND_CNT_MAX];
+	uint64_t kind[MRC_ND_KIND_MAX]; /* frames that are not MRC, by kind */
+	int tap_fd;	   /* setup: the port's tap ([ports] tap), -1: none; control only */
+	char tap_name[16]; /* setup */
+};
+
 /* How packets reach their owner shard on one port ([ports] steering). */
 enum mrcd_steer { MRCD_STEER_SOFTWARE = 0, MRCD_STEER_FLOW = 1 };
 
@@ -127,17 +174,29 @@ struct mrcd_hostctx {
 	/* packets the shards hand off (endpoint requests, QPN 2): the workers enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
-	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
-	/* packets control built for the wire (endpoint operations): control enqueues (single
-	 * producer), shard 0 dequeues and sends them (lib/host cfg.ctl_tx) */
-	struct rte_ring *ctl_tx;
+	uint64_t ep_ops;	    /* control writes (atomic), telemetry reads */
 	struct mrcd_ep_counters ep; /* control writes (atomic), telemetry reads */
 	/* QPs of this host that went to ERROR, one event each: the shards enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) and counts them in
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
 	struct rte_ring *events;
 	uint64_t qps_in_error;
+	/*
+	 * Neighbour discovery and frames that are not MRC (control/mrcd_nd.c), on
+	 * ethdev ports with [ports] neighbour_discovery. exception: the shards
+	 * enqueue, control dequeues; ctl_tx (every host: setup makes it, endpoint
+	 * operations use it too): control enqueues, shard 0 sends.
+	 * next_hop_mac: per plane, the MAC the QPs send to (mrc_qp_mac_word):
+	 * control writes (atomic), the QPs read. nd_ready: control only.
+	 */
+	bool nd_on; /* setup */
+	struct rte_ring *exception, *ctl_tx;
+	uint64_t next_hop_mac[MRC_SHARD_MAX_PLANES] __rte_cache_aligned; /* a line of its own */
+	struct mrcd_nd_port nd[MRC_SHARD_MAX_PLANES] __rte_cache_aligned;
 	uint16_t port[MRC_SHARD_MAX_PLANES]; /* setup: the ethdev port of each plane; read-only */
+	/* setup (ethdev): each plane port's tx ring, and the NIC tx room in descriptors
+	 * (mrc_shard_cfg.tx_room_desc; 0: none asked) */
+	uint16_t tx_desc[MRC_SHARD_MAX_PLANES], tx_room_desc[MRC_SHARD_MAX_PLANES];
 	uint32_t port_started; /* control (ports, loop): planes whose port we started */
 	/* planes an operator took down (mrcd_ports_admin): control writes and reads */
 	uint32_t admin_down;
@@ -224,6 +283,7 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 struct mrcd_recover;
+struct mrcd_stats;
 
 /* A shard a worker runs: host h's shard k. */
 struct mrcd_unit {
@@ -306,6 +366,9 @@ struct mrcd_daemon {
 	uint32_t ep_peer_mask[MRCD_CONFIG_MAX_HOSTS];
 	uint32_t ep_peer_gen;
 	struct mrcd_ep *ep; /* setup (mrcd_ep_init); control only */
+	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
+	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
+	struct mrcd_stats *stats;
 	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
 	 * none */
 	struct mrcd_apps *apps;

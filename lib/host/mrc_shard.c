@@ -95,6 +95,19 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 			goto nomem;
 	}
 	s->port_mask = (1u << cfg->n_planes) - 1;
+	/*
+	 * Tx room from the NIC: descriptors wait in order behind the ring's tail
+	 * and the oldest still waiting is the one just ahead of it, so fewer
+	 * than `room` wait when the one `ring - room` ahead is not full. A port
+	 * that does not answer (-ENOTSUP: virtual ports) keeps the staging bound.
+	 */
+	for (unsigned int p = 0; p < cfg->n_planes; p++) {
+		const uint16_t ring = cfg->tx_ring_desc[p], room = cfg->tx_room_desc[p];
+
+		if (room > 0 && ring > room &&
+			rte_eth_tx_descriptor_status(cfg->port_id[p], cfg->tx_queue, 0) >= 0)
+			s->desc_room_off[p] = (uint16_t)(ring - room);
+	}
 	s->now_tsc = s->judge_tsc = s->last_iter_tsc = now_tsc;
 	s->max_judge_lag_tsc = cfg->max_judge_lag_tsc ? cfg->max_judge_lag_tsc : cfg->tsc_hz / 100;
 	s->min_stall_tsc = cfg->min_stall_tsc ? cfg->min_stall_tsc : cfg->tsc_hz / 1000;
@@ -130,6 +143,12 @@ mrc_shard_free(struct mrc_shard *s)
 	rte_free(s->paths.c);
 	rte_free(s->paths_snap);
 	rte_free(s);
+}
+
+uint16_t
+mrc_shard_tx_room_offset(const struct mrc_shard *s, unsigned int plane)
+{
+	return plane < MRC_SHARD_MAX_PLANES ? s->desc_room_off[plane] : 0;
 }
 
 void

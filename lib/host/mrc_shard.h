@@ -77,6 +77,9 @@
  *   - completions leave through each QP's own CQ (the per-QP sink, given
  *     when the QP is created), endpoint requests through the hand-off ring
  *     (single producer: the owner);
+ *   - frames that are not MRC leave through the exception ring, and frames the
+ *     control thread sends (neighbour discovery, the kernel's) come in through
+ *     ctl_tx and are staged with the QPs' packets (cfg.exception, cfg.ctl_tx);
  *   - several shards of one host: a QPN has exactly one owner (qpn_map, or
  *     the QPN modulo n_shards). A packet read by another shard of the host
  *     (a port that cannot steer it to the owner's queue) is parsed there,
@@ -116,6 +119,11 @@
 		"dispatch ring")                                                                   \
 	X(rx_handoff_drops, "pkts",                                                                \
 		"packets to hand off dropped: no hand-off ring, or it was full")                   \
+	X(rx_exception, "pkts",                                                                    \
+		"frames that are not MRC (neighbour discovery, ICMPv6, LLDP, ...) put on the "     \
+		"exception ring")                                                                  \
+	X(rx_exception_drops, "pkts",                                                              \
+		"frames that are not MRC dropped: the exception ring was full")                    \
 	X(rx_dispatched_out, "pkts", "packets put on another shard's inbound ring (its QPs)")      \
 	X(rx_dispatch_full, "pkts",                                                                \
 		"packets for another shard dropped: its inbound ring was full")                    \
@@ -124,7 +132,15 @@
 		"packets on the inbound ring for a QP this shard does not own")                    \
 	X(tx_pkts, "pkts", "packets the ports accepted")                                           \
 	X(tx_staged, "pkts", "packets a port could not take at once (sent later)")                 \
+	X(tx_nic_full, "loops",                                                                    \
+		"plane x iteration pairs without room: the port's tx descriptors were taken")      \
 	X(tx_dropped, "pkts", "packets dropped because a plane's staging area was full")           \
+	X(tx_control, "pkts",                                                                      \
+		"frames the control thread gave the shard to send (neighbour discovery, the "      \
+		"kernel's)")                                                                       \
+	X(tx_control_drops, "pkts",                                                                \
+		"frames from the control thread dropped: a plane that does not exist or a full "   \
+		"staging area")                                                                    \
 	X(timer_fires, "events", "QP timers that fired")                                           \
 	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")        \
 	X(requests, "reqs", "requests taken from the request ring")                                \
@@ -133,9 +149,6 @@
 	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
 	X(qp_errors, "qps", "QPs that went to ERROR (each reported once on the event ring)")       \
 	X(events_dropped, "events", "events not reported: no event ring, or it was full")          \
-	X(tx_ctl, "pkts", "packets sent for another thread (endpoint operations, cfg.ctl_tx)")     \
-	X(tx_ctl_dropped, "pkts",                                                                  \
-		"packets from cfg.ctl_tx dropped: bad plane or its staging full")                  \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")         \
 	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
@@ -209,17 +222,34 @@ struct mrc_shard_cfg {
 	 * iteration; give every shard of the host the same table.
 	 */
 	struct rte_ring *dispatch[MRC_SHARD_MAX_SHARDS];
+	/*
+	 * The exception path. Frames from the ports that are not MRC (the parser's
+	 * bad_ethertype, bad_next_header and not_roce: neighbour discovery, ICMPv6,
+	 * LLDP, ARP, ...) go to `exception` (producers: the host's shards; consumer:
+	 * the control thread), counted rx_exception and not among the parser's
+	 * verdicts (those the ring cannot take are); NULL: refused like any other
+	 * frame the parser does not take, counted among the verdicts. Frames
+	 * on `ctl_tx` (producer: the control thread; consumer: this shard), each with
+	 * m->port set to its plane, are staged and sent with the shard's own; NULL:
+	 * none.
+	 */
+	struct rte_ring *exception;
+	struct rte_ring *ctl_tx;
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
-	/*
-	 * Packets another thread built for the wire (endpoint requests and
-	 * responses from the control thread), mbuf->port the plane; the owner
-	 * stages them ahead of its QPs' each iteration. NULL: none.
-	 */
-	struct rte_ring *ctl_tx;
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
 	 * counted only. */
 	struct rte_ring *events;
+	/*
+	 * NIC tx room from the NIC itself: a plane whose port reports the status
+	 * of its tx descriptors (rte_eth_tx_descriptor_status; asked once at
+	 * create) takes packets only while fewer than tx_room_desc[plane] of its
+	 * tx_ring_desc[plane] descriptors wait to be sent, as a NIC picks a port
+	 * with room. A port that does not answer is limited by its staging only.
+	 * tx_room_desc 0: not asked. Unused when tx_backlog is set.
+	 */
+	uint16_t tx_ring_desc[MRC_SHARD_MAX_PLANES];
+	uint16_t tx_room_desc[MRC_SHARD_MAX_PLANES];
 	/* NIC tx room (see above); tx_backlog NULL: ports limited only by their staging. */
 	mrc_shard_backlog_fn tx_backlog;
 	const void *tx_backlog_ctx;
@@ -249,6 +279,13 @@ void mrc_shard_free(struct mrc_shard *s);
  */
 void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const void *ctx,
 	unsigned int host, uint64_t room_bytes);
+
+/*
+ * How plane p's tx room is known: the descriptor offset whose status says
+ * "full" (mrc_shard_cfg.tx_room_desc), or 0 when the port does not report
+ * its descriptors and only the staging bound applies.
+ */
+uint16_t mrc_shard_tx_room_offset(const struct mrc_shard *s, unsigned int plane);
 
 /*
  * Owner (or once it has stopped): the round trip the shard's QPs to the
@@ -390,7 +427,7 @@ struct mrc_shard_snapshot {
 };
 
 /*
- * Owner: publish the snapshot (a few hundred bytes, plus 240 B per path: 9.6 KB for 8 planes
+ * Owner: publish the snapshot (a few hundred bytes, plus 248 B per path: 9.9 KB for 8 planes
  * x 4 T1s; call it every ms or so).
  */
 void mrc_shard_publish(struct mrc_shard *s, uint64_t now_tsc);

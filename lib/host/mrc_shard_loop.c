@@ -39,6 +39,42 @@ hand_off(struct mrc_shard *s, struct rte_mbuf *m)
 	return false;
 }
 
+/*
+ * A frame that is no MRC packet at all, as opposed to a damaged one: another
+ * EtherType, another IPv6 payload (ICMPv6, TCP), UDP to another port.
+ */
+static inline bool
+not_mrc(enum mrc_wire_rx r)
+{
+	return r == MRC_WIRE_BAD_ETHERTYPE || r == MRC_WIRE_BAD_NEXT_HEADER ||
+	       r == MRC_WIRE_NOT_ROCE;
+}
+
+/*
+ * Frames the control thread sends through this shard (m->port: the plane):
+ * staged like the QPs' packets, a burst at most per iteration.
+ */
+static void
+take_control_tx(struct mrc_shard *s)
+{
+	struct rte_mbuf *m[8];
+	const unsigned int n =
+		rte_ring_sc_dequeue_burst(s->cfg.ctl_tx, (void **)m, RTE_DIM(m), NULL);
+
+	for (unsigned int j = 0; j < n; j++) {
+		const uint16_t p = m[j]->port;
+		struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
+
+		if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
+			s->cnt.tx_control_drops++;
+			rte_pktmbuf_free(m[j]);
+			continue;
+		}
+		st->m[st->n++] = m[j];
+		s->cnt.tx_control++;
+	}
+}
+
 /* A parsed packet's owner among the host's shards: this one, another, or nobody here. */
 #define OWNER_ME   0xffff
 #define OWNER_NONE 0xfffe
@@ -149,9 +185,18 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		if (!inbound)
 			s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
 		r = mrc_pkt_parse(m[k], wire, &v[k]);
+		ok[k] = r == MRC_WIRE_OK;
+		if (!ok[k] && !inbound && s->cfg.exception != NULL && not_mrc(r)) {
+			/* not refused: another path's, counted there by kind */
+			if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
+				m[k] = NULL; /* the control thread frees it */
+				s->cnt.rx_exception++;
+				continue;
+			}
+			s->cnt.rx_exception_drops++;
+		}
 		if (!inbound)
 			s->verdicts.pkts[r]++;
-		ok[k] = r == MRC_WIRE_OK;
 		if (!ok[k])
 			continue;
 		if (v[k].bth.dqpn == MRC_EP_QPN) {
@@ -379,32 +424,6 @@ mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc)
 	return wall_tsc > s->away_tsc ? wall_tsc - s->away_tsc : 0;
 }
 
-/*
- * What another thread built for the wire (endpoint operations): a few
- * packets now and then, staged ahead of the QPs' output on their plane.
- */
-static unsigned int
-ctl_tx(struct mrc_shard *s)
-{
-	struct rte_mbuf *m[MRC_SHARD_BURST];
-	const unsigned int n =
-		rte_ring_sc_dequeue_burst(s->cfg.ctl_tx, (void **)m, RTE_DIM(m), NULL);
-
-	for (unsigned int k = 0; k < n; k++) {
-		const uint16_t p = m[k]->port;
-		struct mrc_shard_stage *st = &s->stage[p % MRC_SHARD_MAX_PLANES];
-
-		if (p >= s->cfg.n_planes || st->n == MRC_SHARD_STAGE) {
-			s->cnt.tx_ctl_dropped++;
-			rte_pktmbuf_free(m[k]);
-			continue;
-		}
-		st->m[st->n++] = m[k];
-		s->cnt.tx_ctl++;
-	}
-	return n;
-}
-
 unsigned int
 mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 {
@@ -462,10 +481,10 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	t1 = rte_rdtsc();
 	s->cnt.cyc_timers += t1 - t0;
 
+	if (s->cfg.ctl_tx != NULL)
+		take_control_tx(s);
 	/* Planes still holding staged packets get nothing new this time. */
 	work += flush(s);
-	if (s->cfg.ctl_tx != NULL)
-		work += ctl_tx(s);
 	t0 = rte_rdtsc();
 	s->cnt.cyc_tx += t0 - t1;
 	up = mrc_shard_port_mask(s);
@@ -478,6 +497,11 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 				s->cfg.tx_backlog(s->cfg.tx_backlog_ctx, s->cfg.tx_backlog_host, p);
 			if (queued[p] > s->cfg.tx_room_bytes)
 				room &= ~(1u << p);
+		} else if (s->desc_room_off[p] != 0 &&
+			   rte_eth_tx_descriptor_status(s->cfg.port_id[p], s->cfg.tx_queue,
+				   s->desc_room_off[p]) == RTE_ETH_TX_DESC_FULL) {
+			room &= ~(1u << p); /* the NIC's ring holds tx_room_desc waiting */
+			s->cnt.tx_nic_full++;
 		}
 	}
 	unpark(s);

@@ -75,6 +75,8 @@ struct mrc_shard {
 	uint64_t held_since_tsc;    /* first of the iterations in a row that left input, or 0 */
 	uint64_t max_judge_lag_tsc; /* cfg's, 0 replaced */
 	struct mrc_shard_stage stage[MRC_SHARD_MAX_PLANES];
+	/* per plane: the tx descriptor whose status tells "no room", 0: not asked */
+	uint16_t desc_room_off[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_counters cnt;
 	struct mrc_wire_rx_stats verdicts;

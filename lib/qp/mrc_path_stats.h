@@ -28,7 +28,7 @@
 
 #include "mrc_rel_tx.h"
 
-/* T1s per plane a block can have: 8 planes x 65 columns x 240 B = 122 KiB per shard at most. */
+/* T1s per plane a block can have: 8 planes x 65 columns x 248 B = 126 KiB per shard at most. */
 #define MRC_PATH_MAX_T1 64
 /* RTT histogram buckets: bucket 0 is < 1 us, bucket b (1..14) is [2^(b-1), 2^b) us, 15 is more. */
 #define MRC_PATH_RTT_BUCKETS 16
@@ -43,6 +43,7 @@ struct mrc_path_counters {
 	uint64_t ecn_echoes;		 /* SACKs echoing this path's EV with M != NONE */
 	uint64_t trims;			 /* NACKs TRIMMED / TRIMMED_LASTHOP of this path's EV */
 	uint64_t rtt_samples;
+	uint64_t rtt_sum_ns; /* the samples' sum: a mean per interval, Prometheus's _sum */
 	uint64_t rtt_hist[MRC_PATH_RTT_BUCKETS];
 };
 

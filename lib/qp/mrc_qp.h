@@ -59,6 +59,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -134,8 +135,25 @@ struct mrc_qp_addr {
 	struct mrc_ev_path_tmpl path;	/**< SRv6: the per-destination row template */
 	/** Per plane (port): source and destination MAC. */
 	struct rte_ether_addr src_mac[MRC_EV_MAX_PLANES], dst_mac[MRC_EV_MAX_PLANES];
+	/**
+	 * Per plane, the next hop's MAC as another thread resolves it (neighbour
+	 * discovery), packed by mrc_qp_mac_word() and read at each packet in place
+	 * of dst_mac; NULL: dst_mac. Written by the resolver (an atomic store per
+	 * entry), read by the QP; it must outlive the QP.
+	 */
+	const uint64_t *next_hop_mac;
 	uint8_t hop_limit;
 };
+
+/** A MAC as one word, for a table other threads read whole (next_hop_mac). */
+static inline uint64_t
+mrc_qp_mac_word(const struct rte_ether_addr *mac)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, mac, sizeof(*mac));
+	return w;
+}
 
 /** Everything fixed at create time. */
 struct mrc_qp_init {

@@ -277,6 +277,7 @@ sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 			pc->ecn_echoes += s.m != MRC_SACK_M_NONE;
 			if (info.rtt_tsc != 0) {
 				pc->rtt_samples++;
+				pc->rtt_sum_ns += rtt_ns;
 				pc->rtt_hist[mrc_path_rtt_bucket(rtt_ns)]++;
 			}
 		}

@@ -114,6 +114,11 @@ address(struct mrc_qp *qp, struct mrc_pkt *p, uint32_t ev)
 	p->ev = ev;
 	p->eth_src = qp->addr.src_mac[plane];
 	p->eth_dst = qp->addr.dst_mac[plane];
+	if (qp->addr.next_hop_mac != NULL) {
+		const uint64_t w = __atomic_load_n(&qp->addr.next_hop_mac[plane], __ATOMIC_RELAXED);
+
+		memcpy(&p->eth_dst, &w, sizeof(p->eth_dst));
+	}
 	if (qp->addr.srv6) {
 		struct mrc_usid_path up;
 

@@ -20,8 +20,10 @@
 #                          owns it through net_af_packet)
 #   PREFIX-p<p>-t0-<t>     T0 t of plane p: h<t> to its host, u<u> to T1 u
 #   PREFIX-p<p>-t1-<u>     T1 u of plane p: d<t> to T0 t
-# MACs are the ones mrcd's config defaults to (host h port p 02:6d:72:00:h:p,
-# its T0's port 02:6d:72:ff:t:p), so a host config needs no MACs; links
+# Host ports have the MACs mrcd's config defaults to (host h port p
+# 02:6d:72:00:h:p). No neighbour entry is static: each T0 resolves its host's
+# plane address by neighbour discovery, which mrcd answers, and each host
+# resolves its T0 at fd11:<p>:<t>::1 (next_hop.p<p> in its config). Links
 # carry 9000-byte frames; router links are fd10:<p>:<t>:<u>::1 (T0) / ::2
 # (T1).
 #
@@ -66,6 +68,7 @@ num t1s "$t1s" 1 8
 	{ echo "netns-topology: --prefix '$prefix': 1 to 8 of a-z, 0-9" >&2; exit 2; }
 
 hx() { printf '%x' "$1"; }
+next_hop() { echo "fd11:$(hx "$1"):$(hx "$2")::1"; } # plane, T0: its address towards its host
 usid() { hx $(( ($1 + 1) << 12 | $2 << 8 | $3 )); } # plane tier index
 mac2() { printf '%02x' "$1"; }
 host_ns() { echo "$prefix-h$1"; }
@@ -120,13 +123,14 @@ up() {
 		for u in $(seq 0 $((t1s - 1))); do router_ns_setup "$(t1_ns "$p" "$u")"; done
 		# Host t <-> T0 t.
 		for t in $(seq 0 $((hosts - 1))); do
-			local hns t0 hmac tmac
+			local hns t0 hmac
 			hns=$(host_ns "$t")
 			t0=$(t0_ns "$p" "$t")
 			hmac=02:6d:72:00:$(mac2 "$t"):$(mac2 "$p")
-			tmac=02:6d:72:ff:$(mac2 "$t"):$(mac2 "$p")
+			# The T0's port keeps the MAC the kernel gives it: only neighbour
+			# discovery can tell the host what it is.
 			ip link add "p$p" netns "$hns" address "$hmac" mtu 9000 type veth \
-				peer name "h$t" netns "$t0" address "$tmac" mtu 9000
+				peer name "h$t" netns "$t0" mtu 9000
 			# The host's kernel keeps off the wire: mrcd owns the port.
 			ip netns exec "$hns" sysctl -qw "net.ipv6.conf.p$p.disable_ipv6=1"
 			ip -n "$hns" link set "p$p" up
@@ -135,7 +139,9 @@ up() {
 			local hs
 			hs=$(usid "$p" 14 "$t")
 			ip -n "$t0" -6 route add "fcbb:0:$hs::/48" dev "h$t"
-			ip -n "$t0" -6 neigh replace "fcbb:0:$hs::" lladdr "$hmac" dev "h$t" nud permanent
+			# The host's next hop: mrcd resolves it, and answers for its
+			# own addresses, by neighbour discovery (no static entries).
+			ip -n "$t0" addr add "$(next_hop "$p" "$t")/64" dev "h$t" nodad
 			local_sid "$t0" "$(usid "$p" 0 "$t")" "h$t"
 		done
 		# T0 t <-> T1 u.
@@ -165,7 +171,9 @@ up() {
 }
 
 # A host's mrcd config: its ports are net_af_packet on p<plane>, with ring
-# frames big enough for a 4 KiB-payload packet in one piece.
+# frames big enough for a 4 KiB-payload packet in one piece; its next hops
+# resolved by neighbour discovery, and what is not MRC given to a tap per
+# port (mrch<h>p<p>: ping the host's plane addresses, tcpdump its ports).
 write_configs() {
 	local h p
 	mkdir -p "$conf_dir"
@@ -174,7 +182,7 @@ write_configs() {
 			echo "; host $h of the netns topology '$prefix' (scripts/netns/netns-topology.sh)"
 			printf '[daemon]\nhosts = 1\nfirst_host = %s\ncluster_hosts = %s\nplanes = %s\n' \
 				"$h" "$hosts" "$planes"
-			printf 'profile = %s\nscenario = none\n\n[ports]\nmode = ethdev\nrx_mbuf_data_room = 9344\n' "$profile"
+			printf 'profile = %s\nscenario = none\n\n[ports]\nmode = ethdev\nrx_mbuf_data_room = 9344\ntap = true\n' "$profile"
 			for p in $(seq 0 $((planes - 1))); do
 				echo "vdev.$p = net_af_packet$p,iface=p$p,blocksz=65536,framesz=8192,framecnt=1024,qpairs=1"
 				echo "h$h.p$p = net_af_packet$p"
@@ -182,6 +190,10 @@ write_configs() {
 			printf '\n[fabric]\n; the topology the paths are built for (no emulated fabric runs)\n'
 			printf 't1s = %s\nhosts_per_t0 = 1\n' "$t1s"
 			printf '\n[transport]\nencap = srv6\n'
+			printf '\n[host.%s]\n' "$h"
+			for p in $(seq 0 $((planes - 1))); do
+				echo "next_hop.p$p = $(next_hop "$p" "$h")"
+			done
 		} > "$conf_dir/host$h.ini"
 	done
 }

@@ -10,6 +10,11 @@
     scripts/plot/plot.py timeseries [mrcd-timeseries.jsonl] [-o PREFIX]
         mrcd's JSON-lines time series: PREFIX-planes.png (throughput per plane,
         fault events marked) and PREFIX-evs.png (EVs by state)
+    scripts/plot/plot.py paths [mrcd-timeseries.jsonl] [-o PREFIX] [--host H]
+        path health from the same file: PREFIX-paths.png, a heat map per
+        measure (packets lost, mean RTT; gray: no sample) with a row per
+        (plane, T1) path and time across, fault events marked; all hosts
+        summed (RTT: their mean) unless --host
 
 Needs Debian's python3-matplotlib (scripts/setup.sh installs it); without it
 the veth subcommands still print their tables and the others say so.
@@ -352,6 +357,93 @@ def timeseries(argv):
           f"({len(samples)} samples, {len(events)} events)")
 
 
+def path_rows(samples, host):
+    """The (plane, T1) rows to draw, with their names: every T1 of every plane, and a
+    plane's direct column only where it carried something."""
+    t1s = samples[0]["paths"]["t1s"]
+    hosts = samples[0]["paths"]["hosts"]
+    planes = len(next(iter(hosts.values()))["sent"])
+    rows = []
+    for p in range(planes):
+        for c in range(t1s + 1):
+            if c == t1s and not any(h["sent"][p][c] for s in samples
+                                    for k, h in s["paths"]["hosts"].items()
+                                    if host is None or k == host):
+                continue
+            rows.append((p, c, f"p{p} " + ("direct" if c == t1s else f"t1 {c}")))
+    return rows, planes
+
+
+def path_matrix(samples, rows, host, field):
+    """rows x samples: the field summed over the hosts (lost), or their mean (rtt_us)."""
+    import math
+    m = []
+    for p, c, _ in rows:
+        line = []
+        for s in samples:
+            vals = [h[field][p][c] for k, h in s["paths"]["hosts"].items()
+                    if host is None or k == host]
+            vals = [v for v in vals if v is not None]
+            if field == "rtt_us":
+                line.append(sum(vals) / len(vals) if vals else math.nan)
+            else:
+                line.append(sum(vals))
+        m.append(line)
+    return m
+
+
+def paths(argv):
+    ap = argparse.ArgumentParser(prog="plot.py paths",
+                                 description="path health from mrcd's time series")
+    ap.add_argument("series", nargs="?", default="mrcd-timeseries.jsonl")
+    ap.add_argument("-o", "--output", default="mrcd", help="prefix of the PNG (default mrcd)")
+    ap.add_argument("--host", help="one host's paths (its cluster number); default all summed")
+    a = ap.parse_args(argv)
+    if pyplot() is None:
+        sys.exit("plot: matplotlib missing (apt-get install python3-matplotlib)")
+    samples, events = load(a.series)
+    samples = [s for s in samples if "paths" in s]
+    if not samples:
+        sys.exit(f"plot paths: {a.series}: no per-path counters in its samples")
+    if a.host is not None and a.host not in samples[0]["paths"]["hosts"]:
+        sys.exit(f"plot paths: host {a.host} is not in {a.series} "
+                 f"(it has {', '.join(samples[0]['paths']['hosts'])})")
+    rows, planes = path_rows(samples, a.host)
+    t = [s["t"] for s in samples]
+    # each sample covers the interval that ends at its t
+    edges = [t[0] - (t[1] - t[0] if len(t) > 1 else 0.1)] + t
+    import matplotlib.colors
+    fig, axes = plt.subplots(2, 1, figsize=(11, 2.2 + 0.22 * len(rows) * 2), sharex=True)
+    who = "all hosts" if a.host is None else f"host {a.host}"
+    for ax, field, title, cmap in (
+            (axes[0], "lost", f"packets declared lost per interval ({who})", "Reds"),
+            (axes[1], "rtt_us", f"mean RTT, us ({who})", "viridis")):
+        m = path_matrix(samples, rows, a.host, field)
+        top = max((v for line in m for v in line if v == v), default=0)
+        norm = None
+        if field == "lost":
+            norm = matplotlib.colors.Normalize(vmin=0, vmax=max(top, 1))
+        cm = plt.get_cmap(cmap).copy()
+        cm.set_bad("lightgray")  # no RTT sample in the interval (nothing came back)
+        import numpy
+        mesh = ax.pcolormesh(edges, range(len(rows) + 1), numpy.ma.masked_invalid(m), cmap=cm,
+                             norm=norm, shading="flat")
+        fig.colorbar(mesh, ax=ax, pad=0.01)
+        ax.set_yticks([i + 0.5 for i in range(len(rows))])
+        ax.set_yticklabels([r[2] for r in rows], fontsize=7)
+        ax.invert_yaxis()
+        for i in range(1, len(rows)):
+            if rows[i][0] != rows[i - 1][0]:
+                ax.axhline(i, color="gray", linewidth=1.5)
+        ax.set_title(f"mrcd path health: {title}", fontsize=10)
+        mark_events(ax, events)
+    axes[1].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(f"{a.output}-paths.png", dpi=110)
+    print(f"plot paths: wrote {a.output}-paths.png ({len(rows)} paths, {len(samples)} samples, "
+          f"{len(events)} events)")
+
+
 RESULTS = {"loss": loss, "balance": balance, "incast": incast, "failover": failover,
            "rate": rate, "scale": scale}
 TABLES = {"veth-failover": veth_failover, "veth-loss": veth_loss}
@@ -361,6 +453,8 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "timeseries":
         return timeseries(sys.argv[2:])
+    if what == "paths":
+        return paths(sys.argv[2:])
     if what not in RESULTS and what not in TABLES or len(sys.argv) != 4:
         sys.exit(__doc__)
     with open(sys.argv[2]) as f:

@@ -15,7 +15,10 @@
 #    destinations in the block over IPv6 over UDP 4791 with InfiniBand BTH;
 #  - at each of the four links along host 0 -> host 1 on plane 0, the outer
 #    destination the kernel produced equals what our switches' shift
-#    (mrc-dump --walk, lib/wire's mrc_usid_shift) gives for the same packet.
+#    (mrc-dump --walk, lib/wire's mrc_usid_shift) gives for the same packet;
+#  - no neighbour entry is static: each host resolved its T0s (/mrc/nd) and
+#    answered their solicitations, and a T0 pings host 0's plane address,
+#    answered by the kernel through mrcd's exception path (a tap).
 # Needs root, network namespaces and seg6local NEXT-C-SID: else exit 77.
 # Usage: netns_srv6.sh MRCD MRC_DUMP WORKDIR
 set -euo pipefail
@@ -33,6 +36,7 @@ skip() { echo "netns_srv6: $*; skipping"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v ip >/dev/null || skip "needs iproute2"
 command -v dumpcap >/dev/null && command -v tshark >/dev/null || skip "needs tshark and dumpcap"
+command -v ping >/dev/null || skip "needs ping (iputils-ping)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 pfx=ns$$
 pfx=${pfx:0:8}
@@ -158,6 +162,18 @@ if { [ "$c0" != $msgs ] || [ "$c1" != $msgs ]; } && [ "$dumped" = no ]; then
 	dump_state end
 fi
 fwd_p0=$(ip netns exec "$t1" nstat -az Ip6OutForwDatagrams 2>/dev/null | awk '/Ip6OutForwDatagrams/ {print $2}')
+# Neighbour discovery and the exception path, the daemons still running: the
+# T0 pings host 0's plane-0 address (answered by the kernel through mrcd's
+# tap), and has resolved it to host 0's port by ND, not by a static entry.
+hs0=fcbb:0:1e00::
+ping_ok=no
+ip netns exec "$t0a" ping -6 -c 3 -i 0.2 -W 2 "$hs0" > ping.txt 2>&1 && ping_ok=yes
+ip -n "$t0a" -6 neigh show dev h0 > t0-neigh.txt 2>&1 || true
+ip -n "$pfx-h0" -6 route show > h0-routes.txt 2>&1 || true
+for h in 0 1; do
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock h$h.log)" "/mrc/nd,0" \
+		> nd-h$h.json 2>&1 || true
+done
 kill -TERM "${hpids[@]}" 2>/dev/null || true
 # A daemon that does not stop within 30 s is killed (and fails below).
 for _ in $(seq 300); do
@@ -188,10 +204,39 @@ tshark -r hop1.pcap -Y 'udp.dstport == 4791' -T fields -E separator=' ' -e ipv6.
 	-e udp.dstport -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
 	-e udp.srcport > tshark.txt 2>/dev/null || true
 for k in 0 1 2 3; do "$dump" --walk hop$k.pcap > walk$k.txt 2>/dev/null || true; done
-/usr/bin/python3 - "$msgs" "$fwd_p0" <<'PY' || fails=$((fails + 1))
+/usr/bin/python3 - "$msgs" "$fwd_p0" "$ping_ok" "$hs0" <<'PY' || fails=$((fails + 1))
 import json, sys
 msgs, fwd = int(sys.argv[1]), int(sys.argv[2] or 0)
 bad = []
+
+# Neighbour discovery: every plane's next hop resolved on both hosts, the
+# T0s' solicitations answered, and the ping answered through the tap.
+for h in (0, 1):
+    try:
+        nd = list(json.load(open(f"nd-h{h}.json")).values())[0]
+    except (OSError, ValueError, IndexError, AttributeError) as e:
+        bad.append(f"host {h}: /mrc/nd: {e}")
+        continue
+    if nd["state"] != ["reachable", "reachable"] and "failed" in nd["state"]:
+        bad.append(f"host {h}: next hops {nd['state']}")
+    if min(nd["ns_answered"]) == 0:
+        bad.append(f"host {h}: solicitations answered per plane {nd['ns_answered']}")
+    print(f"netns_srv6: host {h}: next hops {nd['state']} at {nd['next_hop_mac']}, "
+          f"{nd['ns_answered']} solicitations answered, {nd['na_announced']} announced")
+    if h == 0:
+        if min(nd["not_mrc_icmp6"]) + nd["to_tap"][0] == 0 or nd["from_tap"][0] == 0:
+            bad.append(f"host 0: the tap took {nd['to_tap']} frames, gave {nd['from_tap']}")
+if sys.argv[3] != "yes":
+    bad.append("the T0's ping of host 0's plane address was not answered: " +
+               open("ping.txt").read().strip().replace("\n", " | "))
+else:
+    print(f"netns_srv6: the T0 pinged {sys.argv[4]}: answered through the exception path")
+neigh = open("t0-neigh.txt").read()
+row = [l for l in neigh.splitlines() if l.startswith(sys.argv[4] + " ")]
+if not row or "02:6d:72:00:00:00" not in row[0] or "PERMANENT" in row[0]:
+    bad.append(f"the T0's neighbour entry for host 0: {row or neigh.strip()}")
+else:
+    print(f"netns_srv6: the T0 resolved host 0 by neighbour discovery: {row[0]}")
 for f in ("h0.json", "h1.json"):
     try:
         s = json.load(open(f))

@@ -5,8 +5,9 @@
 # Per-path counters against the fabric. Two hosts on different T0s (so
 # every packet crosses a T1) exchange a fixed number of messages while
 # config/scenarios/uplink-down.ini takes down plane 1's link T0 0 -> T1 2
-# for 600 ms. Once every message is done (nothing in flight), asks
-# /mrc/paths of each host and /mrc/links, and checks:
+# for 600 ms. Once every message is done (nothing in flight), however long
+# a loaded machine takes, asks /mrc/paths of each host and /mrc/links, stops
+# mrcd with SIGTERM, and checks:
 #   - host 0's path (1, 2) detected losses; no other path lost more than a
 #     few (none fails; a resend or a late SACK may be judged lost);
 #   - for every (plane, T1) and host, the data packets the engine counted
@@ -45,7 +46,7 @@ cat > paths.ini <<INI
 [daemon]
 hosts = 2
 planes = 2
-duration_s = 8
+duration_s = 60
 profile = $work/profile.ini
 scenario = $src/config/scenarios/uplink-down.ini
 [fabric]
@@ -66,7 +67,7 @@ for _ in $(seq 100); do
 	[ -n "$sock" ] && [ -S "$sock" ] && break
 	sleep 0.1
 done
-timeout 40 /usr/bin/python3 - "$mrc_telemetry" "$sock" > answers.json <<'PY'
+timeout 90 /usr/bin/python3 - "$mrc_telemetry" "$sock" > answers.json <<'PY'
 import importlib.util, json, sys, time
 spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
 tel = importlib.util.module_from_spec(spec)
@@ -74,8 +75,13 @@ spec.loader.exec_module(tel)
 c = tel.Client(sys.argv[2])
 def q(cmd):
     return list(c.query(cmd).values())[0]
+# The socket comes with the EAL, the /mrc/ commands a little later.
+for _ in range(200):
+    if isinstance(q("/mrc/info"), dict):
+        break
+    time.sleep(0.05)
 # Every message done on both hosts, then the snapshots of a quiet engine.
-for _ in range(300):
+for _ in range(1000):
     if all(q(f"/mrc/host,{h}")["msgs_completed"] >= 3000 for h in (0, 1)):
         break
     time.sleep(0.05)
@@ -99,6 +105,8 @@ out["errors"] = [q(x) for x in ("/mrc/paths,9", "/mrc/path,5,0", "/mrc/path,0,7"
 print(json.dumps(out))
 PY
 tel_rc=$?
+# Done asking (the run lasts until told): SIGTERM drains and stops it.
+kill -TERM $pid
 wait $pid
 rc=$?
 set -e

@@ -42,7 +42,8 @@ P
 host_ini() {
 	printf '[daemon]\nhosts = 1\nplanes = 2\nfirst_host = %s\ncluster_hosts = 2\n' "$1"
 	printf 'duration_s = %s\ndrain_ms = 0\nprofile = %s/profile.ini\nscenario = none\n\n' "$6" "$PWD"
-	printf '[ports]\nmode = ethdev\nrx_mbuf_data_room = 4736\n'
+	# The captures hold what the QPs send and nothing else: no neighbour discovery.
+	printf '[ports]\nmode = ethdev\nrx_mbuf_data_room = 4736\nneighbour_discovery = false\n'
 	printf 'vdev.0 = net_pcap0,rx_pcap=%s,tx_pcap=%s\n' "$2" "$4"
 	printf 'vdev.1 = net_pcap1,rx_pcap=%s,tx_pcap=%s\n' "$3" "$5"
 	printf 'h%s.p0 = net_pcap0\nh%s.p1 = net_pcap1\n' "$1" "$1"

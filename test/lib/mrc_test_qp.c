@@ -122,6 +122,8 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 		init.addr.src_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, me, 0, (uint8_t)pl}};
 		init.addr.dst_mac[pl] = (struct rte_ether_addr){{0x02, 0, 0, peer, 0, (uint8_t)pl}};
 	}
+	if (i == 0)
+		init.addr.next_hop_mac = cfg->next_hop_mac;
 	h->qp = mrc_qp_create(&init, &why);
 	if (h->qp == NULL) {
 		fprintf(stderr, "  qp create: %s\n", why);

@@ -709,6 +709,10 @@ test_cli_set(void)
 		{"transport.mtuu=2048", "--set transport.mtuu=2048: [transport] mtuu: unknown key"},
 		{"host.99.t0=1", "--set: [host.99]: host 99: must be 0..63"},
 		{"host.1.mac.p9=02:00:00:00:00:01", "--set: [host.1] mac.p9: plane 9"},
+		{"host.1.next_hop.p9=fd11::1", "--set: [host.1] next_hop.p9: plane 9"},
+		/* the shipped config runs the emulated fabric: nothing to resolve there */
+		{"host.1.next_hop.p0=fd11::1",
+			"--set: [host.1] next_hop.p0 = fd11::1: a next hop is resolved on ethdev"},
 		{"transport.mtu=", "--set transport.mtu=: empty value"},
 		{"transport.mtu= 2048", "--set transport.mtu= 2048: a value holds no"},
 		{"mtu=2048", "--set mtu=2048: not section.key=value"},

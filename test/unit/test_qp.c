@@ -241,6 +241,46 @@ test_write_sprayed_reordered(void)
 	return MRC_TEST_OK;
 }
 
+/* Packets take the next hop's MAC from the live table, as another thread changes it. */
+static int
+test_next_hop_mac_read_live(void)
+{
+	static uint64_t nh[MRC_EV_MAX_PLANES];
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+
+	for (unsigned int pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
+		nh[pl] = mrc_qp_mac_word(&(struct rte_ether_addr){{0x02, 0xaa, 0, 0, 0, pl}});
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.next_hop_mac = nh;
+	SETUP(p, cfg);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	for (int round = 0; round < 2; round++) {
+		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+
+		MRC_T_ASSERT(n > 0, "round %d: nothing sent", round);
+		for (uint16_t k = 0; k < n; k++) {
+			const struct rte_ether_hdr *e =
+				rte_pktmbuf_mtod(m[k], struct rte_ether_hdr *);
+
+			MRC_T_EQ(mrc_qp_mac_word(&e->dst_addr), nh[m[k]->port]);
+			MRC_T_EQ(e->dst_addr.addr_bytes[1], round == 0 ? 0xaa : 0xbb);
+		}
+		rte_pktmbuf_free_bulk(m, n);
+		/* the resolver learns new MACs */
+		for (unsigned int pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
+			__atomic_store_n(&nh[pl],
+				mrc_qp_mac_word(
+					&(struct rte_ether_addr){{0x02, 0xbb, 0, 0, 0, pl}}),
+				__ATOMIC_RELAXED);
+	}
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* Write-with-immediate completions arrive in order even when packets do not. */
 static int
 test_imm_completions_in_order(void)
@@ -1626,6 +1666,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_lifecycle),
 	MRC_TEST_CASE(test_post_checks_local_buffer),
 	MRC_TEST_CASE(test_write_sprayed_reordered),
+	MRC_TEST_CASE(test_next_hop_mac_read_live),
 	MRC_TEST_CASE(test_imm_completions_in_order),
 	MRC_TEST_CASE(test_peer_wimm_holds_back_write_imm),
 	MRC_TEST_CASE(test_imm_table_lent),

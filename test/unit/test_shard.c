@@ -40,6 +40,7 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 	static struct mrc_path_counters pc[MRC_SHARD_MAX_PLANES * (MRC_PATH_MAX_T1 + 1)];
 	const struct mrc_qp_counters *q = mrc_qp_counters(qp);
 	uint64_t data = 0, bytes = 0, retx = 0, probes = 0, samples = 0, hist = 0;
+	uint64_t sum_ns = 0, lo_ns = 0, hi_ns = 0; /* the RTT sum, and what the buckets bound */
 	unsigned int n_planes, n_t1, n;
 
 	MRC_T_EQ(mrc_shard_paths_snapshot(s, pc, 1, &n_planes, &n_t1), 8 * 5); /* too small */
@@ -54,8 +55,14 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 		retx += pc[i].tx_retx_pkts;
 		probes += pc[i].tx_probes;
 		samples += pc[i].rtt_samples;
-		for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
+		sum_ns += pc[i].rtt_sum_ns;
+		for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++) {
 			hist += pc[i].rtt_hist[b];
+			lo_ns += pc[i].rtt_hist[b] * (b == 0 ? 0 : 1000ull << (b - 1));
+			hi_ns +=
+				pc[i].rtt_hist[b] *
+				(b + 1 < MRC_PATH_RTT_BUCKETS ? 1000ull << b : UINT64_MAX / 2 / 64);
+		}
 	}
 	MRC_T_EQ(data, q->tx_data_pkts);
 	MRC_T_EQ(bytes, q->tx_data_bytes);
@@ -63,6 +70,9 @@ check_paths(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now)
 	MRC_T_EQ(probes, q->tx_probes + q->tx_ev_probes);
 	MRC_T_ASSERT(samples > 0, "RTT samples on the paths");
 	MRC_T_EQ(hist, samples);
+	/* Every sample's nanoseconds are in the sum: it lies within what its buckets bound. */
+	MRC_T_ASSERT(sum_ns >= lo_ns && sum_ns < hi_ns, "RTT sum %llu ns outside [%llu, %llu)",
+		(unsigned long long)sum_ns, (unsigned long long)lo_ns, (unsigned long long)hi_ns);
 	return MRC_TEST_OK;
 }
 
@@ -247,11 +257,30 @@ test_plane_dies_with_nic_tx_room(void)
  */
 struct lone {
 	struct mrc_test_pair p;
-	struct rte_ring *wire, *handoff, *requests, *ctl_tx;
+	struct rte_ring *wire, *handoff, *requests;
+	struct rte_ring *exception, *ctl_tx; /* set before lone_make to give them to the shard */
+	/* set before lone_make: NIC tx room in descriptors (0: none), and a port that reports
+	 * its descriptors through fake_desc_status */
+	uint16_t tx_room_desc;
+	bool desc_status;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
 };
+
+/*
+ * What the fake NIC's tx ring holds: descriptors waiting to be sent. Its
+ * descriptor status answers as a NIC does: the descriptor `offset` ahead of
+ * the tail is still full when more than ring - offset wait.
+ */
+static uint16_t fake_waiting;
+
+static int
+fake_desc_status(void *txq, uint16_t offset)
+{
+	RTE_SET_USED(txq);
+	return fake_waiting >= 64 - offset ? RTE_ETH_TX_DESC_FULL : RTE_ETH_TX_DESC_DONE;
+}
 
 static int
 lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool requests)
@@ -284,13 +313,14 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 			0);
 		MRC_T_EQ(rte_eth_tx_queue_setup((uint16_t)port, 0, 64, SOCKET_ID_ANY, NULL), 0);
 		MRC_T_EQ(rte_eth_dev_start((uint16_t)port), 0);
+		/* a NIC that reports its tx descriptors, as net_ring does not */
+		if (l->desc_status)
+			rte_eth_fp_ops[port].tx_descriptor_status = fake_desc_status;
 	}
 	snprintf(name, sizeof(name), "sho%u", seq);
 	l->handoff = handoff ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
 	snprintf(name, sizeof(name), "shr%u", seq);
 	l->requests = requests ? rte_ring_create(name, 64, SOCKET_ID_ANY, 0) : NULL;
-	snprintf(name, sizeof(name), "shc%u", seq);
-	l->ctl_tx = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 
 	struct mrc_shard_cfg c = {.n_planes = 1,
 		.port_id = {(uint16_t)port},
@@ -302,8 +332,11 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.wire = l->p.wire,
 		.socket = SOCKET_ID_ANY,
 		.handoff = l->handoff,
-		.requests = l->requests,
-		.ctl_tx = l->ctl_tx};
+		.exception = l->exception,
+		.ctl_tx = l->ctl_tx,
+		.tx_ring_desc = {64},
+		.tx_room_desc = {l->tx_room_desc},
+		.requests = l->requests};
 
 	l->wire_cfg = l->p.wire;
 	l->s = mrc_shard_create(&c, l->p.now, &why);
@@ -322,11 +355,8 @@ lone_free(struct lone *l)
 		rte_pktmbuf_free(m);
 	while (rte_ring_dequeue(l->wire, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
-	while (rte_ring_dequeue(l->ctl_tx, (void **)&m) == 0)
-		rte_pktmbuf_free(m);
 	rte_ring_free(l->handoff);
 	rte_ring_free(l->requests);
-	rte_ring_free(l->ctl_tx);
 	MRC_T_EQ(rte_mempool_avail_count(l->p.pool), l->p.pool->size);
 	mrc_test_pair_destroy(&l->p);
 	return MRC_TEST_OK;
@@ -434,50 +464,6 @@ hand_off_case(bool with_ring)
 	return MRC_TEST_OK;
 }
 
-/*
- * What the control thread builds (an endpoint response) leaves on the plane
- * its mbuf names, ahead of the QPs' output; one naming a plane the shard
- * does not have is dropped and counted.
- */
-static int
-test_sends_what_control_built(void)
-{
-	static struct lone l;
-	const struct mrc_shard_counters *c;
-	struct rte_mbuf *m = NULL;
-	struct mrc_pkt v;
-
-	MRC_T_RUN(lone_make(&l, 1, 0, true, false));
-	MRC_T_RUN(put_sample(&l.p, l.ctl_tx, "ep_response_port_status_plain", MRC_EP_QPN));
-	MRC_T_RUN(put_sample(&l.p, l.ctl_tx, "ep_request_port_status", MRC_EP_QPN));
-	/* the second names plane 3 of a one-plane host */
-	MRC_T_EQ(rte_ring_count(l.ctl_tx), 2);
-	{
-		struct rte_mbuf *two[2];
-
-		MRC_T_EQ(rte_ring_dequeue_bulk(l.ctl_tx, (void **)two, 2, NULL), 2);
-		two[0]->port = 0;
-		two[1]->port = 3;
-		MRC_T_EQ(rte_ring_enqueue_bulk(l.ctl_tx, (void **)two, 2, NULL), 2);
-	}
-	l.p.now += 1000;
-	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
-	c = mrc_shard_counters(l.s);
-	MRC_T_EQ(c->tx_ctl, 1);
-	MRC_T_EQ(c->tx_ctl_dropped, 1);
-	MRC_T_EQ(c->tx_pkts, 1);
-	MRC_T_EQ(rte_ring_count(l.ctl_tx), 0);
-	/* on the port's wire (a net_ring port: its tx ring is its rx ring) */
-	MRC_T_EQ(rte_ring_count(l.wire), 1);
-	MRC_T_EQ(rte_ring_dequeue(l.wire, (void **)&m), 0);
-	MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
-	MRC_T_EQ(v.bth.opcode, MRC_OP_EP_RESPONSE);
-	MRC_T_EQ(v.ep.req_id, 42);
-	rte_pktmbuf_free(m);
-	MRC_T_RUN(lone_free(&l));
-	return MRC_TEST_OK;
-}
-
 static int
 test_hands_off_what_it_does_not_own(void)
 {
@@ -488,6 +474,140 @@ static int
 test_counts_hand_offs_it_cannot_make(void)
 {
 	return hand_off_case(false);
+}
+
+/* A frame of `len` bytes, EtherType `et`, IPv6 next header `nh` when IPv6, on `ring`. */
+static int
+put_raw(struct rte_mempool *pool, struct rte_ring *ring, uint16_t et, uint8_t nh, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, len) : NULL;
+
+	MRC_T_ASSERT(f != NULL, "mbuf of %u bytes", len);
+	memset(f, 0, len);
+	f[12] = (uint8_t)(et >> 8);
+	f[13] = (uint8_t)et;
+	if (et == RTE_ETHER_TYPE_IPV6) {
+		f[14] = 0x60;
+		f[19] = (uint8_t)(len - 54); /* payload length */
+		f[20] = nh;
+		f[21] = 255;
+	}
+	MRC_T_EQ(rte_ring_enqueue(ring, m), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * The exception path: frames that are not MRC go to the exception ring (what
+ * it cannot take is counted), damaged or unknown MRC packets do not; frames
+ * the control thread puts on ctl_tx leave by the plane their m->port names.
+ */
+static int
+test_exception_path(void)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m = NULL, *out[2];
+
+	l.exception = rte_ring_create("shx", 2, SOCKET_ID_ANY, 0); /* room for one */
+	l.ctl_tx = rte_ring_create("shc", 8, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(l.exception != NULL && l.ctl_tx != NULL, "rings");
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_RUN(put_raw(l.p.pool, l.wire, RTE_ETHER_TYPE_IPV6, 58, 86)); /* ICMPv6 */
+	MRC_T_RUN(put_raw(l.p.pool, l.wire, RTE_ETHER_TYPE_LLDP, 0, 60));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x105)); /* MRC, for no QP */
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->rx_pkts, 3);
+	MRC_T_EQ(c->rx_exception, 1);
+	MRC_T_EQ(c->rx_exception_drops, 1);
+	MRC_T_EQ(c->rx_unknown_qpn, 1);
+	/* the frame taken is not the parser's refusal; the one the ring could not take is */
+	MRC_T_EQ(mrc_shard_rx_verdicts(l.s)->pkts[MRC_WIRE_BAD_NEXT_HEADER], 0);
+	MRC_T_EQ(mrc_shard_rx_verdicts(l.s)->pkts[MRC_WIRE_BAD_ETHERTYPE], 1);
+	MRC_T_EQ(rte_ring_dequeue(l.exception, (void **)&m), 0);
+	MRC_T_EQ(rte_pktmbuf_mtod(m, uint8_t *)[20], 58); /* the ICMPv6 frame, whole */
+	MRC_T_EQ(rte_pktmbuf_pkt_len(m), 86);
+	rte_pktmbuf_free(m);
+	/* control frames: one for plane 0, one for a plane the shard does not have */
+	for (unsigned int k = 0; k < 2; k++) {
+		out[k] = rte_pktmbuf_alloc(l.p.pool);
+		MRC_T_ASSERT(out[k] != NULL && rte_pktmbuf_append(out[k], 64) != NULL, "mbuf");
+		out[k]->port = (uint16_t)(k * 3);
+		MRC_T_EQ(rte_ring_enqueue(l.ctl_tx, out[k]), 0);
+	}
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(c->tx_control, 1);
+	MRC_T_EQ(c->tx_control_drops, 1);
+	MRC_T_EQ(rte_ring_count(l.ctl_tx), 0);
+	MRC_T_EQ(rte_ring_dequeue(l.wire, (void **)&m), 0); /* the port's tx: our frame */
+	MRC_T_ASSERT(m == out[0], "the frame sent is not the one given");
+	rte_pktmbuf_free(m);
+	MRC_T_RUN(lone_free(&l));
+	rte_ring_free(l.exception);
+	rte_ring_free(l.ctl_tx);
+	return MRC_TEST_OK;
+}
+
+/*
+ * NIC tx room: a port that reports its tx descriptors is offered packets only
+ * while fewer than tx_room_desc wait; one that does not (net_ring) keeps the
+ * staging bound alone, and sends.
+ */
+static int
+nic_desc_room_case(bool reports)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	memset(&l, 0, sizeof(l));
+	l.tx_room_desc = 16;
+	l.desc_status = reports;
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_EQ(mrc_shard_tx_room_offset(l.s, 0), reports ? 64 - 16 : 0);
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_qp_post_write(l.p.h[0].qp, 1, l.p.h[0].mem, 64 * 1024, l.p.h[0].key,
+			 (uint64_t)(uintptr_t)l.p.h[1].mem, l.p.h[1].key, false, 0),
+		0);
+	c = mrc_shard_counters(l.s);
+	fake_waiting = 16; /* as many as the room: full */
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(c->tx_pkts, reports ? 0 : rte_ring_count(l.wire));
+	MRC_T_EQ(c->tx_nic_full, reports ? 1 : 0);
+	if (reports) {
+		fake_waiting = 15; /* one fewer: room */
+		l.p.now += 1000;
+		mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+		MRC_T_ASSERT(c->tx_pkts > 0, "no packet sent with room on the NIC");
+		MRC_T_EQ(c->tx_nic_full, 1);
+	}
+	MRC_T_ASSERT(c->tx_pkts > 0, "nothing sent");
+	/* what went out is on the wire ring: give it back */
+	while ((n = rte_ring_dequeue_burst(l.wire, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[0].qp), 0);
+	mrc_shard_drop_staged(l.s);
+	if (reports)
+		rte_eth_fp_ops[l.port].tx_descriptor_status = NULL;
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+static int
+test_nic_tx_room_from_descriptors(void)
+{
+	return nic_desc_room_case(true);
+}
+
+static int
+test_nic_tx_room_staging_only(void)
+{
+	return nic_desc_room_case(false);
 }
 
 static int
@@ -1158,8 +1278,10 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_plane_dies_with_nic_tx_room),
 	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
-	MRC_TEST_CASE(test_sends_what_control_built),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
+	MRC_TEST_CASE(test_exception_path),
+	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
+	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_runs_calls_on_its_owner),
 	MRC_TEST_CASE(test_stall_is_not_loss),

@@ -123,6 +123,30 @@ uint32_t mrcd_ports_admin_down(const struct mrcd_daemon *d, unsigned int h, uint
 /* Take plane p of host h administratively down (up = false) or back up; control thread. */
 void mrcd_ports_admin(struct mrcd_daemon *d, unsigned int h, unsigned int p, bool up);
 
+/*
+ * Neighbour discovery (mrcd_nd.c). mrcd_nd_setup(): host h's addresses per
+ * plane, what to resolve, and its exception and control tx rings (before its
+ * shards are made); 0 or -errno. mrcd_nd_tick(): read host h's links, take
+ * the frames its shards handed over, answer, announce, resolve; returns the
+ * planes to publish as up: those whose link is up and whose next hop is
+ * known. mrcd_nd_free(): give back what the rings still hold.
+ */
+int mrcd_nd_setup(struct mrcd_daemon *d, unsigned int h);
+uint32_t mrcd_nd_tick(struct mrcd_daemon *d, unsigned int h, uint64_t now);
+void mrcd_nd_free(struct mrcd_hostctx *hc);
+
+/*
+ * The exception path's taps (mrcd_tap.c), one per plane port with [ports] tap.
+ * mrcd_tap_open(): create and configure host h's plane p tap (its addresses
+ * and next hop set up first); 0 or -errno, logged. mrcd_tap_write(): a frame
+ * to the kernel; false when the port has no tap. mrcd_tap_read(): a frame the
+ * kernel wrote, its length, 0 when none waits.
+ */
+int mrcd_tap_open(struct mrcd_daemon *d, unsigned int h, unsigned int p);
+bool mrcd_tap_write(struct mrcd_nd_port *np, const uint8_t *f, uint32_t len);
+int mrcd_tap_read(struct mrcd_nd_port *np, uint8_t *buf, uint32_t room);
+void mrcd_tap_close(struct mrcd_nd_port *np);
+
 /* Take what the hosts' shards handed off: endpoint operations (mrcd_epreq.h)
  * and QPs gone to ERROR. */
 void mrcd_handoff_drain(struct mrcd_daemon *d);

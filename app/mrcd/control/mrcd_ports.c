@@ -104,6 +104,34 @@ rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16
 	       "host pair and plane)";
 }
 
+/*
+ * NIC tx room ([architecture.md], "NIC transmit room"): a plane takes packets
+ * while its port's tx ring holds less than 2.56 us of the port's speed (its
+ * fastest in speed_capa; 100 Gb/s when it names none), at least two frames,
+ * as on the emulated fabric; three descriptors a frame (header, payload,
+ * ICRC trailer). Asked of the NIC where it reports its descriptors
+ * (lib/host/mrc_shard.h); elsewhere the staging bound alone applies.
+ */
+static uint16_t
+tx_room_desc(const struct rte_eth_dev_info *info, uint32_t frame_bytes, uint16_t ring)
+{
+	static const struct {
+		uint32_t capa, gbps;
+	} speeds[] = {{RTE_ETH_LINK_SPEED_200G, 200}, {RTE_ETH_LINK_SPEED_100G, 100},
+		{RTE_ETH_LINK_SPEED_56G, 56}, {RTE_ETH_LINK_SPEED_50G, 50},
+		{RTE_ETH_LINK_SPEED_40G, 40}, {RTE_ETH_LINK_SPEED_25G, 25},
+		{RTE_ETH_LINK_SPEED_20G, 20}, {RTE_ETH_LINK_SPEED_10G, 10}};
+	uint32_t gbps = 100, frames;
+
+	for (unsigned int i = 0; i < RTE_DIM(speeds); i++)
+		if (info->speed_capa & speeds[i].capa) {
+			gbps = speeds[i].gbps;
+			break;
+		}
+	frames = RTE_MAX(2560u * gbps / 8 / frame_bytes, 2u);
+	return (uint16_t)RTE_MIN(3 * frames, ring / 2u);
+}
+
 static int
 open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *name)
 {
@@ -211,14 +239,25 @@ open_port(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *nam
 	(void)rte_eth_promiscuous_enable(pid); /* addresses are SRv6's business, not the MAC's */
 	hc->port[p] = pid;
 	hc->port_started |= 1u << p;
+	hc->tx_desc[p] = nb_tx;
+	hc->tx_room_desc[p] = tx_room_desc(&info, frame, nb_tx);
 	rc = mrcd_steer_choose(d, h, p, info.driver_name, n_rxq, &mrc_flow_ops_real);
 	if (rc != 0)
 		return rc;
+	const bool desc_status = rte_eth_tx_descriptor_status(pid, 0, 0) >= 0;
+	char room[96];
+
+	if (desc_status)
+		snprintf(room, sizeof(room), "tx room %u descriptors (the NIC's status)",
+			hc->tx_room_desc[p]);
+	else
+		snprintf(room, sizeof(room),
+			"tx room: mrcd's staging only (the port reports no descriptor status)");
 	MRCD_LOG(ctrl, NOTICE,
-		"host %u plane %u: port %u %s (%s), %u/%u descriptors, %u rx queues, %s; "
+		"host %u plane %u: port %u %s (%s), %u/%u descriptors, %u rx queues, %s, %s; "
 		"offers%s%s%s%s",
 		d->cfg.daemon.first_host + h, p, pid, name, info.driver_name, nb_rx, nb_tx, n_rxq,
-		rss,
+		rss, room,
 		(conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 			? " multi-seg tx"
 			: " chains gathered by the driver",

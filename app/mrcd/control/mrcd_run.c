@@ -5,12 +5,13 @@
 /*
  * Run by: the main lcore, from the workers' launch to their stop.
  *
- * The run: start the fabric, launch the workers, then the control loop
+ * The run: start the fabric and the stats thread (stats/, which writes
+ * every output from here on), launch the workers, then the control loop
  * until the duration ends or a signal comes: refresh the links every
- * millisecond, drain the hand-off rings, tick the outputs (stats/), then
- * ask the workers to drain and wait until every message posted has
- * completed or failed (or [daemon] drain_ms passed), stop them, and publish
- * the final snapshots from here, the workers being gone.
+ * millisecond, drain the hand-off rings, then ask the workers to drain and
+ * wait until every message posted has completed or failed (or [daemon]
+ * drain_ms passed), stop them, publish the final snapshots from here, the
+ * workers being gone, and let the stats thread write its last lines.
  */
 
 #include <errno.h>
@@ -102,10 +103,8 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 	const uint64_t end = d->cfg.daemon.duration_s
 				     ? start + (uint64_t)d->cfg.daemon.duration_s * d->hz
 				     : UINT64_MAX;
-	uint64_t next_link = start, next_console = start + d->hz, drain_end = 0;
-	struct mrcd_output out;
+	uint64_t next_link = start, drain_end = 0;
 
-	mrcd_output_open(d, &out);
 	for (;;) {
 		const uint64_t now = rte_rdtsc();
 
@@ -113,13 +112,18 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			/* One read of the host's ports, less those taken down by hand,
 			 * published to every shard of it. */
 			for (unsigned int h = 0; h < d->n_hosts; h++) {
+				/* with neighbour discovery, up means a known next hop too; less the
+				 * ports taken down by hand */
+				const bool nd = d->host[h].nd_on;
 				const uint32_t down = mrcd_ports_admin_down(d, h, now - start);
 				const uint32_t m =
-					mrc_shard_refresh_links(d->host[h].shard[0].rt) & ~down;
+					(nd ? mrcd_nd_tick(d, h, now)
+					    : mrc_shard_refresh_links(d->host[h].shard[0].rt)) &
+					~down;
 
-				if (down != 0)
+				if (!nd && down != 0)
 					mrc_shard_set_port_mask(d->host[h].shard[0].rt, m);
-				for (unsigned int k = 1; k < d->host[h].n_shards; k++)
+				for (unsigned int k = nd ? 0 : 1; k < d->host[h].n_shards; k++)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
 			}
 			next_link = now + d->hz / 1000;
@@ -137,11 +141,6 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
 		mrcd_apps_tick(d, now);
-		mrcd_output_tick(d, &out, now, start);
-		if (d->cfg.telemetry.console && now >= next_console) {
-			mrcd_console_line(d, now, start);
-			next_console += d->hz;
-		}
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
 			if (signalled)
 				MRCD_LOG(ctrl, NOTICE,
@@ -166,7 +165,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			mrc_shard_publish(d->host[h].shard[k].rt, rte_rdtsc());
 			mrcd_snapshot_publish(d, h, k, rte_rdtsc(), true);
 		}
-	mrcd_output_close(d, &out, rte_rdtsc(), start);
+	mrcd_stats_stop(d);
 }
 
 int
@@ -174,6 +173,7 @@ mrcd_run(struct mrcd_daemon *d)
 {
 	struct timespec mono;
 	uint64_t start;
+	int rc;
 
 	if (d->fab != NULL)
 		mrc_fabric_start(d->fab, rte_rdtsc());
@@ -182,14 +182,16 @@ mrcd_run(struct mrcd_daemon *d)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	d->start_tsc = start;
 	d->start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+	rc = mrcd_stats_start(d, start);
+	if (rc != 0)
+		return rc;
 	for (unsigned int i = 0; i < d->n_workers; i++) {
-		const int rc = rte_eal_remote_launch(
-			mrcd_worker_main, &d->workers[i], d->workers[i].lcore);
-
+		rc = rte_eal_remote_launch(mrcd_worker_main, &d->workers[i], d->workers[i].lcore);
 		if (rc != 0) {
 			MRCD_LOG(ctrl, ERR, "worker %u (lcore %u) did not launch: %s", i,
 				d->workers[i].lcore, strerror(-rc));
 			stop_workers(d);
+			mrcd_stats_stop(d);
 			return rc;
 		}
 	}

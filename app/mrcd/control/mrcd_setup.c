@@ -373,7 +373,8 @@ make_rings(struct mrcd_daemon *d, unsigned int h)
 	/* QPs that went to ERROR: reported by the control thread. */
 	snprintf(name, sizeof(name), "mrcd_ev%u", h);
 	hc->events = rte_ring_create(name, 4096, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
-	/* What the control thread sends (endpoint operations): shard 0 sends it. */
+	/* What the control thread sends (endpoint operations, and neighbour discovery's
+	 * frames: mrcd_nd_setup() takes this ring): shard 0 sends it. */
 	snprintf(name, sizeof(name), "mrcd_ct%u", h);
 	hc->ctl_tx =
 		rte_ring_create(name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -425,14 +426,20 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	rc = split_host(d, h, max_qps);
 	if (rc == 0)
 		rc = make_rings(d, h);
+	if (rc == 0)
+		rc = mrcd_nd_setup(d, h); /* neighbour discovery: its rings, before the shards */
 	if (rc != 0) {
 		if (rc == -ENOMEM)
 			MRCD_LOG(ctrl, ERR, "host %u: out of memory for its shards' tables", h);
 		return rc;
 	}
 	mrcd_config_wire(&d->cfg, &cfg.wire);
-	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 		cfg.port_id[p] = hc->port[p];
+		/* ethdev ports: tx room from the NIC where it tells (mrcd_ports.c) */
+		cfg.tx_ring_desc[p] = hc->tx_desc[p];
+		cfg.tx_room_desc[p] = hc->tx_room_desc[p];
+	}
 	/* the generator's region, then the applications' (apps/mrcd_apps.h) */
 	hc->mrs = rte_zmalloc("mrcd_mrs", mrc_mr_table_memsize(4 + MRCD_APPS_MR_SLOTS), 64);
 	hc->mem_len = RTE_MAX(hc->region_bytes, (size_t)4096); /* a host may have no flows */
@@ -470,7 +477,6 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		cfg.trk_blocks = trk_blocks(d, RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows));
 		cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
 		cfg.shard_index = (uint16_t)k;
-		cfg.ctl_tx = k == 0 ? hc->ctl_tx : NULL;
 		/* its own queue on every port; past a port's rx queues it reads none */
 		cfg.tx_queue = (uint16_t)k;
 		cfg.rx_queue = (uint16_t)k;
@@ -514,10 +520,21 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			return -ENOMEM;
 		}
 		mrc_cq_init(sc->cq, d->cfg.transport.cq_size);
+		/* frames that are not MRC to the control thread; its own frames out by shard 0 */
+		cfg.exception = hc->exception;
+		cfg.ctl_tx = k == 0 ? hc->ctl_tx : NULL;
 		sc->rt = mrc_shard_create(&cfg, now, &why);
 		if (sc->rt == NULL) {
 			MRCD_LOG(ctrl, ERR, "host %u shard %u: %s", h, k, why);
 			return -ENOMEM;
+		}
+		/* a plane whose next hop is resolved is out of rotation until it is */
+		if (hc->nd_on) {
+			uint32_t known = 0;
+
+			for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+				known |= (uint32_t)!hc->nd[p].resolve << p;
+			mrc_shard_set_port_mask(sc->rt, known);
 		}
 		/* shard 0 keeps the seed a host of one shard always had */
 		mrc_rand_seed(&sc->rand, d->cfg.daemon.seed * 1000003u + c + 7919u * k);
@@ -573,6 +590,9 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 		return NULL;
 	}
 	a.dest_qpn = dest_qpn;
+	/* each plane's next hop as neighbour discovery keeps it (mrcd_nd.c) */
+	if (d->host[local].nd_on)
+		in.addr.next_hop_mac = d->host[local].next_hop_mac;
 	/*
 	 * A peer with several workers is addressed at the one that owns
 	 * dest_qpn (its worker micro-SID after the host's, SRv6): where its

@@ -76,7 +76,6 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 
 		rte_ring_free(hc->handoff);
 		rte_ring_free(hc->events);
-		rte_ring_free(hc->ctl_tx);
 		for (unsigned int k = 0; k < hc->n_shards; k++) {
 			struct mrcd_shardctx *sc = &hc->shard[k];
 			struct rte_mbuf *m[64];
@@ -93,6 +92,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 			rte_free(sc->recv_flows);
 		}
 		rte_free(hc->qpn_map);
+		mrcd_nd_free(hc); /* frames neither side took go back before the count */
 		if (mrcd_pools_full(hc) != 0)
 			rc = -EBUSY;
 		rte_mempool_free(hc->rx_pool);

@@ -3,14 +3,16 @@
  */
 
 /*
- * Run by: the main lcore (the control loop in control/mrcd_run.c); the
- * readers also by DPDK's telemetry threads (mrcd_telemetry.c).
+ * Run by: the stats thread (mrcd_stats_thread.c); the readers also by
+ * DPDK's telemetry threads (mrcd_telemetry.c) and the main lcore (the
+ * drain check, the banner, the summary).
  *
  * What the daemon tells people while it runs, from the snapshots the
  * workers publish (datapath/mrcd_snapshot.c) and never from live worker
  * state: the readers, the banner, the console line every second, the
- * JSON-lines time series and the Prometheus text file. The summary at exit
- * is mrcd_summary.c.
+ * JSON-lines time series (per-path counters included) and the Prometheus
+ * text file (mrcd_metrics.c writes its text). The summary at exit is
+ * mrcd_summary.c.
  */
 
 #include <errno.h>
@@ -189,57 +191,39 @@ mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc)
 
 /* ---- files ---- */
 
-void
-mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o)
+int
+mrcd_output_open(struct mrcd_stats *st)
 {
-	memset(o, 0, sizeof(*o));
+	struct mrcd_daemon *d = st->d;
+	struct mrcd_output *o = &st->out;
+
 	if (strcmp(d->cfg.telemetry.timeseries, "none") != 0) {
 		o->ts = fopen(d->cfg.telemetry.timeseries, "w");
 		if (o->ts == NULL)
 			MRCD_LOG(stats, WARNING, "time series %s: %s (continuing without)",
 				d->cfg.telemetry.timeseries, strerror(errno));
 	}
+	return 0;
 }
 
+/* The Prometheus file (mrcd_metrics.c's text), written aside and renamed: a scraper never
+ * reads half a file. */
 static void
-write_prometheus(const struct mrcd_daemon *d, const struct mrcd_snapshot *t)
+write_prometheus(struct mrcd_stats *st)
 {
+	const char *path = st->d->cfg.telemetry.prometheus;
 	char tmp[MRCD_CONFIG_PATH_MAX + 8];
 	FILE *f;
 
-	if (strcmp(d->cfg.telemetry.prometheus, "none") == 0)
+	if (strcmp(path, "none") == 0)
 		return;
-	/* Written aside and renamed: a scraper never reads half a file. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.telemetry.prometheus);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (f == NULL)
 		return;
-	fprintf(f, "# HELP mrcd_plane_tx_bytes_total Bytes sent on each plane (all hosts).\n"
-		   "# TYPE mrcd_plane_tx_bytes_total counter\n");
-	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
-		fprintf(f, "mrcd_plane_tx_bytes_total{plane=\"%u\"} %" PRIu64 "\n", p,
-			t->tx_bytes[p]);
-	fprintf(f,
-		"# HELP mrcd_messages_completed_total Messages sent and fully acknowledged.\n"
-		"# TYPE mrcd_messages_completed_total counter\n"
-		"mrcd_messages_completed_total %" PRIu64 "\n"
-		"# HELP mrcd_retransmits_total Data packets resent.\n"
-		"# TYPE mrcd_retransmits_total counter\nmrcd_retransmits_total %" PRIu64 "\n"
-		"# HELP mrcd_nacks_total NACKs received.\n"
-		"# TYPE mrcd_nacks_total counter\nmrcd_nacks_total %" PRIu64 "\n"
-		"# HELP mrcd_ecn_echoes_total SACKs echoing an ECN mark.\n"
-		"# TYPE mrcd_ecn_echoes_total counter\nmrcd_ecn_echoes_total %" PRIu64 "\n"
-		"# HELP mrcd_evs EVs by state (active set; bad and denied include backups).\n"
-		"# TYPE mrcd_evs gauge\n"
-		"mrcd_evs{state=\"good\"} %" PRIu64 "\nmrcd_evs{state=\"skip\"} %" PRIu64 "\n"
-		"mrcd_evs{state=\"assumed_bad\"} %" PRIu64 "\nmrcd_evs{state=\"denied\"} %" PRIu64
-		"\n"
-		"# HELP mrcd_verified_bytes_total Bytes checked at the receivers.\n"
-		"# TYPE mrcd_verified_bytes_total counter\nmrcd_verified_bytes_total %" PRIu64 "\n",
-		t->completed, t->retx, t->nacks, t->ecn_echoes, t->ev_good, t->ev_skip, t->ev_bad,
-		t->ev_denied, t->verified_bytes);
-	fclose(f);
-	rename(tmp, d->cfg.telemetry.prometheus);
+	mrcd_metrics_write(st, f);
+	if (fclose(f) == 0)
+		rename(tmp, path);
 }
 
 /*
@@ -268,13 +252,94 @@ ts_rotate_if_full(struct mrcd_daemon *d, struct mrcd_output *o)
 	o->ts_rotations++;
 }
 
+/* What one path did over the interval, from its sums now (c) and at the last line (l). */
+enum ts_path_field { TS_SENT, TS_RETX, TS_LOST, TS_ECN, TS_TRIMS, TS_RTT, TS_FIELDS };
+static const char *const ts_path_names[TS_FIELDS] = {
+	"sent", "retx", "lost", "ecn", "trims", "rtt_us"};
+
 static void
-write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
+ts_path_value(FILE *f, enum ts_path_field k, const struct mrc_path_counters *c,
+	const struct mrc_path_counters *l)
 {
+	uint64_t lost = 0, samples;
+
+	switch (k) {
+	case TS_SENT:
+		fprintf(f, "%" PRIu64, c->tx_data_pkts - l->tx_data_pkts);
+		return;
+	case TS_RETX:
+		fprintf(f, "%" PRIu64, c->tx_retx_pkts - l->tx_retx_pkts);
+		return;
+	case TS_LOST:
+		for (unsigned int i = 0; i < MRC_REL_LOSS_MAX; i++)
+			lost += c->lost[i] - l->lost[i];
+		fprintf(f, "%" PRIu64, lost);
+		return;
+	case TS_ECN:
+		fprintf(f, "%" PRIu64, c->ecn_echoes - l->ecn_echoes);
+		return;
+	case TS_TRIMS:
+		fprintf(f, "%" PRIu64, c->trims - l->trims);
+		return;
+	case TS_RTT:
+		samples = c->rtt_samples - l->rtt_samples;
+		if (samples == 0)
+			fputs("null", f);
+		else
+			fprintf(f, "%.1f",
+				(double)(c->rtt_sum_ns - l->rtt_sum_ns) / (double)samples / 1e3);
+		return;
+	case TS_FIELDS:
+		break;
+	}
+}
+
+/*
+ * "paths": each host's paths over the interval, one planes x (T1s + 1)
+ * matrix per field (the last column: direct), keyed by the host's cluster
+ * number; rtt_us is the interval's mean, null without a sample.
+ */
+static void
+ts_paths(struct mrcd_stats *st, FILE *f)
+{
+	const struct mrcd_daemon *d = st->d;
+	const unsigned int cols = st->n_t1 + 1;
+
+	fprintf(f, ", \"paths\": {\"t1s\": %u, \"hosts\": {", st->n_t1);
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const struct mrc_path_counters *c = st->paths[h], *l = st->out.last_paths[h];
+
+		fprintf(f, "%s\"%u\": {", h ? ", " : "", d->cfg.daemon.first_host + h);
+		for (unsigned int k = 0; k < TS_FIELDS; k++) {
+			fprintf(f, "%s\"%s\": [", k ? ", " : "", ts_path_names[k]);
+			for (unsigned int p = 0; p < st->n_planes; p++) {
+				fputs(p ? ", [" : "[", f);
+				for (unsigned int t = 0; t < cols; t++) {
+					if (t)
+						fputs(", ", f);
+					ts_path_value(f, k, &c[p * cols + t], &l[p * cols + t]);
+				}
+				fputc(']', f);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
+		memcpy(st->out.last_paths[h], c, st->n_paths * sizeof(*c));
+	}
+	fputs("}}", f);
+}
+
+static void
+write_ts_line(struct mrcd_stats *st, uint64_t now_tsc)
+{
+	struct mrcd_daemon *d = st->d;
+	struct mrcd_output *o = &st->out;
+	const uint64_t start_tsc = st->start_tsc;
 	struct mrcd_snapshot t, *l = &o->last[0];
 	const uint64_t dt = now_tsc - (o->last_tsc ? o->last_tsc : start_tsc);
 
 	mrcd_snapshot_totals(d, &t);
+	mrcd_stats_paths_refresh(st, now_tsc);
 	fprintf(o->ts, "{\"t\": %.3f, \"plane_gbps\": [",
 		(double)(now_tsc - start_tsc) / (double)d->hz);
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
@@ -283,51 +348,52 @@ write_ts_line(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, ui
 	fprintf(o->ts,
 		"], \"retx\": %" PRIu64 ", \"nacks\": %" PRIu64 ", \"ecn_echoes\": %" PRIu64
 		", \"ev\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64 ", \"bad\": %" PRIu64
-		", \"denied\": %" PRIu64 "}, \"msgs\": %" PRIu64 ", \"verified_bytes\": %" PRIu64
-		"}\n",
+		", \"denied\": %" PRIu64 "}, \"msgs\": %" PRIu64 ", \"verified_bytes\": %" PRIu64,
 		t.retx - l->retx, t.nacks - l->nacks, t.ecn_echoes - l->ecn_echoes, t.ev_good,
 		t.ev_skip, t.ev_bad, t.ev_denied, t.completed, t.verified_bytes);
+	ts_paths(st, o->ts);
+	fputs("}\n", o->ts);
 	*l = t;
 	o->last_tsc = now_tsc;
 	ts_rotate_if_full(d, o);
 }
 
 void
-mrcd_output_tick(struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
+mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc)
 {
+	struct mrcd_daemon *d = st->d;
+	struct mrcd_output *o = &st->out;
+
 	if (o->next_ts == 0) {
 		/* The first sample covers a whole interval: a rate over microseconds means nothing.
 		 */
-		o->last_tsc = start_tsc;
-		o->next_ts = start_tsc +
+		o->last_tsc = st->start_tsc;
+		o->next_ts = st->start_tsc +
 			     (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
 	}
 	if (o->ts != NULL && now_tsc >= o->next_ts) {
-		write_ts_line(d, o, now_tsc, start_tsc);
+		write_ts_line(st, now_tsc);
 		o->next_ts =
 			now_tsc + (uint64_t)d->cfg.telemetry.timeseries_interval_ms * d->hz / 1000;
 	}
 	if (now_tsc >= o->next_prom) {
-		struct mrcd_snapshot t;
-
-		mrcd_snapshot_totals(d, &t);
-		write_prometheus(d, &t);
+		mrcd_stats_paths_refresh(st, now_tsc);
+		write_prometheus(st);
 		o->next_prom =
 			now_tsc + (uint64_t)d->cfg.telemetry.prometheus_interval_ms * d->hz / 1000;
 	}
 }
 
 void
-mrcd_output_close(
-	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc)
+mrcd_output_close(struct mrcd_stats *st, uint64_t now_tsc)
 {
-	struct mrcd_snapshot t;
+	struct mrcd_daemon *d = st->d;
+	struct mrcd_output *o = &st->out;
 
-	mrcd_snapshot_totals(d, &t);
-	write_prometheus(d, &t);
+	write_prometheus(st);
 	if (o->ts == NULL)
 		return;
-	write_ts_line(d, o, now_tsc, start_tsc);
+	write_ts_line(st, now_tsc);
 	if (o->ts == NULL) /* it reached its cap and could not start again */
 		return;
 	/* The fault timeline, read now that the fabric's worker has stopped. */

@@ -6,24 +6,84 @@
 
 /*
  * The stats side: readers of what the workers publish, and what the daemon
- * tells people from it. Runs on the main lcore (console, files, summary)
- * and on DPDK's telemetry threads (/mrc/ commands); never reads a worker's
- * live state while the workers run.
+ * tells people from it. While the workers run, the stats thread
+ * (mrcd_stats_thread.c, a control thread of DPDK's, on no polling CPU)
+ * owns every output: the console line, the time series, the Prometheus
+ * file and the metrics endpoint, and the per-path sums the /mrc/ path
+ * commands read. DPDK's telemetry threads answer /mrc/ commands; the main
+ * lcore prints the banner and, after the stop, the summary. None of them
+ * reads a worker's live state while the workers run.
  */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mrc_path_stats.h"
 #include "mrcd_daemon.h"
 
-/* Outputs the control loop keeps open (mrcd_report.c): written by the main lcore only. */
+struct mrcd_http;
+
+/* Outputs the stats thread keeps open (mrcd_report.c): written by the stats thread only. */
 struct mrcd_output {
 	FILE *ts;
 	unsigned int ts_rotations; /* times the time series reached its cap */
 	uint64_t next_ts, next_prom;
 	struct mrcd_snapshot last[MRCD_MAX_HOSTS];
 	uint64_t last_tsc;
+	/* each host's path sums at the last time-series line (n_paths each) */
+	struct mrc_path_counters *last_paths[MRCD_MAX_HOSTS];
 };
+
+/*
+ * The stats thread and what it owns. Made by control (mrcd_stats_start)
+ * before the workers launch; freed by main.c at exit.
+ */
+struct mrcd_stats {
+	struct mrcd_daemon *d; /* control writes before the thread starts; read-only after */
+	pthread_t thread;      /* control: creates, joins */
+	uint64_t start_tsc;    /* control, before the thread starts: the run's t = 0 */
+	/* control writes (release) once the workers stopped and their final snapshots are
+	 * out; the stats thread reads (acquire), writes its last lines and ends */
+	int stop;
+	/* control, before the thread starts: every host's path geometry (one config) */
+	unsigned int n_planes, n_t1, n_paths;
+	/*
+	 * Each host's per-path counters summed over its shards, refreshed every
+	 * [lcores] stats_interval_ms: the stats thread writes under seq (odd while
+	 * it writes), the telemetry threads read (mrcd_stats_paths_read).
+	 */
+	uint32_t seq;
+	uint64_t paths_tsc;
+	struct mrc_path_counters *paths[MRCD_MAX_HOSTS];
+	/* the stats thread only, from here on */
+	struct mrc_path_counters *tmp; /* one shard's copy */
+	struct mrcd_output out;
+	struct mrcd_http *http; /* the metrics endpoint; NULL when off */
+};
+
+/*
+ * Control: open the metrics endpoint and start the stats thread, which
+ * writes every output from now on (0, or -errno, said in the log). The run's
+ * t = 0 is start_tsc.
+ */
+int mrcd_stats_start(struct mrcd_daemon *d, uint64_t start_tsc);
+/* Control, once the workers stopped and their final snapshots are published:
+ * the last lines, then the thread ends and is joined. */
+void mrcd_stats_stop(struct mrcd_daemon *d);
+/* main.c at exit: what mrcd_stats_start allocated. */
+void mrcd_stats_free(struct mrcd_daemon *d);
+/*
+ * Any thread: host h's per-path counters as the stats thread last summed
+ * them, a consistent copy into out[n] (n >= n_paths). How many paths, with
+ * the geometry; 0 before the stats thread starts.
+ */
+unsigned int mrcd_stats_paths_read(const struct mrcd_daemon *d, unsigned int h,
+	struct mrc_path_counters *out, unsigned int n, unsigned int *n_planes, unsigned int *n_t1);
+/* Add one path's counters to another. */
+void mrcd_path_add(struct mrc_path_counters *to, const struct mrc_path_counters *c);
+/* The stats thread: the Prometheus text (text format 0.0.4) of everything, to f. */
+void mrcd_metrics_write(struct mrcd_stats *st, FILE *f);
 
 /* Host h's latest snapshot, a consistent copy (retries a torn one). */
 void mrcd_snapshot_read(const struct mrcd_daemon *d, unsigned int host, struct mrcd_snapshot *out);
@@ -35,12 +95,13 @@ void mrcd_fabric_snapshot_read(const struct mrcd_daemon *d, struct mrc_fabric_co
 double mrcd_gbps(uint64_t bytes, uint64_t tsc, uint64_t hz);
 
 void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *scenario);
+/* The stats thread's outputs (mrcd_report.c). */
 void mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc);
-void mrcd_output_open(struct mrcd_daemon *d, struct mrcd_output *o);
-void mrcd_output_tick(
-	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
-void mrcd_output_close(
-	struct mrcd_daemon *d, struct mrcd_output *o, uint64_t now_tsc, uint64_t start_tsc);
+int mrcd_output_open(struct mrcd_stats *st);
+void mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc);
+void mrcd_output_close(struct mrcd_stats *st, uint64_t now_tsc);
+/* The stats thread: refresh st->paths from the shards' snapshots. */
+void mrcd_stats_paths_refresh(struct mrcd_stats *st, uint64_t now_tsc);
 
 /* Print the summary (and write --json); 0 when nothing was lost or corrupted (mrcd_summary.c). */
 int mrcd_summary(const struct mrcd_daemon *d);
@@ -63,6 +124,11 @@ const char *mrcd_steer_name(uint8_t mode);
 
 /* Register the /mrc/ telemetry commands: 0, or the EAL's -errno for the first it refused. */
 int mrcd_telemetry_register(struct mrcd_daemon *d);
+/* /mrc/nd (mrcd_telemetry_nd.c), registered by mrcd_telemetry_register(). */
+int mrcd_telemetry_nd_register(const struct mrcd_daemon *d);
+/* Main lcore, before teardown frees what they read: wait for the commands being answered,
+ * and answer every later one with an error (mrcd is stopping). */
+void mrcd_telemetry_close(void);
 
 /*
  * Ask the owner of `qp` (on `host`) about it (mrcd_query_ask.c). The

@@ -66,6 +66,21 @@ print_gaps(FILE *f, const struct mrcd_daemon *d, bool json)
 		fprintf(f, "],\n");
 }
 
+/*
+ * Frames that were not MRC, taken by the exception path and given to no tap,
+ * all hosts and planes (those its ring could not take are the parser's).
+ */
+static uint64_t
+not_mrc_dropped(const struct mrcd_daemon *d)
+{
+	uint64_t n = 0;
+
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
+			n += d->host[h].nd[p].cnt[MRCD_ND_not_mrc_dropped];
+	return n;
+}
+
 int
 mrcd_summary(const struct mrcd_daemon *d)
 {
@@ -215,6 +230,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 		printf(", ports: missed %" PRIu64 ", rx errors %" PRIu64 ", tx errors %" PRIu64
 		       ", no rx mbuf %" PRIu64,
 			pd.imissed, pd.ierrors, pd.oerrors, pd.rx_nombuf);
+	if (not_mrc_dropped(d) != 0)
+		printf(", not MRC %" PRIu64 " (no tap: /mrc/nd by kind)", not_mrc_dropped(d));
 	printf("\n");
 	mrcd_summary_shards(d, stdout, false);
 
@@ -293,7 +310,8 @@ mrcd_summary(const struct mrcd_daemon *d)
 				" \"ev_states\": {\"good\": %" PRIu64 ", \"skip\": %" PRIu64
 				", \"assumed_bad\": %" PRIu64 ", \"denied\": %" PRIu64 "},\n",
 				t.ev_good, t.ev_skip, t.ev_bad, t.ev_denied);
-			fprintf(j, " \"drops\": {\"parser\": %" PRIu64, t.rejects);
+			fprintf(j, " \"drops\": {\"parser\": %" PRIu64 ", \"not_mrc\": %" PRIu64,
+				t.rejects, not_mrc_dropped(d));
 			for (unsigned int i = 0; fc != NULL && i < mrc_fabric_counters_count; i++)
 				if (strncmp(mrc_fabric_counters_desc[i].name, "drop", 4) == 0)
 					fprintf(j, ", \"fabric_%s\": %" PRIu64,

@@ -601,13 +601,15 @@ cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /*
- * Per-path counters (lib/qp/mrc_path_stats.h), a host's shards summed. One
+ * Per-path counters (lib/qp/mrc_path_stats.h), a host's shards summed by the
+ * stats thread (mrcd_stats_thread.c) every [lcores] stats_interval_ms. One
  * array per path, in the order "fields" names; the RTT histogram's bucket b
  * is "rtt_lt_<2^b>us" (b = 0: below 1 us), the last one unbounded.
  */
 static const char *const path_fields[] = {"tx_data_pkts", "tx_data_bytes", "tx_retx_pkts",
 	"tx_retx_bytes", "tx_probes", "lost_by_ev_order", "lost_by_time", "lost_by_pkt_timeout",
-	"lost_by_rto", "lost_by_nack", "lost_by_rewind", "ecn_echoes", "trims", "rtt_samples"};
+	"lost_by_rto", "lost_by_nack", "lost_by_rewind", "ecn_echoes", "trims", "rtt_samples",
+	"rtt_sum_ns"};
 
 static void
 path_field_names(struct rte_tel_data *a)
@@ -633,7 +635,7 @@ path_values(struct rte_tel_data *a, const struct mrc_path_counters *c)
 		c->tx_probes, c->lost[MRC_REL_LOSS_EV_ORDER], c->lost[MRC_REL_LOSS_TIME],
 		c->lost[MRC_REL_LOSS_PKT_TIMEOUT], c->lost[MRC_REL_LOSS_RTO],
 		c->lost[MRC_REL_LOSS_NACK], c->lost[MRC_REL_LOSS_REWIND], c->ecn_echoes, c->trims,
-		c->rtt_samples};
+		c->rtt_samples, c->rtt_sum_ns};
 
 	RTE_BUILD_BUG_ON(RTE_DIM(v) != RTE_DIM(path_fields));
 	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
@@ -646,39 +648,12 @@ path_values(struct rte_tel_data *a, const struct mrc_path_counters *c)
 /* Every shard of a host has the same geometry (one config): n_planes x (n_t1 + 1). */
 #define PATHS_MAX (MRC_SHARD_MAX_PLANES * (MRC_PATH_MAX_T1 + 1))
 
-static void
-path_add(struct mrc_path_counters *to, const struct mrc_path_counters *c)
-{
-	to->tx_data_pkts += c->tx_data_pkts;
-	to->tx_data_bytes += c->tx_data_bytes;
-	to->tx_retx_pkts += c->tx_retx_pkts;
-	to->tx_retx_bytes += c->tx_retx_bytes;
-	to->tx_probes += c->tx_probes;
-	for (unsigned int i = 0; i < MRC_REL_LOSS_MAX; i++)
-		to->lost[i] += c->lost[i];
-	to->ecn_echoes += c->ecn_echoes;
-	to->trims += c->trims;
-	to->rtt_samples += c->rtt_samples;
-	for (unsigned int b = 0; b < MRC_PATH_RTT_BUCKETS; b++)
-		to->rtt_hist[b] += c->rtt_hist[b];
-}
-
-/* Host h's paths summed over its shards into sum[] (PATHS_MAX entries): how many. */
+/* Host h's paths as the stats thread last summed them over its shards: how many. */
 static unsigned int
 host_paths(const struct mrcd_daemon *m, unsigned int h, struct mrc_path_counters *sum,
-	struct mrc_path_counters *tmp, unsigned int *n_planes, unsigned int *n_t1)
+	unsigned int *n_planes, unsigned int *n_t1)
 {
-	unsigned int n = 0;
-
-	*n_planes = *n_t1 = 0;
-	memset(sum, 0, PATHS_MAX * sizeof(*sum));
-	for (unsigned int k = 0; k < m->host[h].n_shards; k++) {
-		n = mrc_shard_paths_snapshot(
-			m->host[h].shard[k].rt, tmp, PATHS_MAX, n_planes, n_t1);
-		for (unsigned int i = 0; i < n && i < PATHS_MAX; i++)
-			path_add(&sum[i], &tmp[i]);
-	}
-	return RTE_MIN(n, (unsigned int)PATHS_MAX);
+	return mrcd_stats_paths_read(m, h, sum, PATHS_MAX, n_planes, n_t1);
 }
 
 static void
@@ -715,7 +690,7 @@ static int
 cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_daemon *m = daemon_ref;
-	static struct mrc_path_counters sum[PATHS_MAX], tmp[PATHS_MAX]; /* telemetry: one at once */
+	static struct mrc_path_counters sum[PATHS_MAX]; /* telemetry: one at once */
 	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
 	char arg[64], *comma, name[32];
 	unsigned int h, start = 0, n, n_planes, n_t1, i;
@@ -732,7 +707,12 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (fields == NULL)
 		return -1;
 	rte_spinlock_lock(&lock);
-	n = host_paths(m, h, sum, tmp, &n_planes, &n_t1);
+	n = host_paths(m, h, sum, &n_planes, &n_t1);
+	if (n == 0) {
+		rte_spinlock_unlock(&lock);
+		rte_tel_data_free(fields);
+		return tel_error(d, "no path counters yet: the stats thread starts with the run");
+	}
 	if (comma != NULL && parse_index(comma, n, &start) != 0) {
 		rte_spinlock_unlock(&lock);
 		rte_tel_data_free(fields);
@@ -763,7 +743,7 @@ static int
 cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_daemon *m = daemon_ref;
-	static struct mrc_path_counters sum[PATHS_MAX], tmp[PATHS_MAX];
+	static struct mrc_path_counters sum[PATHS_MAX];
 	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
 	const unsigned int t1s = m->cfg.fabric.t1s;
 	char arg[64], *t1_arg, name[32];
@@ -794,7 +774,7 @@ cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_container(d, "fields", fields, 0);
 	rte_spinlock_lock(&lock);
 	for (unsigned int h = 0; h < m->n_hosts; h++) {
-		unsigned int n_planes, n_t1, n = host_paths(m, h, sum, tmp, &n_planes, &n_t1);
+		unsigned int n_planes, n_t1, n = host_paths(m, h, sum, &n_planes, &n_t1);
 		const unsigned int i = plane * (n_t1 + 1) + RTE_MIN(t1, n_t1);
 		struct rte_tel_data *a;
 
@@ -825,46 +805,88 @@ cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static const struct {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+} cmds[] = {
+	{"/mrc/info", cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
+	{"/mrc/config", cmd_config, "mrcd: main configuration values"},
+	{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
+	{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
+	{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
+	{"/mrc/qps", cmd_qps,
+		"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
+		"start (\"next\")"},
+	{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
+	{"/mrc/evs", cmd_evs,
+		"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
+		"QPN"},
+	{"/mrc/ports", cmd_ports,
+		"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
+	{"/mrc/links", cmd_links,
+		"mrcd: the emulated fabric's links and their counters, 32 a page. "
+		"Parameter: the page's start (\"next\")"},
+	{"/mrc/drops", cmd_drops,
+		"mrcd: what one host refused or dropped, by reason. Parameter: host"},
+	{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
+	{"/mrc/paths", cmd_paths,
+		"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
+		"Parameters: host[,start]"},
+	{"/mrc/path", cmd_path,
+		"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
+		"direct)"},
+};
+
+/*
+ * Teardown frees what the commands read (shards, pools), while DPDK's
+ * telemetry threads, which cannot be stopped or unregistered, may still be
+ * answering. Every command therefore runs between enter and leave; once
+ * mrcd_telemetry_close has set `closed` and waited for `in_use` to fall to
+ * zero, commands answer that mrcd is stopping. Both sides use sequentially
+ * consistent operations: a command that missed `closed` is counted in
+ * `in_use` before the closer looks. Written by the telemetry threads
+ * (in_use) and the main lcore (closed).
+ */
+static int in_use, closed;
+
+static int
+guarded(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	__atomic_add_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST)) {
+		rc = tel_error(d, "mrcd is stopping: %s is no longer answered", cmd);
+	} else {
+		for (size_t i = 0; i < RTE_DIM(cmds); i++)
+			if (strcmp(cmds[i].cmd, cmd) == 0) {
+				rc = cmds[i].fn(cmd, params, d);
+				break;
+			}
+	}
+	__atomic_sub_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+void
+mrcd_telemetry_close(void)
+{
+	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&in_use, __ATOMIC_SEQ_CST) != 0)
+		rte_delay_us_sleep(100);
+}
+
 int
 mrcd_telemetry_register(struct mrcd_daemon *d)
 {
-	static const struct {
-		const char *cmd;
-		telemetry_cb fn;
-		const char *help;
-	} cmds[] = {
-		{"/mrc/info", cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
-		{"/mrc/config", cmd_config, "mrcd: main configuration values"},
-		{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
-		{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
-		{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-		{"/mrc/qps", cmd_qps,
-			"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
-			"start (\"next\")"},
-		{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
-		{"/mrc/evs", cmd_evs,
-			"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
-			"QPN"},
-		{"/mrc/ports", cmd_ports,
-			"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
-		{"/mrc/links", cmd_links,
-			"mrcd: the emulated fabric's links and their counters, 32 a page. "
-			"Parameter: the page's start (\"next\")"},
-		{"/mrc/drops", cmd_drops,
-			"mrcd: what one host refused or dropped, by reason. Parameter: host"},
-		{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
-		{"/mrc/paths", cmd_paths,
-			"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
-			"Parameters: host[,start]"},
-		{"/mrc/path", cmd_path,
-			"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
-			"direct)"},
-	};
 
 	daemon_ref = d;
 	start_tsc = rte_rdtsc();
+	if (mrcd_telemetry_nd_register(d) != 0)
+		return -EINVAL;
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
-		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
+		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, guarded, cmds[i].help);
 
 		if (rc != 0)
 			return rc;

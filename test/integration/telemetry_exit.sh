@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Telemetry while mrcd stops: a client asks /mrc/host, /mrc/paths and
+# /mrc/drops as fast as it can from the start of a 1 s run until the socket
+# goes away. DPDK's telemetry threads cannot be stopped, so a command that
+# came in while teardown freed the shards and pools read freed memory;
+# mrcd closes its commands first (mrcd_telemetry_close) and must exit 0,
+# every answer either a reply or {"error": "mrcd is stopping ..."}.
+# Usage: telemetry_exit.sh MRCD_BINARY WORKDIR
+set -euo pipefail
+mrcd=$(realpath "$1")
+work=$2
+src=$(realpath "$(dirname "$0")/../..")
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f exit.log asked.txt
+if [ "$(nproc)" -lt 2 ]; then
+	echo "telemetry_exit: needs 2 CPUs (main + worker lcore); skipping"
+	exit 77
+fi
+cat > exit.ini <<INI
+[daemon]
+duration_s = 1
+profile = $src/config/profiles/default.ini
+scenario = none
+[telemetry]
+timeseries = none
+prometheus = none
+console = false
+INI
+set +e
+"$mrcd" -- -f exit.ini > exit.log 2>&1 &
+pid=$!
+sock=
+for _ in $(seq 100); do
+	sock=$(mrc_sock exit.log)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.05
+done
+timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$sock" > asked.txt 2>&1 <<'PY'
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+n = refused = 0
+# The socket comes with the EAL, the /mrc/ commands a little later.
+for _ in range(200):
+    if isinstance(list(c.query("/mrc/info").values())[0], dict):
+        break
+    time.sleep(0.05)
+try:
+    while True:
+        for q in ("/mrc/host,0", "/mrc/paths,0", "/mrc/drops,0"):
+            r = list(c.query(q).values())[0]
+            if isinstance(r, dict) and "stopping" in r.get("error", ""):
+                refused += 1
+            n += 1
+except Exception as e:  # the socket went away with the process
+    print(f"telemetry_exit: {n} answers, {refused} refused as stopping, then {type(e).__name__}")
+PY
+wait $pid
+rc=$?
+set -e
+cat asked.txt
+tail -n 2 exit.log
+if [ "$rc" != 0 ]; then
+	echo "telemetry_exit: FAIL: mrcd exited $rc with telemetry asked during its exit"
+	exit 1
+fi
+if ! grep -q ' answers' asked.txt; then
+	echo "telemetry_exit: FAIL: the client asked nothing"
+	exit 1
+fi
+echo "telemetry_exit: OK"
