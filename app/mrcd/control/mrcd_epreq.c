@@ -197,6 +197,11 @@ ep_send(struct mrcd_daemon *d, unsigned int h, const struct ep_out *o, uint8_t o
 	p.ev = ev;
 	p.eth_src = o->addr.src_mac[plane];
 	p.eth_dst = o->addr.dst_mac[plane];
+	if (hc->nd_on) { /* the next hop neighbour discovery found, as the QPs send to */
+		const uint64_t w = __atomic_load_n(&hc->next_hop_mac[plane], __ATOMIC_RELAXED);
+
+		memcpy(&p.eth_dst, &w, sizeof(p.eth_dst));
+	}
 	if (o->addr.srv6) {
 		struct mrc_usid_path up;
 
