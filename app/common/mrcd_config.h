@@ -115,8 +115,11 @@ struct mrcd_config {
 		uint16_t rx_desc, tx_desc, burst;
 		uint32_t rx_pool_mbufs, tx_pool_mbufs;	       /* per host */
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
-		uint32_t close_delay_ms;  /* between stopping workers and closing ports */
-		uint8_t steering;	  /* enum mrcd_steering */
+		uint32_t close_delay_ms; /* between stopping workers and closing ports */
+		uint8_t steering;	 /* enum mrcd_steering */
+		/* drill: planes taken administratively down, when, for how long (0: to the end) */
+		uint8_t admin_down_planes;
+		uint32_t admin_down_at_ms, admin_down_ms;
 		bool neighbour_discovery; /* ethdev: answer NS, announce, resolve next_hop */
 		bool tap;		  /* ethdev: frames that are not MRC to a kernel tap */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */

@@ -217,6 +217,16 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "wait between stopping the workers and closing the ports: peers joined by "
 			"net_memif must have stopped polling before we close (DPDK 22.11 memif unmaps "
 			"the rings under a poller whose peer disconnects)"),
+	KEY("ports", "admin_down_planes", U8, ports.admin_down_planes, .min = 0, .max = 255,
+		.def = "0", .unit = "planes",
+		.help = "drill: planes (bit p = plane p) whose ports this process's hosts take "
+			"administratively down from admin_down_at_ms: the host treats them as a "
+			"link down and tells its peers; 0 = none"),
+	KEY("ports", "admin_down_at_ms", U32, ports.admin_down_at_ms, .min = 0, .max = 86400000,
+		.def = "0", .unit = "ms", .help = "drill: when admin_down_planes go down, from the run's start"),
+	KEY("ports", "admin_down_ms", U32, ports.admin_down_ms, .min = 0, .max = 86400000,
+		.def = "0", .unit = "ms",
+		.help = "drill: how long they stay down; 0 = to the end of the run"),
 
 	/* ---- [host.<n>]: every default derives from n ---- */
 	HOST_KEY("nic_addr", IPV6, nic_addr, .def = "fd00::<n+1> (in hex)",

@@ -37,6 +37,7 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_gaps.h"
+#include "mrcd_epreq.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
@@ -176,7 +177,8 @@ struct mrcd_hostctx {
 	/* packets the shards hand off (endpoint requests, QPN 2): the workers enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
-	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	uint64_t ep_ops;	    /* control writes (atomic), telemetry reads */
+	struct mrcd_ep_counters ep; /* control writes (atomic), telemetry reads */
 	/* QPs of this host that went to ERROR, one event each: the shards enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) and counts them in
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
@@ -193,7 +195,8 @@ struct mrcd_hostctx {
 	/*
 	 * Neighbour discovery and frames that are not MRC (control/mrcd_nd.c), on
 	 * ethdev ports with [ports] neighbour_discovery. exception: the shards
-	 * enqueue, control dequeues; ctl_tx: control enqueues, shard 0 sends.
+	 * enqueue, control dequeues; ctl_tx (every host: setup makes it, endpoint
+	 * operations use it too): control enqueues, shard 0 sends.
 	 * next_hop_mac: per plane, the MAC the QPs send to (mrc_qp_mac_word):
 	 * control writes (atomic), the QPs read. nd_ready: control only.
 	 */
@@ -367,6 +370,15 @@ struct mrcd_daemon {
 	/* control (main.c) starts and stops it: the control socket and its thread
 	 * (control/mrcd_ctl.h); NULL when there is none */
 	struct mrcd_ctl *ctl;
+	/*
+	 * Port masks of the hosts in other processes, as their port-status requests say
+	 * (bit p set: its plane p is up; all planes until told): control writes each
+	 * (release), then bumps ep_peer_gen (release); the workers read the generation
+	 * every pass and the masks when it moved (mrcd_epreq.h)
+	 */
+	uint32_t ep_peer_mask[MRCD_CONFIG_MAX_HOSTS];
+	uint32_t ep_peer_gen;
+	struct mrcd_ep *ep; /* setup (mrcd_ep_init); control only */
 	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
 	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
 	struct mrcd_stats *stats;

@@ -370,3 +370,16 @@ mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out)
 			out->rx_nombuf += s.rx_nombuf;
 		}
 }
+
+uint32_t
+mrcd_ports_admin_down(const struct mrcd_daemon *d, unsigned int h, uint64_t since_start)
+{
+	const struct mrcd_cfg_ports *c = &d->cfg.ports;
+	const uint64_t ms = since_start * 1000 / d->hz;
+	uint32_t down = __atomic_load_n(&d->host[h].admin_down, __ATOMIC_ACQUIRE);
+
+	if (c->admin_down_planes != 0 && ms >= c->admin_down_at_ms &&
+		(c->admin_down_ms == 0 || ms < (uint64_t)c->admin_down_at_ms + c->admin_down_ms))
+		down |= c->admin_down_planes;
+	return down;
+}

@@ -111,15 +111,18 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		if (now >= next_link) {
 			/*
 			 * One read of the host's ports, published to every shard of it; a port
-			 * the node controller set down reads as down (doc/control.md).
+			 * the node controller or the [ports] admin_down_* drill set down reads
+			 * as down (doc/control.md).
 			 */
 			for (unsigned int h = 0; h < d->n_hosts; h++) {
-				/* with neighbour discovery, up means a known next hop too */
+				/* with neighbour discovery, up means a known next hop too; less the
+				 * ports taken down by hand */
 				const bool nd = d->host[h].nd_on;
+				const uint32_t down = mrcd_ports_admin_down(d, h, now - start);
 				const uint32_t m =
 					(nd ? mrcd_nd_tick(d, h, now)
 					    : mrc_shard_read_links(d->host[h].shard[0].rt)) &
-					~__atomic_load_n(&d->host[h].admin_down, __ATOMIC_ACQUIRE);
+					~down;
 
 				for (unsigned int k = 0; k < d->host[h].n_shards; k++)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
@@ -136,6 +139,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
+		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
 		mrcd_apps_tick(d, now);
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {

@@ -374,7 +374,12 @@ make_rings(struct mrcd_daemon *d, unsigned int h)
 	/* QPs that went to ERROR: reported by the control thread. */
 	snprintf(name, sizeof(name), "mrcd_ev%u", h);
 	hc->events = rte_ring_create(name, 4096, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
-	if (hc->handoff == NULL || hc->events == NULL) {
+	/* What the control thread sends (endpoint operations, and neighbour discovery's
+	 * frames: mrcd_nd_setup() takes this ring): shard 0 sends it. */
+	snprintf(name, sizeof(name), "mrcd_ct%u", h);
+	hc->ctl_tx =
+		rte_ring_create(name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (hc->handoff == NULL || hc->events == NULL || hc->ctl_tx == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off and event rings: %s", h,
 			rte_strerror(rte_errno));
 		return -rte_errno;

@@ -69,6 +69,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 {
 	int rc = 0;
 
+	mrcd_ep_free(d);       /* what it built and no shard sent goes back */
 	mrcd_handoff_drain(d); /* its mbufs go back before the pools are counted */
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
