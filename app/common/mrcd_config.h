@@ -154,6 +154,8 @@ struct mrcd_config {
 		uint16_t ack_every;
 		uint32_t ack_delay_us;
 		bool trim_nack;
+		bool dyn_mpr, tseth; /* both ends run the same configuration, so both agree */
+		uint8_t always_skip_marks;
 		bool path_order;
 		bool order_loss_retires;
 		uint8_t ev_split;  /* enum mrc_ev_split */

@@ -337,6 +337,16 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "... or when the oldest unacknowledged one has waited this long"),
 	KEY("transport", "trim_nack", BOOL, transport.trim_nack, .def = LIB_BOOL(TRIM_NACK),
 		.help = "NACK trimmed packets so that they are resent at once"),
+	KEY("transport", "dyn_mpr", BOOL, transport.dyn_mpr, .def = LIB_BOOL(DYN_MPR),
+		.help = "dynamic MPR: SACKs advertise the receive window now open, and the sender "
+			"keeps within it (every host of the cluster runs the same setting)"),
+	KEY("transport", "tseth", BOOL, transport.tseth, .def = LIB_BOOL(TSETH),
+		.help = "data packets carry a TSETH timestamp that SACKs and NACKs echo, so a "
+			"resent packet gives an RTT sample too (4 bytes per packet)"),
+	KEY("transport", "always_skip_marks", U8, transport.always_skip_marks, .min = 0,
+		.max = 255, .def = LIB(ALWAYS_SKIP_MARKS), .unit = "packets",
+		.help = "ECN-marked packets in a row on one EV after which our SACK tells the "
+			"sender ALWAYS_SKIP (retire it); 0 = never"),
 	KEY("transport", "path_order", BOOL, transport.path_order, .def = LIB_BOOL(PATH_ORDER),
 		.help = "srv6: a later packet on a loss's path proves it (off if a hop is a LAG)"),
 	KEY("transport", "order_loss_retires", BOOL, transport.order_loss_retires, .def = LIB_BOOL(ORDER_LOSS_RETIRES),
