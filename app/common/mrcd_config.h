@@ -115,8 +115,11 @@ struct mrcd_config {
 		uint16_t rx_desc, tx_desc, burst;
 		uint32_t rx_pool_mbufs, tx_pool_mbufs;	       /* per host */
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
-		uint32_t close_delay_ms;  /* between stopping workers and closing ports */
-		uint8_t steering;	  /* enum mrcd_steering */
+		uint32_t close_delay_ms; /* between stopping workers and closing ports */
+		uint8_t steering;	 /* enum mrcd_steering */
+		/* drill: planes taken administratively down, when, for how long (0: to the end) */
+		uint8_t admin_down_planes;
+		uint32_t admin_down_at_ms, admin_down_ms;
 		bool neighbour_discovery; /* ethdev: answer NS, announce, resolve next_hop */
 		bool tap;		  /* ethdev: frames that are not MRC to a kernel tap */
 		/* ethdev: name[host][plane], cluster host numbers; "" = not named */
@@ -151,6 +154,8 @@ struct mrcd_config {
 		uint16_t ack_every;
 		uint32_t ack_delay_us;
 		bool trim_nack;
+		bool dyn_mpr, tseth; /* both ends run the same configuration, so both agree */
+		uint8_t always_skip_marks;
 		bool path_order;
 		bool order_loss_retires;
 		uint8_t ev_split;  /* enum mrc_ev_split */
@@ -196,6 +201,12 @@ struct mrcd_config {
 		uint32_t timeseries_max_kb; /* the time series' cap before it rotates */
 		bool console, ev_stats;
 	} telemetry;
+
+	struct mrcd_cfg_control {
+		char socket[MRCD_CONFIG_PATH_MAX]; /* "auto", "none" or a path */
+		char group[64];			   /* the socket's group; "none" = ours */
+		char admin_group[64];		   /* may change things too; "none" = nobody */
+	} control;
 };
 
 /* The built-in defaults (those of config/mrcd.ini), derived values included. */

@@ -137,6 +137,10 @@ mrcd_config_qp_attr(const struct mrcd_config *cfg, uint64_t tsc_hz, struct mrc_q
 	a->ack_every = t->ack_every;
 	a->ack_delay_tsc = mrc_us_to_tsc(t->ack_delay_us, tsc_hz);
 	a->trim_nack = t->trim_nack;
+	a->dyn_mpr = t->dyn_mpr;
+	a->peer_dyn_mpr = t->dyn_mpr;
+	a->tseth = t->tseth;
+	a->always_skip_marks = t->always_skip_marks;
 	a->path_order = t->path_order;
 	a->order_loss_retires = t->order_loss_retires;
 	a->timeout = t->timeout;

@@ -217,6 +217,16 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "wait between stopping the workers and closing the ports: peers joined by "
 			"net_memif must have stopped polling before we close (DPDK 22.11 memif unmaps "
 			"the rings under a poller whose peer disconnects)"),
+	KEY("ports", "admin_down_planes", U8, ports.admin_down_planes, .min = 0, .max = 255,
+		.def = "0", .unit = "planes",
+		.help = "drill: planes (bit p = plane p) whose ports this process's hosts take "
+			"administratively down from admin_down_at_ms: the host treats them as a "
+			"link down and tells its peers; 0 = none"),
+	KEY("ports", "admin_down_at_ms", U32, ports.admin_down_at_ms, .min = 0, .max = 86400000,
+		.def = "0", .unit = "ms", .help = "drill: when admin_down_planes go down, from the run's start"),
+	KEY("ports", "admin_down_ms", U32, ports.admin_down_ms, .min = 0, .max = 86400000,
+		.def = "0", .unit = "ms",
+		.help = "drill: how long they stay down; 0 = to the end of the run"),
 
 	/* ---- [host.<n>]: every default derives from n ---- */
 	HOST_KEY("nic_addr", IPV6, nic_addr, .def = "fd00::<n+1> (in hex)",
@@ -327,6 +337,16 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "... or when the oldest unacknowledged one has waited this long"),
 	KEY("transport", "trim_nack", BOOL, transport.trim_nack, .def = LIB_BOOL(TRIM_NACK),
 		.help = "NACK trimmed packets so that they are resent at once"),
+	KEY("transport", "dyn_mpr", BOOL, transport.dyn_mpr, .def = LIB_BOOL(DYN_MPR),
+		.help = "dynamic MPR: SACKs advertise the receive window now open, and the sender "
+			"keeps within it (every host of the cluster runs the same setting)"),
+	KEY("transport", "tseth", BOOL, transport.tseth, .def = LIB_BOOL(TSETH),
+		.help = "data packets carry a TSETH timestamp that SACKs and NACKs echo, so a "
+			"resent packet gives an RTT sample too (4 bytes per packet)"),
+	KEY("transport", "always_skip_marks", U8, transport.always_skip_marks, .min = 0,
+		.max = 255, .def = LIB(ALWAYS_SKIP_MARKS), .unit = "packets",
+		.help = "ECN-marked packets in a row on one EV after which our SACK tells the "
+			"sender ALWAYS_SKIP (retire it); 0 = never"),
 	KEY("transport", "path_order", BOOL, transport.path_order, .def = LIB_BOOL(PATH_ORDER),
 		.help = "srv6: a later packet on a loss's path proves it (off if a hop is a LAG)"),
 	KEY("transport", "order_loss_retires", BOOL, transport.order_loss_retires, .def = LIB_BOOL(ORDER_LOSS_RETIRES),
@@ -484,6 +504,19 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("telemetry", "ev_stats", BOOL, telemetry.ev_stats, .def = "true",
 		.help = "keep per-EV statistics (152 bytes per EV) for the /mrc/evs telemetry "
 			"command"),
+
+	/* ---- [control] ---- */
+	KEY("control", "socket", STRING, control.socket, .def = "auto",
+		.help = "the control socket mrcctl talks to (doc/control.md); auto = "
+			"control.sock (control-h<first_host>.sock for a process that runs part of "
+			"a cluster) in /run/mrcd, else $XDG_RUNTIME_DIR/mrcd, else /tmp/mrcd-<uid>; "
+			"none = no control socket"),
+	KEY("control", "group", STRING, control.group, .def = "none",
+		.help = "group that owns the socket (mode 0660): its members may read; none = "
+			"the daemon's own group"),
+	KEY("control", "admin_group", STRING, control.admin_group, .def = "none",
+		.help = "members of this group may also change things (deny, re-admit); uid 0 "
+			"and CAP_NET_ADMIN always may; none = nobody else"),
 };
 /* clang-format on */
 
@@ -502,6 +535,7 @@ static const struct mrcd_ini_section sections[] = {
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
 		0},
 	{"telemetry", "What the stats thread writes and serves while it runs.", 0},
+	{"control", "The node controller's socket (mrcctl) and who may use it.", 0},
 };
 
 static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {

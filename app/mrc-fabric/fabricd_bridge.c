@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include "fabricd.h"
+#include "mrcd_ports_close.h"
 
 static int
 open_memif(struct fabricd *fd, unsigned int i)
@@ -210,11 +211,13 @@ fabricd_bridge_main(void *arg)
 void
 fabricd_ports_close(struct fabricd *fd)
 {
-	for (unsigned int i = 0; i < FABRICD_MAX_ATTACH; i++) {
-		if (!(fd->memif_started & (1u << i)))
-			continue;
-		(void)rte_eth_dev_stop(fd->memif_port[i]);
-		(void)rte_eth_dev_close(fd->memif_port[i]);
-	}
+	uint16_t ports[FABRICD_MAX_ATTACH];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < FABRICD_MAX_ATTACH; i++)
+		if (fd->memif_started & (1u << i))
+			ports[n++] = fd->memif_port[i];
+	/* On the EAL interrupt thread: a host's disconnect may be handled there now. */
+	mrcd_ports_close_all(ports, n);
 	fd->memif_started = 0;
 }

@@ -11,8 +11,8 @@
  * ethdev ports that are the memif clients of this fabric's sockets, the
  * congestion control's link rate and base RTT the fabric implies (an
  * ethdev-mode host would otherwise assume 100 Gb/s NIC ports), its own
- * time-series and Prometheus files, and no scenario (faults are the
- * fabric's).
+ * time-series, Prometheus files and control socket, and no scenario
+ * (faults are the fabric's).
  */
 
 #include <errno.h>
@@ -64,6 +64,14 @@ derive(const struct fabricd *fd, unsigned int h, const char *profile, struct mrc
 		snprintf(c->telemetry.prometheus, sizeof(c->telemetry.prometheus),
 			"%.160s/host%u.prom", fd->cli.dir, h) < 0)
 		c->telemetry.prometheus[0] = '\0';
+	/*
+	 * ... and its own control socket: the hosts of a cluster run side by side,
+	 * and two mrcd cannot share one (doc/control.md). Where the path would not
+	 * fit a unix socket address, the host keeps the cluster's setting.
+	 */
+	if (strcmp(c->control.socket, "auto") == 0 && strlen(fd->cli.dir) < 80)
+		snprintf(c->control.socket, sizeof(c->control.socket), "%.80s/host%u-control.sock",
+			fd->cli.dir, h);
 }
 
 int

@@ -25,6 +25,7 @@
 
 #include "mrcd_cli.h"
 #include "mrcd_control.h"
+#include "mrcd_ctl.h"
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
@@ -62,6 +63,9 @@ main(int argc, char **argv)
 	/* The flows' count and memory, refused here when they cannot fit. */
 	if (mrcd_size_memory(&d) != 0)
 		goto stop_service;
+	/* The control socket's path is ours, or another mrcd runs on it: said before anything. */
+	if (mrcd_ctl_open(&d) != 0)
+		goto stop_service;
 
 	/* 2. The EAL, on CPUs no other instance polls on. */
 	if (mrcd_eal_start(&d) != 0)
@@ -82,7 +86,7 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	if (mrcd_make_hosts(&d, t0) != 0 || mrcd_connect_flows(&d, t0) != 0 ||
 		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0 ||
-		mrcd_recover_init(&d) != 0 || mrcd_apps_open(&d) != 0)
+		mrcd_recover_init(&d) != 0 || mrcd_ep_init(&d) != 0 || mrcd_apps_open(&d) != 0)
 		goto free_qps;
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);
@@ -90,6 +94,9 @@ main(int argc, char **argv)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
 	else if (mrcd_apps_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "/mrc/apps not registered (continuing without)");
+	/* The node controller's socket (mrcctl), served by a thread of its own. */
+	if (mrcd_ctl_start(&d) != 0)
+		goto free_qps;
 
 	/* 5. Run until the duration ends or a signal comes, drain, stop; the summary. */
 	if (mrcd_run(&d) == 0)
@@ -97,6 +104,7 @@ main(int argc, char **argv)
 
 	/* 6. Unwind in reverse, checking every mempool is full again. */
 free_qps:
+	mrcd_ctl_stop(&d);
 	mrcd_telemetry_close();
 	mrcd_apps_close(&d); /* the workers have stopped: their QPs and regions first */
 	mrcd_free_qps(&d);
@@ -110,6 +118,7 @@ stop_eal:
 	mrcd_stats_free(&d);
 	mrcd_cpus_release();
 stop_service:
+	mrcd_ctl_stop(&d); /* its socket, when the EAL or anything after it failed to start */
 	mrcd_service_stop(&d);
 	return status;
 }

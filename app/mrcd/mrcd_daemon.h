@@ -37,6 +37,7 @@
 #include "mrcd_cli.h"
 #include "mrcd_config.h"
 #include "mrcd_gaps.h"
+#include "mrcd_epreq.h"
 #include "mrcd_gen.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
@@ -81,6 +82,9 @@ struct mrcd_shardctx {
 	/* setup: requests to the shard (struct mrc_shard_req *): control enqueues
 	 * (mrcd_recover.c), the shard's owner dequeues */
 	struct rte_ring *requests;
+	/* setup: the shard's EVs going out of use and back (struct mrc_shard_ev_event): the
+	 * worker enqueues, the control socket's thread dequeues (control/mrcd_ctl.h) */
+	struct rte_ring *ev_events;
 	/* setup: packets the host's other shards read for this shard's QPs (multi producer,
 	 * single consumer: this shard; lib/host/mrc_shard.h) */
 	struct rte_ring *inbound;
@@ -173,16 +177,26 @@ struct mrcd_hostctx {
 	/* packets the shards hand off (endpoint requests, QPN 2): the workers enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) */
 	struct rte_ring *handoff;
-	uint64_t ep_ops; /* control writes (atomic), telemetry reads */
+	uint64_t ep_ops;	    /* control writes (atomic), telemetry reads */
+	struct mrcd_ep_counters ep; /* control writes (atomic), telemetry reads */
 	/* QPs of this host that went to ERROR, one event each: the shards enqueue
 	 * (multi producer), control dequeues (mrcd_handoff_drain) and counts them in
 	 * qps_in_error (control writes (atomic); telemetry, console, summary read) */
 	struct rte_ring *events;
 	uint64_t qps_in_error;
+	/* the paths and planes denied on this host: the control socket's thread writes
+	 * (atomic) after the shards applied them, telemetry reads */
+	uint8_t denied_planes;
+	uint64_t denied_t1[MRC_SHARD_MAX_PLANES];
+	/* planes whose port the node controller set administratively down: the control
+	 * socket's thread writes (atomic), the run loop reads and masks them out of the
+	 * link status it publishes (as if their links were down), telemetry reads */
+	uint32_t admin_down;
 	/*
 	 * Neighbour discovery and frames that are not MRC (control/mrcd_nd.c), on
 	 * ethdev ports with [ports] neighbour_discovery. exception: the shards
-	 * enqueue, control dequeues; ctl_tx: control enqueues, shard 0 sends.
+	 * enqueue, control dequeues; ctl_tx (every host: setup makes it, endpoint
+	 * operations use it too): control enqueues, shard 0 sends.
 	 * next_hop_mac: per plane, the MAC the QPs send to (mrc_qp_mac_word):
 	 * control writes (atomic), the QPs read. nd_ready: control only.
 	 */
@@ -278,6 +292,7 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 struct mrcd_recover;
+struct mrcd_ctl;
 struct mrcd_stats;
 
 /* A shard a worker runs: host h's shard k. */
@@ -352,6 +367,18 @@ struct mrcd_daemon {
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;
+	/* control (main.c) starts and stops it: the control socket and its thread
+	 * (control/mrcd_ctl.h); NULL when there is none */
+	struct mrcd_ctl *ctl;
+	/*
+	 * Port masks of the hosts in other processes, as their port-status requests say
+	 * (bit p set: its plane p is up; all planes until told): control writes each
+	 * (release), then bumps ep_peer_gen (release); the workers read the generation
+	 * every pass and the masks when it moved (mrcd_epreq.h)
+	 */
+	uint32_t ep_peer_mask[MRCD_CONFIG_MAX_HOSTS];
+	uint32_t ep_peer_gen;
+	struct mrcd_ep *ep; /* setup (mrcd_ep_init); control only */
 	/* control writes (release) as the run starts (mrcd_stats_start), telemetry reads
 	 * (acquire): the stats thread and what it publishes; see stats/mrcd_stats.h */
 	struct mrcd_stats *stats;

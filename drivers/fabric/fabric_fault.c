@@ -115,6 +115,12 @@ link_mark(struct fab_link *l, const void *arg)
 }
 
 static void
+link_drop_requests(struct fab_link *l, const void *arg)
+{
+	l->drop_requests = *(const uint32_t *)arg;
+}
+
+static void
 set_state(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t st)
 {
 	switch (t->elem) {
@@ -141,7 +147,8 @@ set_state(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t st)
 int
 mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *ev)
 {
-	static const char *const act[] = {"up", "down", "blackhole", "loss", "mark"};
+	static const char *const act[] = {
+		"up", "down", "blackhole", "loss", "mark", "drop_request"};
 	static const char *const dir[] = {"", " (up side)", " (down side)"};
 	const struct mrc_fabric_target *t = &ev->target;
 	const char *a = ev->action < RTE_DIM(act) ? act[ev->action] : "?";
@@ -176,6 +183,9 @@ mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *e
 		return snprintf(buf, size, "%s loss %g", what, ev->loss);
 	if (ev->action == MRC_FABRIC_ACT_MARK)
 		return snprintf(buf, size, "%s mark %g", what, ev->mark);
+	if (ev->action == MRC_FABRIC_ACT_DROP_REQUEST)
+		return snprintf(
+			buf, size, "%s drops the next %u endpoint requests", what, ev->count);
 	return snprintf(buf, size, "%s %s", what, a);
 }
 
@@ -199,6 +209,9 @@ fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
 		break;
 	case MRC_FABRIC_ACT_MARK:
 		for_links(fab, &ev->target, link_mark, &ev->mark);
+		break;
+	case MRC_FABRIC_ACT_DROP_REQUEST:
+		for_links(fab, &ev->target, link_drop_requests, &ev->count);
 		break;
 	default:
 		break;

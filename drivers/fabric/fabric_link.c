@@ -252,6 +252,15 @@ fab_link_enqueue(struct mrc_fabric *fab, uint32_t id, struct fab_item *it)
 		return;
 	}
 
+	/* A drop_request fault: the next endpoint requests through here are lost. */
+	if (unlikely(l->drop_requests != 0) && (it->cls & CLS_EP_REQUEST)) {
+		l->drop_requests--;
+		l->cnt.drop_request++;
+		fab->cnt.drop_request++;
+		fab_drop(fab, it);
+		return;
+	}
+
 	/* 4. To the far end; with jitter, never before the last of its class. */
 	it->t_ps = done + fab->delay_ps;
 	if (fab->jitter_ps != 0) {

@@ -268,31 +268,30 @@ host_of_addr(const struct mrc_fabric *fab, const uint8_t *da)
  * where the fabric will write.
  */
 /*
- * Is the packet whose outer IPv6 header is at `off` an MRC data packet? The
- * BTH opcode is found past an optional SRH and inner IPv6 header and the
- * UDP header, in the first segment (where a sender builds its headers);
- * anything else is not data. A few loads, no full parse: this runs for every
- * packet entering the fabric.
+ * The BTH opcode of the packet whose outer IPv6 header is at `off` (0 when
+ * it has none): found past an optional SRH and inner IPv6 header and the
+ * UDP header, in the first segment (where a sender builds its headers). A
+ * few loads, no full parse: this runs for every packet entering the fabric.
  */
-static bool
-is_data(const uint8_t *b, uint32_t len, uint32_t off, uint8_t nh)
+static uint8_t
+bth_opcode(const uint8_t *b, uint32_t len, uint32_t off, uint8_t nh)
 {
 	off += 40;
 	if (nh == MRC_IPPROTO_ROUTING) {
 		if (len < off + 8)
-			return false;
+			return 0;
 		nh = b[off];
 		off += ((uint32_t)b[off + 1] + 1) * 8;
 	}
 	if (nh == MRC_IPPROTO_IPV6) {
 		if (len < off + 40)
-			return false;
+			return 0;
 		nh = b[off + 6];
 		off += 40;
 	}
 	if (nh != MRC_IPPROTO_UDP || len < off + 8 + 1)
-		return false;
-	return mrc_opcode_is_data(b[off + 8]);
+		return 0;
+	return b[off + 8];
 }
 
 static uint64_t *
@@ -303,7 +302,7 @@ classify(struct mrc_fabric *fab, struct fab_item *it)
 	const struct mrc_dscp_map *d = &fab->cfg.wire.dscp;
 	uint32_t off = RTE_ETHER_HDR_LEN, vtc;
 	uint16_t type;
-	uint8_t dscp, ecn, nh;
+	uint8_t dscp, ecn, nh, op;
 
 	if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1)
 		return &fab->cnt.drop_shared_header;
@@ -335,8 +334,11 @@ classify(struct mrc_fabric *fab, struct fab_item *it)
 		it->cls |= CLS_PRIO;
 	if (ecn == MRC_ECN_ECT0 || ecn == MRC_ECN_ECT1)
 		it->cls |= CLS_ECT;
-	if (is_data(b, m->data_len, off, nh))
+	op = bth_opcode(b, m->data_len, off, nh);
+	if (mrc_opcode_is_data(op))
 		it->cls |= CLS_DATA;
+	else if (op == MRC_OP_EP_REQUEST)
+		it->cls |= CLS_EP_REQUEST;
 	return NULL;
 }
 

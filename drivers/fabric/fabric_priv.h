@@ -46,11 +46,12 @@ MRC_LOG_TYPE_DECLARE(fabric);
 #define STAGE	  32u /* deliveries staged per port before a burst enqueue */
 
 /* Per-packet class bits, decided on entry, kept current on trim and mark. */
-#define CLS_SRV6      0x01 /* outer IPv6 then IPv6 or SRH: route by uSID */
-#define CLS_TRIMMABLE 0x02 /* outermost DSCP trimmable or trimmable_retx */
-#define CLS_PRIO      0x04 /* priority queue: trimmed (or control when asked) */
-#define CLS_ECT	      0x08 /* outermost ECN is ECT(0) or ECT(1) */
-#define CLS_DATA      0x10 /* an MRC data packet (BTH opcode a SEND/WRITE): counted apart */
+#define CLS_SRV6       0x01 /* outer IPv6 then IPv6 or SRH: route by uSID */
+#define CLS_TRIMMABLE  0x02 /* outermost DSCP trimmable or trimmable_retx */
+#define CLS_PRIO       0x04 /* priority queue: trimmed (or control when asked) */
+#define CLS_ECT	       0x08 /* outermost ECN is ECT(0) or ECT(1) */
+#define CLS_DATA       0x10 /* an MRC data packet (BTH opcode a SEND/WRITE): counted apart */
+#define CLS_EP_REQUEST 0x20 /* an endpoint request (0xD8): a drop_request fault may take it */
 
 /* Link flags. */
 #define LINK_F_TO_HOST 0x01 /* far end is a host port (HOST_DOWN): the last hop */
@@ -81,6 +82,7 @@ struct fab_link {
 	double loss;		 /* the probability as set */
 	uint64_t mark_thresh;	 /* forced ECN: a data ECT frame is marked when a draw is below */
 	double mark;		 /* the probability as set */
+	uint32_t drop_requests;	 /* endpoint requests still to drop here (a drop_request fault) */
 	uint64_t arrive_ps;	 /* jitter: latest arrival at the far end, data class */
 	uint64_t prio_arrive_ps; /* ... priority class */
 	uint32_t to;		 /* far end: switch index, or port index (LINK_F_TO_HOST) */

@@ -17,9 +17,13 @@
  *   host      = 0                element host_link: 0..n_hosts-1
  *   direction = both             link, host_link: both | up | down (both);
  *                                up = toward T1 / host -> T0
- *   action    = down             up | down | blackhole | loss | mark | flap
+ *   action    = down             up | down | blackhole | loss | mark | flap |
+ *                                drop_request
  *   loss      = 0.01             action loss: probability 0..1
  *   mark      = 1                action mark: forced ECN probability 0..1
+ *   count     = 1                action drop_request: the next 1..1000
+ *                                endpoint requests (0xD8) on each link the
+ *                                element covers are lost
  *   period    = 200ms            action flap: one down + up cycle, >= 2 ns
  *   until     = 3s               action flap: when it stops (> at), left up
  *
@@ -50,8 +54,9 @@
 #define MAX_KEYS     16
 #define DAY_NS	     (86400ull * 1000000000ull)
 #define EVENT_PREFIX "event."
-#define ACT_FLAP     (MRC_FABRIC_ACT_MARK + 1) /* expanded into DOWN and UP events */
-#define EVENT_KEYS   "at, element, plane, t0, t1, host, direction, action, loss, mark, period, until"
+#define ACT_FLAP     (MRC_FABRIC_ACT_DROP_REQUEST + 1) /* expanded into DOWN and UP events */
+#define EVENT_KEYS \
+	"at, element, plane, t0, t1, host, direction, action, loss, mark, count, period, until"
 
 struct ctx {
 	struct mrc_fabric *fab;
@@ -336,8 +341,9 @@ event_section(struct ctx *c, const char *tag, struct mrc_fabric_event *out, unsi
 	unsigned int room)
 {
 	static const char *const keys[] = {"at", "element", "plane", "t0", "t1", "host",
-		"direction", "action", "loss", "mark", "period", "until"};
-	static const char *const acts[] = {"up", "down", "blackhole", "loss", "mark", "flap"};
+		"direction", "action", "loss", "mark", "count", "period", "until"};
+	static const char *const acts[] = {
+		"up", "down", "blackhole", "loss", "mark", "drop_request", "flap"};
 	struct mrc_fabric_event ev;
 	uint64_t at, period = 0, until = 0, x;
 	const char *v;
@@ -364,16 +370,35 @@ event_section(struct ctx *c, const char *tag, struct mrc_fabric_event *out, unsi
 	v = get(c, "action");
 	if (v == NULL)
 		return fail(c, -EINVAL, NULL,
-			"action: missing (up, down, blackhole, loss, mark, flap)");
+			"action: missing (up, down, blackhole, loss, mark, drop_request, flap)");
 	a = lookup(v, acts, RTE_DIM(acts));
 	if (a < 0)
 		return fail(c, -EINVAL, "action",
-			"'%s' unknown (allowed: up, down, blackhole, loss, mark, flap)", v);
+			"'%s' unknown (allowed: up, down, blackhole, loss, mark, drop_request, "
+			"flap)",
+			v);
 	rc = probability(c, "loss", a == MRC_FABRIC_ACT_LOSS, &ev.loss);
 	if (rc == 0)
 		rc = probability(c, "mark", a == MRC_FABRIC_ACT_MARK, &ev.mark);
 	if (rc != 0)
 		return rc;
+	v = get(c, "count");
+	if (a == MRC_FABRIC_ACT_DROP_REQUEST) {
+		char *end;
+		unsigned long k;
+
+		if (v == NULL)
+			return fail(c, -EINVAL, NULL,
+				"count: missing (action drop_request: how many, 1..1000)");
+		errno = 0;
+		k = strtoul(v, &end, 10);
+		if (errno != 0 || end == v || *end != '\0' || k < 1 || k > 1000)
+			return fail(
+				c, -EINVAL, "count", "'%s' is not a count (allowed 1..1000)", v);
+		ev.count = (uint32_t)k;
+	} else if (v != NULL) {
+		return fail(c, -EINVAL, "count", "applies to action drop_request only");
+	}
 	if (a != ACT_FLAP) {
 		if (get(c, "period") != NULL)
 			return fail(c, -EINVAL, "period", "applies to action flap only");

@@ -329,6 +329,8 @@ enum mrc_fabric_action {
 	MRC_FABRIC_ACT_BLACKHOLE,
 	MRC_FABRIC_ACT_LOSS, /**< set the loss probability of every link the target covers */
 	MRC_FABRIC_ACT_MARK, /**< set the forced ECN mark probability of those links */
+	/** drop the next `count` endpoint requests (0xD8) each link the target covers carries */
+	MRC_FABRIC_ACT_DROP_REQUEST,
 };
 
 /** One fault change: scheduled (scenario) or applied (setter, or scenario when due). */
@@ -339,6 +341,7 @@ struct mrc_fabric_event {
 	uint8_t action;	 /**< enum mrc_fabric_action */
 	double loss;	 /**< MRC_FABRIC_ACT_LOSS */
 	double mark;	 /**< MRC_FABRIC_ACT_MARK */
+	uint32_t count;	 /**< MRC_FABRIC_ACT_DROP_REQUEST */
 	char source[40]; /**< "<file>:<section>" for scenario events, "api" for setters */
 };
 
@@ -410,6 +413,7 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(drop_ends_here, "pkts", "path ends at a switch: no uSID and no segment left")            \
 	X(drop_queue, "pkts", "queue limit exceeded by a packet that could not be trimmed")        \
 	X(drop_loss, "pkts", "random loss on a link")                                              \
+	X(drop_request, "pkts", "endpoint requests a drop_request fault took")                     \
 	X(drop_host_rx_full, "pkts", "the destination host's receive ring was full")               \
 	X(drop_no_mbuf, "pkts", "no mbuf to capture a zero-copy payload at ingress")               \
 	X(wire_copies, "pkts", "packets whose payload was copied at ingress (the NIC's DMA)")      \
@@ -427,6 +431,7 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(drop_blackhole, "pkts", "dropped: link or plane BLACKHOLE")                             \
 	X(drop_queue, "pkts", "dropped: queue limit, not trimmable")                              \
 	X(drop_loss, "pkts", "lost on the wire")                                                  \
+	X(drop_request, "pkts", "an endpoint request a drop_request fault took")                  \
 	X(drop_host_rx_full, "pkts", "last hop: the host's receive ring was full")                \
 	X(offered_data_pkts, "pkts",                                                              \
 		"MRC data packets (BTH opcode SEND/WRITE) handed to the link, before any fault, " \

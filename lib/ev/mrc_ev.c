@@ -257,6 +257,11 @@ mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 		mrc_ev_revive_(p, m->plane);
 	if (p->stats != NULL)
 		p->stats[slot].state_changes++;
+	/* Out of use, back, or from one reason for it to the other: the listener's business. */
+	if (unlikely(p->notify != NULL) && (state_usable(old) != state_usable(st) ||
+						   old == MRC_EV_DENIED || st == MRC_EV_DENIED))
+		p->notify->fn(p->notify->ctx, mrc_ev_value(p, (int)slot), m->plane, (uint8_t)old,
+			(uint8_t)st);
 }
 
 /* Trade the EVs (value, state, statistics) of slots a and b, same plane. */
@@ -578,6 +583,7 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	find_runs(pool, rand_mask);
 	pool->probe_interval_tsc = cfg->probe_interval_tsc;
 	pool->stats = stats;
+	pool->notify = NULL;
 	if (stats != NULL)
 		memset(stats, 0, n_total * sizeof(*stats));
 

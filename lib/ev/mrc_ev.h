@@ -158,13 +158,13 @@
  * a table gives the slot k of a plane sits in). Making a value costs a few
  * multiplies and shifts per packet instead of a load.
  *
- * Memory (see mrc_ev_pool_memsize()): a 304-byte header (x86-64; 104 of it
+ * Memory (see mrc_ev_pool_memsize()): a 312-byte header (x86-64; 104 of it
  * the event counters, 36 the dead-plane state, 54 how values are made),
  * then per slot 2 bytes of state (plane; state, SKIP rotations left, probe
  * answer count) and 2 bytes naming its EV (k), 2 bytes per active slot for
  * the permutation, and 2 bytes per EV for where it sits. 128 active + 32
- * backup: 304 + 320 + 320 + 256 + 320 = 1520 bytes (test_ev asserts
- * <= 1.5 KiB; 256 + 64 EVs take 2736). Stored values and a hash table to
+ * backup: 312 + 320 + 320 + 256 + 320 = 1528 bytes (test_ev asserts
+ * <= 1.5 KiB; 256 + 64 EVs take 2744). Stored values and a hash table to
  * find them took 1968 and 3696. Per-EV statistics
  * (struct mrc_ev_stats, 152 bytes each, 24 KiB for 160 EVs) are kept only
  * when the caller passes an array for them, so an idle QP need not pay for
@@ -379,6 +379,19 @@ struct mrc_ev_meta {
 	uint8_t bits; /**< state (1:0) | SKIP rotations left (3:2) | probe answers (7:4) */
 };
 
+/**
+ * Who hears of an EV's changes between usable and not (mrc_ev_set_notify()):
+ * `fn` is called on the pool's lcore with `ctx`, the EV's value and plane,
+ * and its state before and after, whenever an EV goes from GOOD or SKIP to
+ * ASSUMED_BAD or DENIED, back, or between those two. GOOD <-> SKIP (ECN,
+ * trims) is not reported: it comes and goes with congestion, many times a
+ * second. Called at the change, before the EV trades slots.
+ */
+struct mrc_ev_notify {
+	void (*fn)(void *ctx, uint32_t ev, uint8_t plane, uint8_t from, uint8_t to);
+	void *ctx;
+};
+
 /** Most runs of random bits in an EV: the two fields split 32 bits into at most 3. */
 #define MRC_EV_RAND_RUNS 3
 
@@ -419,7 +432,8 @@ struct mrc_ev_pool {
 	uint8_t run_shift[MRC_EV_RAND_RUNS];
 	uint8_t run_off[MRC_EV_RAND_RUNS];
 	uint64_t probe_interval_tsc;
-	struct mrc_ev_stats *stats; /**< n_total entries, or NULL */
+	struct mrc_ev_stats *stats;	    /**< n_total entries, or NULL */
+	const struct mrc_ev_notify *notify; /**< NULL: nobody listens */
 
 	/* Changing. */
 	uint16_t cursor;	   /**< next permutation index */
@@ -669,6 +683,17 @@ int mrc_ev_deny(struct mrc_ev_pool *pool, int slot);
  * active slot it is back in rotation.
  */
 int mrc_ev_allow(struct mrc_ev_pool *pool, int slot);
+
+/**
+ * Tell `n` (NULL: nobody) of the pool's EVs going out of use and back (see
+ * struct mrc_ev_notify); `n` must outlive the pool or the next call. Owner
+ * lcore only.
+ */
+static inline void
+mrc_ev_set_notify(struct mrc_ev_pool *pool, const struct mrc_ev_notify *n)
+{
+	pool->notify = n;
+}
 
 /* ---- telemetry ---- */
 

@@ -247,6 +247,7 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 		s->cnt.dests_full++;
 	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
 	mrc_qp_set_path_counters(qp, &s->paths);
+	mrc_shard_ev_attach(s, sl);
 	/*
 	 * Before the first iteration the caller's clock is the shard's; once it
 	 * runs, its run clock (mrc_shard.h) differs by the stalls so far, so a
@@ -271,6 +272,7 @@ mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
 	mrc_qp_set_wake(qp, NULL, NULL);
 	mrc_qp_set_rtt_share(qp, NULL); /* it may outlive the shard */
 	mrc_qp_set_path_counters(qp, NULL);
+	mrc_shard_ev_detach(sl);
 	/* A busy- or parked-list entry for the slot is skipped when it comes up. */
 	sl->qp = NULL;
 	s->n_qps--;
@@ -323,6 +325,11 @@ mrc_shard_take_requests(struct mrc_shard *s)
 		case MRC_SHARD_RETIRE_QP:
 			r->rc = mrc_shard_retire_qp(s, r->qp);
 			break;
+		case MRC_SHARD_EV_CHECK:
+		case MRC_SHARD_EV_DENY:
+		case MRC_SHARD_EV_ALLOW:
+			mrc_shard_ev_request(s, r);
+			break;
 		case MRC_SHARD_CALL:
 			r->rc = r->fn != NULL ? r->fn(s, r->arg) : -EINVAL;
 			break;
@@ -348,7 +355,7 @@ mrc_shard_port_mask(const struct mrc_shard *s)
 }
 
 uint32_t
-mrc_shard_refresh_links(struct mrc_shard *s)
+mrc_shard_read_links(const struct mrc_shard *s)
 {
 	uint32_t mask = 0;
 
@@ -359,6 +366,14 @@ mrc_shard_refresh_links(struct mrc_shard *s)
 			link.link_status == RTE_ETH_LINK_UP)
 			mask |= 1u << p;
 	}
+	return mask;
+}
+
+uint32_t
+mrc_shard_refresh_links(struct mrc_shard *s)
+{
+	const uint32_t mask = mrc_shard_read_links(s);
+
 	mrc_shard_set_port_mask(s, mask);
 	return mask;
 }

@@ -149,6 +149,11 @@
 	X(horizon_held, "loops", "iterations that left packets in an rx queue (timers held back)") \
 	X(qp_errors, "qps", "QPs that went to ERROR (each reported once on the event ring)")       \
 	X(events_dropped, "events", "events not reported: no event ring, or it was full")          \
+	X(ev_events, "events", "EV state changes reported on the EV event ring")                   \
+	X(ev_events_dropped, "events",                                                             \
+		"EV state changes not reported: the EV event ring was full")                       \
+	X(ev_denied, "evs", "EVs denied by the controller (requests and QPs added since)")         \
+	X(ev_allowed, "evs", "EVs re-admitted by the controller")                                  \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")         \
 	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
@@ -240,6 +245,12 @@ struct mrc_shard_cfg {
 	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
 	 * counted only. */
 	struct rte_ring *events;
+	/*
+	 * EVs of the shard's QPs going out of use and back (struct
+	 * mrc_shard_ev_event each, an element ring of that size; single
+	 * producer: the owner); NULL: not reported.
+	 */
+	struct rte_ring *ev_events;
 	/*
 	 * NIC tx room from the NIC itself: a plane whose port reports the status
 	 * of its tx descriptors (rte_eth_tx_descriptor_status; asked once at
@@ -341,7 +352,40 @@ int mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp);
  * and sets `done` (release order): the asker polls mrc_shard_req_done().
  * The request must live until then.
  */
-enum mrc_shard_op { MRC_SHARD_ADD_QP, MRC_SHARD_DEL_QP, MRC_SHARD_RETIRE_QP, MRC_SHARD_CALL };
+enum mrc_shard_op {
+	MRC_SHARD_ADD_QP,
+	MRC_SHARD_DEL_QP,
+	MRC_SHARD_RETIRE_QP,
+	/* the controller's, on req.sel (see struct mrc_shard_ev_sel) */
+	MRC_SHARD_EV_CHECK, /* would denying sel leave a QP no EV? -EDEADLK and qpn if so */
+	MRC_SHARD_EV_DENY,  /* deny sel: n_evs EVs went DENIED */
+	MRC_SHARD_EV_ALLOW, /* re-admit sel: n_evs EVs left DENIED */
+	MRC_SHARD_CALL,
+};
+
+/*
+ * What a controller request names (doc/control.md): either one EV of one
+ * QP (one_ev), or paths: every EV of the planes in `planes` and of the
+ * T1s in t1[plane] (bit t = T1 t; an EV whose packets cross no T1 is on no
+ * T1's path, only on its plane's). Paths denied are the shard's deny table:
+ * QPs added later get their EVs on them denied as they are added, and
+ * re-admitting a path re-admits every denied EV on it that no other denied
+ * path or plane still covers. An EV of one QP is denied alone, not
+ * remembered; it cannot be re-admitted while its path is denied (-EACCES).
+ *
+ * A deny never leaves a QP with every EV DENIED: the owner refuses the
+ * whole request with -EDEADLK (and that QP's number in qpn_out), changing
+ * nothing. The same test is MRC_SHARD_EV_CHECK's, which changes nothing in
+ * any case: ask every shard first to refuse a deny across several as one.
+ * Cost: a walk over every EV of every QP of the shard, on its lcore.
+ */
+struct mrc_shard_ev_sel {
+	bool one_ev;
+	uint32_t qpn; /* one_ev: the QP ... */
+	uint32_t ev;  /* ... and the EV's value */
+	uint8_t planes;
+	uint64_t t1[MRC_SHARD_MAX_PLANES];
+};
 
 /*
  * MRC_SHARD_CALL: the owner runs fn(s, arg) and stores its return in rc, for
@@ -357,7 +401,33 @@ struct mrc_shard_req {
 	void *arg;	      /* ... its argument */
 	int rc;		      /* written by the owner before done */
 	int done;	      /* 0 until the owner is done with the request */
+	/* MRC_SHARD_EV_*: the asker's selection; the owner's answer (before done) */
+	const struct mrc_shard_ev_sel *sel;
+	uint32_t n_evs;
+	uint32_t qpn_out;
 };
+
+/*
+ * One EV of a QP going out of use or back (struct mrc_ev_notify), as the
+ * owner puts it on cfg.ev_events, with what the shard had counted on the
+ * EV's path by then: the drops behind the change.
+ */
+struct mrc_shard_ev_event {
+	uint64_t tsc; /* the owner's run clock */
+	uint32_t qpn;
+	uint32_t ev;
+	uint8_t host, shard, plane;
+	uint8_t t1;	  /* 0xff: the EV crosses no T1 */
+	uint8_t from, to; /* enum mrc_ev_state */
+	uint16_t reserved;
+	uint32_t path_lost;  /* packets on the EV's path (plane, T1) found lost, all rules */
+	uint32_t path_trims; /* NACKs of trimmed packets on the path */
+	uint32_t path_ecn;   /* SACKs with an ECN echo on the path */
+	uint32_t reserved2;
+};
+
+/* The shard's deny table now (owner, or once it has stopped). */
+void mrc_shard_ev_denied(const struct mrc_shard *s, struct mrc_shard_ev_sel *out);
 
 /* Any thread: queue a request; 0 or -ENOSPC (ring full) / -ENOTSUP (no request ring). */
 int mrc_shard_request(struct mrc_shard *s, struct mrc_shard_req *r);
@@ -404,6 +474,8 @@ void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);
 uint32_t mrc_shard_port_mask(const struct mrc_shard *s);
 /* Control thread: read the link status of every plane port and publish the mask. */
 uint32_t mrc_shard_refresh_links(struct mrc_shard *s);
+/* Control thread: the same mask, read but not published (the caller may mask planes out). */
+uint32_t mrc_shard_read_links(const struct mrc_shard *s);
 
 /* Owner: packets staged but not yet accepted by the ports; free them (at shutdown). */
 unsigned int mrc_shard_staged(const struct mrc_shard *s);

@@ -23,9 +23,10 @@ struct mrc_shard_slot {
 	struct mrc_timer timer;
 	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrc_shard *shard;
-	bool listed; /* on the busy list */
-	bool parked; /* on the ring waiters' list */
-	bool failed; /* its QP's ERROR was reported */
+	bool listed;		     /* on the busy list */
+	bool parked;		     /* on the ring waiters' list */
+	bool failed;		     /* its QP's ERROR was reported */
+	struct mrc_ev_notify notify; /* the QP's EV pool tells the shard (mrc_shard_ev.c) */
 };
 
 /* One destination (peer NIC address) of the shard's QPs, and what they share. */
@@ -100,6 +101,8 @@ struct mrc_shard {
 	struct mrc_path_block paths;
 	struct mrc_path_counters *paths_snap;
 	unsigned int n_paths;
+	/* the controller's deny table (mrc_shard_ev.c): paths and planes denied */
+	struct mrc_shard_ev_sel deny;
 };
 
 /*
@@ -206,6 +209,14 @@ mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
 		sl->armed_tsc = next;
 	}
 }
+
+/*
+ * mrc_shard_ev.c: a QP joins (its EVs on denied paths are denied, its pool
+ * reports to cfg.ev_events) or leaves; carry out an MRC_SHARD_EV_* request.
+ */
+void mrc_shard_ev_attach(struct mrc_shard *s, struct mrc_shard_slot *sl);
+void mrc_shard_ev_detach(struct mrc_shard_slot *sl);
+void mrc_shard_ev_request(struct mrc_shard *s, struct mrc_shard_req *r);
 
 /* mrc_shard_loop.c: carry out the requests waiting on the ring. */
 void mrc_shard_take_requests(struct mrc_shard *s);

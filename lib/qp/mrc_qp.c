@@ -516,6 +516,23 @@ mrc_qp_ev_pool(const struct mrc_qp *qp)
 	return qp->ev;
 }
 
+struct mrc_ev_pool *
+mrc_qp_ev_pool_owner(struct mrc_qp *qp)
+{
+	return qp->ev;
+}
+
+int
+mrc_qp_ev_t1(const struct mrc_qp *qp, uint32_t ev)
+{
+	const struct mrc_ev_path_tmpl *t = &qp->addr.path;
+
+	/* The same rule as the fabric and mrc_ev_path(): the T0 uplink mod the plane's T1s. */
+	if (!qp->addr.srv6 || t->src_t0 == t->dst_t0 || t->n_t1 == 0)
+		return -1;
+	return (int)(mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev) % t->n_t1);
+}
+
 const struct mrc_cc *
 mrc_qp_cc(const struct mrc_qp *qp)
 {

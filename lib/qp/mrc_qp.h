@@ -491,4 +491,18 @@ const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp);
 const struct mrc_rel_tx *mrc_qp_rel_tx(const struct mrc_qp *qp);
 const struct mrc_rel_rx *mrc_qp_rel_rx(const struct mrc_qp *qp);
 
+/**
+ * The QP's EV pool, to change (deny, allow, listen): on the lcore that
+ * owns the QP only, like every other write to it. NULL before INIT.
+ */
+struct mrc_ev_pool *mrc_qp_ev_pool_owner(struct mrc_qp *qp);
+
+/**
+ * The T1 (of its plane) a packet of this QP on EV `ev` crosses: the EV's
+ * T0 uplink modulo the destination template's T1s (doc/protocol.md, "SRv6
+ * addressing plan"); -1 when it crosses none (plain encapsulation, or a
+ * destination on our own T0).
+ */
+int mrc_qp_ev_t1(const struct mrc_qp *qp, uint32_t ev);
+
 #endif /* MRC_QP_H */

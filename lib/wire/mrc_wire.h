@@ -326,18 +326,21 @@ static_assert(sizeof(struct mrc_peth) == 16, "PETH is 16 bytes");
  * +---+-----------+---------------+-------------------------------+
  * |                  port_status_mask (32)                        |
  * +---------------------------------------------------------------+
- * |                      reserved (32)                            |
+ * |                   sender epoch (32)                           |
  * +-------------------------------+-+---------------------+-------+
  * |        tx timestamp           |R|     reserved        | FTYPE |
  * +-------------------------------+-+---------------------+-------+
  *   port_status_mask: bit (p - 1) set = local port p is up (ports 1-based).
+ *   sender epoch (our choice, reserved in the public descriptions): drawn
+ *   once when the sender starts, so that a receiver tells a restarted peer,
+ *   whose request ids begin again, from an old request arriving late.
  */
 struct mrc_erth {
 	uint8_t op; /**< op(2) in bits 7..6 | rsvd(6) */
 	uint8_t vendor;
 	rte_be16_t req_id;
 	rte_be32_t port_status_mask;
-	rte_be32_t rsvd;
+	rte_be32_t epoch;
 	rte_be16_t ts;
 	rte_be16_t tsr_ftype;
 } __rte_packed;

@@ -147,6 +147,8 @@ put_ext(struct line *l, const struct mrc_pkt *p)
 			op == MRC_OP_EP_REQUEST ? "erth" : "eeth",
 			p->ep.op == MRC_EP_OP_PORT_STATUS ? "port-status" : "ev-probe",
 			p->ep.req_id, p->ep.port_status_mask, p->ep.ts);
+		if (p->ep.epoch != 0)
+			put(l, " epoch=0x%08" PRIx32, p->ep.epoch);
 		if (p->ep.svc_valid)
 			put(l, " svc=%" PRIu32 "ns", p->ep.svc_time_ns);
 		break;

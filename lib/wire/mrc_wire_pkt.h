@@ -265,7 +265,8 @@ struct mrc_ep_view {
 	uint8_t vendor;
 	uint16_t req_id;
 	uint32_t port_status_mask;
-	uint16_t ts; /**< request: tx timestamp; response: echoed */
+	uint32_t epoch; /**< request only: the sender's epoch (our choice, doc/protocol.md) */
+	uint16_t ts;	/**< request: tx timestamp; response: echoed */
 	bool tsr;
 	uint8_t ftype;
 	/* response only */

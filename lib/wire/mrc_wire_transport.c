@@ -208,6 +208,7 @@ decode_ep(const uint8_t *p, bool response, struct mrc_ep_view *v)
 		v->vendor = e->vendor;
 		v->req_id = rte_be_to_cpu_16(e->req_id);
 		v->port_status_mask = rte_be_to_cpu_32(e->port_status_mask);
+		v->epoch = rte_be_to_cpu_32(e->epoch);
 		v->ts = rte_be_to_cpu_16(e->ts);
 		tsr_ftype_decode(e->tsr_ftype, &v->tsr, &v->ftype);
 	} else {
@@ -374,6 +375,7 @@ encode_ep(uint8_t *p, bool response, const struct mrc_ep_view *v)
 		e->vendor = v->vendor;
 		e->req_id = rte_cpu_to_be_16(v->req_id);
 		e->port_status_mask = rte_cpu_to_be_32(v->port_status_mask);
+		e->epoch = rte_cpu_to_be_32(v->epoch);
 		e->ts = rte_cpu_to_be_16(v->ts);
 		e->tsr_ftype = tsr_ftype_encode(v->tsr, v->ftype);
 	} else {

@@ -188,7 +188,8 @@ local f_erth_op     = ProtoField.uint8("mrc.erth.op", "Operation", base.DEC, EP_
 local f_erth_vendor = ProtoField.uint8("mrc.erth.vendor", "Vendor info", base.HEX)
 local f_erth_req    = ProtoField.uint16("mrc.erth.req_id", "Request ID", base.HEX)
 local f_erth_mask   = ProtoField.uint32("mrc.erth.port_status_mask", "Port status mask", base.HEX)
-local f_erth_rsvd32 = ProtoField.uint32("mrc.erth.reserved", "Reserved", base.HEX)
+-- bytes 8-11: the sender's epoch (mrcd's choice; reserved in the public descriptions)
+local f_erth_epoch  = ProtoField.uint32("mrc.erth.epoch", "Sender epoch", base.HEX)
 local f_erth_ts, f_erth_tsr, f_erth_ftype, f_erth_rsvd =
     ts_fields("mrc.erth", "ts", "TX timestamp")
 
@@ -247,7 +248,7 @@ mrc.fields = {
     f_neth_ts,
     f_peth_type, f_peth_nh, f_peth_vendor, f_peth_id, f_peth_spdcid,
     f_peth_dpdcid, f_peth_ts, f_peth_tsr, f_peth_ftype, f_peth_rsvd,
-    f_erth_op, f_erth_vendor, f_erth_req, f_erth_mask, f_erth_rsvd32, f_erth_ts, f_erth_tsr,
+    f_erth_op, f_erth_vendor, f_erth_req, f_erth_mask, f_erth_epoch, f_erth_ts, f_erth_tsr,
     f_erth_ftype, f_erth_rsvd,
     f_eeth_op, f_eeth_svc_ok, f_eeth_vendor, f_eeth_req, f_eeth_mask,
     f_eeth_svc, f_eeth_ts, f_eeth_tsr, f_eeth_ftype, f_eeth_rsvd, f_eeth_tail,
@@ -497,7 +498,7 @@ local function dissect_erth(tvb, off, tree, info)
     t:add(f_erth_req, tvb(off + 2, 2))
     t:add(f_erth_mask, tvb(off + 4, 4)):append_text(
         " (ports up: " .. port_list(tvb(off + 4, 4):uint()) .. ")")
-    t:add(f_erth_rsvd32, tvb(off + 8, 4))
+    t:add(f_erth_epoch, tvb(off + 8, 4))
     add_ts_word(t, tvb, off + 12, f_erth_ts, f_erth_tsr, f_erth_ftype, f_erth_rsvd)
     info[#info + 1] = EP_OPS[op]
     info[#info + 1] = string.format("req=0x%x", tvb(off + 2, 2):uint())

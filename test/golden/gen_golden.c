@@ -189,15 +189,17 @@ json_mrc_fields(FILE *j, const struct mrc_pkt *p)
 	case MRC_OP_EP_REQUEST:
 		fprintf(j,
 			", \"mrc.erth.op\": %u, \"mrc.erth.req_id\": %u"
-			", \"mrc.erth.port_status_mask\": %" PRIu32,
-			p->ep.op, p->ep.req_id, p->ep.port_status_mask);
+			", \"mrc.erth.port_status_mask\": %" PRIu32 ", \"mrc.erth.epoch\": %" PRIu32
+			", \"mrc.erth.ts\": %u",
+			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.epoch, p->ep.ts);
 		break;
 	case MRC_OP_EP_RESPONSE:
 		fprintf(j,
 			", \"mrc.eeth.op\": %u, \"mrc.eeth.req_id\": %u"
 			", \"mrc.eeth.port_status_mask\": %" PRIu32
-			", \"mrc.eeth.svc_time_ns\": %" PRIu32,
-			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns);
+			", \"mrc.eeth.svc_time_ns\": %" PRIu32 ", \"mrc.eeth.ts_echo\": %u",
+			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns,
+			p->ep.ts);
 		break;
 	default:
 		break;

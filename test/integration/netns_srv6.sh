@@ -83,9 +83,9 @@ cap "$t0b" u0 inbound hop2.pcap
 cap "$t0b" h1 outbound hop3.pcap
 sleep 1
 # Each worker on its own CPU; the main lcores sleep.
-ip netns exec "$pfx-h0" "$mrcd" --lcores=0@0,1@1 -- -f host0.ini --json h0.json > h0.log 2>&1 &
+ip netns exec "$pfx-h0" "$mrcd" --lcores=0@0,1@1 -- -f host0.ini --set control.socket="$PWD/h0.sock" --json h0.json > h0.log 2>&1 &
 pids+=($!)
-ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1.ini --json h1.json > h1.log 2>&1 &
+ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1.ini --set control.socket="$PWD/h1.sock" --json h1.json > h1.log 2>&1 &
 pids+=($!)
 n=${#pids[@]}
 hpids=("${pids[$((n - 2))]}" "${pids[$((n - 1))]}")

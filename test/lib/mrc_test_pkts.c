@@ -202,6 +202,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->ep.op = MRC_EP_OP_PORT_STATUS;
 		p->ep.req_id = 42;
 		p->ep.port_status_mask = 0x000000f7; /* port 4 of 8 down */
+		p->ep.epoch = 0x5eed0001;
 		p->ep.ts = 0x2222;
 		p->ep.ftype = MRC_FTYPE_DEFAULT;
 		break;
@@ -298,6 +299,28 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->aeth.syndrome = MRC_AETH_NAK | MRC_AETH_NAK_REMOTE_ACCESS;
 		p->aeth.msn = 2;
 		break;
+	case 23:
+		/* what mrcd answers a port-status update with: its own mask, the id echoed */
+		s->name = "ep_response_port_status_plain";
+		base(p, MRC_OP_EP_RESPONSE, false, cfg);
+		p->bth.dqpn = MRC_EP_QPN;
+		p->ep.op = MRC_EP_OP_PORT_STATUS;
+		p->ep.req_id = 42;
+		p->ep.port_status_mask = 0xff;
+		p->ep.ts = 0x2222;
+		p->ep.ftype = MRC_FTYPE_DEFAULT;
+		break;
+	case 24:
+		s->name = "ep_request_ev_probe_srv6";
+		base(p, MRC_OP_EP_REQUEST, true, cfg);
+		path(p, 3);
+		p->bth.dqpn = MRC_EP_QPN;
+		p->ep.op = MRC_EP_OP_EV_PROBE;
+		p->ep.req_id = 7;
+		p->ep.epoch = 0x5eed0001;
+		p->ep.ts = 0x4444;
+		p->ep.ftype = MRC_FTYPE_DEFAULT;
+		break;
 	default:
 		return -1;
 	}
@@ -307,7 +330,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 unsigned int
 mrc_test_sample_count(void)
 {
-	return 23;
+	return 25;
 }
 
 int

@@ -160,6 +160,13 @@ mk(const struct mrc_fabric_cfg *c, const struct spec *s)
 	p.data.va = 0x10000;
 	p.data.rkey = 0x1234;
 	p.data.dma_len = s->payload;
+	if (s->ep_request) {
+		memset(&p.ep, 0, sizeof(p.ep));
+		p.bth.opcode = MRC_OP_EP_REQUEST;
+		p.bth.dqpn = MRC_EP_QPN;
+		p.ep.req_id = (uint16_t)s->psn;
+		p.ep.port_status_mask = 0xd;
+	}
 	if (mrc_pkt_build(m, &p, &t_wire, trailer) != 0)
 		goto fail;
 	if (trailer != NULL && rte_pktmbuf_lastseg(m) != trailer)
@@ -893,6 +900,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_scenario_plane3),
 	MRC_TEST_CASE(test_scenario_examples),
 	MRC_TEST_CASE(test_scenario_errors),
+	MRC_TEST_CASE(test_drop_request),
 	MRC_TEST_CASE(test_qp_pair_plane_down),
 	MRC_TEST_CASE(test_jitter_keeps_paths_in_order),
 	MRC_TEST_CASE(test_forced_mark),

@@ -48,6 +48,7 @@ struct spec {
 	uint32_t block;			  /* 0: cfg's */
 	uint16_t dst_workers;		  /* > 1: the path ends with dst_worker's uSID */
 	uint8_t dst_worker;
+	bool ep_request; /* an endpoint request (0xD8, QPN 2, no payload) instead of a write */
 };
 
 /* EAL (or MRC_TEST_SKIP), t_pool, t_wire (the wire defaults). */
@@ -79,6 +80,7 @@ int test_free_in_flight(void);
 int test_scenario_plane3(void);
 int test_scenario_examples(void);
 int test_scenario_errors(void);
+int test_drop_request(void);
 int test_qp_pair_plane_down(void);
 int test_jitter_keeps_paths_in_order(void);
 int test_forced_mark(void);

@@ -227,7 +227,15 @@ test_scenario_errors(void)
 			":6: [event.a] loss: '1.5' is not a probability (allowed 0..1)"},
 		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = melt\n",
 			":5: [event.a] action: 'melt' unknown (allowed: up, down, blackhole, loss, "
-			"mark, flap)"},
+			"mark, drop_request, flap)"},
+		{"[event.a]\nat = 1s\nelement = host_link\nplane = 1\nhost = 0\naction = "
+		 "drop_request\n",
+			":1: [event.a] count: missing (action drop_request: how many, 1..1000)"},
+		{"[event.a]\nat = 1s\nelement = host_link\nplane = 1\nhost = 0\naction = "
+		 "drop_request\ncount = 0\n",
+			":7: [event.a] count: '0' is not a count (allowed 1..1000)"},
+		{"[event.a]\nat = 1s\nelement = plane\nplane = 1\naction = down\ncount = 2\n",
+			":6: [event.a] count: applies to action drop_request only"},
 		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = mark\n",
 			":1: [event.a] mark: missing (action mark needs a probability 0..1)"},
 		{"[event.a]\nat = 1s\nelement = t1\nplane = 1\nt1 = 0\naction = loss\nloss = "
@@ -270,6 +278,57 @@ test_scenario_errors(void)
 	MRC_T_EQ(rc, -ENOENT);
 	MRC_T_ASSERT(strstr(why, "/nonexistent/x.ini: cannot open") != NULL, "%s", why);
 	printf("  e.g. %s\n", why);
+	mrc_fabric_free(f);
+	return check_no_leak();
+}
+
+/*
+ * drop_request: the next `count` endpoint requests through the links the
+ * element covers are lost; other packets, and requests beyond the count,
+ * pass; counted on the fabric and on the link.
+ */
+int
+test_drop_request(void)
+{
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	struct rte_mbuf *rx[8];
+	const char *why = NULL;
+	char path[64];
+	uint64_t now = 0;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	mrc_fabric_cfg_defaults(&c);
+	c.n_planes = 2;
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	snprintf(path, sizeof(path), "/tmp/test_fabric_dr_%d.ini", (int)getpid());
+	MRC_T_EQ(write_file(path, "[event.lose]\nat = 0ns\nelement = host_link\nplane = 1\n"
+				  "host = 0\ndirection = up\naction = drop_request\ncount = 2\n"),
+		0);
+	rc = mrc_fabric_load_scenario(f, path, &why);
+	unlink(path);
+	MRC_T_ASSERT(rc == 1, "scenario: %d, %s", rc, why != NULL ? why : "");
+	run_idle(f, &now); /* the event applies at t = 0 */
+	for (unsigned int k = 0; k < 3; k++) {
+		const struct spec req = {
+			.src = 0, .dst = 1, .plane = 1, .psn = k, .ep_request = true};
+
+		MRC_T_RUN(send_spec(f, &c, &req));
+	}
+	/* a write on that link, and a request on the other plane */
+	const struct spec wr = {.src = 0, .dst = 1, .plane = 1, .payload = 64};
+	const struct spec other = {.src = 0, .dst = 1, .plane = 0, .ep_request = true};
+
+	MRC_T_RUN(send_spec(f, &c, &wr));
+	MRC_T_RUN(send_spec(f, &c, &other));
+	run_idle(f, &now);
+	MRC_T_EQ(rx_all(f, &c, rx, 8, NULL, NULL), 3);
+	free_all(rx, 3);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_request, 2);
+	MRC_T_EQ(mrc_fabric_counters(f)->drop_down + mrc_fabric_counters(f)->drop_loss, 0);
 	mrc_fabric_free(f);
 	return check_no_leak();
 }

@@ -190,6 +190,15 @@ test_defaults_valid(void)
 	MRC_T_EQ(a.ev.n_backup, MRC_EV_DEF_N_BACKUP);
 	MRC_T_EQ(a.ev.ev_min_active, MRC_EV_DEF_N_ACTIVE / 4);
 	MRC_T_STREQ(a.cc_name, MRC_CC_NSCC);
+	/* The protocol's options: off but ALWAYS_SKIP; on, both ends of a QP agree. */
+	MRC_T_ASSERT(!a.dyn_mpr && !a.peer_dyn_mpr && !a.tseth, "dynamic MPR and TSETH off");
+	MRC_T_EQ(a.always_skip_marks, MRC_QP_DEF_ALWAYS_SKIP_MARKS);
+	c.transport.dyn_mpr = true;
+	c.transport.tseth = true;
+	c.transport.always_skip_marks = 0;
+	MRC_T_EQ(mrcd_config_qp_attr(&c, TSC_HZ, &a), 0);
+	MRC_T_ASSERT(a.dyn_mpr && a.peer_dyn_mpr && a.tseth, "dynamic MPR and TSETH on");
+	MRC_T_EQ(a.always_skip_marks, 0);
 	MRC_T_EQ(mrcd_config_fabric(&c, TSC_HZ, &f), 0);
 	return MRC_TEST_OK;
 }

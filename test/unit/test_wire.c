@@ -329,7 +329,11 @@ test_control_fields(void)
 	MRC_T_EQ(v.ep.op, MRC_EP_OP_PORT_STATUS);
 	MRC_T_EQ(v.ep.port_status_mask, 0xf7);
 	MRC_T_EQ(v.ep.req_id, 42);
+	MRC_T_EQ(v.ep.epoch, 0x5eed0001);
 	MRC_T_EQ(b[14 + 40 + 8 + 12], 0x00);
+	/* the epoch is bytes 8-11 of the ERTH, big-endian */
+	MRC_T_EQ(b[14 + 40 + 8 + 12 + 8], 0x5e);
+	MRC_T_EQ(b[14 + 40 + 8 + 12 + 11], 0x01);
 
 	MRC_T_RUN(sample_bytes(14, &s, b, &len)); /* ep response */
 	MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);

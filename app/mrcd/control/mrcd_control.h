@@ -115,6 +115,14 @@ int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, con
 void mrcd_steer_remove(struct mrcd_daemon *d);
 
 /*
+ * Planes of host h taken administratively down (mrcd_ports.c): those the node
+ * controller set (`mrcctl port`, host.admin_down) and, `since_start` TSC ticks
+ * into the run, the drill's [ports] admin_down_planes. The link watcher treats
+ * them as links down, so endpoint requests tell the peers as for a link.
+ */
+uint32_t mrcd_ports_admin_down(const struct mrcd_daemon *d, unsigned int h, uint64_t since_start);
+
+/*
  * Neighbour discovery (mrcd_nd.c). mrcd_nd_setup(): host h's addresses per
  * plane, what to resolve, and its exception and control tx rings (before its
  * shards are made); 0 or -errno. mrcd_nd_tick(): read host h's links, take
@@ -138,8 +146,8 @@ bool mrcd_tap_write(struct mrcd_nd_port *np, const uint8_t *f, uint32_t len);
 int mrcd_tap_read(struct mrcd_nd_port *np, uint8_t *buf, uint32_t room);
 void mrcd_tap_close(struct mrcd_nd_port *np);
 
-/* Take what the hosts' shards handed off (endpoint requests are counted and
- * freed: nothing acts on them yet). */
+/* Take what the hosts' shards handed off: endpoint operations (mrcd_epreq.h)
+ * and QPs gone to ERROR. */
 void mrcd_handoff_drain(struct mrcd_daemon *d);
 
 #endif /* MRCD_CONTROL_H */

@@ -6,8 +6,8 @@
  * Run by: the main lcore, every control tick and at teardown.
  *
  * Control side of what the shards hand over: packets a shard receives but
- * does not own (with one shard per host, only endpoint requests, QPN 2,
- * counted and freed here until the control thread acts on them), and the
+ * does not own (with one shard per host, only endpoint operations, QPN 2,
+ * acted on by mrcd_epreq.c), and the
  * QPs that went to ERROR (logged with their flow, counted per host, and
  * their flow brought back on a new QP pair when it can be: mrcd_recover.h).
  */
@@ -64,7 +64,7 @@ mrcd_handoff_drain(struct mrcd_daemon *d)
 		while ((n = rte_ring_sc_dequeue_burst(hc->handoff, (void **)m, RTE_DIM(m), NULL)) >
 			0) {
 			__atomic_store_n(&hc->ep_ops, hc->ep_ops + n, __ATOMIC_RELAXED);
-			rte_pktmbuf_free_bulk(m, n);
+			mrcd_ep_input(d, h, m, n); /* frees them */
 		}
 	}
 }

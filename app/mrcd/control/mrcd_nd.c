@@ -100,8 +100,10 @@ mrcd_nd_setup(struct mrcd_daemon *d, unsigned int h)
 	hc->exception = rte_ring_create(name, 1024, (int)rte_socket_id(),
 		(hc->n_shards > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
 	snprintf(name, sizeof(name), "mrcd_ctx%u", h);
-	hc->ctl_tx =
-		rte_ring_create(name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	/* one ring for everything the control thread sends (endpoint operations too) */
+	if (hc->ctl_tx == NULL)
+		hc->ctl_tx = rte_ring_create(
+			name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (hc->exception == NULL || hc->ctl_tx == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: cannot make its exception and control tx rings: %s",
 			c, rte_strerror(rte_errno));

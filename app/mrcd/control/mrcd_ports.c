@@ -35,6 +35,7 @@
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
 #include "mrcd_control.h"
+#include "mrcd_ports_close.h"
 
 /* Ethernet + outer IPv6 + SRH (2 containers) + inner IPv6 + UDP + BTH and
  * the largest MRC extension headers + ICRC: comfortably above the real sum. */
@@ -340,14 +341,14 @@ mrcd_ports_close(struct mrcd_daemon *d)
 		rte_delay_us_sleep(d->cfg.ports.close_delay_ms * 1000u);
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
+		uint16_t ports[MRC_SHARD_MAX_PLANES];
+		unsigned int n = 0;
 
-		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
-			if (!(hc->port_started & (1u << p)))
-				continue;
-			/* Stop, then close: close frees what the rx ring still holds. */
-			(void)rte_eth_dev_stop(hc->port[p]);
-			(void)rte_eth_dev_close(hc->port[p]);
-		}
+		for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
+			if (hc->port_started & (1u << p))
+				ports[n++] = hc->port[p];
+		/* memif's on the EAL interrupt thread, where the peer's disconnect is handled */
+		mrcd_ports_close_all(ports, n);
 		hc->port_started = 0;
 	}
 }
@@ -368,4 +369,17 @@ mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out)
 			out->oerrors += s.oerrors;
 			out->rx_nombuf += s.rx_nombuf;
 		}
+}
+
+uint32_t
+mrcd_ports_admin_down(const struct mrcd_daemon *d, unsigned int h, uint64_t since_start)
+{
+	const struct mrcd_cfg_ports *c = &d->cfg.ports;
+	const uint64_t ms = since_start * 1000 / d->hz;
+	uint32_t down = __atomic_load_n(&d->host[h].admin_down, __ATOMIC_ACQUIRE);
+
+	if (c->admin_down_planes != 0 && ms >= c->admin_down_at_ms &&
+		(c->admin_down_ms == 0 || ms < (uint64_t)c->admin_down_at_ms + c->admin_down_ms))
+		down |= c->admin_down_planes;
+	return down;
 }

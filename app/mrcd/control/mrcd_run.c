@@ -109,15 +109,22 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		const uint64_t now = rte_rdtsc();
 
 		if (now >= next_link) {
-			/* One read of the host's ports, published to every shard of it. */
+			/*
+			 * One read of the host's ports, published to every shard of it; a port
+			 * the node controller or the [ports] admin_down_* drill set down reads
+			 * as down (doc/control.md).
+			 */
 			for (unsigned int h = 0; h < d->n_hosts; h++) {
-				/* with neighbour discovery, up means a known next hop too */
+				/* with neighbour discovery, up means a known next hop too; less the
+				 * ports taken down by hand */
 				const bool nd = d->host[h].nd_on;
+				const uint32_t down = mrcd_ports_admin_down(d, h, now - start);
 				const uint32_t m =
-					nd ? mrcd_nd_tick(d, h, now)
-					   : mrc_shard_refresh_links(d->host[h].shard[0].rt);
+					(nd ? mrcd_nd_tick(d, h, now)
+					    : mrc_shard_read_links(d->host[h].shard[0].rt)) &
+					~down;
 
-				for (unsigned int k = nd ? 0 : 1; k < d->host[h].n_shards; k++)
+				for (unsigned int k = 0; k < d->host[h].n_shards; k++)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
 			}
 			next_link = now + d->hz / 1000;
@@ -132,6 +139,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 			ignored = 0;
 		}
 		mrcd_handoff_drain(d);
+		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
 		mrcd_apps_tick(d, now);
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {

@@ -24,6 +24,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_ring_elem.h>
 
 #include "mrc_fabric.h"
 #include "mrcd_apps.h"
@@ -373,7 +374,12 @@ make_rings(struct mrcd_daemon *d, unsigned int h)
 	/* QPs that went to ERROR: reported by the control thread. */
 	snprintf(name, sizeof(name), "mrcd_ev%u", h);
 	hc->events = rte_ring_create(name, 4096, (int)rte_socket_id(), prod | RING_F_SC_DEQ);
-	if (hc->handoff == NULL || hc->events == NULL) {
+	/* What the control thread sends (endpoint operations, and neighbour discovery's
+	 * frames: mrcd_nd_setup() takes this ring): shard 0 sends it. */
+	snprintf(name, sizeof(name), "mrcd_ct%u", h);
+	hc->ctl_tx =
+		rte_ring_create(name, 256, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (hc->handoff == NULL || hc->events == NULL || hc->ctl_tx == NULL) {
 		MRCD_LOG(ctrl, ERR, "host %u: cannot make its hand-off and event rings: %s", h,
 			rte_strerror(rte_errno));
 		return -rte_errno;
@@ -507,6 +513,18 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 				return -rte_errno;
 			}
 			cfg.requests = sc->requests;
+			/* EVs out of use and back, for mrcctl events (control/mrcd_ctl.h) */
+			snprintf(name, sizeof(name), "mrcd_ee%u_%u", h, k);
+			sc->ev_events =
+				rte_ring_create_elem(name, sizeof(struct mrc_shard_ev_event), 4096,
+					(int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (sc->ev_events == NULL) {
+				MRCD_LOG(ctrl, ERR,
+					"host %u shard %u: cannot make its EV event ring: %s", h, k,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
+			cfg.ev_events = sc->ev_events;
 		}
 		if (sc->imm_pool == NULL || sc->cq == NULL) {
 			MRCD_LOG(ctrl, ERR,

@@ -69,6 +69,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 {
 	int rc = 0;
 
+	mrcd_ep_free(d);       /* what it built and no shard sent goes back */
 	mrcd_handoff_drain(d); /* its mbufs go back before the pools are counted */
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
@@ -86,6 +87,7 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 				rte_pktmbuf_free_bulk(m, n);
 			rte_ring_free(sc->inbound);
 			rte_ring_free(sc->requests);
+			rte_ring_free(sc->ev_events);
 			rte_free(sc->cq);
 			rte_free(sc->send_flows);
 			rte_free(sc->recv_flows);

@@ -69,19 +69,22 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 		}
 }
 
-/* Every shard of a host gets the same port mask (control publishes it to each): shard 0's. */
+/*
+ * A peer's planes: for a host of this process, its port mask (control
+ * publishes the same to each of its shards: shard 0's); for one elsewhere,
+ * what its port-status requests said (mrcd_epreq.h; all up until told).
+ */
 static uint32_t
-peer_planes(const struct mrcd_daemon *d, int local)
+peer_planes(const struct mrcd_daemon *d, int local, unsigned int cluster_host)
 {
 	return local >= 0 ? mrc_shard_port_mask(d->host[local].shard[0].rt)
-			  : (uint32_t)((1u << d->cfg.daemon.planes) - 1);
+			  : __atomic_load_n(&d->ep_peer_mask[cluster_host], __ATOMIC_ACQUIRE);
 }
 
 /*
- * Port status: a local peer's planes are usable only where its port is up;
- * a peer elsewhere is assumed up on all (its losses retire EVs) until
- * port-status messages exist. Told to the worker's QPs when a mask changes,
- * not every iteration: that would walk every QP.
+ * Port status: a peer's planes are usable only where its port is up. Told
+ * to the worker's QPs when a mask changes, not every iteration: that would
+ * walk every QP.
  */
 static void
 tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
@@ -93,13 +96,13 @@ tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
 		for (uint32_t j = 0; j < hc->n_send; j++) {
 			const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
 
-			mrc_qp_set_peer_planes(f->qp, peer_planes(d, f->dst_local));
+			mrc_qp_set_peer_planes(f->qp, peer_planes(d, f->dst_local, f->dst));
 		}
 		for (uint32_t j = 0; j < hc->n_recv; j++) {
 			const uint32_t i = hc->recv_flows[j];
 
-			mrc_qp_set_peer_planes(
-				d->peer_qp[i], peer_planes(d, d->flows[i].src_local));
+			mrc_qp_set_peer_planes(d->peer_qp[i],
+				peer_planes(d, d->flows[i].src_local, d->flows[i].src));
 		}
 	}
 }
@@ -112,7 +115,7 @@ mrcd_worker_main(void *arg)
 	const uint64_t snap_gap = (uint64_t)d->cfg.lcores.stats_interval_ms * d->hz / 1000;
 	const uint64_t tick_gap = d->hz / 1000;
 	uint64_t next_snap = 0, next_tick = 0;
-	uint32_t seen_mask[MRCD_MAX_HOSTS];
+	uint32_t seen_mask[MRCD_MAX_HOSTS], seen_gen = 0;
 	struct timespec cpu0, cpu1;
 
 	memset(seen_mask, 0xff, sizeof(seen_mask)); /* no mask is all ones: told at once */
@@ -122,7 +125,8 @@ mrcd_worker_main(void *arg)
 	while (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_EXIT) {
 		const uint64_t now = rte_rdtsc();
 		const bool stopping = __atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN;
-		bool changed = false;
+		const uint32_t gen = __atomic_load_n(&d->ep_peer_gen, __ATOMIC_ACQUIRE);
+		bool changed = gen != seen_gen;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
 			const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
@@ -130,6 +134,7 @@ mrcd_worker_main(void *arg)
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
 		}
+		seen_gen = gen;
 		if (changed)
 			tell_peer_planes(d, w);
 		if (w->runs_fabric)

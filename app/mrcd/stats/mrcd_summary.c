@@ -258,6 +258,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 				", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
 				", \"lost\": %" PRIu64 "},\n \"qps_in_error\": %" PRIu64 ",\n",
 				t.posted, t.completed, t.failed, lost, qps_in_error);
+			mrcd_ep_json(d, j);
 			fprintf(j, " \"flows_recovered\": %" PRIu64 ", \"recover_failed\": {",
 				recovered);
 			for (unsigned int w = 0; w < MRCD_RECOVER_N_WHY; w++)

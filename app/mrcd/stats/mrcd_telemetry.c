@@ -373,6 +373,21 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 			d, mrc_qp_counters_desc[i].name, mrc_qp_counters_get(&q->counters, i));
 	if (q->has_rel)
 		add_rel(d, &q->rel, daemon_ref->hz);
+	{
+		/* Its EVs by state (denied ones: the node controller's, doc/control.md). */
+		uint64_t by[MRC_EV_N_STATES] = {0};
+		char name[32];
+
+		for (unsigned int i = 0; i < q->n_ev; i++)
+			if (q->ev[i].state < MRC_EV_N_STATES)
+				by[q->ev[i].state]++;
+		for (unsigned int st = 0; st < MRC_EV_N_STATES; st++) {
+			snprintf(name, sizeof(name), "evs_%s", mrc_ev_state_name(st));
+			for (char *c = name; *c != '\0'; c++)
+				*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+			rte_tel_data_add_dict_u64(d, name, by[st]);
+		}
+	}
 	mrcd_query_release();
 	return 0;
 }
@@ -503,6 +518,9 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
 	rte_tel_data_add_dict_u64(d, "workers_per_host", m->host[h].n_shards);
+	/* planes set down by the node controller (bit p): link_up reads 0 for them */
+	rte_tel_data_add_dict_u64(
+		d, "admin_down", __atomic_load_n(&m->host[h].admin_down, __ATOMIC_ACQUIRE));
 	for (unsigned int i = 0; i < RTE_DIM(a); i++)
 		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
 	return 0;
@@ -680,6 +698,36 @@ static int __rte_format_printf(2, 3) tel_error(struct rte_tel_data *d, const cha
 }
 
 /*
+ * "denied": the host's planes ("p<plane>") and paths ("p<plane>_t<t1>")
+ * the node controller has denied (control/mrcd_ctl.h publishes them).
+ */
+static void
+add_denied(struct rte_tel_data *d, const struct mrcd_hostctx *hc, unsigned int n_planes)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	const uint8_t planes = __atomic_load_n(&hc->denied_planes, __ATOMIC_ACQUIRE);
+	char name[32];
+
+	if (a == NULL)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (unsigned int p = 0; p < n_planes && p < MRC_SHARD_MAX_PLANES; p++) {
+		const uint64_t t1 = __atomic_load_n(&hc->denied_t1[p], __ATOMIC_ACQUIRE);
+
+		if ((planes >> p) & 1) {
+			snprintf(name, sizeof(name), "p%u", p);
+			rte_tel_data_add_array_string(a, name);
+		}
+		for (unsigned int t = 0; t < 64; t++)
+			if ((t1 >> t) & 1) {
+				snprintf(name, sizeof(name), "p%u_t%u", p, t);
+				rte_tel_data_add_array_string(a, name);
+			}
+	}
+	rte_tel_data_add_dict_container(d, "denied", a, 0);
+}
+
+/*
  * /mrc/paths,<host>[,<i>]: one host's paths, 32 a page from the i-th
  * (plane-major: p0_t0 .. p0_t<T1s-1>, p0_direct, p1_t0 ...); "next" starts
  * the following page.
@@ -733,6 +781,7 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, name, a, 0);
 	}
 	rte_spinlock_unlock(&lock);
+	add_denied(d, &m->host[h], n_planes);
 	if (i < n)
 		rte_tel_data_add_dict_u64(d, "next", i);
 	return 0;

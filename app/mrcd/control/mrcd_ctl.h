@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_CTL_H
+#define MRCD_CTL_H
+
+/*
+ * The node controller's side of mrcd: the control socket ([control]
+ * socket, doc/control.md) and the thread that serves it. The thread is
+ * neither a worker nor the main lcore: it accepts clients, reads their
+ * requests (app/common/mrcd_ctl_proto.h parses them), and carries out a
+ * change by putting requests on the shards' request rings and waiting for
+ * their owners' answers (lib/host/mrc_shard.h, MRC_SHARD_EV_*), so the
+ * main loop never waits for it and no worker's state is written from
+ * outside. It also drains the shards' EV event rings and streams what
+ * they say to the clients that asked ("events").
+ *
+ * Who writes what: the thread owns everything in struct mrcd_ctl; the
+ * deny table it last applied to each host is published in the host's
+ * context (mrcd_hostctx.denied_*, atomics) for telemetry.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "mrcd_ctl_proto.h"
+#include "mrcd_daemon.h"
+
+/* Clients served at once; one more is told so and closed. */
+#define MRCD_CTL_MAX_CLIENTS 16
+/*
+ * Events queued for a streaming client that has not read them yet; beyond,
+ * they are counted lost for it and it is told how many once it catches up.
+ */
+#define MRCD_CTL_EVENT_BUF (1u << 20)
+/* How long a change waits for the workers to carry it out. */
+#define MRCD_CTL_WAIT_MS 2000
+
+struct mrcd_ctl_client {
+	int fd; /* -1: free */
+	uid_t uid;
+	pid_t pid;
+	bool admin;    /* may change things (decided at accept) */
+	bool hello;    /* the version line was accepted */
+	bool events;   /* streams EV events */
+	char why[160]; /* how admin was decided, for status */
+	char *out;     /* streaming: events not yet sent (MRCD_CTL_EVENT_BUF bytes) */
+	size_t out_n;
+	uint64_t lost; /* events that found out full, not yet told */
+	size_t in_n;
+	char in[MRCD_CTL_MAX_LINE];
+};
+
+struct mrcd_ctl {
+	struct mrcd_daemon *d;
+	int lfd;     /* the listening socket; -1: none */
+	int wake[2]; /* a byte on wake[1] stops the thread */
+	pthread_t thread;
+	bool started;
+	char path[108];
+	bool admin_gid_set;
+	gid_t admin_gid;
+	struct mrcd_ctl_limits lim;
+	struct mrcd_ctl_client cl[MRCD_CTL_MAX_CLIENTS];
+	/* Requests to the shards: kept here until their owner is done with them (a
+	 * change that timed out leaves them pending; the next change waits for them). */
+	struct mrc_shard_req req[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
+	bool pending[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
+	struct mrc_shard_ev_sel sel;
+	/* EV events taken off the shards' rings; sent to at least one client */
+	uint64_t events_in, events_out;
+};
+
+/*
+ * mrcd_ctl_open(), before the EAL: take the control socket's path
+ * ([control]) and listen on it; nothing with socket = none. 0, or -errno
+ * after logging what is wrong (a live socket at the path, a group that
+ * does not exist, ...). mrcd_ctl_start(), once the hosts are made: serve
+ * it from its thread (clients that came before wait in the backlog).
+ */
+int mrcd_ctl_open(struct mrcd_daemon *d);
+int mrcd_ctl_start(struct mrcd_daemon *d);
+/* Stop the thread, close every client, remove the socket. Safe when not started. */
+void mrcd_ctl_stop(struct mrcd_daemon *d);
+
+/* mrcd_ctl_ops.c, on the control socket's thread. */
+/* Answer a parsed request from client `c` into out ("OK ..." or "ERR ..."). */
+void mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq,
+	char *out, size_t outlen);
+/* Take what the shards' EV event rings hold and send it to the clients that stream. */
+void mrcd_ctl_pump_events(struct mrcd_ctl *ctl);
+/* Send one line (with its '\n') to every streaming client. */
+void mrcd_ctl_broadcast(struct mrcd_ctl *ctl, const char *line);
+
+#endif /* MRCD_CTL_H */

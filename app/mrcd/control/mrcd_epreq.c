@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the main lcore (setup, every control tick, teardown).
+ *
+ * Endpoint operations with the hosts of other processes: port-status
+ * updates sent, resent and answered, and EV probes answered (mrcd_epreq.h
+ * says the rules). The packets are built here and sent by shard 0 of the
+ * host (its ctl_tx ring), addressed as the host's QPs address that peer.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "mrc_ev_path.h"
+#include "mrc_srv6.h"
+#include "mrc_wire.h"
+#include "mrcd_control.h"
+#include "mrcd_daemon.h"
+#include "mrcd_epreq.h"
+#include "mrcd_log.h"
+
+/* What local host h says to cluster host c. */
+struct ep_out {
+	bool peer;    /* c is in another process and h has QPs with it */
+	bool known;   /* c is in another process: its address is in addr */
+	bool pending; /* a port-status update waits for its answer */
+	uint8_t tries;
+	uint16_t id; /* the update's request id */
+	uint32_t mask;
+	uint64_t sent_tsc, next_tsc;
+	uint16_t probe_id; /* the last EV probe sent, and when */
+	uint64_t probe_tsc;
+	uint64_t rtt_ns, probe_rtt_ns; /* last answers, for telemetry and tests */
+	struct mrc_qp_addr addr;
+};
+
+struct mrcd_ep {
+	uint32_t epoch;
+	uint32_t all_planes;
+	struct mrc_wire_cfg wire;
+	struct mrc_ev_layout layout;
+	uint64_t retry_tsc;
+	uint32_t announced[MRCD_MAX_HOSTS]; /* the mask last told, per local host */
+	bool told[MRCD_MAX_HOSTS];
+	struct mrcd_ep_seen seen[MRCD_CONFIG_MAX_HOSTS];
+	struct ep_out out[MRCD_MAX_HOSTS][MRCD_CONFIG_MAX_HOSTS];
+};
+
+/* A TSC time on CLOCK_MONOTONIC, in ns: log lines of two processes compare. */
+static uint64_t
+mono_ns(const struct mrcd_daemon *d, uint64_t tsc)
+{
+	return d->start_mono_ns + (uint64_t)((double)(tsc - d->start_tsc) * 1e9 / (double)d->hz);
+}
+
+#define BUMP(hc, n) __atomic_store_n(&(hc)->ep.n, (hc)->ep.n + 1, __ATOMIC_RELAXED)
+
+enum mrcd_ep_verdict
+mrcd_ep_take(struct mrcd_ep_seen *seen, uint32_t epoch, uint16_t id, bool *restarted)
+{
+	*restarted = !seen->any || seen->epoch != epoch;
+	if (!*restarted && id == seen->id)
+		return MRCD_EP_SAME;
+	if (!*restarted && (int16_t)(uint16_t)(id - seen->id) < 0)
+		return MRCD_EP_OLD;
+	seen->any = true;
+	seen->epoch = epoch;
+	seen->id = id;
+	return MRCD_EP_NEW;
+}
+
+static bool
+is_local(const struct mrcd_daemon *d, unsigned int c)
+{
+	return c >= d->cfg.daemon.first_host && c < d->cfg.daemon.first_host + d->n_hosts;
+}
+
+int
+mrcd_ep_init(struct mrcd_daemon *d)
+{
+	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
+	struct mrc_qp_attr a;
+	struct mrcd_ep *ep;
+
+	ep = rte_zmalloc("mrcd_ep", sizeof(*ep), 64);
+	if (ep == NULL) {
+		MRCD_LOG(ctrl, ERR, "out of memory for the endpoint operations' state");
+		return -ENOMEM;
+	}
+	if (mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
+		rte_free(ep);
+		return -EINVAL;
+	}
+	mrcd_config_wire(&d->cfg, &ep->wire);
+	ep->layout = a.ev.layout;
+	ep->all_planes = (1u << d->cfg.daemon.planes) - 1;
+	ep->retry_tsc = d->hz * MRCD_EP_RETRY_US / 1000000;
+	/* never 0: a peer's record of us starts with no epoch at all */
+	do
+		ep->epoch = (uint32_t)rte_rand();
+	while (ep->epoch == 0);
+	for (unsigned int c = 0; c < MRCD_CONFIG_MAX_HOSTS; c++)
+		d->ep_peer_mask[c] = ep->all_planes;
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int c = 0; c < n_cluster; c++) {
+			struct ep_out *o = &ep->out[h][c];
+
+			if (is_local(d, c))
+				continue;
+			if (mrcd_config_qp_addr(
+				    &d->cfg, d->cfg.daemon.first_host + h, c, &o->addr) != 0) {
+				MRCD_LOG(ctrl, ERR, "host %u: no address for host %u",
+					d->cfg.daemon.first_host + h, c);
+				rte_free(ep);
+				return -EINVAL;
+			}
+			o->known = true;
+		}
+	/* The peers: the other ends of this process's flows that live elsewhere. */
+	for (unsigned int i = 0; i < d->n_flows; i++) {
+		const struct mrcd_flow *f = &d->flows[i];
+
+		if (f->src_local >= 0 && f->dst_local < 0 && f->dst < n_cluster)
+			ep->out[f->src_local][f->dst].peer = true;
+		if (f->dst_local >= 0 && f->src_local < 0 && f->src < n_cluster)
+			ep->out[f->dst_local][f->src].peer = true;
+	}
+	d->ep = ep;
+	return 0;
+}
+
+void
+mrcd_ep_free(struct mrcd_daemon *d)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		struct rte_mbuf *m;
+
+		/* What shard 0 did not send before it stopped goes back to the pool. */
+		while (d->host[h].ctl_tx != NULL &&
+			rte_ring_sc_dequeue(d->host[h].ctl_tx, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	rte_free(d->ep);
+	d->ep = NULL;
+}
+
+/* An EV on `plane` through uplink `uplink`, its other bits random. */
+static uint32_t
+ev_on(const struct mrcd_ep *ep, unsigned int plane, unsigned int uplink)
+{
+	const struct mrc_ev_layout *l = &ep->layout;
+	uint32_t fields = 0, ev = 0;
+
+	if (l->plane_bits != 0) {
+		fields |= (uint32_t)((UINT64_C(1) << l->plane_bits) - 1) << l->plane_shift;
+		ev |= (uint32_t)plane << l->plane_shift;
+	}
+	if (l->uplink_bits != 0) {
+		fields |= (uint32_t)((UINT64_C(1) << l->uplink_bits) - 1) << l->uplink_shift;
+		ev |= (uint32_t)uplink << l->uplink_shift;
+	}
+	return ev | ((uint32_t)rte_rand() & ~fields);
+}
+
+/* Build one endpoint packet from local host h to `o`'s host on `ev` and queue it for shard 0. */
+static int
+ep_send(struct mrcd_daemon *d, unsigned int h, const struct ep_out *o, uint8_t opcode,
+	const struct mrc_ep_view *v, uint32_t ev)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	const struct mrcd_ep *ep = d->ep;
+	const unsigned int plane = mrc_ev_layout_plane(&ep->layout, ev);
+	struct rte_mbuf *m;
+	struct mrc_pkt p;
+
+	if (plane >= d->cfg.daemon.planes || hc->ctl_tx == NULL)
+		goto failed;
+	m = rte_pktmbuf_alloc(hc->tx_pool);
+	if (m == NULL)
+		goto failed;
+	/* everything headroom but the pad and the ICRC, which go after the (empty) payload */
+	m->data_off = (uint16_t)(m->buf_len - 8);
+	memset(&p, 0, sizeof(p));
+	memcpy(p.ip.src, o->addr.src_ip, 16);
+	memcpy(p.ip.dst, o->addr.dst_ip, 16);
+	p.ip.hop_limit = o->addr.hop_limit ? o->addr.hop_limit : 64;
+	p.ip.ecn = MRC_ECN_ECT0;
+	p.ip.dscp = ep->wire.dscp.control;
+	p.ev = ev;
+	p.eth_src = o->addr.src_mac[plane];
+	p.eth_dst = o->addr.dst_mac[plane];
+	if (hc->nd_on) { /* the next hop neighbour discovery found, as the QPs send to */
+		const uint64_t w = __atomic_load_n(&hc->next_hop_mac[plane], __ATOMIC_RELAXED);
+
+		memcpy(&p.eth_dst, &w, sizeof(p.eth_dst));
+	}
+	if (o->addr.srv6) {
+		struct mrc_usid_path up;
+
+		p.flags = MRC_PKT_F_SRV6;
+		p.outer = p.ip;
+		memcpy(p.outer.src, o->addr.src_loc, 16);
+		if (mrc_ev_path(&o->addr.path, &ep->layout, ev, &up) != 0 ||
+			mrc_srv6_set_path(&p, &up) != 0) {
+			rte_pktmbuf_free(m);
+			goto failed;
+		}
+	}
+	p.bth.opcode = opcode;
+	p.bth.pkey = MRC_BTH_DEFAULT_PKEY;
+	p.bth.dqpn = MRC_EP_QPN;
+	p.ep = *v;
+	if (mrc_pkt_build(m, &p, &ep->wire, NULL) != 0) {
+		rte_pktmbuf_free(m);
+		goto failed;
+	}
+	m->port = (uint16_t)plane;
+	if (rte_ring_sp_enqueue(hc->ctl_tx, m) != 0) {
+		rte_pktmbuf_free(m);
+		goto failed;
+	}
+	if (opcode == MRC_OP_EP_REQUEST)
+		BUMP(hc, req_tx);
+	else
+		BUMP(hc, rsp_tx);
+	return 0;
+failed:
+	BUMP(hc, tx_failed);
+	return -ENOBUFS;
+}
+
+/* The n-th plane (mod their count) of `mask`, or -1 when it is empty. */
+static int
+nth_plane(uint32_t mask, unsigned int n)
+{
+	const unsigned int k = (unsigned int)__builtin_popcount(mask);
+
+	if (k == 0)
+		return -1;
+	n %= k;
+	for (int p = 0; p < 32; p++)
+		if ((mask >> p) & 1) {
+			if (n == 0)
+				return p;
+			n--;
+		}
+	return -1;
+}
+
+/* Time stamp of an endpoint request: the TSC in microseconds, low 16 bits. */
+static uint16_t
+ts_of(const struct mrcd_daemon *d, uint64_t tsc)
+{
+	return (uint16_t)(uint64_t)((double)tsc * 1e6 / (double)d->hz);
+}
+
+/* Round trip of the request an answer echoes `ts` of, in ns (us resolution, < 65.5 ms). */
+static uint64_t
+rtt_of(const struct mrcd_daemon *d, uint16_t ts, uint64_t now)
+{
+	return (uint64_t)(uint16_t)(ts_of(d, now) - ts) * 1000;
+}
+
+static void
+send_update(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint64_t now)
+{
+	struct mrcd_ep *ep = d->ep;
+	struct ep_out *o = &ep->out[h][c];
+	const uint32_t local = mrc_shard_port_mask(d->host[h].shard[0].rt);
+	/* a plane up at both ends, a different one each try; any of ours if none */
+	uint32_t ok = local & __atomic_load_n(&d->ep_peer_mask[c], __ATOMIC_RELAXED);
+	const unsigned int n_t1 = o->addr.path.n_t1 ? o->addr.path.n_t1 : 1;
+	struct mrc_ep_view v = {.op = MRC_EP_OP_PORT_STATUS,
+		.req_id = o->id,
+		.port_status_mask = o->mask,
+		.epoch = ep->epoch,
+		.ts = ts_of(d, now)};
+	int plane;
+
+	if (ok == 0)
+		ok = local;
+	plane = nth_plane(ok, o->tries);
+	/* 1, 2, 4 ... x the retry time: a peer still starting answers late, not never */
+	o->next_tsc = now + (ep->retry_tsc << o->tries);
+	if (plane < 0)
+		return; /* no port up: nothing can leave; try again later, no try spent */
+	if (o->tries > 0)
+		BUMP(&d->host[h], retries);
+	o->tries++;
+	o->sent_tsc = now;
+	(void)ep_send(
+		d, h, o, MRC_OP_EP_REQUEST, &v, ev_on(ep, (unsigned int)plane, o->tries % n_t1));
+}
+
+/* Tell cluster host c host h's mask (again). */
+static void
+announce(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint32_t mask, uint64_t now)
+{
+	struct ep_out *o = &d->ep->out[h][c];
+
+	o->id++;
+	o->mask = mask;
+	o->pending = true;
+	o->tries = 0;
+	o->next_tsc = now;
+}
+
+void
+mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
+{
+	struct mrcd_ep *ep = d->ep;
+	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
+
+	if (ep == NULL)
+		return;
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+		const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
+
+		/* The first tick tells every peer, all up or not: a peer may hold a mask of our
+		 * previous run. */
+		if (!ep->told[h] || m != ep->announced[h]) {
+			if (ep->told[h])
+				MRCD_LOG(ctrl, NOTICE,
+					"host %u: planes 0x%x (were 0x%x): telling its peers "
+					"elsewhere; monotonic %" PRIu64 " ns",
+					d->cfg.daemon.first_host + h, m, ep->announced[h],
+					mono_ns(d, now));
+			ep->told[h] = true;
+			ep->announced[h] = m;
+			for (unsigned int c = 0; c < n_cluster; c++)
+				if (ep->out[h][c].peer)
+					announce(d, h, c, m, now);
+		}
+		for (unsigned int c = 0; c < n_cluster; c++) {
+			struct ep_out *o = &ep->out[h][c];
+
+			if (!o->pending || now < o->next_tsc)
+				continue;
+			if (o->tries >= MRCD_EP_TRIES) {
+				o->pending = false;
+				BUMP(&d->host[h], timeouts);
+				MRCD_LOG(ctrl, WARNING,
+					"host %u: host %u did not answer port-status update %u "
+					"(planes 0x%x) in %u tries over %u ms; given up",
+					d->cfg.daemon.first_host + h, c, o->id, o->mask, o->tries,
+					(MRCD_EP_RETRY_US << o->tries) / 1000);
+				continue;
+			}
+			send_update(d, h, c, now);
+		}
+	}
+}
+
+int
+mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev)
+{
+	struct ep_out *o;
+	struct mrc_ep_view v = {.op = MRC_EP_OP_EV_PROBE};
+	const uint64_t now = rte_rdtsc();
+
+	if (d->ep == NULL || h >= d->n_hosts || peer >= MRCD_CONFIG_MAX_HOSTS ||
+		!d->ep->out[h][peer].known)
+		return -EINVAL;
+	o = &d->ep->out[h][peer];
+	v.req_id = ++o->probe_id;
+	v.epoch = d->ep->epoch;
+	v.ts = ts_of(d, now);
+	o->probe_tsc = now;
+	return ep_send(d, h, o, MRC_OP_EP_REQUEST, &v, ev);
+}
+
+/* The peer whose NIC address sent `p`, or -1. */
+static int
+peer_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_pkt *p)
+{
+	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
+
+	for (unsigned int c = 0; c < n_cluster; c++)
+		if (d->ep->out[h][c].known &&
+			memcmp(d->ep->out[h][c].addr.dst_ip, p->ip.src, 16) == 0)
+			return (int)c;
+	return -1;
+}
+
+static void
+take_status(struct mrcd_daemon *d, unsigned int h, unsigned int c, const struct mrc_ep_view *v,
+	uint64_t now)
+{
+	struct mrcd_ep *ep = d->ep;
+	struct mrcd_hostctx *hc = &d->host[h];
+	bool restarted;
+	const uint32_t mask = v->port_status_mask & ep->all_planes;
+	const uint32_t was = d->ep_peer_mask[c];
+
+	switch (mrcd_ep_take(&ep->seen[c], v->epoch, v->req_id, &restarted)) {
+	case MRCD_EP_NEW:
+		break;
+	case MRCD_EP_SAME:
+		BUMP(hc, repeated);
+		return;
+	case MRCD_EP_OLD:
+		BUMP(hc, stale);
+		return;
+	}
+	if (mask != was) {
+		__atomic_store_n(&d->ep_peer_mask[c], mask, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->ep_peer_gen, d->ep_peer_gen + 1, __ATOMIC_RELEASE);
+		BUMP(hc, peer_updates);
+		MRCD_LOG(ctrl, NOTICE,
+			"host %u: host %u's planes are 0x%x (were 0x%x; request %u): %s; "
+			"monotonic %" PRIu64 " ns",
+			d->cfg.daemon.first_host + h, c, mask, was, v->req_id,
+			mask == ep->all_planes ? "all up" : "its QPs here skip the others",
+			mono_ns(d, now));
+	}
+	/* A peer that (re)started holds no mask of ours, or an old one: tell it again. */
+	if (restarted)
+		for (unsigned int l = 0; l < d->n_hosts; l++)
+			if (ep->out[l][c].peer && !ep->out[l][c].pending && ep->told[l])
+				announce(d, l, c, ep->announced[l], now);
+}
+
+static void
+input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint64_t now)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrc_pkt p;
+	int c;
+
+	if (mrc_pkt_parse(m, &d->ep->wire, &p) != MRC_WIRE_OK ||
+		(p.bth.opcode != MRC_OP_EP_REQUEST && p.bth.opcode != MRC_OP_EP_RESPONSE)) {
+		BUMP(hc, refused);
+		return;
+	}
+	c = peer_of(d, h, &p);
+	if (c < 0) {
+		BUMP(hc, unknown_peer);
+		return;
+	}
+	struct ep_out *o = &d->ep->out[h][c];
+
+	if (p.bth.opcode == MRC_OP_EP_REQUEST) {
+		struct mrc_ep_view r = {.op = p.ep.op,
+			.req_id = p.ep.req_id,
+			.port_status_mask = mrc_shard_port_mask(hc->shard[0].rt),
+			.ts = p.ep.ts,
+			.tsr = p.ep.tsr,
+			.ftype = p.ep.ftype};
+		uint32_t ev = p.ev;
+
+		BUMP(hc, req_rx);
+		if (p.ep.op == MRC_EP_OP_PORT_STATUS) {
+			take_status(d, h, (unsigned int)c, &p.ep, now);
+			/* answer on a plane of ours that is up: the one it came on if it is */
+			const uint32_t up = mrc_shard_port_mask(hc->shard[0].rt);
+			const unsigned int plane = mrc_ev_layout_plane(&d->ep->layout, ev);
+
+			if (!((up >> plane) & 1)) {
+				const int q = nth_plane(up, 0);
+
+				if (q < 0)
+					return;
+				ev = ev_on(d->ep, (unsigned int)q, 0);
+			}
+		}
+		/* an EV probe is answered on its own EV: the path it tests */
+		(void)ep_send(d, h, o, MRC_OP_EP_RESPONSE, &r, ev);
+		return;
+	}
+	BUMP(hc, rsp_rx);
+	if (p.ep.op == MRC_EP_OP_PORT_STATUS && o->pending && p.ep.req_id == o->id) {
+		o->pending = false;
+		o->rtt_ns = rtt_of(d, p.ep.ts, now);
+		MRCD_LOG(ctrl, NOTICE,
+			"host %u: host %u took port-status update %u (planes 0x%x) after %u "
+			"requests, one answered in %" PRIu64 " ns; monotonic %" PRIu64 " ns",
+			d->cfg.daemon.first_host + h, c, o->id, o->mask, o->tries, o->rtt_ns,
+			mono_ns(d, now));
+	} else if (p.ep.op == MRC_EP_OP_EV_PROBE && p.ep.req_id == o->probe_id &&
+		   o->probe_tsc != 0) {
+		o->probe_rtt_ns = rtt_of(d, p.ep.ts, now);
+		o->probe_tsc = 0;
+	} else {
+		BUMP(hc, repeated);
+	}
+}
+
+void
+mrcd_ep_input(struct mrcd_daemon *d, unsigned int h, struct rte_mbuf **m, unsigned int n)
+{
+	const uint64_t now = rte_rdtsc();
+
+	for (unsigned int k = 0; k < n && d->ep != NULL; k++)
+		input_one(d, h, m[k], now);
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+void
+mrcd_ep_json(const struct mrcd_daemon *d, FILE *j)
+{
+	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
+	struct mrcd_ep_counters t;
+	const char *sep = "";
+
+	memset(&t, 0, sizeof(t));
+	for (unsigned int h = 0; h < d->n_hosts; h++) {
+#define MRCD_EP_SUM(n, help) t.n += __atomic_load_n(&d->host[h].ep.n, __ATOMIC_RELAXED);
+		MRCD_EP_COUNTERS(MRCD_EP_SUM)
+#undef MRCD_EP_SUM
+	}
+	fprintf(j, " \"endpoint\": {");
+#define MRCD_EP_PUT(n, help)                            \
+	fprintf(j, "%s\"%s\": %" PRIu64, sep, #n, t.n); \
+	sep = ", ";
+	MRCD_EP_COUNTERS(MRCD_EP_PUT)
+#undef MRCD_EP_PUT
+	/* per peer elsewhere: the planes it said are up, and the last answers' round trips */
+	fprintf(j, ", \"peers\": {");
+	sep = "";
+	for (unsigned int c = 0; c < n_cluster && d->ep != NULL; c++) {
+		uint64_t rtt = 0, probe_rtt = 0;
+		bool known = false;
+
+		for (unsigned int h = 0; h < d->n_hosts; h++) {
+			const struct ep_out *o = &d->ep->out[h][c];
+
+			known |= o->known;
+			rtt = RTE_MAX(rtt, o->rtt_ns);
+			probe_rtt = RTE_MAX(probe_rtt, o->probe_rtt_ns);
+		}
+		if (!known)
+			continue;
+		fprintf(j,
+			"%s\"%u\": {\"planes\": %u, \"update_rtt_ns\": %" PRIu64
+			", \"probe_rtt_ns\": %" PRIu64 "}",
+			sep, c, d->ep_peer_mask[c], rtt, probe_rtt);
+		sep = ", ";
+	}
+	fprintf(j, "}},\n");
+}

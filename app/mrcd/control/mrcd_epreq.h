@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+#ifndef MRCD_EPREQ_H
+#define MRCD_EPREQ_H
+
+/*
+ * Endpoint operations between hosts (doc/protocol.md, "ERTH and EETH"),
+ * run by the control thread (mrcd_epreq.c):
+ *
+ *   - port status: when the port mask of one of our hosts changes (a link
+ *     went down or up), the host sends a port-status request to every host
+ *     in another process it has QPs with, and again after MRCD_EP_RETRY_US,
+ *     twice that, four times ... until that peer answers, MRCD_EP_TRIES
+ *     times at most (510 ms in all: then the update timed out, counted; a
+ *     peer that starts later hears from us when it tells us its own).
+ *     Each try goes on another plane that is up at both ends. Each request says
+ *     the whole mask, under a request id that grows, and the sender's
+ *     epoch (drawn at start): a receiver takes a request whose epoch is new
+ *     to it, or whose id is newer than the last it took, publishes the mask
+ *     for the workers (mrcd_daemon.ep_peer_mask, then ep_peer_gen), and
+ *     answers every request, old or new. A peer seen with a new epoch has
+ *     (re)started: it is told our masks again.
+ *   - EV probe: a request is answered at once with the echoed timestamp,
+ *     request id and EV, so the requester's RTT is the path's plus our
+ *     hand-off (mrcd_ep_probe() sends one; the answer's RTT is kept).
+ *
+ * Hosts of this process read each other's port mask directly; nothing is
+ * sent between them.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+
+struct mrcd_daemon;
+
+/* What a host's endpoint operations did (mrcd_hostctx.ep: control writes, telemetry reads). */
+#define MRCD_EP_COUNTERS(X)                                                                    \
+	X(req_tx, "requests sent (port status and EV probes, retries included)")               \
+	X(req_rx, "requests received")                                                         \
+	X(rsp_tx, "responses sent")                                                            \
+	X(rsp_rx, "responses received")                                                        \
+	X(retries, "port-status requests sent again: no answer within the retry time")         \
+	X(timeouts, "port-status updates given up: no answer to any of their requests")        \
+	X(stale, "port-status requests older than one already taken (ignored)")                \
+	X(repeated, "requests taken before, sent again; answers to a request answered before") \
+	X(unknown_peer, "endpoint packets from an address that is no host of the cluster")     \
+	X(refused, "endpoint packets the parser refused on a second look")                     \
+	X(peer_updates, "port masks of peers that changed")                                    \
+	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker " \
+		     "full")
+
+struct mrcd_ep_counters {
+#define MRCD_EP_FIELD(n, h) uint64_t n;
+	MRCD_EP_COUNTERS(MRCD_EP_FIELD)
+#undef MRCD_EP_FIELD
+};
+
+/* Wait for an answer before the first retry (doubled for each next), and tries at most. */
+#define MRCD_EP_RETRY_US 2000
+#define MRCD_EP_TRIES	 8
+
+/* A receiver's record of one peer's requests: the last epoch and request id it took. */
+struct mrcd_ep_seen {
+	bool any;
+	uint32_t epoch;
+	uint16_t id;
+};
+
+enum mrcd_ep_verdict {
+	MRCD_EP_NEW,  /* taken: a new epoch, or a newer id */
+	MRCD_EP_SAME, /* the id last taken again: a retry whose first got through */
+	MRCD_EP_OLD,  /* older than the one taken: arrived late, ignored */
+};
+
+/*
+ * Whether a port-status request (epoch, id) is newer than what `seen`
+ * holds, and if so record it. A new epoch is a peer that (re)started: its
+ * first request is taken whatever its id; within an epoch ids compare in
+ * 16-bit serial arithmetic (an older request resent on a slower plane
+ * arrives after a newer one and must not undo it).
+ */
+enum mrcd_ep_verdict mrcd_ep_take(
+	struct mrcd_ep_seen *seen, uint32_t epoch, uint16_t id, bool *restarted);
+
+/* Set up (after the flows' QPs exist); free at teardown (after the workers stopped). */
+int mrcd_ep_init(struct mrcd_daemon *d);
+void mrcd_ep_free(struct mrcd_daemon *d);
+
+/* Control tick: announce changed port masks, resend what is unanswered. */
+void mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now);
+
+/* Endpoint packets host h's shards handed off (QPN 2): act on them and free them. */
+void mrcd_ep_input(struct mrcd_daemon *d, unsigned int h, struct rte_mbuf **m, unsigned int n);
+
+/* The summary's "endpoint" object (--json): counters summed over the hosts, and per peer. */
+void mrcd_ep_json(const struct mrcd_daemon *d, FILE *j);
+
+/* Send an EV probe from local host h to cluster host `peer` on `ev`. 0 or -errno. */
+int mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev);
+
+#endif /* MRCD_EPREQ_H */

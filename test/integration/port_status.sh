@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Port status on the wire between two mrcd processes joined by mrc-fabric
+# (2 hosts x 4 planes, net_memif): host 0 (A) writes 30 1 MiB messages to
+# host 1 (B) (pattern incast, target 1), paced to last about 0.6 s.
+# Scenario, from when both hosts are connected:
+#   300 ms  the next endpoint request B sends through its plane-0 uplink is
+#           dropped (drop_request): the first request of B's update below
+#   400 ms  B's plane-1 cable goes down: the fabric drops what crosses it,
+#           and B's port goes down (memif carries no link state: B takes
+#           it down itself at 400 ms of its own run, [ports]
+#           admin_down_planes); A's port stays up
+#   UP_AT   it comes back (B is not running then: see below)
+# Checked, first run: both exit 0; every message A posted completes, none
+# lost or failed, every byte verified at B; the fabric dropped exactly one
+# request; B sent its update again and A took it (B counts a retry, no
+# timeout); A learned the new mask after B sent the request A answered and
+# before the answer reached B, i.e. within that request's round trip (both
+# logs stamp CLOCK_MONOTONIC), and A's QPs follow it on their next pass.
+# Then B is stopped, its cable comes back while it is away, and B starts
+# again (a new epoch, request ids from 1 again): A must learn that B is up
+# on every plane again (ids alone would call B's new requests old).
+# Usage: port_status.sh MRC_FABRIC MRCD WORKDIR
+set -euo pipefail
+fabric=$(realpath "$1")
+mrcd=$(realpath "$2")
+work=$3
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f ./*.json ./*.log host*.ini
+if [ "$(nproc)" -lt 2 ]; then
+	echo "port_status: needs 2 CPUs; skipping"
+	exit 77
+fi
+msgs=30
+up_at_ms=8000
+cat > profile.ini <<P
+[profile]
+pattern = incast
+incast_target = 1
+msg_kb = 1024
+outstanding = 4
+; paced: A is still sending when B's port goes down (30 MiB at 0.4 Gb/s: 0.6 s)
+rate_gbps = 0.4
+messages = $msgs
+verify = true
+P
+cat > scenario.ini <<S
+[scenario]
+name = port-status
+description = B's plane-1 cable down at 400 ms, its first request about it lost
+
+[event.lose_request]
+at = 300ms
+element = host_link
+plane = 0
+host = 1
+direction = up
+action = drop_request
+count = 1
+
+[event.b_down]
+at = 400ms
+element = host_link
+plane = 1
+host = 1
+action = down
+
+[event.b_up]
+at = ${up_at_ms}ms
+element = host_link
+plane = 1
+host = 1
+action = up
+S
+cat > cluster.ini <<C
+[daemon]
+hosts = 2
+planes = 4
+duration_s = 0
+profile = $PWD/profile.ini
+scenario = $PWD/scenario.ini
+
+[fabric]
+link_gbps = 1
+
+[cc]
+; Three pollers share 2 CPUs: scheduling sets the RTT here. This is about delivery.
+algorithm = fixed
+fixed_cwnd_kb = 256
+
+[telemetry]
+timeseries = none
+prometheus = none
+C
+dir=/run/mrcd-test-ps-$$
+mkdir -p "$dir"
+pids=()
+cleanup() {
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
+	--json fabric.json > fabric.log 2>&1 &
+fab=$!
+pids+=($fab)
+for _ in $(seq 100); do
+	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
+	sleep 0.1
+done
+"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
+a=$!
+pids+=($a)
+# B's NIC sees plane 1 go down when the fabric's cable does (memif carries no link
+# state: B takes the port down itself, the fabric drops what A still sends on it)
+sed -e 's/^admin_down_planes = .*/admin_down_planes = 2/' \
+	-e 's/^admin_down_at_ms = .*/admin_down_at_ms = 400/' "$dir/host1.ini" > h1a.ini
+grep -q '^admin_down_planes = 2' h1a.ini || { echo "port_status: host1.ini has no admin_down_planes"; exit 1; }
+"$mrcd" --lcores=0@1,1@1 -- -f h1a.ini --json h1a.json > h1a.log 2>&1 &
+b=$!
+pids+=($b)
+fails=0
+fail() {
+	echo "port_status: FAIL: $*"
+	fails=$((fails + 1))
+}
+# A done, or 60 s.
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ]; do
+	[ "$(mrc_msgs_completed h0.log)" = $msgs ] && break
+	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM $b 2>/dev/null || true
+set +e
+wait $b
+rc_b=$?
+set -e
+[ "$rc_b" = 0 ] || fail "B's first mrcd exited $rc_b"
+if grep -q 'plane 1 host 1 link up' fabric.log; then
+	fail "B's cable came back before B stopped (A took longer than ${up_at_ms} ms)"
+fi
+# B away while its cable comes back; then B again.
+for _ in $(seq 150); do
+	grep -q 'plane 1 host 1 link up' fabric.log && break
+	sleep 0.1
+done
+"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1b.json > h1b.log 2>&1 &
+b=$!
+pids+=($b)
+for _ in $(seq 100); do
+	grep -q "host 1's planes are 0xf (were 0xd" h0.log && break
+	sleep 0.1
+done
+sleep 0.3
+kill -TERM $fab $a $b 2>/dev/null || true
+set +e
+for p in $fab $a $b; do
+	wait "$p"
+	rc=$?
+	[ "$rc" = 0 ] || fail "process $p exited $rc"
+done
+set -e
+grep -h 'planes\|port-status\|endpoint' h0.log h1a.log h1b.log || true
+grep -E 'drops the next|link (down|up)' fabric.log || true
+/usr/bin/python3 - "$msgs" <<'PY' || fails=$((fails + 1))
+import json, re, sys
+msgs = int(sys.argv[1])
+bad = []
+def load(f):
+    try:
+        return json.load(open(f))
+    except (OSError, ValueError) as e:
+        bad.append(f"{f}: {e}")
+        return None
+def mono(log, pattern):
+    for line in open(log):
+        if re.search(pattern, line):
+            m = re.search(r"monotonic (\d+) ns", line)
+            r = re.search(r"answered in (\d+) ns", line)
+            return int(m.group(1)), int(r.group(1)) if r else None
+    bad.append(f"{log}: no line matching {pattern!r}")
+    return None, None
+fab, a, b1, b2 = (load(f) for f in ("fabric.json", "h0.json", "h1a.json", "h1b.json"))
+if a is not None:
+    m = a["messages"]
+    if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
+        bad.append(f"A: messages {m}")
+    if a["endpoint"]["peers"]["1"]["planes"] != 0xF:
+        bad.append(f"A: B's planes at the end {a['endpoint']['peers']['1']}, not 0xf")
+    if a["endpoint"]["peer_updates"] < 2:
+        bad.append(f"A: {a['endpoint']['peer_updates']} changes of B's mask, not 2")
+if b1 is not None:
+    if b1["bytes_verified"] != msgs * 1024 * 1024 or b1["verify_errors"]:
+        bad.append(f"B: verified {b1['bytes_verified']} bytes, {b1['verify_errors']} errors")
+    e = b1["endpoint"]
+    if e["retries"] < 1 or e["timeouts"] != 0:
+        bad.append(f"B: {e['retries']} retries, {e['timeouts']} timeouts: the lost request "
+                   "was not sent again, or never answered")
+if fab is not None and fab["fabric"]["drop_request"] != 1:
+    bad.append(f"fabric: dropped {fab['fabric']['drop_request']} requests, not 1")
+t_learn, _ = mono("h0.log", r"host 1's planes are 0xd \(were 0xf")
+t_ack, rtt = mono("h1a.log", r"host 0 took port-status update \d+ \(planes 0xd\)")
+t_down, _ = mono("h1a.log", r"host 1: planes 0xd \(were 0xf\)")
+if None not in (t_learn, t_ack, rtt, t_down):
+    sent = t_ack - rtt
+    # rtt is whole microseconds: 2 us of slack on the early side
+    if not (sent - 2000 <= t_learn <= t_ack):
+        bad.append(f"A learned at {t_learn}, outside B's request's round trip "
+                   f"[{sent}, {t_ack}]")
+    print(f"port_status: B saw its port down; {(t_learn - t_down) / 1e3:.1f} us later A "
+          f"stopped using the plane, {(t_learn - sent) / 1e3:.1f} us after B sent the "
+          f"request it took (round trip {rtt / 1e3:.1f} us)")
+if fab is not None:
+    lost = sum(l["drop_down"] for l in fab["links"] if l["plane"] == 1)
+    print(f"port_status: packets lost on B's dead cable before A knew: {lost}")
+t_again, _ = mono("h0.log", r"host 1's planes are 0xf \(were 0xd")
+if t_again is not None:
+    print("port_status: B restarted with every port up; A learned it again")
+for x in bad:
+    print("port_status: FAIL:", x)
+sys.exit(1 if bad else 0)
+PY
+echo "port_status: $((fails == 0 ? 1 : 0)) passed, $fails failed"
+[ "$fails" = 0 ]
