@@ -126,6 +126,17 @@ mrc_rel_tx_set_share(struct mrc_rel_tx *tx, struct mrc_rel_rtt_share *share)
 uint64_t
 mrc_rel_tx_pkt_timeout(const struct mrc_rel_tx *tx)
 {
+	/*
+	 * Before any round trip has been measured (by this sender or the
+	 * senders it shares with), the initial guess is no basis for calling a
+	 * packet lost: a guess shorter than the real round trip condemns
+	 * everything in flight, each resend makes its answer useless as a
+	 * sample (Karn), and the guess then never gets replaced. Wait for the
+	 * QP timer's base instead (RFC 6298 2.1: a conservative RTO until the
+	 * first measurement).
+	 */
+	if (tx->stats.rtt_samples == 0 && (tx->share == NULL || tx->share->samples == 0))
+		return RTE_MAX(tx->min_pkt_timeout_tsc, tx->base_rto_tsc);
 	return RTE_MAX(tx->min_pkt_timeout_tsc,
 		2 * timer_srtt(tx) + 4 * timer_rttvar(tx) + mrc_rel_tx_reo_wnd(tx));
 }
