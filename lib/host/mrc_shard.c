@@ -57,6 +57,12 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		*why = "software dispatch takes at most MRC_SHARD_MAX_SHARDS (8) shards per host";
 		return NULL;
 	}
+	/* Every shard of a host hands off into the one ring: with several, they enqueue at once. */
+	if (n_shards > 1 && cfg->handoff != NULL &&
+		rte_ring_get_prod_sync_type(cfg->handoff) == RTE_RING_SYNC_ST) {
+		*why = "the hand-off ring is single-producer, but n_shards shards share it";
+		return NULL;
+	}
 	if (cfg->path_t1s > MRC_PATH_MAX_T1) {
 		*why = "path_t1s (T1s per plane) is above MRC_PATH_MAX_T1 (64)";
 		return NULL;

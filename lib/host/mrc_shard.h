@@ -217,7 +217,9 @@ struct mrc_shard_cfg {
 	int socket;
 	/*
 	 * Packets for QPN 2, and for other shards' QPs when dispatch has no ring
-	 * for their owner, go here (single producer); NULL: dropped, counted.
+	 * for their owner, go here; NULL: dropped, counted. The host's shards
+	 * share it, so with n_shards > 1 it must be multi-producer
+	 * (mrc_shard_create refuses a single-producer one).
 	 */
 	struct rte_ring *handoff;
 	/*

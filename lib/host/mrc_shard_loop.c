@@ -27,11 +27,15 @@
  */
 #define MRC_SHARD_ROOM_BURST 8
 
-/* Hand a packet to the hand-off ring; false: dropped (counted). */
+/*
+ * Hand a packet to the hand-off ring; false: dropped (counted). The ring's
+ * own producer mode is used: a host's shards share it (multi-producer when
+ * there are several, which mrc_shard_create checks).
+ */
 static inline bool
 hand_off(struct mrc_shard *s, struct rte_mbuf *m)
 {
-	if (s->cfg.handoff != NULL && rte_ring_sp_enqueue(s->cfg.handoff, m) == 0) {
+	if (s->cfg.handoff != NULL && rte_ring_enqueue(s->cfg.handoff, m) == 0) {
 		s->cnt.rx_handoff++;
 		return true;
 	}

@@ -416,6 +416,56 @@ test_owns_only_its_share_of_qpns(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A host's shards share one hand-off ring and enqueue at once: with several
+ * shards a single-producer ring is refused, as the engine once enqueued with
+ * rte_ring_sp_enqueue whatever the ring's mode.
+ */
+static int
+test_refuses_single_producer_hand_off(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct rte_ring *sp, *mp;
+	struct mrc_shard *s;
+	const char *why = NULL;
+
+	MRC_T_EQ(mrc_test_eal_init("test_shard"), 0);
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	sp = rte_ring_create("sho_sp", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mp = rte_ring_create("sho_mp", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	MRC_T_ASSERT(sp != NULL && mp != NULL, "rings");
+	struct mrc_shard_cfg c = {.n_planes = 1,
+		.port_id = {0},
+		.qpn_base = 0x100,
+		.max_qps = 8,
+		.n_shards = 2,
+		.tsc_hz = MRC_TEST_HZ,
+		.wire = p.wire,
+		.socket = SOCKET_ID_ANY,
+		.handoff = sp};
+
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s == NULL, "a single-producer hand-off ring shared by 2 shards");
+	MRC_T_ASSERT(why != NULL && strstr(why, "single-producer") != NULL, "why: %s", why);
+	c.handoff = mp;
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s != NULL, "a multi-producer one: %s", why);
+	mrc_shard_free(s);
+	/* One shard alone may have a single-producer ring. */
+	c.n_shards = 1;
+	c.handoff = sp;
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s != NULL, "one shard: %s", why);
+	mrc_shard_free(s);
+	rte_ring_free(sp);
+	rte_ring_free(mp);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 static int
 hand_off_case(bool with_ring)
 {
@@ -1278,6 +1328,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_plane_dies_with_nic_tx_room),
 	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
+	MRC_TEST_CASE(test_refuses_single_producer_hand_off),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
