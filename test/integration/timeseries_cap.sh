@@ -6,7 +6,8 @@
 # sample every 10 ms and [telemetry] timeseries_max_kb = 16. The file
 # must have been rotated (FILE.1 exists), neither file may pass the cap by
 # more than one line, every line of both must be JSON, and the newest
-# sample (the end of the run) is in FILE.
+# sample (the end of the run) is in FILE, or ends FILE.1 when FILE holds
+# only the fault timeline written at the close.
 # Usage: timeseries_cap.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -42,9 +43,19 @@ for f in (path, path + ".1"):
         except ValueError as e:
             fails.append(f"{f}:{n}: not JSON: {e}")
             break
-last = [json.loads(l) for l in open(path).read().splitlines() if '"plane_gbps"' in l]
-if not last or last[-1]["t"] < 2.5:
+def samples(f):
+    if not os.path.exists(f):
+        return []
+    return [json.loads(l) for l in open(f).read().splitlines() if '"plane_gbps"' in l]
+# The newest sample is in FILE, or, when the run's last sample filled FILE
+# and it rotated just before the fault timeline (written at the close), it
+# ends FILE.1 and FILE holds the timeline alone.
+cur, old = samples(path), samples(path + ".1")
+newest = (cur or old)[-1] if (cur or old) else None
+if newest is None or newest["t"] < 2.5:
     fails.append(f"{path} does not end with the run's last samples")
+elif cur and old and cur[-1]["t"] < old[-1]["t"]:
+    fails.append(f"{path} holds older samples than {path}.1")
 for f in fails:
     print("timeseries_cap: FAIL:", f)
 print(f"timeseries_cap: {path} {os.path.getsize(path)} B, {path}.1 "
