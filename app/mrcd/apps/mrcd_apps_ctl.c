@@ -171,8 +171,7 @@ reply(struct mrcd_app_session *s, struct mrc_chan_rep *rep, int fd)
 		s->closing = true;
 }
 
-static int
-fail(struct mrc_chan_rep *rep, int err, const char *fmt, ...)
+static int __rte_format_printf(3, 4) fail(struct mrc_chan_rep *rep, int err, const char *fmt, ...)
 {
 	va_list ap;
 
