@@ -92,7 +92,10 @@ enum mrc_nd_kind mrc_nd_classify(const uint8_t *frame, uint32_t len, struct mrc_
 
 /* fe80::/64 with the modified EUI-64 of `mac` (RFC 4291, appendix A). */
 void mrc_nd_link_local(const struct rte_ether_addr *mac, uint8_t ip[MRC_ND_ADDR_LEN]);
-/* ff02::1:ffXX:XXXX for `ip`, and its MAC 33:33:ff:XX:XX:XX. */
+/*
+ * The solicited-node group of `ip` (ff02::1:ff00:0/104 plus its low 24
+ * bits), and that group's MAC (33:33:ff and the same 24 bits).
+ */
 void mrc_nd_solicited_node(const uint8_t ip[MRC_ND_ADDR_LEN], uint8_t group[MRC_ND_ADDR_LEN],
 	struct rte_ether_addr *mac);
 
