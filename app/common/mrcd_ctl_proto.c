@@ -155,9 +155,10 @@ static const struct {
 	{"deny", MRCD_CTL_DENY},
 	{"allow", MRCD_CTL_ALLOW},
 	{"port", MRCD_CTL_PORT},
+	{"probe", MRCD_CTL_PROBE},
 };
 
-/* Keys of deny, allow and port; bit i of `seen` for keys[i]. */
+/* Keys of deny, allow, probe and port; bit i of `seen` for keys[i]. */
 static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state"};
 
 static int
@@ -231,7 +232,7 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	if (c == sizeof(commands) / sizeof(commands[0]))
 		return fail(err, errlen, "unknown-command '%s'", w[0].p, w[0].n);
 	out->cmd = commands[c].cmd;
-	if (!mrcd_ctl_changes(out->cmd)) {
+	if (out->cmd == MRCD_CTL_STATUS || out->cmd == MRCD_CTL_EVENTS) {
 		if (n > 1)
 			return fail(err, errlen, "bad-arg this command takes no argument: '%s'",
 				w[1].p, w[1].n);
@@ -280,6 +281,8 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	if (!out->has_qp && !out->has_plane)
 		return fail(
 			err, errlen, "bad-arg name a plane= (and t1=) or a qpn= and ev=%s", "", 0);
+	if (out->cmd == MRCD_CTL_PROBE && out->host == MRCD_CTL_ALL_HOSTS)
+		return fail(err, errlen, "bad-arg probe needs one host, not '%s'", "all", 3);
 	return 0;
 }
 

@@ -37,6 +37,7 @@ enum mrcd_ctl_cmd {
 	MRCD_CTL_DENY,	 /* change: deny EVs */
 	MRCD_CTL_ALLOW,	 /* change: re-admit EVs */
 	MRCD_CTL_PORT,	 /* change: a plane's port administratively down or up */
+	MRCD_CTL_PROBE,	 /* read: probe one EV of a QP, or the EVs of a path, and time them */
 };
 
 /* What a client may name, checked by the parser: the daemon's sizes. */
@@ -51,7 +52,8 @@ struct mrcd_ctl_limits {
 
 /*
  * A parsed request. deny/allow name exactly one of: a plane; a path
- * (plane, T1); an EV of a QP. port names a plane and state=up|down.
+ * (plane, T1); an EV of a QP. probe names the same, on one host. port
+ * names a plane and state=up|down.
  */
 struct mrcd_ctl_req {
 	enum mrcd_ctl_cmd cmd;

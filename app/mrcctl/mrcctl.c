@@ -38,6 +38,8 @@ usage(FILE *f)
 		"  allow (the same arguments)            re-admit them\n"
 		"  port  host=N|all plane=P state=down|up   take a plane's port out of service, or "
 		"back\n"
+		"  probe host=N qpn=Q ev=E               probe one EV of a QP: its round trip\n"
+		"  probe host=N plane=P [t1=T]           probe the EVs of a path (at most 32)\n"
 		"\n"
 		"SOCKET: [control] socket of the mrcd to talk to; by default the first of\n"
 		"/run/mrcd, $XDG_RUNTIME_DIR/mrcd, /tmp/mrcd-<uid> that holds a control.sock.\n"

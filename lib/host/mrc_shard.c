@@ -334,6 +334,9 @@ mrc_shard_take_requests(struct mrc_shard *s)
 		case MRC_SHARD_EV_CHECK:
 		case MRC_SHARD_EV_DENY:
 		case MRC_SHARD_EV_ALLOW:
+		case MRC_SHARD_EV_PROBE:
+		case MRC_SHARD_EV_PROBE_RESULT:
+		case MRC_SHARD_EV_LIST:
 			mrc_shard_ev_request(s, r);
 			break;
 		case MRC_SHARD_CALL:

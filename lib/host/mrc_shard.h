@@ -362,6 +362,10 @@ enum mrc_shard_op {
 	MRC_SHARD_EV_CHECK, /* would denying sel leave a QP no EV? -EDEADLK and qpn if so */
 	MRC_SHARD_EV_DENY,  /* deny sel: n_evs EVs went DENIED */
 	MRC_SHARD_EV_ALLOW, /* re-admit sel: n_evs EVs left DENIED */
+	/* the operator's probe (mrc_qp_op_probe): sel names one EV of a QP */
+	MRC_SHARD_EV_PROBE,	   /* send it: rc as mrc_qp_op_probe's */
+	MRC_SHARD_EV_PROBE_RESULT, /* rc as mrc_qp_op_probe_result's, rtt_ns */
+	MRC_SHARD_EV_LIST,	   /* sel's paths: n_evs EVs on them, the first list_max in list */
 	MRC_SHARD_CALL,
 };
 
@@ -396,6 +400,13 @@ struct mrc_shard_ev_sel {
  */
 typedef int (*mrc_shard_call_fn)(struct mrc_shard *s, void *arg);
 
+/* An EV of a QP, as MRC_SHARD_EV_LIST names it. */
+struct mrc_shard_ev_ref {
+	uint32_t qpn;
+	uint32_t ev;
+	uint8_t state; /* enum mrc_ev_state when listed */
+};
+
 struct mrc_shard_req {
 	enum mrc_shard_op op;
 	struct mrc_qp *qp;
@@ -407,6 +418,9 @@ struct mrc_shard_req {
 	const struct mrc_shard_ev_sel *sel;
 	uint32_t n_evs;
 	uint32_t qpn_out;
+	uint64_t rtt_ns;	       /* MRC_SHARD_EV_PROBE_RESULT: the round trip */
+	struct mrc_shard_ev_ref *list; /* MRC_SHARD_EV_LIST: the asker's array ... */
+	uint32_t list_max;	       /* ... of this many */
 };
 
 /*

@@ -150,6 +150,46 @@ find_one(struct mrc_shard *s, const struct mrc_shard_ev_sel *sel, struct mrc_sha
 	return slot;
 }
 
+/* MRC_SHARD_EV_LIST: the EVs of the shard's QPs on sel's paths. */
+static int
+list_on(struct mrc_shard *s, struct mrc_shard_req *r)
+{
+	for (uint32_t k = 0; k < s->cfg.max_qps; k++) {
+		const struct mrc_qp *qp = s->qps[k].qp;
+		const struct mrc_ev_pool *pool = qp != NULL ? mrc_qp_ev_pool(qp) : NULL;
+
+		for (int i = 0; pool != NULL && i < mrc_ev_n_slots(pool); i++) {
+			if (!on_sel(r->sel, qp, pool, i))
+				continue;
+			if (r->n_evs < r->list_max)
+				r->list[r->n_evs] = (struct mrc_shard_ev_ref){
+					.qpn = mrc_qp_qpn(qp),
+					.ev = mrc_ev_value(pool, i),
+					.state = (uint8_t)mrc_ev_state(pool, i),
+				};
+			r->n_evs++;
+		}
+	}
+	return 0;
+}
+
+/* MRC_SHARD_EV_PROBE and _RESULT: the operator's probe of one EV of a QP. */
+static int
+probe_one(struct mrc_shard *s, struct mrc_shard_req *r)
+{
+	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, r->sel->qpn);
+	int rc;
+
+	if (sl == NULL || sl->qp == NULL)
+		return -ENOENT;
+	if (r->op == MRC_SHARD_EV_PROBE_RESULT)
+		return mrc_qp_op_probe_result(sl->qp, r->sel->ev, &r->rtt_ns);
+	rc = mrc_qp_op_probe(sl->qp, r->sel->ev, s->now_tsc);
+	if (rc == 0)
+		mrc_shard_mark_busy(s, sl); /* so its next tx burst sends the probe */
+	return rc;
+}
+
 static int
 ev_request(struct mrc_shard *s, struct mrc_shard_req *r)
 {
@@ -160,6 +200,10 @@ ev_request(struct mrc_shard *s, struct mrc_shard_req *r)
 	r->n_evs = 0;
 	if (sel == NULL)
 		return -EINVAL;
+	if (r->op == MRC_SHARD_EV_LIST)
+		return sel->one_ev || r->list == NULL ? -EINVAL : list_on(s, r);
+	if (r->op == MRC_SHARD_EV_PROBE || r->op == MRC_SHARD_EV_PROBE_RESULT)
+		return sel->one_ev ? probe_one(s, r) : -EINVAL;
 	if (sel->one_ev) {
 		slot = find_one(s, sel, &sl);
 		if (slot < 0)

@@ -593,7 +593,8 @@ mrc_qp_idle(const struct mrc_qp *qp)
 {
 	return qp->sq_head == qp->sq_tail && qp->ctrl_head == qp->ctrl_tail &&
 	       (qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
-	       (qp->rrx == NULL || qp->rrx->pending == 0);
+	       (qp->rrx == NULL || qp->rrx->pending == 0) &&
+	       qp->op_probe_state != OP_PROBE_WANT; /* last: a cold line, read by idle QPs only */
 }
 
 int
@@ -689,6 +690,10 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 
 				if (slot >= 0)
 					mrc_ev_on_probe_timeout(qp->ev, slot);
+				if (p->op) {
+					qp->op_probe_state = OP_PROBE_TIMEOUT;
+					p->op = false;
+				}
 				p->busy = false;
 			} else {
 				next = RTE_MIN(next, p->sent_tsc + qp->ev_probe_timeout_tsc);

@@ -419,6 +419,7 @@ void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 	X(tx_probes, "pkts", "reliability probes sent")                                        \
 	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                        \
 	X(tx_ev_probes_past_room, "pkts", "EV probes sent past a full tx queue")               \
+	X(tx_op_probes, "pkts", "probes the operator asked for (mrcctl probe)")                \
 	X(tx_wimm_waits, "events", "Write-IMM messages held back: the peer's WIMM was in use") \
 	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                         \
 	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")              \
@@ -504,5 +505,20 @@ struct mrc_ev_pool *mrc_qp_ev_pool_owner(struct mrc_qp *qp);
  * destination on our own T0).
  */
 int mrc_qp_ev_t1(const struct mrc_qp *qp, uint32_t ev);
+
+/**
+ * The operator's probe (doc/control.md, "probe"), on the owner lcore: send
+ * one probe on EV `ev` with the next tx burst, whatever the EV's state but
+ * DENIED, and time its answer. One at a time per QP; asking again forgets
+ * the last result. 0; -EPERM (not RTS), -ENOENT (not one of the QP's EVs,
+ * or the QP is pinned to one path), -EACCES (the EV is DENIED).
+ */
+int mrc_qp_op_probe(struct mrc_qp *qp, uint32_t ev, uint64_t now_tsc);
+/**
+ * The operator's probe's result: 1 and *rtt_ns (answered), 0 (not yet),
+ * -ETIMEDOUT (sent, no answer within the EV probe timeout), -ENETDOWN (its
+ * plane is down here or at the peer: not sent), -ENOENT (none asked).
+ */
+int mrc_qp_op_probe_result(const struct mrc_qp *qp, uint32_t ev, uint64_t *rtt_ns);
 
 #endif /* MRC_QP_H */

@@ -75,6 +75,17 @@ struct qp_ev_probe {
 	uint64_t sent_tsc;
 	uint32_t ev;
 	bool busy;
+	bool op; /* the operator's (mrc_qp_op_probe), not a retired EV's */
+};
+
+/* The operator's probe (mrc_qp_op_probe), one at a time. */
+enum qp_op_probe_state {
+	OP_PROBE_NONE,
+	OP_PROBE_WANT,	   /* asked, not sent yet */
+	OP_PROBE_OUT,	   /* sent, waiting for its answer */
+	OP_PROBE_ANSWERED, /* op_probe_rtt_tsc holds the round trip */
+	OP_PROBE_TIMEOUT,  /* no answer within the EV probe timeout */
+	OP_PROBE_DOWN,	   /* its plane was down here or at the peer: not sent */
 };
 
 /*
@@ -176,6 +187,12 @@ struct mrc_qp {
 	struct mrc_path_counters *path_cnt;
 	uint8_t path_planes, path_direct, path_n_t1;
 	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
+
+	/* the operator's probe (mrc_qp_op_probe): cold, so at the end */
+	uint32_t op_probe_ev;
+	uint8_t op_probe_state; /* enum qp_op_probe_state */
+	uint64_t op_probe_asked_tsc;
+	uint64_t op_probe_rtt_tsc;
 };
 
 /* mrc_qp.c */

@@ -251,6 +251,11 @@ sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 			struct qp_ev_probe *p = &qp->ev_probe[i];
 
 			if (p->busy && p->ev == s.entropy) {
+				if (p->op) {
+					qp->op_probe_state = OP_PROBE_ANSWERED;
+					qp->op_probe_rtt_tsc = now - p->sent_tsc;
+					p->op = false;
+				}
 				p->busy = false;
 				ev_probe_answer = true;
 				if (slot >= 0)

@@ -359,6 +359,46 @@ build_probe(struct mrc_qp *qp, uint32_t ev)
 	return build_ctrl(qp, &ext, ev);
 }
 
+/*
+ * The operator's probe (mrc_qp_op_probe) on a free EV probe slot: not sent
+ * on a plane that is down here or at the peer (it would prove nothing);
+ * waits for room on its plane a quarter of the probe interval at most, as
+ * a retired EV's probe does. Packets produced: 0 or 1.
+ */
+static unsigned int
+op_probe_tx(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, struct rte_mbuf **pkts)
+{
+	const uint32_t ev = qp->op_probe_ev;
+	const uint32_t bit = UINT32_C(1) << ev_plane(qp, ev);
+	struct rte_mbuf *m;
+
+	if (!(up & bit)) {
+		qp->op_probe_state = OP_PROBE_DOWN;
+		return 0;
+	}
+	if (!(usable & bit) && now - qp->op_probe_asked_tsc < qp->ev->probe_interval_tsc / 4)
+		return 0;
+	/* The reliability probe's answer on the same EV would be taken for ours. */
+	if (qp->rtx->probe_outstanding && qp->probe_ev == ev)
+		return 0;
+	for (unsigned int i = 0; i < EV_PROBES; i++) {
+		struct qp_ev_probe *pr = &qp->ev_probe[i];
+
+		if (pr->busy)
+			continue;
+		m = build_probe(qp, ev);
+		if (m == NULL)
+			return 0;
+		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true, .op = true};
+		qp->op_probe_state = OP_PROBE_OUT;
+		qp->cnt.tx_op_probes++;
+		path_probe(qp, ev);
+		pkts[0] = m;
+		return 1;
+	}
+	return 0; /* every slot busy: the next burst */
+}
+
 /* A pinned (ECMP) QP has one path, up or not. */
 static int
 pick_pinned(struct mrc_qp *qp, uint32_t usable, uint32_t *ev)
@@ -515,6 +555,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 			pkts[n++] = m;
 		}
 	}
+	if (unlikely(qp->op_probe_state == OP_PROBE_WANT) && n < max)
+		n += op_probe_tx(qp, now, up, usable, pkts + n);
 	/*
 	 * Retired EVs are probed only while the peer answers something: once the
 	 * QP timer has expired without any progress (rel's retries), the

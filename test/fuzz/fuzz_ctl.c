@@ -40,10 +40,10 @@ check_err(const char *err)
 static int
 unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 {
-	static const char *const names[] = {"status", "events", "deny", "allow", "port"};
+	static const char *const names[] = {"status", "events", "deny", "allow", "port", "probe"};
 	int o = snprintf(out, len, "%s", names[rq->cmd]);
 
-	if (!mrcd_ctl_changes(rq->cmd))
+	if (rq->cmd == MRCD_CTL_STATUS || rq->cmd == MRCD_CTL_EVENTS)
 		return o;
 	if (rq->host == MRCD_CTL_ALL_HOSTS)
 		o += snprintf(out + o, len - (size_t)o, " host=all");
@@ -75,8 +75,9 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PORT, "command %d", (int)rq.cmd);
-	if (mrcd_ctl_changes(rq.cmd)) {
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PROBE, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd != MRCD_CTL_PROBE || rq.host >= 0, "probe: one host");
+	if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS) {
 		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
 			"host %d", rq.host);
 		FUZZ_CHECK(rq.has_qp != rq.has_plane, "one selector");

@@ -23,6 +23,9 @@
 #     set up again, plane 0 carries data again;
 #   - as an unprivileged user (setpriv --reuid=nobody, socket group
 #     nogroup, root only): status answers, deny is refused (not-permitted);
+#   - mrcctl probe: every EV probed on a live path answers (0 < RTT < 100 ms),
+#     EVs of the denied T1 and of plane 0 set down send nothing, and a bad
+#     QP, EV, path or host=all is refused;
 #   - a second mrcd on the same socket refuses to start, naming it.
 # Usage: ctl.sh MRCD MRCCTL WORKDIR
 set -euo pipefail
@@ -124,9 +127,24 @@ out = {}
 ev = subprocess.Popen([mrcctl, "-s", sock, "events"], stdout=open(os.path.join(work, "events.txt"), "w"))
 time.sleep(1.0)
 out["mbps_before"] = goodput(1.5)
+# Probes of a live path, then of one of its EVs alone.
+out["probe_path"] = ctl("probe", "host=0", "plane=0", "t1=0")
+try:
+    first = json.loads(out["probe_path"]["out"])["probes"][0]
+    qpn, ev0 = first["qpn"], first["ev"]
+except (ValueError, KeyError, IndexError):
+    qpn, ev0 = "0x100", "0x1"
+out["probe_one"] = ctl("probe", "host=0", f"qpn={qpn}", f"ev={ev0}")
 out["deny"] = ctl("deny", "host=all", "plane=1", "t1=1")
 time.sleep(0.1)
 l1 = links()
+# A denied path: nothing is sent on its EVs; one of them alone is refused.
+out["probe_denied"] = ctl("probe", "host=0", "plane=1", "t1=1")
+try:
+    d = json.loads(out["probe_denied"]["out"])["probes"][0]
+    out["probe_denied_one"] = ctl("probe", "host=0", f"qpn={d['qpn']}", f"ev={d['ev']}")
+except (ValueError, KeyError, IndexError):
+    out["probe_denied_one"] = {"rc": -1, "out": "", "err": "no EV listed"}
 out["status_denied"] = ctl("status")
 out["mbps_denied"] = goodput(2.0)
 l2 = links()
@@ -152,6 +170,7 @@ l5 = links()
 out["ports_down"] = q("/mrc/ports,0")
 time.sleep(0.5)
 l6 = links()
+out["probe_down"] = ctl("probe", "host=0", "plane=0")
 out["port_last"] = ctl("port", "host=0", "plane=1", "state=down")
 out["port_up"] = ctl("port", "host=all", "plane=0", "state=up")
 time.sleep(0.3)
@@ -163,6 +182,10 @@ out["port_down_window"] = {n: l6[n]["offered_data_pkts"] - l5[n]["offered_data_p
 out["port_up_window"] = {n: l8[n]["offered_data_pkts"] - l7[n]["offered_data_pkts"] for n in P0}
 out["bad_host"] = ctl("deny", "host=7", "plane=0")
 out["bad_qp"] = ctl("deny", "host=0", "qpn=0x999", "ev=1")
+out["probe_bad_qp"] = ctl("probe", "host=0", "qpn=0x999", "ev=1")
+out["probe_bad_ev"] = ctl("probe", "host=0", f"qpn={qpn}", "ev=0xf0000001")
+out["probe_all"] = ctl("probe", "host=all", "plane=0")
+out["probe_bad_t1"] = ctl("probe", "host=0", "plane=0", "t1=2")
 if group != "none":
     out["nobody_status"] = ctl("status", user=True)
     out["nobody_deny"] = ctl("deny", "host=0", "plane=1", "t1=0", user=True)
@@ -234,6 +257,35 @@ if any(v == 0 for v in a["port_up_window"].values()):
     fails.append(f"no data on plane 0 once its ports were up again: {a['port_up_window']}")
 ok("bad_host", 1, "no-such-host host '7'")
 ok("bad_qp", 1, "no-such-qp QP 0x999")
+# probe: a live path answers (every probe, 0 < RTT < 100 ms), a denied one sends nothing,
+# a plane whose ports are down sends nothing, bad EVs and paths are refused.
+ok("probe_path", 0, '"probes":[')
+ok("probe_one", 0, '"rtt_ns":')
+try:
+    pp = json.loads(a["probe_path"]["out"])
+    rtts = [p["rtt_ns"] for p in pp["probes"]] + [json.loads(a["probe_one"]["out"])["rtt_ns"]]
+    if pp["probed"] == 0 or pp["answered"] != pp["probed"] or pp["evs"] < pp["probed"]:
+        fails.append(f"probe of a live path: {a['probe_path']['out']}")
+    if any(r is None or not 0 < r < 100e6 for r in rtts):
+        fails.append(f"probe RTTs out of (0, 100 ms): {rtts}")
+except (ValueError, KeyError, TypeError) as e:
+    fails.append(f"probe answers: {e}: {a['probe_path']}, {a['probe_one']}")
+    rtts = []
+ok("probe_denied", 0, '"answered":0')
+pd_ = json.loads(a["probe_denied"]["out"] or "{}")
+if not pd_.get("probes") or any(p.get("result") != "denied" for p in pd_["probes"]):
+    fails.append(f"probe of a denied path: {a['probe_denied']['out']}")
+ok("probe_denied_one", 1, "path-denied")
+ok("probe_down", 0, '"answered":0')
+pdn = json.loads(a["probe_down"]["out"] or "{}")
+if not pdn.get("probes") or any(p.get("result") != "plane down" for p in pdn["probes"]):
+    fails.append(f"probe of a plane set down: {a['probe_down']['out']}")
+ok("probe_bad_qp", 1, "no-such-qp QP 0x999")
+ok("probe_bad_ev", 1, "no-such-ev EV 0xf0000001")
+if a["probe_all"]["rc"] == 0 or "probe needs one host" not in a["probe_all"]["err"]:
+    fails.append(f"probe host=all: {a['probe_all']}")
+if a["probe_bad_t1"]["rc"] == 0 or "no-such-path" not in a["probe_bad_t1"]["err"]:
+    fails.append(f"probe t1=2: {a['probe_bad_t1']}")
 if group != "none":
     ok("nobody_status", 0, '"admin":false')
     ok("nobody_deny", 1, "not-permitted")
@@ -257,6 +309,8 @@ if m["failed"] or m["completed"] == 0:
     fails.append(f"messages: {m}")
 print(f"ctl: goodput {b:.0f} Mb/s before, {d:.0f} with T1 1 of plane 1 denied, {f:.0f} after; "
       f"{denied_n} EVs denied and re-admitted; {len(evs)} EV events")
+if rtts:
+    print(f"ctl: probe RTTs {min(rtts)} .. {max(rtts)} ns over {len(rtts)} answers")
 for x in fails:
     print("ctl: FAIL:", x)
 if not fails:

@@ -93,6 +93,14 @@ test_commands(void)
 	MRC_T_EQ(parse("deny host=0 qpn=257 ev=4294967295", &rq, err), 0);
 	MRC_T_EQ(rq.qpn, 257);
 	MRC_T_EQ(rq.ev, UINT32_MAX);
+	MRC_T_EQ(parse("probe host=1 qpn=0x100 ev=0x1525f47c", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROBE);
+	MRC_T_ASSERT(!mrcd_ctl_changes(rq.cmd), "probe reads");
+	MRC_T_ASSERT(rq.has_qp && rq.host == 1 && rq.qpn == 0x100 && rq.ev == 0x1525f47c, "an EV");
+	MRC_T_EQ(parse("probe host=0 plane=1 t1=2", &rq, err), 0);
+	MRC_T_ASSERT(rq.has_plane && rq.has_t1 && rq.plane == 1 && rq.t1 == 2, "a path");
+	MRC_T_EQ(parse("probe plane=3 host=0", &rq, err), 0);
+	MRC_T_ASSERT(rq.has_plane && !rq.has_t1 && rq.plane == 3, "a plane");
 	return MRC_TEST_OK;
 }
 
@@ -116,6 +124,12 @@ test_refusals(void)
 	MRC_T_RUN(refused("deny host=0 qpn=1 ev=4294967296", "bad-arg", "ev=4294967296"));
 	MRC_T_RUN(refused("deny host=0 plane=1 plane=1", "bad-arg", "'plane' given twice"));
 	MRC_T_RUN(refused("deny host=0 lane=1", "bad-arg", "'lane'"));
+	MRC_T_RUN(refused("probe host=all plane=1", "bad-arg", "'all'"));
+	MRC_T_RUN(refused("probe host=0", "bad-arg", "plane="));
+	MRC_T_RUN(refused("probe host=0 qpn=0x100", "bad-arg", "go together"));
+	MRC_T_RUN(refused("probe host=0 plane=1 state=up", "bad-arg", "state="));
+	MRC_T_RUN(refused("probe host=0 plane=0 t1=3", "no-such-path", "'3'"));
+	MRC_T_RUN(refused("probe host=0 qpn=1 ev=2 plane=0", "bad-arg", "not both"));
 	MRC_T_RUN(refused("deny host=0 plane", "syntax", "'plane'"));
 	MRC_T_RUN(refused("deny host=0 plane=", "syntax", "'plane='"));
 	MRC_T_RUN(refused("deny host=0 =1", "syntax", "'=1'"));

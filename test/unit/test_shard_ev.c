@@ -127,6 +127,92 @@ drain_events(struct net *n, unsigned int i, unsigned int plane, unsigned int t1,
 	return MRC_TEST_OK;
 }
 
+/* Probe `one` on shard 0 and run the network until it is settled: its result's rc. */
+static int
+probe_settled(struct net *n, const struct mrc_shard_ev_sel *one, uint64_t *rtt_ns, int *out)
+{
+	struct mrc_shard_req r;
+
+	MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE, one, &r));
+	MRC_T_EQ(r.rc, 0);
+	MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE_RESULT, one, &r));
+	/* Not answered before the fabric has carried it (a plane down: never sent). */
+	MRC_T_ASSERT(r.rc == 0 || r.rc == -ENETDOWN, "rc %d", r.rc);
+	for (int step = 0; step < 200000 && r.rc == 0; step++) {
+		n->p.now += 100;
+		mrc_fabric_poll(n->fab, n->p.now);
+		mrc_shard_iterate(n->sh[1], n->p.now, &n->p.rand);
+		MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE_RESULT, one, &r));
+	}
+	*rtt_ns = r.rtt_ns;
+	*out = r.rc;
+	return MRC_TEST_OK;
+}
+
+/*
+ * The operator's probe (mrcctl probe): the EVs of a path listed, one of
+ * them probed and timed; the same EV on a plane that black-holes gets no
+ * answer, on a plane whose port is down none is sent; unknown EVs refused.
+ */
+static int
+probes(struct net *n)
+{
+	struct mrc_shard_ev_sel path = {.t1 = {[2] = 1u << 1}}, one;
+	struct mrc_shard_ev_ref list[8];
+	struct mrc_shard_req r;
+	const uint64_t sent = mrc_qp_counters(n->p.h[0].qp)->tx_op_probes;
+	uint64_t rtt = 0;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = MRC_SHARD_EV_LIST;
+	r.sel = &path;
+	r.list = list;
+	r.list_max = 3;
+	MRC_T_EQ(mrc_shard_request(n->sh[0], &r), 0);
+	mrc_shard_iterate(n->sh[0], n->p.now, &n->p.rand);
+	MRC_T_ASSERT(mrc_shard_req_done(&r), "listed");
+	MRC_T_EQ(r.rc, 0);
+	MRC_T_EQ(r.n_evs, 5); /* all of them counted, the first 3 listed */
+	for (unsigned int i = 0; i < 3; i++) {
+		MRC_T_EQ(list[i].qpn, mrc_qp_qpn(n->p.h[0].qp));
+		MRC_T_EQ(mrc_qp_ev_t1(n->p.h[0].qp, list[i].ev), 1);
+		MRC_T_EQ(list[i].ev >> 28, 2); /* plane 2 */
+	}
+	memset(&one, 0, sizeof(one));
+	one.one_ev = true;
+	one.qpn = list[0].qpn;
+	one.ev = list[0].ev;
+	MRC_T_RUN(probe_settled(n, &one, &rtt, &rc));
+	MRC_T_EQ(rc, 1);
+	/* The fabric's round trip: a few microseconds, not zero, not a timeout. */
+	MRC_T_ASSERT(rtt > 0 && rtt < 1000000, "rtt %lu ns", (unsigned long)rtt);
+	MRC_T_EQ(mrc_qp_counters(n->p.h[0].qp)->tx_op_probes, sent + 1);
+
+	MRC_T_EQ(mrc_fabric_set_plane(n->fab, 2, MRC_FABRIC_BLACKHOLE), 0);
+	MRC_T_RUN(probe_settled(n, &one, &rtt, &rc));
+	MRC_T_EQ(rc, -ETIMEDOUT);
+	MRC_T_EQ(mrc_fabric_set_plane(n->fab, 2, MRC_FABRIC_UP), 0);
+	MRC_T_RUN(probe_settled(n, &one, &rtt, &rc));
+	MRC_T_EQ(rc, 1);
+
+	mrc_shard_set_port_mask(n->sh[0], 0xffu & ~(1u << 2));
+	MRC_T_RUN(probe_settled(n, &one, &rtt, &rc));
+	MRC_T_EQ(rc, -ENETDOWN);
+	mrc_shard_set_port_mask(n->sh[0], 0xff);
+	MRC_T_EQ(mrc_qp_counters(n->p.h[0].qp)->tx_op_probes, sent + 3);
+
+	one.ev = (one.ev & 0x0fffffffu) | 9u << 28; /* plane 9: none of the pool's */
+	MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE, &one, &r));
+	MRC_T_EQ(r.rc, -ENOENT);
+	one.qpn = 0x999;
+	MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE, &one, &r));
+	MRC_T_EQ(r.rc, -ENOENT);
+	MRC_T_RUN(ask(n, 0, MRC_SHARD_EV_PROBE, &path, &r));
+	MRC_T_EQ(r.rc, -EINVAL); /* a probe names one EV */
+	return MRC_TEST_OK;
+}
+
 static int
 test_denies_and_readmits_paths(void)
 {
@@ -248,6 +334,9 @@ test_denies_and_readmits_paths(void)
 	MRC_T_RUN(ask(&n, 0, MRC_SHARD_EV_ALLOW, &one, &r));
 	MRC_T_EQ(r.rc, -EACCES);
 	MRC_T_EQ(denied_evs(&n, 0), 5);
+	/* Nor probed: nothing is sent on a DENIED EV. */
+	MRC_T_RUN(ask(&n, 0, MRC_SHARD_EV_PROBE, &one, &r));
+	MRC_T_EQ(r.rc, -EACCES);
 	MRC_T_RUN(ask(&n, 0, MRC_SHARD_EV_ALLOW, NULL, &r));
 	MRC_T_EQ(r.rc, -EINVAL);
 	{
@@ -276,6 +365,7 @@ test_denies_and_readmits_paths(void)
 	MRC_T_RUN(traffic(&n, 8));
 	for (unsigned int i = 0; i < 2; i++)
 		MRC_T_ASSERT(path_data(&n, i, 2, 1) > 0, "the re-admitted path carries data");
+	MRC_T_RUN(probes(&n));
 
 	for (int step = 0; step < 2000; step++) {
 		n.p.now += 100;

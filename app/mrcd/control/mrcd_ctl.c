@@ -219,7 +219,7 @@ accept_one(struct mrcd_ctl *ctl)
 static void
 on_line(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const char *line, size_t len)
 {
-	char out[1024], err[256];
+	char out[4096], err[256]; /* a path's probe answer takes about 2.5 KiB */
 	struct mrcd_ctl_req rq;
 	unsigned int version;
 

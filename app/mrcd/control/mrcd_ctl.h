@@ -36,6 +36,12 @@
 #define MRCD_CTL_EVENT_BUF (1u << 20)
 /* How long a change waits for the workers to carry it out. */
 #define MRCD_CTL_WAIT_MS 2000
+/*
+ * probe: how long one probe's answer is waited for ("no answer" after), and
+ * how many EVs of a path one command probes at most (one after the other).
+ */
+#define MRCD_CTL_PROBE_WAIT_MS 100
+#define MRCD_CTL_PROBE_MAX     32
 
 struct mrcd_ctl_client {
 	int fd; /* -1: free */
@@ -68,6 +74,8 @@ struct mrcd_ctl {
 	struct mrc_shard_req req[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	bool pending[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	struct mrc_shard_ev_sel sel;
+	/* probe of a path: the EVs each shard listed (MRC_SHARD_EV_LIST) */
+	struct mrc_shard_ev_ref probe_list[MRC_SHARD_MAX_SHARDS][MRCD_CTL_PROBE_MAX];
 	/* EV events taken off the shards' rings; sent to at least one client */
 	uint64_t events_in, events_out;
 };
@@ -92,5 +100,17 @@ void mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const stru
 void mrcd_ctl_pump_events(struct mrcd_ctl *ctl);
 /* Send one line (with its '\n') to every streaming client. */
 void mrcd_ctl_broadcast(struct mrcd_ctl *ctl, const char *line);
+/*
+ * Queue `op` (with `sel`, and for MRC_SHARD_EV_LIST the array `list` of
+ * list_max) on shard k of host h: false if its earlier request is still
+ * out or the ring is full. mrcd_ctl_wait(): until every request posted to
+ * the hosts in the mask `hosts` is done, MRCD_CTL_WAIT_MS at most (false).
+ */
+bool mrcd_ctl_post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
+	const struct mrc_shard_ev_sel *sel, struct mrc_shard_ev_ref *list, uint32_t list_max);
+bool mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts);
+
+/* mrcd_ctl_probe.c: the probe command (doc/control.md). */
+void mrcd_ctl_probe(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outlen);
 
 #endif /* MRCD_CTL_H */

@@ -31,9 +31,9 @@
 #include "mrcd_log.h"
 
 /* Queue `op` on shard k of host h; false (and pending) if an earlier one is still out. */
-static bool
-post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
-	const struct mrc_shard_ev_sel *sel)
+bool
+mrcd_ctl_post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
+	const struct mrc_shard_ev_sel *sel, struct mrc_shard_ev_ref *list, uint32_t list_max)
 {
 	struct mrc_shard_req *r = &ctl->req[h][k];
 
@@ -42,15 +42,24 @@ post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
 	memset(r, 0, sizeof(*r));
 	r->op = op;
 	r->sel = sel;
+	r->list = list;
+	r->list_max = list_max;
 	if (mrc_shard_request(ctl->d->host[h].shard[k].rt, r) != 0)
 		return false;
 	ctl->pending[h][k] = true;
 	return true;
 }
 
-/* Wait until every posted request of the hosts in `hosts` is done; false on timeout. */
 static bool
-wait_all(struct mrcd_ctl *ctl, uint32_t hosts)
+post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
+	const struct mrc_shard_ev_sel *sel)
+{
+	return mrcd_ctl_post(ctl, h, k, op, sel, NULL, 0);
+}
+
+/* Wait until every posted request of the hosts in `hosts` is done; false on timeout. */
+bool
+mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts)
 {
 	const struct timespec nap = {.tv_nsec = 100 * 1000};
 
@@ -88,7 +97,7 @@ round_trip(struct mrcd_ctl *ctl, uint32_t hosts, enum mrc_shard_op op,
 					h, k);
 				return -EBUSY;
 			}
-	if (!wait_all(ctl, hosts)) {
+	if (!mrcd_ctl_wait(ctl, hosts)) {
 		snprintf(out, outlen,
 			"ERR not-running the workers did not answer in %u ms (is mrcd stopping?)\n",
 			MRCD_CTL_WAIT_MS);
@@ -151,7 +160,7 @@ one_ev(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t ou
 			"ERR busy host %u shard %u has not answered an earlier request\n", h, k);
 		return;
 	}
-	if (!wait_all(ctl, 1u << h)) {
+	if (!mrcd_ctl_wait(ctl, 1u << h)) {
 		snprintf(out, outlen, "ERR not-running the workers did not answer in %u ms\n",
 			MRCD_CTL_WAIT_MS);
 		return;
@@ -365,6 +374,9 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 		break;
 	case MRCD_CTL_PORT:
 		port(ctl, c, rq, out, outlen);
+		break;
+	case MRCD_CTL_PROBE:
+		mrcd_ctl_probe(ctl, rq, out, outlen);
 		break;
 	}
 }
