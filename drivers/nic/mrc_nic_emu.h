@@ -90,7 +90,8 @@ void mrc_nic_emu_consume_switch_usids(struct rte_mbuf *m);
  * metadata flag is cleared. A key no rule has, or a packet with too little
  * headroom in an unshared direct first segment, goes as built, counted.
  * Per packet: a flag test, a binary search over the port's rules, one
- * prepend and a copy of the header (62 bytes without an SRH).
+ * prepend and a copy of the header (54 bytes without VLAN or SRH);
+ * nothing at all in a process that never registered the tx metadata.
  */
 void mrc_nic_emu_encap(const struct mrc_flow_rec_encap *t, struct rte_mbuf *const *pkts, uint16_t n,
 	struct mrc_nic_emu_counters *c);

@@ -15,6 +15,9 @@ void
 mrc_nic_emu_encap(const struct mrc_flow_rec_encap *t, struct rte_mbuf *const *pkts, uint16_t n,
 	struct mrc_nic_emu_counters *c)
 {
+	/* No one registered tx metadata in this process: no packet carries a key. */
+	if (rte_flow_dynf_metadata_mask == 0)
+		return;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct mrc_flow_rec_encap_hdr *h;
