@@ -97,7 +97,10 @@ notify_name=mrcd-test-notify-$$
 listener=
 trap '[ -n "$listener" ] && kill "$listener" 2> /dev/null || true' EXIT
 listen() { # LOG
-	[ -n "$listener" ] && kill "$listener" 2> /dev/null && wait "$listener" 2> /dev/null
+	if [ -n "$listener" ]; then
+		kill "$listener" 2> /dev/null || true
+		wait "$listener" 2> /dev/null || true
+	fi
 	: > "$1.notify"
 	/usr/bin/python3 -c '
 import socket, sys

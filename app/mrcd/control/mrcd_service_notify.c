@@ -43,6 +43,7 @@ void
 mrcd_service_status(const struct mrcd_daemon *d, char *buf, size_t len)
 {
 	uint64_t posted = 0, completed = 0, failed = 0, in_error = 0;
+	unsigned int flows = 0;
 
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_snapshot s;
@@ -53,10 +54,12 @@ mrcd_service_status(const struct mrcd_daemon *d, char *buf, size_t len)
 		failed += s.failed;
 		in_error += __atomic_load_n(&d->host[h].qps_in_error, __ATOMIC_RELAXED);
 	}
+	for (unsigned int i = 0; i < d->n_flows; i++)
+		flows += !d->flows[i].gone; /* a reload's removed flows stay in the table */
 	snprintf(buf, len,
 		"%u hosts, %u flows; messages %" PRIu64 " posted, %" PRIu64 " completed, %" PRIu64
 		" failed; QPs in error %" PRIu64 "; reloads %" PRIu64 " taken, %" PRIu64 " refused",
-		d->n_hosts, d->n_flows, posted, completed, failed, in_error, d->svc.reloads_ok,
+		d->n_hosts, flows, posted, completed, failed, in_error, d->svc.reloads_ok,
 		d->svc.reloads_refused);
 }
 
