@@ -66,8 +66,14 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "version", MRCD_VERSION);
 	rte_tel_data_add_dict_u64(d, "hosts", m->n_hosts);
 	rte_tel_data_add_dict_u64(d, "planes", m->cfg.daemon.planes);
-	rte_tel_data_add_dict_u64(d, "flows", m->n_flows);
-	rte_tel_data_add_dict_u64(d, "qps", 2ull * m->n_flows);
+	const unsigned int n_flows = __atomic_load_n(&m->n_flows, __ATOMIC_ACQUIRE);
+	uint64_t live = 0;
+
+	/* a reload's removed flows stay in the table, marked gone (mrcd_reload.h) */
+	for (unsigned int i = 0; i < n_flows; i++)
+		live += !__atomic_load_n(&m->flows[i].gone, __ATOMIC_RELAXED);
+	rte_tel_data_add_dict_u64(d, "flows", live);
+	rte_tel_data_add_dict_u64(d, "qps", 2 * live);
 	rte_tel_data_add_dict_u64(d, "workers", m->n_workers);
 	rte_tel_data_add_dict_string(
 		d, "phase", phase_names[__atomic_load_n(&m->phase, __ATOMIC_ACQUIRE) % 3]);
