@@ -81,7 +81,10 @@ struct mrcd_reload {
 unsigned int
 mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min)
 {
-	if (!d->cli.service || d->no_traffic || d->cfg.lcores.workers_per_host > 1)
+	/* A host of a cluster spread over processes could add no flow (its peers are
+	 * elsewhere): no memory set aside for it. */
+	if (!d->cli.service || d->no_traffic || d->cfg.lcores.workers_per_host > 1 ||
+		d->n_hosts != mrcd_config_cluster_hosts(&d->cfg))
 		return 0;
 	const unsigned int room = n > min ? n : min;
 
@@ -425,7 +428,11 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 			"the flows would change, and this run made no room for that (%s)",
 			d->cfg.lcores.workers_per_host > 1 ? "several workers per host"
 			: !d->cli.service		   ? "not a service"
-							   : "it started without a profile");
+			: d->n_hosts != mrcd_config_cluster_hosts(&d->cfg)
+				? "the cluster's other hosts run in other processes, which would "
+				  "have "
+				  "to agree on new QPs on the wire"
+				: "it started without a profile");
 		rc = -EPERM;
 		goto out;
 	}

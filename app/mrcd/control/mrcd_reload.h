@@ -70,8 +70,8 @@ int mrcd_reload_want(const struct mrcd_daemon *d, const struct mrcd_profile *p,
 /*
  * Setup: how many more than `n` (flows, or slots of a host's region) to make
  * room for: n, at least `min`, at most MRCD_RECOVER_SPARES_MAX (new flows
- * take spare QP numbers), in service mode with one worker per host and a
- * profile; 0 otherwise.
+ * take spare QP numbers), in service mode with one worker per host, a
+ * profile and every host of the cluster in this process; 0 otherwise.
  */
 unsigned int mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min);
 
