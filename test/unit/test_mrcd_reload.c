@@ -4,13 +4,17 @@
 
 /*
  * A reload's pure half (app/mrcd/control/mrcd_reload_diff.c): which profile
- * keys may change at run time, and which flows stay, go and come; and the
- * address systemd's $NOTIFY_SOCKET names (app/mrcd/control/mrcd_notify.c).
+ * keys may change at run time, and which flows stay, go and come; and
+ * systemd's notify protocol (app/mrcd/control/mrcd_notify.c): the address
+ * $NOTIFY_SOCKET names, and the datagrams as a listener receives them.
  */
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mrc_test.h"
 #include "mrcd_notify.h"
@@ -150,12 +154,57 @@ test_notify_addr(void)
 	return MRC_TEST_OK;
 }
 
+/* A datagram to an abstract socket as systemd binds it: the text as given, one message each. */
+static int
+test_notify_send(void)
+{
+	char name[64], value[80], buf[256];
+	struct sockaddr_un a;
+	struct mrcd_notify n;
+	socklen_t len;
+	int fd;
+	ssize_t got;
+
+	snprintf(name, sizeof(name), "mrcd-unit-notify-%ld", (long)getpid());
+	snprintf(value, sizeof(value), "@%s", name);
+	MRC_T_EQ(mrcd_notify_addr(value, &a, &len), 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	MRC_T_ASSERT(fd >= 0, "socket");
+	MRC_T_EQ(bind(fd, (const struct sockaddr *)&a, len), 0);
+	MRC_T_EQ(setenv("NOTIFY_SOCKET", value, 1), 0);
+	MRC_T_EQ(mrcd_notify_open(&n), 0);
+	MRC_T_ASSERT(n.fd >= 0, "no socket for NOTIFY_SOCKET=%s", value);
+	MRC_T_EQ(mrcd_notify_send(&n, "READY=1\nSTATUS=up"), 0);
+	MRC_T_EQ(mrcd_notify_send(&n, "STOPPING=1"), 0);
+	got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	MRC_T_EQ(got, 17);
+	buf[got] = '\0';
+	MRC_T_STREQ(buf, "READY=1\nSTATUS=up");
+	got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	MRC_T_EQ(got, 10);
+	MRC_T_EQ(n.sent, 2);
+	MRC_T_EQ(n.failed, 0);
+	/* Nobody listening any more: counted, not fatal. */
+	close(fd);
+	MRC_T_ASSERT(mrcd_notify_send(&n, "STATUS=x") < 0, "sent to a closed socket");
+	MRC_T_EQ(n.failed, 1);
+	mrcd_notify_close(&n);
+	/* Unset: nothing is opened and a send is a no-op. */
+	unsetenv("NOTIFY_SOCKET");
+	MRC_T_EQ(mrcd_notify_open(&n), 0);
+	MRC_T_EQ(n.fd, -1);
+	MRC_T_EQ(mrcd_notify_send(&n, "READY=1"), 0);
+	MRC_T_EQ(n.sent, 0);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_profile_check),
 	MRC_TEST_CASE(test_diff_kept_removed_added),
 	MRC_TEST_CASE(test_diff_order_and_q),
 	MRC_TEST_CASE(test_diff_empty),
 	MRC_TEST_CASE(test_notify_addr),
+	MRC_TEST_CASE(test_notify_send),
 };
 
 MRC_TEST_MAIN("mrcd_reload", cases)
