@@ -10,17 +10,22 @@
 #    mappings name the front;
 # 3. a program built against the real header and -libverbs lists no mrc_
 #    device on its own, and under mrc-run lists mrcd's hosts (mrc_0, mrc_1)
-#    and passes verbs-front-test's checks on mrc_0 and mrc_1.
-# Usage: verbs_front.sh MRCD_BINARY TEST_BINARY FRONT_LIBRARY MRC_RUN WORKDIR
+#    and passes verbs-front-test's checks on mrc_0 and mrc_1;
+# 4. the SDK (doc/sdk.md): examples/sdk built by its plain makefile against
+#    BUILD/sdk runs under mrc-run; after `meson install --destdir`,
+#    `pkg-config --cflags --libs mrc` builds it against the installed files.
+# Usage: verbs_front.sh MRCD_BINARY TEST_BINARY FRONT_LIBRARY MRC_RUN BUILD EXAMPLE_DIR WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
 prog=$(realpath "$2")
 front=$(realpath "$3")
 mrc_run=$(realpath "$4")
-work=$5
+build=$(realpath "$5")
+example=$(realpath "$6")
+work=$7
 mkdir -p "$work"
 cd "$work"
-rm -f mrcd.log real.txt front.txt list.txt
+rm -rf mrcd.log real.txt front.txt list.txt dest mrc_devinfo mrc_devinfo_pc
 fails=0
 fail() {
 	echo "verbs_front: FAIL: $*"
@@ -68,6 +73,27 @@ echo "verbs_front: devices under mrc-run: $(tr '\n' ' ' < list.txt)"
 for d in mrc_0 mrc_1; do
 	MRC_SOCKET=$sock "$mrc_run" "$prog" check $d || fail "checks on $d"
 done
+
+# 4. The SDK, as an outside program's makefile uses it.
+if make -s -C "$example" SDK="$build/sdk" O="$PWD" > make.log 2>&1; then
+	"$mrc_run" --socket "$sock" ./mrc_devinfo || fail "mrc_devinfo built against build/sdk"
+else
+	fail "examples/sdk does not build against build/sdk: $(cat make.log)"
+fi
+if meson install -C "$build" --destdir "$PWD/dest" --no-rebuild > install.log 2>&1; then
+	pc=$(dirname "$(find dest -name mrc.pc | head -1)")
+	flags=$(PKG_CONFIG_SYSROOT_DIR=$PWD/dest PKG_CONFIG_PATH=$PWD/$pc \
+		pkg-config --cflags --libs mrc) || fail "pkg-config --cflags --libs mrc"
+	echo "verbs_front: pkg-config --cflags --libs mrc: $flags"
+	# shellcheck disable=SC2086 # the flags are words
+	cc -o mrc_devinfo_pc "$example/mrc_devinfo.c" $flags ||
+		fail "mrc_devinfo does not build with pkg-config's flags"
+	for f in mrc.h mrc_api_ver.h lib_mrc.so mrc-run libibverbs.so.1; do
+		[ -n "$(find dest -name $f)" ] || fail "meson install put no $f"
+	done
+else
+	fail "meson install --destdir: $(tail -5 install.log)"
+fi
 kill -TERM $mpid
 set +e
 wait $mpid
