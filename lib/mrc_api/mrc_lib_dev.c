@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +26,12 @@
 struct mrc_lib_dev *
 mrc_lib_dev_of(struct ibv_context *c)
 {
-	struct mrc_lib_dev *d = (struct mrc_lib_dev *)c;
+	struct mrc_lib_dev *d;
 
-	return d != NULL && d->magic == MRC_LIB_DEV_MAGIC ? d : NULL;
+	if (c == NULL)
+		return NULL;
+	d = (struct mrc_lib_dev *)((char *)c - offsetof(struct mrc_lib_dev, vctx.context));
+	return d->magic == MRC_LIB_DEV_MAGIC ? d : NULL;
 }
 
 int
@@ -116,12 +121,11 @@ mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, u
 	return false;
 }
 
-struct ibv_context *
-mrc_sw_open_device(const char *socket_path, unsigned int host)
+/* A device connected to mrcd's socket (`socket_path`, else $MRC_SOCKET, else the default). */
+static struct mrc_lib_dev *
+dev_connect(const char *socket_path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct mrc_chan_req r = {.op = MRC_CHAN_HELLO};
-	struct mrc_chan_rep rep;
 	struct mrc_lib_dev *dev;
 	const char *path = socket_path;
 	int err;
@@ -141,40 +145,108 @@ mrc_sw_open_device(const char *socket_path, unsigned int host)
 	dev->magic = MRC_LIB_DEV_MAGIC;
 	pthread_mutex_init(&dev->lock, NULL);
 	dev->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (dev->fd < 0 || connect(dev->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		goto fail;
-	r.u.hello.version = MRC_CHAN_VERSION;
-	r.u.hello.api_version = MRC_API_CURRENT_VERSION;
-	r.u.hello.host = host;
-	r.u.hello.pid = (uint32_t)getpid();
+	if (dev->fd >= 0 && connect(dev->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return dev;
+	err = errno;
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev);
+	errno = err;
+	return NULL;
+}
+
+static void
+dev_free(struct mrc_lib_dev *dev)
+{
+	close(dev->fd);
+	dev->magic = 0;
+	free(dev);
+}
+
+static void
+hello_req(struct mrc_chan_req *r, unsigned int host)
+{
+	*r = (struct mrc_chan_req){.op = MRC_CHAN_HELLO};
+	r->u.hello.version = MRC_CHAN_VERSION;
+	r->u.hello.api_version = MRC_API_CURRENT_VERSION;
+	r->u.hello.host = host;
+	r->u.hello.pid = (uint32_t)getpid();
+}
+
+int
+mrc_sw_list_hosts(const char *socket_path, unsigned int *first_host, unsigned int *n_hosts)
+{
+	struct mrc_lib_dev *dev;
+	struct mrc_chan_req r;
+	struct mrc_chan_rep rep;
+	int rc = 0;
+
+	if (first_host == NULL || n_hosts == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	dev = dev_connect(socket_path);
+	if (dev == NULL)
+		return -1;
+	/* No host has this number: mrcd refuses to attach but says which hosts it has. */
+	hello_req(&r, UINT32_MAX);
+	memset(&rep, 0, sizeof(rep));
+	if (mrc_lib_rpc(dev, &r, -1, &rep, NULL) == 0 || errno != ENODEV ||
+		rep.u.hello.n_hosts == 0) {
+		rc = -1;
+		errno = EPROTO;
+	} else {
+		*first_host = rep.u.hello.first_host;
+		*n_hosts = rep.u.hello.n_hosts;
+	}
+	dev_free(dev);
+	return rc;
+}
+
+struct ibv_context *
+mrc_sw_open_device(const char *socket_path, unsigned int host)
+{
+	struct mrc_chan_req r;
+	struct mrc_chan_rep rep;
+	struct mrc_lib_dev *dev;
+	int err;
+
+	dev = dev_connect(socket_path);
+	if (dev == NULL)
+		return NULL;
+	hello_req(&r, host);
 	if (mrc_lib_rpc(dev, &r, -1, &rep, NULL) != 0) {
 		if (rep.rc != 0 && rep.magic == MRC_CHAN_MAGIC)
-			fprintf(stderr, "lib_mrc: %s: %s\n", path, rep.msg);
+			fprintf(stderr, "lib_mrc: %s\n", rep.msg);
 		goto fail;
 	}
 	dev->host = rep.u.hello.host;
 	dev->n_workers = rep.u.hello.n_workers;
 	dev->mtu = rep.u.hello.mtu;
 	memcpy(dev->gid, rep.u.hello.gid, 16);
+	dev->max_qps = rep.u.hello.max_qps;
+	dev->max_mrs = rep.u.hello.max_mrs;
+	dev->max_mr_bytes = rep.u.hello.max_mr_bytes;
 	if (dev->n_workers == 0 || dev->n_workers > 64) {
 		errno = EPROTO;
 		goto fail;
 	}
-	snprintf(dev->dev.name, sizeof(dev->dev.name), "mrcd%u", host);
-	snprintf(dev->dev.dev_name, sizeof(dev->dev.dev_name), "mrcd%u", host);
+	snprintf(dev->dev.name, sizeof(dev->dev.name), "mrc_%u", host);
+	snprintf(dev->dev.dev_name, sizeof(dev->dev.dev_name), "mrc_%u", host);
 	dev->dev.transport_type = IBV_TRANSPORT_UNSPECIFIED;
 	dev->dev.node_type = IBV_NODE_UNSPECIFIED;
-	dev->ctx.device = &dev->dev;
-	dev->ctx.cmd_fd = -1;
-	dev->ctx.async_fd = -1;
-	dev->ctx.num_comp_vectors = 1;
-	pthread_mutex_init(&dev->ctx.mutex, NULL);
-	return &dev->ctx;
+	/* Extended, with no op set: the verbs front fills the ops it implements. */
+	dev->vctx.sz = sizeof(dev->vctx);
+	dev->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	dev->vctx.context.device = &dev->dev;
+	dev->vctx.context.cmd_fd = -1;
+	dev->vctx.context.async_fd = -1;
+	dev->vctx.context.num_comp_vectors = 1;
+	pthread_mutex_init(&dev->vctx.context.mutex, NULL);
+	return &dev->vctx.context;
 fail:
 	err = errno;
-	if (dev->fd >= 0)
-		close(dev->fd);
-	free(dev);
+	dev_free(dev);
 	errno = err;
 	return NULL;
 }
@@ -192,9 +264,7 @@ mrc_sw_close_device(struct ibv_context *c)
 		errno = EBUSY;
 		return -1;
 	}
-	close(dev->fd);
-	dev->magic = 0;
-	free(dev);
+	dev_free(dev);
 	return 0;
 }
 
@@ -245,6 +315,8 @@ struct shared_range {
 	struct shared_range *next;
 	uintptr_t base;
 	size_t len;
+	uintptr_t a; /* the region that made the range */
+	size_t alen;
 	int fd;
 	int users;
 };
@@ -257,9 +329,40 @@ struct mrc_lib_mr {
 	struct shared_range *range;
 };
 
-/* Turn [base, base + len) into shared memory at the same address, keeping its bytes. */
+/*
+ * Bytes of the whole pages under a region that lie outside it belong to
+ * whatever else the program keeps there: malloc's headers, and in a program
+ * built with AddressSanitizer its redzones, which the sanitizer would report
+ * read out of bounds. They are copied by this loop, built without the
+ * sanitizer (its volatile reads keep the compiler from making it a memcpy
+ * call, which the sanitizer checks).
+ */
+__attribute__((no_sanitize("address"))) static void
+copy_unchecked(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	const volatile uint8_t *s = src;
+
+	for (size_t k = 0; k < n; k++)
+		dst[k] = s[k];
+}
+
+/* Copy the pages [base, base + len) holding the region [a, a + alen) to dst. */
+static void
+copy_pages(uint8_t *dst, uintptr_t base, size_t len, uintptr_t a, size_t alen)
+{
+	const size_t head = a - base, tail = a + alen - base;
+
+	copy_unchecked(dst, (const uint8_t *)base, head);
+	memcpy(dst + head, (const void *)a, alen);
+	copy_unchecked(dst + tail, (const uint8_t *)base + tail, len - tail);
+}
+
+/*
+ * Turn the pages [base, base + len) under the region [a, a + alen) into
+ * shared memory at the same address, keeping their bytes.
+ */
 static struct shared_range *
-share_pages(uintptr_t base, size_t len)
+share_pages(uintptr_t base, size_t len, uintptr_t a, size_t alen)
 {
 	struct shared_range *r;
 	void *tmp;
@@ -273,7 +376,7 @@ share_pages(uintptr_t base, size_t len)
 	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (tmp == MAP_FAILED)
 		goto fail;
-	memcpy(tmp, (void *)base, len);
+	copy_pages(tmp, base, len, a, alen);
 	munmap(tmp, len);
 	/* Over the program's pages, at their address: from here on mrcd sees what it sees. */
 	if (mmap((void *)base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
@@ -285,7 +388,8 @@ share_pages(uintptr_t base, size_t len)
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		goto fail;
-	*r = (struct shared_range){.base = base, .len = len, .fd = fd, .users = 0};
+	*r = (struct shared_range){
+		.base = base, .len = len, .a = a, .alen = alen, .fd = fd, .users = 0};
 	return r;
 fail : {
 	const int err = errno;
@@ -296,20 +400,32 @@ fail : {
 }
 }
 
-/* Back to private memory with the same bytes (the last registration of the range is gone). */
+/*
+ * Back to private memory with the same bytes (the last registration of the
+ * range is gone): the bytes are copied into fresh private pages made
+ * elsewhere, which are then moved over the range in one step. Nothing here
+ * may come from malloc: the range's first and last pages are often heap
+ * that malloc still uses (its top chunk), so a malloc'd copy could lie
+ * partly inside the range and be wiped by the replacement; and no byte of
+ * the range reads as zero at any moment.
+ */
 static void
 unshare_pages(struct shared_range *r)
 {
-	void *copy = malloc(r->len);
+	const int fd = r->fd;
+	void *copy;
 
-	if (copy != NULL) {
-		memcpy(copy, (void *)r->base, r->len);
-		if (mmap((void *)r->base, r->len, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
-			memcpy((void *)r->base, copy, r->len);
-		free(copy);
+	copy = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy != MAP_FAILED) {
+		const size_t len = r->len;
+
+		copy_pages(copy, r->base, len, r->a, r->alen);
+		if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r->base) ==
+			MAP_FAILED)
+			munmap(copy,
+				len); /* the shared pages stay: the memory is still the program's */
 	}
-	close(r->fd);
+	close(fd);
 	free(r);
 }
 
@@ -341,7 +457,7 @@ mrc_sw_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 		}
 	}
 	if (sr == NULL) {
-		sr = share_pages(base, len);
+		sr = share_pages(base, len, a, length);
 		made = sr != NULL;
 	}
 	if (sr == NULL) {
