@@ -75,8 +75,6 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		goto nomem;
 	s->cfg = *cfg;
 	s->n_shards = n_shards;
-	s->wire_inbound = cfg->wire;
-	s->wire_inbound.verify_icrc = false;
 	s->qps = rte_zmalloc_socket("mrc_shard_qps", (size_t)cfg->max_qps * sizeof(*s->qps),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
 	s->busy = rte_zmalloc_socket("mrc_shard_busy", (size_t)cfg->max_qps * sizeof(*s->busy),

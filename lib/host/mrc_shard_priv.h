@@ -81,9 +81,6 @@ struct mrc_shard {
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_counters cnt;
 	struct mrc_wire_rx_stats verdicts;
-	/* cfg.wire without the ICRC check: for packets on the inbound ring, whose
-	 * ICRC the shard that read them from the port has checked */
-	struct mrc_wire_cfg wire_inbound;
 	/*
 	 * The other shards of the host (mrc_shard_join), and when this one last
 	 * read all its inputs: the caller's clock at the start of the iteration
