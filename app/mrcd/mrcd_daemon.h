@@ -363,6 +363,9 @@ struct mrcd_daemon {
 	/* control writes as the run starts, the summary reads after: the run's t = 0,
 	 * also as CLOCK_MONOTONIC (the outputs get it as an argument) */
 	uint64_t start_tsc, start_mono_ns;
+	/* control: the process's CPU time (every thread) from the workers' launch to their
+	 * stop; less the workers' own, what the main, stats and other threads took */
+	uint64_t run_cpu_ns;
 	/* the shards' snapshots: their worker writes, stats and control read (summed per
 	 * host by mrcd_snapshot_read) */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];

@@ -12,6 +12,9 @@
 
 #include "mrc_shard_priv.h"
 
+/* Each shard of a host attaches payloads on a lane of its own (mrc_mr.h). */
+_Static_assert(MRC_SHARD_MAX_SHARDS <= MRC_MR_LANES, "a region lane per shard");
+
 MRC_COUNTER_BLOCK_DEFINE(mrc_shard_counters, MRC_SHARD_COUNTERS);
 
 /* mrc_qp_set_wake: something was posted from outside the loop. */
@@ -85,8 +88,6 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		goto nomem;
 	s->cfg = *cfg;
 	s->n_shards = n_shards;
-	s->wire_inbound = cfg->wire;
-	s->wire_inbound.verify_icrc = false;
 	s->qps = rte_zmalloc_socket("mrc_shard_qps", (size_t)cfg->max_qps * sizeof(*s->qps),
 		RTE_CACHE_LINE_SIZE, cfg->socket);
 	s->busy = rte_zmalloc_socket("mrc_shard_busy", (size_t)cfg->max_qps * sizeof(*s->busy),
@@ -267,6 +268,8 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 		s->cnt.dests_full++;
 	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
 	mrc_qp_set_path_counters(qp, &s->paths);
+	/* The host's shards share its regions: each attaches payloads on its own lane. */
+	mrc_qp_set_mr_lane(qp, s->cfg.shard_index);
 	mrc_shard_ev_attach(s, sl);
 	/*
 	 * Before the first iteration the caller's clock is the shard's; once it

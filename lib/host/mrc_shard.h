@@ -14,9 +14,10 @@
  * One iteration (mrc_shard_iterate):
  *   requests (QP add/remove/retire from other threads, through a ring)
  *   -> rx bursts on every plane port until its queue is empty (at most
- *      MRC_SHARD_RX_BURSTS) -> parse (drops counted by reason)
- *   -> packets for another shard of the host to that shard's inbound ring
- *      (software dispatch), endpoint requests (QPN 2) to the hand-off ring
+ *      MRC_SHARD_RX_BURSTS) -> packets for another shard of the host, by
+ *      the QPN their BTH names, to that shard's inbound ring unparsed
+ *      (software dispatch) -> parse (drops counted by reason); endpoint
+ *      requests (QPN 2) to the hand-off ring
  *   -> this shard's own inbound ring, read like one more rx queue
  *   -> QP input, SACKs and NACKs before data, so windows open before the
  *      new data they admit is accounted
@@ -82,11 +83,12 @@
  *     ctl_tx and are staged with the QPs' packets (cfg.exception, cfg.ctl_tx);
  *   - several shards of one host: a QPN has exactly one owner (qpn_map, or
  *     the QPN modulo n_shards). A packet read by another shard of the host
- *     (a port that cannot steer it to the owner's queue) is parsed there,
- *     its ICRC checked, and put on the owner's inbound ring (cfg.dispatch:
- *     multi producer, the host's shards; single consumer, the owner), which
- *     the owner drains as one more rx source, parsing the headers again but
- *     not the ICRC. Nothing else crosses between the shards of a host.
+ *     (a port that cannot steer it to the owner's queue) is only looked at
+ *     there, for the QPN in its BTH (mrc_pkt_peek_dqpn), and put as it came
+ *     on the owner's inbound ring (cfg.dispatch: multi producer, the host's
+ *     shards; single consumer, the owner), which the owner drains as one
+ *     more rx source: the owner parses it, checks its ICRC and counts its
+ *     verdict. Nothing else crosses between the shards of a host.
  * Time and randomness are passed in, so tests and benches drive a fake clock.
  */
 
@@ -160,10 +162,12 @@
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")         \
 	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
-	X(cyc_rx, "cycles", "... reading non-empty rx bursts from the ports and parsing them")     \
+	X(cyc_rx, "cycles",                                                                        \
+		"... reading non-empty rx bursts from the ports, and parsing its packets (those "  \
+		"from its inbound ring too)")                                                      \
 	X(cyc_dispatch, "cycles",                                                                  \
-		"... putting packets on other shards' inbound rings and taking (and parsing) "     \
-		"those on its own")                                                                \
+		"... finding other shards' packets in its bursts, putting them on their inbound "  \
+		"rings, and taking its own from its ring")                                         \
 	X(cyc_qp_input, "cycles", "... handing received packets to their QPs")                     \
 	X(cyc_timers, "cycles", "... running the QPs' timers")                                     \
 	X(cyc_output, "cycles", "... asking busy QPs for packets")                                 \

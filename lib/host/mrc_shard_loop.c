@@ -164,12 +164,56 @@ dispatch(struct mrc_shard *s, struct rte_mbuf **m, const uint16_t *to, uint16_t 
 }
 
 /*
+ * Software dispatch, before any parse: the packets of a port's burst whose
+ * BTH names a QP of another shard of the host go to that shard's inbound
+ * ring as they came (mrc_pkt_peek_dqpn), a burst per ring, and their parse
+ * and ICRC check are the owner's. A worker that reads a port for all of its
+ * host's shards (a port that cannot steer, an RSS hash that put every host
+ * pair on its queue) then spends on each other shard's packet one look at
+ * its headers and its share of an enqueue, not a parse and a CRC of the
+ * whole packet. What a ring does not take is dropped (counted); the rest
+ * (this shard's, endpoint requests, whatever the look does not place) are
+ * moved to the front of m[], and their count returned.
+ */
+static uint16_t
+pass_on(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t to[MRC_SHARD_BURST], kept = 0;
+	unsigned int n_out = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t qpn;
+
+		to[k] = OWNER_ME;
+		if (!mrc_pkt_peek_dqpn(m[k], &qpn) || qpn == MRC_EP_QPN)
+			continue;
+		to[k] = owner_of(s, qpn);
+		if (to[k] < OWNER_NONE && s->cfg.dispatch[to[k]] != NULL)
+			n_out++;
+		else
+			to[k] = OWNER_ME; /* parsed here: its own, unknown, or no ring */
+	}
+	if (n_out == 0)
+		return n;
+	dispatch(s, m, to, n, n_out);
+	for (uint16_t k = 0; k < n; k++) {
+		if (to[k] == OWNER_ME)
+			m[kept++] = m[k];
+		else if (m[k] != NULL)
+			rte_pktmbuf_free(m[k]); /* its ring was full: counted in dispatch() */
+	}
+	return kept;
+}
+
+/*
  * Parse a burst (from a port's plane, or from the inbound ring when plane
  * is MRC_SHARD_MAX_PLANES); hand SACKs and NACKs to their QPs first, then
- * data and probes. Packets of other shards go to their inbound rings,
- * endpoint requests to the hand-off ring. The burst is freed together at
- * the end (see mrc_qp_rx_keep), but for the packets passed on, and a QP's
- * timer is re-armed once per run of its packets, not per packet.
+ * data and probes. Packets of other shards (only those pass_on() could not
+ * place) go to their inbound rings, endpoint requests to the hand-off ring.
+ * Each packet's parse verdict is counted once, by the shard that parses it
+ * for its QP. The burst is freed together at the end (see mrc_qp_rx_keep),
+ * but for the packets passed on, and a QP's timer is re-armed once per run
+ * of its packets, not per packet. t0: when the burst was in hand.
  */
 static void
 input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int plane, uint64_t t0)
@@ -178,7 +222,6 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 	bool ok[MRC_SHARD_BURST];
 	uint16_t to[MRC_SHARD_BURST];
 	const bool inbound = plane == MRC_SHARD_MAX_PLANES;
-	const struct mrc_wire_cfg *wire = inbound ? &s->wire_inbound : &s->cfg.wire;
 	struct mrc_shard_slot *last = NULL;
 	unsigned int n_out = 0;
 	uint64_t t1, t2, t3;
@@ -186,10 +229,9 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 	for (uint16_t k = 0; k < n; k++) {
 		enum mrc_wire_rx r;
 
-		if (!inbound)
-			s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
-		r = mrc_pkt_parse(m[k], wire, &v[k]);
+		r = mrc_pkt_parse(m[k], &s->cfg.wire, &v[k]);
 		ok[k] = r == MRC_WIRE_OK;
+		to[k] = OWNER_NONE;
 		if (!ok[k] && !inbound && s->cfg.exception != NULL && not_mrc(r)) {
 			/* not refused: another path's, counted there by kind */
 			if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
@@ -199,11 +241,12 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 			}
 			s->cnt.rx_exception_drops++;
 		}
-		if (!inbound)
+		if (!ok[k]) {
 			s->verdicts.pkts[r]++;
-		if (!ok[k])
 			continue;
+		}
 		if (v[k].bth.dqpn == MRC_EP_QPN) {
+			s->verdicts.pkts[r]++;
 			ok[k] = false;
 			if (hand_off(s, m[k]))
 				m[k] = NULL; /* the ring's reader frees it */
@@ -213,26 +256,24 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		if (to[k] < OWNER_NONE && !inbound) {
 			ok[k] = false;
 			if (s->cfg.dispatch[to[k]] != NULL) {
-				n_out++;
-			} else {
-				to[k] = OWNER_NONE;
-				if (hand_off(s, m[k]))
-					m[k] = NULL;
+				n_out++; /* its owner parses it again and counts it */
+				continue;
 			}
+			to[k] = OWNER_NONE;
+			if (hand_off(s, m[k]))
+				m[k] = NULL;
 		} else {
 			to[k] = OWNER_NONE;
 		}
+		s->verdicts.pkts[r]++;
 		if (ok[k])
 			prefetch_qp(s, v[k].bth.dqpn, false);
 	}
 	t1 = rte_rdtsc();
+	s->cnt.cyc_rx += t1 - t0;
 	if (n_out > 0)
 		dispatch(s, m, to, n, n_out);
 	t2 = rte_rdtsc();
-	if (inbound)
-		s->cnt.cyc_dispatch += t1 - t0;
-	else
-		s->cnt.cyc_rx += t1 - t0;
 	s->cnt.cyc_dispatch += t2 - t1;
 	/* The QPs' own lines were asked for above; now their parts (mrc_qp_prefetch_parts). */
 	for (uint16_t k = 0; k < n; k++)
@@ -279,12 +320,26 @@ input_burst(struct mrc_shard *s, unsigned int plane)
 	const uint64_t t0 = rte_rdtsc();
 	const uint16_t n =
 		rte_eth_rx_burst(s->cfg.port_id[plane], s->cfg.rx_queue, m, MRC_SHARD_BURST);
+	uint16_t mine = n;
+	uint64_t t1;
 
 	if (n == 0)
 		return 0; /* an empty poll is not counted as rx: cyc_total has it */
 	s->plane[plane].rx_pkts += n;
 	s->cnt.rx_pkts += n;
-	input_pkts(s, m, n, plane, t0);
+	for (uint16_t k = 0; k < n; k++)
+		s->plane[plane].rx_bytes += rte_pktmbuf_pkt_len(m[k]);
+	t1 = rte_rdtsc();
+	s->cnt.cyc_rx += t1 - t0;
+	if (s->n_shards > 1) {
+		const uint64_t t2 = t1;
+
+		mine = pass_on(s, m, n);
+		t1 = rte_rdtsc();
+		s->cnt.cyc_dispatch += t1 - t2;
+	}
+	if (mine > 0)
+		input_pkts(s, m, mine, plane, t1);
 	return n;
 }
 
@@ -324,11 +379,14 @@ input_inbound(struct mrc_shard *s, bool *drained)
 		const uint64_t t0 = rte_rdtsc();
 		const uint16_t n =
 			(uint16_t)rte_ring_sc_dequeue_burst(r, (void **)m, MRC_SHARD_BURST, NULL);
+		uint64_t t1;
 
 		if (n == 0)
 			return total;
+		t1 = rte_rdtsc();
+		s->cnt.cyc_dispatch += t1 - t0; /* the parse is the packet's only one: rx */
 		s->cnt.rx_dispatched_in += n;
-		input_pkts(s, m, n, MRC_SHARD_MAX_PLANES, t0);
+		input_pkts(s, m, n, MRC_SHARD_MAX_PLANES, t1);
 		total += n;
 		if (n < MRC_SHARD_BURST)
 			return total;

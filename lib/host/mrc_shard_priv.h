@@ -50,8 +50,7 @@ struct mrc_shard_stage {
 
 struct mrc_shard {
 	struct mrc_shard_cfg cfg;
-	uint32_t n_shards;  /* cfg.n_shards, 0 read as 1 */
-	uint32_t port_mask; /* written by the control thread, read by the owner */
+	uint32_t n_shards; /* cfg.n_shards, 0 read as 1 */
 	struct mrc_timer_wheel *wheel;
 	struct mrc_shard_slot *qps; /* by slot (mrc_shard_locate) */
 	uint32_t n_qps;
@@ -89,9 +88,6 @@ struct mrc_shard {
 	struct mrc_shard_plane_counters plane[MRC_SHARD_MAX_PLANES];
 	struct mrc_shard_counters cnt;
 	struct mrc_wire_rx_stats verdicts;
-	/* cfg.wire without the ICRC check: for packets on the inbound ring, whose
-	 * ICRC the shard that read them from the port has checked */
-	struct mrc_wire_cfg wire_inbound;
 	/*
 	 * The other shards of the host (mrc_shard_join), and when this one last
 	 * read all its inputs: the caller's clock at the start of the iteration
@@ -101,6 +97,13 @@ struct mrc_shard {
 	 */
 	struct mrc_shard *peer[MRC_SHARD_MAX_SHARDS];
 	uint32_t n_peers;
+	/*
+	 * The port mask: written by the control thread, read by the owner each
+	 * iteration and by every worker of the process each pass (its QPs'
+	 * peers' planes: mrc_shard_port_mask). A line of its own: next to the
+	 * owner's busy-list indexes every such read was a miss.
+	 */
+	uint32_t port_mask __rte_cache_aligned;
 	uint64_t drained_wall_tsc __rte_cache_aligned;
 	/* written by the owner in mrc_shard_publish, read by anyone; odd seq while written */
 	uint32_t snap_seq;

@@ -10,10 +10,25 @@
 
 #define MAX_SLOTS (1u << 24)
 
+/* Where the lanes start, and the bytes of each: cache lines of their own. */
+static size_t
+lanes_off(uint32_t n_slots)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct mrc_mr_table) + (size_t)n_slots * sizeof(struct mrc_mr),
+		RTE_CACHE_LINE_SIZE);
+}
+
+static size_t
+lane_bytes(uint32_t n_slots)
+{
+	return RTE_ALIGN_CEIL(
+		(size_t)n_slots * sizeof(struct rte_mbuf_ext_shared_info), RTE_CACHE_LINE_SIZE);
+}
+
 size_t
 mrc_mr_table_memsize(uint32_t n_slots)
 {
-	return sizeof(struct mrc_mr_table) + (size_t)n_slots * sizeof(struct mrc_mr);
+	return lanes_off(n_slots) + MRC_MR_LANES * lane_bytes(n_slots);
 }
 
 int
@@ -23,6 +38,8 @@ mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots)
 		return -EINVAL;
 	memset(t, 0, mrc_mr_table_memsize(n_slots));
 	t->n_slots = n_slots;
+	t->lane_off = (uint32_t)lanes_off(n_slots);
+	t->lane_stride = (uint32_t)lane_bytes(n_slots);
 	t->gen = 1;
 	return 0;
 }
@@ -67,9 +84,13 @@ mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len
 		mr->len = len;
 		mr->iova = iova;
 		mr->access = access;
-		mr->shinfo.free_cb = mr_ext_free;
-		mr->shinfo.fcb_opaque = mr;
-		rte_mbuf_ext_refcnt_set(&mr->shinfo, 1);
+		for (unsigned int k = 0; k < MRC_MR_LANES; k++) {
+			struct rte_mbuf_ext_shared_info *sh = mrc_mr_shinfo(t, mr, k);
+
+			sh->free_cb = mr_ext_free;
+			sh->fcb_opaque = mr;
+			rte_mbuf_ext_refcnt_set(sh, 1);
+		}
 		/* The key last, stored with release: a reader on another lcore that finds it
 		 * finds the fields it guards (a region registered while workers run). */
 		__atomic_store_n(&mr->key, (s << 8) | t->gen, __ATOMIC_RELEASE);
@@ -89,9 +110,22 @@ mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key)
 
 	if (key == 0 || slot >= t->n_slots || t->mr[slot].key != key)
 		return -ENOENT;
-	if (rte_mbuf_ext_refcnt_read(&t->mr[slot].shinfo) != 1)
+	if (mrc_mr_attached(t, key) != 0)
 		return -EBUSY;
 	t->mr[slot].key = 0;
 	t->used--;
 	return 0;
+}
+
+uint32_t
+mrc_mr_attached(struct mrc_mr_table *t, uint32_t key)
+{
+	const uint32_t slot = key >> 8;
+	uint32_t n = 0;
+
+	if (key == 0 || slot >= t->n_slots || t->mr[slot].key != key)
+		return 0;
+	for (unsigned int k = 0; k < MRC_MR_LANES; k++)
+		n += (uint16_t)(rte_mbuf_ext_refcnt_read(mrc_mr_shinfo(t, &t->mr[slot], k)) - 1);
+	return n;
 }

@@ -19,10 +19,17 @@
  *
  * Each region also owns the rte_mbuf_ext_shared_info its payload segments
  * attach to (senders never copy), counting the attachments in flight; a
- * region with packets in flight cannot be deregistered.
+ * region with packets in flight cannot be deregistered. It has one per
+ * lane (MRC_MR_LANES): a host's workers share its table, and each sends
+ * from its own lane (mrc_qp_set_mr_lane(), the engine gives a QP its
+ * shard's). DPDK's count takes a plain store when it reads 1, so two
+ * lcores attaching to one shared info at once could both store 2 and lose
+ * an attachment; and every attachment and free is a write to it, which on
+ * one line for all workers moved that line between cores per packet, with
+ * the keys and bounds every lookup reads on it too. The lanes sit on cache
+ * lines of their own, away from the slots.
  *
- * Lookups are O(1) (slot from the key) and never allocate or lock: one
- * table belongs to one lcore.
+ * Lookups are O(1) (slot from the key) and never allocate or lock.
  */
 
 #include <stdbool.h>
@@ -35,6 +42,9 @@
 #define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1) /**< peers may write into it */
 #define MRC_MR_ZERO_BASED	   (1u << 2) /**< peers address it from 0, not from addr */
 
+/** Shared-info lanes per region: at least as many as a host has workers. */
+#define MRC_MR_LANES 8
+
 struct mrc_mr {
 	uint8_t *addr;
 	uint64_t va; /**< where it starts in the peers' address space: addr, or 0 */
@@ -42,7 +52,6 @@ struct mrc_mr {
 	rte_iova_t iova;
 	uint32_t key; /**< rkey == lkey; 0 means the slot is free */
 	uint32_t access;
-	struct rte_mbuf_ext_shared_info shinfo; /**< refcnt - 1 = attachments in flight */
 };
 
 struct mrc_mr_stats {
@@ -56,6 +65,12 @@ struct mrc_mr_table {
 	uint32_t used;
 	uint8_t gen;
 	struct mrc_mr_stats stats;
+	/*
+	 * The lanes' shared infos, after the slots: lane k's of slot i at byte
+	 * lane_off + k * lane_stride + i * sizeof(shared info); each lane starts
+	 * on a cache line. refcnt - 1 = that lane's attachments in flight.
+	 */
+	uint32_t lane_off, lane_stride;
 	struct mrc_mr mr[];
 };
 
@@ -132,6 +147,18 @@ mrc_mr_check_local(
 }
 
 /** Where peers' address `va` (checked) is in our memory. */
+/** The shared info that `lane`'s payload segments of region `mr` (of table `t`) attach to. */
+static inline struct rte_mbuf_ext_shared_info *
+mrc_mr_shinfo(struct mrc_mr_table *t, const struct mrc_mr *mr, unsigned int lane)
+{
+	uint8_t *base = (uint8_t *)t + t->lane_off + (size_t)(lane % MRC_MR_LANES) * t->lane_stride;
+
+	return (struct rte_mbuf_ext_shared_info *)(void *)base + (mr - t->mr);
+}
+
+/** Payload segments of region `key` attached now, over every lane; 0 for an unknown key. */
+uint32_t mrc_mr_attached(struct mrc_mr_table *t, uint32_t key);
+
 static inline uint8_t *
 mrc_mr_ptr(const struct mrc_mr *mr, uint64_t va)
 {

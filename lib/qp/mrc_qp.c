@@ -481,6 +481,12 @@ mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask)
 	qp->peer_planes = mask;
 }
 
+void
+mrc_qp_set_mr_lane(struct mrc_qp *qp, unsigned int lane)
+{
+	qp->mr_lane = (uint8_t)(lane % MRC_MR_LANES);
+}
+
 size_t
 mrc_qp_mem_bytes(const struct mrc_qp *qp)
 {

@@ -389,6 +389,14 @@ int mrc_qp_set_rx_mpr(struct mrc_qp *qp, uint8_t mpr);
 /** The peer's ports: bit p set = its plane p is up (from port-status updates). */
 void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 
+/**
+ * The regions' shared-info lane our payload segments count on (mrc_mr.h;
+ * taken modulo MRC_MR_LANES, 0 until set): QPs that may send at the same
+ * time from different lcores must have different lanes. The engine gives a
+ * QP its shard's index when the shard takes it.
+ */
+void mrc_qp_set_mr_lane(struct mrc_qp *qp, unsigned int lane);
+
 /** True when nothing is posted, in flight or waiting to be answered. */
 bool mrc_qp_idle(const struct mrc_qp *qp);
 

@@ -161,6 +161,7 @@ struct mrc_qp {
 	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
 	void *wake_ctx;
 	struct mrc_mr_table *mrs;
+	uint8_t mr_lane; /* the regions' shared-info lane we attach to (mrc_qp_set_mr_lane) */
 
 	/* headers of every packet */
 	struct mrc_wire_cfg wire;

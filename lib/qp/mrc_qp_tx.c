@@ -175,6 +175,7 @@ build_data(
 			return NULL;
 	} else {
 		struct mrc_mr *mr = w->mr;
+		struct rte_mbuf_ext_shared_info *sh = mrc_mr_shinfo(qp->mrs, mr, qp->mr_lane);
 		const uint8_t *src = w->laddr + off;
 		struct rte_mbuf *m3[3];
 
@@ -187,10 +188,11 @@ build_data(
 		hdr->data_off = hdr->buf_len;
 		trailer = m3[1];
 		pl = m3[2];
-		/* The payload stays where the application put it. */
-		rte_mbuf_ext_refcnt_update(&mr->shinfo, 1);
+		/* The payload stays where the application put it; counted on our lane (mrc_mr.h).
+		 */
+		rte_mbuf_ext_refcnt_update(sh, 1);
 		rte_pktmbuf_attach_extbuf(pl, (void *)(uintptr_t)src,
-			mr->iova + (rte_iova_t)(src - mr->addr), (uint16_t)plen, &mr->shinfo);
+			mr->iova + (rte_iova_t)(src - mr->addr), (uint16_t)plen, sh);
 		pl->data_len = (uint16_t)plen;
 		pl->pkt_len = plen;
 		hdr->next = pl;

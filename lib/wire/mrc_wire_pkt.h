@@ -387,6 +387,18 @@ enum mrc_wire_rx mrc_pkt_parse_buf(
 	const void *buf, uint16_t len, const struct mrc_wire_cfg *cfg, struct mrc_pkt *pkt);
 
 /**
+ * The BTH's destination QP of the packet in `m`, read in place without a
+ * parse (mrc_wire_peek.c): true when the first segment holds Ethernet
+ * (one VLAN tag at most), IPv6 (an SRH and an inner IPv6 header, or the
+ * inner IPv6 header alone, in SRv6 mode), UDP to port 4791 and a BTH.
+ * Nothing else is checked: the packet may still be refused by
+ * mrc_pkt_parse(), but never as one that is not MRC (BAD_ETHERTYPE,
+ * BAD_NEXT_HEADER, NOT_ROCE). When mrc_pkt_parse() accepts a packet whose
+ * headers are in its first segment, this finds the same dqpn.
+ */
+bool mrc_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn);
+
+/**
  * Build an MRC packet around the payload already in `m`.
  *
  * `m` holds exactly the payload (pkt_len bytes, possibly 0, possibly a chain

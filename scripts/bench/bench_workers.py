@@ -85,6 +85,11 @@ def run(mrcd, cfg, lcores, sets, seconds, out_json, lock):
            "pps_per_cpu_s": s["data_pkts_placed"] / cpu,
            "worker_cpu_s": cpu, "wall_s": wall, "retransmits": s["retransmits"],
            "lost": s["messages"]["lost"]}
+    # The main lcore, the stats thread and the rest share worker 0's CPU (2 workers) or
+    # have CPU 0 (1 worker): what they took while the workers ran, as a share of the run.
+    if "process_cpu_s" in s:
+        row["others_cpu_s"] = max(s["process_cpu_s"] - cpu, 0.0)
+        row["others_share"] = row["others_cpu_s"] / (wall + s["drain_s"])
     if "shards" in s:
         sh = s["shards"]
         hz = s["tsc_hz"]
@@ -174,6 +179,9 @@ def main():
                          ("goodput_gbps", "pps_wall", "gbps_per_cpu_s", "pps_per_cpu_s",
                           "worker_cpu_s", "retransmits", "lost")}
         summary[name]["lcores"] = MAPPING[name]
+        if "others_cpu_s" in rows[0]:
+            summary[name]["others_cpu_s"] = med([x.get("others_cpu_s") for x in rows])
+            summary[name]["others_share"] = med([x.get("others_share") for x in rows])
         if "crossed_pkts" in rows[0]:
             summary[name]["crossed_pkts"] = med([x["crossed_pkts"] for x in rows])
             summary[name]["crossed_share"] = med(
@@ -209,6 +217,9 @@ def main():
         log(f"1 worker, this tree / main: {out['ratio_1w_over_main']:.3f} in goodput, "
             f"{out['ratio_1w_over_main_per_cpu_s']:.3f} per worker CPU-second (goal within 5%)")
     t = summary["tree_2w_soft"]
+    if "others_share" in t:
+        log(f"main lcore, stats and other threads: {t['others_share']:.1%} of a CPU during the "
+            f"run (2 workers: on worker 0's CPU)")
     log(f"software dispatch: {t['crossed_share']:.1%} of packets crossed workers, "
         f"{t['dispatch_share_of_worker_max']:.1%} of a worker's cycles at most (goal < 15%), "
         f"{t['dispatch_share_of_shard_max']:.1%} of a shard's iteration cycles")

@@ -20,6 +20,10 @@
  * unparsed), reading only the first
  * segment; its switch-uSID consumption changes nothing but the outer
  * destination and hop limit, and leaves the parser's verdict as it was.
+ *
+ * And through the software dispatch's look at the BTH (mrc_pkt_peek_dqpn):
+ * it never claims a frame the parser calls not MRC, and finds the parser's
+ * dqpn in every packet the parser accepts, in one segment or cut.
  */
 
 #include <string.h>
@@ -91,6 +95,27 @@ nic_oracle(const uint8_t *data, size_t size, const size_t *cuts, unsigned int n_
 		"consuming switch uSIDs changed the verdict");
 }
 
+static void
+peek_oracle(const uint8_t *data, size_t size, const size_t *cuts, unsigned int n_cuts,
+	enum mrc_wire_rx verdict, const struct mrc_pkt *v)
+{
+	for (int cut = 0; cut < 2; cut++) {
+		struct rte_mbuf *m = mrc_test_mbuf_from(data, size, cuts, cut ? n_cuts : 0, 0);
+		uint32_t q = 0;
+		bool found;
+
+		FUZZ_CHECK(m != NULL, "alloc");
+		found = mrc_pkt_peek_dqpn(m, &q);
+		mrc_test_mbuf_free(m);
+		FUZZ_CHECK(!found || (verdict != MRC_WIRE_BAD_ETHERTYPE &&
+					     verdict != MRC_WIRE_BAD_NEXT_HEADER &&
+					     verdict != MRC_WIRE_NOT_ROCE),
+			"peek took a frame the parser calls %s", mrc_wire_reject_name(verdict));
+		FUZZ_CHECK(verdict != MRC_WIRE_OK || (cut && !found) || (found && q == v->bth.dqpn),
+			"peek found %d, dqpn 0x%x, parse 0x%x", found, q, v->bth.dqpn);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -129,6 +154,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rcc == rc, "segmented parse says %s, flat says %s", mrc_wire_reject_name(rcc),
 		mrc_wire_reject_name(rc));
 	nic_oracle(data, size, cuts, n_cuts, &cfg, rc);
+	peek_oracle(data, size, cuts, n_cuts, rc, &v);
 	if (rc != MRC_WIRE_OK)
 		return 0;
 

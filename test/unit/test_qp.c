@@ -112,7 +112,7 @@ no_leak(const struct mrc_test_pair *p)
 {
 	MRC_T_EQ(rte_mempool_avail_count(p->pool), p->pool->size);
 	for (int i = 0; i < 2; i++)
-		MRC_T_EQ(rte_mbuf_ext_refcnt_read(&p->h[i].mrs->mr[0].shinfo), 1);
+		MRC_T_EQ(mrc_mr_attached(p->h[i].mrs, p->h[i].mrs->mr[0].key), 0);
 	return MRC_TEST_OK;
 }
 
@@ -399,6 +399,57 @@ test_zero_based_region(void)
 	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
 	wire_drain(&w);
 	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
+ * QPs of different lanes (a host's shards, on different lcores) count their
+ * payload attachments on different shared infos of the region, each on its
+ * own cache lines. With one shared info for all of them, DPDK's count
+ * (a plain store when it reads 1) could lose an attachment when two lcores
+ * attached at once, and its writes moved one line between cores on every
+ * packet. The region stays busy while any lane holds a packet.
+ */
+static int
+test_region_lanes_per_lcore(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+	struct mrc_mr_table *t;
+	struct mrc_mr *mr;
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	t = p.h[0].mrs;
+	mr = &t->mr[p.h[0].key >> 8];
+	for (unsigned int a = 0; a < MRC_MR_LANES; a++)
+		for (unsigned int b = a + 1; b < MRC_MR_LANES; b++) {
+			const uintptr_t x = (uintptr_t)mrc_mr_shinfo(t, mr, a);
+			const uintptr_t y = (uintptr_t)mrc_mr_shinfo(t, mr, b);
+
+			MRC_T_ASSERT(x / RTE_CACHE_LINE_SIZE != y / RTE_CACHE_LINE_SIZE,
+				"lanes %u and %u share a cache line", a, b);
+		}
+	MRC_T_ASSERT((uintptr_t)mrc_mr_shinfo(t, mr, 0) >= (uintptr_t)&t->mr[t->n_slots],
+		"the lanes are not on the slots' lines");
+	mrc_qp_set_mr_lane(p.h[0].qp, 3);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+	MRC_T_EQ(n, RTE_DIM(m));
+	for (uint16_t k = 0; k < n; k++)
+		MRC_T_ASSERT(m[k]->next != NULL && m[k]->next->shinfo == mrc_mr_shinfo(t, mr, 3),
+			"packet %u attached on lane 3", k);
+	MRC_T_EQ(rte_mbuf_ext_refcnt_read(mrc_mr_shinfo(t, mr, 3)), 1 + n);
+	MRC_T_EQ(rte_mbuf_ext_refcnt_read(mrc_mr_shinfo(t, mr, 0)), 1);
+	MRC_T_EQ(mrc_mr_attached(t, p.h[0].key), n);
+	MRC_T_EQ(mrc_mr_deregister(t, p.h[0].key), -EBUSY);
+	rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(mrc_mr_attached(t, p.h[0].key), 0);
 	mrc_test_pair_destroy(&p);
 	return MRC_TEST_OK;
 }
@@ -1726,6 +1777,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_bad_rkey_refused),
 	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_region_at_another_address),
+	MRC_TEST_CASE(test_region_lanes_per_lcore),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),

@@ -1257,6 +1257,99 @@ test_counts_dispatch_it_cannot_make(void)
 }
 
 /*
+ * Software dispatch places a packet by the QPN in its BTH alone, before any
+ * parse: the shard that reads a packet of its peer's QP passes it on as it
+ * came, counting no verdict, and the owner parses it, checks its ICRC and
+ * counts the verdict, once. (The reader used to parse and check the ICRC of
+ * every packet it read, for the owner too: with every host pair on one rx
+ * queue, one worker did every packet's CRC.) A damaged packet is refused
+ * by the owner; a frame that is no MRC packet stays with its reader.
+ */
+static int
+test_owner_parses_what_is_passed_on(void)
+{
+	static struct lone l;
+	struct rte_ring *in1 = rte_ring_create("dsp_in1", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	const struct mrc_wire_rx_stats *v0, *v1;
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m = NULL;
+	const char *why = NULL;
+	struct mrc_shard *s1;
+	uint64_t sum0 = 0;
+
+	MRC_T_ASSERT(in1 != NULL, "ring");
+	MRC_T_RUN(lone_make(&l, 2, 0, true, false));
+	{
+		struct mrc_shard_cfg cfg = {.n_planes = 1,
+			.port_id = {l.port},
+			.qpn_base = 0x100,
+			.max_qps = 8,
+			.n_shards = 2,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = l.p.wire,
+			.socket = SOCKET_ID_ANY,
+			.handoff = l.handoff,
+			.dispatch = {NULL, in1}};
+
+		mrc_shard_free(l.s);
+		l.s = mrc_shard_create(&cfg, l.p.now, &why);
+		MRC_T_ASSERT(l.s != NULL, "shard: %s", why);
+		/* shard 1 reads no port: its inbound ring only */
+		cfg.shard_index = 1;
+		cfg.rx_queue = MRC_SHARD_NO_RX_QUEUE;
+		s1 = mrc_shard_create(&cfg, l.p.now, &why);
+		MRC_T_ASSERT(s1 != NULL, "shard 1: %s", why);
+	}
+	/* QPN 0x101 is shard 1's (by number); no QP of that number exists there. */
+	MRC_T_RUN(lone_receive(&l, "write_only_zero_len_plain", 0x101));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x101));
+	MRC_T_RUN(lone_receive(&l, "sack_srv6", 0x101));
+	/* ... the same, its last byte before the ICRC flipped: the ICRC no longer matches */
+	MRC_T_RUN(lone_receive(&l, "sack_srv6", 0x101));
+	{
+		struct rte_mbuf *bad = NULL;
+		unsigned int n = rte_ring_count(l.wire);
+
+		/* the last one queued: rotate the ring to reach it */
+		for (unsigned int k = 0; k < n; k++) {
+			MRC_T_EQ(rte_ring_dequeue(l.wire, (void **)&bad), 0);
+			if (k == n - 1) {
+				uint8_t *b = rte_pktmbuf_mtod(bad, uint8_t *);
+
+				b[rte_pktmbuf_data_len(bad) - 5] ^= 0x01;
+			}
+			MRC_T_EQ(rte_ring_enqueue(l.wire, bad), 0);
+		}
+	}
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	v0 = mrc_shard_rx_verdicts(l.s);
+	MRC_T_EQ(c->rx_pkts, 4);
+	MRC_T_EQ(c->rx_dispatched_out, 4);
+	for (unsigned int r = 0; r < MRC_WIRE_REJECT_MAX; r++)
+		sum0 += v0->pkts[r];
+	MRC_T_U64_EQ(sum0, 0); /* the reader parsed none of them */
+	MRC_T_EQ(rte_ring_count(in1), 4);
+
+	mrc_shard_iterate(s1, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(s1);
+	v1 = mrc_shard_rx_verdicts(s1);
+	MRC_T_EQ(c->rx_dispatched_in, 4);
+	MRC_T_U64_EQ(v1->pkts[MRC_WIRE_OK], 3);
+	MRC_T_U64_EQ(v1->pkts[MRC_WIRE_BAD_ICRC], 1);
+	MRC_T_EQ(c->rx_unknown_qpn, 3); /* parsed at its owner, which has no such QP */
+	MRC_T_EQ(c->rx_misdispatched, 0);
+	MRC_T_EQ(rte_ring_count(in1), 0);
+	while (rte_ring_dequeue(in1, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	mrc_shard_free(s1);
+	rte_ring_free(in1);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+/*
  * Retiring a QP with messages in flight: every message not acknowledged
  * completes FLUSHED on its CQ (none vanishes), the QP is out of the shard
  * (its peer's answers now count as unknown QPN), reset (its in-flight ring
@@ -1348,6 +1441,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_dispatches_to_the_owner),
 	MRC_TEST_CASE(test_horizon_waits_for_the_other_shards),
 	MRC_TEST_CASE(test_counts_dispatch_it_cannot_make),
+	MRC_TEST_CASE(test_owner_parses_what_is_passed_on),
 	MRC_TEST_CASE(test_retires_a_qp_flushing_what_is_in_flight),
 };
 

@@ -557,6 +557,65 @@ static const struct edit_case edits[] = {
 	{"outer destination shifted", 0, E + 24, 0xff, 0x99, false, MRC_WIRE_OK},
 };
 
+/* mrc_pkt_peek_dqpn() on bytes: the dqpn, or -1 when it finds none. */
+static int64_t
+peek_bytes(const uint8_t *b, size_t len)
+{
+	struct rte_mbuf *m = mrc_test_mbuf_from(b, len, NULL, 0, 0);
+	uint32_t q = 0;
+	bool found;
+
+	if (m == NULL)
+		return -2;
+	found = mrc_pkt_peek_dqpn(m, &q);
+	mrc_test_mbuf_free(m);
+	return found ? (int64_t)q : -1;
+}
+
+/*
+ * The software dispatch places a packet by mrc_pkt_peek_dqpn() before any
+ * parse: it must find the QPN the parse finds in every sample, in every
+ * prefix find that one or none (it reads nothing past the segment), and
+ * never claim a frame that the parse calls "not MRC" (such frames are the
+ * exception path's, on the shard that read them).
+ */
+static int
+test_peek_agrees_with_parse(void)
+{
+	uint8_t b[MRC_TEST_MAX_PKT + 1024];
+	struct mrc_test_sample s;
+	struct mrc_pkt v;
+	size_t len;
+
+	for (unsigned int i = 0; i < mrc_test_sample_count(); i++) {
+		MRC_T_RUN(sample_bytes(i, &s, b, &len));
+		MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);
+		MRC_T_ASSERT(peek_bytes(b, len) == (int64_t)v.bth.dqpn,
+			"%s: peek found %lld, not 0x%x", s.name, (long long)peek_bytes(b, len),
+			v.bth.dqpn);
+		for (size_t cut = 0; cut < len; cut++) {
+			const int64_t q = peek_bytes(b, cut);
+
+			MRC_T_ASSERT(q == -1 || q == (int64_t)v.bth.dqpn, "%s cut at %zu: %lld",
+				s.name, cut, (long long)q);
+		}
+	}
+	for (size_t i = 0; i < RTE_DIM(edits); i++) {
+		const struct edit_case *e = &edits[i];
+		enum mrc_wire_rx rc;
+
+		MRC_T_RUN(sample_bytes(e->sample, &s, b, &len));
+		b[e->off] = (uint8_t)((b[e->off] & ~e->mask) | (e->val & e->mask));
+		rc = parse_bytes(b, len, NULL, 0, &v);
+		if (rc == MRC_WIRE_BAD_ETHERTYPE || rc == MRC_WIRE_BAD_NEXT_HEADER ||
+			rc == MRC_WIRE_NOT_ROCE || rc == MRC_WIRE_BAD_ROUTING_TYPE)
+			MRC_T_ASSERT(peek_bytes(b, len) == -1,
+				"%s: peek took a frame parse calls %s", e->what,
+				mrc_wire_reject_name(rc));
+	}
+	return MRC_TEST_OK;
+}
+
 static int
 test_every_reject_reason(void)
 {
@@ -989,6 +1048,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_roundtrip_every_sample),
 	MRC_TEST_CASE(test_every_prefix_is_truncated),
 	MRC_TEST_CASE(test_every_reject_reason),
+	MRC_TEST_CASE(test_peek_agrees_with_parse),
 	MRC_TEST_CASE(test_trimmed),
 	MRC_TEST_CASE(test_build_errors),
 	MRC_TEST_CASE(test_zero_copy_external_payload),

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -89,12 +90,25 @@ drained(struct mrcd_daemon *d)
 	return true;
 }
 
+/* CPU time of the whole process so far (every thread): two calls per run. */
+static uint64_t
+process_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
 /* Stop the workers and wait for them. */
 static void
 stop_workers(struct mrcd_daemon *d)
 {
 	__atomic_store_n(&d->phase, MRCD_EXIT, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+	d->run_cpu_ns = process_cpu_ns() - d->run_cpu_ns;
 }
 
 static void
@@ -188,6 +202,7 @@ mrcd_run(struct mrcd_daemon *d)
 	rc = mrcd_stats_start(d, start);
 	if (rc != 0)
 		return rc;
+	d->run_cpu_ns = process_cpu_ns(); /* stop_workers() takes the difference */
 	for (unsigned int i = 0; i < d->n_workers; i++) {
 		rc = rte_eal_remote_launch(mrcd_worker_main, &d->workers[i], d->workers[i].lcore);
 		if (rc != 0) {

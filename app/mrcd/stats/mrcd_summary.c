@@ -286,10 +286,11 @@ mrcd_summary(const struct mrcd_daemon *d)
 			mrcd_summary_paths(d, j);
 			fprintf(j,
 				" \"workers\": %u, \"worker_cpu_s\": %.6f, \"worker_cpu_share\": "
-				"%.4f, "
+				"%.4f, \"process_cpu_s\": %.6f, "
 				"\"data_pkts_placed\": %" PRIu64 ", \"data_bytes_placed\": %" PRIu64
 				",\n",
-				d->n_workers, cpu_ns / 1e9, cpu_share, rx_pkts, rx_bytes);
+				d->n_workers, cpu_ns / 1e9, cpu_share, d->run_cpu_ns / 1e9, rx_pkts,
+				rx_bytes);
 			fprintf(j,
 				" \"qps\": %" PRIu64
 				", \"msgs_per_s\": %.1f, \"pkts_per_s\": %.1f, "
