@@ -344,6 +344,9 @@ mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 		to_wc(cq, &e[cq->tail[ri] & (cq->entries - 1)], &wc[n++]);
 		cq->tail[ri]++;
 		__atomic_store_n(&r->tail, cq->tail[ri], __ATOMIC_RELEASE);
+		/* One ring after the other, an entry each: a worker that keeps its ring busy
+		 * does not starve another's, whose ring would fill and overrun (QP to ERROR). */
+		cq->next_ring = (ri + 1) % cq->n_rings;
 		looked = 0;
 	}
 	if (n == 0 && dev_gone(cq->ctx->dev))
