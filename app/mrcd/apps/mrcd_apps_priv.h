@@ -15,12 +15,13 @@
 #include "mrc_qp.h"
 #include "mrcd_daemon.h"
 
-/* Per application (session) at most: a QP or region beyond is refused with ENOMEM. */
+/* Per application (session) at most: a QP or region beyond is refused with ENOMEM. The
+ * limits are the channel's, which mrc.h publishes (MRC_SW_MAX_*). */
 #define MRCD_APPS_SESSIONS	   16
-#define MRCD_APPS_SESSION_QPS	   64
-#define MRCD_APPS_SESSION_CQS	   32
-#define MRCD_APPS_SESSION_MRS	   64
-#define MRCD_APPS_SESSION_MR_BYTES (4ull << 30)
+#define MRCD_APPS_SESSION_QPS	   MRC_CHAN_SESSION_QPS
+#define MRCD_APPS_SESSION_CQS	   MRC_CHAN_SESSION_CQS
+#define MRCD_APPS_SESSION_MRS	   MRC_CHAN_SESSION_MRS
+#define MRCD_APPS_SESSION_MR_BYTES MRC_CHAN_SESSION_MR_BYTES
 #define MRCD_APPS_SESSION_CHANNELS 8
 /* QPs a worker serves for applications at most. */
 #define MRCD_APPS_WORKER_QPS (MRCD_APPS_SESSIONS * MRCD_APPS_SESSION_QPS)
