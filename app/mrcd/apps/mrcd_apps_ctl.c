@@ -96,8 +96,10 @@ host_barrier(struct mrcd_apps *a, unsigned int h, unsigned int first)
 {
 	struct call c = {.a = a};
 
+	/* A full request ring is waited out: a pass skipped would be no grace period. */
 	for (unsigned int k = first; k < a->d->host[h].n_shards; k++)
-		(void)call_shard(a, h, k, on_nothing, &c);
+		while (call_shard(a, h, k, on_nothing, &c) == -ENOSPC)
+			rte_pause();
 }
 
 static int
