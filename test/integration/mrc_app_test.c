@@ -707,9 +707,15 @@ main(int argc, char **argv)
 		if (mrc_destroy_qp(qps[i]))
 			die("teardown");
 	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
-		(channel != NULL && mrc_destroy_comp_channel(channel)) ||
-		mrc_destroy_context(ctx) || mrc_sw_dereg_mr(mr) || mrc_sw_dealloc_pd(pd) ||
-		mrc_sw_close_device(dev))
+		(channel != NULL && mrc_destroy_comp_channel(channel)) || mrc_destroy_context(ctx))
+		die("teardown");
+	/* mrcd refuses (EBUSY) while packets in flight still hold the region: try again */
+	for (const double end = now_s() + 10; mrc_sw_dereg_mr(mr) != 0;)
+		if (errno != EBUSY || now_s() > end)
+			die("deregistering the buffer");
+		else
+			usleep(10000);
+	if (mrc_sw_dealloc_pd(pd) || mrc_sw_close_device(dev))
 		die("teardown");
 	free(buf);
 	return 0;
