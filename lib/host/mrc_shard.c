@@ -27,11 +27,24 @@ static void
 qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t now_tsc)
 {
 	struct mrc_shard_slot *sl = arg;
-	uint64_t next = mrc_shard_poll_qp(sl->shard, sl->qp, now_tsc);
+	uint64_t next;
 
+	/*
+	 * Armed for a deadline the QP has since moved later (its packets were
+	 * acknowledged, its SACK went out): most fires at many QPs. Nothing is
+	 * due, and its cold lines stay where they are.
+	 */
+	if (sl->due_tsc > now_tsc) {
+		sl->shard->cnt.timer_early++;
+		sl->armed_tsc = sl->due_tsc;
+		if (sl->due_tsc != UINT64_MAX)
+			mrc_timer_arm(w, t, sl->due_tsc);
+		return;
+	}
+	next = mrc_shard_poll_qp(sl->shard, sl->qp, now_tsc);
 	mrc_shard_check_error(sl->shard, sl);
 	sl->shard->cnt.timer_fires++;
-	sl->armed_tsc = next;
+	sl->armed_tsc = sl->due_tsc = next;
 	if (next != UINT64_MAX)
 		mrc_timer_arm(w, t, next);
 	mrc_shard_mark_busy(sl->shard, sl); /* a timeout may have marked packets for resending */
@@ -247,6 +260,7 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	sl->failed = false;
 	mrc_timer_init(&sl->timer, qp_timer_cb, sl);
 	sl->armed_tsc = UINT64_MAX;
+	sl->due_tsc = 0; /* unknown until polled: a fire polls */
 	mrc_qp_set_wake(qp, qp_wake, sl);
 	d = dest_find(s, mrc_qp_peer_ip(qp), true);
 	if (d == NULL)

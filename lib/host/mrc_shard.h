@@ -142,6 +142,9 @@
 		"frames from the control thread dropped: a plane that does not exist or a full "   \
 		"staging area")                                                                    \
 	X(timer_fires, "events", "QP timers that fired")                                           \
+	X(timer_early, "events",                                                                   \
+		"QP timers that came before their QP's deadline, which had moved later: re-armed " \
+		"without a poll")                                                                  \
 	X(trk_parked, "events", "QPs set aside until an in-flight ring is free (none was)")        \
 	X(requests, "reqs", "requests taken from the request ring")                                \
 	X(stalls, "events",                                                                        \

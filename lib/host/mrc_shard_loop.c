@@ -572,6 +572,8 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		mrc_shard_check_error(s, sl);
 		if (n > 0) {
 			mrc_shard_rearm(s, sl);
+		} else if (!mrc_qp_tx_pending(sl->qp)) {
+			continue; /* it waits: what ends the wait lists it again */
 		} else if (s->trk != NULL && s->trk->n_free == 0 && !mrc_qp_trk_held(sl->qp) &&
 			   !mrc_qp_idle(sl->qp)) {
 			park(s, sl);

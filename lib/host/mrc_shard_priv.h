@@ -23,6 +23,13 @@ struct mrc_shard_slot {
 	struct mrc_timer timer;
 	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrc_shard *shard;
+	/*
+	 * The QP's own next deadline as its latest poll gave it (UINT64_MAX:
+	 * none). Every event that can bring a deadline forward (tx, rx, a
+	 * timer) polls the QP and sets it, so a timer firing before it has
+	 * nothing to do and re-arms from here without touching the QP.
+	 */
+	uint64_t due_tsc;
 	bool listed;		     /* on the busy list */
 	bool parked;		     /* on the ring waiters' list */
 	bool failed;		     /* its QP's ERROR was reported */
@@ -49,8 +56,9 @@ struct mrc_shard {
 	struct mrc_shard_slot *qps; /* by slot (mrc_shard_locate) */
 	uint32_t n_qps;
 	/*
-	 * The busy list: slots whose QP may have something to send (anything
-	 * posted, in flight, or to answer), in turn order. Output visits only
+	 * The busy list: slots whose QP may have something to send now
+	 * (mrc_qp_tx_pending: posted and not sent, resends, answers, probes),
+	 * in turn order. Output visits only
 	 * these, so a worker's cost follows its busy QPs, not its QP count.
 	 * A ring of max_qps slot numbers; a slot is on it at most once.
 	 */
@@ -144,13 +152,18 @@ mrc_shard_slot_of(struct mrc_shard *s, uint32_t qpn)
 	return i < s->cfg.max_qps ? &s->qps[i] : NULL;
 }
 
-/* Put a QP with work on the busy list (if it is not there yet). */
+/*
+ * Put a QP with something to send on the busy list (if it is not there
+ * yet). One that only waits for acknowledgements stays off: visiting each
+ * of the hundreds in flight every pass read their cold lines for nothing;
+ * the rx, timer or post that gives it work lists it again.
+ */
 static inline void
 mrc_shard_mark_busy(struct mrc_shard *s, struct mrc_shard_slot *sl)
 {
 	uint32_t tail;
 
-	if (sl->listed || mrc_qp_idle(sl->qp))
+	if (sl->listed || !mrc_qp_tx_pending(sl->qp))
 		return;
 	tail = s->busy_head + s->busy_n;
 	if (tail >= s->cfg.max_qps)
@@ -204,6 +217,7 @@ mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
 	uint64_t next = mrc_shard_poll_qp(s, sl->qp, s->now_tsc);
 
 	mrc_shard_check_error(s, sl);
+	sl->due_tsc = next;
 	if (next < sl->armed_tsc) {
 		mrc_timer_arm(s->wheel, &sl->timer, next);
 		sl->armed_tsc = next;

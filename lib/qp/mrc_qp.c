@@ -593,8 +593,22 @@ mrc_qp_idle(const struct mrc_qp *qp)
 {
 	return qp->sq_head == qp->sq_tail && qp->ctrl_head == qp->ctrl_tail &&
 	       (qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
-	       (qp->rrx == NULL || qp->rrx->pending == 0) &&
-	       qp->op_probe_state != OP_PROBE_WANT; /* last: a cold line, read by idle QPs only */
+	       (qp->rrx == NULL || qp->rrx->pending == 0) && qp->op_probe_state != OP_PROBE_WANT;
+}
+
+bool
+mrc_qp_tx_pending(const struct mrc_qp *qp)
+{
+	const struct mrc_rel_tx *rtx = qp->rtx;
+
+	if (qp->ctrl_head != qp->ctrl_tail || qp->sq_send != qp->sq_tail || qp->ev_probe_held ||
+		qp->op_probe_state == OP_PROBE_WANT)
+		return true;
+	if (qp->state != MRC_QP_RTS || rtx == NULL)
+		return !mrc_qp_idle(qp);
+	/* Retired EVs are probed from tx bursts, as long as packets are in flight. */
+	return rtx->n_lost != 0 || mrc_rel_tx_probe_wanted(rtx) ||
+	       (rtx->n_inflight != 0 && qp->ev != NULL && qp->ev->n_bad != 0);
 }
 
 int
@@ -679,8 +693,8 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 			if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
 				mrc_ev_readmit_all(qp->ev);
 		}
-		/* EV probes nobody answered. */
-		for (unsigned int i = 0; i < EV_PROBES; i++) {
+		/* EV probes nobody answered (the mask spares a busy QP's poll their lines). */
+		for (unsigned int i = 0; i < EV_PROBES && qp->ev_probe_busy != 0; i++) {
 			struct qp_ev_probe *p = &qp->ev_probe[i];
 
 			if (!p->busy)
@@ -695,6 +709,7 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 					p->op = false;
 				}
 				p->busy = false;
+				qp->ev_probe_busy &= (uint8_t) ~(1u << i);
 			} else {
 				next = RTE_MIN(next, p->sent_tsc + qp->ev_probe_timeout_tsc);
 			}

@@ -393,6 +393,16 @@ void mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask);
 bool mrc_qp_idle(const struct mrc_qp *qp);
 
 /**
+ * True when a tx burst may find something to send now: control answers
+ * queued, data not sent yet, resends, a probe wanted or waiting for room,
+ * or retired EVs to probe while packets are in flight. False for a QP
+ * that only waits, for acknowledgements, a timer or a post: the call that
+ * ends the wait (rx, mrc_qp_poll(), a post and its wake) is what gives it
+ * work. A QP outside RTS is pending whenever it is not idle.
+ */
+bool mrc_qp_tx_pending(const struct mrc_qp *qp);
+
+/**
  * Start loading the QP's own lines that every packet in or out touches
  * (state, send queue, CC, its parts' pointers, control queue, counters),
  * so that a worker about to handle many QPs in turn has their misses

@@ -143,7 +143,9 @@ struct mrc_qp {
 	uint64_t ev_probe_timeout_tsc;
 	/* an EV probe chosen while its plane had no tx room waits (mrc_qp_tx_burst_room) */
 	bool ev_probe_held;
+	uint8_t op_probe_state; /* enum qp_op_probe_state: here, where tx and idle tests read it */
 	uint16_t ev_probe_held_slot;
+	uint8_t ev_probe_busy;	    /* bit i: ev_probe[i].busy; polls skip the array while 0 */
 	uint64_t ev_probe_held_tsc; /* since when */
 	struct qp_ev_probe ev_probe[EV_PROBES];
 
@@ -190,7 +192,6 @@ struct mrc_qp {
 
 	/* the operator's probe (mrc_qp_op_probe): cold, so at the end */
 	uint32_t op_probe_ev;
-	uint8_t op_probe_state; /* enum qp_op_probe_state */
 	uint64_t op_probe_asked_tsc;
 	uint64_t op_probe_rtt_tsc;
 };

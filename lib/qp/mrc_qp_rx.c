@@ -257,6 +257,7 @@ sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 					p->op = false;
 				}
 				p->busy = false;
+				qp->ev_probe_busy &= (uint8_t) ~(1u << i);
 				ev_probe_answer = true;
 				if (slot >= 0)
 					mrc_ev_on_probe_answer(qp->ev, slot, (enum mrc_sack_m)s.m);

@@ -390,6 +390,7 @@ op_probe_tx(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, struc
 		if (m == NULL)
 			return 0;
 		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true, .op = true};
+		qp->ev_probe_busy |= (uint8_t)(1u << i);
 		qp->op_probe_state = OP_PROBE_OUT;
 		qp->cnt.tx_op_probes++;
 		path_probe(qp, ev);
@@ -606,6 +607,7 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 			break;
 		qp->ev_probe_held = false;
 		*pr = (struct qp_ev_probe){.ev = ev, .sent_tsc = now, .busy = true};
+		qp->ev_probe_busy |= (uint8_t)(1u << i);
 		qp->cnt.tx_ev_probes++;
 		qp->cnt.tx_ev_probes_past_room += past_room;
 		path_probe(qp, ev);
@@ -615,9 +617,11 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 	/*
 	 * New data within both windows: the peer's MPR (rel) and CC's cwnd in
 	 * bytes. With nothing in flight one packet always goes, so a window
-	 * below one MTU (a receiver penalty) cannot stall the QP.
+	 * below one MTU (a receiver penalty) cannot stall the QP. CC's state is
+	 * read only when there is new data: a QP waiting for its acknowledgements
+	 * leaves those lines alone.
 	 */
-	const uint32_t cwnd = mrc_cc_cwnd(&qp->cc);
+	const uint32_t cwnd = qp->sq_send != qp->sq_tail ? mrc_cc_cwnd(&qp->cc) : 0;
 
 	while (n < max && qp->sq_send != qp->sq_tail && mrc_rel_tx_can_send(rtx) &&
 		(mrc_rel_tx_inflight_bytes(rtx) == 0 ||

@@ -179,20 +179,21 @@ struct mrc_rel_tx_ops {
 };
 
 struct mrc_rel_tx_stats {
+	/* first the four every message counts: one cache line with the fields before them */
 	uint64_t sent_pkts;
-	uint64_t retx_pkts;
 	uint64_t acked_pkts;
-	uint64_t lost[MRC_REL_LOSS_MAX];
-	uint64_t spurious; /**< declared lost, then delivered anyway */
 	uint64_t sacks;
+	uint64_t rtt_samples;
+	uint64_t retx_pkts;
+	uint64_t lost[MRC_REL_LOSS_MAX];
+	uint64_t spurious;	/**< declared lost, then delivered anyway */
 	uint64_t sacks_refused; /**< acknowledged PSNs never sent: ignored whole */
 	uint64_t stale_sacks;	/**< cumulative ACK behind ours (reordered SACKs) */
 	uint64_t nacks;
 	uint64_t nacks_ignored; /**< for PSNs not in flight */
 	uint64_t rto_fired;
 	uint64_t probes_asked;
-	uint64_t rtt_samples;
-	uint64_t ts_rtt_samples; /**< of those, from resent packets whose echo named the copy */
+	uint64_t ts_rtt_samples; /**< of rtt_samples, from resends whose echo named the copy */
 	uint64_t mpr_changes;	 /**< SACKs that changed the window (dynamic MPR) */
 };
 
@@ -253,7 +254,6 @@ struct mrc_rel_tx {
 	uint64_t rack_tsc;     /**< latest send time among delivered packets */
 	uint64_t progress_tsc; /**< when snd_una last moved, or sending resumed */
 	uint64_t last_ack_tsc;
-	uint64_t probe_sent_tsc;
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
@@ -263,6 +263,7 @@ struct mrc_rel_tx {
 	uint8_t *trk;
 	uint32_t window_max; /**< the negotiated mpr x 128 (read by SACKs with dynamic MPR) */
 	struct mrc_rel_tx_stats stats;
+	uint64_t probe_sent_tsc;	/* after the stats: read only while a probe is out */
 	uint8_t mem[] __rte_aligned(8); /**< own tracking memory (mrc_rel_tx_init only) */
 };
 

@@ -837,6 +837,57 @@ test_tail_loss_recovered_by_probe(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * mrc_qp_tx_pending(), which keeps a shard's busy list to the QPs a burst
+ * can serve: true while data waits to go, false while the QP only waits
+ * for acknowledgements (not idle), true again once a loss leaves a resend
+ * waiting, and at the responder while a SACK is queued.
+ */
+static int
+test_tx_pending_follows_work(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *pk[64];
+	struct mrc_cqe e;
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 5 * US;
+	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp), "idle: nothing to send");
+	mrc_test_fill(&p.h[0], 0, 4 * 4096, 3);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4 * 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[0].qp), "posted: data to send");
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
+	MRC_T_EQ(n, 4);
+	MRC_T_ASSERT(!mrc_qp_idle(p.h[0].qp), "in flight");
+	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp), "in flight, nothing more to send");
+	/* Nothing arrives: the per-packet timeout marks them lost, to be resent. */
+	p.now += 10000 * US;
+	mrc_qp_poll(p.h[0].qp, p.now);
+	MRC_T_ASSERT(mrc_qp_rel_tx(p.h[0].qp)->n_lost > 0, "losses declared");
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[0].qp), "resends waiting");
+	/* The first copies arrive after all: the responder owes a SACK. */
+	wire_send(&w, &p, 1, pk, n);
+	p.now += w.latency_ns;
+	wire_deliver(&w, &p);
+	mrc_qp_poll(p.h[1].qp, p.now + 1000 * US);
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[1].qp), "responder: a SACK queued");
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp) && !mrc_qp_tx_pending(p.h[1].qp), "done");
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* What test_head_resend_goes_twice drops and sees: PSNs 3 and 12 once, then copies. */
 struct twice_watch {
 	int left3, left12;
@@ -1679,6 +1730,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
+	MRC_TEST_CASE(test_tx_pending_follows_work),
 	MRC_TEST_CASE(test_head_resend_goes_twice),
 	MRC_TEST_CASE(test_no_second_copy_when_queued),
 	MRC_TEST_CASE(test_zero_length_write),

@@ -200,6 +200,13 @@ run_pair(bool kill_plane, bool nic_room)
 	}
 	for (int i = 0; i < 2; i++)
 		MRC_T_EQ(check_paths(hosts[i], p.h[i].qp, p.now), MRC_TEST_OK);
+	/*
+	 * The timer armed at a QP's first deadline fires after its packets were
+	 * acknowledged: it re-arms from the slot (or stops) without a poll.
+	 */
+	for (int i = 0; i < 2; i++)
+		MRC_T_ASSERT(mrc_shard_counters(hosts[i])->timer_early > 0, "host %d: %llu early",
+			i, (unsigned long long)mrc_shard_counters(hosts[i])->timer_early);
 	for (int i = 0; i < 2; i++) {
 		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), 0);
 		MRC_T_EQ(mrc_shard_del_qp(hosts[i], p.h[i].qp), -ENOENT);
