@@ -190,6 +190,20 @@ int mrc_get_async_event(struct mrc_context *mrc_ctx, struct mrc_async_event *eve
 void mrc_ack_async_event(struct mrc_async_event *event);
 
 /*
+ * mrcd's limits, not part of the OCP API (doc/applications.md): per
+ * application (one device connection) at most this many QPs, CQs and
+ * regions, and this many bytes registered together; a create or a
+ * registration past one fails with ENOMEM. A work request carries at most
+ * MRC_SW_MAX_SGE SGEs (more: EINVAL), and mrc_create_qp refuses a
+ * cap.max_send_sge or cap.max_recv_sge above it.
+ */
+#define MRC_SW_MAX_QPS	    64
+#define MRC_SW_MAX_CQS	    32
+#define MRC_SW_MAX_MRS	    64
+#define MRC_SW_MAX_MR_BYTES (4ull << 30)
+#define MRC_SW_MAX_SGE	    1
+
+/*
  * mrcd's own calls: a device, protection domain and registered memory that
  * the mrc_* calls above accept. Not part of the OCP API: programs use the
  * verbs calls, which mrcd's verbs front (lib/verbs_front) implements with

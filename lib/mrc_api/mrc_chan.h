@@ -35,11 +35,17 @@
 #define MRC_CHAN_VERSION 2u	     /* bumped on any change to this file's layouts */
 
 /* Sizes mrcd accepts (entries, powers of two after rounding up). */
-#define MRC_CHAN_MAX_SQ	   4096u
-#define MRC_CHAN_MAX_RQ	   4096u
-#define MRC_CHAN_MAX_CQ	   65536u
-#define MRC_CHAN_MAX_MSG   (1u << 31) /* bytes of one write */
-#define MRC_CHAN_MSG_BYTES 128	      /* an error message in a reply */
+#define MRC_CHAN_MAX_SQ	 4096u
+#define MRC_CHAN_MAX_RQ	 4096u
+#define MRC_CHAN_MAX_CQ	 65536u
+#define MRC_CHAN_MAX_MSG (1u << 31) /* bytes of one write */
+/* Per application (session): mrcd refuses more (ENOMEM); mrc.h publishes them as
+ * MRC_SW_MAX_* (lib_mrc checks that they agree when it is built). */
+#define MRC_CHAN_SESSION_QPS	  64u
+#define MRC_CHAN_SESSION_CQS	  32u
+#define MRC_CHAN_SESSION_MRS	  64u
+#define MRC_CHAN_SESSION_MR_BYTES (4ull << 30)
+#define MRC_CHAN_MSG_BYTES	  128 /* an error message in a reply */
 
 enum mrc_chan_op {
 	MRC_CHAN_HELLO = 1,

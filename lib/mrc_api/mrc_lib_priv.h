@@ -13,9 +13,16 @@
 #include "mrc_chan.h"
 
 #define MRC_LIB_DEV_MAGIC 0x6d726364u
-#define MRC_LIB_MAX_QPS	  64
-#define MRC_LIB_MAX_MRS	  64
-#define MRC_LIB_MAX_CQS	  32
+#define MRC_LIB_MAX_QPS	  MRC_SW_MAX_QPS
+#define MRC_LIB_MAX_MRS	  MRC_SW_MAX_MRS
+#define MRC_LIB_MAX_CQS	  MRC_SW_MAX_CQS
+
+/* What mrc.h tells programs is what mrcd enforces. */
+_Static_assert(MRC_SW_MAX_QPS == MRC_CHAN_SESSION_QPS, "mrc.h's QP limit is not mrcd's");
+_Static_assert(MRC_SW_MAX_CQS == MRC_CHAN_SESSION_CQS, "mrc.h's CQ limit is not mrcd's");
+_Static_assert(MRC_SW_MAX_MRS == MRC_CHAN_SESSION_MRS, "mrc.h's region limit is not mrcd's");
+_Static_assert(MRC_SW_MAX_MR_BYTES == MRC_CHAN_SESSION_MR_BYTES,
+	"mrc.h's registered-bytes limit is not mrcd's");
 
 /*
  * A device: the connection to mrcd as one of its hosts. vctx first: its

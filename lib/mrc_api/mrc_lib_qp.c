@@ -344,6 +344,9 @@ mrc_poll_cq(struct mrc_cq *cq, int num_entries, struct ibv_wc *wc)
 		to_wc(cq, &e[cq->tail[ri] & (cq->entries - 1)], &wc[n++]);
 		cq->tail[ri]++;
 		__atomic_store_n(&r->tail, cq->tail[ri], __ATOMIC_RELEASE);
+		/* One ring after the other, an entry each: a worker that keeps its ring busy
+		 * does not starve another's, whose ring would fill and overrun (QP to ERROR). */
+		cq->next_ring = (ri + 1) % cq->n_rings;
 		looked = 0;
 	}
 	if (n == 0 && dev_gone(cq->ctx->dev))
@@ -414,8 +417,9 @@ mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 	if (c == NULL || attr == NULL || attr->send_cq == NULL || attr->recv_cq == NULL ||
 		attr->send_cq->ctx != c || attr->recv_cq->ctx != c || attr->pd == NULL ||
 		attr->cap.max_send_wr == 0 || attr->cap.max_send_wr > MRC_CHAN_MAX_SQ ||
-		attr->cap.max_recv_wr > MRC_CHAN_MAX_RQ || attr->cap.max_send_sge > 1 ||
-		attr->cap.max_recv_sge > 1) {
+		attr->cap.max_recv_wr > MRC_CHAN_MAX_RQ ||
+		attr->cap.max_send_sge > MRC_SW_MAX_SGE ||
+		attr->cap.max_recv_sge > MRC_SW_MAX_SGE) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -645,7 +649,7 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 		if ((st != MRC_CHAN_QPS_RTS && st != MRC_CHAN_QPS_ERR) ||
 			(wr->opcode != IBV_WR_RDMA_WRITE &&
 				wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM) ||
-			wr->num_sge < 0 || wr->num_sge > 1 ||
+			wr->num_sge < 0 || wr->num_sge > MRC_SW_MAX_SGE ||
 			(wr->num_sge == 1 && wr->sg_list == NULL) ||
 			(wr->num_sge == 1 && !mrc_lib_region_ok(qp->ctx->dev, wr->sg_list[0].lkey,
 						     wr->sg_list[0].addr, wr->sg_list[0].length))) {

@@ -3,14 +3,18 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # Applications on mrcd through lib_mrc (doc/applications.md): one mrcd runs
-# hosts 0 and 1 of the emulated fabric with no generator traffic; two
+# hosts 0 and 1 of the emulated fabric with no generator traffic, each host
+# on two workers ([lcores] workers_per_host = 2, two worker lcores); two
 # processes of mrc-app-test attach to it, one per host, exchange what they
-# need over TCP and move 1 MiB rounds of 64 KiB WRITEs (every 64th
-# signalled) for 3 s, then a WRITE_WITH_IMM that the server receives on a
-# posted receive; the server checks every byte of the last round. Plane 2
-# fails at 1 s and comes back at 2 s: nothing may be lost (each write
-# completes successfully, the bytes are right). /mrc/apps must list both
-# sessions while they run. mrcd must exit 0 after, every mempool full again.
+# need over TCP and move 1 MiB rounds of 64 KiB WRITEs over 4 QPs (each
+# QP's every 64th signalled) for 3 s, then a WRITE_WITH_IMM that the server
+# receives on a posted receive; the server checks every byte of the last
+# round. Plane 2 fails at 1 s and comes back at 2 s: nothing may be lost
+# (each write completes successfully, the bytes are right). /mrc/apps must
+# list both sessions while they run, with both workers owning some of their
+# QPs; no packet may reach a shard that does not own its QP. mrcd must exit
+# 0 after, every mempool full again. (One worker per host: apps_failures and
+# apps_fabric.)
 # Usage: apps_channel.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -19,7 +23,7 @@ work=$3
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
-rm -f mrcd.log server.log client.log apps.json
+rm -f mrcd.log server.log client.log apps.json run.json
 if [ "$(nproc)" -lt 2 ]; then
 	echo "apps_channel: needs 2 CPUs; skipping"
 	exit 77
@@ -43,7 +47,8 @@ plane = 2
 action = up
 S
 port=$((20000 + $$ % 20000))
-"$mrcd" -- --set daemon.apps_socket="$sock" \
+"$mrcd" --lcores=0@0,1@0,2@1 -- --set daemon.apps_socket="$sock" \
+	--set lcores.workers_per_host=2 --set lcores.workers=2 --json run.json \
 	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
@@ -52,9 +57,9 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -S "$sock" ] || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
-"$app" server "$sock" 1 "$port" 1048576 65536 3 > server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 1048576 65536 3 normal 4 > server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 1048576 65536 3 > client.log 2>&1 &
+"$app" client "$sock" 0 "$port" 1048576 65536 3 normal 4 > client.log 2>&1 &
 cpid=$!
 sleep 1.5
 s=$(mrc_sock mrcd.log)
@@ -68,11 +73,14 @@ import json, sys
 d = list(json.load(open(sys.argv[1])).values())[0]
 sess = [v for k, v in d.items() if k.startswith("session_")]
 hosts = sorted(s["host"] for s in sess)
-ok = d.get("sessions") == 2 and hosts == [0, 1] and all(s["n_qps"] == 1 for s in sess)
+owned = [d.get(f"worker_{w}_qps", 0) for w in range(2)]
+ok = d.get("sessions") == 2 and hosts == [0, 1] and all(s["n_qps"] == 4 for s in sess) \
+    and sum(owned) == 8 and min(owned) > 0
 if not ok:
     print("apps_channel: FAIL: /mrc/apps:", json.dumps(d)[:2000])
     sys.exit(1)
-print("apps_channel: /mrc/apps lists", d["sessions"], "sessions, hosts", hosts)
+print("apps_channel: /mrc/apps lists", d["sessions"], "sessions, hosts", hosts,
+      "; application QPs per worker", owned)
 PY
 kill -TERM $mpid
 set +e
@@ -83,5 +91,17 @@ trap - EXIT
 grep -v '^EAL\|^TELEMETRY' mrcd.log | grep -i 'applic\|error\|fail' | head -20 || true
 grep -q 'plane 2 down' mrcd.log || { echo "apps_channel: FAIL: plane 2 never failed"; fails=$((fails + 1)); }
 [ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+/usr/bin/python3 - run.json <<'PY' || fails=$((fails + 1))
+import json, sys
+s = json.load(open(sys.argv[1]))
+bad = [f"host {x['host']} shard {x['shard']}: {k} {x[k]}" for x in s["shards"]
+       for k in ("rx_misdispatched", "rx_unknown_qpn") if x[k]]
+got = {(x["host"], x["shard"]): x["rx_dispatched_in"] for x in s["shards"]}
+print("apps_channel: steering", sorted({p["steering"] for p in s["ports"]}),
+      "; packets passed on to their owner per (host, shard)", got)
+for b in bad:
+    print("apps_channel: FAIL:", b)
+sys.exit(1 if bad or len(s["shards"]) != 4 else 0)
+PY
 [ "$fails" = 0 ] && echo "apps_channel: PASS"
 exit "$fails"

@@ -30,7 +30,13 @@
  *           work complete IBV_WC_WR_FLUSH_ERR and IBV_EVENT_DEVICE_FATAL, and
  *           exit 0 then (3 if mrcd never went away).
  *
- * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS [MODE]
+ * QPS (after MODE, optional, 1..16, default 1): the client writes over that
+ * many QPs, the buffer's chunks dealt out to them in turn (each QP's every
+ * 64th and its last of a round signalled), all sharing the send CQ; the
+ * start word and the WRITE_WITH_IMM go on the first. On a host of several
+ * workers the QPs are spread over them, and so are the CQ's rings.
+ *
+ * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS [MODE [QPS]]
  */
 
 #include <arpa/inet.h>
@@ -52,6 +58,8 @@
 
 #define START_WORD 0x5354415254ull /* "START" */
 #define IMM_MAGIC  0x4d524300u
+
+#define MAX_QPS 16
 
 static bool expect_death;
 static struct mrc_context *the_ctx;
@@ -79,7 +87,8 @@ die(const char *what)
 }
 
 static int
-tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_info *theirs)
+tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_info *theirs,
+	unsigned int n)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd, one = 1;
@@ -101,8 +110,10 @@ tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_in
 			usleep(50000);
 		}
 	}
-	if (fd < 0 || write(fd, mine, sizeof(*mine)) != (ssize_t)sizeof(*mine) ||
-		read(fd, theirs, sizeof(*theirs)) != (ssize_t)sizeof(*theirs))
+	/* n records each way, small enough for one segment on loopback */
+	if (fd < 0 || write(fd, mine, n * sizeof(*mine)) != (ssize_t)(n * sizeof(*mine)) ||
+		recv(fd, theirs, n * sizeof(*theirs), MSG_WAITALL) !=
+			(ssize_t)(n * sizeof(*theirs)))
 		die("exchange");
 	return fd;
 }
@@ -147,6 +158,20 @@ connect_qp(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_in
 			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
 		    NULL, 0))
 		die("to RTS");
+}
+
+/* Which of our QPs a completion is of. */
+static unsigned int
+qp_index(struct mrc_qp *const *qps, unsigned int n, uint32_t qpn)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t q;
+
+		if (mrc_get_qpn(qps[i], &q) == 0 && q == qpn)
+			return i;
+	}
+	fprintf(stderr, "mrc-app-test: a completion of QP 0x%x, none of ours\n", qpn);
+	exit(1);
 }
 
 /* mrcd is gone (die mode): the device must say so, then we are done. */
@@ -425,14 +450,15 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 int
 main(int argc, char **argv)
 {
-	if (argc != 8 && argc != 9) {
+	if (argc < 8 || argc > 10) {
 		fprintf(stderr,
 			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS "
-			"[normal|bad|die]\n",
+			"[normal|bad|hostile|die [QPS]]\n",
 			argv[0]);
 		return 2;
 	}
-	const char *mode = argc == 9 ? argv[8] : "normal";
+	const char *mode = argc >= 9 ? argv[8] : "normal";
+	const unsigned int nq = argc == 10 ? (unsigned int)atoi(argv[9]) : 1;
 	const bool bad_mode = strcmp(mode, "bad") == 0;
 	const bool hostile_mode = strcmp(mode, "hostile") == 0;
 
@@ -440,7 +466,9 @@ main(int argc, char **argv)
 	const bool server = strcmp(argv[1], "server") == 0;
 	const size_t bytes = strtoull(argv[5], NULL, 0), msg = strtoull(argv[6], NULL, 0);
 	const double seconds = atof(argv[7]);
-	struct peer_info mine = {0}, theirs;
+	struct peer_info mines[MAX_QPS] = {0}, theirs_all[MAX_QPS];
+	struct peer_info *const mine = &mines[0], *const theirs = &theirs_all[0];
+	struct mrc_qp *qps[MAX_QPS];
 	struct ibv_context *dev;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
@@ -454,6 +482,10 @@ main(int argc, char **argv)
 	uint8_t *buf;
 	int tcp;
 
+	if (nq < 1 || nq > MAX_QPS) {
+		fprintf(stderr, "mrc-app-test: QPS %u: 1..%u\n", nq, MAX_QPS);
+		return 2;
+	}
 	dev = mrc_sw_open_device(argv[2], (unsigned int)atoi(argv[3]));
 	if (dev == NULL)
 		die("mrc_sw_open_device");
@@ -486,20 +518,24 @@ main(int argc, char **argv)
 	qa.cap.max_recv_wr = 16;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	qp = mrc_create_qp(ctx, &qa);
-	if (qp == NULL)
-		die("mrc_create_qp");
-	mrc_get_qpn(qp, &mine.qpn);
-	mrc_sw_query_gid(dev, (union ibv_gid *)mine.gid);
-	mine.rkey = mr->rkey;
-	mine.addr = (uint64_t)(uintptr_t)buf;
-	mine.psn = (uint32_t)(getpid() * 2654435761u) & 0xffffff;
-	tcp = tcp_exchange(server, atoi(argv[4]), &mine, &theirs);
-	connect_qp(qp, &mine, &theirs);
+	for (unsigned int i = 0; i < nq; i++) {
+		qps[i] = mrc_create_qp(ctx, &qa);
+		if (qps[i] == NULL)
+			die("mrc_create_qp");
+		mrc_get_qpn(qps[i], &mines[i].qpn);
+		mrc_sw_query_gid(dev, (union ibv_gid *)mines[i].gid);
+		mines[i].rkey = mr->rkey;
+		mines[i].addr = (uint64_t)(uintptr_t)buf;
+		mines[i].psn = (uint32_t)((getpid() + i) * 2654435761u) & 0xffffff;
+	}
+	qp = qps[0];
+	tcp = tcp_exchange(server, atoi(argv[4]), mines, theirs_all, nq);
+	for (unsigned int i = 0; i < nq; i++)
+		connect_qp(qps[i], &mines[i], &theirs_all[i]);
 	if (bad_mode && !server)
-		bad_requests(ctx, pd, scq, rcq, qp, mr, &theirs);
+		bad_requests(ctx, pd, scq, rcq, qp, mr, theirs);
 	if (hostile_mode && !server)
-		hostile(dev, ctx, scq, qp, mr, &mine, &theirs);
+		hostile(dev, ctx, scq, qp, mr, mine, theirs);
 
 	if (server) {
 		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
@@ -519,8 +555,8 @@ main(int argc, char **argv)
 		if (mrc_req_notify_cq(rcq, 0))
 			die("mrc_req_notify_cq");
 		*start = START_WORD;
-		sw.wr.rdma.remote_addr = theirs.addr + bytes;
-		sw.wr.rdma.rkey = theirs.rkey;
+		sw.wr.rdma.remote_addr = theirs->addr + bytes;
+		sw.wr.rdma.rkey = theirs->rkey;
 		if (mrc_post_send(qp, &sw, &bad_s))
 			die("post the start word");
 		wait_one(scq, "the start word");
@@ -566,7 +602,8 @@ main(int argc, char **argv)
 			return 1;
 	} else {
 		const double t0 = now_s();
-		uint64_t posted = 0, done = 0, signalled = 0;
+		const size_t chunks = (bytes + msg - 1) / msg;
+		uint64_t posted[MAX_QPS] = {0}, done[MAX_QPS] = {0}, signalled = 0, writes = 0;
 		uint32_t round = 0;
 
 		while (*start != START_WORD)
@@ -578,43 +615,49 @@ main(int argc, char **argv)
 			round++;
 			for (size_t i = 0; i < bytes; i++)
 				buf[i] = (uint8_t)(i * 7 + round);
-			for (size_t off = 0; off < bytes; off += msg) {
+			for (size_t c = 0; c < chunks; c++) {
+				const size_t off = c * msg;
+				const unsigned int i = (unsigned int)(c % nq); /* dealt in turn */
 				struct ibv_sge sge = {.addr = (uintptr_t)(buf + off),
 					.length = (uint32_t)(bytes - off < msg ? bytes - off : msg),
 					.lkey = mr->lkey};
-				const bool last = off + msg >= bytes;
-				struct ibv_send_wr sw = {.wr_id = posted,
+				const bool last =
+					c + nq >= chunks; /* this QP's last of the round */
+				struct ibv_send_wr sw = {.wr_id = posted[i],
 							   .sg_list = &sge,
 							   .num_sge = 1,
 							   .opcode = IBV_WR_RDMA_WRITE,
-							   .send_flags = (posted % 64 == 63 || last)
-										 ? IBV_SEND_SIGNALED
-										 : 0},
+							   .send_flags =
+								   (posted[i] % 64 == 63 || last)
+									   ? IBV_SEND_SIGNALED
+									   : 0},
 						   *bad_s;
 				int rc;
 
-				sw.wr.rdma.remote_addr = theirs.addr + off;
-				sw.wr.rdma.rkey = theirs.rkey;
-				while ((rc = mrc_post_send(qp, &sw, &bad_s)) == ENOMEM) {
+				sw.wr.rdma.remote_addr = theirs_all[i].addr + off;
+				sw.wr.rdma.rkey = theirs_all[i].rkey;
+				while ((rc = mrc_post_send(qps[i], &sw, &bad_s)) == ENOMEM) {
 					struct ibv_wc wc = wait_one(scq, "a signalled write");
 
-					done = wc.wr_id + 1;
+					done[qp_index(qps, nq, wc.qp_num)] = wc.wr_id + 1;
 					signalled++;
 				}
 				if (rc == EIO && expect_death)
 					device_died("a post");
 				if (rc != 0)
 					die("mrc_post_send");
-				posted++;
+				posted[i]++;
+				writes++;
 			}
-			/* A round ends when its last (signalled) write is done: every earlier one
-			 * too. */
-			while (done < posted) {
-				struct ibv_wc wc = wait_one(scq, "a signalled write");
+			/* A round ends when each QP's last (signalled) write is done: every
+			 * earlier one of that QP too. */
+			for (unsigned int i = 0; i < nq; i++)
+				while (done[i] < posted[i]) {
+					struct ibv_wc wc = wait_one(scq, "a signalled write");
 
-				done = wc.wr_id + 1;
-				signalled++;
-			}
+					done[qp_index(qps, nq, wc.qp_num)] = wc.wr_id + 1;
+					signalled++;
+				}
 		} while (now_s() - t0 < seconds);
 		{
 			struct ibv_sge sge = {
@@ -628,8 +671,8 @@ main(int argc, char **argv)
 					   *bad_s;
 			struct ibv_wc wc;
 
-			sw.wr.rdma.remote_addr = theirs.addr;
-			sw.wr.rdma.rkey = theirs.rkey;
+			sw.wr.rdma.remote_addr = theirs->addr;
+			sw.wr.rdma.rkey = theirs->rkey;
 			if (mrc_post_send(qp, &sw, &bad_s))
 				die("post the write with immediate");
 			wc = wait_one(scq, "the write with immediate");
@@ -640,12 +683,12 @@ main(int argc, char **argv)
 			}
 		}
 		if (bad_mode) {
-			bad_rkey(ctx, scq, qp, mr, &theirs);
-			reset_drops_old_work(scq, qp, mr, &mine, &theirs);
+			bad_rkey(ctx, scq, qp, mr, theirs);
+			reset_drops_old_work(scq, qp, mr, mine, theirs);
 		}
-		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes, %" PRIu64
+		printf("client: %u rounds, %" PRIu64 " writes of %zu bytes over %u QPs, %" PRIu64
 		       " signalled completions, %.1f MB/s\n",
-			round, posted, msg, signalled,
+			round, writes, msg, nq, signalled,
 			(double)bytes * round / (now_s() - t0) / 1e6);
 	}
 	if (expect_death) {
@@ -660,10 +703,19 @@ main(int argc, char **argv)
 			die("goodbye");
 		close(tcp);
 	}
+	for (unsigned int i = 1; i < nq; i++)
+		if (mrc_destroy_qp(qps[i]))
+			die("teardown");
 	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
-		(channel != NULL && mrc_destroy_comp_channel(channel)) ||
-		mrc_destroy_context(ctx) || mrc_sw_dereg_mr(mr) || mrc_sw_dealloc_pd(pd) ||
-		mrc_sw_close_device(dev))
+		(channel != NULL && mrc_destroy_comp_channel(channel)) || mrc_destroy_context(ctx))
+		die("teardown");
+	/* mrcd refuses (EBUSY) while packets in flight still hold the region: try again */
+	for (const double end = now_s() + 10; mrc_sw_dereg_mr(mr) != 0;)
+		if (errno != EBUSY || now_s() > end)
+			die("deregistering the buffer");
+		else
+			usleep(10000);
+	if (mrc_sw_dealloc_pd(pd) || mrc_sw_close_device(dev))
 		die("teardown");
 	free(buf);
 	return 0;

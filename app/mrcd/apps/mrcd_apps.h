@@ -19,12 +19,26 @@
 
 #include <stdint.h>
 
+#include "mrcd_daemon.h"
+
 struct mrcd_daemon;
 
 /* QPNs per host kept for applications, after the generator's and their spares. */
 #define MRCD_APPS_QPNS 256
 /* Region slots per host kept for applications, after the generator's. */
 #define MRCD_APPS_MR_SLOTS 256
+
+/*
+ * The shard of its host that owns application QPN `qpn` when the host runs
+ * `n_shards` (the host's QPN map says the same, mrcd_setup.c). A function of
+ * the number alone, so a peer in any process of the cluster addresses a
+ * QP's owning worker knowing only the QPN and [lcores] workers_per_host.
+ */
+static inline unsigned int
+mrcd_apps_qpn_shard(uint32_t qpn, unsigned int n_shards)
+{
+	return n_shards > 1 ? (qpn - MRCD_QPN_BASE) % n_shards : 0;
+}
 
 /* Control, after the lcores are assigned: open the socket ([daemon] apps_socket). */
 int mrcd_apps_open(struct mrcd_daemon *d);

@@ -49,11 +49,12 @@ struct call {
 	uint32_t access;
 };
 
-/* Run fn on the lcore that owns host h's shard: through its request ring while the workers run. */
+/* Run fn on the lcore of host h's shard k: through its request ring while the workers run. */
 static int
-call_owner(struct mrcd_apps *a, unsigned int h, mrc_shard_call_fn fn, struct call *c)
+call_shard(
+	struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_shard_call_fn fn, struct call *c)
 {
-	struct mrcd_shardctx *sc = &a->d->host[h].shard[0];
+	struct mrcd_shardctx *sc = &a->d->host[h].shard[k];
 	struct mrc_shard_req r = {.op = MRC_SHARD_CALL, .fn = fn, .arg = c};
 	int rc;
 
@@ -66,6 +67,39 @@ call_owner(struct mrcd_apps *a, unsigned int h, mrc_shard_call_fn fn, struct cal
 	while (!mrc_shard_req_done(&r))
 		rte_pause();
 	return r.rc;
+}
+
+/* On the shard that owns QP q (mrcd_apps_qpn_shard): it alone consumes its rings. */
+static int
+call_owner(struct mrcd_apps *a, struct mrcd_app_qp *q, mrc_shard_call_fn fn, struct call *c)
+{
+	return call_shard(a, q->host, q->shard, fn, c);
+}
+
+static int
+on_nothing(struct mrc_shard *s, void *arg)
+{
+	RTE_SET_USED(s);
+	RTE_SET_USED(arg);
+	return 0;
+}
+
+/*
+ * Every shard of host h from `first` on has started a pass since this call
+ * began: whatever it looked up in the region table before (a key, a region's
+ * owner) it is done with. The host's region table is one table every shard
+ * reads (mrcd_apps_priv.h), so this is the grace period between taking a
+ * region out of it and unmapping its pages.
+ */
+static void
+host_barrier(struct mrcd_apps *a, unsigned int h, unsigned int first)
+{
+	struct call c = {.a = a};
+
+	/* A full request ring is waited out: a pass skipped would be no grace period. */
+	for (unsigned int k = first; k < a->d->host[h].n_shards; k++)
+		while (call_shard(a, h, k, on_nothing, &c) == -ENOSPC)
+			rte_pause();
 }
 
 static int
@@ -227,11 +261,6 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	if (c < first || c >= first + d->n_hosts)
 		return fail(rep, ENODEV, "host %u is not one of this mrcd's (%u..%u)", c, first,
 			first + d->n_hosts - 1);
-	if (d->host[c - first].n_shards != 1)
-		return fail(rep, ENOTSUP,
-			"host %u runs on %u workers: applications need [lcores] "
-			"workers_per_host = 1 for now",
-			c, d->host[c - first].n_shards);
 	if (mrcd_config_qp_addr(&d->cfg, c, c == 0 ? 1 : 0, &addr) != 0)
 		return fail(rep, ENODEV, "host %u has no address to a peer (one host only?)", c);
 	s->host = c - first;
@@ -301,7 +330,7 @@ do_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan
 			MRC_MR_ACCESS_LOCAL_READ | ((r->u.reg_mr.access & MRC_CHAN_ACC_REMOTE_WRITE)
 								   ? MRC_MR_ACCESS_REMOTE_WRITE
 								   : 0)};
-	rc = call_owner(a, s->host, on_reg, &c);
+	rc = call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
 	if (rc < 0) {
 		munmap(mr->map, map_len);
 		mr->map = NULL;
@@ -315,7 +344,15 @@ do_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan
 	return 0;
 }
 
-/* Try to let a region go: its key stops matching, then its pages are unmapped. */
+/*
+ * Try to let a region go: its key stops matching, then its pages are
+ * unmapped. Every shard of the host reads the region table, so each step
+ * waits for all of them to pass (host_barrier): first no post of the
+ * application's may find the region any more (the owner mark), so no packet
+ * attaches to it after the reference count is read; then the key goes, and
+ * no peer's write being placed under it on another shard is left when the
+ * pages are unmapped.
+ */
 static bool
 release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
 {
@@ -323,11 +360,23 @@ release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *
 
 	mr->dying = true;
 	if (mr->key != 0) {
-		if (call_owner(a, s->host, on_dereg, &c) == -EBUSY)
-			return false; /* packets still hold it: next tick */
-		__atomic_store_n(&a->mr_owner[s->host][mr->key >> 8], 0, __ATOMIC_RELEASE);
+		const uint32_t slot = mr->key >> 8;
+
+		__atomic_store_n(&a->mr_owner[s->host][slot], 0, __ATOMIC_RELEASE);
+		host_barrier(a, s->host, 0);
+		if (call_shard(a, s->host, 0, on_dereg, &c) == -EBUSY) {
+			/* packets still hold it: a session's end tries again next tick; an
+			 * application's deregistration fails and changes nothing */
+			if (!s->closing) {
+				__atomic_store_n(
+					&a->mr_owner[s->host][slot], s->id, __ATOMIC_RELEASE);
+				mr->dying = false;
+			}
+			return false;
+		}
 		s->mr_bytes -= mr->len;
 		mr->key = 0;
+		host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
 	}
 	munmap(mr->map, mr->map_len);
 	memset(mr, 0, sizeof(*mr));
@@ -505,14 +554,15 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 	q->rqe = (struct mrc_chan_rwqe *)(q->rq + 1);
 	q->s = s;
 	q->host = h;
-	q->worker = a->d->host[h].shard[0].worker;
+	q->qpn = a->qpn_first + slot;
+	q->shard = mrcd_apps_qpn_shard(q->qpn, a->d->host[h].n_shards);
+	q->worker = a->d->host[h].shard[q->shard].worker;
 	q->scq = scq;
 	q->rcq = rcq;
 	q->sig_all = r->u.create_qp.sq_sig_all != 0;
 	q->mtu = a->d->cfg.transport.mtu;
 	a->qpn_used[h][slot] = true;
 	a->qpn_next[h] = (slot + 1) % MRCD_APPS_QPNS;
-	q->qpn = a->qpn_first + slot;
 	q->state = MRC_CHAN_QPS_RESET;
 	rep->u.create_qp.qpn = q->qpn;
 	rep->u.create_qp.sq_entries = q->sq_size;
@@ -528,7 +578,7 @@ qp_unplug(struct mrcd_apps *a, struct mrcd_app_qp *q)
 	struct call c = {.a = a, .q = q};
 
 	if (q->added)
-		(void)call_owner(a, q->host, on_remove, &c);
+		(void)call_owner(a, q, on_remove, &c);
 	q->added = false;
 	if (q->qp != NULL)
 		mrc_qp_destroy(q->qp);
@@ -552,7 +602,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 {
 	struct mrcd_daemon *d = a->d;
 	struct mrcd_hostctx *hc = &d->host[q->host];
-	struct mrcd_shardctx *sc = &hc->shard[0];
+	struct mrcd_shardctx *sc = &hc->shard[q->shard]; /* its pools are the owner's */
 	const unsigned int local = d->cfg.daemon.first_host + q->host;
 	const unsigned int n = mrcd_config_cluster_hosts(&d->cfg);
 	struct mrc_qp_init in = {.qpn = q->qpn,
@@ -589,6 +639,13 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 	at.start_psn_rx = q->rq_psn;
 	if (q->mod_mask & MRC_CHAN_MOD_MPR_DEST)
 		at.mpr = q->mpr_dest;
+	/* A peer host of several workers is addressed at the one that owns dest_qpn: every
+	 * host of the cluster runs [lcores] workers_per_host, and the rule is the QPN's. */
+	if (d->cfg.lcores.workers_per_host > 1) {
+		at.dest_workers = (uint16_t)d->cfg.lcores.workers_per_host;
+		at.dest_worker =
+			(uint8_t)mrcd_apps_qpn_shard(q->dest_qpn, d->cfg.lcores.workers_per_host);
+	}
 	q->qp = mrc_qp_create(&in, &why);
 	if (q->qp == NULL)
 		return fail(rep, ENOMEM, "QP 0x%x: %s", q->qpn, why);
@@ -600,7 +657,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 			return fail(rep, EINVAL, "QP 0x%x -> %s: %s", q->qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why);
 		}
-	rc = call_owner(a, q->host, on_add, &c);
+	rc = call_owner(a, q, on_add, &c);
 	if (rc != 0) {
 		mrc_qp_destroy(q->qp);
 		q->qp = NULL;
@@ -633,7 +690,7 @@ qp_to_rts(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 	}
 	if (q->mod_mask & MRC_CHAN_MOD_MPR)
 		at.peer_mpr = q->mpr;
-	rc = call_owner(a, q->host, on_rts, &c);
+	rc = call_owner(a, q, on_rts, &c);
 	return rc == 0 ? 0 : fail(rep, EINVAL, "QP 0x%x refused RTS: %s", q->qpn, strerror(-rc));
 }
 
@@ -694,7 +751,7 @@ do_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 		struct call c = {.a = a, .q = q};
 
 		if (q->added)
-			rc = call_owner(a, q->host, on_error, &c);
+			rc = call_owner(a, q, on_error, &c);
 		else
 			__atomic_store_n(&q->st->state, MRC_CHAN_QPS_ERR, __ATOMIC_RELAXED);
 	} else if (to == MRC_CHAN_QPS_RESET) {

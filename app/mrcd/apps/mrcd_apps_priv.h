@@ -15,12 +15,13 @@
 #include "mrc_qp.h"
 #include "mrcd_daemon.h"
 
-/* Per application (session) at most: a QP or region beyond is refused with ENOMEM. */
+/* Per application (session) at most: a QP or region beyond is refused with ENOMEM. The
+ * limits are the channel's, which mrc.h publishes (MRC_SW_MAX_*). */
 #define MRCD_APPS_SESSIONS	   16
-#define MRCD_APPS_SESSION_QPS	   64
-#define MRCD_APPS_SESSION_CQS	   32
-#define MRCD_APPS_SESSION_MRS	   64
-#define MRCD_APPS_SESSION_MR_BYTES (4ull << 30)
+#define MRCD_APPS_SESSION_QPS	   MRC_CHAN_SESSION_QPS
+#define MRCD_APPS_SESSION_CQS	   MRC_CHAN_SESSION_CQS
+#define MRCD_APPS_SESSION_MRS	   MRC_CHAN_SESSION_MRS
+#define MRCD_APPS_SESSION_MR_BYTES MRC_CHAN_SESSION_MR_BYTES
 #define MRCD_APPS_SESSION_CHANNELS 8
 /* QPs a worker serves for applications at most. */
 #define MRCD_APPS_WORKER_QPS (MRCD_APPS_SESSIONS * MRCD_APPS_SESSION_QPS)
@@ -51,8 +52,8 @@ struct mrcd_app_session;
 struct mrcd_app_qp {
 	/* control writes; the worker reads what it needs after the QP was added */
 	struct mrcd_app_session *s;
-	uint32_t qpn; /* 0: free slot */
-	unsigned int host, worker;
+	uint32_t qpn;			  /* 0: free slot */
+	unsigned int host, shard, worker; /* its owner: mrcd_apps_qpn_shard, that shard's lcore */
 	uint32_t state; /* enum mrc_chan_qp_state: the application's view, control's copy */
 	bool added;	/* on its shard (from RTR until destroyed) */
 	bool sig_all;
@@ -82,6 +83,15 @@ struct mrcd_app_qp {
 	struct mrcd_app_qp_cnt cnt;
 };
 
+/*
+ * A region. The host's region table (mrcd_hostctx.mrs) is one table that
+ * every shard of the host reads, not a copy per worker: one key space and one
+ * reference count of the packets attached to the region across all of them
+ * (what says its pages may go), and one request to register. Shard 0's lcore
+ * alone writes it (MRC_SHARD_CALL); the others see a region once its key is
+ * published (release order, mrc_mr.h), and its pages are unmapped only after
+ * every shard has passed since the key went (release_mr).
+ */
 struct mrcd_app_mr {
 	uint32_t key; /* 0: free slot */
 	uint8_t *map; /* mrcd's mapping of the memfd pages */

@@ -107,6 +107,17 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, name, t, 0);
 		n++;
 	}
+	/* Which worker owns each application QP (its QPN's shard of its host). */
+	for (unsigned int w = 0; w < apps_daemon->n_workers && w < MRCD_MAX_WORKERS; w++) {
+		unsigned int owned = 0;
+		char name[32];
+
+		for (unsigned int k = 0; k < RTE_DIM(a->sess); k++)
+			for (unsigned int j = 0; a->sess[k].used && j < RTE_DIM(a->sess[k].qp); j++)
+				owned += a->sess[k].qp[j].qpn != 0 && a->sess[k].qp[j].worker == w;
+		snprintf(name, sizeof(name), "worker_%u_qps", w);
+		rte_tel_data_add_dict_u64(d, name, owned);
+	}
 	pthread_mutex_unlock(&a->lock);
 	rte_tel_data_add_dict_u64(d, "sessions", n);
 	return 0;

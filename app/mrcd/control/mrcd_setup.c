@@ -312,6 +312,14 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	return 0;
 }
 
+/* QPNs of a host the map covers: the flows', their spare pairs', then the applications'. */
+static uint32_t
+map_len(const struct mrcd_daemon *d)
+{
+	return 2 * d->n_cluster_flows + 2 * mrcd_recover_spares(d->n_cluster_flows) +
+	       MRCD_APPS_QPNS;
+}
+
 /*
  * Host h's QPNs over its shards: the per-shard lists of the flows whose
  * QPs each owns and, with more than one shard, the QPN map every shard of
@@ -345,11 +353,18 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 				     : 0;
 	}
 	if (hc->n_shards > 1) {
-		hc->qpn_map = rte_malloc("mrcd_qpn_map", (n_qpns + 1) * sizeof(uint32_t), 64);
+		hc->qpn_map = rte_malloc("mrcd_qpn_map", (map_len(d) + 1) * sizeof(uint32_t), 64);
 		if (hc->qpn_map == NULL)
 			return -ENOMEM;
-		for (uint32_t q = 0; q < n_qpns; q++)
+		for (uint32_t q = 0; q < map_len(d); q++)
 			hc->qpn_map[q] = mrc_shard_map_entry(0xff, 0); /* nobody's */
+		/* The applications' QPNs, by the rule every process of the cluster computes
+		 * from the QPN alone (mrcd_apps_qpn_shard), so a peer addresses the owner. */
+		for (uint32_t q = map_len(d) - MRCD_APPS_QPNS; q < map_len(d); q++) {
+			const unsigned int k = mrcd_apps_qpn_shard(MRCD_QPN_BASE + q, hc->n_shards);
+
+			hc->qpn_map[q] = mrc_shard_map_entry(k, max_qps[k]++);
+		}
 	}
 	for (uint32_t j = 0; j < hc->n_send; j++) {
 		const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];
@@ -478,7 +493,7 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	cfg.events = hc->events;
 	cfg.n_shards = (uint16_t)hc->n_shards;
 	cfg.qpn_map = hc->qpn_map;
-	cfg.qpn_map_len = hc->qpn_map != NULL ? 2 * d->n_cluster_flows : 0;
+	cfg.qpn_map_len = hc->qpn_map != NULL ? map_len(d) : 0;
 	for (unsigned int k = 0; k < hc->n_shards && hc->n_shards > 1; k++)
 		cfg.dispatch[k] = hc->shard[k].inbound;
 	for (unsigned int k = 0; k < hc->n_shards; k++) {
