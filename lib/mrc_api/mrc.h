@@ -190,9 +190,10 @@ int mrc_get_async_event(struct mrc_context *mrc_ctx, struct mrc_async_event *eve
 void mrc_ack_async_event(struct mrc_async_event *event);
 
 /*
- * mrcd's own calls, until its verbs front exists: a device, protection domain
- * and registered memory that the mrc_* calls above accept. Not part of the
- * OCP API.
+ * mrcd's own calls: a device, protection domain and registered memory that
+ * the mrc_* calls above accept. Not part of the OCP API: programs use the
+ * verbs calls, which mrcd's verbs front (lib/verbs_front) implements with
+ * these.
  *
  * mrc_sw_open_device: connect to mrcd's application socket (`socket_path`;
  * NULL: $MRC_SOCKET, else /run/mrcd/apps.sock) as host `host` of the daemon
@@ -206,6 +207,10 @@ void mrc_ack_async_event(struct mrc_async_event *event);
  * as private memory with their contents.
  */
 struct ibv_context *mrc_sw_open_device(const char *socket_path, unsigned int host);
+/* The hosts that mrcd runs: first_host .. first_host + n_hosts - 1 (how the
+ * verbs front lists its devices, `mrc_<host>`). -1 with errno: as
+ * mrc_sw_open_device, or EPROTO. */
+int mrc_sw_list_hosts(const char *socket_path, unsigned int *first_host, unsigned int *n_hosts);
 int mrc_sw_close_device(struct ibv_context *context);
 /* The device's GID (16 bytes): its host's address, what the peer puts in its AV. */
 int mrc_sw_query_gid(struct ibv_context *context, union ibv_gid *gid);

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MRC_CHAN_MAGIC	 0x4d524343u /* "MRCC" */
-#define MRC_CHAN_VERSION 1u	     /* bumped on any change to this file's layouts */
+#define MRC_CHAN_VERSION 2u	     /* bumped on any change to this file's layouts */
 
 /* Sizes mrcd accepts (entries, powers of two after rounding up). */
 #define MRC_CHAN_MAX_SQ	   4096u
@@ -150,6 +150,9 @@ struct mrc_chan_rep {
 			uint8_t gid[16]; /* the host's address */
 			uint32_t max_qps, max_mrs;
 			uint64_t max_mr_bytes;
+			/* mrcd's hosts, given even when `host` is not one of them (ENODEV):
+			 * how the verbs front lists its devices */
+			uint32_t first_host, n_hosts;
 		} hello;
 		struct {
 			uint32_t key; /* lkey == rkey */

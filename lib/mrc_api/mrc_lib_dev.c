@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +26,12 @@
 struct mrc_lib_dev *
 mrc_lib_dev_of(struct ibv_context *c)
 {
-	struct mrc_lib_dev *d = (struct mrc_lib_dev *)c;
+	struct mrc_lib_dev *d;
 
-	return d != NULL && d->magic == MRC_LIB_DEV_MAGIC ? d : NULL;
+	if (c == NULL)
+		return NULL;
+	d = (struct mrc_lib_dev *)((char *)c - offsetof(struct mrc_lib_dev, vctx.context));
+	return d->magic == MRC_LIB_DEV_MAGIC ? d : NULL;
 }
 
 int
@@ -116,12 +121,11 @@ mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, u
 	return false;
 }
 
-struct ibv_context *
-mrc_sw_open_device(const char *socket_path, unsigned int host)
+/* A device connected to mrcd's socket (`socket_path`, else $MRC_SOCKET, else the default). */
+static struct mrc_lib_dev *
+dev_connect(const char *socket_path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct mrc_chan_req r = {.op = MRC_CHAN_HELLO};
-	struct mrc_chan_rep rep;
 	struct mrc_lib_dev *dev;
 	const char *path = socket_path;
 	int err;
@@ -141,40 +145,108 @@ mrc_sw_open_device(const char *socket_path, unsigned int host)
 	dev->magic = MRC_LIB_DEV_MAGIC;
 	pthread_mutex_init(&dev->lock, NULL);
 	dev->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (dev->fd < 0 || connect(dev->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		goto fail;
-	r.u.hello.version = MRC_CHAN_VERSION;
-	r.u.hello.api_version = MRC_API_CURRENT_VERSION;
-	r.u.hello.host = host;
-	r.u.hello.pid = (uint32_t)getpid();
+	if (dev->fd >= 0 && connect(dev->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return dev;
+	err = errno;
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev);
+	errno = err;
+	return NULL;
+}
+
+static void
+dev_free(struct mrc_lib_dev *dev)
+{
+	close(dev->fd);
+	dev->magic = 0;
+	free(dev);
+}
+
+static void
+hello_req(struct mrc_chan_req *r, unsigned int host)
+{
+	*r = (struct mrc_chan_req){.op = MRC_CHAN_HELLO};
+	r->u.hello.version = MRC_CHAN_VERSION;
+	r->u.hello.api_version = MRC_API_CURRENT_VERSION;
+	r->u.hello.host = host;
+	r->u.hello.pid = (uint32_t)getpid();
+}
+
+int
+mrc_sw_list_hosts(const char *socket_path, unsigned int *first_host, unsigned int *n_hosts)
+{
+	struct mrc_lib_dev *dev;
+	struct mrc_chan_req r;
+	struct mrc_chan_rep rep;
+	int rc = 0;
+
+	if (first_host == NULL || n_hosts == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	dev = dev_connect(socket_path);
+	if (dev == NULL)
+		return -1;
+	/* No host has this number: mrcd refuses to attach but says which hosts it has. */
+	hello_req(&r, UINT32_MAX);
+	memset(&rep, 0, sizeof(rep));
+	if (mrc_lib_rpc(dev, &r, -1, &rep, NULL) == 0 || errno != ENODEV ||
+		rep.u.hello.n_hosts == 0) {
+		rc = -1;
+		errno = EPROTO;
+	} else {
+		*first_host = rep.u.hello.first_host;
+		*n_hosts = rep.u.hello.n_hosts;
+	}
+	dev_free(dev);
+	return rc;
+}
+
+struct ibv_context *
+mrc_sw_open_device(const char *socket_path, unsigned int host)
+{
+	struct mrc_chan_req r;
+	struct mrc_chan_rep rep;
+	struct mrc_lib_dev *dev;
+	int err;
+
+	dev = dev_connect(socket_path);
+	if (dev == NULL)
+		return NULL;
+	hello_req(&r, host);
 	if (mrc_lib_rpc(dev, &r, -1, &rep, NULL) != 0) {
 		if (rep.rc != 0 && rep.magic == MRC_CHAN_MAGIC)
-			fprintf(stderr, "lib_mrc: %s: %s\n", path, rep.msg);
+			fprintf(stderr, "lib_mrc: %s\n", rep.msg);
 		goto fail;
 	}
 	dev->host = rep.u.hello.host;
 	dev->n_workers = rep.u.hello.n_workers;
 	dev->mtu = rep.u.hello.mtu;
 	memcpy(dev->gid, rep.u.hello.gid, 16);
+	dev->max_qps = rep.u.hello.max_qps;
+	dev->max_mrs = rep.u.hello.max_mrs;
+	dev->max_mr_bytes = rep.u.hello.max_mr_bytes;
 	if (dev->n_workers == 0 || dev->n_workers > 64) {
 		errno = EPROTO;
 		goto fail;
 	}
-	snprintf(dev->dev.name, sizeof(dev->dev.name), "mrcd%u", host);
-	snprintf(dev->dev.dev_name, sizeof(dev->dev.dev_name), "mrcd%u", host);
+	snprintf(dev->dev.name, sizeof(dev->dev.name), "mrc_%u", host);
+	snprintf(dev->dev.dev_name, sizeof(dev->dev.dev_name), "mrc_%u", host);
 	dev->dev.transport_type = IBV_TRANSPORT_UNSPECIFIED;
 	dev->dev.node_type = IBV_NODE_UNSPECIFIED;
-	dev->ctx.device = &dev->dev;
-	dev->ctx.cmd_fd = -1;
-	dev->ctx.async_fd = -1;
-	dev->ctx.num_comp_vectors = 1;
-	pthread_mutex_init(&dev->ctx.mutex, NULL);
-	return &dev->ctx;
+	/* Extended, with no op set: the verbs front fills the ops it implements. */
+	dev->vctx.sz = sizeof(dev->vctx);
+	dev->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	dev->vctx.context.device = &dev->dev;
+	dev->vctx.context.cmd_fd = -1;
+	dev->vctx.context.async_fd = -1;
+	dev->vctx.context.num_comp_vectors = 1;
+	pthread_mutex_init(&dev->vctx.context.mutex, NULL);
+	return &dev->vctx.context;
 fail:
 	err = errno;
-	if (dev->fd >= 0)
-		close(dev->fd);
-	free(dev);
+	dev_free(dev);
 	errno = err;
 	return NULL;
 }
@@ -192,9 +264,7 @@ mrc_sw_close_device(struct ibv_context *c)
 		errno = EBUSY;
 		return -1;
 	}
-	close(dev->fd);
-	dev->magic = 0;
-	free(dev);
+	dev_free(dev);
 	return 0;
 }
 

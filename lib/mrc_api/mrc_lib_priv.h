@@ -17,13 +17,20 @@
 #define MRC_LIB_MAX_MRS	  64
 #define MRC_LIB_MAX_CQS	  32
 
-/* A device: the connection to mrcd as one of its hosts. ctx first: it is what programs hold. */
+/*
+ * A device: the connection to mrcd as one of its hosts. vctx first: its
+ * `context` is the struct ibv_context programs hold, and being a verbs_context
+ * (marked extended) lets verbs.h's inlines (ibv_query_port) reach the ops the
+ * verbs front sets in it.
+ */
 struct mrc_lib_dev {
-	struct ibv_context ctx;
+	struct verbs_context vctx;
 	struct ibv_device dev;
 	uint32_t magic;
 	int fd;
 	unsigned int host, n_workers, mtu;
+	uint32_t max_qps, max_mrs; /* mrcd's limits per application */
+	uint64_t max_mr_bytes;
 	uint8_t gid[16];
 	uint64_t seq;
 	bool dead;	      /* mrcd went away: everything completes flushed */

@@ -215,6 +215,8 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	struct mrc_qp_addr addr;
 
 	rep->u.hello.version = MRC_CHAN_VERSION;
+	rep->u.hello.first_host = first;
+	rep->u.hello.n_hosts = d->n_hosts;
 	if (r->u.hello.version != MRC_CHAN_VERSION) {
 		s->closing = true;
 		return fail(rep, EPROTO,
