@@ -376,7 +376,7 @@ open_device(const struct perf_opts *o)
 	if (list == NULL || n == 0) {
 		fprintf(stderr,
 			"%s: no RDMA device found (on mrcd, start the program under mrc-run: "
-			"doc/perftest.md)\n",
+			"doc/sdk.md)\n",
 			tool);
 		exit(PERF_EXIT_FAIL);
 	}
