@@ -22,7 +22,8 @@ Per message size (4 KiB, 64 KiB), one direction (host 0 writes to host 1):
              reported beside.
 
 Small writes' latency: mrc_write_lat (1 KiB, ping-pong; half a round trip
-as perftest reports, and the round trip) against the generator's completion
+as perftest reports, and the round trip; --yield, as both sides share CPU 0
+with mrcd's main lcore) against the generator's completion
 time of 1 KiB writes one at a time (post to completion: one round trip).
 
 Medians over RUNS rounds. Each run holds LOCK (flock) when given.
@@ -125,7 +126,7 @@ def wait4(p, timeout):
     raise RuntimeError(f"{p.args} did not finish in {timeout} s")
 
 
-def run_app(a, cfg, tmp, tag, client_args, tool):
+def run_app(a, cfg, tmp, tag, client_args, tool, both_args=()):
     """mrcd with no traffic of its own; the tool's server (host 1) and client (host 0)."""
     sock = os.path.join(tmp, f"apps-{tag}.sock")
     out = os.path.join(tmp, f"app-{tag}.json")
@@ -145,10 +146,11 @@ def run_app(a, cfg, tmp, tag, client_args, tool):
             port = str(free_port())
             run = [a.mrc_run, "--socket", sock]
             pin = ["taskset", "-c", "0"]
-            srv = subprocess.Popen(pin + run + [tool, "-d", "mrc_1", "-p", port],
+            srv = subprocess.Popen(pin + run + [tool, "-d", "mrc_1", "-p", port] + list(both_args),
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             w0, c0 = time.time(), thread_cpu(m.pid)
-            cli = subprocess.Popen(pin + run + [tool, "-d", "mrc_0", "-p", port] + client_args +
+            cli = subprocess.Popen(pin + run + [tool, "-d", "mrc_0", "-p", port] + list(both_args) +
+                                   client_args +
                                    ["--json", "127.0.0.1"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             cli_cpu = wait4(cli, 300)
@@ -221,7 +223,7 @@ def main():
         cfg = write_cfg(tmp, 1, 1)
         g = run_gen(a, cfg, tmp, f"lat-{rnd}")
         r = run_app(a, cfg, tmp, f"lat-{rnd}", ["-s", "1024", "-n", str(a.lat_iters)],
-                    lat)
+                    lat, ["--yield"])
         x = r["results"][0]
         lat_rows.append({"gen_p50_us": g["completion_us"]["p50"],
                          "gen_p99_us": g["completion_us"]["p99"],

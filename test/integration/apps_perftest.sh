@@ -49,6 +49,20 @@ make -s -C "$src" SDK="$sdk" O="$work/bin" > make.log 2>&1 || {
 }
 bw=$work/bin/mrc_write_bw
 lat=$work/bin/mrc_write_lat
+# A bad command line: exit 2, the message naming the option's value.
+for bad in "-s 5x" "-p 70000" "-n 0" "-t 0" "--step 3"; do
+	set +e
+	# shellcheck disable=SC2086 # the option and its value are two words
+	msg=$("$bw" $bad 2>&1 >/dev/null)
+	rc=$?
+	set -e
+	val=${bad#* }
+	if [ "$rc" != 2 ] || ! grep -q "'$val'" <<<"$msg"; then
+		echo "apps_perftest: FAIL: mrc_write_bw $bad: exit $rc, '$msg'"
+		exit 1
+	fi
+done
+"$lat" --help | grep -q 'round trip' || { echo "apps_perftest: FAIL: mrc_write_lat --help"; exit 1; }
 
 # launch SOCKET CMD...: CMD under mrc-run, on the verbs front of the mrcd whose
 # application socket is SOCKET (its hosts are the devices mrc_<host>).

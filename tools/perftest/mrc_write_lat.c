@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,8 @@ help(void)
 	       "  -n, --iters N        round trips per size (default min(1000, max(2, 16M / "
 	       "size)))\n"
 	       "  -t, --tx-depth N     send queue depth (default 128)\n"
+	       "      --yield          give the CPU up (sched_yield) while spinning: for\n"
+	       "                       both sides and mrcd sharing few CPUs\n"
 	       "      --json           print the results as one JSON object (client)\n"
 	       "  -h, --help           this text\n\n"
 	       "Times are one-way, half of each round trip, in microseconds.\n"
@@ -90,13 +93,15 @@ mark(uint64_t i)
 
 /* Spin until the last byte of the receive area reads v. */
 static void
-spin_for(struct perf_ctx *c, uint64_t size, uint8_t v, uint64_t i)
+spin_for(struct perf_ctx *c, uint64_t size, uint8_t v, uint64_t i, bool yield)
 {
 	const volatile uint8_t *last = c->buf + size - 1;
 	double end = 0;
 	unsigned spins = 0;
 
 	while (*last != v) {
+		if (yield)
+			sched_yield(); /* the peer (or mrcd) may be waiting for this CPU */
 		if (++spins % (1u << 16) != 0)
 			continue;
 		if (end == 0) {
@@ -151,7 +156,7 @@ ping_pong(struct perf_ctx *c, const struct perf_opts *o, uint64_t size, uint64_t
 		double t0 = 0;
 
 		if (!client)
-			spin_for(c, size, v, i);
+			spin_for(c, size, v, i, o->yield);
 		send_area[size - 1] = v;
 		if (client)
 			t0 = perf_now();
@@ -160,7 +165,7 @@ ping_pong(struct perf_ctx *c, const struct perf_opts *o, uint64_t size, uint64_t
 			reap(c, &pending, true);
 		pending += s;
 		if (client) {
-			spin_for(c, size, v, i);
+			spin_for(c, size, v, i, o->yield);
 			lat[i] = (perf_now() - t0) / 2;
 		}
 		reap(c, &pending, false);

@@ -112,7 +112,7 @@ parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 int
 perf_parse(struct perf_opts *o, int argc, char **argv, const char *usage)
 {
-	enum { OPT_JSON = 256, OPT_STEP, OPT_MIN, OPT_BUF };
+	enum { OPT_JSON = 256, OPT_STEP, OPT_MIN, OPT_BUF, OPT_YIELD };
 	static const struct option longs[] = {
 		{"ib-dev", required_argument, NULL, 'd'},
 		{"port", required_argument, NULL, 'p'},
@@ -127,6 +127,7 @@ perf_parse(struct perf_opts *o, int argc, char **argv, const char *usage)
 		{"step", required_argument, NULL, OPT_STEP},
 		{"min-size", required_argument, NULL, OPT_MIN},
 		{"buf", required_argument, NULL, OPT_BUF},
+		{"yield", no_argument, NULL, OPT_YIELD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -182,6 +183,9 @@ perf_parse(struct perf_opts *o, int argc, char **argv, const char *usage)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_YIELD:
+			o->yield = true;
 			break;
 		case OPT_STEP:
 			if (!parse_uint(optarg, 2, 1024, &v) || (v & (v - 1)) != 0)

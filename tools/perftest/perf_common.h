@@ -44,6 +44,7 @@ struct perf_opts {
 	uint64_t buf; /* bw: bytes of slots a size cycles through */
 	bool json;
 	bool use_event; /* wait for completions on a channel instead of spinning */
+	bool yield;	/* lat: sched_yield() while spinning (processes sharing a CPU) */
 };
 
 /* What each side tells the other at the start (network byte order on the wire). */
