@@ -42,7 +42,13 @@ done
 
 # Built as any MRC program would be: make, the SDK and -libverbs, nothing of mrcd's tree.
 mkdir -p bin
-make -s -C "$src" SDK="$sdk" O="$work/bin" > make.log 2>&1 || {
+san=()
+# A sanitizer build's lib_mrc needs its runtime first: the program is built with it too.
+if ldd "$sdk/lib_mrc.so" | grep -q libasan; then
+	san=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
+		LDFLAGS="-fsanitize=address,undefined")
+fi
+make -s -C "$src" SDK="$sdk" O="$work/bin" "${san[@]}" > make.log 2>&1 || {
 	cat make.log
 	echo "apps_perftest: FAIL: make"
 	exit 1
