@@ -179,7 +179,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--seconds", type=int, default=3)
     ap.add_argument("--lat-iters", type=int, default=5000)
     ap.add_argument("--lock", default=None)
     ap.add_argument("--out", default="results/bench-apps.json")
