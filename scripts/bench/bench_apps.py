@@ -72,7 +72,7 @@ def write_cfg(tmp, msg_kb, outstanding):
     cfg = os.path.join(tmp, f"loop-{msg_kb}-{outstanding}.ini")
     with open(cfg, "w") as f:
         f.write(f"[daemon]\nhosts = 2\nplanes = 8\nprofile = {prof}\nscenario = none\n"
-                "drain_ms = 5000\n[ports]\nmode = loop\n"
+                "drain_ms = 5000\n[ports]\nmode = loop\n[transport]\nencap = plain\n"
                 "[telemetry]\nconsole = false\ntimeseries = none\nprometheus = none\n")
     return cfg
 
