@@ -90,7 +90,7 @@ def run_gen(a, cfg, tmp, tag):
         return json.load(f)
 
 
-def thread_cpu(pid, prefix="lcore-worker"):
+def thread_cpu(pid, prefix="rte-worker"):
     """CPU seconds of pid's threads whose name starts with prefix (the worker lcores)."""
     tot, hz = 0, os.sysconf("SC_CLK_TCK")
     for t in os.listdir(f"/proc/{pid}/task"):
