@@ -366,20 +366,32 @@ fail : {
 }
 }
 
-/* Back to private memory with the same bytes (the last registration of the range is gone). */
+/*
+ * Back to private memory with the same bytes (the last registration of the
+ * range is gone): the bytes are copied into fresh private pages made
+ * elsewhere, which are then moved over the range in one step. Nothing here
+ * may come from malloc: the range's first and last pages are often heap
+ * that malloc still uses (its top chunk), so a malloc'd copy could lie
+ * partly inside the range and be wiped by the replacement; and no byte of
+ * the range reads as zero at any moment.
+ */
 static void
 unshare_pages(struct shared_range *r)
 {
-	void *copy = malloc(r->len);
+	const int fd = r->fd;
+	void *copy;
 
-	if (copy != NULL) {
-		memcpy(copy, (void *)r->base, r->len);
-		if (mmap((void *)r->base, r->len, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
-			memcpy((void *)r->base, copy, r->len);
-		free(copy);
+	copy = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy != MAP_FAILED) {
+		const size_t len = r->len;
+
+		memcpy(copy, (void *)r->base, len);
+		if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r->base) ==
+			MAP_FAILED)
+			munmap(copy,
+				len); /* the shared pages stay: the memory is still the program's */
 	}
-	close(r->fd);
+	close(fd);
 	free(r);
 }
 
