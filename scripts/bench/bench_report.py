@@ -296,8 +296,9 @@ def rows_apps(r):
     for size, s in r["summary"].items():
         out.append((f"application (mrc_write_bw through the API) / mrcd's generator, "
                     f"{int(size) // 1024} KiB writes, loop mode, per worker CPU-second",
-                    f"{fmt(s['app_gbps_per_cpu_s'])} Gb/s ({fmt(s['app_goodput_gbps'])} Gb/s; "
-                    f"the applications' own CPU {fmt(s['app_cpu_per_s'])} s per s)",
+                    f"{fmt(s['app_gbps_per_cpu_s'])} Gb/s (wall {fmt(s['app_goodput_gbps'])} Gb/s "
+                    f"with the worker on {fmt(100 * s['worker_share'])}% of its CPU; the "
+                    f"applications' own CPU {fmt(s['app_cpu_per_s'])} s per s)",
                     f"generator {fmt(s['gen_gbps_per_cpu_s'])} Gb/s",
                     fmt(s["ratio_app_over_gen_per_cpu_s"]), ">= 0.8", cmd))
     lat = r.get("latency_1k") or {}
