@@ -31,6 +31,7 @@
 #include "mrcd_log.h"
 #include "mrcd_apps.h"
 #include "mrcd_recover.h"
+#include "mrcd_reload.h"
 #include "mrcd_stats.h"
 
 int
@@ -86,7 +87,8 @@ main(int argc, char **argv)
 	t0 = rte_rdtsc();
 	if (mrcd_make_hosts(&d, t0) != 0 || mrcd_connect_flows(&d, t0) != 0 ||
 		mrcd_assign_lcores(&d) != 0 || mrcd_sched_init_all(&d) != 0 ||
-		mrcd_recover_init(&d) != 0 || mrcd_ep_init(&d) != 0 || mrcd_apps_open(&d) != 0)
+		mrcd_recover_init(&d) != 0 || mrcd_reload_init(&d) != 0 || mrcd_ep_init(&d) != 0 ||
+		mrcd_apps_open(&d) != 0)
 		goto free_qps;
 	mrcd_heap_account(&d);
 	mrcd_banner(&d, d.profile_path, d.scenario_path);

@@ -39,6 +39,7 @@
 #include "mrcd_gaps.h"
 #include "mrcd_epreq.h"
 #include "mrcd_gen.h"
+#include "mrcd_notify.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
 
@@ -292,6 +293,7 @@ struct mrcd_qp_query {
 
 struct mrcd_daemon;
 struct mrcd_recover;
+struct mrcd_reload;
 struct mrcd_ctl;
 struct mrcd_stats;
 
@@ -311,12 +313,18 @@ struct mrcd_worker {
 	uint64_t cpu_ns; /* the worker writes as it leaves its loop; the summary reads after */
 };
 
-/* Service mode (control/mrcd_service.c): control writes and reads, nobody else. */
+/* Service mode (control/mrcd_service.c): control writes and reads, but for the reload
+ * counts, which telemetry reads too (atomic). */
 struct mrcd_service {
 	char state_dir[PATH_MAX], runtime_dir[PATH_MAX], pid_file[PATH_MAX];
 	int pid_fd;		/* the pid file, locked while we run; -1: none */
 	uint64_t scenario_hash; /* the scenario file's bytes at start, for SIGHUP */
 	uint64_t reloads;	/* SIGHUPs handled */
+	/* of those: taken (nothing to change, or applied), refused (running set kept) */
+	uint64_t reloads_ok, reloads_refused;
+	struct mrcd_notify notify; /* systemd's $NOTIFY_SOCKET (mrcd_notify.h) */
+	bool ready_sent;	   /* READY=1 went out (the workers poll) */
+	uint64_t next_status_tsc;  /* the next STATUS= line */
 };
 
 struct mrcd_daemon {
@@ -331,6 +339,13 @@ struct mrcd_daemon {
 	/* setup writes; read-only after (n_hosts: this process's hosts) */
 	unsigned int n_hosts, n_flows, n_workers;
 	unsigned int n_cluster_flows; /* setup: flows in the whole cluster; read-only after */
+	/*
+	 * setup: room in flows and peer_qp (and each shard's flow lists and queues) for
+	 * flows a reload adds (mrcd_reload.h): n_flows at start, twice that in service
+	 * mode. A reload (control) fills flows[n_flows] then publishes n_flows (release).
+	 */
+	unsigned int flow_cap;
+	struct mrcd_reload *reload; /* setup (service mode); control only */
 	int32_t *flow_of; /* setup: cluster flow -> index in flows, or -1; read-only after */
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
 	/* setup: n_flows; a flow's identity (ends, QPNs, buffers) is read-only after

@@ -88,7 +88,18 @@ const char *mrcd_recover_why_name(enum mrcd_recover_why why);
 const char *mrcd_recover_why_text(enum mrcd_recover_why why);
 
 /* What the control thread asks of a flow's generator (steps 4-6 above). */
-enum mrcd_gen_op { MRCD_GEN_SEQ, MRCD_GEN_RESUME_RECV, MRCD_GEN_RESUME_SEND };
+enum mrcd_gen_op {
+	MRCD_GEN_SEQ,
+	MRCD_GEN_RESUME_RECV,
+	MRCD_GEN_RESUME_SEND,
+	/* a reload (mrcd_reload.h): stop posting, answer in seq what is still in flight or
+	 * queued; take a flow out of / into its shard's lists (its QPs stay the caller's) */
+	MRCD_GEN_STOP,
+	MRCD_GEN_DETACH_SEND,
+	MRCD_GEN_DETACH_RECV,
+	MRCD_GEN_ATTACH_RECV,
+	MRCD_GEN_ATTACH_SEND,
+};
 
 /*
  * One request on a host's generator ring: control fills it and enqueues it,
@@ -169,6 +180,18 @@ void mrcd_recover_free(struct mrcd_daemon *d);
 void mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint64_t now);
 /* Control, every tick: move each pending recovery on by what is done. */
 void mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now);
+/*
+ * Control, a reload (mrcd_reload.h): flow fi, new, runs on spare pair s (its
+ * QPs are f->qp and d->peer_qp[fi]); 0 or -ENOMEM. Flow fi goes: its spare
+ * pair rests and is free again after MRCD_RECOVER_QUIET_MS, a failure of it is
+ * no longer news. A spare pair free now (-1: none). Whether a recovery of fi
+ * is under way (its QPs are being replaced).
+ */
+int mrcd_recover_adopt(struct mrcd_daemon *d, uint32_t fi, int32_t s);
+void mrcd_recover_forget(struct mrcd_daemon *d, uint32_t fi, uint64_t now);
+int32_t mrcd_recover_take_spare(struct mrcd_daemon *d, uint64_t now);
+bool mrcd_recover_busy(const struct mrcd_daemon *d, uint32_t fi);
+
 /* Stats: flows host h brought back, and those it could not (all reasons). */
 uint64_t mrcd_recover_count(const struct mrcd_daemon *d, unsigned int h);
 uint64_t mrcd_recover_failed(const struct mrcd_daemon *d, unsigned int h);

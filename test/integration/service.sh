@@ -11,8 +11,14 @@
 #    with the installed configuration (no traffic of its own), then with a
 #    profile named in it. Checked: it runs until stopped; its pid file;
 #    telemetry answers from the runtime directory; SIGHUP with nothing
-#    changed keeps every QP and the traffic going; SIGHUP after the profile
-#    changed is refused with a log line naming the change, every QP kept;
+#    changed keeps every QP and the traffic going; a reload that removes a
+#    flow and adds one (incast onto host 1 with two QPs), then one back to
+#    pairs: the QP that stays keeps its counters (telemetry before and
+#    after), the removed flow's QPs go, the new ones carry messages; a
+#    changed msg_kb and a broken profile are refused by name, the process
+#    running on unchanged; the reloads are counted (telemetry, summary);
+#    systemd's notify socket (an abstract socket a python3 listener reads)
+#    gets READY=1, RELOADING=1 / READY=1 per reload, STOPPING=1, in order;
 #    SIGTERM drains and exits 0 with nothing lost; log lines carry the
 #    journal's <N> level prefix; the pid file goes at exit; and nothing is
 #    written outside the state and runtime directories (/ and the EAL's
@@ -85,26 +91,72 @@ echo "service: installed ${#want[@]} files; ExecStart: ${cmd[*]}"
 state=$work/state
 run=$work/run
 root_before=$(ls -A /)
+# systemd's notify socket: an abstract name, each datagram a line of LOG.notify ('|' for
+# newlines); the listener goes at the end of the test
+notify_name=mrcd-test-notify-$$
+listener=
+trap '[ -n "$listener" ] && kill "$listener" 2> /dev/null || true' EXIT
+listen() { # LOG
+	if [ -n "$listener" ]; then
+		kill "$listener" 2> /dev/null || true
+		wait "$listener" 2> /dev/null || true
+	fi
+	: > "$1.notify"
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + sys.argv[1])
+print("bound", flush=True)
+with open(sys.argv[2], "a") as out:
+    while True:
+        out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+        out.flush()
+' "$notify_name" "$1.notify" > "$1.listener" &
+	listener=$!
+	for _ in $(seq 50); do grep -q bound "$1.listener" 2> /dev/null && break; sleep 0.1; done
+}
+# the notify messages' first keys, in order: READY=1, RELOADING=1, STOPPING=1
+notified() { sed -n 's/^\(READY=1\|RELOADING=1\|STOPPING=1\).*/\1/p' "$1.notify" | tr '\n' ' '; }
 # start LOG: the unit's command line from /, systemd's variables, in the background
 start() {
+	listen "$1"
 	(cd / && exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-		STATE_DIRECTORY="$state" RUNTIME_DIRECTORY="$run" \
+		STATE_DIRECTORY="$state" RUNTIME_DIRECTORY="$run" NOTIFY_SOCKET="@$notify_name" \
 		${MRC_NO_HUGE:+MRC_NO_HUGE=$MRC_NO_HUGE} INVOCATION_ID=test \
 		"${cmd[@]}" > "$1.out" 2> "$1.err") &
 	pid=$!
 	for _ in $(seq 100); do
-		[ -s "$run/mrcd.pid" ] && grep -q 'running until stopped' "$1.out" 2> /dev/null && break
+		[ -s "$run/mrcd.pid" ] && grep -q 'running until stopped' "$1.out" 2> /dev/null &&
+			grep -q '^READY=1' "$1.notify" && break
 		kill -0 "$pid" 2> /dev/null || break
 		sleep 0.1
 	done
+	grep -q '^READY=1|STATUS=[0-9]* hosts, [0-9]* flows; messages' "$1.notify" ||
+		fail "$1: no READY=1 with a STATUS= summary on the notify socket"
 	[ "$(cat "$run/mrcd.pid" 2> /dev/null)" = "$pid" ] || fail "$1: pid file says '$(cat "$run/mrcd.pid" 2> /dev/null)', not $pid"
 	[ -d "/var/run/dpdk/mrcd_$pid" ] && fail "$1: DPDK's runtime directory is in /var/run/dpdk, not $run"
 	sock=$run/dpdk/mrcd_$pid/dpdk_telemetry.v2
 	[ -S "$sock" ] || fail "$1: no telemetry socket at $sock"
 }
-host0() { # KEY: /mrc/host,0's value
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/host,0 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$1'])" 2> /dev/null || echo none
+tele() { # COMMAND KEY: its value
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" "$1" 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$2'])" 2> /dev/null || echo none
+}
+host0() { tele /mrc/host,0 "$1"; } # KEY: /mrc/host,0's value
+qps() { # our QPNs, sorted, on one line (two flows a page is plenty)
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/qps 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(' '.join(sorted(k for k in list(json.load(sys.stdin).values())[0] if k != 'next')))" 2> /dev/null || echo none
+}
+hup() { # LOG PATTERN: SIGHUP, then wait for the (next) log line (-E) it should bring
+	local n0
+	n0=$(grep -cE "$2" "$1.err" || true)
+	kill -HUP "$pid"
+	for _ in $(seq 50); do
+		[ "$(grep -cE "$2" "$1.err" || true)" -gt "$n0" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: SIGHUP did not bring '$2'"
+	grep 'SIGHUP' "$1.err" | tail -2
 }
 stop() { # LOG: SIGTERM, exit 0, pid file gone
 	kill -TERM "$pid"
@@ -130,6 +182,10 @@ grep -q '^<5>mrcd.ctrl: SIGHUP: configuration, profile and scenario unchanged' "
 kill -0 "$pid" 2> /dev/null || fail "idle: SIGHUP stopped it"
 stop "$work/idle"
 grep -q 'messages: 0 posted' "$work/idle.out" || fail "idle: the summary does not say 0 posted"
+[ "$(notified "$work/idle")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ] ||
+	fail "idle: notify messages '$(notified "$work/idle")', not READY=1 RELOADING=1 READY=1 STOPPING=1"
+grep -q '^RELOADING=1|MONOTONIC_USEC=[0-9][0-9]*|' "$work/idle.notify" ||
+	fail "idle: RELOADING=1 without MONOTONIC_USEC"
 
 # b. With a profile named in the installed configuration.
 cat > "$dest$sysconfdir/mrcd/traffic.ini" << 'P'
@@ -140,27 +196,67 @@ outstanding = 2
 verify = true
 P
 sed -i 's/^profile = none/profile = traffic.ini/' "$conf"
+prof=$dest$sysconfdir/mrcd/traffic.ini
 start "$work/traffic"
+t=$work/traffic
 sleep 1
 qps=$(host0 qps)
 done1=$(host0 msgs_completed)
-kill -HUP "$pid"
-sleep 1
-grep -q '^<5>mrcd.ctrl: SIGHUP: configuration, profile and scenario unchanged: nothing to reload, every QP kept' "$work/traffic.err" ||
-	fail "traffic: SIGHUP with nothing changed not answered so"
-sed -i 's/^msg_kb = 256/msg_kb = 128/' "$dest$sysconfdir/mrcd/traffic.ini"
-kill -HUP "$pid"
-sleep 1
-grep -q "^<4>mrcd.ctrl: SIGHUP: refused a change (profile .*traffic.ini: 'msg_kb = 256' -> 'msg_kb = 128')" "$work/traffic.err" ||
-	fail "traffic: the changed profile was not refused by name"
+hup "$t" '^<5>mrcd.ctrl: SIGHUP: configuration, profile and scenario unchanged: nothing to reload, every QP kept'
+# Pairs over 2 hosts, one QP each: host 0 -> 1 (0x100 -> 0x101), 1 -> 0 (0x102 -> 0x103).
+qpns0=$(qps)
+[ "$qpns0" = "0x100 0x101 0x102 0x103" ] || fail "traffic: QPs at start '$qpns0'"
+sent0=$(tele /mrc/qp,0x100 tx_data_pkts)
+# Incast onto host 1 with two QPs: 0 -> 1 stays, 1 -> 0 goes, a second 0 -> 1 comes.
+sed -i 's/^pattern = pairs/pattern = incast\nincast_target = 1\nqps_per_peer = 2/' "$prof"
+hup "$t" '^<5>mrcd.ctrl: SIGHUP: reloaded the profile .*traffic.ini: 1 flows kept, 1 removed, 1 added'
+# the removed flow's QPs rest a second before they go: then the change is done
+for _ in $(seq 50); do grep -q "reload: the flows' changes are done" "$t.err" && break; sleep 0.1; done
+sleep 0.5
+qpns1=$(qps)
+sent1=$(tele /mrc/qp,0x100 tx_data_pkts)
+new_send=$(echo "$qpns1" | tr ' ' '\n' | grep -v -x -e 0x100 -e 0x101 | head -1)
+case "$qpns1" in
+"0x100 0x101 0x"*" 0x"*) ;;
+*) fail "traffic: QPs after the first reload '$qpns1' (0x100, 0x101 and a new pair wanted)" ;;
+esac
+echo "$qpns1" | grep -q -w -e 0x102 -e 0x103 && fail "traffic: the removed flow's QPs are still listed: $qpns1"
+[ "$sent0" != none ] && [ "$sent1" != none ] && [ "$sent1" -gt "$sent0" ] && [ "$sent0" -gt 0 ] ||
+	fail "traffic: QP 0x100 sent $sent0 data packets before the reload, $sent1 after: not kept, or its counters reset"
+[ "$(tele "/mrc/qp,$new_send" tx_data_pkts)" != none ] && [ "$(tele "/mrc/qp,$new_send" tx_data_pkts)" -gt 0 ] ||
+	fail "traffic: the new flow's QP $new_send sent nothing ($(tele "/mrc/qp,$new_send" tx_data_pkts))"
+[ "$(tele "/mrc/qp,$new_send" state)" = RTS ] || fail "traffic: new QP $new_send is $(tele "/mrc/qp,$new_send" state)"
+# Back to pairs: the second 0 -> 1 goes, 1 -> 0 comes back on a new pair.
+sed -i -e '/^incast_target = 1/d' -e '/^qps_per_peer = 2/d' -e 's/^pattern = incast/pattern = pairs/' "$prof"
+hup "$t" '^<5>mrcd.ctrl: SIGHUP: reloaded the profile .*traffic.ini: 1 flows kept, 1 removed, 1 added'
+for _ in $(seq 50); do [ "$(grep -c "reload: the flows' changes are done" "$t.err")" = 2 ] && break; sleep 0.1; done
+sleep 0.5
+[ "$(tele /mrc/qp,0x100 tx_data_pkts)" -gt "$sent1" ] || fail "traffic: QP 0x100 stopped after the second reload"
+[ "$(qps | wc -w)" = 4 ] || fail "traffic: QPs after the second reload '$(qps)'"
+# Refused: a key that shapes every flow, and a profile that does not load; nothing changes.
+qpns2=$(qps)
+sed -i 's/^msg_kb = 256/msg_kb = 128/' "$prof"
+hup "$t" "^<4>mrcd.ctrl: SIGHUP: refused a change \(profile .*traffic.ini: msg_kb = 256 -> 128"
+sed -i -e 's/^msg_kb = 128/msg_kb = 256/' -e 's/^pattern = pairs/pattern = bogus/' "$prof"
+hup "$t" "^<3>mrcd.ctrl: SIGHUP: refused: profile: .*traffic.ini.*bogus.*Still running as before"
+sed -i 's/^pattern = bogus/pattern = pairs/' "$prof"
+kill -0 "$pid" 2> /dev/null || fail "traffic: a refused reload stopped it"
+[ "$(qps)" = "$qpns2" ] || fail "traffic: a refused reload changed the QPs: '$qpns2' -> '$(qps)'"
+[ "$(tele /mrc/info reloads_ok)" = 3 ] && [ "$(tele /mrc/info reloads_refused)" = 2 ] ||
+	fail "traffic: /mrc/info counts $(tele /mrc/info reloads_ok) reloads taken, $(tele /mrc/info reloads_refused) refused; 3 and 2 wanted"
 qps2=$(host0 qps)
 done2=$(host0 msgs_completed)
 [ "$qps" = "$qps2" ] && [ "$qps" != none ] && [ "$qps" -gt 0 ] || fail "traffic: QPs $qps before the SIGHUPs, $qps2 after"
 [ "$done2" != none ] && [ "$done1" != none ] && [ "$done2" -gt "$done1" ] ||
 	fail "traffic: messages completed $done1 before the SIGHUPs, $done2 after: the traffic stopped"
-stop "$work/traffic"
-grep -E 'messages: [1-9][0-9]* posted, [0-9]+ completed, 0 failed, 0 lost' "$work/traffic.out" ||
+stop "$t"
+grep -E 'messages: [1-9][0-9]* posted, [0-9]+ completed, 0 failed, 0 lost' "$t.out" ||
 	fail "traffic: the summary says messages failed or were lost"
+grep -q 'reloads (SIGHUP): 3 taken, 2 refused' "$t.out" || fail "traffic: the summary does not count the reloads"
+grep -q 'data: [0-9]* bytes verified at the receivers, 0 errors' "$t.out" ||
+	fail "traffic: the receivers found errors"
+want="READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 STOPPING=1 "
+[ "$(notified "$t")" = "$want" ] || fail "traffic: notify messages '$(notified "$t")', not '$want'"
 
 # Nothing outside the state and runtime directories.
 [ "$(ls -A /)" = "$root_before" ] || fail "/ changed: $(diff <(echo "$root_before") <(ls -A /) || true)"
@@ -168,6 +264,6 @@ extra=$(cd "$state" && ls -A | grep -v -x -e mrcd-timeseries.jsonl -e mrcd.prom 
 [ -z "$extra" ] || fail "state directory holds unexpected files: $extra"
 [ -s "$state/mrcd-timeseries.jsonl" ] && [ -s "$state/mrcd.prom" ] ||
 	fail "the time series and the Prometheus file are not in the state directory"
-echo "service: idle and traffic runs: started, reloaded ($qps QPs kept, messages $done1 -> $done2), stopped"
+echo "service: idle and traffic runs: started, reloaded (QPs $qpns0 -> $qpns1 -> $qpns2; 0x100 sent $sent0 -> $sent1 data packets; messages $done1 -> $done2), stopped"
 echo "service: $((fails == 0 ? 1 : 0)) passed, $fails failed"
 [ "$fails" = 0 ]

@@ -49,6 +49,17 @@ void mrcd_service_reload(struct mrcd_daemon *d);
 void mrcd_service_stop(struct mrcd_daemon *d);
 
 /*
+ * systemd's readiness messages (mrcd_service_notify.c; nothing without
+ * $NOTIFY_SOCKET). mrcd_service_tick(): every control loop pass: READY=1
+ * once every worker has made a pass, a STATUS= line every few seconds.
+ * mrcd_service_stopping(): STOPPING=1 as the drain starts.
+ * mrcd_service_status(): the live summary a STATUS= line carries.
+ */
+void mrcd_service_tick(struct mrcd_daemon *d, uint64_t now);
+void mrcd_service_stopping(struct mrcd_daemon *d);
+void mrcd_service_status(const struct mrcd_daemon *d, char *buf, size_t len);
+
+/*
  * The run (mrcd_run.c). mrcd_signals_catch(): SIGINT, SIGTERM and SIGQUIT
  * start the drain; SIGHUP reloads in service mode (mrcd_service_reload);
  * otherwise it, SIGUSR1 and SIGUSR2 are said and ignored; SIGPIPE ignored. mrcd_run(): launch the

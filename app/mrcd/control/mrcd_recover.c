@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -108,8 +109,9 @@ mrcd_recover_init(struct mrcd_daemon *d)
 	r->n_spares = mrcd_recover_spares(d->n_cluster_flows);
 	r->spare_flow = rte_malloc("mrcd_spares", (r->n_spares + 1) * sizeof(int32_t), 64);
 	r->spare_free_tsc = rte_zmalloc("mrcd_spare_tsc", (r->n_spares + 1) * sizeof(uint64_t), 64);
-	r->rec = rte_zmalloc("mrcd_rec", (d->n_flows + 1) * sizeof(*r->rec), 64);
-	r->active = rte_malloc("mrcd_rec_active", (d->n_flows + 1) * sizeof(uint32_t), 64);
+	/* flows a reload adds are recovered too: room for d->flow_cap */
+	r->rec = rte_zmalloc("mrcd_rec", (d->flow_cap + 1) * sizeof(*r->rec), 64);
+	r->active = rte_malloc("mrcd_rec_active", (d->flow_cap + 1) * sizeof(uint32_t), 64);
 	if (r->spare_flow == NULL || r->spare_free_tsc == NULL || r->rec == NULL ||
 		r->active == NULL)
 		goto nomem;
@@ -142,7 +144,7 @@ mrcd_recover_free(struct mrcd_daemon *d)
 
 	if (r == NULL)
 		return;
-	for (unsigned int i = 0; i < d->n_flows && r->rec != NULL; i++) {
+	for (unsigned int i = 0; i < d->flow_cap && r->rec != NULL; i++) {
 		struct mrcd_flow_rec *x = r->rec[i];
 
 		if (x == NULL)
@@ -204,8 +206,8 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 	struct mrcd_flow_rec *x;
 	const struct mrcd_flow *f;
 
-	if (fi < 0)
-		return;
+	if (fi < 0 || d->flows[fi].gone)
+		return; /* a reload removes it (mrcd_reload.h): its QPs go anyway */
 	f = &d->flows[fi];
 	if (f->src_local < 0 || f->dst_local < 0) {
 		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
@@ -296,6 +298,58 @@ take_spare(struct mrcd_recover *r, uint64_t now)
 		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now)
 			return (int32_t)s;
 	return -1;
+}
+
+int32_t
+mrcd_recover_take_spare(struct mrcd_daemon *d, uint64_t now)
+{
+	return d->recover != NULL ? take_spare(d->recover, now) : -1;
+}
+
+int
+mrcd_recover_adopt(struct mrcd_daemon *d, uint32_t fi, int32_t s)
+{
+	struct mrcd_recover *r = d->recover;
+	struct mrcd_flow_rec *x = r->rec[fi];
+
+	if (x == NULL) {
+		x = rte_zmalloc("mrcd_flow_rec", sizeof(*x), 0);
+		if (x == NULL)
+			return -ENOMEM;
+		r->rec[fi] = x;
+	}
+	memset(x, 0, sizeof(*x));
+	x->cur_send = d->flows[fi].qp;
+	x->cur_recv = d->peer_qp[fi];
+	x->spare = s;
+	/* The pair's QPNs name the flow before any packet or completion can carry them. */
+	__atomic_store_n(&r->spare_flow[s], (int32_t)fi, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+mrcd_recover_forget(struct mrcd_daemon *d, uint32_t fi, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+	struct mrcd_flow_rec *x = r != NULL ? r->rec[fi] : NULL;
+
+	if (x == NULL)
+		return;
+	if (x->spare >= 0) {
+		r->spare_free_tsc[x->spare] = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
+		__atomic_store_n(&r->spare_flow[x->spare], -1, __ATOMIC_RELEASE);
+	}
+	x->spare = -1;
+	x->state = REC_DOWN; /* its QPs are the reload's to free: a late failure is no news */
+	x->cur_send = x->cur_recv = NULL;
+}
+
+bool
+mrcd_recover_busy(const struct mrcd_daemon *d, uint32_t fi)
+{
+	const struct mrcd_flow_rec *x = d->recover != NULL ? d->recover->rec[fi] : NULL;
+
+	return x != NULL && (x->state != REC_UP || x->old_send != NULL || x->old_recv != NULL);
 }
 
 /* Step 3: a fresh pair on a spare pair of QPNs, connected, asked into the shards. */

@@ -142,12 +142,14 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		mrcd_ep_tick(d, now);
 		mrcd_recover_tick(d, now);
 		mrcd_apps_tick(d, now);
+		mrcd_service_tick(d, now);
 		if (d->phase == MRCD_RUN && (now >= end || signalled)) {
 			if (signalled)
 				MRCD_LOG(ctrl, NOTICE,
 					"%s: stopping, draining messages in flight (up to %u "
 					"ms)",
 					strsignal(signalled), d->cfg.daemon.drain_ms);
+			mrcd_service_stopping(d);
 			__atomic_store_n(&d->phase, MRCD_DRAIN, __ATOMIC_RELEASE);
 			d->run_tsc = now - start;
 			drain_end = now + (uint64_t)d->cfg.daemon.drain_ms * d->hz / 1000;

@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "mrcd_cli.h"
@@ -53,6 +55,7 @@
 #include "mrcd_gen.h"
 #include "mrcd_launch.h"
 #include "mrcd_log.h"
+#include "mrcd_reload.h"
 
 #define STATE_DIR_DEFAULT   "/var/lib/mrcd"
 #define RUNTIME_DIR_DEFAULT "/run/mrcd"
@@ -243,6 +246,8 @@ mrcd_service_start(struct mrcd_daemon *d)
 	int rc;
 
 	d->svc.pid_fd = -1;
+	/* systemd's $NOTIFY_SOCKET, with or without --service: a unit of Type=notify waits */
+	(void)mrcd_notify_open(&d->svc.notify);
 	if (!d->cli.service)
 		return 0;
 	rc = journal_log();
@@ -300,6 +305,7 @@ mrcd_service_start(struct mrcd_daemon *d)
 void
 mrcd_service_stop(struct mrcd_daemon *d)
 {
+	mrcd_notify_close(&d->svc.notify);
 	if (!d->cli.service || d->svc.pid_fd < 0)
 		return;
 	/* Unlinked while still locked: a successor never locks a file about to vanish. */
@@ -340,15 +346,17 @@ first_diff(const char *a, const char *b, char *out, size_t len)
 }
 
 /*
- * Everything a reload reads, as the start read it. Fills `what` with the
- * first difference from the running set; 0 unchanged, 1 changed, <0 broken.
+ * Everything a reload reads, checked against the running set, changing
+ * nothing: 0 unchanged, 2 only the flows change (the new profile in
+ * `next`, its path in `path`), 1 a change that cannot be applied at run
+ * time, <0 a file that does not check out. `what` names the first
+ * difference or the error.
  */
 static int
-reload_compare(struct mrcd_daemon *d, char *what, size_t len)
+reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char *what, size_t len)
 {
 	static struct mrcd_config cfg;
-	static struct mrcd_profile prof;
-	static char err[1024], diff[512], profile[PATH_MAX], scenario[PATH_MAX];
+	static char err[1024], diff[512], scenario[PATH_MAX];
 	struct mrcd_launch launch;
 	char *now_text, *new_text;
 	size_t n1, n2;
@@ -366,41 +374,29 @@ reload_compare(struct mrcd_daemon *d, char *what, size_t len)
 		snprintf(what, len, "%s", err);
 		return rc;
 	}
+	/* The profile may name another file: what it holds is compared below. */
+	mrcd_cli_profile(&d->cli, &cfg, path, PATH_MAX);
+	snprintf(cfg.daemon.profile, sizeof(cfg.daemon.profile), "%s", d->cfg.daemon.profile);
 	if (mrcd_config_diff(&d->cfg, &cfg, diff, sizeof(diff)) != 0) {
-		snprintf(what, len, "%.1000s: %.500s", d->cli.config, diff);
+		snprintf(what, len,
+			"%.1000s: %.500s: ports, lcores, hosts and memory are set up at start",
+			d->cli.config, diff);
 		return 1;
 	}
 	if (mrcd_cli_no_traffic(&d->cli, &cfg) != d->no_traffic) {
-		snprintf(what, len, "the profile: %s", d->no_traffic ? "none -> one" : "-> none");
+		snprintf(what, len, "the profile: %s: a run's message slots are made at start",
+			d->no_traffic ? "none -> one" : "-> none");
 		return 1;
 	}
-	mrcd_cli_profile(&d->cli, &cfg, profile, sizeof(profile));
-	if (absolute(profile, sizeof(profile)) != 0) {
-		snprintf(what, len, "profile %.1000s cannot be read", profile);
+	if (absolute(path, PATH_MAX) != 0) {
+		snprintf(what, len, "profile %.1000s cannot be read", path);
 		return -ENOENT;
 	}
 	rc = mrcd_profile_load_set(
-		&prof, profile, d->cli.profile_sets, d->cli.n_profile_sets, err, sizeof(err));
+		next, path, d->cli.profile_sets, d->cli.n_profile_sets, err, sizeof(err));
 	if (rc != 0) {
 		snprintf(what, len, "profile: %.1000s", err);
 		return rc;
-	}
-	now_text = profile_text(&d->prof, &n1);
-	new_text = profile_text(&prof, &n2);
-	if (now_text == NULL || new_text == NULL) {
-		free(now_text);
-		free(new_text);
-		snprintf(what, len, "out of memory");
-		return -ENOMEM;
-	}
-	rc = strcmp(now_text, new_text) != 0 || strcmp(profile, d->profile_path) != 0;
-	if (rc)
-		first_diff(now_text, new_text, diff, sizeof(diff));
-	free(now_text);
-	free(new_text);
-	if (rc) {
-		snprintf(what, len, "profile %.1000s: %.500s", profile, diff);
-		return 1;
 	}
 	mrcd_cli_scenario(&d->cli, &cfg, scenario, sizeof(scenario));
 	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC)
@@ -411,32 +407,109 @@ reload_compare(struct mrcd_daemon *d, char *what, size_t len)
 	}
 	if (strcmp(scenario, d->scenario_path) != 0 ||
 		file_hash(scenario) != d->svc.scenario_hash) {
-		snprintf(what, len, "scenario %.900s -> %.900s%s",
+		snprintf(what, len,
+			"scenario %.900s -> %.900s%s: the fault timeline is built into the fabric "
+			"at "
+			"start",
 			d->scenario_path[0] ? d->scenario_path : "none",
 			scenario[0] ? scenario : "none",
 			strcmp(scenario, d->scenario_path) == 0 ? " (its contents)" : "");
 		return 1;
 	}
+	if (d->no_traffic)
+		return 0;
+	if (mrcd_reload_profile_check(&d->prof, next, diff, sizeof(diff)) != 0) {
+		snprintf(what, len,
+			"profile %.1000s: %.500s: every flow's slots and schedule are made at "
+			"start",
+			path, diff);
+		return 1;
+	}
+	now_text = profile_text(&d->prof, &n1);
+	new_text = profile_text(next, &n2);
+	if (now_text == NULL || new_text == NULL) {
+		free(now_text);
+		free(new_text);
+		snprintf(what, len, "out of memory");
+		return -ENOMEM;
+	}
+	rc = strcmp(now_text, new_text) != 0;
+	if (rc)
+		first_diff(now_text, new_text, diff, sizeof(diff));
+	free(now_text);
+	free(new_text);
+	if (rc)
+		snprintf(what, len, "profile %.1000s: %.500s", path, diff);
+	return rc ? 2 : 0;
+}
+
+/* The flows' change, applied: the keys that chose them, and the path, are the new ones. */
+static int
+reload_apply(struct mrcd_daemon *d, const struct mrcd_profile *next, const char *path, char *what,
+	size_t len)
+{
+	const uint64_t now = rte_rdtsc();
+	char change[512];
+	int rc;
+
+	snprintf(change, sizeof(change), "%.500s", what);
+	rc = mrcd_reload_flows(d, next, now, what, len);
+	if (rc < 0) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%.1000s", what);
+		snprintf(what, len, "%.500s: %.1000s", change, why);
+		return 1;
+	}
+	/* Only what chose the flows differs, and no worker reads these keys (mrcd_gen.c). */
+	d->prof.pattern = next->pattern;
+	d->prof.incast_target = next->incast_target;
+	d->prof.qps_per_peer = next->qps_per_peer;
+	snprintf(d->prof.path, sizeof(d->prof.path), "%s", next->path);
+	snprintf(d->profile_path, sizeof(d->profile_path), "%s", path);
 	return 0;
 }
 
 void
 mrcd_service_reload(struct mrcd_daemon *d)
 {
-	static char what[2048];
-	const int rc = reload_compare(d, what, sizeof(what));
+	static char what[2048], path[PATH_MAX];
+	static struct mrcd_profile next;
+	char msg[640];
+	int rc, n;
 
+	/* systemd >= 253 (Type=notify-reload) matches RELOADING=1 to its signal by the time */
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading",
+		mrcd_notify_monotonic_usec());
+	mrcd_notify_send(&d->svc.notify, msg);
+	rc = reload_check(d, &next, path, what, sizeof(what));
+	if (rc == 2)
+		rc = reload_apply(d, &next, path, what, sizeof(what)) == 0 ? 2 : 1;
 	d->svc.reloads++;
+	if (rc == 0 || rc == 2)
+		__atomic_store_n(&d->svc.reloads_ok, d->svc.reloads_ok + 1, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(
+			&d->svc.reloads_refused, d->svc.reloads_refused + 1, __ATOMIC_RELAXED);
 	if (rc == 0)
 		MRCD_LOG(ctrl, NOTICE,
 			"SIGHUP: configuration, profile and scenario unchanged: nothing to reload, "
 			"every QP kept");
+	else if (rc == 2)
+		MRCD_LOG(ctrl, NOTICE,
+			"SIGHUP: reloaded the profile %s: %s; the flows kept keep "
+			"their QPs",
+			path, what);
 	else if (rc > 0)
 		MRCD_LOG(ctrl, WARNING,
-			"SIGHUP: refused a change (%s): flows and faults are built at start, a "
-			"restart applies it; running as before, every QP kept",
+			"SIGHUP: refused a change (%s); a restart applies it; running as before, "
+			"every QP kept",
 			what);
 	else
 		MRCD_LOG(ctrl, ERR, "SIGHUP: refused: %s. Still running as before, every QP kept",
 			what);
+	n = snprintf(msg, sizeof(msg), "READY=1\nSTATUS=reload %" PRIu64 " %s; ", d->svc.reloads,
+		rc == 0 || rc == 2 ? "taken" : "refused");
+	mrcd_service_status(d, msg + n, sizeof(msg) - (size_t)n);
+	mrcd_notify_send(&d->svc.notify, msg);
 }

@@ -35,6 +35,7 @@
 #include "mrcd_control.h"
 #include "mrcd_gen.h"
 #include "mrcd_recover.h"
+#include "mrcd_reload.h"
 #include "mrc_shard.h"
 
 int
@@ -130,10 +131,11 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 		in_off[c] = out_bytes[c];
 	d->n_cluster_flows = (unsigned int)n_cluster;
 	if (fill) {
+		d->flow_cap = d->n_flows + mrcd_reload_room(d, d->n_flows, 16);
 		d->flow_of = rte_malloc("mrcd_flow_of", (n_cluster + 1) * sizeof(*d->flow_of), 64);
-		d->flows = rte_zmalloc("mrcd_flows", (d->n_flows + 1) * sizeof(*d->flows), 64);
+		d->flows = rte_zmalloc("mrcd_flows", (d->flow_cap + 1) * sizeof(*d->flows), 64);
 		d->peer_qp =
-			rte_zmalloc("mrcd_peer_qp", (d->n_flows + 1) * sizeof(*d->peer_qp), 64);
+			rte_zmalloc("mrcd_peer_qp", (d->flow_cap + 1) * sizeof(*d->peer_qp), 64);
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
 			struct mrcd_hostctx *hc = &d->host[h];
 
@@ -186,6 +188,7 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 				struct mrcd_flow *f = &d->flows[d->n_flows - 1];
 
 				f->id = g;
+				f->q = (uint16_t)q;
 				f->qpn = MRCD_QPN_BASE + 2 * g;
 				f->src = (uint16_t)src;
 				f->dst = (uint16_t)dst;
@@ -203,6 +206,13 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	/* A host's region spans its whole layout, including slots of flows it does not run. */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		d->host[h].region_bytes = in_off[lo + h];
+	/* in service mode the region has as much again for flows a reload adds (mrcd_reload.h) */
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		d->host[h].region_bytes +=
+			mrcd_reload_room(d,
+				(unsigned int)(in_off[lo + h] / RTE_MAX(slot_bytes, (size_t)1)),
+				4) *
+			slot_bytes;
 	if (d->n_flows == 0 && !d->no_traffic) {
 		MRCD_LOG(ctrl, ERR, "the profile's pattern '%s' gives no flows for %u hosts",
 			mrcd_pattern_name(d->prof.pattern), d->n_hosts);
@@ -317,8 +327,13 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 	for (unsigned int k = 0; k < hc->n_shards; k++) {
 		struct mrcd_shardctx *sc = &hc->shard[k];
 
-		sc->send_flows = rte_malloc("mrcd_send", (hc->n_send + 1) * sizeof(uint32_t), 64);
-		sc->recv_flows = rte_malloc("mrcd_recv", (hc->n_recv + 1) * sizeof(uint32_t), 64);
+		/* room for flows a reload adds: d->flow_cap past the start's (mrcd_reload.h) */
+		const uint32_t room = d->flow_cap - d->n_flows;
+
+		sc->send_flows =
+			rte_malloc("mrcd_send", (hc->n_send + room + 1) * sizeof(uint32_t), 64);
+		sc->recv_flows =
+			rte_malloc("mrcd_recv", (hc->n_recv + room + 1) * sizeof(uint32_t), 64);
 		if (sc->send_flows == NULL || sc->recv_flows == NULL)
 			return -ENOMEM;
 		sc->n_send = sc->n_recv = 0;

@@ -23,12 +23,14 @@
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_recover.h"
+#include "mrcd_reload.h"
 #include "mrcd_sched.h"
 
 void
 mrcd_free_qps(struct mrcd_daemon *d)
 {
 	mrcd_recover_free(d); /* the QPs of recoveries, before the shards go */
+	mrcd_reload_free(d);
 	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
 		const struct mrcd_flow *f = &d->flows[i];
 

@@ -43,6 +43,17 @@ carry_recv(struct mrcd_qp_carry *c, const struct mrc_qp *qp)
 	c->rx_data_bytes += mrc_qp_counters(qp)->rx_data_bytes;
 }
 
+/* Take flow fi out of a shard's list (the order does not matter to anyone). */
+static void
+unlist(uint32_t *list, uint32_t *n, uint32_t fi)
+{
+	for (uint32_t k = 0; k < *n; k++)
+		if (list[k] == fi) {
+			list[k] = list[--*n];
+			return;
+		}
+}
+
 void
 mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
 {
@@ -73,6 +84,34 @@ mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
 			__atomic_store_n(&f->qp, g->qp, __ATOMIC_RELEASE);
 			mrcd_sched_resume(d, f, g->flow);
 			break;
+		case MRCD_GEN_STOP:
+			/* Posts no more (mrcd_sched.c); answers what is not done yet. */
+			f->removed = true;
+			g->seq = mrcd_gen_in_flight(f) + (f->queued != MRCD_FLOW_IDLE);
+			break;
+		case MRCD_GEN_DETACH_SEND:
+			carry_send(&d->recover->carry[h], f->qp);
+			unlist(d->host[h].shard[0].send_flows, &d->host[h].shard[0].n_send,
+				g->flow);
+			break;
+		case MRCD_GEN_DETACH_RECV:
+			carry_recv(&d->recover->carry[h], d->peer_qp[g->flow]);
+			unlist(d->host[h].shard[0].recv_flows, &d->host[h].shard[0].n_recv,
+				g->flow);
+			break;
+		case MRCD_GEN_ATTACH_RECV: {
+			struct mrcd_shardctx *sc = &d->host[h].shard[0];
+
+			sc->recv_flows[sc->n_recv++] = g->flow;
+			break;
+		}
+		case MRCD_GEN_ATTACH_SEND: {
+			struct mrcd_shardctx *sc = &d->host[h].shard[0];
+
+			sc->send_flows[sc->n_send++] = g->flow;
+			mrcd_sched_resume(d, f, g->flow); /* idle: queued to post */
+			break;
+		}
 		default:
 			break;
 		}

@@ -96,6 +96,9 @@ struct mrcd_flow {
 	/* the shard of its host that owns each end's QP ([lcores] peer_shard) */
 	uint8_t src_shard, dst_shard;
 	uint32_t qpn;	   /* the sender's QPN; the receiver's is qpn + 1 */
+	uint16_t q;	   /* which of its pair's qps_per_peer flows (a reload's name for it) */
+	bool gone;	   /* control: a reload removed it (or is removing it) */
+	bool removed;	   /* the src worker's: a reload stopped it, it posts no more */
 	struct mrc_qp *qp; /* on src, when src is local (the src worker drives it) */
 	uint64_t src_off;  /* outstanding x msg bytes at this offset in src's region */
 	uint8_t *src_buf;  /* the same, as a pointer (local src) */

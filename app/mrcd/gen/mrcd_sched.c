@@ -18,7 +18,8 @@ int
 mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, uint64_t now_tsc)
 {
 	struct mrcd_shardctx *hc = &d->host[host].shard[shard];
-	const uint32_t cap = hc->n_send > 0 ? hc->n_send : 1;
+	/* a flow is on at most one queue: its shard's flows, and those a reload may add */
+	const uint32_t cap = hc->n_send + (d->flow_cap - d->n_flows) + 1;
 
 	hc->ready.slot = rte_malloc("mrcd_ready", cap * sizeof(uint32_t), 64);
 	hc->wait.slot = rte_malloc("mrcd_wait", cap * sizeof(uint32_t), 64);
@@ -90,7 +91,7 @@ static bool
 done(const struct mrcd_profile *p, const struct mrcd_flow *f, bool stopping)
 {
 	/* Not RTS: in ERROR, or retired while the flow is brought back (mrcd_recover.h). */
-	return stopping || (p->messages != 0 && f->posted >= p->messages) ||
+	return stopping || f->removed || (p->messages != 0 && f->posted >= p->messages) ||
 	       mrc_qp_state(f->qp) != MRC_QP_RTS;
 }
 
@@ -144,7 +145,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		const uint32_t fi = mrcd_flowq_pop(&hc->ready);
 		struct mrcd_flow *f = &d->flows[fi];
 
-		posted += mrcd_gen_post(&d->prof, f, now_tsc, d->hz, stopping);
+		posted += mrcd_gen_post(&d->prof, f, now_tsc, d->hz, stopping || f->removed);
 		requeue(d, hc, f, fi, now_tsc, stopping);
 	}
 	hc->posted += posted;

@@ -100,7 +100,7 @@ mrcd_summary(const struct mrcd_daemon *d)
 	for (unsigned int i = 0; i < d->n_workers; i++)
 		cpu_ns += d->workers[i].cpu_ns;
 	for (unsigned int i = 0; i < d->n_flows; i++)
-		if (d->peer_qp[i] != NULL) {
+		if (d->peer_qp[i] != NULL && !d->flows[i].gone) { /* a flow gone: carried */
 			rx_pkts += mrc_qp_counters(d->peer_qp[i])->rx_data_pkts;
 			rx_bytes += mrc_qp_counters(d->peer_qp[i])->rx_data_bytes;
 		}
@@ -143,6 +143,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 					mrcd_recover_why_name((enum mrcd_recover_why)w), why[w]);
 		printf("\n");
 	}
+	if (d->svc.reloads > 0)
+		printf("  reloads (SIGHUP): %" PRIu64 " taken, %" PRIu64 " refused\n",
+			d->svc.reloads_ok, d->svc.reloads_refused);
 	printf("  completion time: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%" PRIu64
 	       " messages)\n",
 		mrcd_hist_pct(&hist, 50) / 1e3, mrcd_hist_pct(&hist, 99) / 1e3,
@@ -265,6 +268,9 @@ mrcd_summary(const struct mrcd_daemon *d)
 				fprintf(j, "%s\"%s\": %" PRIu64, w ? ", " : "",
 					mrcd_recover_why_name((enum mrcd_recover_why)w), why[w]);
 			fprintf(j, "},\n");
+			fprintf(j,
+				" \"reloads\": {\"ok\": %" PRIu64 ", \"refused\": %" PRIu64 "},\n",
+				d->svc.reloads_ok, d->svc.reloads_refused);
 			fprintf(j,
 				" \"goodput_gbps\": %.4f,\n \"completion_us\": {\"p50\": %.2f, "
 				"\"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f},\n",

@@ -66,14 +66,24 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "version", MRCD_VERSION);
 	rte_tel_data_add_dict_u64(d, "hosts", m->n_hosts);
 	rte_tel_data_add_dict_u64(d, "planes", m->cfg.daemon.planes);
-	rte_tel_data_add_dict_u64(d, "flows", m->n_flows);
-	rte_tel_data_add_dict_u64(d, "qps", 2ull * m->n_flows);
+	const unsigned int n_flows = __atomic_load_n(&m->n_flows, __ATOMIC_ACQUIRE);
+	uint64_t live = 0;
+
+	/* a reload's removed flows stay in the table, marked gone (mrcd_reload.h) */
+	for (unsigned int i = 0; i < n_flows; i++)
+		live += !__atomic_load_n(&m->flows[i].gone, __ATOMIC_RELAXED);
+	rte_tel_data_add_dict_u64(d, "flows", live);
+	rte_tel_data_add_dict_u64(d, "qps", 2 * live);
 	rte_tel_data_add_dict_u64(d, "workers", m->n_workers);
 	rte_tel_data_add_dict_string(
 		d, "phase", phase_names[__atomic_load_n(&m->phase, __ATOMIC_ACQUIRE) % 3]);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_rdtsc() - start_tsc) * 1000 / m->hz);
 	rte_tel_data_add_dict_string(d, "profile_pattern", mrcd_pattern_name(m->prof.pattern));
 	rte_tel_data_add_dict_u64(d, "msg_kb", m->prof.msg_kb);
+	rte_tel_data_add_dict_u64(
+		d, "reloads_ok", __atomic_load_n(&m->svc.reloads_ok, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(
+		d, "reloads_refused", __atomic_load_n(&m->svc.reloads_refused, __ATOMIC_RELAXED));
 	return 0;
 }
 
@@ -253,7 +263,9 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	RTE_SET_USED(cmd);
 	/* Index i walks our QPs: flow i / 2, sender end when even, receiver when odd. */
-	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * m->n_flows, &start) != 0)
+	const unsigned int n_flows = __atomic_load_n(&m->n_flows, __ATOMIC_ACQUIRE);
+
+	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * n_flows, &start) != 0)
 		return -1;
 	/*
 	 * The flows are fixed at setup; their QPs change only when a flow is
@@ -261,13 +273,14 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	 * QP swapped out is freed only a second later): the QPN is the one in use.
 	 */
 	rte_tel_data_start_dict(d);
-	for (i = start; i < 2 * m->n_flows && listed < QPS_PER_PAGE; i++) {
+	for (i = start; i < 2 * n_flows && listed < QPS_PER_PAGE; i++) {
 		const struct mrcd_flow *f = &m->flows[i / 2];
 		const bool sender = i % 2 == 0;
 		const struct mrc_qp *qp;
 
-		if ((sender ? f->src_local : f->dst_local) < 0)
-			continue; /* that end runs in another process */
+		if ((sender ? f->src_local : f->dst_local) < 0 ||
+			__atomic_load_n(&f->gone, __ATOMIC_RELAXED))
+			continue; /* that end runs in another process, or a reload removed it */
 		qp = __atomic_load_n(sender ? &f->qp : &m->peer_qp[i / 2], __ATOMIC_ACQUIRE);
 		snprintf(key, sizeof(key), "0x%x",
 			qp != NULL ? mrc_qp_qpn(qp) : f->qpn + (sender ? 0 : 1));
@@ -277,7 +290,7 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, key, val);
 		listed++;
 	}
-	if (i < 2 * m->n_flows)
+	if (i < 2 * n_flows)
 		rte_tel_data_add_dict_u64(d, "next", i);
 	return 0;
 }

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * A reload's pure half (app/mrcd/control/mrcd_reload_diff.c): which profile
+ * keys may change at run time, and which flows stay, go and come; and
+ * systemd's notify protocol (app/mrcd/control/mrcd_notify.c): the address
+ * $NOTIFY_SOCKET names, and the datagrams as a listener receives them.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mrc_test.h"
+#include "mrcd_notify.h"
+#include "mrcd_reload.h"
+
+/* Only the keys that choose the flows may differ; the first other one is named. */
+static int
+test_profile_check(void)
+{
+	struct mrcd_profile a, b;
+	char what[256];
+
+	mrcd_profile_defaults(&a);
+	mrcd_profile_derive(&a);
+	b = a;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	b.qps_per_peer = 4;
+	b.pattern = MRCD_PAT_RING;
+	b.incast_target = 1;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	b.msg_kb = a.msg_kb / 2;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "msg_kb = ", 9) == 0, "named '%s'", what);
+	b = a;
+	b.outstanding = (uint16_t)(a.outstanding + 1);
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "outstanding = ", 14) == 0, "named '%s'", what);
+	b = a;
+	b.rate_gbps = 5;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_STREQ(what, "rate_gbps = 0 -> 5");
+	b = a;
+	b.verify = !a.verify;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "verify = ", 9) == 0, "named '%s'", what);
+	b = a;
+	snprintf(b.size_mix, sizeof(b.size_mix), "64:1");
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "size_mix = ", 11) == 0, "named '%s'", what);
+	return MRC_TEST_OK;
+}
+
+/* Flows named alike stay wherever they are in either list; the rest go or come. */
+static int
+test_diff_kept_removed_added(void)
+{
+	const struct mrcd_flow_key live[] = {{0, 1, 0}, {1, 0, 0}, {2, 3, 0}, {3, 2, 0}};
+	/* pairs -> ring over 4 hosts: 0->1 and 2->3 stay, 1->0 and 3->2 go, 1->2 and 3->0 come */
+	const struct mrcd_flow_key want[] = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 0, 0}};
+	uint8_t keep[4], add[4];
+
+	MRC_T_EQ(mrcd_reload_diff(live, 4, want, 4, keep, add), 4);
+	MRC_T_EQ(keep[0], 1);
+	MRC_T_EQ(keep[1], 0);
+	MRC_T_EQ(keep[2], 1);
+	MRC_T_EQ(keep[3], 0);
+	MRC_T_EQ(add[0], 0);
+	MRC_T_EQ(add[1], 1);
+	MRC_T_EQ(add[2], 0);
+	MRC_T_EQ(add[3], 1);
+	return MRC_TEST_OK;
+}
+
+/* The same set in another order is no change; q tells flows of one pair apart. */
+static int
+test_diff_order_and_q(void)
+{
+	const struct mrcd_flow_key live[] = {{1, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 1, 1}};
+	const struct mrcd_flow_key same[] = {{0, 1, 0}, {0, 1, 1}, {1, 0, 0}, {1, 0, 1}};
+	const struct mrcd_flow_key fewer[] = {{0, 1, 0}, {1, 0, 0}};
+	uint8_t keep[4], add[4];
+
+	MRC_T_EQ(mrcd_reload_diff(live, 4, same, 4, keep, add), 0);
+	for (int i = 0; i < 4; i++) {
+		MRC_T_EQ(keep[i], 1);
+		MRC_T_EQ(add[i], 0);
+	}
+	/* qps_per_peer 2 -> 1: the q = 1 flows go, wherever they sit in the live list */
+	MRC_T_EQ(mrcd_reload_diff(live, 4, fewer, 2, keep, add), 2);
+	MRC_T_EQ(keep[0], 0);
+	MRC_T_EQ(keep[1], 1);
+	MRC_T_EQ(keep[2], 1);
+	MRC_T_EQ(keep[3], 0);
+	MRC_T_EQ(add[0] + add[1], 0);
+	/* and back: the q = 1 flows come, none goes */
+	MRC_T_EQ(mrcd_reload_diff(fewer, 2, live, 4, keep, add), 2);
+	MRC_T_EQ(keep[0] + keep[1], 2);
+	MRC_T_EQ(add[0], 1);
+	MRC_T_EQ(add[1], 0);
+	MRC_T_EQ(add[2], 0);
+	MRC_T_EQ(add[3], 1);
+	return MRC_TEST_OK;
+}
+
+/* Nothing before (profile none) or nothing after: all come, or all go. */
+static int
+test_diff_empty(void)
+{
+	const struct mrcd_flow_key some[] = {{0, 1, 0}, {1, 0, 0}};
+	uint8_t keep[2], add[2];
+
+	MRC_T_EQ(mrcd_reload_diff(NULL, 0, some, 2, keep, add), 2);
+	MRC_T_EQ(add[0] + add[1], 2);
+	MRC_T_EQ(mrcd_reload_diff(some, 2, NULL, 0, keep, add), 2);
+	MRC_T_EQ(keep[0] + keep[1], 0);
+	MRC_T_EQ(mrcd_reload_diff(NULL, 0, NULL, 0, keep, add), 0);
+	return MRC_TEST_OK;
+}
+
+/* A path keeps its NUL; '@' is an abstract name: a leading NUL, no terminator counted. */
+static int
+test_notify_addr(void)
+{
+	struct sockaddr_un a;
+	socklen_t len;
+	char longer[sizeof(a.sun_path) + 2];
+
+	MRC_T_EQ(mrcd_notify_addr("/run/systemd/notify", &a, &len), 0);
+	MRC_T_STREQ(a.sun_path, "/run/systemd/notify");
+	MRC_T_EQ(len, offsetof(struct sockaddr_un, sun_path) + strlen("/run/systemd/notify") + 1);
+	MRC_T_EQ(mrcd_notify_addr("@mrcd-notify", &a, &len), 0);
+	MRC_T_EQ(a.sun_path[0], '\0');
+	MRC_T_MEMEQ(a.sun_path + 1, "mrcd-notify", 11);
+	MRC_T_EQ(len, offsetof(struct sockaddr_un, sun_path) + 12);
+	MRC_T_EQ(mrcd_notify_addr("", &a, &len), -EINVAL);
+	MRC_T_EQ(mrcd_notify_addr("@", &a, &len), -EINVAL);
+	MRC_T_EQ(mrcd_notify_addr("relative/path", &a, &len), -EINVAL);
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[0] = '/';
+	longer[sizeof(longer) - 1] = '\0';
+	MRC_T_EQ(mrcd_notify_addr(longer, &a, &len), -ENAMETOOLONG);
+	/* a full-length abstract name fits: it needs no terminator */
+	longer[0] = '@';
+	longer[sizeof(a.sun_path)] = '\0';
+	MRC_T_EQ(mrcd_notify_addr(longer, &a, &len), 0);
+	MRC_T_EQ(len, sizeof(a));
+	return MRC_TEST_OK;
+}
+
+/* A datagram to an abstract socket as systemd binds it: the text as given, one message each. */
+static int
+test_notify_send(void)
+{
+	char name[64], value[80], buf[256];
+	struct sockaddr_un a;
+	struct mrcd_notify n;
+	socklen_t len;
+	int fd;
+	ssize_t got;
+
+	snprintf(name, sizeof(name), "mrcd-unit-notify-%ld", (long)getpid());
+	snprintf(value, sizeof(value), "@%s", name);
+	MRC_T_EQ(mrcd_notify_addr(value, &a, &len), 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	MRC_T_ASSERT(fd >= 0, "socket");
+	MRC_T_EQ(bind(fd, (const struct sockaddr *)&a, len), 0);
+	MRC_T_EQ(setenv("NOTIFY_SOCKET", value, 1), 0);
+	MRC_T_EQ(mrcd_notify_open(&n), 0);
+	MRC_T_ASSERT(n.fd >= 0, "no socket for NOTIFY_SOCKET=%s", value);
+	MRC_T_EQ(mrcd_notify_send(&n, "READY=1\nSTATUS=up"), 0);
+	MRC_T_EQ(mrcd_notify_send(&n, "STOPPING=1"), 0);
+	got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	MRC_T_EQ(got, 17);
+	buf[got] = '\0';
+	MRC_T_STREQ(buf, "READY=1\nSTATUS=up");
+	got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	MRC_T_EQ(got, 10);
+	MRC_T_EQ(n.sent, 2);
+	MRC_T_EQ(n.failed, 0);
+	/* Nobody listening any more: counted, not fatal. */
+	close(fd);
+	MRC_T_ASSERT(mrcd_notify_send(&n, "STATUS=x") < 0, "sent to a closed socket");
+	MRC_T_EQ(n.failed, 1);
+	mrcd_notify_close(&n);
+	/* Unset: nothing is opened and a send is a no-op. */
+	unsetenv("NOTIFY_SOCKET");
+	MRC_T_EQ(mrcd_notify_open(&n), 0);
+	MRC_T_EQ(n.fd, -1);
+	MRC_T_EQ(mrcd_notify_send(&n, "READY=1"), 0);
+	MRC_T_EQ(n.sent, 0);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_profile_check),
+	MRC_TEST_CASE(test_diff_kept_removed_added),
+	MRC_TEST_CASE(test_diff_order_and_q),
+	MRC_TEST_CASE(test_diff_empty),
+	MRC_TEST_CASE(test_notify_addr),
+	MRC_TEST_CASE(test_notify_send),
+};
+
+MRC_TEST_MAIN("mrcd_reload", cases)
