@@ -315,6 +315,8 @@ struct shared_range {
 	struct shared_range *next;
 	uintptr_t base;
 	size_t len;
+	uintptr_t a; /* the region that made the range */
+	size_t alen;
 	int fd;
 	int users;
 };
@@ -327,9 +329,40 @@ struct mrc_lib_mr {
 	struct shared_range *range;
 };
 
-/* Turn [base, base + len) into shared memory at the same address, keeping its bytes. */
+/*
+ * Bytes of the whole pages under a region that lie outside it belong to
+ * whatever else the program keeps there: malloc's headers, and in a program
+ * built with AddressSanitizer its redzones, which the sanitizer would report
+ * read out of bounds. They are copied by this loop, built without the
+ * sanitizer (its volatile reads keep the compiler from making it a memcpy
+ * call, which the sanitizer checks).
+ */
+__attribute__((no_sanitize("address"))) static void
+copy_unchecked(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	const volatile uint8_t *s = src;
+
+	for (size_t k = 0; k < n; k++)
+		dst[k] = s[k];
+}
+
+/* Copy the pages [base, base + len) holding the region [a, a + alen) to dst. */
+static void
+copy_pages(uint8_t *dst, uintptr_t base, size_t len, uintptr_t a, size_t alen)
+{
+	const size_t head = a - base, tail = a + alen - base;
+
+	copy_unchecked(dst, (const uint8_t *)base, head);
+	memcpy(dst + head, (const void *)a, alen);
+	copy_unchecked(dst + tail, (const uint8_t *)base + tail, len - tail);
+}
+
+/*
+ * Turn the pages [base, base + len) under the region [a, a + alen) into
+ * shared memory at the same address, keeping their bytes.
+ */
 static struct shared_range *
-share_pages(uintptr_t base, size_t len)
+share_pages(uintptr_t base, size_t len, uintptr_t a, size_t alen)
 {
 	struct shared_range *r;
 	void *tmp;
@@ -343,7 +376,7 @@ share_pages(uintptr_t base, size_t len)
 	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (tmp == MAP_FAILED)
 		goto fail;
-	memcpy(tmp, (void *)base, len);
+	copy_pages(tmp, base, len, a, alen);
 	munmap(tmp, len);
 	/* Over the program's pages, at their address: from here on mrcd sees what it sees. */
 	if (mmap((void *)base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
@@ -355,7 +388,8 @@ share_pages(uintptr_t base, size_t len)
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		goto fail;
-	*r = (struct shared_range){.base = base, .len = len, .fd = fd, .users = 0};
+	*r = (struct shared_range){
+		.base = base, .len = len, .a = a, .alen = alen, .fd = fd, .users = 0};
 	return r;
 fail : {
 	const int err = errno;
@@ -385,7 +419,7 @@ unshare_pages(struct shared_range *r)
 	if (copy != MAP_FAILED) {
 		const size_t len = r->len;
 
-		memcpy(copy, (void *)r->base, len);
+		copy_pages(copy, r->base, len, r->a, r->alen);
 		if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r->base) ==
 			MAP_FAILED)
 			munmap(copy,
@@ -423,7 +457,7 @@ mrc_sw_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 		}
 	}
 	if (sr == NULL) {
-		sr = share_pages(base, len);
+		sr = share_pages(base, len, a, length);
 		made = sr != NULL;
 	}
 	if (sr == NULL) {
