@@ -294,7 +294,29 @@ def rows_workers(r):
     return out
 
 
-KNOWN = {"bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
+def rows_apps(r):
+    cmd = "`scripts/bench/bench-apps.sh`"
+    out = []
+    for size, s in r["summary"].items():
+        out.append((f"application (mrc_write_bw through the API) / mrcd's generator, "
+                    f"{int(size) // 1024} KiB writes, loop mode, per worker CPU-second",
+                    f"{fmt(s['app_gbps_per_cpu_s'])} Gb/s (wall {fmt(s['app_goodput_gbps'])} Gb/s "
+                    f"with the worker on {fmt(100 * s['worker_share'])}% of its CPU; the "
+                    f"applications' own CPU {fmt(s['app_cpu_per_s'])} s per s)",
+                    f"generator {fmt(s['gen_gbps_per_cpu_s'])} Gb/s",
+                    fmt(s["ratio_app_over_gen_per_cpu_s"]), ">= 0.8", cmd))
+    lat = r.get("latency_1k") or {}
+    if lat:
+        out.append(("1 KiB write latency: application round trip (mrc_write_lat, twice its "
+                    "one-way figure) / generator completion time, p50 and p99",
+                    f"p50 {fmt(lat['app_rtt_p50_us'])} us, p99 {fmt(lat['app_rtt_p99_us'])} us",
+                    f"p50 {fmt(lat['gen_p50_us'])} us, p99 {fmt(lat['gen_p99_us'])} us",
+                    fmt(lat["app_rtt_p50_us"] / lat["gen_p50_us"]) if lat.get("gen_p50_us")
+                    else "", "", cmd))
+    return out
+
+
+KNOWN = {"bench-apps": rows_apps, "bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
          "bench-incast": rows_incast, "bench-failover": rows_failover,
@@ -312,6 +334,10 @@ FIGURES = [
      "One core cannot carry a fast host: its QPs are sharded over workers, and a packet read "
      "by the wrong one is passed on through a ring, which must cost little against what it "
      "buys; one worker is the reference."),
+    ("bench-apps", "Applications through the MRC API",
+     "An MRC program hands its writes to mrcd through shared rings and registered memory: "
+     "that path must cost the worker little more than mrcd's own generator moving the same "
+     "bytes on the same configuration."),
     ("bench-wire", "Wire codec per packet",
      "Every packet is built or parsed and its ICRC computed once; a memcpy of the same 4 KiB "
      "says what that costs against touching the bytes at all."),
