@@ -53,6 +53,8 @@ main(int argc, char **argv)
 	}
 	if (mrcd_load_inputs(&d) != 0)
 		return 1;
+	/* The default EV and CC profiles are the configuration's. */
+	mrcd_profile_table_init(&d.profiles, &d.cfg);
 	if (d.cli.check) {
 		mrcd_print_check(&d);
 		return 0;
@@ -120,5 +122,6 @@ stop_eal:
 stop_service:
 	mrcd_ctl_stop(&d); /* its socket, when the EAL or anything after it failed to start */
 	mrcd_service_stop(&d);
+	mrcd_profile_table_fini(&d.profiles);
 	return status;
 }

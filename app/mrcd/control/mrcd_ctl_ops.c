@@ -375,6 +375,17 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 	case MRCD_CTL_PORT:
 		port(ctl, c, rq, out, outlen);
 		break;
+	case MRCD_CTL_PROFILE_LIST:
+	case MRCD_CTL_PROFILE_SHOW:
+	case MRCD_CTL_PROFILE_ADD:
+	case MRCD_CTL_PROFILE_SET:
+	case MRCD_CTL_PROFILE_STATE:
+	case MRCD_CTL_PROFILE_DEL:
+		mrcd_profile_table_do(&ctl->d->profiles, rq, out, outlen);
+		if (mrcd_ctl_changes(rq->cmd) && strncmp(out, "OK ", 3) == 0)
+			MRCD_LOG(ctrl, NOTICE, "control: uid %u profile: %.*s",
+				(unsigned int)c->uid, (int)strcspn(out + 3, "\n"), out + 3);
+		break;
 	case MRCD_CTL_PROBE:
 		mrcd_ctl_probe(ctl, rq, out, outlen);
 		break;
