@@ -104,13 +104,13 @@ mrcd_profile_edit(
 			return -EINVAL;
 		}
 		if (ch->value[i] < fi->min || ch->value[i] > fi->max) {
-			snprintf(err, errlen, "%s=%" PRIu32 " is out of range %" PRIu32 "..%" PRIu32,
-				fi->name, ch->value[i], fi->min, fi->max);
+			snprintf(err, errlen,
+				"%s=%" PRIu32 " is out of range %" PRIu32 "..%" PRIu32, fi->name,
+				ch->value[i], fi->min, fi->max);
 			return -EINVAL;
 		}
 		if (online && !fi->online) {
-			snprintf(err, errlen,
-				"%s profile %u is online: %s changes only offline",
+			snprintf(err, errlen, "%s profile %u is online: %s changes only offline",
 				mrcd_profile_kind_name(p->kind), p->id, fi->name);
 			return -EINVAL;
 		}
@@ -121,8 +121,8 @@ mrcd_profile_edit(
 }
 
 int
-mrcd_profile_may_move(const struct mrcd_qp_profile *p, unsigned int to, uint32_t qps, char *err,
-	size_t errlen)
+mrcd_profile_may_move(
+	const struct mrcd_qp_profile *p, unsigned int to, uint32_t qps, char *err, size_t errlen)
 {
 	const char *k = mrcd_profile_kind_name(p->kind);
 	const unsigned int from = p->state;
@@ -145,7 +145,8 @@ mrcd_profile_may_move(const struct mrcd_qp_profile *p, unsigned int to, uint32_t
 	}
 	if (!step) {
 		snprintf(err, errlen,
-			"%s profile %u is %s: it goes to %s, not %s (init -> offline -> online, one "
+			"%s profile %u is %s: it goes to %s, not %s (init -> offline -> online, "
+			"one "
 			"step at a time)",
 			k, p->id, mrcd_profile_state_name(from),
 			from == MRCD_PROFILE_INIT ? "offline" : "offline or init",

@@ -83,9 +83,9 @@ struct mrcd_profile_field_info {
 extern const struct mrcd_profile_field_info mrcd_profile_fields[MRCD_PF_COUNT];
 
 struct mrcd_qp_profile {
-	uint8_t kind;  /* enum mrcd_profile_kind */
-	uint8_t id;    /* < MRCD_PROFILE_MAX */
-	uint8_t state; /* enum mrcd_profile_state */
+	uint8_t kind;			      /* enum mrcd_profile_kind */
+	uint8_t id;			      /* < MRCD_PROFILE_MAX */
+	uint8_t state;			      /* enum mrcd_profile_state */
 	char algorithm[MRCD_PROFILE_ALG_MAX]; /* CC: "uet-1.0-nscc" or "fixed"; EV: "" */
 	uint32_t v[MRCD_PF_COUNT];	      /* the fields of its kind; the others 0 */
 };
@@ -121,11 +121,12 @@ int mrcd_profile_edit(
  * ONLINE. 0, or -EINVAL / -EBUSY (in use) with `err`. It does not check
  * the profile's values (the daemon does, entering OFFLINE).
  */
-int mrcd_profile_may_move(const struct mrcd_qp_profile *p, unsigned int to, uint32_t qps, char *err,
-	size_t errlen);
+int mrcd_profile_may_move(
+	const struct mrcd_qp_profile *p, unsigned int to, uint32_t qps, char *err, size_t errlen);
 
 /* May `p` be removed with `qps` QPs made with it? 0, -EINVAL or -EBUSY with `err`. */
-int mrcd_profile_may_remove(const struct mrcd_qp_profile *p, uint32_t qps, char *err, size_t errlen);
+int mrcd_profile_may_remove(
+	const struct mrcd_qp_profile *p, uint32_t qps, char *err, size_t errlen);
 
 /*
  * The profile as JSON (no newline): {"kind","id","state"[,"algorithm"],

@@ -22,7 +22,8 @@
 #include "mrcd_profile_table.h"
 
 void
-mrcd_profile_from_config(const struct mrcd_config *cfg, unsigned int kind, struct mrcd_qp_profile *p)
+mrcd_profile_from_config(
+	const struct mrcd_config *cfg, unsigned int kind, struct mrcd_qp_profile *p)
 {
 	const struct mrcd_cfg_transport *t = &cfg->transport;
 	const struct mrcd_cfg_cc *c = &cfg->cc;
@@ -165,11 +166,9 @@ mrcd_profile_table_hold(struct mrcd_profile_table *t, unsigned int ev, unsigned 
 		if (id[k] >= MRCD_PROFILE_MAX || t->p[k][id[k]].state != MRCD_PROFILE_ONLINE) {
 			snprintf(err, errlen, "%s profile %u is %s", mrcd_profile_kind_name(k),
 				id[k],
-				id[k] >= MRCD_PROFILE_MAX
-					? "not an id (0..15)"
-					: t->p[k][id[k]].state == MRCD_PROFILE_NONE
-						  ? "not defined"
-						  : "not online");
+				id[k] >= MRCD_PROFILE_MAX		    ? "not an id (0..15)"
+				: t->p[k][id[k]].state == MRCD_PROFILE_NONE ? "not defined"
+									    : "not online");
 			rc = -EINVAL;
 		}
 	if (rc == 0) {
@@ -207,8 +206,8 @@ list(const struct mrcd_profile_table *t, char *out, size_t outlen)
 			if (p->state == MRCD_PROFILE_NONE)
 				continue;
 			o += (size_t)snprintf(out + o, outlen - o,
-				"%s{\"kind\":\"%s\",\"id\":%u,\"state\":\"%s\"%s%s%s,\"qps\":%" PRIu32
-				"}",
+				"%s{\"kind\":\"%s\",\"id\":%u,\"state\":\"%s\"%s%s%s,\"qps\":"
+				"%" PRIu32 "}",
 				out[o - 1] == '[' ? "" : ",", mrcd_profile_kind_name(k), i,
 				mrcd_profile_state_name(p->state),
 				k == MRCD_PROFILE_CC ? ",\"algorithm\":\"" : "",
@@ -288,13 +287,15 @@ mrcd_profile_table_do(
 		show(t, p, out, outlen);
 		break;
 	case MRCD_CTL_PROFILE_STATE:
-		rc = mrcd_profile_may_move(p, rq->pstate, t->qps[rq->kind][rq->id], err,
-			sizeof(err));
+		rc = mrcd_profile_may_move(
+			p, rq->pstate, t->qps[rq->kind][rq->id], err, sizeof(err));
 		if (rc == 0 && p->state == MRCD_PROFILE_INIT && rq->pstate == MRCD_PROFILE_OFFLINE)
 			rc = mrcd_profile_check(t->cfg, p, err, sizeof(err)) == 0 ? 0 : -EDOM;
 		if (rc != 0) {
 			snprintf(out, outlen, "ERR %s %s\n",
-				rc == -EBUSY ? "in-use" : rc == -EDOM ? "bad-value" : "bad-state",
+				rc == -EBUSY  ? "in-use"
+				: rc == -EDOM ? "bad-value"
+					      : "bad-state",
 				err);
 			break;
 		}

@@ -96,6 +96,8 @@ main(int argc, char **argv)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
 	else if (mrcd_apps_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "/mrc/apps not registered (continuing without)");
+	else if (mrcd_profiles_telemetry_register(&d) != 0)
+		MRCD_LOG(ctrl, WARNING, "/mrc/profiles not registered (continuing without)");
 	/* The node controller's socket (mrcctl), served by a thread of its own. */
 	if (mrcd_ctl_start(&d) != 0)
 		goto free_qps;

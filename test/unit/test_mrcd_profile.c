@@ -39,10 +39,10 @@ run(struct mrcd_profile_table *t, const char *s, char *out, size_t outlen)
 }
 
 /* `s` answers OK, and the answer contains `has`. */
-#define OK_HAS(t, s, has)                                                                      \
-	do {                                                                                   \
-		char o_[4096];                                                                 \
-		MRC_T_ASSERT(run(t, s, o_, sizeof(o_)) == 0, "'%s' answered %s", s, o_);       \
+#define OK_HAS(t, s, has)                                                                    \
+	do {                                                                                 \
+		char o_[4096];                                                               \
+		MRC_T_ASSERT(run(t, s, o_, sizeof(o_)) == 0, "'%s' answered %s", s, o_);     \
 		MRC_T_ASSERT(strstr(o_, has) != NULL, "'%s': '%s' has no '%s'", s, o_, has); \
 	} while (0)
 /* `s` is refused with `code`, and the message contains `has`. */
@@ -67,7 +67,8 @@ test_defaults(void)
 	cfg.cc.max_cwnd_kb = 77;
 	mrcd_profile_table_init(&t, &cfg);
 	OK_HAS(&t, "profile list", "{\"kind\":\"ev\",\"id\":0,\"state\":\"online\",\"qps\":0}");
-	OK_HAS(&t, "profile list", "{\"kind\":\"cc\",\"id\":0,\"state\":\"online\",\"algorithm\":\"uet-1.0-nscc\"");
+	OK_HAS(&t, "profile list",
+		"{\"kind\":\"cc\",\"id\":0,\"state\":\"online\",\"algorithm\":\"uet-1.0-nscc\"");
 	OK_HAS(&t, "profile show kind=ev id=0", "\"ev_active\":64,");
 	OK_HAS(&t, "profile show kind=cc id=0", "\"max_cwnd_kb\":77,");
 	REFUSED(&t, "profile show kind=cc id=1", "no-such-profile", "cc profile 1 is not defined");
@@ -110,7 +111,8 @@ test_lifecycle(void)
 	MRC_T_ASSERT(strstr(err, "cc profile 9 is not defined") != NULL, "%s", err);
 	MRC_T_EQ(t.qps[MRCD_PROFILE_EV][0], 0);
 	/* One step at a time. */
-	REFUSED(&t, "profile state kind=cc id=3 state=online", "bad-state", "is init: it goes to offline");
+	REFUSED(&t, "profile state kind=cc id=3 state=online", "bad-state",
+		"is init: it goes to offline");
 	OK_HAS(&t, "profile state kind=cc id=3 state=offline", "\"state\":\"offline\"");
 	OK_HAS(&t, "profile state kind=cc id=3 state=online", "\"state\":\"online\"");
 	MRC_T_EQ(mrcd_profile_table_hold(&t, 0, 3, &ev, &cc, err, sizeof(err)), 0);
@@ -191,7 +193,8 @@ test_qp_gets_values(void)
 	mrcd_config_defaults(&cfg);
 	mrcd_profile_table_init(&t, &cfg);
 	OK_HAS(&t, "profile add kind=ev id=1 ev_active=16 ev_backup=8", "\"state\":\"init\"");
-	OK_HAS(&t, "profile add kind=cc id=1 algorithm=fixed fixed_cwnd_kb=20", "\"state\":\"init\"");
+	OK_HAS(&t, "profile add kind=cc id=1 algorithm=fixed fixed_cwnd_kb=20",
+		"\"state\":\"init\"");
 	for (unsigned int k = 0; k < 2; k++) {
 		char s[96];
 
