@@ -54,11 +54,12 @@ cd "$(dirname "$0")/.."
 # libibverbs-dev gives lib_mrc the verbs types of <infiniband/verbs.h>
 # (libdpdk-dev pulls it in too; named so that lib_mrc's need is said).
 # openmpi-bin's mpirun launches the cluster test (test/integration/cluster_mpirun.sh);
-# the network-namespace test pings a host through mrcd's tap (iputils-ping);
+# the network-namespace test pings a host through mrcd's tap (iputils-ping),
+# and one of its routers drops an endpoint request (nftables);
 # prometheus (its server and promtool) scrapes mrcd's metrics endpoint in
 # test/integration/prometheus.sh.
 packages=(gcc pkg-config meson ninja-build libdpdk-dev dpdk libnuma-dev libpcap-dev
-	libibverbs-dev python3 python3-matplotlib tshark iproute2 openmpi-bin iputils-ping prometheus)
+	libibverbs-dev python3 python3-matplotlib tshark iproute2 nftables openmpi-bin iputils-ping prometheus)
 if [ "$dev" = 1 ]; then
 	packages+=(clang libclang-rt-14-dev valgrind dpdk-dev)
 fi

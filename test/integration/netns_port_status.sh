@@ -5,13 +5,17 @@
 # Port status over real kernel links and Linux SRv6 routers (the topology of
 # netns_srv6.sh: two hosts, two planes, one T1): host 0 (A) writes 60 1 MiB
 # messages to host 1 (B), paced to last about 1.3 s; 500 ms into its run B
-# takes its plane-1 port down ([ports] admin_down_planes). Checked: both
-# exit 0; every message completes, none lost or failed, every byte verified
-# at B; B told A (its update answered, no timeout), and A took the new mask
-# after B sent the request A answered and before the answer reached B (both
-# logs stamp CLOCK_MONOTONIC). The request's loss and B's restart are
-# drilled over mrc-fabric (port_status.sh), which can drop one request.
-# Needs root, network namespaces and seg6local NEXT-C-SID: else exit 77.
+# takes its plane-1 port down ([ports] admin_down_planes). B's plane-0 T0
+# drops, once (nftables, a 1-per-hour limit), the first endpoint request
+# that tells A "only port 1 up": B must send it again. When A is done, B
+# stops and starts again with both ports up (a new epoch): A must learn it.
+# Checked: every mrcd exits 0; every message completes, none lost or failed,
+# every byte verified at B; the router dropped exactly one request; B
+# counted a retry and no timeout; A took the new mask after B sent the
+# request A answered and before the answer reached B (both logs stamp
+# CLOCK_MONOTONIC); after B's restart A's mask of B is 0x3 again.
+# Needs root, network namespaces, nftables and seg6local NEXT-C-SID: else
+# exit 77.
 # Usage: netns_port_status.sh MRCD WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -26,6 +30,7 @@ rm -f ./*.json ./*.log host*.ini
 skip() { echo "netns_port_status: $*; skipping"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v ip >/dev/null || skip "needs iproute2"
+command -v nft >/dev/null || skip "needs nftables (nft)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 pfx=nq$$
 pfx=${pfx:0:8}
@@ -62,11 +67,25 @@ for h in 0 1; do
 	printf '\n[cc]\nalgorithm = fixed\nfixed_cwnd_kb = 512\n' >> host$h.ini
 	printf '\n[telemetry]\ntimeseries = none\nprometheus = none\n' >> host$h.ini
 done
-sed -i 's/^\[ports\]$/[ports]\nadmin_down_planes = 2\nadmin_down_at_ms = 500/' host1.ini
-grep -q '^admin_down_planes = 2' host1.ini || { echo "netns_port_status: no [ports] in host1.ini"; exit 1; }
+sed 's/^\[ports\]$/[ports]\nadmin_down_planes = 2\nadmin_down_at_ms = 500/' host1.ini > host1a.ini
+grep -q '^admin_down_planes = 2' host1a.ini || { echo "netns_port_status: no [ports] in host1.ini"; exit 1; }
+# B's plane-0 T0 drops the first port-status request (BTH opcode 0xd8 to QP 2,
+# ERTH op 0) whose mask says only port 1 is up; later copies pass. Offsets
+# from the outer IPv6 header: SRv6 mode puts the whole RoCEv2 packet (inner
+# IPv6, UDP, BTH, ERTH) behind it, and one T1 needs no SRH (next header 41).
+t0b=$pfx-p0-t0-1
+ip netns exec "$t0b" nft -f - <<'NFT'
+table inet mrcdrill {
+	chain pre {
+		type filter hook prerouting priority 0;
+		iifname "h1" @nh,48,8 41 @nh,368,8 17 @nh,656,16 4791 @nh,704,8 0xd8 @nh,744,24 2 \
+			@nh,800,2 0 @nh,832,32 1 limit rate 1/hour burst 1 packets counter drop
+	}
+}
+NFT
 ip netns exec "$pfx-h0" "$mrcd" --lcores=0@0,1@1 -- -f host0.ini --json h0.json > h0.log 2>&1 &
 pids+=($!)
-ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1.ini --json h1.json > h1.log 2>&1 &
+ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1a.ini --json h1.json > h1.log 2>&1 &
 pids+=($!)
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ]; do
@@ -74,20 +93,44 @@ while [ $SECONDS -lt $deadline ]; do
 	kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
 	sleep 0.2
 done
-kill -TERM "${pids[@]}" 2>/dev/null || true
 fails=0
+# B stops, then starts again with both ports up: A must learn it.
+kill -TERM "${pids[1]}" 2>/dev/null || true
+set +e
+wait "${pids[1]}"
+rc=$?
+set -e
+if [ "$rc" != 0 ]; then
+	echo "netns_port_status: FAIL: host 1's first mrcd exited $rc"
+	grep -v -- '--vdev\|mp action\|^EAL' h1.log | tail -12
+	fails=$((fails + 1))
+fi
+ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1.ini --json h1b.json > h1b.log 2>&1 &
+pids[1]=$!
+for _ in $(seq 200); do
+	grep -q "host 1's planes are 0x3 (were 0x1" h0.log && break
+	kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM "${pids[@]}" 2>/dev/null || true
 set +e
 for h in 0 1; do
 	wait "${pids[$h]}"
 	rc=$?
 	if [ "$rc" != 0 ]; then
-		echo "netns_port_status: FAIL: host $h's mrcd exited $rc"
-		grep -v -- '--vdev\|mp action\|^EAL' h$h.log | tail -12
+		echo "netns_port_status: FAIL: host $h's (last) mrcd exited $rc"
+		grep -v -- '--vdev\|mp action\|^EAL' h$h.log h1b.log | tail -12
 		fails=$((fails + 1))
 	fi
 done
 set -e
-grep -h 'planes\|port-status' h0.log h1.log || true
+dropped=$(ip netns exec "$t0b" nft list table inet mrcdrill | sed -n 's/.*counter packets \([0-9]*\) .*/\1/p')
+echo "netns_port_status: B's plane-0 T0 dropped ${dropped:-?} port-status request(s)"
+if [ "${dropped:-0}" != 1 ]; then
+	echo "netns_port_status: FAIL: the router dropped ${dropped:-no} requests, not 1"
+	fails=$((fails + 1))
+fi
+grep -h 'planes\|port-status' h0.log h1.log h1b.log || true
 /usr/bin/python3 - "$msgs" <<'PY' || fails=$((fails + 1))
 import json, re, sys
 msgs = int(sys.argv[1])
@@ -111,13 +154,16 @@ if a is not None:
     m = a["messages"]
     if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
         bad.append(f"A: messages {m}")
-    if a["endpoint"]["peers"]["1"]["planes"] != 0x1:
-        bad.append(f"A: B's planes at the end {a['endpoint']['peers']['1']}, not 0x1")
+    if a["endpoint"]["peers"]["1"]["planes"] != 0x3:
+        bad.append(f"A: B's planes at the end {a['endpoint']['peers']['1']}, not 0x3 "
+                   "(B restarted with both ports up)")
 if b is not None:
     if b["bytes_verified"] != msgs * 1024 * 1024 or b["verify_errors"]:
         bad.append(f"B: verified {b['bytes_verified']} bytes, {b['verify_errors']} errors")
-    if b["endpoint"]["timeouts"] != 0:
-        bad.append(f"B: endpoint {b['endpoint']}")
+    e = b["endpoint"]
+    if e["retries"] < 1 or e["timeouts"] != 0:
+        bad.append(f"B: {e['retries']} retries, {e['timeouts']} timeouts: the lost request "
+                   "was not sent again, or never answered")
 t_learn, _ = mono("h0.log", r"host 1's planes are 0x1 \(were 0x3")
 t_ack, rtt = mono("h1.log", r"host 0 took port-status update \d+ \(planes 0x1\)")
 t_down, _ = mono("h1.log", r"host 1: planes 0x1 \(were 0x3\)")
@@ -129,6 +175,13 @@ if None not in (t_learn, t_ack, rtt, t_down):
     print(f"netns_port_status: B took its port down; {(t_learn - t_down) / 1e3:.1f} us later "
           f"A stopped using the plane, {(t_learn - sent) / 1e3:.1f} us after B sent the "
           f"request it took (round trip {rtt / 1e3:.1f} us)")
+took = [l for l in open("h1.log")
+        if re.search(r"host 0 took port-status update \d+ \(planes 0x1\)", l)]
+if not took or not re.search(r"after ([2-9]|\d\d+) requests", took[0]):
+    bad.append(f"B: its update was not sent again after the router dropped it: {took}")
+t_again, _ = mono("h0.log", r"host 1's planes are 0x3 \(were 0x1")
+if t_again is not None:
+    print("netns_port_status: B restarted with both ports up; A learned it again")
 for x in bad:
     print("netns_port_status: FAIL:", x)
 sys.exit(1 if bad else 0)

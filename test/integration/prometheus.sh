@@ -109,7 +109,7 @@ prom_pid=$!
 
 set +e
 timeout 60 /usr/bin/python3 - "$url" "$prom_port" "$mrcd_pid" > result.txt 2>&1 <<'PY'
-import json, os, subprocess, sys, time, urllib.parse, urllib.request
+import json, os, re, subprocess, sys, time, urllib.parse, urllib.request
 url, prom_port, mrcd_pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 api = f"http://127.0.0.1:{prom_port}"
 fails, scrapes = [], 0
@@ -197,6 +197,15 @@ for path, method, want in (("/", "GET", 404), ("/metrics", "POST", 405)):
         code = e.code
     if code != want:
         fails.append(f"{method} {path}: {code}, want {want}")
+# The endpoint counts what it answered: our scrapes and Prometheus's (200),
+# the 404 and the 405 just above; this scrape itself is not in yet.
+ours = scrapes
+text = scrape("server-counters")
+for status, least in (("200", ours), ("404", 1), ("405", 1)):
+    m = re.search(r'^mrcd_metrics_http_requests_total\{status="%s"\} (\d+)$' % status, text, re.M)
+    if m is None or int(m.group(1)) < least:
+        fails.append(f"mrcd_metrics_http_requests_total{{status={status}}} is "
+                     f"{m.group(1) if m else 'missing'}, want >= {least}")
 if scrapes < 4:
     fails.append(f"only {scrapes} scrapes taken")
 print(f"prometheus: {scrapes} scrapes checked by promtool; failed path lost {lost_failed:.0f} "

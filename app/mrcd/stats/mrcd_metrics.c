@@ -20,6 +20,7 @@
 #include <rte_common.h>
 
 #include "mrcd_daemon.h"
+#include "mrcd_http.h"
 #include "mrcd_stats.h"
 
 static void
@@ -196,9 +197,37 @@ paths(FILE *f, const struct mrcd_stats *st)
 		}
 }
 
+/*
+ * The metrics endpoint's own counters, so a scraper that sees gaps can tell
+ * refused connections (busy, idle) from requests it got wrong. The answer
+ * being written is not in them yet: it is counted once sent.
+ */
+static void
+http_server(FILE *f, const struct mrcd_http *http)
+{
+	const struct mrcd_http_counters *c = mrcd_http_counters(http);
+	const char *req = "mrcd_metrics_http_requests_total";
+	const char *conn = "mrcd_metrics_http_connections_total";
+
+	family(f, req, "counter", "Requests the metrics endpoint answered, by status.");
+	fprintf(f, "%s{status=\"200\"} %" PRIu64 "\n", req, c->ok);
+	fprintf(f, "%s{status=\"400\"} %" PRIu64 "\n", req, c->bad_request);
+	fprintf(f, "%s{status=\"404\"} %" PRIu64 "\n", req, c->not_found);
+	fprintf(f, "%s{status=\"405\"} %" PRIu64 "\n", req, c->bad_method);
+	family(f, conn, "counter",
+		"Connections to the metrics endpoint: accepted, and those closed unanswered by "
+		"why.");
+	fprintf(f, "%s{outcome=\"accepted\"} %" PRIu64 "\n", conn, c->accepted);
+	fprintf(f, "%s{outcome=\"busy\"} %" PRIu64 "\n", conn, c->busy);
+	fprintf(f, "%s{outcome=\"timed_out\"} %" PRIu64 "\n", conn, c->timed_out);
+	fprintf(f, "%s{outcome=\"send_failed\"} %" PRIu64 "\n", conn, c->send_failed);
+}
+
 void
 mrcd_metrics_write(struct mrcd_stats *st, FILE *f)
 {
 	hosts(f, st->d);
 	paths(f, st);
+	if (st->http != NULL)
+		http_server(f, st->http);
 }
