@@ -16,7 +16,8 @@
 #   - while they run, /mrc/apps shows each QP's cc_profile 1 and a window
 #     of 20,000 bytes, profile show and /mrc/profiles count 2 QPs, and
 #     removing the profile, or taking it back to init, is refused (in-use);
-#   - once they have gone, it counts 0 QPs and can be removed.
+#   - once they have gone, it counts 0 QPs and can be removed;
+#   - mrcctl events streamed each change that was made, and no refused one.
 # Usage: profiles.sh MRCD MRCCTL APP_TEST WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -26,7 +27,7 @@ work=$4
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
-rm -f mrcd.log server.log client.log answers.json
+rm -f mrcd.log server.log client.log answers.json events.txt
 if [ "$(nproc)" -lt 2 ]; then
 	echo "profiles: needs 2 CPUs; skipping"
 	exit 77
@@ -81,6 +82,8 @@ def profiles():
     rc, out, _ = ctl("profile", "list")
     return {(p["kind"], p["id"]): p for p in json.loads(out)["profiles"]} if rc == 0 else {}
 
+evs = subprocess.Popen([mrcctl, "-s", sock, "events"], stdout=open("events.txt", "w"))
+time.sleep(0.3)
 ps = profiles()
 expect(set(ps) == {("ev", 0), ("cc", 0)} and all(p["state"] == "online" for p in ps.values()),
        f"the defaults: {ps}")
@@ -140,6 +143,15 @@ for _ in range(50):
 expect(profiles().get(("cc", 1), {}).get("qps") == 0, "the QPs gone, the count is 0")
 rc, out, _ = ctl("profile", "del", "kind=cc", "id=1")
 expect(rc == 0 and '"removed":true' in out, f"del: {out}")
+time.sleep(0.3)
+evs.terminate()
+evs.wait(timeout=10)
+ops = [json.loads(l) for l in open("events.txt") if '"op":"profile"' in l]
+print(json.dumps({"events": ops}), flush=True)
+expect([(e["do"], e["state"]) for e in ops] ==
+       [("add", "init"), ("state", "offline"), ("state", "online"), ("state", "offline"),
+        ("del", "none")] and all(e["kind"] == "cc" and e["id"] == 1 for e in ops),
+       "the event stream has each change, and no refused one")
 sys.exit(1 if bad else 0)
 PY
 cat server.log client.log 2>/dev/null || true

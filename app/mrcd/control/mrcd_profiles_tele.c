@@ -37,7 +37,8 @@ cmd_profiles(const char *cmd, const char *params, struct rte_tel_data *d)
 			if (p->state == MRCD_PROFILE_NONE || (pd = rte_tel_data_alloc()) == NULL)
 				continue;
 			rte_tel_data_start_dict(pd);
-			rte_tel_data_add_dict_string(pd, "state", mrcd_profile_state_name(p->state));
+			rte_tel_data_add_dict_string(
+				pd, "state", mrcd_profile_state_name(p->state));
 			if (k == MRCD_PROFILE_CC)
 				rte_tel_data_add_dict_string(pd, "algorithm", p->algorithm);
 			for (unsigned int f = 0; f < MRCD_PF_COUNT; f++)
