@@ -391,6 +391,9 @@ ingress_queue(struct mrc_fabric *fab, struct fab_port *p, struct rte_ring *from_
 		if (n == 0)
 			break;
 		taken += n;
+		/* The host's NIC: egress encap rules recorded for the port (doc/offload.md). */
+		mrc_nic_emu_encap(
+			mrc_flow_rec_encap_table(p->port_id), burst, (uint16_t)n, &fab->nic_cnt);
 		for (unsigned int k = 0; k < n; k++) {
 			struct fab_item it = {.t_ps = fab->now_ps, .m = burst[k]};
 			uint64_t *why;

@@ -20,8 +20,11 @@
  *    (mrc_flow_rec_table()). The emulated NIC (mrc_nic_emu.h) reads that
  *    table to put each packet on the rx queue a rule names, which is how
  *    net_ring ports - which answer ENOSYS to rte_flow - steer in tests and
- *    in the emulated fabric and loop modes. Anything else it refuses with
- *    -ENOTSUP and says what.
+ *    in the emulated fabric and loop modes. It also accepts the egress
+ *    encap rule (mrc_encap.h: egress, META exact, RAW_DECAP of the L2
+ *    header, RAW_ENCAP of L2 + IPv6 [+ SRH]) and keeps those by key
+ *    (mrc_flow_rec_encap_table()) for the emulated NIC's tx side. Anything
+ *    else it refuses with -ENOTSUP and says what.
  *
  * Threads: create/destroy/flush run on the control thread (one at a time).
  * The recording table is read by data-path lcores without locks: a change
@@ -72,12 +75,59 @@ struct mrc_flow_rec_rules {
 	uint8_t dst[MRC_FLOW_REC_MAX_RULES][16]; /**< outer IPv6 destination, exact */
 };
 
+/** Egress encap rules one port can hold in the recording backend. */
+#define MRC_FLOW_REC_MAX_ENCAP 256
+/** Most bytes one encap rule adds (mrc_encap.h: MRC_ENCAP_MAX_LEN). */
+#define MRC_FLOW_REC_ENCAP_LEN 256
+
+/** What one recorded encap rule does to a packet. */
+struct mrc_flow_rec_encap_hdr {
+	uint16_t decap_len; /**< L2 bytes the packet loses */
+	uint16_t len;	    /**< bytes it gains in their place: L2, outer IPv6 [+ SRH] */
+	uint8_t bytes[MRC_FLOW_REC_ENCAP_LEN];
+};
+
+/** A port's recorded encap rules, sorted by key, as the data path reads them. */
+struct mrc_flow_rec_encap {
+	uint16_t n;
+	uint32_t key[MRC_FLOW_REC_MAX_ENCAP];
+	const struct mrc_flow_rec_encap_hdr *hdr[MRC_FLOW_REC_MAX_ENCAP];
+};
+
+/**
+ * The encap rules recorded for `port` now (never NULL for a port below
+ * RTE_MAX_ETHPORTS, NULL above). Read it again per burst.
+ */
+const struct mrc_flow_rec_encap *mrc_flow_rec_encap_table(uint16_t port);
+
+/** The header of `key` in `t`, or NULL: no rule (binary search, n <= 256). */
+static inline const struct mrc_flow_rec_encap_hdr *
+mrc_flow_rec_encap_find(const struct mrc_flow_rec_encap *t, uint32_t key)
+{
+	unsigned int lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		const unsigned int mid = (lo + hi) / 2;
+
+		if (t->key[mid] == key)
+			return t->hdr[mid];
+		if (t->key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /**
  * The rules recorded for `port` now (n == 0: none; never NULL for a port
  * below RTE_MAX_ETHPORTS, NULL above). Read it again per burst: a change
  * publishes a new copy.
  */
 const struct mrc_flow_rec_rules *mrc_flow_rec_table(uint16_t port);
+
+/** Encap rules recorded for `port` (0 for an unknown port). */
+unsigned int mrc_flow_rec_encap_count(uint16_t port);
 
 /** Rules recorded for `port` (0 for an unknown port). */
 unsigned int mrc_flow_rec_count(uint16_t port);

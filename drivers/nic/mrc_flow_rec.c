@@ -4,7 +4,7 @@
 
 /*
  * The recording backend (mrc_flow.h): accepts exactly the steering rule
- * shape and keeps each port's rules, the way a NIC keeps them in its
+ * and the egress encap rule shapes and keeps each port's rules, the way a NIC keeps them in its
  * classifier, for the emulated NIC to apply.
  *
  * Storage: per port, slots the handles point at (control thread only) and
@@ -19,6 +19,7 @@
 
 #include <rte_ethdev.h>
 
+#include "mrc_encap.h"
 #include "mrc_flow.h"
 
 struct mrc_flow {
@@ -26,12 +27,18 @@ struct mrc_flow {
 	uint16_t port;
 	uint16_t queue;
 	uint8_t dst[16];
+	/* egress encap rules only (eslot[]) */
+	uint32_t key;
+	struct mrc_flow_rec_encap_hdr hdr;
 };
 
 struct rec_port {
 	struct mrc_flow slot[MRC_FLOW_REC_MAX_RULES];
 	struct mrc_flow_rec_rules pub[2];
 	unsigned int cur; /* pub[cur] is what readers see */
+	struct mrc_flow eslot[MRC_FLOW_REC_MAX_ENCAP];
+	struct mrc_flow_rec_encap epub[2];
+	unsigned int ecur; /* epub[ecur] is what readers see */
 };
 
 static struct rec_port rec[RTE_MAX_ETHPORTS];
@@ -163,6 +170,133 @@ publish(struct rec_port *rp)
 	__atomic_store_n(&rp->cur, next, __ATOMIC_RELEASE);
 }
 
+/*
+ * The egress encap rule (mrc_encap.h): META exact / END, then RAW_DECAP of
+ * an L2 header and RAW_ENCAP of L2 + IPv6 [+ SRH]. 0 and its parts, or
+ * -errno and why.
+ */
+static int
+parse_encap(uint16_t port, const struct rte_flow_attr *attr, const struct rte_flow_item pattern[],
+	const struct rte_flow_action actions[], uint32_t *key, struct mrc_flow_rec_encap_hdr *h,
+	struct mrc_flow_err *err)
+{
+	const struct rte_flow_item *it;
+	const struct rte_flow_action *a;
+	const struct rte_flow_action_raw_decap *dc;
+	const struct rte_flow_action_raw_encap *ec;
+	const struct rte_flow_item_meta *spec, *mask;
+	size_t l2;
+
+	if (!rte_eth_dev_is_valid_port(port))
+		return refuse(err, -ENODEV, port, "no such port");
+	if (pattern == NULL || actions == NULL)
+		return refuse(err, -EINVAL, port, "pattern and actions are required");
+	if (attr->transfer || attr->group != 0)
+		return refuse(err, -ENOTSUP, port, "only egress rules in group 0");
+	it = next_item(pattern);
+	spec = it->spec;
+	mask = it->mask;
+	if (it->type != RTE_FLOW_ITEM_TYPE_META || spec == NULL || mask == NULL ||
+		it->last != NULL || mask->data != UINT32_MAX)
+		return refuse(err, -ENOTSUP, port,
+			"egress pattern must be META with the data exact (full mask)");
+	*key = spec->data;
+	if (next_item(it + 1)->type != RTE_FLOW_ITEM_TYPE_END)
+		return refuse(err, -ENOTSUP, port, "nothing may follow the META item");
+	a = next_action(actions);
+	dc = a->conf;
+	if (a->type != RTE_FLOW_ACTION_TYPE_RAW_DECAP || dc == NULL)
+		return refuse(err, -ENOTSUP, port, "egress actions must start with RAW_DECAP");
+	a = next_action(a + 1);
+	ec = a->conf;
+	if (a->type != RTE_FLOW_ACTION_TYPE_RAW_ENCAP || ec == NULL || ec->data == NULL)
+		return refuse(err, -ENOTSUP, port, "RAW_ENCAP with data must follow RAW_DECAP");
+	if (ec->preserve != NULL)
+		return refuse(err, -ENOTSUP, port, "RAW_ENCAP preserve is not supported");
+	if (next_action(a + 1)->type != RTE_FLOW_ACTION_TYPE_END)
+		return refuse(err, -ENOTSUP, port, "nothing may follow RAW_ENCAP");
+	l2 = ec->size > MRC_FLOW_REC_ENCAP_LEN ? 0 : mrc_encap_l2_len(ec->data, ec->size);
+	if (l2 == 0 || dc->size != l2) {
+		if (err != NULL) {
+			err->code = -ENOTSUP;
+			snprintf(err->msg, sizeof(err->msg),
+				"port %u: recording backend: RAW_DECAP of %zu bytes, RAW_ENCAP of "
+				"%zu: want the L2 header's length, then L2 [802.1Q] + IPv6, at "
+				"most %d bytes",
+				port, dc->size, ec->size, MRC_FLOW_REC_ENCAP_LEN);
+		}
+		return -ENOTSUP;
+	}
+	h->decap_len = (uint16_t)dc->size;
+	h->len = (uint16_t)ec->size;
+	memcpy(h->bytes, ec->data, ec->size);
+	return 0;
+}
+
+/* Rebuild the encap table readers do not see, sorted by key, then show it. */
+static void
+publish_encap(struct rec_port *rp)
+{
+	const unsigned int next = rp->ecur ^ 1u;
+	struct mrc_flow_rec_encap *t = &rp->epub[next];
+
+	t->n = 0;
+	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++) {
+		const struct mrc_flow *f = &rp->eslot[i];
+		unsigned int j;
+
+		if (!f->in_use)
+			continue;
+		for (j = t->n; j > 0 && t->key[j - 1] > f->key; j--) {
+			t->key[j] = t->key[j - 1];
+			t->hdr[j] = t->hdr[j - 1];
+		}
+		t->key[j] = f->key;
+		t->hdr[j] = &f->hdr;
+		t->n++;
+	}
+	__atomic_store_n(&rp->ecur, next, __ATOMIC_RELEASE);
+}
+
+static struct mrc_flow *
+rec_encap_create(uint16_t port, const struct rte_flow_attr *attr,
+	const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
+	struct mrc_flow_err *err)
+{
+	struct mrc_flow_rec_encap_hdr h;
+	struct mrc_flow *free_slot = NULL;
+	struct rec_port *rp;
+	uint32_t key;
+
+	if (parse_encap(port, attr, pattern, actions, &key, &h, err) != 0)
+		return NULL;
+	rp = &rec[port];
+	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++) {
+		struct mrc_flow *s = &rp->eslot[i];
+
+		if (s->in_use && s->key == key) {
+			refuse(err, -EEXIST, port, "an encap rule for this key exists");
+			return NULL;
+		}
+		if (!s->in_use && free_slot == NULL)
+			free_slot = s;
+	}
+	if (free_slot == NULL) {
+		refuse(err, -ENOSPC, port, "encap rule table full");
+		return NULL;
+	}
+	free_slot->in_use = true;
+	free_slot->port = port;
+	free_slot->key = key;
+	free_slot->hdr = h;
+	publish_encap(rp);
+	if (err != NULL) {
+		err->code = 0;
+		err->msg[0] = '\0';
+	}
+	return free_slot;
+}
+
 static struct mrc_flow *
 rec_create(uint16_t port, const struct rte_flow_attr *attr, const struct rte_flow_item pattern[],
 	const struct rte_flow_action actions[], struct mrc_flow_err *err)
@@ -172,6 +306,8 @@ rec_create(uint16_t port, const struct rte_flow_attr *attr, const struct rte_flo
 	uint8_t dst[16];
 	uint16_t queue;
 
+	if (attr != NULL && attr->egress && !attr->ingress)
+		return rec_encap_create(port, attr, pattern, actions, err);
 	if (parse_rule(port, attr, pattern, actions, dst, &queue, err) != 0)
 		return NULL;
 	rp = &rec[port];
@@ -206,6 +342,12 @@ rec_destroy(uint16_t port, struct mrc_flow *flow, struct mrc_flow_err *err)
 {
 	if (port >= RTE_MAX_ETHPORTS)
 		return refuse(err, -ENODEV, port, "no such port");
+	if (flow != NULL && flow >= rec[port].eslot &&
+		flow < rec[port].eslot + MRC_FLOW_REC_MAX_ENCAP && flow->in_use) {
+		flow->in_use = false;
+		publish_encap(&rec[port]);
+		return 0;
+	}
 	if (flow == NULL || flow < rec[port].slot ||
 		flow >= rec[port].slot + MRC_FLOW_REC_MAX_RULES || !flow->in_use)
 		return refuse(err, -ENOENT, port, "no such rule on this port");
@@ -221,7 +363,10 @@ rec_flush(uint16_t port, struct mrc_flow_err *err)
 		return refuse(err, -ENODEV, port, "no such port");
 	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_RULES; i++)
 		rec[port].slot[i].in_use = false;
+	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++)
+		rec[port].eslot[i].in_use = false;
 	publish(&rec[port]);
+	publish_encap(&rec[port]);
 	return 0;
 }
 
@@ -238,6 +383,22 @@ mrc_flow_rec_table(uint16_t port)
 	if (port >= RTE_MAX_ETHPORTS)
 		return NULL;
 	return &rec[port].pub[__atomic_load_n(&rec[port].cur, __ATOMIC_ACQUIRE)];
+}
+
+const struct mrc_flow_rec_encap *
+mrc_flow_rec_encap_table(uint16_t port)
+{
+	if (port >= RTE_MAX_ETHPORTS)
+		return NULL;
+	return &rec[port].epub[__atomic_load_n(&rec[port].ecur, __ATOMIC_ACQUIRE)];
+}
+
+unsigned int
+mrc_flow_rec_encap_count(uint16_t port)
+{
+	const struct mrc_flow_rec_encap *t = mrc_flow_rec_encap_table(port);
+
+	return t != NULL ? t->n : 0;
 }
 
 unsigned int

@@ -37,7 +37,10 @@
 	X(steered_pkts, "pkts", "packets a recorded rule put on the queue it names")           \
 	X(rss_pkts, "pkts", "packets no rule matched: to the queue their RSS hash picks")      \
 	X(unparsed_pkts, "pkts", "packets too short or not IPv6 to match or hash: to queue 0") \
-	X(rx_full_pkts, "pkts", "packets whose rx queue was full (dropped, or left unsent)")
+	X(rx_full_pkts, "pkts", "packets whose rx queue was full (dropped, or left unsent)")    \
+	X(encap_pkts, "pkts", "tx packets a recorded egress rule gave their outer header")     \
+	X(encap_nomatch_pkts, "pkts", "tx packets whose encap key no rule has: sent as built") \
+	X(encap_noroom_pkts, "pkts", "tx packets without headroom for their rule: sent as built")
 /* clang-format on */
 MRC_COUNTER_BLOCK_DECLARE(mrc_nic_emu_counters, MRC_NIC_EMU_COUNTERS);
 
@@ -77,5 +80,20 @@ void mrc_nic_emu_classify(const struct mrc_flow_rec_rules *rules, struct rte_mbu
  * as over the fabric. Only a direct, unshared first segment is rewritten.
  */
 void mrc_nic_emu_consume_switch_usids(struct rte_mbuf *m);
+
+/**
+ * The emulated NIC's tx side (doc/offload.md): each of the `n` packets
+ * that carries an encap key in its tx metadata (mrc_encap_set_key()) loses
+ * its L2 header and gains the header the rule of that key in `t` records
+ * (the sending port's, mrc_flow_rec_encap_table(); NULL is none), with the
+ * outer payload length set, as a NIC's RAW_DECAP + RAW_ENCAP does. The
+ * metadata flag is cleared. A key no rule has, or a packet with too little
+ * headroom in an unshared direct first segment, goes as built, counted.
+ * Per packet: a flag test, a binary search over the port's rules, one
+ * prepend and a copy of the header (54 bytes without VLAN or SRH);
+ * nothing at all in a process that never registered the tx metadata.
+ */
+void mrc_nic_emu_encap(const struct mrc_flow_rec_encap *t, struct rte_mbuf *const *pkts, uint16_t n,
+	struct mrc_nic_emu_counters *c);
 
 #endif /* MRC_NIC_EMU_H */

@@ -29,6 +29,8 @@ mrc_pkt_outer_hdr_len(const struct mrc_pkt *pkt)
 
 	if (pkt->flags & MRC_PKT_F_VLAN)
 		len += sizeof(struct rte_vlan_hdr);
+	if (pkt->flags & MRC_PKT_F_NIC_ENCAP)
+		return len; /* the outer IPv6 and SRH are the NIC's to add */
 	if (pkt->flags & MRC_PKT_F_SRV6)
 		len += sizeof(struct rte_ipv6_hdr);
 	if (pkt->flags & MRC_PKT_F_SRH)
@@ -60,6 +62,80 @@ write_ip6(uint8_t *p, const struct mrc_ip6_view *v, uint32_t flow_label, uint16_
 	return p + sizeof(*h);
 }
 
+static uint8_t *
+write_l2(uint8_t *p, const struct mrc_pkt *pkt)
+{
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)p;
+
+	rte_ether_addr_copy(&pkt->eth_dst, &eh->dst_addr);
+	rte_ether_addr_copy(&pkt->eth_src, &eh->src_addr);
+	p += sizeof(*eh);
+	if (pkt->flags & MRC_PKT_F_VLAN) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)p;
+
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(pkt->vlan_tci);
+		vh->eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		p += sizeof(*vh);
+	} else {
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	}
+	return p;
+}
+
+static size_t
+srh_bytes(const struct mrc_pkt *pkt)
+{
+	return (pkt->flags & MRC_PKT_F_SRH)
+		       ? sizeof(struct mrc_srh) + (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN
+		       : 0;
+}
+
+/* The outer IPv6 header (the EV's flow-label half rides here) and the SRH. */
+static uint8_t *
+write_outer(uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg,
+	uint16_t outer_len, size_t srh_len)
+{
+	const uint32_t ev_fl = mrc_ev_flow_bits(pkt->ev, cfg->ev_split);
+
+	p = write_ip6(p, &pkt->outer, (pkt->outer.flow_label & 0xf0000) | ev_fl, outer_len,
+		srh_len ? MRC_IPPROTO_ROUTING : MRC_IPPROTO_IPV6);
+	if (srh_len) {
+		struct mrc_srh *s = (struct mrc_srh *)p;
+
+		s->next_hdr = MRC_IPPROTO_IPV6;
+		s->hdr_ext_len = (uint8_t)((srh_len - sizeof(*s)) / 8);
+		s->routing_type = MRC_SRH_ROUTING_TYPE;
+		s->segments_left = pkt->srh.segments_left;
+		s->last_entry = (uint8_t)(pkt->srh.n_segs - 1);
+		s->flags = pkt->srh.flags;
+		s->tag = rte_cpu_to_be_16(pkt->srh.tag);
+		memcpy(s + 1, pkt->srh.segs, (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN);
+		p += srh_len;
+	}
+	return p;
+}
+
+size_t
+mrc_pkt_encap_hdr(
+	const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t size)
+{
+	const size_t srh_len = srh_bytes(pkt);
+	size_t len = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv6_hdr) + srh_len;
+	uint8_t *p;
+
+	if (pkt->flags & MRC_PKT_F_VLAN)
+		len += sizeof(struct rte_vlan_hdr);
+	if (!(pkt->flags & MRC_PKT_F_SRV6) || len > size)
+		return 0;
+	if ((pkt->flags & MRC_PKT_F_SRH) &&
+		(pkt->srh.n_segs == 0 || pkt->srh.n_segs > MRC_SRH_MAX_SEGS))
+		return 0;
+	p = write_l2(buf, pkt);
+	write_outer(p, pkt, cfg, 0, srh_len);
+	return len;
+}
+
 static int
 check_spec(const struct mrc_pkt *pkt, uint32_t payload_len)
 {
@@ -67,6 +143,8 @@ check_spec(const struct mrc_pkt *pkt, uint32_t payload_len)
 		return -EINVAL;
 	if (!mrc_opcode_is_data(pkt->bth.opcode) && payload_len != 0)
 		return -EINVAL;
+	if ((pkt->flags & MRC_PKT_F_NIC_ENCAP) && !(pkt->flags & MRC_PKT_F_SRV6))
+		return -EINVAL; /* no outer header for a NIC to add */
 	if (pkt->flags & MRC_PKT_F_SRH) {
 		if (!(pkt->flags & MRC_PKT_F_SRV6) || pkt->srh.n_segs == 0 ||
 			pkt->srh.n_segs > MRC_SRH_MAX_SEGS ||
@@ -103,10 +181,7 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 {
 	const uint32_t payload_len = rte_pktmbuf_pkt_len(m);
 	const bool srv6 = (pkt->flags & MRC_PKT_F_SRV6) != 0;
-	const size_t srh_len =
-		(pkt->flags & MRC_PKT_F_SRH)
-			? sizeof(struct mrc_srh) + (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN
-			: 0;
+	const size_t srh_len = srh_bytes(pkt);
 	size_t thl, hdr_len;
 	uint32_t udp_len, outer_len;
 	uint8_t pad = 0, *p, *t;
@@ -133,49 +208,17 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 		return -ENOSPC;
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hdr_len);
 
-	/* L2 */
-	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)p;
-
-	rte_ether_addr_copy(&pkt->eth_dst, &eh->dst_addr);
-	rte_ether_addr_copy(&pkt->eth_src, &eh->src_addr);
-	p += sizeof(*eh);
-	if (pkt->flags & MRC_PKT_F_VLAN) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)p;
-
-		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(pkt->vlan_tci);
-		vh->eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-		p += sizeof(*vh);
-	} else {
-		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	}
-
+	p = write_l2(p, pkt);
+	if (srv6 && !(pkt->flags & MRC_PKT_F_NIC_ENCAP))
+		p = write_outer(p, pkt, cfg, (uint16_t)outer_len, srh_len);
+	inner_off = (uint16_t)(p - rte_pktmbuf_mtod(m, uint8_t *));
 	/* L3: the EV's flow-label half goes in the outermost header only. */
-	const uint32_t ev_fl = mrc_ev_flow_bits(pkt->ev, cfg->ev_split);
-
-	if (srv6) {
-		p = write_ip6(p, &pkt->outer, (pkt->outer.flow_label & 0xf0000) | ev_fl,
-			(uint16_t)outer_len, srh_len ? MRC_IPPROTO_ROUTING : MRC_IPPROTO_IPV6);
-		if (srh_len) {
-			struct mrc_srh *s = (struct mrc_srh *)p;
-
-			s->next_hdr = MRC_IPPROTO_IPV6;
-			s->hdr_ext_len = (uint8_t)((srh_len - sizeof(*s)) / 8);
-			s->routing_type = MRC_SRH_ROUTING_TYPE;
-			s->segments_left = pkt->srh.segments_left;
-			s->last_entry = (uint8_t)(pkt->srh.n_segs - 1);
-			s->flags = pkt->srh.flags;
-			s->tag = rte_cpu_to_be_16(pkt->srh.tag);
-			memcpy(s + 1, pkt->srh.segs, (size_t)pkt->srh.n_segs * MRC_IPV6_ADDR_LEN);
-			p += srh_len;
-		}
-		inner_off = (uint16_t)(p - rte_pktmbuf_mtod(m, uint8_t *));
+	if (srv6)
 		p = write_ip6(p, &pkt->ip, pkt->ip.flow_label, (uint16_t)udp_len, MRC_IPPROTO_UDP);
-	} else {
-		inner_off = (uint16_t)(p - rte_pktmbuf_mtod(m, uint8_t *));
-		p = write_ip6(p, &pkt->ip, (pkt->ip.flow_label & 0xf0000) | ev_fl,
+	else
+		p = write_ip6(p, &pkt->ip,
+			(pkt->ip.flow_label & 0xf0000) | mrc_ev_flow_bits(pkt->ev, cfg->ev_split),
 			(uint16_t)udp_len, MRC_IPPROTO_UDP);
-	}
 
 	/* L4 */
 	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)p;

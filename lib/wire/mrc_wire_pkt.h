@@ -280,6 +280,13 @@ struct mrc_ep_view {
 #define MRC_PKT_F_SRH		  (1u << 2) /**< an SRH follows the outer IPv6 (needs SRV6) */
 #define MRC_PKT_F_TRIMMED	  (1u << 3) /**< parse: DSCP says a switch cut the payload */
 #define MRC_PKT_F_TRIMMED_LASTHOP (1u << 4) /**< parse: ... and it was the last hop */
+/**
+ * build, with SRV6: the NIC adds the outer IPv6 header (and SRH) by an
+ * egress encap rule (doc/offload.md): the builder writes the L2 header
+ * straight over the inner IPv6 and leaves the outer ones out. The inner
+ * packet and its ICRC are those of the software build.
+ */
+#define MRC_PKT_F_NIC_ENCAP (1u << 5)
 
 /** Host-order view of one MRC packet. */
 struct mrc_pkt {
@@ -349,6 +356,18 @@ size_t mrc_pkt_outer_hdr_len(const struct mrc_pkt *pkt);
 
 /** Total header bytes mrc_pkt_build() prepends for `pkt`. */
 size_t mrc_pkt_hdr_len(const struct mrc_pkt *pkt);
+
+/**
+ * The bytes an egress encap rule adds for `pkt` (SRv6 mode): its L2 header
+ * (with VLAN), outer IPv6 header and SRH exactly as mrc_pkt_build() writes
+ * them, except the outer payload length, which is 0 (the NIC sets it per
+ * packet). The EV's flow-label half is in the outer flow label, so the
+ * bytes are those of one (path, EV flow-label half, traffic class):
+ * doc/offload.md, "Which rule a packet takes".
+ * @return the length written (L2 + outer), or 0: not SRv6, or `size` too small.
+ */
+size_t mrc_pkt_encap_hdr(
+	const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t size);
 
 /**
  * Parse the packet in `m` (chained mbufs allowed) into `pkt`.
