@@ -119,7 +119,9 @@ number(const struct word *w, uint32_t *out)
 bool
 mrcd_ctl_changes(enum mrcd_ctl_cmd cmd)
 {
-	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW || cmd == MRCD_CTL_PORT;
+	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW || cmd == MRCD_CTL_PORT ||
+	       cmd == MRCD_CTL_PROFILE_ADD || cmd == MRCD_CTL_PROFILE_SET ||
+	       cmd == MRCD_CTL_PROFILE_STATE || cmd == MRCD_CTL_PROFILE_DEL;
 }
 
 int
@@ -150,13 +152,161 @@ static const struct {
 	const char *name;
 	enum mrcd_ctl_cmd cmd;
 } commands[] = {
-	{"status", MRCD_CTL_STATUS},
-	{"events", MRCD_CTL_EVENTS},
-	{"deny", MRCD_CTL_DENY},
-	{"allow", MRCD_CTL_ALLOW},
-	{"port", MRCD_CTL_PORT},
-	{"probe", MRCD_CTL_PROBE},
+	{"status", MRCD_CTL_STATUS}, {"events", MRCD_CTL_EVENTS}, {"deny", MRCD_CTL_DENY},
+	{"allow", MRCD_CTL_ALLOW}, {"port", MRCD_CTL_PORT}, {"probe", MRCD_CTL_PROBE},
+	{"profile", MRCD_CTL_PROFILE_LIST}, /* the second word says which */
 };
+
+static const struct {
+	const char *name;
+	enum mrcd_ctl_cmd cmd;
+} profile_subs[] = {
+	{"list", MRCD_CTL_PROFILE_LIST},
+	{"show", MRCD_CTL_PROFILE_SHOW},
+	{"add", MRCD_CTL_PROFILE_ADD},
+	{"set", MRCD_CTL_PROFILE_SET},
+	{"state", MRCD_CTL_PROFILE_STATE},
+	{"del", MRCD_CTL_PROFILE_DEL},
+};
+
+/* An algorithm name: lower-case letters, digits, '.', '-', '_' (the CC registry's names). */
+static bool
+alg_name(const struct word *w)
+{
+	if (w->n == 0 || w->n >= MRCD_PROFILE_ALG_MAX)
+		return false;
+	for (size_t i = 0; i < w->n; i++) {
+		const char c = w->p[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+			    c == '_'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * "profile <sub> [key=value ...]" (doc/control.md, "Profiles"): list takes
+ * nothing; the others kind= and id=; state state=; add and set the fields
+ * (and algorithm=) to change, set at least one.
+ */
+static int
+parse_profile(
+	const struct word *w, unsigned int n, struct mrcd_ctl_req *out, char *err, size_t errlen)
+{
+	enum { K_KIND = 1, K_ID = 2, K_STATE = 4 };
+	unsigned int seen = 0, s;
+	uint64_t fields_seen = 0;
+
+	if (n < 2)
+		return fail(err, errlen, "bad-arg profile list|show|add|set|state|del%s", "", 0);
+	for (s = 0; s < sizeof(profile_subs) / sizeof(profile_subs[0]); s++)
+		if (word_is(&w[1], profile_subs[s].name))
+			break;
+	if (s == sizeof(profile_subs) / sizeof(profile_subs[0]))
+		return fail(err, errlen,
+			"unknown-command 'profile %s': list, show, add, set, state or del", w[1].p,
+			w[1].n);
+	out->cmd = profile_subs[s].cmd;
+	if (out->cmd == MRCD_CTL_PROFILE_LIST) {
+		if (n > 2)
+			return fail(err, errlen, "bad-arg profile list takes no argument: '%s'",
+				w[2].p, w[2].n);
+		return 0;
+	}
+	for (unsigned int i = 2; i < n; i++) {
+		const char *eq = memchr(w[i].p, '=', w[i].n);
+		struct word key, val;
+		uint32_t v;
+		int f;
+
+		if (eq == NULL || eq == w[i].p || eq == w[i].p + w[i].n - 1)
+			return fail(err, errlen, "syntax '%s' is not key=value", w[i].p, w[i].n);
+		key = (struct word){w[i].p, (size_t)(eq - w[i].p)};
+		val = (struct word){eq + 1, w[i].n - key.n - 1};
+		if (word_is(&key, "kind")) {
+			if (seen & K_KIND)
+				return fail(err, errlen, "bad-arg key '%s' given twice", "kind", 4);
+			seen |= K_KIND;
+			if (word_is(&val, "ev"))
+				out->kind = MRCD_PROFILE_EV;
+			else if (word_is(&val, "cc"))
+				out->kind = MRCD_PROFILE_CC;
+			else
+				return fail(
+					err, errlen, "bad-arg kind '%s': ev or cc", val.p, val.n);
+			continue;
+		}
+		if (word_is(&key, "id")) {
+			if (seen & K_ID)
+				return fail(err, errlen, "bad-arg key '%s' given twice", "id", 2);
+			seen |= K_ID;
+			if (!number(&val, &v))
+				return fail(err, errlen,
+					"bad-arg '%s': not a number (decimal or 0x-hex, 32 bits)",
+					key.p, w[i].n);
+			if (v >= MRCD_PROFILE_MAX)
+				return fail(err, errlen,
+					"no-such-profile id '%s': profile ids are 0..15", val.p,
+					val.n);
+			out->id = (uint8_t)v;
+			continue;
+		}
+		if (word_is(&key, "state") && out->cmd == MRCD_CTL_PROFILE_STATE) {
+			if (seen & K_STATE)
+				return fail(
+					err, errlen, "bad-arg key '%s' given twice", "state", 5);
+			seen |= K_STATE;
+			if (word_is(&val, "init"))
+				out->pstate = MRCD_PROFILE_INIT;
+			else if (word_is(&val, "offline"))
+				out->pstate = MRCD_PROFILE_OFFLINE;
+			else if (word_is(&val, "online"))
+				out->pstate = MRCD_PROFILE_ONLINE;
+			else
+				return fail(err, errlen,
+					"bad-arg state '%s': init, offline or online", val.p,
+					val.n);
+			continue;
+		}
+		if (out->cmd != MRCD_CTL_PROFILE_ADD && out->cmd != MRCD_CTL_PROFILE_SET)
+			return fail(err, errlen, "bad-arg unknown key '%s'", key.p, key.n);
+		if (word_is(&key, "algorithm")) {
+			if (out->change.has_algorithm)
+				return fail(
+					err, errlen, "bad-arg key '%s' given twice", key.p, key.n);
+			if (!alg_name(&val))
+				return fail(err, errlen, "bad-arg algorithm '%s' is not a name",
+					val.p, val.n);
+			out->change.has_algorithm = true;
+			memcpy(out->change.algorithm, val.p, val.n);
+			out->change.algorithm[val.n] = '\0';
+			continue;
+		}
+		f = mrcd_profile_field_find(key.p, key.n);
+		if (f < 0)
+			return fail(err, errlen, "bad-arg unknown key '%s'", key.p, key.n);
+		if (fields_seen & (1ull << f))
+			return fail(err, errlen, "bad-arg key '%s' given twice", key.p, key.n);
+		fields_seen |= 1ull << f;
+		if (!number(&val, &v))
+			return fail(err, errlen,
+				"bad-arg '%s': not a number (decimal or 0x-hex, 32 bits)", key.p,
+				w[i].n);
+		/* n is at most MRCD_CTL_MAX_ARGS + 1 words, so the changes fit */
+		out->change.field[out->change.n] = (uint8_t)f;
+		out->change.value[out->change.n++] = v;
+	}
+	if ((seen & (K_KIND | K_ID)) != (K_KIND | K_ID))
+		return fail(err, errlen, "bad-arg profile %s needs kind=ev|cc and id=N", w[1].p,
+			w[1].n);
+	if (out->cmd == MRCD_CTL_PROFILE_STATE && !(seen & K_STATE))
+		return fail(err, errlen, "bad-arg profile state needs state=init|offline|online%s",
+			"", 0);
+	if (out->cmd == MRCD_CTL_PROFILE_SET && out->change.n == 0 && !out->change.has_algorithm)
+		return fail(err, errlen, "bad-arg profile set needs a field to change%s", "", 0);
+	return 0;
+}
 
 /* Keys of deny, allow, probe and port; bit i of `seen` for keys[i]. */
 static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state"};
@@ -232,6 +382,8 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	if (c == sizeof(commands) / sizeof(commands[0]))
 		return fail(err, errlen, "unknown-command '%s'", w[0].p, w[0].n);
 	out->cmd = commands[c].cmd;
+	if (out->cmd == MRCD_CTL_PROFILE_LIST)
+		return parse_profile(w, n, out, err, errlen);
 	if (out->cmd == MRCD_CTL_STATUS || out->cmd == MRCD_CTL_EVENTS) {
 		if (n > 1)
 			return fail(err, errlen, "bad-arg this command takes no argument: '%s'",

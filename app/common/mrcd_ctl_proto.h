@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mrcd_profile.h"
+
 /* The protocol version this build speaks (the only one, so far). */
 #define MRCD_CTL_VERSION 1
 /* Longest line either side sends, '\n' included. */
@@ -38,6 +40,13 @@ enum mrcd_ctl_cmd {
 	MRCD_CTL_ALLOW,	 /* change: re-admit EVs */
 	MRCD_CTL_PORT,	 /* change: a plane's port administratively down or up */
 	MRCD_CTL_PROBE,	 /* read: probe one EV of a QP, or the EVs of a path, and time them */
+	/* "profile <sub> ...": EV and CC profiles (mrcd_profile.h) */
+	MRCD_CTL_PROFILE_LIST,	/* read: every profile */
+	MRCD_CTL_PROFILE_SHOW,	/* read: one profile */
+	MRCD_CTL_PROFILE_ADD,	/* change: a new profile, in INIT */
+	MRCD_CTL_PROFILE_SET,	/* change: some fields of a profile */
+	MRCD_CTL_PROFILE_STATE, /* change: one lifecycle step */
+	MRCD_CTL_PROFILE_DEL,	/* change: remove a profile */
 };
 
 /* What a client may name, checked by the parser: the daemon's sizes. */
@@ -62,6 +71,10 @@ struct mrcd_ctl_req {
 	uint8_t plane, t1;
 	uint32_t qpn, ev;
 	bool down; /* port: state=down */
+	/* profile: which (kind=ev|cc id=N), the state asked (state=init|offline|online), the fields
+	 */
+	uint8_t kind, id, pstate;
+	struct mrcd_profile_change change;
 };
 
 /* True for the commands that change something (they need an admin caller). */
@@ -78,7 +91,8 @@ int mrcd_ctl_parse_hello(
 /*
  * One request line (`len` bytes, no '\n'). 0, or -EINVAL with `err` set to
  * "<code> <message>", code one of syntax, unknown-command, bad-arg,
- * no-such-host, no-such-plane, no-such-path.
+ * no-such-host, no-such-plane, no-such-path, no-such-profile (an id past
+ * MRCD_PROFILE_MAX).
  */
 int mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	struct mrcd_ctl_req *out, char *err, size_t errlen);

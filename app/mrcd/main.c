@@ -54,6 +54,8 @@ main(int argc, char **argv)
 	}
 	if (mrcd_load_inputs(&d) != 0)
 		return 1;
+	/* The default EV and CC profiles are the configuration's. */
+	mrcd_profile_table_init(&d.profiles, &d.cfg);
 	if (d.cli.check) {
 		mrcd_print_check(&d);
 		return 0;
@@ -96,6 +98,8 @@ main(int argc, char **argv)
 		MRCD_LOG(ctrl, WARNING, "telemetry commands not registered (continuing without)");
 	else if (mrcd_apps_telemetry_register(&d) != 0)
 		MRCD_LOG(ctrl, WARNING, "/mrc/apps not registered (continuing without)");
+	else if (mrcd_profiles_telemetry_register(&d) != 0)
+		MRCD_LOG(ctrl, WARNING, "/mrc/profiles not registered (continuing without)");
 	/* The node controller's socket (mrcctl), served by a thread of its own. */
 	if (mrcd_ctl_start(&d) != 0)
 		goto free_qps;
@@ -122,5 +126,6 @@ stop_eal:
 stop_service:
 	mrcd_ctl_stop(&d); /* its socket, when the EAL or anything after it failed to start */
 	mrcd_service_stop(&d);
+	mrcd_profile_table_fini(&d.profiles);
 	return status;
 }

@@ -40,6 +40,7 @@
 #include "mrcd_epreq.h"
 #include "mrcd_gen.h"
 #include "mrcd_notify.h"
+#include "mrcd_profile_table.h"
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
 
@@ -403,6 +404,9 @@ struct mrcd_daemon {
 	/* control (mrcd_apps_open, _close): the application channel (apps/mrcd_apps.h); NULL:
 	 * none */
 	struct mrcd_apps *apps;
+	/* EV and CC profiles (mrcd_profile_table.h: under its mutex; control changes them,
+	 * the threads that make QPs copy them; no worker reads it) */
+	struct mrcd_profile_table profiles;
 };
 
 #endif /* MRCD_DAEMON_H */

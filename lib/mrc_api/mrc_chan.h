@@ -81,7 +81,10 @@ enum mrc_chan_qp_state {
 #define MRC_CHAN_MOD_MPR      (1u << 8)
 #define MRC_CHAN_MOD_MPR_DEST (1u << 9)
 #define MRC_CHAN_MOD_CUR      (1u << 10) /* cur_state is asserted */
-#define MRC_CHAN_MOD_ALL      ((1u << 11) - 1)
+/* RESET -> INIT only: the daemon's EV and CC profiles by id (doc/control.md, "Profiles") */
+#define MRC_CHAN_MOD_EV_PROFILE (1u << 11)
+#define MRC_CHAN_MOD_CC_PROFILE (1u << 12)
+#define MRC_CHAN_MOD_ALL	((1u << 13) - 1)
 
 /* Region access bits on the channel (verbs': local write, remote write). */
 #define MRC_CHAN_ACC_LOCAL_WRITE  (1u << 0)
@@ -132,7 +135,8 @@ struct mrc_chan_req {
 			uint32_t mtu; /* bytes, 256 .. 4096 */
 			uint32_t access;
 			uint8_t timeout, retry_linear, retry_exp, mpr, mpr_dest;
-			uint8_t reserved[3];
+			uint8_t ev_profile, cc_profile; /* with MRC_CHAN_MOD_*_PROFILE */
+			uint8_t reserved[1];
 		} modify_qp;
 		struct {
 			uint32_t qpn;

@@ -583,6 +583,24 @@ mrc_modify_qp(struct mrc_qp *qp, struct ibv_qp_attr *vattr, int vattr_mask,
 		m |= MRC_CHAN_MOD_MPR_DEST;
 		r.u.modify_qp.mpr_dest = mrc_attr->mpr.mpr_dest;
 	}
+	/* The daemon's profile ids (0 .. 15 today): it refuses one it does not have. */
+	if (mrc_attr_mask & (MRC_QP_EV_PROFILE_ID | MRC_QP_CC_PROFILE_ID)) {
+		if (((mrc_attr_mask & MRC_QP_EV_PROFILE_ID) &&
+			    mrc_attr->profile.ev_profile_id > UINT8_MAX) ||
+			((mrc_attr_mask & MRC_QP_CC_PROFILE_ID) &&
+				mrc_attr->profile.cc_profile_id > UINT8_MAX)) {
+			errno = EINVAL;
+			return EINVAL;
+		}
+		if (mrc_attr_mask & MRC_QP_EV_PROFILE_ID) {
+			m |= MRC_CHAN_MOD_EV_PROFILE;
+			r.u.modify_qp.ev_profile = (uint8_t)mrc_attr->profile.ev_profile_id;
+		}
+		if (mrc_attr_mask & MRC_QP_CC_PROFILE_ID) {
+			m |= MRC_CHAN_MOD_CC_PROFILE;
+			r.u.modify_qp.cc_profile = (uint8_t)mrc_attr->profile.cc_profile_id;
+		}
+	}
 	if ((m & MRC_CHAN_MOD_MTU) && r.u.modify_qp.mtu == 0) {
 		errno = EINVAL;
 		return EINVAL;

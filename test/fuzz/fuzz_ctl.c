@@ -22,7 +22,7 @@
 static const struct mrcd_ctl_limits lim = {.n_hosts = 3, .n_planes = 8, .n_t1 = 4};
 
 static const char *const codes[] = {"syntax ", "unknown-command ", "bad-arg ", "no-such-host ",
-	"no-such-plane ", "no-such-path "};
+	"no-such-plane ", "no-such-path ", "no-such-profile "};
 
 static void
 check_err(const char *err)
@@ -36,12 +36,44 @@ check_err(const char *err)
 		FUZZ_CHECK(*p >= 0x20 && *p < 0x7f, "unprintable byte %d in an error", *p);
 }
 
+static bool
+is_profile(enum mrcd_ctl_cmd c)
+{
+	return c >= MRCD_CTL_PROFILE_LIST && c <= MRCD_CTL_PROFILE_DEL;
+}
+
+/* A profile request written back. */
+static int
+unparse_profile(const struct mrcd_ctl_req *rq, char *out, size_t len)
+{
+	static const char *const subs[] = {"list", "show", "add", "set", "state", "del"};
+	static const char *const states[] = {"none", "init", "offline", "online"};
+	int o = snprintf(out, len, "profile %s", subs[rq->cmd - MRCD_CTL_PROFILE_LIST]);
+
+	if (rq->cmd == MRCD_CTL_PROFILE_LIST)
+		return o;
+	o += snprintf(out + o, len - (size_t)o, " kind=%s id=%u",
+		rq->kind == MRCD_PROFILE_EV ? "ev" : "cc", rq->id);
+	if (rq->cmd == MRCD_CTL_PROFILE_STATE)
+		o += snprintf(out + o, len - (size_t)o, " state=%s", states[rq->pstate & 3]);
+	if (rq->change.has_algorithm)
+		o += snprintf(out + o, len - (size_t)o, " algorithm=%s", rq->change.algorithm);
+	for (unsigned int i = 0; i < rq->change.n; i++)
+		o += snprintf(out + o, len - (size_t)o, " %s=%u",
+			mrcd_profile_fields[rq->change.field[i]].name, rq->change.value[i]);
+	return o;
+}
+
 /* The request written back as a client would send it. */
 static int
 unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 {
 	static const char *const names[] = {"status", "events", "deny", "allow", "port", "probe"};
-	int o = snprintf(out, len, "%s", names[rq->cmd]);
+	int o;
+
+	if (is_profile(rq->cmd))
+		return unparse_profile(rq, out, len);
+	o = snprintf(out, len, "%s", names[rq->cmd]);
 
 	if (rq->cmd == MRCD_CTL_STATUS || rq->cmd == MRCD_CTL_EVENTS)
 		return o;
@@ -75,9 +107,20 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PROBE, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PROFILE_DEL, "command %d", (int)rq.cmd);
 	FUZZ_CHECK(rq.cmd != MRCD_CTL_PROBE || rq.host >= 0, "probe: one host");
-	if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS) {
+	if (is_profile(rq.cmd)) {
+		FUZZ_CHECK(rq.id < MRCD_PROFILE_MAX && rq.kind < MRCD_PROFILE_KINDS,
+			"profile %u of kind %u", rq.id, rq.kind);
+		FUZZ_CHECK(rq.change.n <= MRCD_PROFILE_MAX_CHANGES, "%u changes", rq.change.n);
+		for (unsigned int i = 0; i < rq.change.n; i++)
+			FUZZ_CHECK(
+				rq.change.field[i] < MRCD_PF_COUNT, "field %u", rq.change.field[i]);
+		FUZZ_CHECK(rq.cmd != MRCD_CTL_PROFILE_STATE ||
+				   (rq.pstate >= MRCD_PROFILE_INIT &&
+					   rq.pstate <= MRCD_PROFILE_ONLINE),
+			"state %u", rq.pstate);
+	} else if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS) {
 		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
 			"host %d", rq.host);
 		FUZZ_CHECK(rq.has_qp != rq.has_plane, "one selector");

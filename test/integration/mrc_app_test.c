@@ -37,6 +37,12 @@
  * workers the QPs are spread over them, and so are the CQ's rings.
  *
  * Usage: mrc-app-test server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS [MODE [QPS]]
+ *
+ * MRC_APP_TEST_EV_PROFILE, MRC_APP_TEST_CC_PROFILE (environment): the
+ * daemon's profile ids the QP names at RESET -> INIT (doc/control.md,
+ * "Profiles"); unset: none named, the defaults. MRC_APP_TEST_BAD_PROFILE:
+ * a CC profile id the daemon does not have, tried first: RESET -> INIT with
+ * it must fail EINVAL and leave the QP in RESET.
  */
 
 #include <arpa/inet.h>
@@ -118,18 +124,61 @@ tcp_exchange(bool server, int port, const struct peer_info *mine, struct peer_in
 	return fd;
 }
 
+/* The profile ids the environment names for RESET -> INIT (MRC_QP_*_PROFILE_ID in *mask). */
+static void
+profiles_from_env(struct mrc_qp_attr *m, int *mask)
+{
+	const char *ev = getenv("MRC_APP_TEST_EV_PROFILE"), *cc = getenv("MRC_APP_TEST_CC_PROFILE");
+
+	memset(m, 0, sizeof(*m));
+	*mask = 0;
+	if (ev != NULL && ev[0] != '\0') {
+		m->profile.ev_profile_id = strtoull(ev, NULL, 0);
+		*mask |= MRC_QP_EV_PROFILE_ID;
+	}
+	if (cc != NULL && cc[0] != '\0') {
+		m->profile.cc_profile_id = strtoull(cc, NULL, 0);
+		*mask |= MRC_QP_CC_PROFILE_ID;
+	}
+}
+
 static void
 connect_qp(struct mrc_qp *qp, const struct peer_info *mine, const struct peer_info *theirs)
 {
+	const char *bad = getenv("MRC_APP_TEST_BAD_PROFILE");
 	struct ibv_qp_attr a;
+	struct mrc_qp_attr m;
+	int mmask;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (bad != NULL && bad[0] != '\0') {
+		struct ibv_qp_attr now;
+
+		memset(&m, 0, sizeof(m));
+		m.profile.cc_profile_id = strtoull(bad, NULL, 0);
+		if (mrc_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			    &m, MRC_QP_CC_PROFILE_ID) != EINVAL) {
+			fprintf(stderr, "mrc-app-test: CC profile %s was not refused EINVAL\n",
+				bad);
+			exit(1);
+		}
+		if (mrc_query_qp(qp, &now, IBV_QP_STATE, NULL, 0, NULL) != 0 ||
+			now.qp_state != IBV_QPS_RESET) {
+			fprintf(stderr, "mrc-app-test: a refused profile left the QP in %d\n",
+				(int)now.qp_state);
+			exit(1);
+		}
+		printf("mrc-app-test: CC profile %s refused EINVAL, QP still in RESET\n", bad);
+	}
+	profiles_from_env(&m, &mmask);
 	if (mrc_modify_qp(qp, &a,
-		    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, NULL, 0))
+		    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+		    mmask != 0 ? &m : NULL, mmask))
 		die("to INIT");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;

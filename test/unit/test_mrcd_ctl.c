@@ -175,11 +175,77 @@ test_default_path(void)
 	return MRC_TEST_OK;
 }
 
+/* profile <sub>: what each takes, and each refusal naming its value. */
+static int
+test_profile(void)
+{
+	struct mrcd_ctl_req rq;
+	char err[256];
+
+	MRC_T_EQ(parse("profile list", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_LIST);
+	MRC_T_ASSERT(!mrcd_ctl_changes(rq.cmd), "list changes nothing");
+	MRC_T_EQ(parse("profile show kind=cc id=0x3", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_SHOW);
+	MRC_T_EQ(rq.kind, MRCD_PROFILE_CC);
+	MRC_T_EQ(rq.id, 3);
+	MRC_T_ASSERT(!mrcd_ctl_changes(rq.cmd), "show changes nothing");
+	MRC_T_EQ(parse("profile add kind=cc id=2 algorithm=fixed fixed_cwnd_kb=20 gamma_pm=700",
+			 &rq, err),
+		0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_ADD);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "add changes");
+	MRC_T_ASSERT(rq.change.has_algorithm, "algorithm");
+	MRC_T_STREQ(rq.change.algorithm, "fixed");
+	MRC_T_EQ(rq.change.n, 2);
+	MRC_T_EQ(rq.change.field[0], MRCD_PF_FIXED_CWND_KB);
+	MRC_T_EQ(rq.change.value[0], 20);
+	MRC_T_EQ(rq.change.field[1], MRCD_PF_GAMMA_PM);
+	MRC_T_EQ(rq.change.value[1], 700);
+	MRC_T_EQ(parse("profile set kind=ev id=1 ev_active=16", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_SET);
+	MRC_T_EQ(rq.kind, MRCD_PROFILE_EV);
+	MRC_T_EQ(parse("profile state kind=ev id=1 state=online", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_STATE);
+	MRC_T_EQ(rq.pstate, MRCD_PROFILE_ONLINE);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "state changes");
+	MRC_T_EQ(parse("profile del kind=ev id=15", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROFILE_DEL);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "del changes");
+
+	MRC_T_RUN(refused("profile", "bad-arg", "list|show|add|set|state|del"));
+	MRC_T_RUN(refused("profile drop kind=cc id=1", "unknown-command", "profile drop"));
+	MRC_T_RUN(refused("profile list kind=cc", "bad-arg", "kind=cc"));
+	MRC_T_RUN(refused("profile show kind=cc", "bad-arg", "needs kind=ev|cc and id=N"));
+	MRC_T_RUN(refused("profile show id=1", "bad-arg", "needs kind=ev|cc and id=N"));
+	MRC_T_RUN(refused("profile show kind=tcp id=1", "bad-arg", "kind 'tcp'"));
+	MRC_T_RUN(refused("profile show kind=cc id=16", "no-such-profile", "'16'"));
+	MRC_T_RUN(refused("profile show kind=cc id=x", "bad-arg", "id=x"));
+	MRC_T_RUN(refused("profile show kind=cc id=1 id=2", "bad-arg", "'id' given twice"));
+	MRC_T_RUN(refused("profile show kind=cc id=1 fixed_cwnd_kb=3", "bad-arg", "fixed_cwnd_kb"));
+	MRC_T_RUN(refused("profile add kind=cc id=1 window=3", "bad-arg", "unknown key 'window'"));
+	MRC_T_RUN(refused("profile add kind=cc id=1 fixed_cwnd_kb=3 fixed_cwnd_kb=4", "bad-arg",
+		"given twice"));
+	MRC_T_RUN(refused(
+		"profile add kind=cc id=1 fixed_cwnd_kb=-3", "bad-arg", "fixed_cwnd_kb=-3"));
+	MRC_T_RUN(refused("profile add kind=cc id=1 algorithm=Bad!", "bad-arg", "'Bad!'"));
+	MRC_T_RUN(refused("profile add kind=cc id=1 algorithm=a23456789012345678901234567890123",
+		"bad-arg", "is not a name"));
+	MRC_T_RUN(refused("profile set kind=cc id=1", "bad-arg", "needs a field"));
+	MRC_T_RUN(refused("profile state kind=cc id=1", "bad-arg", "state=init|offline|online"));
+	MRC_T_RUN(refused("profile state kind=cc id=1 state=down", "bad-arg", "state 'down'"));
+	MRC_T_RUN(
+		refused("profile add kind=cc id=1 state=online", "bad-arg", "unknown key 'state'"));
+	MRC_T_RUN(refused("profile add kind=cc id=1 =3", "syntax", "'=3'"));
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_hello),
 	MRC_TEST_CASE(test_commands),
 	MRC_TEST_CASE(test_refusals),
 	MRC_TEST_CASE(test_default_path),
+	MRC_TEST_CASE(test_profile),
 };
 
 MRC_TEST_MAIN("mrcd_ctl", cases)

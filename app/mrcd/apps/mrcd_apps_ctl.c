@@ -583,6 +583,44 @@ qp_unplug(struct mrcd_apps *a, struct mrcd_app_qp *q)
 	if (q->qp != NULL)
 		mrc_qp_destroy(q->qp);
 	q->qp = NULL;
+	if (q->profiles_held)
+		mrcd_profile_table_release(&a->d->profiles, q->ev_profile, q->cc_profile);
+	q->profiles_held = false;
+}
+
+/* The attributes of q's engine QP: the configuration's, with the profiles q was made with. */
+static int
+qp_attr(struct mrcd_apps *a, const struct mrcd_app_qp *q, struct mrc_qp_attr *at)
+{
+	if (mrcd_config_qp_attr(&a->d->cfg, a->d->hz, at) != 0)
+		return -EINVAL;
+	mrcd_profile_apply(&q->evp, a->d->hz, at);
+	mrcd_profile_apply(&q->ccp, a->d->hz, at);
+	return 0;
+}
+
+/*
+ * RESET -> INIT: take the profiles the application names (the defaults where it names
+ * none), if they are online; a QP already holding some (INIT again) keeps them.
+ */
+static int
+qp_take_profiles(struct mrcd_apps *a, struct mrcd_app_qp *q, const struct mrc_chan_req *r,
+	struct mrc_chan_rep *rep)
+{
+	const uint32_t m = r->u.modify_qp.mask;
+	const unsigned int ev =
+		(m & MRC_CHAN_MOD_EV_PROFILE) ? r->u.modify_qp.ev_profile : MRCD_PROFILE_DEFAULT;
+	const unsigned int cc =
+		(m & MRC_CHAN_MOD_CC_PROFILE) ? r->u.modify_qp.cc_profile : MRCD_PROFILE_DEFAULT;
+	char err[160];
+
+	if (mrcd_profile_table_hold(&a->d->profiles, ev, cc, &q->evp, &q->ccp, err, sizeof(err)) !=
+		0)
+		return fail(rep, EINVAL, "QP 0x%x: %s", q->qpn, err);
+	q->ev_profile = (uint8_t)ev;
+	q->cc_profile = (uint8_t)cc;
+	q->profiles_held = true;
+	return 0;
 }
 
 static void
@@ -633,7 +671,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 	if (peer == n)
 		return fail(rep, EINVAL, "the destination GID is no host of this cluster's");
 	mrcd_config_wire(&d->cfg, &in.wire);
-	if (mrcd_config_qp_attr(&d->cfg, d->hz, &at) != 0)
+	if (qp_attr(a, q, &at) != 0)
 		return fail(rep, EINVAL, "[transport] does not convert to QP attributes");
 	at.dest_qpn = q->dest_qpn;
 	at.start_psn_rx = q->rq_psn;
@@ -677,7 +715,7 @@ qp_to_rts(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 
 	if (!(q->mod_mask & MRC_CHAN_MOD_SQ_PSN))
 		return fail(rep, EINVAL, "RTR -> RTS needs the send PSN");
-	if (mrcd_config_qp_attr(&a->d->cfg, a->d->hz, &at) != 0)
+	if (qp_attr(a, q, &at) != 0)
 		return fail(rep, EINVAL, "[transport] does not convert to QP attributes");
 	at.dest_qpn = q->dest_qpn;
 	at.start_psn_rx = q->rq_psn;
@@ -718,6 +756,16 @@ do_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 		    (cur == MRC_CHAN_QPS_RTR && to == MRC_CHAN_QPS_RTS)))
 		return fail(
 			rep, EINVAL, "QP 0x%x: no transition from state %u to %u", q->qpn, cur, to);
+	/* Profiles are picked when the QP is made ready, RESET -> INIT, as on an MRC NIC. */
+	if ((m & (MRC_CHAN_MOD_EV_PROFILE | MRC_CHAN_MOD_CC_PROFILE)) &&
+		!(cur == MRC_CHAN_QPS_RESET && to == MRC_CHAN_QPS_INIT))
+		return fail(
+			rep, EINVAL, "QP 0x%x: profile ids are set at RESET -> INIT only", q->qpn);
+	if (cur == MRC_CHAN_QPS_RESET && to == MRC_CHAN_QPS_INIT && !q->profiles_held) {
+		rc = qp_take_profiles(a, q, r, rep);
+		if (rc != 0)
+			return rc;
+	}
 	if (m & MRC_CHAN_MOD_AV)
 		memcpy(q->dgid, r->u.modify_qp.dgid, 16);
 	if (m & MRC_CHAN_MOD_DEST_QPN)

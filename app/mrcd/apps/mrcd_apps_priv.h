@@ -61,6 +61,14 @@ struct mrcd_app_qp {
 	uint8_t timeout, retry_linear, retry_exp, mpr, mpr_dest;
 	uint32_t mod_mask; /* MRC_CHAN_MOD_* given so far */
 	uint8_t dgid[16];
+	/*
+	 * The EV and CC profiles named at RESET -> INIT (0: the defaults), copied then and
+	 * counted on the daemon's table until RESET or destroy (held); the engine's QP is
+	 * made from these copies, so a later change to a profile does not reach it
+	 */
+	bool profiles_held;
+	uint8_t ev_profile, cc_profile;
+	struct mrcd_qp_profile evp, ccp;
 	struct mrcd_app_cq *scq, *rcq;
 	struct mrc_qp *qp;
 	struct mrc_cq *icq; /* the engine's completions for this QP, in mrcd's memory */

@@ -31,6 +31,10 @@ qp_dict(struct rte_tel_data *t, const struct mrcd_app_qp *q)
 	rte_tel_data_add_dict_u64(t, "qpn", q->qpn);
 	rte_tel_data_add_dict_string(t, "state", st < RTE_DIM(states) ? states[st] : "?");
 	rte_tel_data_add_dict_u64(t, "worker", q->worker);
+	if (q->profiles_held) { /* from RESET -> INIT on */
+		rte_tel_data_add_dict_u64(t, "ev_profile", q->ev_profile);
+		rte_tel_data_add_dict_u64(t, "cc_profile", q->cc_profile);
+	}
 	rte_tel_data_add_dict_u64(t, "posted", __atomic_load_n(&q->cnt.posted, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(
 		t, "sends_done", __atomic_load_n(&q->cnt.sends_done, __ATOMIC_RELAXED));
@@ -142,6 +146,8 @@ engine_state(struct rte_tel_data *t, const struct mrcd_app_qp *q)
 	rte_tel_data_add_dict_u64(t, "rx_bad_rkey", a->counters.rx_bad_rkey);
 	rte_tel_data_add_dict_u64(t, "msgs_done", a->counters.msgs_done);
 	rte_tel_data_add_dict_u64(t, "imm_delivered", a->counters.imm_delivered);
+	if (a->has_rel) /* the window its CC profile gives */
+		rte_tel_data_add_dict_u64(t, "cwnd_bytes", a->rel.cwnd_bytes);
 	mrcd_query_release();
 }
 

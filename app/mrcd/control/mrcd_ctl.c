@@ -244,9 +244,14 @@ on_line(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const char *line, size_
 	if (mrcd_ctl_parse(line, len, &ctl->lim, &rq, err, sizeof(err)) != 0) {
 		snprintf(out, sizeof(out), "ERR %s\n", err);
 	} else if (mrcd_ctl_changes(rq.cmd) && !c->admin) {
+		/* every command that changes something has its verb (mrcd_ctl_changes) */
 		static const char *const verb[] = {[MRCD_CTL_DENY] = "deny",
 			[MRCD_CTL_ALLOW] = "allow",
-			[MRCD_CTL_PORT] = "set ports"};
+			[MRCD_CTL_PORT] = "set ports",
+			[MRCD_CTL_PROFILE_ADD] = "add profiles",
+			[MRCD_CTL_PROFILE_SET] = "change profiles",
+			[MRCD_CTL_PROFILE_STATE] = "change profiles",
+			[MRCD_CTL_PROFILE_DEL] = "remove profiles"};
 
 		snprintf(out, sizeof(out), "ERR not-permitted uid %u may not %s: %s\n",
 			(unsigned int)c->uid, verb[rq.cmd], c->why);

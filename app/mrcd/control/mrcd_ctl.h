@@ -110,6 +110,9 @@ bool mrcd_ctl_post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mr
 	const struct mrc_shard_ev_sel *sel, struct mrc_shard_ev_ref *list, uint32_t list_max);
 bool mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts);
 
+/* mrcd_profiles_tele.c: /mrc/profiles, the EV and CC profiles (doc/control.md). */
+int mrcd_profiles_telemetry_register(struct mrcd_daemon *d);
+
 /* mrcd_ctl_probe.c: the probe command (doc/control.md). */
 void mrcd_ctl_probe(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outlen);
 

@@ -348,6 +348,29 @@ status(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, char *out, size_t outlen
 		out[outlen - 2] = '\n';
 }
 
+/* A profile changed: to the log and to everyone watching events. */
+static void
+profile_changed(struct mrcd_ctl *ctl, const struct mrcd_ctl_client *c,
+	const struct mrcd_ctl_req *rq, const char *answer)
+{
+	static const char *const what[] = {[MRCD_CTL_PROFILE_ADD] = "add",
+		[MRCD_CTL_PROFILE_SET] = "set",
+		[MRCD_CTL_PROFILE_STATE] = "state",
+		[MRCD_CTL_PROFILE_DEL] = "del"};
+	/* This thread is the table's only writer: its own reads need no lock. */
+	const struct mrcd_qp_profile *p = &ctl->d->profiles.p[rq->kind][rq->id];
+	char line[160];
+
+	MRCD_LOG(ctrl, NOTICE, "control: uid %u profile %s: %.*s", (unsigned int)c->uid,
+		what[rq->cmd], (int)strcspn(answer + 3, "\n"), answer + 3);
+	snprintf(line, sizeof(line),
+		"EVENT {\"op\":\"profile\",\"do\":\"%s\",\"kind\":\"%s\",\"id\":%u,"
+		"\"state\":\"%s\",\"uid\":%u}\n",
+		what[rq->cmd], mrcd_profile_kind_name(rq->kind), rq->id,
+		mrcd_profile_state_name(p->state), (unsigned int)c->uid);
+	mrcd_ctl_broadcast(ctl, line);
+}
+
 void
 mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq,
 	char *out, size_t outlen)
@@ -374,6 +397,16 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 		break;
 	case MRCD_CTL_PORT:
 		port(ctl, c, rq, out, outlen);
+		break;
+	case MRCD_CTL_PROFILE_LIST:
+	case MRCD_CTL_PROFILE_SHOW:
+	case MRCD_CTL_PROFILE_ADD:
+	case MRCD_CTL_PROFILE_SET:
+	case MRCD_CTL_PROFILE_STATE:
+	case MRCD_CTL_PROFILE_DEL:
+		mrcd_profile_table_do(&ctl->d->profiles, rq, out, outlen);
+		if (mrcd_ctl_changes(rq->cmd) && strncmp(out, "OK ", 3) == 0)
+			profile_changed(ctl, c, rq, out);
 		break;
 	case MRCD_CTL_PROBE:
 		mrcd_ctl_probe(ctl, rq, out, outlen);

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# EV and CC profiles on a running mrcd (doc/control.md, "Profiles"). One
+# mrcd runs hosts 0 and 1 of the emulated fabric with the application
+# channel and the control socket, no generator traffic. Through mrcctl:
+#   - profile list shows the two defaults, online;
+#   - as an unprivileged user (setpriv, when run as root) profile add is
+#     refused (not-permitted) and nothing is added;
+#   - CC profile 1 is added (fixed window, 20 KB) and brought online in two
+#     steps; a step that is not one (init to online) is refused;
+#   - two mrc-app-test processes (hosts 0 and 1) make their QPs with CC
+#     profile 1 (MRC_QP_CC_PROFILE_ID); the client first tries an id mrcd
+#     does not have and must get EINVAL with its QP left in RESET;
+#   - while they run, /mrc/apps shows each QP's cc_profile 1 and a window
+#     of 20,000 bytes, profile show and /mrc/profiles count 2 QPs, and
+#     removing the profile, or taking it back to init, is refused (in-use);
+#   - once they have gone, it counts 0 QPs and can be removed;
+#   - mrcctl events streamed each change that was made, and no refused one.
+# Usage: profiles.sh MRCD MRCCTL APP_TEST WORKDIR
+set -euo pipefail
+mrcd=$(realpath "$1")
+mrcctl=$(realpath "$2")
+app=$(realpath "$3")
+work=$4
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f mrcd.log server.log client.log answers.json events.txt
+if [ "$(nproc)" -lt 2 ]; then
+	echo "profiles: needs 2 CPUs; skipping"
+	exit 77
+fi
+# The control socket where an unprivileged user can reach it.
+sockdir=$(mktemp -d /tmp/mrcd-prof-test.XXXXXX)
+chmod 755 "$sockdir"
+sock=$sockdir/control.sock
+asock=$PWD/apps.sock
+group=none
+if [ "$(id -u)" = 0 ] && getent group nogroup > /dev/null; then
+	group=nogroup
+fi
+"$mrcd" -- --set daemon.apps_socket="$asock" --set control.socket="$sock" \
+	--set control.group="$group" --set telemetry.console=false \
+	--profile none --scenario none --duration 0 > mrcd.log 2>&1 &
+mpid=$!
+trap 'kill -TERM $mpid 2>/dev/null || true; rm -rf "$sockdir"' EXIT
+tel=
+for _ in $(seq 150); do
+	tel=$(mrc_sock mrcd.log)
+	[ -n "$tel" ] && [ -S "$tel" ] && [ -S "$sock" ] && [ -S "$asock" ] && break
+	sleep 0.1
+done
+[ -S "$asock" ] && [ -S "$sock" ] || { cat mrcd.log; echo "profiles: FAIL: no sockets"; exit 1; }
+port=$((20000 + $$ % 20000))
+fails=0
+timeout 90 /usr/bin/python3 - "$mrc_telemetry" "$tel" "$mrcctl" "$sock" "$group" "$app" \
+	"$asock" "$port" > answers.json <<'PY' || fails=$((fails + 1))
+import importlib.util, json, os, subprocess, sys, time
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+mrcctl, sock, group, app, asock, port = sys.argv[3:9]
+bad = []
+def q(cmd):
+    return list(c.query(cmd).values())[0]
+def ctl(*args, user=False):
+    cmd = [mrcctl, "-s", sock, *args]
+    if user:
+        cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    print(json.dumps({"cmd": args, "rc": p.returncode, "out": p.stdout.strip(),
+                      "err": p.stderr.strip()}), flush=True)
+    return p.returncode, p.stdout.strip(), p.stderr.strip()
+def expect(cond, what):
+    if not cond:
+        bad.append(what)
+        print("profiles: FAIL:", what, file=sys.stderr)
+def profiles():
+    rc, out, _ = ctl("profile", "list")
+    return {(p["kind"], p["id"]): p for p in json.loads(out)["profiles"]} if rc == 0 else {}
+
+evs = subprocess.Popen([mrcctl, "-s", sock, "events"], stdout=open("events.txt", "w"))
+time.sleep(0.3)
+ps = profiles()
+expect(set(ps) == {("ev", 0), ("cc", 0)} and all(p["state"] == "online" for p in ps.values()),
+       f"the defaults: {ps}")
+if group != "none":
+    rc, _, err = ctl("profile", "add", "kind=cc", "id=1", "algorithm=fixed", user=True)
+    expect(rc == 1 and "not-permitted" in err and "may not add profiles: read only" in err,
+           f"unprivileged add: {rc} {err}")
+    rc, _, _ = ctl("profile", "list", user=True)
+    expect(rc == 0, "unprivileged list")
+    expect(("cc", 1) not in profiles(), "a refused add added nothing")
+rc, out, _ = ctl("profile", "add", "kind=cc", "id=1", "algorithm=fixed", "fixed_cwnd_kb=20")
+expect(rc == 0 and json.loads(out)["state"] == "init", f"add: {out}")
+rc, _, err = ctl("profile", "state", "kind=cc", "id=1", "state=online")
+expect(rc == 1 and "bad-state" in err, f"init -> online: {err}")
+for st in ("offline", "online"):
+    rc, out, _ = ctl("profile", "state", "kind=cc", "id=1", f"state={st}")
+    expect(rc == 0 and json.loads(out)["state"] == st, f"-> {st}: {out}")
+
+env = dict(os.environ, MRC_APP_TEST_CC_PROFILE="1")
+srv = subprocess.Popen([app, "server", asock, "1", port, "1048576", "65536", "3"], env=env,
+                       stdout=open("server.log", "w"), stderr=subprocess.STDOUT)
+cli = subprocess.Popen([app, "client", asock, "0", port, "1048576", "65536", "3"],
+                       env=dict(env, MRC_APP_TEST_BAD_PROFILE="9"),
+                       stdout=open("client.log", "w"), stderr=subprocess.STDOUT)
+qps = []
+for _ in range(60):
+    time.sleep(0.1)
+    a = q("/mrc/apps")
+    sess = [v["session"] for k, v in a.items() if k.startswith("session_")]
+    qps = [v for s in sess for k, v in q(f"/mrc/apps,{s}").items() if k.startswith("qp_")]
+    if len(qps) == 2 and all("cwnd_bytes" in v and v.get("state") == "RTS" for v in qps):
+        break
+print(json.dumps({"app_qps": qps}), flush=True)
+expect(len(qps) == 2 and all(v.get("cc_profile") == 1 and v.get("ev_profile") == 0 for v in qps),
+       "/mrc/apps: each QP's profiles")
+expect(all(v.get("cwnd_bytes") == 20000 for v in qps), "the QPs' window is the profile's")
+rc, out, _ = ctl("profile", "show", "kind=cc", "id=1")
+expect(rc == 0 and json.loads(out)["qps"] == 2, f"show counts the QPs: {out}")
+tp = q("/mrc/profiles")
+print(json.dumps({"profiles": tp}), flush=True)
+expect(tp.get("cc_1", {}).get("qps") == 2 and tp.get("ev_0", {}).get("qps") == 2,
+       "/mrc/profiles counts")
+rc, _, err = ctl("profile", "del", "kind=cc", "id=1")
+expect(rc == 1 and "in-use" in err, f"del in use: {err}")
+rc, _, _ = ctl("profile", "state", "kind=cc", "id=1", "state=offline")
+expect(rc == 0, "online -> offline in use")
+rc, _, err = ctl("profile", "state", "kind=cc", "id=1", "state=init")
+expect(rc == 1 and "in-use" in err, f"offline -> init in use: {err}")
+rc, _, err = ctl("profile", "del", "kind=cc", "id=1")
+expect(rc == 1 and "in-use" in err, f"del offline in use: {err}")
+expect(srv.wait(timeout=30) == 0, "the server")
+expect(cli.wait(timeout=30) == 0, "the client")
+for _ in range(50):
+    if profiles().get(("cc", 1), {}).get("qps") == 0:
+        break
+    time.sleep(0.1)
+expect(profiles().get(("cc", 1), {}).get("qps") == 0, "the QPs gone, the count is 0")
+rc, out, _ = ctl("profile", "del", "kind=cc", "id=1")
+expect(rc == 0 and '"removed":true' in out, f"del: {out}")
+time.sleep(0.3)
+evs.terminate()
+evs.wait(timeout=10)
+ops = [json.loads(l) for l in open("events.txt") if '"op":"profile"' in l]
+print(json.dumps({"events": ops}), flush=True)
+expect([(e["do"], e["state"]) for e in ops] ==
+       [("add", "init"), ("state", "offline"), ("state", "online"), ("state", "offline"),
+        ("del", "none")] and all(e["kind"] == "cc" and e["id"] == 1 for e in ops),
+       "the event stream has each change, and no refused one")
+sys.exit(1 if bad else 0)
+PY
+cat server.log client.log 2>/dev/null || true
+grep -q "refused EINVAL, QP still in RESET" client.log ||
+	{ echo "profiles: FAIL: the client's unknown profile was not refused"; fails=$((fails + 1)); }
+kill -TERM $mpid
+set +e
+wait $mpid
+rc=$?
+set -e
+trap 'rm -rf "$sockdir"' EXIT
+[ "$rc" = 0 ] || { echo "profiles: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+if [ "$fails" != 0 ]; then
+	cat answers.json
+	echo "profiles: FAIL"
+	exit 1
+fi
+echo "profiles: PASS"
