@@ -90,8 +90,8 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 		if (rc == 0) {
 			hc->encap_ok[p] = true;
 			snprintf(why, why_len,
-				"%s probe: rule accepted; the workers encapsulate in software "
-				"(keying packets to rules is not built yet)",
+				"%s probe: rule accepted, unused: the workers do not key "
+				"packets to rules yet",
 				ops->name);
 			goto say;
 		}
