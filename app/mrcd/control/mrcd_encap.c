@@ -96,7 +96,9 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 			goto say;
 		}
 		snprintf(buf, sizeof(buf), "%s probe: %.*s", ops->name, (int)(sizeof(buf) - 32),
-			len == 0 ? "no sample header" : err.msg[0] ? err.msg : rte_strerror(-rc));
+			len == 0     ? "no sample header"
+			: err.msg[0] ? err.msg
+				     : rte_strerror(-rc));
 		no = buf;
 	}
 	if (mode == MRCD_ENCAP_OFFLOAD_ON) {
@@ -108,7 +110,7 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 	}
 	snprintf(why, why_len, "auto: %s", no);
 say:
-	MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u (%s): SRv6 encap in software (%s)", ch,
-		p, hc->port[p], driver, why);
+	MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u (%s): SRv6 encap in software (%s)", ch, p,
+		hc->port[p], driver, why);
 	return 0;
 }
