@@ -5,8 +5,8 @@
 # Port status with two workers per host: two mrcd processes joined by
 # mrc-fabric (2 hosts x 4 planes, net_memif with 2 queue pairs per port,
 # software steering), [lcores] workers = workers_per_host = 2 on both.
-# Host 0 (A) writes 30 1 MiB messages to host 1 (B), paced to last about
-# 0.6 s; at 400 ms B's plane-1 cable goes down (the fabric drops what
+# Host 0 (A) writes 8 1 MiB messages on each of 4 QPs to host 1 (B),
+# paced to last about 0.7 s; at 400 ms B's plane-1 cable goes down (the fabric drops what
 # crosses it; B takes its port down itself: admin_down_planes) and B tells A.
 # Checked: both exit 0; every message completes, none lost or failed, every
 # byte verified at B; A learned B's new mask; EACH of A's two shards (on two
@@ -27,7 +27,9 @@ if [ "$(nproc)" -lt 2 ]; then
 	echo "port_status_workers: needs 2 CPUs; skipping"
 	exit 77
 fi
-msgs=30
+qps=4
+msgs=8 # per QP
+total=$((qps * msgs))
 # Seven threads poll on 2 CPUs here: a worker may wait a scheduler slice or
 # more before its next pass. The bound is about that, not the engine.
 bound_ms=100
@@ -37,8 +39,9 @@ pattern = incast
 incast_target = 1
 msg_kb = 1024
 outstanding = 4
-qps_per_peer = 4
-rate_gbps = 0.4
+qps_per_peer = $qps
+; per QP: 8 MiB at 0.1 Gb/s lasts about 0.7 s, past the 400 ms fault
+rate_gbps = 0.1
 messages = $msgs
 verify = true
 P
@@ -113,7 +116,7 @@ fail() {
 }
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ]; do
-	[ "$(mrc_msgs_completed h0.log)" = $msgs ] && break
+	[ "$(mrc_msgs_completed h0.log)" = $total ] && break
 	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 	sleep 0.1
 done
@@ -127,7 +130,7 @@ for p in $fab $a $b; do
 done
 set -e
 grep -h 'planes are\|port-status' h0.log h1.log || true
-/usr/bin/python3 - "$msgs" "$bound_ms" <<'PY' || fails=$((fails + 1))
+/usr/bin/python3 - "$total" "$bound_ms" <<'PY' || fails=$((fails + 1))
 import json, re, sys
 msgs, bound_ms = int(sys.argv[1]), int(sys.argv[2])
 bad = []
