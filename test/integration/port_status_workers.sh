@@ -122,8 +122,19 @@ while [ $SECONDS -lt $deadline ]; do
 done
 sleep 0.2
 kill -TERM $fab $a $b 2>/dev/null || true
+# Each stops within its drain and close delay (2 s); name a process that does not
+# (one that exited but is not yet waited for is a zombie: not running).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+for _ in $(seq 200); do
+	alive $fab || alive $a || alive $b || break
+	sleep 0.1
+done
+for p in $fab $a $b; do
+	alive "$p" && fail "process $p still running 20 s after SIGTERM"
+done
 set +e
 for p in $fab $a $b; do
+	alive "$p" && kill -KILL "$p"
 	wait "$p"
 	rc=$?
 	[ "$rc" = 0 ] || fail "process $p exited $rc"
