@@ -70,6 +70,9 @@ struct fabricd {
 	uint16_t memif_port[FABRICD_MAX_ATTACH];
 	uint16_t fab_port[FABRICD_MAX_ATTACH];
 	uint32_t memif_started; /* bit i: memif_port[i] started */
+	/* queue pairs per memif port: the hosts' workers ([lcores] workers_per_host); the
+	 * fabric sends to a host on queue 0, whose worker passes on what another owns */
+	uint16_t n_queues;
 	unsigned int bridge_lcore;
 	bool user_lcores;   /* the EAL line's lcores are the user's: sharing a CPU is fine */
 	volatile int phase; /* enum fabricd_phase; the main lcore writes it */

@@ -49,14 +49,17 @@ open_memif(struct fabricd *fd, unsigned int i)
 	/* Frames above one mbuf arrive chained, and leave chained. */
 	conf.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
 	conf.txmode.offloads = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	/* As many queue pairs as the host's workers open: memif wants both ends alike. */
+	rc = rte_eth_dev_configure(pid, fd->n_queues, fd->n_queues, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rx, &nb_tx);
-	if (rc == 0)
+	for (uint16_t q = 0; rc == 0 && q < fd->n_queues; q++) {
 		rc = rte_eth_rx_queue_setup(
-			pid, 0, nb_rx, rte_eth_dev_socket_id(pid), NULL, fd->pool[h]);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(pid, 0, nb_tx, rte_eth_dev_socket_id(pid), NULL);
+			pid, q, nb_rx, rte_eth_dev_socket_id(pid), NULL, fd->pool[h]);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(
+				pid, q, nb_tx, rte_eth_dev_socket_id(pid), NULL);
+	}
 	if (rc == 0)
 		rc = rte_eth_dev_start(pid);
 	if (rc != 0) {
@@ -140,9 +143,12 @@ to_fabric(struct fabricd *fd, unsigned int i)
 {
 	struct rte_mbuf *pkts[FABRICD_BURST];
 	struct fabricd_attach_stats *s = &fd->live[i];
-	const uint16_t n = rte_eth_rx_burst(fd->memif_port[i], 0, pkts, FABRICD_BURST);
-	uint16_t sent;
+	uint16_t n = 0, sent;
 
+	/* Every worker of the host sends on its own queue. */
+	for (uint16_t q = 0; q < fd->n_queues && n < FABRICD_BURST; q++)
+		n = (uint16_t)(n + rte_eth_rx_burst(fd->memif_port[i], q, pkts + n,
+					   (uint16_t)(FABRICD_BURST - n)));
 	if (n == 0)
 		return 0;
 	sent = rte_eth_tx_burst(fd->fab_port[i], 0, pkts, n);

@@ -59,6 +59,7 @@ load(struct fabricd *fd, char *scenario, size_t len)
 	fd->n_hosts = mrcd_config_cluster_hosts(&fd->cfg);
 	fd->n_planes = fd->cfg.daemon.planes;
 	fd->n_attach = fd->n_hosts * fd->n_planes;
+	fd->n_queues = fd->cfg.lcores.workers_per_host > 1 ? fd->cfg.lcores.workers_per_host : 1;
 	if (fd->n_attach > FABRICD_MAX_ATTACH) {
 		fprintf(stderr,
 			"mrc-fabric: %s: %u hosts x %u planes = %u attachments; at most %u "

@@ -110,6 +110,16 @@ struct mrcd_shardctx {
 	 * snapshot; `sums` is the last full pass */
 	struct mrcd_qp_sums sums, sums_part;
 	uint32_t sweep_pos;
+	/*
+	 * Evidence that this shard took the peers' latest masks (ep_peer_gen): the
+	 * generation its QPs were last told, when (TSC), and each plane's tx_pkts
+	 * then, so a reader sees what the shard sent on a plane after the change.
+	 * The worker writes (rarely: when the generation moves); the summary reads
+	 * after the workers stopped.
+	 */
+	uint32_t peer_gen;
+	uint64_t peer_gen_tsc;
+	uint64_t peer_gen_plane_tx[MRC_SHARD_MAX_PLANES];
 };
 
 /* Addresses a plane port answers for: link-local, the host's, its workers' (SRv6). */

@@ -107,6 +107,24 @@ tell_peer_planes(struct mrcd_daemon *d, const struct mrcd_worker *w)
 	}
 }
 
+/*
+ * Record, per shard, that its QPs are about to be told the peers' masks of
+ * generation gen: the proof that every worker of a host took a change
+ * (doc/telemetry.md, "shards" in --json). Rare: only when the generation moves.
+ */
+static void
+note_peer_gen(struct mrcd_daemon *d, const struct mrcd_worker *w, uint32_t gen, uint64_t now)
+{
+	for (unsigned int k = 0; k < w->n_units; k++) {
+		struct mrcd_shardctx *sc = &d->host[w->units[k].host].shard[w->units[k].shard];
+
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+			sc->peer_gen_plane_tx[p] = mrc_shard_plane_counters(sc->rt, p)->tx_pkts;
+		sc->peer_gen_tsc = now;
+		sc->peer_gen = gen;
+	}
+}
+
 int
 mrcd_worker_main(void *arg)
 {
@@ -134,6 +152,8 @@ mrcd_worker_main(void *arg)
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
 		}
+		if (gen != seen_gen)
+			note_peer_gen(d, w, gen, now);
 		seen_gen = gen;
 		if (changed)
 			tell_peer_planes(d, w);

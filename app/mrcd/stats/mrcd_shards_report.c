@@ -44,6 +44,36 @@ print_cycles(FILE *f, const struct mrc_shard_counters *c, bool json)
 			100 * c->cyc_timers / t, 100 * c->cyc_output / t, 100 * c->cyc_tx / t);
 }
 
+/*
+ * The peers' mask generation the shard took last, when (CLOCK_MONOTONIC, as the
+ * log lines stamp it) and what it sent on each plane before and after.
+ */
+static void
+print_peer_gen(const struct mrcd_daemon *d, const struct mrcd_shardctx *sc, FILE *f, bool json)
+{
+	const uint64_t ns =
+		sc->peer_gen == 0
+			? 0
+			: d->start_mono_ns + (uint64_t)((double)(sc->peer_gen_tsc - d->start_tsc) *
+							1e9 / (double)d->hz);
+
+	if (!json) {
+		if (sc->peer_gen != 0)
+			fprintf(f, "; took peer mask generation %u at monotonic %" PRIu64 " ns",
+				sc->peer_gen, ns);
+		return;
+	}
+	fprintf(f, ", \"peer_gen\": %u, \"peer_gen_mono_ns\": %" PRIu64 ", \"plane_tx_pkts\": [",
+		sc->peer_gen, ns);
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		fprintf(f, "%s%" PRIu64, p ? ", " : "",
+			mrc_shard_plane_counters(sc->rt, p)->tx_pkts);
+	fprintf(f, "], \"plane_tx_pkts_at_peer_gen\": [");
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		fprintf(f, "%s%" PRIu64, p ? ", " : "", sc->peer_gen_plane_tx[p]);
+	fprintf(f, "]");
+}
+
 void
 mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 {
@@ -112,6 +142,7 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 					", \"cyc_dispatch\": %" PRIu64 ", \"rx_handoff\": %" PRIu64,
 					c->cyc_dispatch, c->rx_handoff);
 			print_cycles(f, c, json);
+			print_peer_gen(d, sc, f, json);
 			fprintf(f, json ? "}" : "\n");
 			first = false;
 		}

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# Port status with two workers per host: two mrcd processes joined by
+# mrc-fabric (2 hosts x 4 planes, net_memif with 2 queue pairs per port,
+# software steering), [lcores] workers = workers_per_host = 2 on both.
+# Host 0 (A) writes 8 1 MiB messages on each of 4 QPs to host 1 (B),
+# paced to last about 0.7 s; at 400 ms B's plane-1 cable goes down (the fabric drops what
+# crosses it; B takes its port down itself: admin_down_planes) and B tells A.
+# Checked: both exit 0; every message completes, none lost or failed, every
+# byte verified at B; A learned B's new mask; EACH of A's two shards (on two
+# workers) took that mask generation within BOUND_MS of A learning it, had
+# sent data on plane 1 before it, sent nothing on plane 1 after it, and kept
+# sending on the other planes (the shards' "peer_gen*" and "plane_tx_pkts*"
+# in --json, doc/telemetry.md).
+# Usage: port_status_workers.sh MRC_FABRIC MRCD WORKDIR
+set -euo pipefail
+fabric=$(realpath "$1")
+mrcd=$(realpath "$2")
+work=$3
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -f ./*.json ./*.log host*.ini
+if [ "$(nproc)" -lt 2 ]; then
+	echo "port_status_workers: needs 2 CPUs; skipping"
+	exit 77
+fi
+qps=4
+msgs=8 # per QP
+total=$((qps * msgs))
+# Seven threads poll on 2 CPUs here: a worker may wait a scheduler slice or
+# more before its next pass. The bound is about that, not the engine.
+bound_ms=100
+cat > profile.ini <<P
+[profile]
+pattern = incast
+incast_target = 1
+msg_kb = 1024
+outstanding = 4
+qps_per_peer = $qps
+; per QP: 8 MiB at 0.1 Gb/s lasts about 0.7 s, past the 400 ms fault
+rate_gbps = 0.1
+messages = $msgs
+verify = true
+P
+cat > scenario.ini <<S
+[scenario]
+name = port-status-workers
+description = B's plane-1 cable down at 400 ms
+
+[event.b_down]
+at = 400ms
+element = host_link
+plane = 1
+host = 1
+action = down
+S
+cat > cluster.ini <<C
+[daemon]
+hosts = 2
+planes = 4
+duration_s = 0
+profile = $PWD/profile.ini
+scenario = $PWD/scenario.ini
+
+[lcores]
+workers = 2
+workers_per_host = 2
+
+[ports]
+steering = software
+
+[fabric]
+link_gbps = 1
+
+[cc]
+; Pollers share 2 CPUs: scheduling sets the RTT here. This is about delivery.
+algorithm = fixed
+fixed_cwnd_kb = 256
+
+[telemetry]
+timeseries = none
+prometheus = none
+C
+dir=/run/mrcd-test-psw-$$
+mkdir -p "$dir"
+pids=()
+cleanup() {
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
+	--json fabric.json > fabric.log 2>&1 &
+fab=$!
+pids+=($fab)
+for _ in $(seq 100); do
+	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
+	sleep 0.1
+done
+"$mrcd" --lcores=0@0,1@0,2@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
+a=$!
+pids+=($a)
+sed -e 's/^admin_down_planes = .*/admin_down_planes = 2/' \
+	-e 's/^admin_down_at_ms = .*/admin_down_at_ms = 400/' "$dir/host1.ini" > h1.ini
+grep -q '^admin_down_planes = 2' h1.ini || { echo "port_status_workers: host1.ini has no admin_down_planes"; exit 1; }
+"$mrcd" --lcores=0@1,1@1,2@1 -- -f h1.ini --json h1.json > h1.log 2>&1 &
+b=$!
+pids+=($b)
+fails=0
+fail() {
+	echo "port_status_workers: FAIL: $*"
+	fails=$((fails + 1))
+}
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ]; do
+	[ "$(mrc_msgs_completed h0.log)" = $total ] && break
+	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
+	sleep 0.1
+done
+sleep 0.2
+kill -TERM $fab $a $b 2>/dev/null || true
+# Each stops within its drain and close delay (2 s); name a process that does not
+# (one that exited but is not yet waited for is a zombie: not running).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+for _ in $(seq 200); do
+	alive $fab || alive $a || alive $b || break
+	sleep 0.1
+done
+for p in $fab $a $b; do
+	alive "$p" && fail "process $p still running 20 s after SIGTERM"
+done
+set +e
+for p in $fab $a $b; do
+	alive "$p" && kill -KILL "$p"
+	wait "$p"
+	rc=$?
+	[ "$rc" = 0 ] || fail "process $p exited $rc"
+done
+set -e
+grep -h 'planes are\|port-status' h0.log h1.log || true
+/usr/bin/python3 - "$total" "$bound_ms" <<'PY' || fails=$((fails + 1))
+import json, re, sys
+msgs, bound_ms = int(sys.argv[1]), int(sys.argv[2])
+bad = []
+def load(f):
+    try:
+        return json.load(open(f))
+    except (OSError, ValueError) as e:
+        bad.append(f"{f}: {e}")
+        return None
+t_learn = None
+for line in open("h0.log"):
+    if re.search(r"host 1's planes are 0xd \(were 0xf", line):
+        t_learn = int(re.search(r"monotonic (\d+) ns", line).group(1))
+        break
+if t_learn is None:
+    bad.append("h0.log: A never learned B's plane 1 went down")
+a, b = load("h0.json"), load("h1.json")
+if a is not None:
+    m = a["messages"]
+    if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
+        bad.append(f"A: messages {m}")
+    shards = [s for s in a["shards"] if s["host"] == 0]
+    if len(shards) != 2 or len({s["worker"] for s in shards}) != 2:
+        bad.append(f"A: shards {[(s['shard'], s['worker']) for s in shards]}, not 2 on 2 workers")
+    for s in shards:
+        k = s["shard"]
+        tx, at = s["plane_tx_pkts"], s["plane_tx_pkts_at_peer_gen"]
+        after = [x - y for x, y in zip(tx, at)]
+        if s["qps"] == 0:
+            bad.append(f"A shard {k}: no QPs")
+        if s["peer_gen"] < 1:
+            bad.append(f"A shard {k}: never took a peer mask (generation {s['peer_gen']})")
+            continue
+        if t_learn is not None:
+            lag = (s["peer_gen_mono_ns"] - t_learn) / 1e6
+            print(f"port_status_workers: A shard {k} (worker {s['worker']}) took generation "
+                  f"{s['peer_gen']} {lag:.3f} ms after A learned B's mask; plane tx before "
+                  f"{at}, after {after}")
+            if not (-1.0 <= lag <= bound_ms):
+                bad.append(f"A shard {k}: took the mask {lag:.3f} ms after A learned it, "
+                           f"not within {bound_ms} ms")
+        if at[1] == 0:
+            bad.append(f"A shard {k}: sent nothing on plane 1 before: proves nothing")
+        if after[1] != 0:
+            bad.append(f"A shard {k}: sent {after[1]} packets on plane 1 after it took the mask")
+        if sum(after) == 0:
+            bad.append(f"A shard {k}: sent nothing after the change: proves nothing")
+if b is not None and (b["bytes_verified"] != msgs * 1024 * 1024 or b["verify_errors"]):
+    bad.append(f"B: verified {b['bytes_verified']} bytes, {b['verify_errors']} errors")
+for x in bad:
+    print("port_status_workers: FAIL:", x)
+sys.exit(1 if bad else 0)
+PY
+echo "port_status_workers: $((fails == 0 ? 1 : 0)) passed, $fails failed"
+[ "$fails" = 0 ]
