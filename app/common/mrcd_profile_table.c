@@ -146,6 +146,21 @@ mrcd_profile_table_init(struct mrcd_profile_table *t, const struct mrcd_config *
 		}
 	mrcd_profile_from_config(cfg, MRCD_PROFILE_EV, &t->p[MRCD_PROFILE_EV][0]);
 	mrcd_profile_from_config(cfg, MRCD_PROFILE_CC, &t->p[MRCD_PROFILE_CC][0]);
+	/* [ev_profile.<n>], [cc_profile.<n>]: checked with the configuration, online now */
+	for (unsigned int k = 0; k < MRCD_PROFILE_KINDS; k++)
+		for (unsigned int i = 1; i < MRCD_PROFILE_MAX; i++) {
+			const struct mrcd_cfg_profile *c = &cfg->profile[k][i];
+			struct mrcd_qp_profile *p = &t->p[k][i];
+
+			if (!c->defined)
+				continue;
+			p->state = MRCD_PROFILE_ONLINE;
+			if (k == MRCD_PROFILE_CC)
+				memcpy(p->algorithm, c->algorithm, sizeof(p->algorithm));
+			for (unsigned int f = 0; f < MRCD_PF_COUNT; f++)
+				if (mrcd_profile_fields[f].kind == k)
+					p->v[f] = c->v[f];
+		}
 }
 
 void

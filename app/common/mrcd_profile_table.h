@@ -33,7 +33,10 @@ struct mrcd_profile_table {
 	uint32_t qps[MRCD_PROFILE_KINDS][MRCD_PROFILE_MAX]; /* QPs made with it, still there */
 };
 
-/* Profile 0 of each kind made from the configuration, ONLINE; no other. */
+/*
+ * Profile 0 of each kind made from the configuration ([transport], [cc]) and
+ * the profiles its [ev_profile.<n>] and [cc_profile.<n>] define, all ONLINE.
+ */
 void mrcd_profile_table_init(struct mrcd_profile_table *t, const struct mrcd_config *cfg);
 void mrcd_profile_table_fini(struct mrcd_profile_table *t);
 
