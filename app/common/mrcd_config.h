@@ -214,7 +214,7 @@ struct mrcd_config {
 	 * defines, ONLINE at start (mrcd_profile_table_init); [kind][0] unused.
 	 */
 	struct mrcd_cfg_profile {
-		bool defined; /* the file has the section */
+		bool defined;			      /* the file has the section */
 		char algorithm[MRCD_PROFILE_ALG_MAX]; /* CC */
 		uint32_t v[MRCD_PF_COUNT];	      /* the fields of its kind */
 	} profile[MRCD_PROFILE_KINDS][MRCD_PROFILE_MAX];

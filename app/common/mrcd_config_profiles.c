@@ -101,8 +101,8 @@ mrcd_config_profiles_check(const struct mrcd_config *cfg, const struct mrcd_ini 
 
 		section_name(k, 0, sec, sizeof(sec));
 		if (mrcd_ini_has(ini, sec, NULL))
-			return mrcd_ini_error(ini, origin, &mrcd_config_schema, cfg, sec, NULL,
-				err, errlen,
+			return mrcd_ini_error(ini, origin, &mrcd_config_schema, cfg, sec, NULL, err,
+				errlen,
 				"%s profile 0 is the default, made from %s: number the file's "
 				"profiles 1..%d",
 				mrcd_profile_kind_name(k),
@@ -110,8 +110,9 @@ mrcd_config_profiles_check(const struct mrcd_config *cfg, const struct mrcd_ini 
 				MRCD_PROFILE_MAX - 1);
 		for (unsigned int n = 1; n < MRCD_PROFILE_MAX; n++) {
 			const struct mrcd_cfg_profile *c = &cfg->profile[k][n];
-			struct mrcd_qp_profile q = {
-				.kind = (uint8_t)k, .id = (uint8_t)n, .state = MRCD_PROFILE_OFFLINE};
+			struct mrcd_qp_profile q = {.kind = (uint8_t)k,
+				.id = (uint8_t)n,
+				.state = MRCD_PROFILE_OFFLINE};
 
 			if (!c->defined)
 				continue;

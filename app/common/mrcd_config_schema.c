@@ -77,18 +77,18 @@
  * they agree). Unset, it takes profile 0's value ([transport] or [cc]), as
  * mrcctl profile add does.
  */
-#define PROF_KEY(kind_, f_, name_, min_, max_, unit_, help_)                                   \
-	{                                                                                      \
-		.section = MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "ev_profile.#"            \
-								   : "cc_profile.#",           \
-		.name = name_, .type = MRCD_INI_U32,                                           \
-		.size = SZ(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),                  \
-		.offset = OFF(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),               \
-		.idx = {{MRCD_DIM_##kind_##_PROFILE, sizeof(struct mrcd_cfg_profile)}},        \
-		.flags = MRCD_INI_DERIVED, .min = min_, .max = max_,                           \
-		.def = MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "[transport] " name_          \
-							       : "[cc] " name_,                \
-		.unit = unit_, .help = help_                                                   \
+#define PROF_KEY(kind_, f_, name_, min_, max_, unit_, help_)                                       \
+	{                                                                                          \
+		.section =                                                                         \
+			MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "ev_profile.#" : "cc_profile.#", \
+		.name = name_, .type = MRCD_INI_U32,                                               \
+		.size = SZ(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),                      \
+		.offset = OFF(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),                   \
+		.idx = {{MRCD_DIM_##kind_##_PROFILE, sizeof(struct mrcd_cfg_profile)}},            \
+		.flags = MRCD_INI_DERIVED, .min = min_, .max = max_,                               \
+		.def = MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "[transport] " name_              \
+							       : "[cc] " name_,                    \
+		.unit = unit_, .help = help_                                                       \
 	}
 
 static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
@@ -587,8 +587,7 @@ static const struct mrcd_ini_section sections[] = {
 		"An EV profile (n 1..15, doc/control.md \"Profiles\"), online at start; keys "
 		"unset take [transport]'s.",
 		MRCD_DIM_EV_PROFILE},
-	{"cc_profile.#",
-		"A CC profile (n 1..15), online at start; keys unset take [cc]'s.",
+	{"cc_profile.#", "A CC profile (n 1..15), online at start; keys unset take [cc]'s.",
 		MRCD_DIM_CC_PROFILE},
 	{"fabric",
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "

@@ -207,6 +207,37 @@ mrcd_profile_table_release(struct mrcd_profile_table *t, unsigned int ev, unsign
 	pthread_mutex_unlock(&t->lock);
 }
 
+int
+mrcd_profile_table_check_online(
+	struct mrcd_profile_table *t, unsigned int ev, unsigned int cc, char *err, size_t errlen)
+{
+	struct mrcd_qp_profile e, c;
+	const int rc = mrcd_profile_table_hold(t, ev, cc, &e, &c, err, errlen);
+
+	if (rc == 0)
+		mrcd_profile_table_release(t, ev, cc);
+	return rc;
+}
+
+int
+mrcd_profile_qp_attr(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc,
+	uint64_t tsc_hz, struct mrc_qp_attr *a, char *err, size_t errlen)
+{
+	struct mrcd_qp_profile e, c;
+	int rc;
+
+	if (mrcd_config_qp_attr(t->cfg, tsc_hz, a) != 0) {
+		snprintf(err, errlen, "[transport] does not convert to QP attributes");
+		return -EINVAL;
+	}
+	rc = mrcd_profile_table_hold(t, ev, cc, &e, &c, err, errlen);
+	if (rc != 0)
+		return rc;
+	mrcd_profile_apply(&e, tsc_hz, a);
+	mrcd_profile_apply(&c, tsc_hz, a);
+	return 0;
+}
+
 /* Every profile, short: kind, id, state, algorithm, QPs. */
 static void
 list(const struct mrcd_profile_table *t, char *out, size_t outlen)

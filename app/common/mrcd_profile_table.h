@@ -73,6 +73,19 @@ int mrcd_profile_table_hold(struct mrcd_profile_table *t, unsigned int ev, unsig
 /* That QP is gone. */
 void mrcd_profile_table_release(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc);
 
+/* Are EV profile `ev` and CC profile `cc` both ONLINE? 0, or -EINVAL as _hold says. */
+int mrcd_profile_table_check_online(
+	struct mrcd_profile_table *t, unsigned int ev, unsigned int cc, char *err, size_t errlen);
+
+/*
+ * The attributes of a QP made with EV profile `ev` and CC profile `cc`: the
+ * configuration's (mrcd_config_qp_attr) with both profiles over them, the
+ * QP counted on each (_release when it is gone). 0, or -EINVAL with `err`
+ * (a profile not ONLINE, nothing counted).
+ */
+int mrcd_profile_qp_attr(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc,
+	uint64_t tsc_hz, struct mrc_qp_attr *a, char *err, size_t errlen);
+
 /*
  * A profile request of the control protocol (MRCD_CTL_PROFILE_*): carry
  * it out and answer it into `out`, "OK <json>\n" or "ERR <code> <message>\n"

@@ -1320,7 +1320,8 @@ test_qp_profiles_cfg(void)
 
 	mrcd_config_defaults(&c);
 	for (unsigned int n = 0; n < MRCD_PROFILE_MAX; n++)
-		MRC_T_ASSERT(!c.profile[0][n].defined && !c.profile[1][n].defined, "defaults: %u", n);
+		MRC_T_ASSERT(
+			!c.profile[0][n].defined && !c.profile[1][n].defined, "defaults: %u", n);
 	MRC_T_EQ(write_tmp("qpprof.ini",
 			 "[transport]\nev_backup = 16\n[cc]\nmax_cwnd_kb = 900\n"
 			 "[ev_profile.3]\nev_active = 64\nprobe_good = 5\n"
@@ -1334,7 +1335,8 @@ test_qp_profiles_cfg(void)
 	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_EV_ACTIVE], 64);
 	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_PROBE_GOOD], 5);
 	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_EV_BACKUP], 16); /* [transport]'s */
-	MRC_T_ASSERT(c.profile[MRCD_PROFILE_CC][1].defined && c.profile[MRCD_PROFILE_CC][15].defined,
+	MRC_T_ASSERT(
+		c.profile[MRCD_PROFILE_CC][1].defined && c.profile[MRCD_PROFILE_CC][15].defined,
 		"cc 1 and 15");
 	MRC_T_STREQ(c.profile[MRCD_PROFILE_CC][1].algorithm, "fixed");
 	MRC_T_EQ(c.profile[MRCD_PROFILE_CC][1].v[MRCD_PF_FIXED_CWND_KB], 300);
@@ -1358,7 +1360,8 @@ static int
 test_qp_profiles_bad(void)
 {
 	MRC_T_RUN(expect_error("pr0.ini", "[ev_profile.0]\nev_active = 16\n", -EINVAL,
-		"@:1: [ev_profile.0]: ev profile 0 is the default, made from [transport]", "1..15"));
+		"@:1: [ev_profile.0]: ev profile 0 is the default, made from [transport]",
+		"1..15"));
 	MRC_T_RUN(expect_error("pr16.ini", "[cc_profile.16]\ngamma_pm = 1\n", -EINVAL,
 		"@:1: [cc_profile.16]: CC profile 16", ""));
 	MRC_T_RUN(expect_error("prrange.ini", "[ev_profile.1]\nev_active = 5000\n", -EINVAL,
@@ -1369,12 +1372,14 @@ test_qp_profiles_bad(void)
 		"@:2: [cc_profile.2] algorithm = reno: unknown algorithm", "uet-1.0-nscc"));
 	/* The whole-profile check mrcctl runs entering OFFLINE, naming the key the file set. */
 	MRC_T_RUN(expect_error("prmul.ini", "[ev_profile.4]\nprobe_good = 2\nev_backup = 4\n",
-		-EINVAL, "@:3: [ev_profile.4] ev_backup = 4: ev_active=128 and ev_backup=4 must be "
-			 "multiples of the planes (8)",
+		-EINVAL,
+		"@:3: [ev_profile.4] ev_backup = 4: ev_active=128 and ev_backup=4 must be "
+		"multiples of the planes (8)",
 		""));
 	MRC_T_RUN(expect_error("prmin.ini", "[ev_profile.2]\nev_active = 16\nev_min_active = 17\n",
-		-EINVAL, "@:3: [ev_profile.2] ev_min_active = 17: ev_min_active=17 is more than "
-			 "ev_active=16",
+		-EINVAL,
+		"@:3: [ev_profile.2] ev_min_active = 17: ev_min_active=17 is more than "
+		"ev_active=16",
 		""));
 	MRC_T_RUN(expect_error("prtwice.ini", "[cc_profile.2]\n[cc_profile.2]\n", -EINVAL,
 		"@:2: [cc_profile.2]: section given twice", ""));

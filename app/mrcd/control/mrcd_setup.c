@@ -624,11 +624,19 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
+	char err[256];
 
 	mrcd_config_wire(&d->cfg, &in.wire);
-	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
-		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
-		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses or attributes", qpn);
+	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0) {
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses", qpn);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* The traffic profile's EV and CC profiles (0: [transport], [cc]); counted from here. */
+	if (mrcd_profile_qp_attr(&d->profiles, d->prof.ev_profile, d->prof.cc_profile, d->hz, &a,
+		    err, sizeof(err)) != 0) {
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: [profile] ev_profile = %u, cc_profile = %u: %s", qpn,
+			d->prof.ev_profile, d->prof.cc_profile, err);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -648,6 +656,7 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
+		mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -655,11 +664,20 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, rand, &why) != 0) {
 			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
-			mrc_qp_destroy(qp);
+			mrcd_gen_qp_destroy(d, qp);
 			rte_errno = EINVAL;
 			return NULL;
 		}
 	return qp;
+}
+
+void
+mrcd_gen_qp_destroy(struct mrcd_daemon *d, struct mrc_qp *qp)
+{
+	if (qp == NULL)
+		return;
+	mrc_qp_destroy(qp);
+	mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 }
 
 static struct mrc_qp *
@@ -677,7 +695,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,
 			rte_strerror(-rc));
-		mrc_qp_destroy(qp);
+		mrcd_gen_qp_destroy(d, qp);
 		rte_errno = -rc;
 		return NULL;
 	}
