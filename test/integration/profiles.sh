@@ -18,10 +18,11 @@
 #     removing the profile, or taking it back to init, is refused (in-use);
 #   - once they have gone, it counts 0 QPs and can be removed;
 #   - mrcctl events streamed each change that was made, and no refused one.
-# Then a second, short run: CC profile 2 from the configuration file, picked
-# by the traffic profile ([profile] cc_profile = 2): online from the start,
-# counting the generator's 4 QPs, whose senders have its fixed window; an id
-# the configuration lacks is refused by mrcd --check.
+# Then a second, short run: EV profile 1 and CC profile 2 from the
+# configuration file, picked by the traffic profile ([profile] ev_profile,
+# cc_profile): online from the start, counting the generator's 4 QPs, whose
+# senders have their 288 EVs and fixed window; an id the configuration lacks
+# is refused by mrcd --check.
 # Usage: profiles.sh MRCD MRCCTL APP_TEST WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -177,11 +178,13 @@ trap 'rm -rf "$sockdir"' EXIT
 cat > cfg.ini <<'INI'
 [telemetry]
 console = false
+[ev_profile.1]
+ev_active = 256
 [cc_profile.2]
 algorithm = fixed
 fixed_cwnd_kb = 30
 INI
-printf '[profile]\npattern = pairs\nmsg_kb = 64\ncc_profile = 2\n' > gen.ini
+printf '[profile]\npattern = pairs\nmsg_kb = 64\nev_profile = 1\ncc_profile = 2\n' > gen.ini
 printf '[profile]\ncc_profile = 3\n' > gen-bad.ini
 if "$mrcd" -- -f cfg.ini --profile gen-bad.ini --scenario none --check > bad.log 2>&1; then
 	echo "profiles: FAIL: a traffic profile naming cc profile 3 was taken"
@@ -231,12 +234,16 @@ expect(shown.get("state") == "online" and shown.get("algorithm") == "fixed" and
        shown.get("fixed_cwnd_kb") == 30, f"cc profile 2 from the file, online: {shown}")
 expect(shown.get("qps") == len(qps) and tp.get("cc_2", {}).get("qps") == len(qps),
        "cc profile 2 counts the generator's QPs")
-expect(tp.get("cc_0", {}).get("qps") == 0 and tp.get("ev_0", {}).get("qps") == len(qps),
-       "the default CC profile counts none, the default EV profile all")
+expect(tp.get("ev_1", {}).get("qps") == len(qps) and tp.get("ev_0", {}).get("qps") == 0 and
+       tp.get("cc_0", {}).get("qps") == 0, "the defaults count none, EV profile 1 all")
 senders = [k for k, v in q("/mrc/qps").items() if k.startswith("0x") and "sender" in v]
-windows = [q(f"/mrc/qp,{int(k, 16)}").get("cwnd_bytes") for k in senders]
-print(json.dumps({"gen_windows": windows}), flush=True)
+info = [q(f"/mrc/qp,{int(k, 16)}") for k in senders]
+windows = [i.get("cwnd_bytes") for i in info]
+evs = [sum(v for k, v in i.items() if k.startswith("evs_")) for i in info]
+print(json.dumps({"gen_windows": windows, "gen_evs": evs}), flush=True)
 expect(senders and all(w == 30000 for w in windows), f"the senders' window: {windows}")
+# EV profile 1: 256 active and [transport]'s 32 backups (the default has 128 active)
+expect(senders and all(n == 288 for n in evs), f"the senders' EVs: {evs}")
 sys.exit(1 if bad else 0)
 PY
 kill -TERM $mpid
