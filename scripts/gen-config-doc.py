@@ -36,11 +36,14 @@ def run_check(build_dir):
     # --check prints no line for a string key whose value is empty, only its
     # comment, which does not name it; a profile that sets the one such key
     # (size_mix) makes its name appear. Values are not documented, defaults are.
+    # The EV and CC profile sections are printed only when defined: define 1.
     with tempfile.NamedTemporaryFile("w", suffix=".ini") as prof:
         prof.write("[profile]\nsize_mix = 4:1\n")
         prof.flush()
         try:
-            out = subprocess.run([mrcd, "--", "--check", "--profile", prof.name],
+            out = subprocess.run([mrcd, "--", "--check", "--profile", prof.name,
+                                  "--set", "ev_profile.1.probe_good=3",
+                                  "--set", "cc_profile.1.gamma_pm=0"],
                                  capture_output=True, text=True, check=True)
         except (OSError, subprocess.CalledProcessError) as e:
             print(f"gen-config-doc: cannot run {mrcd} -- --check: {e}", file=sys.stderr)
@@ -88,6 +91,8 @@ def parse(lines):
                     comment = []
                     continue
                 name = "host.<n>"
+            elif re.match(r"^(ev|cc)_profile\.[0-9]+$", name):
+                name = name.split(".")[0] + ".<n>"
             cur = (name, " ".join(pending), [])
             sections.append(cur)
             comment = []

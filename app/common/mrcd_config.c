@@ -87,6 +87,7 @@ mrcd_config_derive(struct mrcd_config *cfg, const struct mrcd_ini *ini)
 					{0x02, 0x6d, 0x72, 0xff, (uint8_t)h->t0, (uint8_t)p}};
 		}
 	}
+	mrcd_config_profiles_derive(cfg, ini);
 }
 
 void
@@ -213,6 +214,16 @@ int
 mrcd_config_diff(
 	const struct mrcd_config *a, const struct mrcd_config *b, char *diff, size_t difflen)
 {
+	/* A profile section the one file has and the other not differs even at equal values. */
+	for (unsigned int k = 0; k < MRCD_PROFILE_KINDS; k++)
+		for (unsigned int n = 1; n < MRCD_PROFILE_MAX; n++)
+			if (a->profile[k][n].defined != b->profile[k][n].defined) {
+				snprintf(diff, difflen, "[%s_profile.%u]: %s != %s",
+					mrcd_profile_kind_name(k), n,
+					a->profile[k][n].defined ? "defined" : "absent",
+					b->profile[k][n].defined ? "defined" : "absent");
+				return 1;
+			}
 	return mrcd_ini_diff(&mrcd_config_schema, a, b, diff, difflen);
 }
 

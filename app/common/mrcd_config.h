@@ -42,6 +42,7 @@
 #include "mrc_fabric.h"
 #include "mrc_qp.h"
 #include "mrc_wire_pkt.h"
+#include "mrcd_profile.h"
 
 #define MRCD_CONFIG_MAX_HOSTS MRC_FABRIC_MAX_HOSTS /* cluster-wide host numbers 0..63 */
 #define MRCD_CONFIG_MAX_VDEVS 32		   /* [ports] vdev.0 .. vdev.31 */
@@ -215,6 +216,16 @@ struct mrcd_config {
 		char group[64];			   /* the socket's group; "none" = ours */
 		char admin_group[64];		   /* may change things too; "none" = nobody */
 	} control;
+
+	/*
+	 * [ev_profile.<n>], [cc_profile.<n>]: EV and CC profiles 1..15 the file
+	 * defines, ONLINE at start (mrcd_profile_table_init); [kind][0] unused.
+	 */
+	struct mrcd_cfg_profile {
+		bool defined;			      /* the file has the section */
+		char algorithm[MRCD_PROFILE_ALG_MAX]; /* CC */
+		uint32_t v[MRCD_PF_COUNT];	      /* the fields of its kind */
+	} profile[MRCD_PROFILE_KINDS][MRCD_PROFILE_MAX];
 };
 
 /* The built-in defaults (those of config/mrcd.ini), derived values included. */

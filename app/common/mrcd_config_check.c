@@ -437,5 +437,7 @@ mrcd_config_cross_check(
 		rc = check_fabric(&x);
 	if (rc == 0)
 		rc = check_telemetry(&x);
+	if (rc == 0)
+		rc = mrcd_config_profiles_check(cfg, ini, x.origin, err, errlen);
 	return rc;
 }

@@ -71,6 +71,26 @@
 		__VA_ARGS__                                                                   \
 	}
 
+/*
+ * A key of [ev_profile.<n>] or [cc_profile.<n>]: a profile's field, named
+ * and ranged as mrcd_profile_fields (mrcd_profile.c; test_mrcd_config checks
+ * they agree). Unset, it takes profile 0's value ([transport] or [cc]), as
+ * mrcctl profile add does.
+ */
+#define PROF_KEY(kind_, f_, name_, min_, max_, unit_, help_)                                       \
+	{                                                                                          \
+		.section =                                                                         \
+			MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "ev_profile.#" : "cc_profile.#", \
+		.name = name_, .type = MRCD_INI_U32,                                               \
+		.size = SZ(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),                      \
+		.offset = OFF(profile[MRCD_PROFILE_##kind_][0].v[MRCD_PF_##f_]),                   \
+		.idx = {{MRCD_DIM_##kind_##_PROFILE, sizeof(struct mrcd_cfg_profile)}},            \
+		.flags = MRCD_INI_DERIVED, .min = min_, .max = max_,                               \
+		.def = MRCD_PROFILE_##kind_ == MRCD_PROFILE_EV ? "[transport] " name_              \
+							       : "[cc] " name_,                    \
+		.unit = unit_, .help = help_                                                       \
+	}
+
 static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
 /* In enum mrcd_steering and enum mrcd_peer_shard order. */
@@ -447,6 +467,39 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("cc", "disable_ecn_gate", BOOL, cc.disable_ecn_gate, .def = "false",
 		.help = "plain UEC NSCC: every marked ack is a rate signal"),
 
+	/* ---- [ev_profile.<n>], [cc_profile.<n>]: profiles 1..15, online at start ---- */
+	PROF_KEY(EV, EV_ACTIVE, "ev_active", 1, 4096, "EVs", "active EVs of a QP made with it"),
+	PROF_KEY(EV, EV_BACKUP, "ev_backup", 0, 4096, "EVs", "backup EVs"),
+	PROF_KEY(EV, EV_MIN_ACTIVE, "ev_min_active", 0, 4096, "EVs",
+		"fewest active EVs before backups are promoted; 0 = ev_active / 4"),
+	PROF_KEY(EV, SKIP_ROTATIONS, "skip_rotations", 1, 3, "rotations",
+		"rotations a retired EV sits out"),
+	PROF_KEY(EV, PROBE_GOOD, "probe_good", 1, 15, "probes",
+		"good probes that re-admit a retired EV"),
+	PROF_KEY(EV, PROBE_INTERVAL_US, "probe_interval_us", 1, 10000000, "us",
+		"time between probes of a retired EV"),
+	{
+		.section = "cc_profile.#", .name = "algorithm", .type = MRCD_INI_STRING,
+		.size = SZ(profile[MRCD_PROFILE_CC][0].algorithm),
+		.offset = OFF(profile[MRCD_PROFILE_CC][0].algorithm),
+		.idx = {{MRCD_DIM_CC_PROFILE, sizeof(struct mrcd_cfg_profile)}},
+		.flags = MRCD_INI_DERIVED, .check = check_cc, .def = "[cc] algorithm",
+		.help = "the congestion control: uet-1.0-nscc or fixed",
+	},
+	PROF_KEY(CC, FIXED_CWND_KB, "fixed_cwnd_kb", 0, 1073741, "KB", "window of fixed"),
+	PROF_KEY(CC, MAX_CWND_KB, "max_cwnd_kb", 0, 1073741, "KB", "NSCC's largest window"),
+	PROF_KEY(CC, TARGET_QDELAY_US, "target_qdelay_us", 0, 1000000, "us",
+		"NSCC's target queueing delay"),
+	PROF_KEY(CC, ADJUST_PERIOD_US, "adjust_period_us", 0, 1000000, "us",
+		"NSCC's adjustment period"),
+	PROF_KEY(CC, GAMMA_PM, "gamma_pm", 0, 1000, "per mille", "NSCC's gamma"),
+	PROF_KEY(CC, MAX_MD_JUMP_PM, "max_md_jump_pm", 0, 1000, "per mille",
+		"NSCC's largest multiplicative decrease"),
+	PROF_KEY(CC, FI_SCALE_PM, "fi_scale_pm", 0, 1000, "per mille",
+		"NSCC's fast increase scale"),
+	PROF_KEY(CC, ECN_WIDESPREAD_PCT, "ecn_widespread_pct", 0, 100, "%",
+		"NSCC's share of ECN-marked acks that counts as widespread"),
+
 	/* ---- [fabric] ---- */
 	KEY("fabric", "t1s", U8, fabric.t1s, .min = 1, .max = MRC_FABRIC_MAX_T1, .def = "4",
 		.unit = "switches", .help = "T1 switches per plane"),
@@ -539,6 +592,12 @@ static const struct mrcd_ini_section sections[] = {
 	{"lcores", "Lcores: the EAL -l list is main, then the workers, then the fabric's own.", 0},
 	{"transport", "The QP: packet size, EVs, windows, timers, DSCPs, wire options.", 0},
 	{"cc", "Congestion control; 0 in an NSCC override means the UEC 1.0 default.", 0},
+	{"ev_profile.#",
+		"An EV profile (n 1..15, doc/control.md \"Profiles\"), online at start; keys "
+		"unset take [transport]'s.",
+		MRCD_DIM_EV_PROFILE},
+	{"cc_profile.#", "A CC profile (n 1..15), online at start; keys unset take [cc]'s.",
+		MRCD_DIM_CC_PROFILE},
 	{"fabric",
 		"The emulated fabric (mode = fabric): topology and links. t1s, hosts_per_t0 and "
 		"block also describe a real network's SRv6 addressing plan. KB = 1000 bytes.",
@@ -552,6 +611,8 @@ static const struct mrcd_ini_dim dims[MRCD_DIM_MAX] = {
 	[MRCD_DIM_LOCAL_HOST] = {"host", "host", MRCD_CONFIG_MAX_HOSTS},
 	[MRCD_DIM_PLANE] = {"plane", "plane", MRC_EV_MAX_PLANES},
 	[MRCD_DIM_VDEV] = {"vdev", "n", MRCD_CONFIG_MAX_VDEVS},
+	[MRCD_DIM_EV_PROFILE] = {"EV profile", "n", MRCD_PROFILE_MAX},
+	[MRCD_DIM_CC_PROFILE] = {"CC profile", "n", MRCD_PROFILE_MAX},
 };
 
 /* Which indexes exist for the values loaded (printing and comparing). */
@@ -572,6 +633,12 @@ range(const void *base, unsigned int dim, unsigned int *lo, unsigned int *hi)
 	case MRCD_DIM_PLANE:
 		*hi = cfg->daemon.planes;
 		break;
+	case MRCD_DIM_EV_PROFILE:
+	case MRCD_DIM_CC_PROFILE:
+		/* profile 0 is [transport]/[cc]; printed: those the file defines */
+		*lo = 1;
+		*hi = MRCD_PROFILE_MAX;
+		break;
 	default:
 		*hi = MRCD_CONFIG_MAX_VDEVS;
 		break;
@@ -588,4 +655,5 @@ const struct mrcd_ini_schema mrcd_config_schema = {
 	.dims = dims,
 	.n_dims = RTE_DIM(dims),
 	.range = range,
+	.present = mrcd_config_profile_present,
 };

@@ -133,6 +133,12 @@ struct mrcd_ini_schema {
 	 * value), so optional arrays of names can print their whole range.
 	 */
 	void (*range)(const void *base, unsigned int dim, unsigned int *lo, unsigned int *hi);
+	/*
+	 * Optional: is index `i` of the indexed section of `dim` there to print
+	 * (sections a file may leave out, each meaning something when there)?
+	 * NULL: every index in range is.
+	 */
+	bool (*present)(const void *base, unsigned int dim, unsigned int i);
 };
 
 /* An open file: the pre-scan's index and rte_cfgfile's values. */

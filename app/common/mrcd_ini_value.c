@@ -420,6 +420,8 @@ mrcd_ini_print(FILE *f, const struct mrcd_ini_schema *s, const void *base)
 			unsigned int idx[MRCD_INI_MAX_IDX] = {n, 0};
 			char name[MRCD_INI_NAME_MAX + 16];
 
+			if (indexed && s->present != NULL && !s->present(base, sec->dim, n))
+				continue;
 			instantiate(s, &s->keys[0], sec->name, 0, idx, name, sizeof(name));
 			fprintf(f, "\n");
 			comment(f, sec->help);

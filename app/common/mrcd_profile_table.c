@@ -146,6 +146,21 @@ mrcd_profile_table_init(struct mrcd_profile_table *t, const struct mrcd_config *
 		}
 	mrcd_profile_from_config(cfg, MRCD_PROFILE_EV, &t->p[MRCD_PROFILE_EV][0]);
 	mrcd_profile_from_config(cfg, MRCD_PROFILE_CC, &t->p[MRCD_PROFILE_CC][0]);
+	/* [ev_profile.<n>], [cc_profile.<n>]: checked with the configuration, online now */
+	for (unsigned int k = 0; k < MRCD_PROFILE_KINDS; k++)
+		for (unsigned int i = 1; i < MRCD_PROFILE_MAX; i++) {
+			const struct mrcd_cfg_profile *c = &cfg->profile[k][i];
+			struct mrcd_qp_profile *p = &t->p[k][i];
+
+			if (!c->defined)
+				continue;
+			p->state = MRCD_PROFILE_ONLINE;
+			if (k == MRCD_PROFILE_CC)
+				memcpy(p->algorithm, c->algorithm, sizeof(p->algorithm));
+			for (unsigned int f = 0; f < MRCD_PF_COUNT; f++)
+				if (mrcd_profile_fields[f].kind == k)
+					p->v[f] = c->v[f];
+		}
 }
 
 void
@@ -190,6 +205,37 @@ mrcd_profile_table_release(struct mrcd_profile_table *t, unsigned int ev, unsign
 	if (cc < MRCD_PROFILE_MAX && t->qps[MRCD_PROFILE_CC][cc] > 0)
 		t->qps[MRCD_PROFILE_CC][cc]--;
 	pthread_mutex_unlock(&t->lock);
+}
+
+int
+mrcd_profile_table_check_online(
+	struct mrcd_profile_table *t, unsigned int ev, unsigned int cc, char *err, size_t errlen)
+{
+	struct mrcd_qp_profile e, c;
+	const int rc = mrcd_profile_table_hold(t, ev, cc, &e, &c, err, errlen);
+
+	if (rc == 0)
+		mrcd_profile_table_release(t, ev, cc);
+	return rc;
+}
+
+int
+mrcd_profile_qp_attr(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc,
+	uint64_t tsc_hz, struct mrc_qp_attr *a, char *err, size_t errlen)
+{
+	struct mrcd_qp_profile e, c;
+	int rc;
+
+	if (mrcd_config_qp_attr(t->cfg, tsc_hz, a) != 0) {
+		snprintf(err, errlen, "[transport] does not convert to QP attributes");
+		return -EINVAL;
+	}
+	rc = mrcd_profile_table_hold(t, ev, cc, &e, &c, err, errlen);
+	if (rc != 0)
+		return rc;
+	mrcd_profile_apply(&e, tsc_hz, a);
+	mrcd_profile_apply(&c, tsc_hz, a);
+	return 0;
 }
 
 /* Every profile, short: kind, id, state, algorithm, QPs. */

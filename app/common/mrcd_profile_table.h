@@ -33,7 +33,10 @@ struct mrcd_profile_table {
 	uint32_t qps[MRCD_PROFILE_KINDS][MRCD_PROFILE_MAX]; /* QPs made with it, still there */
 };
 
-/* Profile 0 of each kind made from the configuration, ONLINE; no other. */
+/*
+ * Profile 0 of each kind made from the configuration ([transport], [cc]) and
+ * the profiles its [ev_profile.<n>] and [cc_profile.<n>] define, all ONLINE.
+ */
 void mrcd_profile_table_init(struct mrcd_profile_table *t, const struct mrcd_config *cfg);
 void mrcd_profile_table_fini(struct mrcd_profile_table *t);
 
@@ -69,6 +72,19 @@ int mrcd_profile_table_hold(struct mrcd_profile_table *t, unsigned int ev, unsig
 	struct mrcd_qp_profile *ev_out, struct mrcd_qp_profile *cc_out, char *err, size_t errlen);
 /* That QP is gone. */
 void mrcd_profile_table_release(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc);
+
+/* Are EV profile `ev` and CC profile `cc` both ONLINE? 0, or -EINVAL as _hold says. */
+int mrcd_profile_table_check_online(
+	struct mrcd_profile_table *t, unsigned int ev, unsigned int cc, char *err, size_t errlen);
+
+/*
+ * The attributes of a QP made with EV profile `ev` and CC profile `cc`: the
+ * configuration's (mrcd_config_qp_attr) with both profiles over them, the
+ * QP counted on each (_release when it is gone). 0, or -EINVAL with `err`
+ * (a profile not ONLINE, nothing counted).
+ */
+int mrcd_profile_qp_attr(struct mrcd_profile_table *t, unsigned int ev, unsigned int cc,
+	uint64_t tsc_hz, struct mrc_qp_attr *a, char *err, size_t errlen);
 
 /*
  * A profile request of the control protocol (MRCD_CTL_PROFILE_*): carry

@@ -56,6 +56,8 @@ main(int argc, char **argv)
 		return 1;
 	/* The default EV and CC profiles are the configuration's. */
 	mrcd_profile_table_init(&d.profiles, &d.cfg);
+	if (mrcd_gen_profiles_check(&d) != 0)
+		return 1;
 	if (d.cli.check) {
 		mrcd_print_check(&d);
 		return 0;

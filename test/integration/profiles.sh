@@ -18,6 +18,11 @@
 #     removing the profile, or taking it back to init, is refused (in-use);
 #   - once they have gone, it counts 0 QPs and can be removed;
 #   - mrcctl events streamed each change that was made, and no refused one.
+# Then a second, short run: EV profile 1 and CC profile 2 from the
+# configuration file, picked by the traffic profile ([profile] ev_profile,
+# cc_profile): online from the start, counting the generator's 4 QPs, whose
+# senders have their 288 EVs and fixed window; an id the configuration lacks
+# is refused by mrcd --check.
 # Usage: profiles.sh MRCD MRCCTL APP_TEST WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -164,6 +169,90 @@ rc=$?
 set -e
 trap 'rm -rf "$sockdir"' EXIT
 [ "$rc" = 0 ] || { echo "profiles: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+
+# A second, short run: CC profile 2 defined by the configuration file and
+# picked by the generator's traffic profile. Its QPs count on it, online
+# from the start, and a sender's window is the profile's fixed one; a
+# traffic profile naming an id the configuration does not define is
+# refused at start.
+cat > cfg.ini <<'INI'
+[telemetry]
+console = false
+[ev_profile.1]
+ev_active = 256
+[cc_profile.2]
+algorithm = fixed
+fixed_cwnd_kb = 30
+INI
+printf '[profile]\npattern = pairs\nmsg_kb = 64\nev_profile = 1\ncc_profile = 2\n' > gen.ini
+printf '[profile]\ncc_profile = 3\n' > gen-bad.ini
+if "$mrcd" -- -f cfg.ini --profile gen-bad.ini --scenario none --check > bad.log 2>&1; then
+	echo "profiles: FAIL: a traffic profile naming cc profile 3 was taken"
+	fails=$((fails + 1))
+elif ! grep -q "cc_profile = 3: cc profile 3 is not defined" bad.log; then
+	cat bad.log
+	echo "profiles: FAIL: the refusal does not name the profile"
+	fails=$((fails + 1))
+fi
+rm -f mrcd2.log
+"$mrcd" -- -f cfg.ini --set control.socket="$sock" --set control.group="$group" \
+	--profile gen.ini --scenario none --duration 0 > mrcd2.log 2>&1 &
+mpid=$!
+trap 'kill -TERM $mpid 2>/dev/null || true; rm -rf "$sockdir"' EXIT
+tel=
+for _ in $(seq 150); do
+	tel=$(mrc_sock mrcd2.log)
+	[ -n "$tel" ] && [ -S "$tel" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+[ -S "$sock" ] || { cat mrcd2.log; echo "profiles: FAIL: no control socket (2nd run)"; exit 1; }
+timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$tel" "$mrcctl" "$sock" >> answers.json \
+	<<'PY' || fails=$((fails + 1))
+import importlib.util, json, subprocess, sys, time
+spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+c = tel.Client(sys.argv[2])
+mrcctl, sock = sys.argv[3:5]
+bad = []
+def q(cmd):
+    return list(c.query(cmd).values())[0]
+def expect(cond, what):
+    if not cond:
+        bad.append(what)
+        print("profiles: FAIL:", what, file=sys.stderr)
+p = subprocess.run([mrcctl, "-s", sock, "profile", "show", "kind=cc", "id=2"],
+                   capture_output=True, text=True, timeout=20)
+print(json.dumps({"gen_show": p.stdout.strip(), "err": p.stderr.strip()}), flush=True)
+shown = json.loads(p.stdout) if p.returncode == 0 else {}
+qps = [k for k in q("/mrc/qps") if k.startswith("0x")]
+tp = q("/mrc/profiles")
+print(json.dumps({"gen_qps": qps, "gen_profiles": tp}), flush=True)
+# pairs over hosts 0 and 1, both ways: 2 flows, a sender and a receiver QP each
+expect(len(qps) == 4, f"the generator's QPs: {qps}")
+expect(shown.get("state") == "online" and shown.get("algorithm") == "fixed" and
+       shown.get("fixed_cwnd_kb") == 30, f"cc profile 2 from the file, online: {shown}")
+expect(shown.get("qps") == len(qps) and tp.get("cc_2", {}).get("qps") == len(qps),
+       "cc profile 2 counts the generator's QPs")
+expect(tp.get("ev_1", {}).get("qps") == len(qps) and tp.get("ev_0", {}).get("qps") == 0 and
+       tp.get("cc_0", {}).get("qps") == 0, "the defaults count none, EV profile 1 all")
+senders = [k for k, v in q("/mrc/qps").items() if k.startswith("0x") and "sender" in v]
+info = [q(f"/mrc/qp,{int(k, 16)}") for k in senders]
+windows = [i.get("cwnd_bytes") for i in info]
+evs = [sum(v for k, v in i.items() if k.startswith("evs_")) for i in info]
+print(json.dumps({"gen_windows": windows, "gen_evs": evs}), flush=True)
+expect(senders and all(w == 30000 for w in windows), f"the senders' window: {windows}")
+# EV profile 1: 256 active and [transport]'s 32 backups (the default has 128 active)
+expect(senders and all(n == 288 for n in evs), f"the senders' EVs: {evs}")
+sys.exit(1 if bad else 0)
+PY
+kill -TERM $mpid
+set +e
+wait $mpid
+rc=$?
+set -e
+trap 'rm -rf "$sockdir"' EXIT
+[ "$rc" = 0 ] || { echo "profiles: FAIL: mrcd (2nd run) exited $rc"; tail -20 mrcd2.log; fails=$((fails + 1)); }
 if [ "$fails" != 0 ]; then
 	cat answers.json
 	echo "profiles: FAIL"

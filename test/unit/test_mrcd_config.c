@@ -1285,6 +1285,107 @@ test_cluster_ports(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * [ev_profile.<n>] and [cc_profile.<n>]: keys the file leaves out take
+ * [transport]'s and [cc]'s, only the sections given are defined, --check's
+ * output loads back with the same profiles, and the keys' ranges are
+ * mrcctl's (mrcd_profile_fields), so neither path takes what the other refuses.
+ */
+static int
+test_qp_profiles_cfg(void)
+{
+	static struct mrcd_config c;
+	char path[256], err[512];
+	unsigned int seen = 0;
+
+	for (unsigned int i = 0; i < mrcd_config_schema.n_keys; i++) {
+		const struct mrcd_ini_key *k = &mrcd_config_schema.keys[i];
+		const bool ev = strcmp(k->section, "ev_profile.#") == 0;
+		int f;
+
+		if (!ev && strcmp(k->section, "cc_profile.#") != 0)
+			continue;
+		seen++;
+		if (strcmp(k->name, "algorithm") == 0)
+			continue;
+		f = mrcd_profile_field_find(k->name, strlen(k->name));
+		MRC_T_ASSERT(f >= 0, "[%s] %s is no profile field", k->section, k->name);
+		MRC_T_EQ(mrcd_profile_fields[f].kind, ev ? MRCD_PROFILE_EV : MRCD_PROFILE_CC);
+		MRC_T_ASSERT(k->min == mrcd_profile_fields[f].min &&
+				     k->max == mrcd_profile_fields[f].max,
+			"%s: the file's range %" PRIu64 "..%" PRIu64 " is not mrcctl's", k->name,
+			k->min, k->max);
+	}
+	MRC_T_EQ(seen, MRCD_PF_COUNT + 1); /* every field, and the algorithm */
+
+	mrcd_config_defaults(&c);
+	for (unsigned int n = 0; n < MRCD_PROFILE_MAX; n++)
+		MRC_T_ASSERT(
+			!c.profile[0][n].defined && !c.profile[1][n].defined, "defaults: %u", n);
+	MRC_T_EQ(write_tmp("qpprof.ini",
+			 "[transport]\nev_backup = 16\n[cc]\nmax_cwnd_kb = 900\n"
+			 "[ev_profile.3]\nev_active = 64\nprobe_good = 5\n"
+			 "[cc_profile.1]\nalgorithm = fixed\nfixed_cwnd_kb = 300\n"
+			 "[cc_profile.15]\n",
+			 path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_config_load(&c, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_ASSERT(c.profile[MRCD_PROFILE_EV][3].defined, "ev 3");
+	MRC_T_ASSERT(!c.profile[MRCD_PROFILE_EV][1].defined, "ev 1 not in the file");
+	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_EV_ACTIVE], 64);
+	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_PROBE_GOOD], 5);
+	MRC_T_EQ(c.profile[MRCD_PROFILE_EV][3].v[MRCD_PF_EV_BACKUP], 16); /* [transport]'s */
+	MRC_T_ASSERT(
+		c.profile[MRCD_PROFILE_CC][1].defined && c.profile[MRCD_PROFILE_CC][15].defined,
+		"cc 1 and 15");
+	MRC_T_STREQ(c.profile[MRCD_PROFILE_CC][1].algorithm, "fixed");
+	MRC_T_EQ(c.profile[MRCD_PROFILE_CC][1].v[MRCD_PF_FIXED_CWND_KB], 300);
+	MRC_T_EQ(c.profile[MRCD_PROFILE_CC][1].v[MRCD_PF_MAX_CWND_KB], 900); /* [cc]'s */
+	MRC_T_STREQ(c.profile[MRCD_PROFILE_CC][15].algorithm, c.cc.algorithm);
+	MRC_T_RUN(round_trip(&c, "qpprof-back.ini"));
+	{
+		/* An absent section is not the same file as a present one at equal values. */
+		static struct mrcd_config d;
+		char diff[256];
+
+		d = c;
+		d.profile[MRCD_PROFILE_CC][15].defined = false;
+		MRC_T_EQ(mrcd_config_diff(&c, &d, diff, sizeof(diff)), 1);
+		MRC_T_ASSERT(strstr(diff, "[cc_profile.15]") != NULL, "%s", diff);
+	}
+	return MRC_TEST_OK;
+}
+
+static int
+test_qp_profiles_bad(void)
+{
+	MRC_T_RUN(expect_error("pr0.ini", "[ev_profile.0]\nev_active = 16\n", -EINVAL,
+		"@:1: [ev_profile.0]: ev profile 0 is the default, made from [transport]",
+		"1..15"));
+	MRC_T_RUN(expect_error("pr16.ini", "[cc_profile.16]\ngamma_pm = 1\n", -EINVAL,
+		"@:1: [cc_profile.16]: CC profile 16", ""));
+	MRC_T_RUN(expect_error("prrange.ini", "[ev_profile.1]\nev_active = 5000\n", -EINVAL,
+		"@:2: [ev_profile.1] ev_active = 5000: must be 1..4096 (EVs)", ""));
+	MRC_T_RUN(expect_error("prkey.ini", "[cc_profile.2]\nev_active = 16\n", -EINVAL,
+		"@:2: [cc_profile.2] ev_active: unknown key", ""));
+	MRC_T_RUN(expect_error("pralg.ini", "[cc_profile.2]\nalgorithm = reno\n", -EINVAL,
+		"@:2: [cc_profile.2] algorithm = reno: unknown algorithm", "uet-1.0-nscc"));
+	/* The whole-profile check mrcctl runs entering OFFLINE, naming the key the file set. */
+	MRC_T_RUN(expect_error("prmul.ini", "[ev_profile.4]\nprobe_good = 2\nev_backup = 4\n",
+		-EINVAL,
+		"@:3: [ev_profile.4] ev_backup = 4: ev_active=128 and ev_backup=4 must be "
+		"multiples of the planes (8)",
+		""));
+	MRC_T_RUN(expect_error("prmin.ini", "[ev_profile.2]\nev_active = 16\nev_min_active = 17\n",
+		-EINVAL,
+		"@:3: [ev_profile.2] ev_min_active = 17: ev_min_active=17 is more than "
+		"ev_active=16",
+		""));
+	MRC_T_RUN(expect_error("prtwice.ini", "[cc_profile.2]\n[cc_profile.2]\n", -EINVAL,
+		"@:2: [cc_profile.2]: section given twice", ""));
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_profile),
 	MRC_TEST_CASE(test_schema),
@@ -1307,6 +1408,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_launch_env),
 	MRC_TEST_CASE(test_launch_config),
 	MRC_TEST_CASE(test_cluster_ports),
+	MRC_TEST_CASE(test_qp_profiles_cfg),
+	MRC_TEST_CASE(test_qp_profiles_bad),
 };
 
 MRC_TEST_MAIN("mrcd_config", cases)

@@ -11,7 +11,10 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mrc_cc.h"
 #include "mrc_ev.h"
@@ -221,11 +224,73 @@ test_qp_gets_values(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A generator flow's QP with the configuration's EV and CC profiles 1: the
+ * attributes mrcd_make_qp_rts takes (mrcd_profile_qp_attr) make an engine
+ * QP with their pool and window, and count it on both profiles.
+ */
+static int
+test_config_profiles_gen_qp(void)
+{
+	static struct mrcd_config cfg;
+	struct mrcd_profile_table t;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_test_pair p;
+	char path[] = "/tmp/mrc_test_profile_XXXXXX";
+	char err[256];
+	FILE *f;
+	int fd, rc;
+
+	rc = mrc_test_eal_init("test_mrcd_profile");
+	if (rc != 0)
+		return rc;
+	fd = mkstemp(path);
+	MRC_T_ASSERT(fd >= 0, "mkstemp");
+	f = fdopen(fd, "w");
+	MRC_T_ASSERT(f != NULL, "fdopen");
+	fputs("[ev_profile.1]\nev_active = 32\nev_backup = 16\nev_min_active = 8\n"
+	      "[cc_profile.1]\nalgorithm = fixed\nfixed_cwnd_kb = 30\n",
+		f);
+	fclose(f);
+	rc = mrcd_config_load(&cfg, path, err, sizeof(err));
+	unlink(path);
+	MRC_T_ASSERT(rc == 0, "%s", err);
+	mrcd_profile_table_init(&t, &cfg);
+	OK_HAS(&t, "profile show kind=ev id=1", "\"state\":\"online\",\"ev_active\":32,");
+	OK_HAS(&t, "profile show kind=cc id=1", "\"algorithm\":\"fixed\",\"fixed_cwnd_kb\":30,");
+	REFUSED(&t, "profile show kind=ev id=2", "no-such-profile", "not defined");
+	MRC_T_EQ(mrcd_profile_table_check_online(&t, 1, 1, err, sizeof(err)), 0);
+	MRC_T_EQ(mrcd_profile_table_check_online(&t, 1, 2, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "cc profile 2 is not defined") != NULL, "%s", err);
+	OK_HAS(&t, "profile show kind=cc id=1", "\"qps\":0}"); /* the checks count nothing */
+
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = cfg.daemon.planes;
+	MRC_T_EQ(mrcd_profile_qp_attr(&t, 1, 2, MRC_TEST_HZ, &pc.attr, err, sizeof(err)), -EINVAL);
+	MRC_T_EQ(mrcd_profile_qp_attr(&t, 1, 1, MRC_TEST_HZ, &pc.attr, err, sizeof(err)), 0);
+	OK_HAS(&t, "profile show kind=ev id=1", "\"qps\":1}");
+	OK_HAS(&t, "profile show kind=cc id=1", "\"qps\":1}");
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	MRC_T_EQ(mrc_ev_n_slots(mrc_qp_ev_pool(p.h[0].qp)), 48);
+	MRC_T_EQ(mrc_qp_ev_pool(p.h[0].qp)->ev_min_active, 8);
+	MRC_T_EQ(mrc_cc_cwnd(mrc_qp_cc(p.h[0].qp)), 30000);
+	mrc_test_pair_destroy(&p);
+	/* In use by a QP: it cannot go back to INIT; gone, it can. */
+	OK_HAS(&t, "profile state kind=cc id=1 state=offline", "\"state\":\"offline\"");
+	REFUSED(&t, "profile state kind=cc id=1 state=init", "in-use", "in use by 1 QPs");
+	mrcd_profile_table_release(&t, 1, 1);
+	OK_HAS(&t, "profile show kind=cc id=1", "\"qps\":0}");
+	OK_HAS(&t, "profile state kind=cc id=1 state=init", "\"state\":\"init\"");
+	mrcd_profile_table_fini(&t);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_defaults),
 	MRC_TEST_CASE(test_lifecycle),
 	MRC_TEST_CASE(test_bad_values),
 	MRC_TEST_CASE(test_qp_gets_values),
+	MRC_TEST_CASE(test_config_profiles_gen_qp),
 };
 
 MRC_TEST_MAIN("mrcd_profile", cases)

@@ -27,6 +27,11 @@
  * between the two calls take from the heap, for the summary.
  */
 int mrcd_load_inputs(struct mrcd_daemon *d);
+/*
+ * The traffic profile's ev_profile and cc_profile are profiles online at
+ * start (the configuration's): else logged, naming both files, and -EINVAL.
+ */
+int mrcd_gen_profiles_check(struct mrcd_daemon *d);
 void mrcd_print_check(const struct mrcd_daemon *d);
 int mrcd_eal_start(struct mrcd_daemon *d);
 int mrcd_claim_pollers(const struct mrcd_daemon *d);
@@ -93,11 +98,18 @@ int mrcd_assign_lcores(struct mrcd_daemon *d);
  * A QP of host `local`'s shard `shard` to cluster host `peer` (whose shard
  * `peer_shard` owns dest_qpn), numbered qpn and connected to dest_qpn, taken
  * to RTS with `rand` (the PRNG of whichever thread makes it); not yet given
- * to a shard. NULL (logged) with rte_errno on failure.
+ * to a shard. Its attributes are the configuration's with the traffic
+ * profile's EV and CC profiles over them, counted on each. NULL (logged)
+ * with rte_errno on failure.
  */
 struct mrc_qp *mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 	unsigned int peer, unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
 	struct mrc_rand *rand);
+/*
+ * Destroy a QP mrcd_make_qp_rts made (NULL: nothing), uncounting it from the
+ * EV and CC profiles it was made with ([profile] ev_profile, cc_profile).
+ */
+void mrcd_gen_qp_destroy(struct mrcd_daemon *d, struct mrc_qp *qp);
 
 /* 0 if both of the host's pools hold every mbuf again; else logs which did not, -EBUSY. */
 int mrcd_pools_full(const struct mrcd_hostctx *hc);

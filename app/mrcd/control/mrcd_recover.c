@@ -158,10 +158,10 @@ mrcd_recover_free(struct mrcd_daemon *d)
 			(void)mrc_shard_del_qp(
 				shard_of(d, (unsigned int)d->flows[i].dst_local, x->new_recv),
 				x->new_recv);
-		mrc_qp_destroy(x->new_send);
-		mrc_qp_destroy(x->new_recv);
-		mrc_qp_destroy(x->old_send);
-		mrc_qp_destroy(x->old_recv);
+		mrcd_gen_qp_destroy(d, x->new_send);
+		mrcd_gen_qp_destroy(d, x->new_recv);
+		mrcd_gen_qp_destroy(d, x->old_send);
+		mrcd_gen_qp_destroy(d, x->old_recv);
 		rte_free(x);
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
@@ -373,7 +373,7 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 						    f->src_shard, sq + 1, sq, now, &r->rand)
 					  : NULL;
 	if (x->new_recv == NULL) {
-		mrc_qp_destroy(x->new_send);
+		mrcd_gen_qp_destroy(d, x->new_send);
 		x->new_send = NULL;
 		give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
 		return;
@@ -452,7 +452,7 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 	case REC_RECV:
 		if (!gen_req_done(d, dst, x))
 			break;
-		mrc_qp_destroy(x->old_recv); /* a previous recovery's, long out of use */
+		mrcd_gen_qp_destroy(d, x->old_recv); /* a previous recovery's, long out of use */
 		x->old_recv = x->cur_recv;
 		x->cur_recv = x->new_recv;
 		x->new_recv = NULL;
@@ -462,7 +462,7 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 	case REC_SEND:
 		if (!gen_req_done(d, src, x))
 			break;
-		mrc_qp_destroy(x->old_send);
+		mrcd_gen_qp_destroy(d, x->old_send);
 		x->old_send = x->cur_send;
 		x->cur_send = x->new_send;
 		x->new_send = NULL;
@@ -473,8 +473,8 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 	}
 	/* Retired QPs are freed a while after the swap: telemetry may still hold one. */
 	if ((x->state == REC_UP || x->state == REC_DOWN) && now >= x->free_tsc) {
-		mrc_qp_destroy(x->old_send);
-		mrc_qp_destroy(x->old_recv);
+		mrcd_gen_qp_destroy(d, x->old_send);
+		mrcd_gen_qp_destroy(d, x->old_recv);
 		x->old_send = x->old_recv = NULL;
 	}
 	return !((x->state == REC_UP || x->state == REC_DOWN) && x->old_send == NULL &&

@@ -350,8 +350,8 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 						 0, sq + 1, sq, now, &d->recover->rand)
 				       : NULL;
 	if (d->peer_qp[fi] == NULL || mrcd_recover_adopt(d, fi, s) != 0) {
-		mrc_qp_destroy(f->qp);
-		mrc_qp_destroy(d->peer_qp[fi]);
+		mrcd_gen_qp_destroy(d, f->qp);
+		mrcd_gen_qp_destroy(d, d->peer_qp[fi]);
 		rte_free(f->post_tsc);
 		slot_give(&r->slots[f->src_local], f->src_off);
 		slot_give(&r->slots[f->dst_local], f->dst_off);
@@ -574,8 +574,8 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		/* Out of every list and shard: nobody reaches them but through these pointers. */
 		__atomic_store_n(&f->qp, NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&d->peer_qp[o->fi], NULL, __ATOMIC_RELEASE);
-		mrc_qp_destroy(o->send);
-		mrc_qp_destroy(o->recv);
+		mrcd_gen_qp_destroy(d, o->send);
+		mrcd_gen_qp_destroy(d, o->recv);
 		o->send = o->recv = NULL;
 		rte_free(f->post_tsc);
 		f->post_tsc = NULL;

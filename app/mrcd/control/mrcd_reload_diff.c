@@ -42,6 +42,10 @@ mrcd_reload_profile_check(
 			next->opcode == MRCD_OP_WRITE ? "write" : "write_imm");
 	else if (strcmp(now->size_mix, next->size_mix) != 0)
 		snprintf(what, len, "size_mix = '%s' -> '%s'", now->size_mix, next->size_mix);
+	/* Flows made and destroyed on a reload count on the profiles the run started with. */
+	else if (now->ev_profile != next->ev_profile || now->cc_profile != next->cc_profile)
+		snprintf(what, len, "ev_profile, cc_profile = %u, %u -> %u, %u", now->ev_profile,
+			now->cc_profile, next->ev_profile, next->cc_profile);
 	else
 		return 0;
 	return 1;

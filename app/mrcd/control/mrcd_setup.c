@@ -247,8 +247,8 @@ trk_blocks(const struct mrcd_daemon *d, uint64_t max_qps)
 int
 mrcd_size_memory(struct mrcd_daemon *d)
 {
-	struct mrc_qp_attr a;
-	uint64_t buf = 0, qps, trk = 0, avail = 0;
+	struct mrc_qp_attr a, c;
+	uint64_t buf = 0, qps, trk = 0, avail = 0, trk_bytes;
 	FILE *mi;
 	char line[128];
 
@@ -256,11 +256,20 @@ mrcd_size_memory(struct mrcd_daemon *d)
 
 	if (rc != 0)
 		return rc;
-	rc = mrcd_config_qp_attr(&d->cfg, 1000000000ull, &a);
+	/* The flows' QPs are made with the traffic profile's EV and CC profiles. */
+	rc = mrcd_profile_qp_attr(&d->profiles, d->prof.ev_profile, d->prof.cc_profile,
+		1000000000ull, &a, line, sizeof(line));
 	if (rc != 0) {
-		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
+		MRCD_LOG(ctrl, ERR, "the flows' QP attributes: %s", line);
 		return rc;
 	}
+	mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
+	if (mrcd_config_qp_attr(&d->cfg, 1000000000ull, &c) != 0) {
+		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
+		return -EINVAL;
+	}
+	/* the shards' in-flight blocks fit both: mrcd_make_host */
+	trk_bytes = RTE_MAX(mrc_qp_trk_block_bytes(&a), mrc_qp_trk_block_bytes(&c));
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		const unsigned int n_shards = d->cfg.lcores.workers_per_host;
 		const uint64_t qps_h = n_shards > 1
@@ -270,8 +279,7 @@ mrcd_size_memory(struct mrcd_daemon *d)
 		buf += RTE_MAX(d->host[h].region_bytes, (size_t)4096);
 		/* each shard's pool: at most its QPs (an even share, or one more) */
 		trk += (uint64_t)n_shards *
-		       trk_blocks(d, n_shards > 1 ? qps_h / n_shards + 1 : qps_h) *
-		       mrc_qp_trk_block_bytes(&a);
+		       trk_blocks(d, n_shards > 1 ? qps_h / n_shards + 1 : qps_h) * trk_bytes;
 	}
 	/*
 	 * A QP's own state is about 4 KiB plus its send queue (64 B a message)
@@ -280,9 +288,7 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	 */
 	const uint64_t per_qp =
 		12288ull + 64ull * d->cfg.transport.sq_size +
-		(d->cfg.telemetry.ev_stats
-				? 152ull * (d->cfg.transport.ev_active + d->cfg.transport.ev_backup)
-				: 0);
+		(d->cfg.telemetry.ev_stats ? 152ull * (a.ev.n_active + a.ev.n_backup) : 0);
 
 	/* The QP table also covers the spare pairs that recovered flows move to. */
 	qps = 64ull * 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)) *
@@ -445,7 +451,8 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		.socket = (int)rte_socket_id(),
 		.path_t1s = d->cfg.fabric.t1s};
 	const char *why = NULL;
-	struct mrc_qp_attr a;
+	struct mrc_qp_attr a, g;
+	char err[256];
 	int rc;
 
 	rc = mrcd_config_qp_attr(&d->cfg, d->hz, &a);
@@ -453,6 +460,14 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		MRCD_LOG(ctrl, ERR, "[transport] does not convert to QP attributes");
 		return rc;
 	}
+	/* The flows' QPs, made with the traffic profile's EV profile, may have more EVs. */
+	rc = mrcd_profile_qp_attr(
+		&d->profiles, d->prof.ev_profile, d->prof.cc_profile, d->hz, &g, err, sizeof(err));
+	if (rc != 0) {
+		MRCD_LOG(ctrl, ERR, "the flows' QP attributes: %s", err);
+		return rc;
+	}
+	mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 	hc->n_shards = d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
 	rc = split_host(d, h, max_qps);
 	if (rc == 0)
@@ -506,7 +521,8 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		cfg.max_qps = max_qps[k];
 		/* sized by the flows: a recovered flow's new pair replaces its old one */
 		cfg.trk_blocks = trk_blocks(d, RTE_MIN(cfg.max_qps, 2 * d->n_cluster_flows));
-		cfg.trk_block_bytes = mrc_qp_trk_block_bytes(&a);
+		cfg.trk_block_bytes =
+			RTE_MAX(mrc_qp_trk_block_bytes(&a), mrc_qp_trk_block_bytes(&g));
 		cfg.shard_index = (uint16_t)k;
 		/* its own queue on every port; past a port's rx queues it reads none */
 		cfg.tx_queue = (uint16_t)k;
@@ -624,11 +640,19 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;
+	char err[256];
 
 	mrcd_config_wire(&d->cfg, &in.wire);
-	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0 ||
-		mrcd_config_qp_attr(&d->cfg, d->hz, &a) != 0) {
-		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses or attributes", qpn);
+	if (mrcd_config_qp_addr(&d->cfg, d->cfg.daemon.first_host + local, peer, &in.addr) != 0) {
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: cannot derive its addresses", qpn);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* The traffic profile's EV and CC profiles (0: [transport], [cc]); counted from here. */
+	if (mrcd_profile_qp_attr(&d->profiles, d->prof.ev_profile, d->prof.cc_profile, d->hz, &a,
+		    err, sizeof(err)) != 0) {
+		MRCD_LOG(ctrl, ERR, "QP 0x%x: [profile] ev_profile = %u, cc_profile = %u: %s", qpn,
+			d->prof.ev_profile, d->prof.cc_profile, err);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -648,6 +672,7 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 	qp = mrc_qp_create(&in, &why);
 	if (qp == NULL) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: %s%s", qpn, why, oom_hint(why));
+		mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -655,11 +680,20 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 		if (mrc_qp_modify(qp, (enum mrc_qp_state)to, &a, now, rand, &why) != 0) {
 			MRCD_LOG(ctrl, ERR, "QP 0x%x -> %s: %s%s", qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why, oom_hint(why));
-			mrc_qp_destroy(qp);
+			mrcd_gen_qp_destroy(d, qp);
 			rte_errno = EINVAL;
 			return NULL;
 		}
 	return qp;
+}
+
+void
+mrcd_gen_qp_destroy(struct mrcd_daemon *d, struct mrc_qp *qp)
+{
+	if (qp == NULL)
+		return;
+	mrc_qp_destroy(qp);
+	mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 }
 
 static struct mrc_qp *
@@ -677,7 +711,7 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,
 			rte_strerror(-rc));
-		mrc_qp_destroy(qp);
+		mrcd_gen_qp_destroy(d, qp);
 		rte_errno = -rc;
 		return NULL;
 	}

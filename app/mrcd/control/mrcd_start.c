@@ -91,6 +91,22 @@ mrcd_load_inputs(struct mrcd_daemon *d)
 	return 0;
 }
 
+int
+mrcd_gen_profiles_check(struct mrcd_daemon *d)
+{
+	char err[256];
+
+	if (d->no_traffic || mrcd_profile_table_check_online(&d->profiles, d->prof.ev_profile,
+				     d->prof.cc_profile, err, sizeof(err)) == 0)
+		return 0;
+	MRCD_LOG(ctrl, ERR,
+		"profile %s: [profile] ev_profile = %u, cc_profile = %u: %s in %s (define it "
+		"there as [ev_profile.<n>] or [cc_profile.<n>])",
+		d->profile_path[0] ? d->profile_path : "(built-in)", d->prof.ev_profile,
+		d->prof.cc_profile, err, d->cfg.path[0] ? d->cfg.path : "the built-in config");
+	return -EINVAL;
+}
+
 void
 mrcd_print_check(const struct mrcd_daemon *d)
 {

@@ -39,8 +39,8 @@ mrcd_free_qps(struct mrcd_daemon *d)
 		if (d->peer_qp[i] != NULL)
 			mrc_shard_del_qp(
 				d->host[f->dst_local].shard[f->dst_shard].rt, d->peer_qp[i]);
-		mrc_qp_destroy(d->flows[i].qp);
-		mrc_qp_destroy(d->peer_qp[i]);
+		mrcd_gen_qp_destroy(d, d->flows[i].qp);
+		mrcd_gen_qp_destroy(d, d->peer_qp[i]);
 		rte_free(d->flows[i].post_tsc);
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)

@@ -119,6 +119,12 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("size_mix", STRING, size_mix, .check = check_mix, .def = "", .unit = "KiB:weight, ...",
 		.help = "message sizes drawn per message by weight, e.g. 4:60, 64:30, 1024:10 "
 			"(at most 8); empty = every message msg_kb"),
+	KEY("ev_profile", U8, ev_profile, .min = 0, .max = 15, .def = "0", .unit = "id",
+		.help = "the EV profile of every flow's QPs (the configuration's [ev_profile.<n>], "
+			"online at start; 0 = [transport]'s)"),
+	KEY("cc_profile", U8, cc_profile, .min = 0, .max = 15, .def = "0", .unit = "id",
+		.help = "the CC profile of every flow's QPs (the configuration's [cc_profile.<n>], "
+			"online at start; 0 = [cc]'s)"),
 };
 
 static const struct mrcd_ini_section sections[] = {

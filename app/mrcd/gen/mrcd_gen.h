@@ -49,6 +49,8 @@ struct mrcd_profile {
 	bool verify;
 	uint8_t opcode;	    /* enum mrcd_opcode */
 	char size_mix[128]; /* "KiB:weight, ..." as written; "" = every message msg_kb */
+	/* The EV and CC profiles the flows' QPs are made with (0: [transport], [cc]) */
+	uint8_t ev_profile, cc_profile;
 	/* derived from size_mix by mrcd_profile_load() */
 	unsigned int n_mix;
 	uint32_t mix_kb[MRCD_MIX_MAX], mix_cum[MRCD_MIX_MAX]; /* cumulative weights */
