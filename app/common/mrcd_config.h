@@ -65,6 +65,13 @@ enum mrcd_steering {
 	MRCD_STEERING_SOFTWARE = 2, /* the shard that reads a packet passes it on */
 };
 
+/* [ports] encap_offload: whether a port's NIC may add the SRv6 outer header. */
+enum mrcd_encap_offload {
+	MRCD_ENCAP_OFFLOAD_OFF = 0,  /* no probe: the workers build every header */
+	MRCD_ENCAP_OFFLOAD_AUTO = 1, /* probe each port, say what it answers */
+	MRCD_ENCAP_OFFLOAD_ON = 2,   /* refuse to start where a port refuses the rule */
+};
+
 /* [lcores] peer_shard: which shard index owns the far end of a flow. */
 enum mrcd_peer_shard {
 	MRCD_PEER_SAME = 0,  /* both ends of flow g on shard g % n */
@@ -117,6 +124,7 @@ struct mrcd_config {
 		uint16_t rx_mbuf_data_room, tx_mbuf_data_room; /* bytes, headroom included */
 		uint32_t close_delay_ms; /* between stopping workers and closing ports */
 		uint8_t steering;	 /* enum mrcd_steering */
+		uint8_t encap_offload;	 /* enum mrcd_encap_offload */
 		/* drill: planes taken administratively down, when, for how long (0: to the end) */
 		uint8_t admin_down_planes;
 		uint32_t admin_down_at_ms, admin_down_ms;

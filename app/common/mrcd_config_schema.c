@@ -75,6 +75,8 @@ static const char *const port_modes[] = {"fabric", "ethdev", "loop", NULL};
 static const char *const fabric_lcores[] = {"worker", "own", NULL};
 /* In enum mrcd_steering and enum mrcd_peer_shard order. */
 static const char *const steerings[] = {"auto", "flow", "software", NULL};
+/* In enum mrcd_encap_offload order. */
+static const char *const encap_offloads[] = {"off", "auto", "on", NULL};
 static const char *const peer_shards[] = {"same", "other", "half", NULL};
 static const char *const encaps[] = {"srv6", "plain", NULL};
 static const char *const ev_splits[] = {"sport-low", "sport-high", NULL};
@@ -177,6 +179,13 @@ static const struct mrcd_ini_key keys[] = {
 			"start where a port cannot), software (the worker that reads it passes it "
 			"on through a ring), auto (flow where a port takes the rules, else "
 			"software). Each port has one rx and one tx queue per worker of its host"),
+	KEY("ports", "encap_offload", ENUM, ports.encap_offload, .names = encap_offloads,
+		.def = "off",
+		.help = "SRv6 mode: probe each port for the egress rule that adds the outer IPv6 "
+			"header (doc/offload.md): off (no probe), auto (probe and report what each "
+			"port answers), on (refuse to start, naming the port and the driver's "
+			"reason, where a port refuses the rule). The workers build the outer "
+			"header in software on every port today"),
 	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
 		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
 			"addresses, announce them at start and at link-up, and resolve each "

@@ -217,6 +217,10 @@ struct mrcd_hostctx {
 	uint8_t steer[MRC_SHARD_MAX_PLANES];
 	uint16_t rx_queues[MRC_SHARD_MAX_PLANES];
 	char steer_why[MRC_SHARD_MAX_PLANES][128];
+	/* setup: whether each plane's port accepted the egress encap rule ([ports]
+	 * encap_offload, mrcd_encap.c), and why it encapsulates in software */
+	bool encap_ok[MRC_SHARD_MAX_PLANES];
+	char encap_why[MRC_SHARD_MAX_PLANES][160];
 	/* setup: the rules steering each port's packets to the workers (flow steering),
 	 * and the backend that made them; control removes them at teardown */
 	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];

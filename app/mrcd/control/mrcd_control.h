@@ -126,6 +126,16 @@ int mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, con
 void mrcd_steer_remove(struct mrcd_daemon *d);
 
 /*
+ * SRv6 encap offload (mrcd_encap.c): as [ports] encap_offload says, probe
+ * plane p's port of host h through `ops` (NULL: it takes no rules) with the
+ * egress encap rule, record and say what it answered. 0, or -ENOTSUP when
+ * encap_offload = on and the port refuses the rule. mrcd_steer_choose()
+ * calls it for every port it decides.
+ */
+int mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
+	const struct mrc_flow_ops *ops);
+
+/*
  * Planes of host h taken administratively down (mrcd_ports.c): those the node
  * controller set (`mrcctl port`, host.admin_down) and, `since_start` TSC ticks
  * into the run, the drill's [ports] admin_down_planes. The link watcher treats

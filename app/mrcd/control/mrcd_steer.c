@@ -57,8 +57,8 @@ flow_impossible(const struct mrcd_daemon *d, const struct mrc_flow_ops *ops, uin
 	return NULL;
 }
 
-int
-mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
+static int
+steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
 	uint16_t rx_queues, const struct mrc_flow_ops *ops)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
@@ -119,6 +119,16 @@ say:
 		ch, p, hc->port[p], driver, rx_queues, n, n, mrcd_steer_name(hc->steer[p]),
 		hc->steer_why[p]);
 	return 0;
+}
+
+int
+mrcd_steer_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const char *driver,
+	uint16_t rx_queues, const struct mrc_flow_ops *ops)
+{
+	const int rc = steer_choose(d, h, p, driver, rx_queues, ops);
+
+	/* Every port whose steering is decided has its rules backend: probe encap too. */
+	return rc != 0 ? rc : mrcd_encap_choose(d, h, p, driver, ops);
 }
 
 void

@@ -64,10 +64,13 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 				fprintf(f,
 					"%s{\"host\": %u, \"plane\": %u, \"port\": %u, "
 					"\"rx_queues\": "
-					"%u, \"steering\": \"%s\", \"why\": \"%s\"}",
+					"%u, \"steering\": \"%s\", \"why\": \"%s\", "
+					"\"encap_offload\": \"software\", "
+					"\"encap_rule_accepted\": %s, \"encap_why\": \"%s\"}",
 					first ? "" : ", ", d->cfg.daemon.first_host + h, p,
 					hc->port[p], hc->rx_queues[p],
-					mrcd_steer_name(hc->steer[p]), hc->steer_why[p]);
+					mrcd_steer_name(hc->steer[p]), hc->steer_why[p],
+					hc->encap_ok[p] ? "true" : "false", hc->encap_why[p]);
 				first = false;
 			}
 		fprintf(f, "],\n \"shards\": [");

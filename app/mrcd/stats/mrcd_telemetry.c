@@ -495,9 +495,10 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -1;
 	const uint32_t up = mrc_shard_port_mask(m->host[h].shard[0].rt);
 	struct mrc_shard_snapshot ss;
-	struct rte_tel_data *a[10];
-	static const char *const names[10] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
-		"rx_pkts", "rx_bytes", "rx_queues", "steering", "steering_why"};
+	struct rte_tel_data *a[12];
+	static const char *const names[12] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
+		"rx_pkts", "rx_bytes", "rx_queues", "steering", "steering_why", "encap_offload",
+		"encap_offload_why"};
 
 	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
 		a[i] = rte_tel_data_alloc();
@@ -527,6 +528,9 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[7], m->host[h].rx_queues[p]);
 		rte_tel_data_add_array_string(a[8], mrcd_steer_name(m->host[h].steer[p]));
 		rte_tel_data_add_array_string(a[9], m->host[h].steer_why[p]);
+		/* the workers build every outer header; the why says what the port answered */
+		rte_tel_data_add_array_string(a[10], "software");
+		rte_tel_data_add_array_string(a[11], m->host[h].encap_why[p]);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
