@@ -81,6 +81,8 @@ struct mrcd_shardctx {
 	struct mrc_cq *cq; /* setup; the shard's QPs write, the worker polls */
 	/* setup: Write-IMM tables lent to the shard's responders (on the worker) */
 	struct mrc_trk_pool *imm_pool;
+	/* setup: control answer rings lent to the shard's QPs while an answer waits */
+	struct mrc_trk_pool *ctrl_pool;
 	/* setup: requests to the shard (struct mrc_shard_req *): control enqueues
 	 * (mrcd_recover.c), the shard's owner dequeues */
 	struct rte_ring *requests;

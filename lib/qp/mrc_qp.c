@@ -10,6 +10,7 @@
  * completion helpers.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -163,6 +164,39 @@ mrc_qp_imm_put(struct mrc_qp *qp)
 	mrc_trk_pool_put(qp->imm_pool, qp->imm);
 	qp->imm = NULL;
 	qp->mem_bytes -= qp->imm_pool->block_bytes;
+}
+
+/* ---- the control answer ring on loan (mrc_qp_init.ctrl_pool) ---- */
+
+size_t
+mrc_qp_ctrl_block_bytes(void)
+{
+	return sizeof(struct qp_ctrl_ring);
+}
+
+bool
+mrc_qp_ctrl_get(struct mrc_qp *qp)
+{
+	if (qp->ctrl != NULL)
+		return true;
+	if (qp->ctrl_pool == NULL)
+		return false;
+	qp->ctrl = mrc_trk_pool_get(qp->ctrl_pool);
+	if (qp->ctrl == NULL)
+		return false; /* counted by the pool and by the caller */
+	qp->mem_bytes += qp->ctrl_pool->block_bytes;
+	return true;
+}
+
+/* No answer waits (or the QP is reset): a lent ring goes back; one of its own stays. */
+void
+mrc_qp_ctrl_put(struct mrc_qp *qp)
+{
+	if (qp->ctrl == NULL || qp->ctrl_pool == NULL)
+		return;
+	mrc_trk_pool_put(qp->ctrl_pool, qp->ctrl);
+	qp->ctrl = NULL;
+	qp->mem_bytes -= qp->ctrl_pool->block_bytes;
 }
 
 /* Everything sent is accounted for: the ring goes back for another QP. */
@@ -343,6 +377,9 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 		; /* msg set */
 	else if (rte_pktmbuf_data_room_size(init->hdr_pool) < 256)
 		msg = "hdr_pool mbufs need at least 256 bytes of room for headers";
+	else if (init->ctrl_pool != NULL &&
+		 init->ctrl_pool->block_bytes < mrc_qp_ctrl_block_bytes())
+		msg = "ctrl_pool blocks are smaller than mrc_qp_ctrl_block_bytes()";
 	if (msg != NULL) {
 		if (why != NULL)
 			*why = msg;
@@ -357,6 +394,12 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->sq = mrc_qp_zalloc(qp, (size_t)init->sq_size * sizeof(*qp->sq));
 	if (qp->sq == NULL)
 		goto nomem;
+	qp->ctrl_pool = init->ctrl_pool;
+	if (qp->ctrl_pool == NULL) {
+		qp->ctrl = mrc_qp_zalloc(qp, sizeof(*qp->ctrl));
+		if (qp->ctrl == NULL)
+			goto nomem;
+	}
 	qp->qpn = init->qpn;
 	qp->sq_mask = init->sq_size - 1u;
 	qp->mtu = init->mtu & ~3u; /* whole words: only the last packet carries pad */
@@ -374,8 +417,11 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->pin_slot = -1;
 	return qp;
 nomem:
-	if (qp != NULL)
+	if (qp != NULL) {
 		rte_free(qp->sq);
+		if (qp->ctrl_pool == NULL)
+			rte_free(qp->ctrl);
+	}
 	rte_free(qp);
 	if (why != NULL)
 		*why = "out of memory";
@@ -408,7 +454,9 @@ mrc_qp_free_parts(struct mrc_qp *qp)
 	qp->rtx = NULL;
 	qp->imm = NULL;
 	qp->cc_ready = false;
-	qp->mem_bytes = sizeof(*qp) + (size_t)(qp->sq_mask + 1) * sizeof(*qp->sq);
+	mrc_qp_ctrl_put(qp); /* lent: whatever waited is dropped with the QP's state */
+	qp->mem_bytes = sizeof(*qp) + (size_t)(qp->sq_mask + 1) * sizeof(*qp->sq) +
+			(qp->ctrl_pool == NULL ? sizeof(*qp->ctrl) : 0);
 }
 
 void
@@ -417,6 +465,8 @@ mrc_qp_destroy(struct mrc_qp *qp)
 	if (qp == NULL)
 		return;
 	mrc_qp_free_parts(qp);
+	if (qp->ctrl_pool == NULL)
+		rte_free(qp->ctrl);
 	rte_free(qp->sq);
 	rte_free(qp);
 }
@@ -557,12 +607,29 @@ mrc_qp_imm_held(const struct mrc_qp *qp)
 	return qp->imm != NULL;
 }
 
+/*
+ * The parts of an idle QP (RTS, nothing in flight, rings and tables lent)
+ * whose size the code fixes, against the goal of 4096 bytes an idle QP
+ * (doc/performance.md, "QPs per worker and memory per QP"): the QP, its
+ * requester and its responder without their bitmap. With the EV pool
+ * (1,528 bytes at 32 EVs), a send queue of 4 and the responder's 1024-PSN
+ * bitmap, that is 3,712 bytes; a field that pushes one of these over its
+ * bound must make room elsewhere or move out of line.
+ */
+static_assert(sizeof(struct mrc_qp) <= 1216, "struct mrc_qp grew past 19 cache lines");
+static_assert(sizeof(struct qp_ctrl_ring) == 640, "a control answer ring is 64 x 10 bytes");
+static_assert(sizeof(struct qp_wqe) <= 64, "a send queue entry grew past a cache line");
+static_assert(sizeof(struct mrc_rel_tx) <= 328, "struct mrc_rel_tx grew past 328 bytes");
+static_assert(sizeof(struct mrc_rel_rx) <= 256, "struct mrc_rel_rx grew past 256 bytes");
+
 void
 mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->qp = sizeof(*qp);
 	out->sq = (size_t)(qp->sq_mask + 1) * sizeof(*qp->sq);
+	if (qp->ctrl != NULL)
+		out->ctrl = qp->ctrl_pool != NULL ? qp->ctrl_pool->block_bytes : sizeof(*qp->ctrl);
 	if (qp->ev != NULL)
 		out->ev_pool = mrc_ev_pool_memsize(&qp->ev_cfg);
 	if (qp->ev_stats != NULL)
@@ -578,8 +645,8 @@ mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out)
 						 : 0;
 	/* The responder's tracking is sized by its window: what the rest leaves. */
 	if (qp->rrx != NULL)
-		out->responder = qp->mem_bytes - out->qp - out->sq - out->ev_pool - out->ev_stats -
-				 out->imm - out->requester - out->trk;
+		out->responder = qp->mem_bytes - out->qp - out->sq - out->ctrl - out->ev_pool -
+				 out->ev_stats - out->imm - out->requester - out->trk;
 }
 
 const struct mrc_rel_tx *

@@ -192,6 +192,16 @@ struct mrc_qp_init {
 	 * of its own at RTR.
 	 */
 	struct mrc_trk_pool *imm_pool;
+	/**
+	 * The worker's pool of control answer rings (blocks of
+	 * mrc_qp_ctrl_block_bytes(), mrc_trk_pool.h): a QP holds one only
+	 * while a SACK or NACK waits for its next tx burst, so an idle QP holds
+	 * none. When every ring is out, the answer is dropped (counted in
+	 * tx_ctrl_dropped) as when the QP's ring is full: the sender's probe
+	 * or timer recovers. The pool must outlive the QPs. NULL: the QP
+	 * gets a ring of its own at create.
+	 */
+	struct mrc_trk_pool *ctrl_pool;
 };
 
 /** Which paths a QP's packets take (see the file comment). */
@@ -441,7 +451,7 @@ void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 	X(tx_wimm_waits, "events", "Write-IMM messages held back: the peer's WIMM was in use") \
 	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                         \
 	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")              \
-	X(tx_ctrl_dropped, "pkts", "control answers dropped: answer queue full")               \
+	X(tx_ctrl_dropped, "pkts", "control answers dropped: queue full or no ring free")      \
 	X(rx_data_pkts, "pkts", "new data packets placed")                                     \
 	X(rx_data_bytes, "bytes", "payload bytes placed")                                      \
 	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                    \
@@ -483,6 +493,9 @@ size_t mrc_qp_trk_block_bytes(const struct mrc_qp_attr *a);
 /** True while the QP holds a tracking block. */
 bool mrc_qp_trk_held(const struct mrc_qp *qp);
 
+/** Bytes of a control answer ring (to size mrc_qp_init.ctrl_pool's blocks). */
+size_t mrc_qp_ctrl_block_bytes(void);
+
 /** Bytes of the Write-IMM table a QP with attributes `a` needs (to size a shared pool). */
 size_t mrc_qp_imm_block_bytes(const struct mrc_qp_attr *a);
 
@@ -493,6 +506,7 @@ bool mrc_qp_imm_held(const struct mrc_qp *qp);
 struct mrc_qp_mem {
 	size_t qp;	  /**< the QP itself: addresses, send/answer queues' state, CC, counters */
 	size_t sq;	  /**< the send queue (sq_size entries) */
+	size_t ctrl;	  /**< the control answer ring: always when owned, while held when lent */
 	size_t ev_pool;	  /**< the EV pool (from INIT) */
 	size_t ev_stats;  /**< per-EV statistics, when asked for */
 	size_t responder; /**< PSN tracking as responder (from RTR) */

@@ -22,9 +22,9 @@
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
-	rte_prefetch0(qp);		    /* qpn, state, mtu, planes, pin, send queue */
-	rte_prefetch0(QP_LINE(ev));	    /* parts' pointers, control queue indices */
-	rte_prefetch0(QP_LINE(last_rx_ev)); /* time, probe state */
+	rte_prefetch0(qp);	      /* qpn, state, mtu, planes, pin, send queue */
+	rte_prefetch0(QP_LINE(ev));   /* parts' pointers, control queue indices */
+	rte_prefetch0(QP_LINE(ctrl)); /* answer ring, time, probe state */
 	rte_prefetch0(QP_LINE(ev_probe) + 64);
 	rte_prefetch0(QP_LINE(imm_mask));     /* responder, wake, wire */
 	rte_prefetch0(QP_LINE(cc.priv) + 64); /* CC state */

@@ -52,6 +52,16 @@ struct qp_ctrl {
 	uint32_t ev; /* echoed, and the path the answer takes back */
 };
 
+/*
+ * The answers waiting (a ring of CTRL_Q), with the TSETH stamp each echoes
+ * (0: none). Out of the QP: 640 bytes an idle QP does not need, lent from
+ * mrc_qp_init.ctrl_pool while any answer waits (or the QP's own for life).
+ */
+struct qp_ctrl_ring {
+	struct qp_ctrl e[CTRL_Q];
+	uint16_t ts[CTRL_Q];
+};
+
 #define CTRL_WHAT_SACK 0x80u
 #define CTRL_WHAT_PR   0x04u
 
@@ -128,14 +138,14 @@ struct mrc_qp {
 	struct mrc_cq *cq;
 	struct rte_mempool *pool;
 
-	/* control answers queued (the entries are in ctrl[], below) */
+	/* control answers queued (in ctrl, held whenever ctrl_head != ctrl_tail) */
 	uint32_t ctrl_head, ctrl_tail;
 	bool sack_run; /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
 	/* handed to rel's callbacks: the NACK being applied, and the time */
 	uint8_t nack_reason;
 	uint16_t probe_id;
-	uint32_t probe_ev; /* EV of the outstanding reliability probe */
-	uint32_t last_rx_ev;
+	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
+	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
 	uint64_t now_tsc;
 	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
 
@@ -157,6 +167,7 @@ struct mrc_qp {
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;
 	uint16_t peer_wimm; /* requester: Write-IMMs the peer tracks at once (mrc_qp_attr) */
+	uint32_t last_rx_ev;
 
 	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
 	void *wake_ctx;
@@ -168,9 +179,8 @@ struct mrc_qp {
 	struct mrc_qp_addr addr;
 	struct mrc_cc cc;
 
-	/* ---- one line per control answer (a ring), then set-up's ---- */
-	struct qp_ctrl ctrl[CTRL_Q];
-	uint16_t ctrl_ts[CTRL_Q]; /* the TSETH stamp each answer echoes (0: none) */
+	/* ---- set-up's ---- */
+	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
 	struct mrc_ev_cfg ev_cfg;
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	bool want_ev_stats;
@@ -179,8 +189,6 @@ struct mrc_qp {
 	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
 	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
 	size_t mem_bytes;		     /* everything allocated for this QP */
-
-	struct mrc_qp_counters cnt;
 
 	/*
 	 * The shard's per-path counters (mrc_qp_set_path_counters), NULL when
@@ -191,10 +199,13 @@ struct mrc_qp {
 	uint8_t path_planes, path_direct, path_n_t1;
 	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
 
-	/* the operator's probe (mrc_qp_op_probe): cold, so at the end */
+	/* the operator's probe (mrc_qp_op_probe): cold */
 	uint32_t op_probe_ev;
 	uint64_t op_probe_asked_tsc;
 	uint64_t op_probe_rtt_tsc;
+
+	/* cache-aligned: last, so that no hole is left before it */
+	struct mrc_qp_counters cnt;
 };
 
 /* mrc_qp.c */
@@ -209,6 +220,8 @@ void mrc_qp_free_parts(struct mrc_qp *qp);
 bool mrc_qp_trk_get_slow(struct mrc_qp *qp);
 bool mrc_qp_imm_get(struct mrc_qp *qp);
 void mrc_qp_imm_put(struct mrc_qp *qp);
+bool mrc_qp_ctrl_get(struct mrc_qp *qp);
+void mrc_qp_ctrl_put(struct mrc_qp *qp);
 
 /* True if rtx has tracking memory for new packets (borrowed now if need be). */
 static inline bool

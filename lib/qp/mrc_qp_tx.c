@@ -43,21 +43,22 @@ mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,
 	 */
 	if (what == CTRL_WHAT_SACK && qp->ctrl_tail != qp->ctrl_head &&
 		!(qp->ctrl_tail - qp->ctrl_head == 1 && qp->sack_run)) {
-		c = &qp->ctrl[(qp->ctrl_tail - 1) % CTRL_Q];
+		c = &qp->ctrl->e[(qp->ctrl_tail - 1) % CTRL_Q];
 		if (c->what == CTRL_WHAT_SACK) {
 			c->psn = psn & MRC_PSN_MASK;
 			c->ev = ev;
-			qp->ctrl_ts[(qp->ctrl_tail - 1) % CTRL_Q] = ts;
+			qp->ctrl->ts[(qp->ctrl_tail - 1) % CTRL_Q] = ts;
 			return;
 		}
 	}
-	if (qp->ctrl_tail - qp->ctrl_head >= CTRL_Q) {
+	if (qp->ctrl_tail - qp->ctrl_head >= CTRL_Q ||
+		(unlikely(qp->ctrl == NULL) && !mrc_qp_ctrl_get(qp))) {
 		qp->cnt.tx_ctrl_dropped++;
 		return;
 	}
-	c = &qp->ctrl[qp->ctrl_tail % CTRL_Q];
+	c = &qp->ctrl->e[qp->ctrl_tail % CTRL_Q];
 	*c = (struct qp_ctrl){.psn = psn & MRC_PSN_MASK, .what = what, .ev = ev};
-	qp->ctrl_ts[qp->ctrl_tail % CTRL_Q] = ts;
+	qp->ctrl->ts[qp->ctrl_tail % CTRL_Q] = ts;
 	qp->ctrl_tail++;
 }
 
@@ -283,8 +284,8 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 	uint16_t n = 0;
 
 	while (n < max && qp->ctrl_head != qp->ctrl_tail) {
-		const struct qp_ctrl *c = &qp->ctrl[qp->ctrl_head % CTRL_Q];
-		const uint16_t ts = qp->ctrl_ts[qp->ctrl_head % CTRL_Q];
+		const struct qp_ctrl *c = &qp->ctrl->e[qp->ctrl_head % CTRL_Q];
+		const uint16_t ts = qp->ctrl->ts[qp->ctrl_head % CTRL_Q];
 		struct mrc_pkt ext;
 		uint32_t route = c->ev;
 		struct rte_mbuf *m;
@@ -322,6 +323,8 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 		if (!qp->sack_run)
 			qp->ctrl_head++;
 	}
+	if (qp->ctrl_head == qp->ctrl_tail && qp->ctrl_pool != NULL && qp->ctrl != NULL)
+		mrc_qp_ctrl_put(qp); /* none waits: the ring goes back */
 	return n;
 }
 

@@ -9,9 +9,10 @@
 # active pairs after they were sent). All QPs lend in-flight rings from one
 # pool of 2 x 256 (mrc_trk_pool.h), and Write-with-immediate tables from
 # another as large (a responder holds one only while an immediate waits;
-# these messages carry none). Per scale: packets per CPU-second,
-# message completion p50 / p99, how often a QP waited for a ring, resends.
-# Same-run reference: every QP with a ring and a table of its own
+# these messages carry none), and control answer rings from a third (a QP
+# holds one only while a SACK or NACK waits for its tx burst). Per scale:
+# packets per CPU-second, message completion p50 / p99, how often a QP waited for a ring, resends.
+# Same-run reference: every QP with rings and a table of its own
 # (--private-rings, the layout before they were lent) at the scales that fit.
 # The idle QP's memory is also given part by part (idle_qp_parts). A scale whose QPs
 # would not fit in MEM_MB (default 2048) of DPDK heap is not run and is

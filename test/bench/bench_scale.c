@@ -62,6 +62,7 @@ static struct rte_mempool *pool;
 static struct mrc_qp **qps; /* qps[2k] sends to qps[2k+1] */
 static struct mrc_trk_pool *trk;
 static struct mrc_trk_pool *imm_tables;
+static struct mrc_trk_pool *ctrl_rings;
 static struct mrc_rand rnd;
 static struct mrc_wire_cfg wire;
 static uint64_t parse_errors;
@@ -109,6 +110,7 @@ make_qp(unsigned int q, uint16_t mtu, uint64_t hz, const struct mrc_qp_attr *bas
 		.socket = SOCKET_ID_ANY,
 		.trk_pool = trk,
 		.imm_pool = imm_tables,
+		.ctrl_pool = ctrl_rings,
 	};
 	struct mrc_qp_attr a = *base;
 	const char *why = NULL;
@@ -246,17 +248,22 @@ main(int argc, char **argv)
 	/* And its Write-IMM tables, as many (a table is held only while an immediate waits). */
 	imm_tables = mrc_trk_pool_create(
 		(uint32_t)trk_blocks, mrc_qp_imm_block_bytes(&a), SOCKET_ID_ANY);
-	if (trk == NULL || imm_tables == NULL)
+	/* And its control answer rings, as many (held only while an answer waits). */
+	ctrl_rings =
+		mrc_trk_pool_create((uint32_t)trk_blocks, mrc_qp_ctrl_block_bytes(), SOCKET_ID_ANY);
+	if (trk == NULL || imm_tables == NULL || ctrl_rings == NULL)
 		goto nomem;
-	const size_t pool_bytes =
-		private_rings ? 0
-			      : mrc_trk_pool_mem_bytes(trk) + mrc_trk_pool_mem_bytes(imm_tables);
-	struct mrc_trk_pool *shared = trk, *shared_imm = imm_tables;
+	const size_t pool_bytes = private_rings ? 0
+						: mrc_trk_pool_mem_bytes(trk) +
+							  mrc_trk_pool_mem_bytes(imm_tables) +
+							  mrc_trk_pool_mem_bytes(ctrl_rings);
+	struct mrc_trk_pool *shared = trk, *shared_imm = imm_tables, *shared_ctrl = ctrl_rings;
 
 	if (private_rings) {
 		/* make_qp passes them on: NULL = a ring and a table of its own */
 		trk = NULL;
 		imm_tables = NULL;
+		ctrl_rings = NULL;
 	}
 
 	/* What one QP costs, measured on the first pair before committing to N. */
@@ -406,15 +413,17 @@ main(int argc, char **argv)
 	const double wall = (double)(rte_rdtsc() - w0) / (double)hz;
 
 	qsort(lat, n_lat, sizeof(*lat), cmp_u64);
-	uint64_t imm_refused = 0, imm_delivered = 0;
+	uint64_t imm_refused = 0, imm_delivered = 0, ctrl_dropped = 0;
 
 	for (unsigned long q = 0; q < 2 * n_pairs; q++) {
+		ctrl_dropped += mrc_qp_counters(qps[q])->tx_ctrl_dropped;
 		imm_refused += mrc_qp_counters(qps[q])->rx_imm_no_table;
 		imm_delivered += mrc_qp_counters(qps[q])->imm_delivered;
 	}
 	if (private_rings) {
 		trk = shared; /* unused: its counters read zero */
 		imm_tables = shared_imm;
+		ctrl_rings = shared_ctrl;
 	}
 	printf("{\"bench\": \"scale\", \"qp_pairs\": %lu, \"fits\": true, \"active_pairs\": %lu, "
 	       "\"private_rings\": %s, \"trk_blocks\": %lu, \"trk_block_bytes\": %zu, "
@@ -429,7 +438,8 @@ main(int argc, char **argv)
 	       "\"pairs_touched\": %lu, \"retx_pkts\": %llu, \"parse_errors\": %llu, "
 	       "\"imm\": %s, \"imm_table_bytes\": %zu, \"imm_tables_max_in_use\": %u, "
 	       "\"imm_refused\": %llu, \"imm_delivered\": %llu, "
-	       "\"idle_qp_parts\": {\"qp\": %zu, \"sq\": %zu, \"ev_pool\": %zu, "
+	       "\"ctrl_ring_bytes\": %zu, \"ctrl_rings_max_in_use\": %u, \"ctrl_dropped\": %llu, "
+	       "\"idle_qp_parts\": {\"qp\": %zu, \"sq\": %zu, \"ctrl\": %zu, \"ev_pool\": %zu, "
 	       "\"ev_stats\": %zu, \"responder\": %zu, \"imm\": %zu, \"requester\": %zu, "
 	       "\"trk\": %zu}}\n",
 		n_pairs, active, private_rings ? "true" : "false", private_rings ? 0ul : trk_blocks,
@@ -444,9 +454,11 @@ main(int argc, char **argv)
 		next < n_pairs ? next : n_pairs, (unsigned long long)retx,
 		(unsigned long long)parse_errors, with_imm ? "true" : "false",
 		imm_tables->block_bytes, imm_tables->stats.max_in_use,
-		(unsigned long long)imm_refused, (unsigned long long)imm_delivered, first_parts.qp,
-		first_parts.sq, first_parts.ev_pool, first_parts.ev_stats, first_parts.responder,
-		first_parts.imm, first_parts.requester, first_parts.trk);
+		(unsigned long long)imm_refused, (unsigned long long)imm_delivered,
+		ctrl_rings->block_bytes, ctrl_rings->stats.max_in_use,
+		(unsigned long long)ctrl_dropped, first_parts.qp, first_parts.sq, first_parts.ctrl,
+		first_parts.ev_pool, first_parts.ev_stats, first_parts.responder, first_parts.imm,
+		first_parts.requester, first_parts.trk);
 	return parse_errors == 0 ? 0 : 1;
 nomem:
 	fprintf(stderr, "bench_scale: out of memory (raise --mem-mb, now %lu)\n", mem_mb);

@@ -103,6 +103,7 @@ host_init(struct mrc_test_pair *p, unsigned int i, const struct mrc_test_pair_cf
 	init.ev_stats = i == 0; /* the sender keeps per-EV statistics */
 	init.trk_pool = cfg->trk_pool;
 	init.imm_pool = cfg->imm_pool;
+	init.ctrl_pool = cfg->ctrl_pool;
 	init.addr.srv6 = cfg->srv6;
 	init.addr.hop_limit = 64;
 	init.addr.src_ip[0] = init.addr.dst_ip[0] = 0xfd;

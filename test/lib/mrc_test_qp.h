@@ -48,9 +48,10 @@ struct mrc_test_pair_cfg {
 	/* The fabric's shape the paths are built for: hosts per T0 (0 = 1), T1s per plane (0 = 4).
 	 */
 	uint8_t hosts_per_t0, n_t1;
-	struct mrc_trk_pool *trk_pool; /* shared in-flight tracking pool; NULL = one per QP */
-	struct mrc_trk_pool *imm_pool; /* shared Write-IMM tables; NULL = one per QP */
-	const uint64_t *next_hop_mac;  /* h[0]'s live next-hop MACs (mrc_qp_addr); NULL: static */
+	struct mrc_trk_pool *trk_pool;	/* shared in-flight tracking pool; NULL = one per QP */
+	struct mrc_trk_pool *imm_pool;	/* shared Write-IMM tables; NULL = one per QP */
+	struct mrc_trk_pool *ctrl_pool; /* shared control answer rings; NULL = one per QP */
+	const uint64_t *next_hop_mac;	/* h[0]'s live next-hop MACs (mrc_qp_addr); NULL: static */
 };
 
 struct mrc_test_pair {

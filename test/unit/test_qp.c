@@ -674,7 +674,8 @@ parts_add_up(const struct mrc_qp *qp)
 	struct mrc_qp_mem m;
 
 	mrc_qp_mem_parts(qp, &m);
-	MRC_T_EQ(m.qp + m.sq + m.ev_pool + m.ev_stats + m.responder + m.imm + m.requester + m.trk,
+	MRC_T_EQ(m.qp + m.sq + m.ctrl + m.ev_pool + m.ev_stats + m.responder + m.imm + m.requester +
+			 m.trk,
 		mrc_qp_mem_bytes(qp));
 	return MRC_TEST_OK;
 }
@@ -743,6 +744,126 @@ test_imm_table_lent(void)
 	MRC_T_RUN(no_leak(&p));
 	mrc_test_pair_destroy(&p);
 	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Control answer rings lent by a pool of one, shared by both QPs: neither
+ * idle QP holds one (nor counts it), the responder holds it from the
+ * arrival it answers to the tx burst that sends the answers, and every
+ * message completes with no answer dropped.
+ */
+static int
+test_ctrl_ring_lent(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *rings;
+	struct mrc_qp_mem m;
+	struct mrc_cqe e[8];
+	size_t idle;
+	bool seen_held = false;
+
+	int rc = mrc_test_eal_init("test_qp");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	rings = mrc_trk_pool_create(1, mrc_qp_ctrl_block_bytes(), SOCKET_ID_ANY);
+	MRC_T_ASSERT(rings != NULL, "ring pool");
+	cfg.ctrl_pool = rings;
+	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), 0);
+	for (int i = 0; i < 2; i++) {
+		mrc_qp_mem_parts(p.h[i].qp, &m);
+		MRC_T_EQ(m.ctrl, 0);
+		MRC_T_RUN(parts_add_up(p.h[i].qp));
+	}
+	idle = mrc_qp_mem_bytes(p.h[1].qp);
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	mrc_test_fill(&p.h[0], 0, 65536, 5);
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 3000 + k,
+				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
+				 p.h[1].key, false, 0),
+			0);
+	for (int step = 0; step < 2000 && !seen_held; step++) {
+		run(&p, &w, 100);
+		if (mrc_trk_pool_in_use(rings) == 1) {
+			seen_held = true;
+			mrc_qp_mem_parts(p.h[1].qp, &m);
+			MRC_T_EQ(m.ctrl, rings->block_bytes);
+			MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle + rings->block_bytes);
+			MRC_T_RUN(parts_add_up(p.h[1].qp));
+		}
+	}
+	MRC_T_ASSERT(seen_held, "the responder never held the ring");
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 4);
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_MEMEQ(p.h[1].mem + k * 10000, p.h[0].mem + k * 10000, 3000 + k);
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_ctrl_dropped, 0);
+	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 0);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->tx_sacks > 0, "SACKs were sent");
+	MRC_T_EQ(mrc_trk_pool_in_use(rings), 0);
+	MRC_T_ASSERT(rings->stats.lent > 0, "the ring was lent");
+	MRC_T_EQ(rings->stats.lent, rings->stats.returned);
+	MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(rings), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * No ring free (another QP holds the only one): the responder's answers
+ * are dropped and counted, not written anywhere; once the ring is back the
+ * sender's resends are answered and the message completes intact.
+ */
+static int
+test_ctrl_ring_pool_empty(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *rings;
+	struct mrc_cqe e[2];
+	void *taken;
+
+	int rc = mrc_test_eal_init("test_qp");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.mtu = 1024;
+	rings = mrc_trk_pool_create(1, mrc_qp_ctrl_block_bytes(), SOCKET_ID_ANY);
+	MRC_T_ASSERT(rings != NULL, "ring pool");
+	cfg.ctrl_pool = rings;
+	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), 0);
+	taken = mrc_trk_pool_get(rings);
+	MRC_T_ASSERT(taken != NULL, "the only ring");
+	memset(&w, 0, sizeof(w));
+	w.latency_ns = 3 * US;
+	mrc_test_fill(&p.h[0], 0, 65536, 6);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3000, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	run(&p, &w, 200 * US);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->tx_ctrl_dropped > 0, "answers dropped");
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_sacks, 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 0);
+	mrc_trk_pool_put(rings, taken);
+	run(&p, &w, 100000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 1);
+	MRC_T_EQ(e[0].status, MRC_CQE_OK);
+	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 3000);
+	MRC_T_EQ(mrc_trk_pool_in_use(rings), 0);
+	wire_drain(&w);
+	MRC_T_RUN(no_leak(&p));
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(rings), 0);
 	return MRC_TEST_OK;
 }
 
@@ -1772,6 +1893,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_imm_completions_in_order),
 	MRC_TEST_CASE(test_peer_wimm_holds_back_write_imm),
 	MRC_TEST_CASE(test_imm_table_lent),
+	MRC_TEST_CASE(test_ctrl_ring_lent),
+	MRC_TEST_CASE(test_ctrl_ring_pool_empty),
 	MRC_TEST_CASE(test_imm_table_pool_empty),
 	MRC_TEST_CASE(test_imm_table_back_on_reset),
 	MRC_TEST_CASE(test_bad_rkey_refused),

@@ -652,7 +652,8 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 		.hdr_pool = hc->tx_pool,
 		.socket = (int)rte_socket_id(),
 		.trk_pool = mrc_shard_trk_pool(sc->rt),
-		.imm_pool = sc->imm_pool};
+		.imm_pool = sc->imm_pool,
+		.ctrl_pool = sc->ctrl_pool};
 	struct call c = {.a = a, .q = q};
 	const char *why = NULL;
 	struct mrc_qp_attr at;

@@ -543,6 +543,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			sc->imm_pool =
 				mrc_trk_pool_create(RTE_MIN(qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
 					mrc_qp_imm_block_bytes(&a), (int)rte_socket_id());
+			/* as many control answer rings: a QP holds one while an answer waits */
+			sc->ctrl_pool =
+				mrc_trk_pool_create(RTE_MIN(qps, (uint32_t)MRCD_TRK_BLOCKS_MAX),
+					mrc_qp_ctrl_block_bytes(), (int)rte_socket_id());
 		}
 		sc->cq = rte_zmalloc("mrcd_cq", mrc_cq_memsize(d->cfg.transport.cq_size), 64);
 		/* Requests from the control thread: QPs retired and added (mrcd_recover.c). */
@@ -572,9 +576,10 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			}
 			cfg.ev_events = sc->ev_events;
 		}
-		if (sc->imm_pool == NULL || sc->cq == NULL) {
+		if (sc->imm_pool == NULL || sc->ctrl_pool == NULL || sc->cq == NULL) {
 			MRCD_LOG(ctrl, ERR,
-				"host %u shard %u: out of memory for its Write-IMM tables and CQ",
+				"host %u shard %u: out of memory for its Write-IMM tables, answer "
+				"rings and CQ",
 				h, k);
 			return -ENOMEM;
 		}
@@ -636,7 +641,8 @@ mrcd_make_qp_rts(struct mrcd_daemon *d, unsigned int local, unsigned int shard, 
 		.ev_stats = d->cfg.telemetry.ev_stats,
 		.socket = (int)rte_socket_id(),
 		.trk_pool = mrc_shard_trk_pool(sc->rt),
-		.imm_pool = sc->imm_pool};
+		.imm_pool = sc->imm_pool,
+		.ctrl_pool = sc->ctrl_pool};
 	struct mrc_qp_attr a;
 	const char *why = NULL;
 	struct mrc_qp *qp;

@@ -264,7 +264,8 @@ mrcd_heap_account(struct mrcd_daemon *d)
 		for (unsigned int k = 0; k < d->host[h].n_shards; k++)
 			d->trk_bytes +=
 				mrc_trk_pool_mem_bytes(mrc_shard_trk_pool(d->host[h].shard[k].rt)) +
-				mrc_trk_pool_mem_bytes(d->host[h].shard[k].imm_pool);
+				mrc_trk_pool_mem_bytes(d->host[h].shard[k].imm_pool) +
+				mrc_trk_pool_mem_bytes(d->host[h].shard[k].ctrl_pool);
 	}
 	/* What the flows, hosts and QPs took from the heap (mbuf pools excluded). */
 	const size_t now = heap_in_use();

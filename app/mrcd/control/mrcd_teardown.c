@@ -54,6 +54,8 @@ mrcd_free_qps(struct mrcd_daemon *d)
 			 */
 			(void)mrc_trk_pool_free(sc->imm_pool);
 			sc->imm_pool = NULL;
+			(void)mrc_trk_pool_free(sc->ctrl_pool);
+			sc->ctrl_pool = NULL;
 		}
 }
 
