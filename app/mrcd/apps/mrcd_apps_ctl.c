@@ -32,6 +32,7 @@
 
 #include "mrc_shard.h"
 #include "mrcd_apps.h"
+#include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
 #include "mrcd_config.h"
 #include "mrcd_control.h"
@@ -40,19 +41,10 @@
 
 /* ---- the workers, through their shard's request ring ---- */
 
-struct call {
-	struct mrcd_apps *a;
-	struct mrcd_app_qp *q;
-	struct mrc_qp_attr *attr;
-	struct mrc_mr_table *mrs;
-	struct mrcd_app_mr *mr;
-	uint32_t access;
-};
-
 /* Run fn on the lcore of host h's shard k: through its request ring while the workers run. */
-static int
-call_shard(
-	struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_shard_call_fn fn, struct call *c)
+int
+mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_shard_call_fn fn,
+	struct mrcd_apps_call *c)
 {
 	struct mrcd_shardctx *sc = &a->d->host[h].shard[k];
 	struct mrc_shard_req r = {.op = MRC_SHARD_CALL, .fn = fn, .arg = c};
@@ -70,10 +62,11 @@ call_shard(
 }
 
 /* On the shard that owns QP q (mrcd_apps_qpn_shard): it alone consumes its rings. */
-static int
-call_owner(struct mrcd_apps *a, struct mrcd_app_qp *q, mrc_shard_call_fn fn, struct call *c)
+int
+mrcd_apps_call_owner(
+	struct mrcd_apps *a, struct mrcd_app_qp *q, mrc_shard_call_fn fn, struct mrcd_apps_call *c)
 {
-	return call_shard(a, q->host, q->shard, fn, c);
+	return mrcd_apps_call_shard(a, q->host, q->shard, fn, c);
 }
 
 static int
@@ -91,21 +84,21 @@ on_nothing(struct mrc_shard *s, void *arg)
  * reads (mrcd_apps_priv.h), so this is the grace period between taking a
  * region out of it and unmapping its pages.
  */
-static void
-host_barrier(struct mrcd_apps *a, unsigned int h, unsigned int first)
+void
+mrcd_apps_host_barrier(struct mrcd_apps *a, unsigned int h, unsigned int first)
 {
-	struct call c = {.a = a};
+	struct mrcd_apps_call c = {.a = a};
 
 	/* A full request ring is waited out: a pass skipped would be no grace period. */
 	for (unsigned int k = first; k < a->d->host[h].n_shards; k++)
-		while (call_shard(a, h, k, on_nothing, &c) == -ENOSPC)
+		while (mrcd_apps_call_shard(a, h, k, on_nothing, &c) == -ENOSPC)
 			rte_pause();
 }
 
 static int
 on_add(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 	struct mrcd_apps_worker *w = &c->a->w[c->q->worker];
 	int rc;
 
@@ -120,7 +113,7 @@ on_add(struct mrc_shard *s, void *arg)
 static int
 on_rts(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 	const char *why = NULL;
 
 	return mrc_qp_modify(c->q->qp, MRC_QP_RTS, c->attr, mrc_shard_run_clock(s, rte_rdtsc()),
@@ -130,7 +123,7 @@ on_rts(struct mrc_shard *s, void *arg)
 static int
 on_error(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 
 	mrcd_app_qp_to_error(c->q, MRC_CHAN_QPE_USER, mrc_shard_run_clock(s, rte_rdtsc()));
 	return 0;
@@ -140,7 +133,7 @@ on_error(struct mrc_shard *s, void *arg)
 static int
 on_remove(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 	struct mrcd_apps_worker *w = &c->a->w[c->q->worker];
 
 	for (unsigned int k = 0; k < w->n; k++)
@@ -154,7 +147,7 @@ on_remove(struct mrc_shard *s, void *arg)
 static int
 on_reg(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 	uint32_t key;
 
 	RTE_SET_USED(s);
@@ -167,7 +160,7 @@ on_reg(struct mrc_shard *s, void *arg)
 static int
 on_dereg(struct mrc_shard *s, void *arg)
 {
-	struct call *c = arg;
+	struct mrcd_apps_call *c = arg;
 
 	RTE_SET_USED(s);
 	return mrc_mr_deregister(c->mrs, c->mr->key);
@@ -205,7 +198,8 @@ reply(struct mrcd_app_session *s, struct mrc_chan_rep *rep, int fd)
 		s->closing = true;
 }
 
-static int __rte_format_printf(3, 4) fail(struct mrc_chan_rep *rep, int err, const char *fmt, ...)
+int __rte_format_printf(3, 4)
+	mrcd_apps_fail(struct mrc_chan_rep *rep, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -217,8 +211,8 @@ static int __rte_format_printf(3, 4) fail(struct mrc_chan_rep *rep, int err, con
 }
 
 /* Shared memory mrcd makes for a CQ or QP: sealed, so the application cannot resize it. */
-static uint8_t *
-make_shm(const char *name, size_t bytes, int *fd)
+uint8_t *
+mrcd_apps_make_shm(const char *name, size_t bytes, int *fd)
 {
 	uint8_t *p;
 
@@ -253,16 +247,17 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	rep->u.hello.n_hosts = d->n_hosts;
 	if (r->u.hello.version != MRC_CHAN_VERSION) {
 		s->closing = true;
-		return fail(rep, EPROTO,
+		return mrcd_apps_fail(rep, EPROTO,
 			"mrcd speaks application channel version %u, this lib_mrc version %u: "
 			"use the lib_mrc of this mrcd",
 			MRC_CHAN_VERSION, r->u.hello.version);
 	}
 	if (c < first || c >= first + d->n_hosts)
-		return fail(rep, ENODEV, "host %u is not one of this mrcd's (%u..%u)", c, first,
-			first + d->n_hosts - 1);
+		return mrcd_apps_fail(rep, ENODEV, "host %u is not one of this mrcd's (%u..%u)", c,
+			first, first + d->n_hosts - 1);
 	if (mrcd_config_qp_addr(&d->cfg, c, c == 0 ? 1 : 0, &addr) != 0)
-		return fail(rep, ENODEV, "host %u has no address to a peer (one host only?)", c);
+		return mrcd_apps_fail(
+			rep, ENODEV, "host %u has no address to a peer (one host only?)", c);
 	s->host = c - first;
 	s->pid = (pid_t)r->u.hello.pid;
 	s->hello = true;
@@ -279,62 +274,66 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 }
 
 /* A region: the application's memfd, sealed and big enough, mapped here and registered. */
-static int
-do_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r, int fd,
-	struct mrc_chan_rep *rep)
+int
+mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+	int fd, struct mrc_chan_rep *rep)
 {
 	const uint64_t off = r->u.reg_mr.fd_off, len = r->u.reg_mr.len, addr = r->u.reg_mr.addr;
 	const uint64_t map_off = off & ~4095ull;
 	const uint64_t map_len = ((off - map_off) + len + 4095) & ~4095ull;
 	struct mrcd_app_mr *mr = NULL;
 	struct stat st;
-	struct call c;
+	struct mrcd_apps_call c;
 	int seals, rc;
 
 	if (fd < 0)
-		return fail(rep, EINVAL, "a region comes with its memfd (SCM_RIGHTS); none came");
+		return mrcd_apps_fail(
+			rep, EINVAL, "a region comes with its memfd (SCM_RIGHTS); none came");
 	if ((addr & 4095) != (off & 4095))
-		return fail(rep, EINVAL,
+		return mrcd_apps_fail(rep, EINVAL,
 			"address 0x%lx and memfd offset 0x%lx differ within a page",
 			(unsigned long)addr, (unsigned long)off);
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
-		return fail(rep, EPERM,
+		return mrcd_apps_fail(rep, EPERM,
 			"the region's fd is not a memfd sealed against shrinking and growing "
 			"(seals 0x%x)",
 			seals);
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < map_off + map_len)
-		return fail(rep, EINVAL, "the memfd holds %lld bytes, the region needs %lu",
-			(long long)st.st_size, (unsigned long)(map_off + map_len));
+		return mrcd_apps_fail(rep, EINVAL,
+			"the memfd holds %lld bytes, the region needs %lu", (long long)st.st_size,
+			(unsigned long)(map_off + map_len));
 	if (s->mr_bytes + len > MRCD_APPS_SESSION_MR_BYTES)
-		return fail(rep, ENOMEM, "%lu more registered bytes pass this application's %llu",
+		return mrcd_apps_fail(rep, ENOMEM,
+			"%lu more registered bytes pass this application's %llu",
 			(unsigned long)len, MRCD_APPS_SESSION_MR_BYTES);
 	for (unsigned int k = 0; k < RTE_DIM(s->mr) && mr == NULL; k++)
 		if (s->mr[k].key == 0 && s->mr[k].map == NULL)
 			mr = &s->mr[k];
 	if (mr == NULL)
-		return fail(rep, ENOMEM, "this application has its %u regions already",
+		return mrcd_apps_fail(rep, ENOMEM, "this application has its %u regions already",
 			MRCD_APPS_SESSION_MRS);
 	mr->map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map_off);
 	if (mr->map == MAP_FAILED) {
 		mr->map = NULL;
-		return fail(rep, errno, "cannot map the region: %s", strerror(errno));
+		return mrcd_apps_fail(rep, errno, "cannot map the region: %s", strerror(errno));
 	}
 	mr->map_len = map_len;
 	mr->addr = addr;
 	mr->len = len;
-	c = (struct call){.a = a,
+	c = (struct mrcd_apps_call){.a = a,
 		.mrs = a->d->host[s->host].mrs,
 		.mr = mr,
 		.access =
 			MRC_MR_ACCESS_LOCAL_READ | ((r->u.reg_mr.access & MRC_CHAN_ACC_REMOTE_WRITE)
 								   ? MRC_MR_ACCESS_REMOTE_WRITE
 								   : 0)};
-	rc = call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
+	rc = mrcd_apps_call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
 	if (rc < 0) {
 		munmap(mr->map, map_len);
 		mr->map = NULL;
-		return fail(rep, -rc, "the host's region table refused it: %s", strerror(-rc));
+		return mrcd_apps_fail(
+			rep, -rc, "the host's region table refused it: %s", strerror(-rc));
 	}
 	mr->key = (uint32_t)rc;
 	/* The owner mark before the application learns the key: its posts are checked by it. */
@@ -353,18 +352,18 @@ do_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan
  * no peer's write being placed under it on another shard is left when the
  * pages are unmapped.
  */
-static bool
-release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
+bool
+mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
 {
-	struct call c = {.a = a, .mrs = a->d->host[s->host].mrs, .mr = mr};
+	struct mrcd_apps_call c = {.a = a, .mrs = a->d->host[s->host].mrs, .mr = mr};
 
 	mr->dying = true;
 	if (mr->key != 0) {
 		const uint32_t slot = mr->key >> 8;
 
 		__atomic_store_n(&a->mr_owner[s->host][slot], 0, __ATOMIC_RELEASE);
-		host_barrier(a, s->host, 0);
-		if (call_shard(a, s->host, 0, on_dereg, &c) == -EBUSY) {
+		mrcd_apps_host_barrier(a, s->host, 0);
+		if (mrcd_apps_call_shard(a, s->host, 0, on_dereg, &c) == -EBUSY) {
 			/* packets still hold it: a session's end tries again next tick; an
 			 * application's deregistration fails and changes nothing */
 			if (!s->closing) {
@@ -376,30 +375,31 @@ release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *
 		}
 		s->mr_bytes -= mr->len;
 		mr->key = 0;
-		host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
+		mrcd_apps_host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
 	}
 	munmap(mr->map, mr->map_len);
 	memset(mr, 0, sizeof(*mr));
 	return true;
 }
 
-static int
-do_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+int
+mrcd_apps_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
 	struct mrc_chan_rep *rep)
 {
 	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
 		if (s->mr[k].key != 0 && s->mr[k].key == r->u.dereg_mr.key) {
-			if (!release_mr(a, s, &s->mr[k]))
-				return fail(rep, EBUSY,
+			if (!mrcd_apps_release_mr(a, s, &s->mr[k]))
+				return mrcd_apps_fail(rep, EBUSY,
 					"region 0x%x: packets in flight still use it",
 					r->u.dereg_mr.key);
 			return 0;
 		}
-	return fail(rep, EINVAL, "key 0x%x is not a region of this application", r->u.dereg_mr.key);
+	return mrcd_apps_fail(
+		rep, EINVAL, "key 0x%x is not a region of this application", r->u.dereg_mr.key);
 }
 
-static struct mrcd_app_cq *
-find_cq(struct mrcd_app_session *s, uint32_t id)
+struct mrcd_app_cq *
+mrcd_apps_find_cq(struct mrcd_app_session *s, uint32_t id)
 {
 	for (unsigned int k = 0; k < RTE_DIM(s->cq); k++)
 		if (s->cq[k].id != 0 && s->cq[k].id == id)
@@ -408,57 +408,58 @@ find_cq(struct mrcd_app_session *s, uint32_t id)
 }
 
 /* A channel: the application's eventfd (checked to be one), written when an armed CQ fires. */
-static int
-do_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
+int
+mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
 {
 	static const char eventfd_link[] = "anon_inode:[eventfd]";
 	char path[64], what[64];
 	ssize_t n;
 
 	if (fd < 0)
-		return fail(
+		return mrcd_apps_fail(
 			rep, EINVAL, "a channel comes with its eventfd (SCM_RIGHTS); none came");
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, what, sizeof(what) - 1);
 	if (n != (ssize_t)strlen(eventfd_link) || memcmp(what, eventfd_link, (size_t)n) != 0)
-		return fail(rep, EINVAL, "a channel's fd must be an eventfd");
+		return mrcd_apps_fail(rep, EINVAL, "a channel's fd must be an eventfd");
 	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
 		if (s->chan_fd[k] < 0) {
 			s->chan_fd[k] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 			if (s->chan_fd[k] < 0)
-				return fail(
+				return mrcd_apps_fail(
 					rep, errno, "cannot keep the eventfd: %s", strerror(errno));
 			rep->u.create_channel.channel = k + 1;
 			return 0;
 		}
-	return fail(rep, ENOMEM, "this application has its %u channels already",
+	return mrcd_apps_fail(rep, ENOMEM, "this application has its %u channels already",
 		MRCD_APPS_SESSION_CHANNELS);
 }
 
-static int
-do_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+int
+mrcd_apps_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
 	struct mrc_chan_rep *rep, int *fd)
 {
 	struct mrcd_app_cq *cq = NULL;
 	const uint32_t ch = r->u.create_cq.channel;
 
 	if (ch > MRCD_APPS_SESSION_CHANNELS || (ch != 0 && s->chan_fd[ch - 1] < 0))
-		return fail(rep, EINVAL, "channel %u is not one of this application's", ch);
+		return mrcd_apps_fail(
+			rep, EINVAL, "channel %u is not one of this application's", ch);
 
 	for (unsigned int k = 0; k < RTE_DIM(s->cq) && cq == NULL; k++)
 		if (s->cq[k].id == 0)
 			cq = &s->cq[k];
 	if (cq == NULL)
-		return fail(rep, ENOMEM, "this application has its %u CQs already",
+		return mrcd_apps_fail(rep, ENOMEM, "this application has its %u CQs already",
 			MRCD_APPS_SESSION_CQS);
 	memset(cq, 0, sizeof(*cq));
 	cq->entries = mrc_chan_pow2(r->u.create_cq.entries);
 	cq->n_rings = a->d->n_workers;
 	cq->bytes = mrc_chan_cq_bytes(cq->entries, cq->n_rings);
-	cq->shm = make_shm("mrcd-cq", cq->bytes, fd);
+	cq->shm = mrcd_apps_make_shm("mrcd-cq", cq->bytes, fd);
 	if (cq->shm == NULL)
-		return fail(rep, ENOMEM, "no shared memory for a CQ of %u entries: %s", cq->entries,
-			strerror(errno));
+		return mrcd_apps_fail(rep, ENOMEM, "no shared memory for a CQ of %u entries: %s",
+			cq->entries, strerror(errno));
 	cq->id = (uint32_t)(cq - s->cq) + 1;
 	cq->channel = ch;
 	cq->wakes = a->wakes;
@@ -479,23 +480,24 @@ cq_in_use(struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
 	return false;
 }
 
-static int
-do_destroy_cq(struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep)
+int
+mrcd_apps_destroy_cq(
+	struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep)
 {
-	struct mrcd_app_cq *cq = find_cq(s, r->u.destroy_cq.cq);
+	struct mrcd_app_cq *cq = mrcd_apps_find_cq(s, r->u.destroy_cq.cq);
 
 	if (cq == NULL)
-		return fail(
+		return mrcd_apps_fail(
 			rep, EINVAL, "CQ %u is not one of this application's", r->u.destroy_cq.cq);
 	if (cq_in_use(s, cq))
-		return fail(rep, EBUSY, "CQ %u still has QPs", cq->id);
+		return mrcd_apps_fail(rep, EBUSY, "CQ %u still has QPs", cq->id);
 	munmap(cq->shm, cq->bytes);
 	memset(cq, 0, sizeof(*cq));
 	return 0;
 }
 
-static struct mrcd_app_qp *
-find_qp(struct mrcd_app_session *s, uint32_t qpn)
+struct mrcd_app_qp *
+mrcd_apps_find_qp(struct mrcd_app_session *s, uint32_t qpn)
 {
 	for (unsigned int k = 0; k < RTE_DIM(s->qp); k++)
 		if (s->qp[k].qpn != 0 && s->qp[k].qpn == qpn)
@@ -503,18 +505,18 @@ find_qp(struct mrcd_app_session *s, uint32_t qpn)
 	return NULL;
 }
 
-static int
-do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+int
+mrcd_apps_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
 	struct mrc_chan_rep *rep, int *fd)
 {
-	struct mrcd_app_cq *scq = find_cq(s, r->u.create_qp.send_cq),
-			   *rcq = find_cq(s, r->u.create_qp.recv_cq);
+	struct mrcd_app_cq *scq = mrcd_apps_find_cq(s, r->u.create_qp.send_cq),
+			   *rcq = mrcd_apps_find_cq(s, r->u.create_qp.recv_cq);
 	const unsigned int h = s->host;
 	struct mrcd_app_qp *q = NULL;
 	uint32_t slot = MRCD_APPS_QPNS, icq_n;
 
 	if (scq == NULL || rcq == NULL)
-		return fail(rep, EINVAL, "CQ %u or %u is not one of this application's",
+		return mrcd_apps_fail(rep, EINVAL, "CQ %u or %u is not one of this application's",
 			r->u.create_qp.send_cq, r->u.create_qp.recv_cq);
 	for (unsigned int k = 0; k < RTE_DIM(s->qp) && q == NULL; k++)
 		if (s->qp[k].qpn == 0)
@@ -527,7 +529,7 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 			slot = t;
 	}
 	if (q == NULL || slot == MRCD_APPS_QPNS)
-		return fail(rep, ENOMEM, "no QP left: %u per application, %u per host",
+		return mrcd_apps_fail(rep, ENOMEM, "no QP left: %u per application, %u per host",
 			MRCD_APPS_SESSION_QPS, MRCD_APPS_QPNS);
 	memset(q, 0, sizeof(*q));
 	q->sq_size = RTE_MAX(mrc_chan_pow2(r->u.create_qp.max_send_wr), 16u);
@@ -538,13 +540,13 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 	 * arrive meanwhile (the worker empties it each pass) */
 	icq_n = mrc_chan_pow2(2 * q->sq_size + 1024);
 	q->icq = rte_zmalloc("mrcd_app_icq", mrc_cq_memsize(icq_n), 64);
-	q->shm = make_shm("mrcd-qp", q->bytes, fd);
+	q->shm = mrcd_apps_make_shm("mrcd-qp", q->bytes, fd);
 	if (q->shadow == NULL || q->icq == NULL || q->shm == NULL) {
 		rte_free(q->shadow);
 		rte_free(q->icq);
 		if (q->shm != NULL)
 			munmap(q->shm, q->bytes);
-		return fail(rep, ENOMEM, "no memory for a QP of %u sends", q->sq_size);
+		return mrcd_apps_fail(rep, ENOMEM, "no memory for a QP of %u sends", q->sq_size);
 	}
 	mrc_cq_init(q->icq, icq_n);
 	q->st = (struct mrc_chan_qp_status *)q->shm;
@@ -575,10 +577,10 @@ do_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 static void
 qp_unplug(struct mrcd_apps *a, struct mrcd_app_qp *q)
 {
-	struct call c = {.a = a, .q = q};
+	struct mrcd_apps_call c = {.a = a, .q = q};
 
 	if (q->added)
-		(void)call_owner(a, q, on_remove, &c);
+		(void)mrcd_apps_call_owner(a, q, on_remove, &c);
 	q->added = false;
 	if (q->qp != NULL)
 		mrc_qp_destroy(q->qp);
@@ -616,15 +618,15 @@ qp_take_profiles(struct mrcd_apps *a, struct mrcd_app_qp *q, const struct mrc_ch
 
 	if (mrcd_profile_table_hold(&a->d->profiles, ev, cc, &q->evp, &q->ccp, err, sizeof(err)) !=
 		0)
-		return fail(rep, EINVAL, "QP 0x%x: %s", q->qpn, err);
+		return mrcd_apps_fail(rep, EINVAL, "QP 0x%x: %s", q->qpn, err);
 	q->ev_profile = (uint8_t)ev;
 	q->cc_profile = (uint8_t)cc;
 	q->profiles_held = true;
 	return 0;
 }
 
-static void
-qp_free(struct mrcd_apps *a, struct mrcd_app_qp *q)
+void
+mrcd_apps_qp_free(struct mrcd_apps *a, struct mrcd_app_qp *q)
 {
 	qp_unplug(a, q);
 	a->qpn_used[q->host][q->qpn - a->qpn_first] = false;
@@ -653,7 +655,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 		.socket = (int)rte_socket_id(),
 		.trk_pool = mrc_shard_trk_pool(sc->rt),
 		.imm_pool = sc->imm_pool};
-	struct call c = {.a = a, .q = q};
+	struct mrcd_apps_call c = {.a = a, .q = q};
 	const char *why = NULL;
 	struct mrc_qp_attr at;
 	unsigned int peer = n;
@@ -661,7 +663,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 
 	const uint32_t need = MRC_CHAN_MOD_AV | MRC_CHAN_MOD_DEST_QPN | MRC_CHAN_MOD_RQ_PSN;
 	if ((q->mod_mask & need) != need)
-		return fail(rep, EINVAL,
+		return mrcd_apps_fail(rep, EINVAL,
 			"INIT -> RTR needs the address vector, the destination QPN "
 			"and the receive PSN");
 	for (unsigned int p = 0; p < n && peer == n; p++)
@@ -669,10 +671,11 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 			memcmp(in.addr.dst_ip, q->dgid, 16) == 0)
 			peer = p;
 	if (peer == n)
-		return fail(rep, EINVAL, "the destination GID is no host of this cluster's");
+		return mrcd_apps_fail(
+			rep, EINVAL, "the destination GID is no host of this cluster's");
 	mrcd_config_wire(&d->cfg, &in.wire);
 	if (qp_attr(a, q, &at) != 0)
-		return fail(rep, EINVAL, "[transport] does not convert to QP attributes");
+		return mrcd_apps_fail(rep, EINVAL, "[transport] does not convert to QP attributes");
 	at.dest_qpn = q->dest_qpn;
 	at.start_psn_rx = q->rq_psn;
 	if (q->mod_mask & MRC_CHAN_MOD_MPR_DEST)
@@ -686,20 +689,20 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 	}
 	q->qp = mrc_qp_create(&in, &why);
 	if (q->qp == NULL)
-		return fail(rep, ENOMEM, "QP 0x%x: %s", q->qpn, why);
+		return mrcd_apps_fail(rep, ENOMEM, "QP 0x%x: %s", q->qpn, why);
 	for (int to = MRC_QP_INIT; to <= MRC_QP_RTR; to++)
 		if (mrc_qp_modify(q->qp, (enum mrc_qp_state)to, &at, rte_rdtsc(), &a->rand, &why) !=
 			0) {
 			mrc_qp_destroy(q->qp);
 			q->qp = NULL;
-			return fail(rep, EINVAL, "QP 0x%x -> %s: %s", q->qpn,
+			return mrcd_apps_fail(rep, EINVAL, "QP 0x%x -> %s: %s", q->qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why);
 		}
-	rc = call_owner(a, q, on_add, &c);
+	rc = mrcd_apps_call_owner(a, q, on_add, &c);
 	if (rc != 0) {
 		mrc_qp_destroy(q->qp);
 		q->qp = NULL;
-		return fail(
+		return mrcd_apps_fail(
 			rep, -rc, "the host's shard refused QP 0x%x: %s", q->qpn, strerror(-rc));
 	}
 	q->added = true;
@@ -710,13 +713,13 @@ static int
 qp_to_rts(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 {
 	struct mrc_qp_attr at;
-	struct call c = {.a = a, .q = q, .attr = &at};
+	struct mrcd_apps_call c = {.a = a, .q = q, .attr = &at};
 	int rc;
 
 	if (!(q->mod_mask & MRC_CHAN_MOD_SQ_PSN))
-		return fail(rep, EINVAL, "RTR -> RTS needs the send PSN");
+		return mrcd_apps_fail(rep, EINVAL, "RTR -> RTS needs the send PSN");
 	if (qp_attr(a, q, &at) != 0)
-		return fail(rep, EINVAL, "[transport] does not convert to QP attributes");
+		return mrcd_apps_fail(rep, EINVAL, "[transport] does not convert to QP attributes");
 	at.dest_qpn = q->dest_qpn;
 	at.start_psn_rx = q->rq_psn;
 	at.start_psn_tx = q->sq_psn;
@@ -728,38 +731,40 @@ qp_to_rts(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 	}
 	if (q->mod_mask & MRC_CHAN_MOD_MPR)
 		at.peer_mpr = q->mpr;
-	rc = call_owner(a, q, on_rts, &c);
-	return rc == 0 ? 0 : fail(rep, EINVAL, "QP 0x%x refused RTS: %s", q->qpn, strerror(-rc));
+	rc = mrcd_apps_call_owner(a, q, on_rts, &c);
+	return rc == 0 ? 0
+		       : mrcd_apps_fail(
+				 rep, EINVAL, "QP 0x%x refused RTS: %s", q->qpn, strerror(-rc));
 }
 
-static int
-do_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+int
+mrcd_apps_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
 	struct mrc_chan_rep *rep)
 {
-	struct mrcd_app_qp *q = find_qp(s, r->u.modify_qp.qpn);
+	struct mrcd_app_qp *q = mrcd_apps_find_qp(s, r->u.modify_qp.qpn);
 	const uint32_t m = r->u.modify_qp.mask, to = r->u.modify_qp.state;
 	uint32_t cur;
 	int rc = 0;
 
 	if (q == NULL)
-		return fail(rep, EINVAL, "QP 0x%x is not one of this application's",
+		return mrcd_apps_fail(rep, EINVAL, "QP 0x%x is not one of this application's",
 			r->u.modify_qp.qpn);
 	cur = __atomic_load_n(&q->st->state, __ATOMIC_RELAXED) == MRC_CHAN_QPS_ERR
 		      ? MRC_CHAN_QPS_ERR
 		      : q->state;
 	if ((m & MRC_CHAN_MOD_CUR) && r->u.modify_qp.cur_state != cur)
-		return fail(rep, EINVAL, "QP 0x%x is in state %u, not %u", q->qpn, cur,
+		return mrcd_apps_fail(rep, EINVAL, "QP 0x%x is in state %u, not %u", q->qpn, cur,
 			r->u.modify_qp.cur_state);
 	if (!(to == MRC_CHAN_QPS_ERR || to == MRC_CHAN_QPS_RESET || to == cur ||
 		    (cur == MRC_CHAN_QPS_RESET && to == MRC_CHAN_QPS_INIT) ||
 		    (cur == MRC_CHAN_QPS_INIT && to == MRC_CHAN_QPS_RTR) ||
 		    (cur == MRC_CHAN_QPS_RTR && to == MRC_CHAN_QPS_RTS)))
-		return fail(
+		return mrcd_apps_fail(
 			rep, EINVAL, "QP 0x%x: no transition from state %u to %u", q->qpn, cur, to);
 	/* Profiles are picked when the QP is made ready, RESET -> INIT, as on an MRC NIC. */
 	if ((m & (MRC_CHAN_MOD_EV_PROFILE | MRC_CHAN_MOD_CC_PROFILE)) &&
 		!(cur == MRC_CHAN_QPS_RESET && to == MRC_CHAN_QPS_INIT))
-		return fail(
+		return mrcd_apps_fail(
 			rep, EINVAL, "QP 0x%x: profile ids are set at RESET -> INIT only", q->qpn);
 	if (cur == MRC_CHAN_QPS_RESET && to == MRC_CHAN_QPS_INIT && !q->profiles_held) {
 		rc = qp_take_profiles(a, q, r, rep);
@@ -796,10 +801,10 @@ do_modify_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_c
 	else if (to == MRC_CHAN_QPS_RTS)
 		rc = qp_to_rts(a, q, rep);
 	else if (to == MRC_CHAN_QPS_ERR) {
-		struct call c = {.a = a, .q = q};
+		struct mrcd_apps_call c = {.a = a, .q = q};
 
 		if (q->added)
-			rc = call_owner(a, q, on_error, &c);
+			rc = mrcd_apps_call_owner(a, q, on_error, &c);
 		else
 			__atomic_store_n(&q->st->state, MRC_CHAN_QPS_ERR, __ATOMIC_RELAXED);
 	} else if (to == MRC_CHAN_QPS_RESET) {
@@ -834,36 +839,36 @@ serve(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req
 {
 	if (!s->hello && r->op != MRC_CHAN_HELLO) {
 		s->closing = true;
-		return fail(rep, EPROTO, "the first request must be HELLO");
+		return mrcd_apps_fail(rep, EPROTO, "the first request must be HELLO");
 	}
 	switch (r->op) {
 	case MRC_CHAN_HELLO:
 		return do_hello(a, s, r, rep);
 	case MRC_CHAN_REG_MR:
-		return do_reg_mr(a, s, r, fd, rep);
+		return mrcd_apps_reg_mr(a, s, r, fd, rep);
 	case MRC_CHAN_DEREG_MR:
-		return do_dereg_mr(a, s, r, rep);
+		return mrcd_apps_dereg_mr(a, s, r, rep);
 	case MRC_CHAN_CREATE_CHANNEL:
-		return do_create_channel(s, fd, rep);
+		return mrcd_apps_create_channel(s, fd, rep);
 	case MRC_CHAN_CREATE_CQ:
-		return do_create_cq(a, s, r, rep, out_fd);
+		return mrcd_apps_create_cq(a, s, r, rep, out_fd);
 	case MRC_CHAN_DESTROY_CQ:
-		return do_destroy_cq(s, r, rep);
+		return mrcd_apps_destroy_cq(s, r, rep);
 	case MRC_CHAN_CREATE_QP:
-		return do_create_qp(a, s, r, rep, out_fd);
+		return mrcd_apps_create_qp(a, s, r, rep, out_fd);
 	case MRC_CHAN_MODIFY_QP:
-		return do_modify_qp(a, s, r, rep);
+		return mrcd_apps_modify_qp(a, s, r, rep);
 	case MRC_CHAN_DESTROY_QP: {
-		struct mrcd_app_qp *q = find_qp(s, r->u.destroy_qp.qpn);
+		struct mrcd_app_qp *q = mrcd_apps_find_qp(s, r->u.destroy_qp.qpn);
 
 		if (q == NULL)
-			return fail(rep, EINVAL, "QP 0x%x is not one of this application's",
-				r->u.destroy_qp.qpn);
-		qp_free(a, q);
+			return mrcd_apps_fail(rep, EINVAL,
+				"QP 0x%x is not one of this application's", r->u.destroy_qp.qpn);
+		mrcd_apps_qp_free(a, q);
 		return 0;
 	}
 	default:
-		return fail(rep, EINVAL, "operation %u", r->op);
+		return mrcd_apps_fail(rep, EINVAL, "operation %u", r->op);
 	}
 }
 
@@ -915,7 +920,7 @@ read_one(struct mrcd_apps *a, struct mrcd_app_session *s)
 						       : mrc_chan_req_check(buf.b, (size_t)n, &r);
 	if (why != MRC_CHAN_REF_NONE) {
 		s->refused[why]++;
-		fail(&rep, EINVAL, "request refused: %s", mrc_chan_refusal_name(why));
+		mrcd_apps_fail(&rep, EINVAL, "request refused: %s", mrc_chan_refusal_name(why));
 		rep.op = why == MRC_CHAN_REF_msg_size ? 0 : r.op;
 		rep.seq = why == MRC_CHAN_REF_msg_size ? 0 : r.seq;
 	} else {
@@ -950,7 +955,7 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 	}
 	for (unsigned int k = 0; k < RTE_DIM(s->qp); k++)
 		if (s->qp[k].qpn != 0)
-			qp_free(a, &s->qp[k]);
+			mrcd_apps_qp_free(a, &s->qp[k]);
 	for (unsigned int k = 0; k < RTE_DIM(s->cq); k++)
 		if (s->cq[k].id != 0) {
 			munmap(s->cq[k].shm, s->cq[k].bytes);
@@ -962,7 +967,7 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 			s->chan_fd[k] = -1;
 		}
 	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
-		if (s->mr[k].map != NULL && !release_mr(a, s, &s->mr[k]))
+		if (s->mr[k].map != NULL && !mrcd_apps_release_mr(a, s, &s->mr[k]))
 			all = false;
 	if (all)
 		s->used = false;
@@ -999,8 +1004,8 @@ accept_new(struct mrcd_apps *a)
 }
 
 /* The workers' wake-ups: each armed CQ that got an entry, its channel's eventfd written. */
-static void
-wake_channels(struct mrcd_apps *a)
+void
+mrcd_apps_wake_channels(struct mrcd_apps *a)
 {
 	void *tok[64];
 	unsigned int n;
@@ -1030,7 +1035,7 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 	RTE_SET_USED(now);
 	if (a == NULL)
 		return;
-	wake_channels(a);
+	mrcd_apps_wake_channels(a);
 	accept_new(a);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		struct mrcd_app_session *s = &a->sess[k];
