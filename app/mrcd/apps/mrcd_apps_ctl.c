@@ -3,14 +3,17 @@
  */
 
 /*
- * Run by: the control thread (mrcd_apps.h). The application socket: sessions,
- * their requests (regions, CQs, QPs and their states) and their end.
+ * Run by: the control thread (mrcd_apps.h). The application socket: it
+ * accepts sessions, reads their requests and hands each to its handler
+ * (regions: mrcd_apps_mr.c, CQs and channels: mrcd_apps_cq.c, QPs:
+ * mrcd_apps_qp.c), replies, and ends a session with everything it made.
+ * Owns the listening socket and the sessions' slots.
  *
  * A request is read whole (SOCK_SEQPACKET), copied and checked
  * (mrc_chan_req_check) before anything is looked at; every number in it
  * (CQ, QP, key) is looked up among the session's own objects, so an
  * application reaches nothing of another's. The workers are reached through
- * their shard's request ring only (call_owner).
+ * their shard's request ring only (mrcd_apps_call.c).
  */
 
 #include <errno.h>
@@ -21,25 +24,17 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <rte_cycles.h>
-#include <rte_errno.h>
-#include <rte_malloc.h>
-#include <rte_pause.h>
+#include <rte_ring.h>
 
-#include "mrc_shard.h"
 #include "mrcd_apps.h"
 #include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
 #include "mrcd_config.h"
-#include "mrcd_control.h"
 #include "mrcd_log.h"
 #include "mrcd_recover.h"
-
-/* ---- the workers, through their shard's request ring ---- */
 
 /* ---- replies ---- */
 

@@ -117,7 +117,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 /*
  * Try to let a region go: its key stops matching, then its pages are
  * unmapped. Every shard of the host reads the region table, so each step
- * waits for all of them to pass (host_barrier): first no post of the
+ * waits for all of them to pass (mrcd_apps_host_barrier): first no post of the
  * application's may find the region any more (the owner mark), so no packet
  * attaches to it after the reference count is read; then the key goes, and
  * no peer's write being placed under it on another shard is left when the
