@@ -49,16 +49,17 @@
 #include "mrcd_daemon.h"
 #include "mrcd_recover.h"
 #include "mrcd_stats.h"
+#include "mrcd_telemetry_priv.h"
 
-static struct mrcd_daemon *daemon_ref;
-static uint64_t start_tsc;
+struct mrcd_daemon *mrcd_tel_daemon;
+uint64_t mrcd_tel_start_tsc;
 
 static const char *const phase_names[] = {"running", "draining", "stopping"};
 
-static int
-cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
@@ -77,7 +78,8 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "workers", m->n_workers);
 	rte_tel_data_add_dict_string(
 		d, "phase", phase_names[__atomic_load_n(&m->phase, __ATOMIC_ACQUIRE) % 3]);
-	rte_tel_data_add_dict_u64(d, "uptime_ms", (rte_rdtsc() - start_tsc) * 1000 / m->hz);
+	rte_tel_data_add_dict_u64(
+		d, "uptime_ms", (rte_rdtsc() - mrcd_tel_start_tsc) * 1000 / m->hz);
 	rte_tel_data_add_dict_string(d, "profile_pattern", mrcd_pattern_name(m->prof.pattern));
 	rte_tel_data_add_dict_u64(d, "msg_kb", m->prof.msg_kb);
 	rte_tel_data_add_dict_u64(
@@ -87,10 +89,10 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int
-cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_config *c = &daemon_ref->cfg;
+	const struct mrcd_config *c = &mrcd_tel_daemon->cfg;
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
@@ -115,19 +117,19 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int
-cmd_hosts(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_hosts(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
 	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
-	for (unsigned int h = 0; h < daemon_ref->n_hosts; h++)
+	for (unsigned int h = 0; h < mrcd_tel_daemon->n_hosts; h++)
 		rte_tel_data_add_array_u64(d, h);
 	return 0;
 }
 
-static int
-parse_index(const char *params, unsigned int max, unsigned int *out)
+int
+mrcd_tel_parse_index(const char *params, unsigned int max, unsigned int *out)
 {
 	char *end;
 	unsigned long v;
@@ -142,8 +144,8 @@ parse_index(const char *params, unsigned int max, unsigned int *out)
 }
 
 /* A host's engine counters: the sum of its shards' published snapshots. */
-static void
-host_shard_snapshot(const struct mrcd_daemon *m, unsigned int h, struct mrc_shard_snapshot *out)
+void
+mrcd_tel_host_snapshot(const struct mrcd_daemon *m, unsigned int h, struct mrc_shard_snapshot *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int k = 0; k < m->host[h].n_shards; k++) {
@@ -163,24 +165,24 @@ host_shard_snapshot(const struct mrcd_daemon *m, unsigned int h, struct mrc_shar
 	}
 }
 
-static int
-cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	struct mrcd_snapshot s;
 	struct rte_tel_data *planes;
 	unsigned int h;
 
 	RTE_SET_USED(cmd);
-	if (parse_index(params, m->n_hosts, &h) != 0)
+	if (mrcd_tel_parse_index(params, m->n_hosts, &h) != 0)
 		return -1; /* telemetry answers "null": the host does not exist */
 	mrcd_snapshot_read(m, h, &s);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
 	/* When the worker took it, since the telemetry started: [lcores] stats_interval_ms apart.
 	 */
-	rte_tel_data_add_dict_u64(
-		d, "snapshot_ms", s.tsc > start_tsc ? (s.tsc - start_tsc) * 1000 / m->hz : 0);
+	rte_tel_data_add_dict_u64(d, "snapshot_ms",
+		s.tsc > mrcd_tel_start_tsc ? (s.tsc - mrcd_tel_start_tsc) * 1000 / m->hz : 0);
 	rte_tel_data_add_dict_u64(d, "msgs_posted", s.posted);
 	rte_tel_data_add_dict_u64(d, "msgs_completed", s.completed);
 	rte_tel_data_add_dict_u64(d, "msgs_failed", s.failed);
@@ -209,7 +211,7 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	{
 		struct mrc_shard_snapshot ss;
 
-		host_shard_snapshot(m, h, &ss);
+		mrcd_tel_host_snapshot(m, h, &ss);
 		rte_tel_data_add_dict_u64(d, "shards", m->host[h].n_shards);
 		rte_tel_data_add_dict_u64(d, "qps", ss.n_qps);
 		rte_tel_data_add_dict_u64(d, "rx_dispatched", ss.cnt.rx_dispatched_out);
@@ -226,10 +228,10 @@ cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int
-cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	uint64_t tx[MRC_SHARD_MAX_PLANES] = {0};
 
 	RTE_SET_USED(cmd);
@@ -254,10 +256,10 @@ cmd_planes(const char *cmd, const char *params, struct rte_tel_data *d)
  */
 #define QPS_PER_PAGE 64
 
-static int
-cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	unsigned int start = 0, i, listed = 0;
 	char key[32], val[64];
 
@@ -265,7 +267,8 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* Index i walks our QPs: flow i / 2, sender end when even, receiver when odd. */
 	const unsigned int n_flows = __atomic_load_n(&m->n_flows, __ATOMIC_ACQUIRE);
 
-	if (params != NULL && params[0] != '\0' && parse_index(params, 2 * n_flows, &start) != 0)
+	if (params != NULL && params[0] != '\0' &&
+		mrcd_tel_parse_index(params, 2 * n_flows, &start) != 0)
 		return -1;
 	/*
 	 * The flows are fixed at setup; their QPs change only when a flow is
@@ -305,11 +308,12 @@ cmd_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const char **role)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	const uint32_t spares = m->recover != NULL ? m->recover->n_spares : 0;
 	unsigned int qpn;
 
-	if (parse_index(params, MRCD_QPN_BASE + 2 * (m->n_cluster_flows + spares), &qpn) != 0 ||
+	if (mrcd_tel_parse_index(params, MRCD_QPN_BASE + 2 * (m->n_cluster_flows + spares), &qpn) !=
+			0 ||
 		qpn < MRCD_QPN_BASE)
 		return -1;
 	const int32_t fi = mrcd_flow_of_qpn(m, qpn);
@@ -360,8 +364,8 @@ add_rel(struct rte_tel_data *d, const struct mrcd_query_rel *r, uint64_t hz)
 	rte_tel_data_add_dict_u64(d, "rx_pending", r->rx_pending);
 }
 
-static int
-cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_qp_query *q;
 	unsigned int host;
@@ -371,7 +375,7 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(cmd);
 	if (resolve_qpn(params, &host, &qp, &role) != 0)
 		return -1;
-	q = mrcd_query_qp(daemon_ref, host, qp);
+	q = mrcd_query_qp(mrcd_tel_daemon, host, qp);
 	if (q == NULL)
 		return -1;
 	rte_tel_data_start_dict(d);
@@ -385,7 +389,7 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(
 			d, mrc_qp_counters_desc[i].name, mrc_qp_counters_get(&q->counters, i));
 	if (q->has_rel)
-		add_rel(d, &q->rel, daemon_ref->hz);
+		add_rel(d, &q->rel, mrcd_tel_daemon->hz);
 	{
 		/* Its EVs by state (denied ones: the node controller's, doc/control.md). */
 		uint64_t by[MRC_EV_N_STATES] = {0};
@@ -413,11 +417,11 @@ cmd_qp(const char *cmd, const char *params, struct rte_tel_data *d)
  */
 #define EVS_MAX_LISTED 200
 
-static int
-cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mrcd_qp_query *q;
-	const unsigned int n_planes = daemon_ref->cfg.daemon.planes;
+	const unsigned int n_planes = mrcd_tel_daemon->cfg.daemon.planes;
 	uint64_t per[MRC_EV_N_STATES][MRC_SHARD_MAX_PLANES];
 	unsigned int host, retired = 0, listed = 0;
 	struct mrc_qp *qp;
@@ -427,7 +431,7 @@ cmd_evs(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(cmd);
 	if (resolve_qpn(params, &host, &qp, &role) != 0)
 		return -1;
-	q = mrcd_query_qp(daemon_ref, host, qp);
+	q = mrcd_query_qp(mrcd_tel_daemon, host, qp);
 	if (q == NULL)
 		return -1;
 	memset(per, 0, sizeof(per));
@@ -483,15 +487,15 @@ peek(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static int
-cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	const unsigned int n_planes = m->cfg.daemon.planes;
 	unsigned int h;
 
 	RTE_SET_USED(cmd);
-	if (parse_index(params, m->n_hosts, &h) != 0)
+	if (mrcd_tel_parse_index(params, m->n_hosts, &h) != 0)
 		return -1;
 	const uint32_t up = mrc_shard_port_mask(m->host[h].shard[0].rt);
 	struct mrc_shard_snapshot ss;
@@ -509,7 +513,7 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_array(
 			a[i], i == 1 || i >= 8 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
 	}
-	host_shard_snapshot(m, h, &ss);
+	mrcd_tel_host_snapshot(m, h, &ss);
 	for (unsigned int p = 0; p < n_planes; p++) {
 		const struct mrc_shard_plane_counters *pc = &ss.plane[p];
 		const uint16_t port = m->host[h].port[p];
@@ -540,21 +544,21 @@ cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /* Everything a host refused or dropped, by reason: parser verdicts, then the host's own. */
-static int
-cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	struct mrc_wire_rx_stats v;
 	unsigned int h;
 
 	RTE_SET_USED(cmd);
-	if (parse_index(params, m->n_hosts, &h) != 0)
+	if (mrcd_tel_parse_index(params, m->n_hosts, &h) != 0)
 		return -1;
 	memset(&v, 0, sizeof(v));
 
 	struct mrc_shard_snapshot ss;
 
-	host_shard_snapshot(m, h, &ss);
+	mrcd_tel_host_snapshot(m, h, &ss);
 	mrc_wire_rx_stats_add(&v, &ss.verdicts);
 
 	rte_tel_data_start_dict(d);
@@ -584,10 +588,10 @@ cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
  */
 #define LINKS_PER_PAGE 32
 
-static int
-cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrc_fabric *fab = daemon_ref->fab;
+	const struct mrc_fabric *fab = mrcd_tel_daemon->fab;
 	unsigned int start = 0, i, n;
 	struct rte_tel_data *fields;
 
@@ -595,7 +599,7 @@ cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (fab == NULL)
 		return -1; /* ethdev mode: there is no emulated fabric */
 	n = mrc_fabric_n_links(fab);
-	if (params != NULL && params[0] != '\0' && parse_index(params, n, &start) != 0)
+	if (params != NULL && params[0] != '\0' && mrcd_tel_parse_index(params, n, &start) != 0)
 		return -1;
 	fields = rte_tel_data_alloc();
 	if (fields == NULL)
@@ -697,7 +701,7 @@ path_name(char *buf, size_t len, unsigned int plane, unsigned int t1, unsigned i
 }
 
 /* A reply that names what was wrong with the parameters: {"error": "..."}. */
-static int __rte_format_printf(2, 3) tel_error(struct rte_tel_data *d, const char *fmt, ...)
+int __rte_format_printf(2, 3) mrcd_tel_error(struct rte_tel_data *d, const char *fmt, ...)
 {
 	char msg[RTE_TEL_MAX_STRING_LEN];
 	va_list ap;
@@ -747,10 +751,10 @@ add_denied(struct rte_tel_data *d, const struct mrcd_hostctx *hc, unsigned int n
  */
 #define PATHS_PER_PAGE 32
 
-static int
-cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	static struct mrc_path_counters sum[PATHS_MAX]; /* telemetry: one at once */
 	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
 	char arg[64], *comma, name[32];
@@ -762,8 +766,9 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 	comma = strchr(arg, ',');
 	if (comma != NULL)
 		*comma++ = '\0';
-	if (parse_index(arg, m->n_hosts, &h) != 0)
-		return tel_error(d, "host '%s' is not one of ours (0..%u)", arg, m->n_hosts - 1);
+	if (mrcd_tel_parse_index(arg, m->n_hosts, &h) != 0)
+		return mrcd_tel_error(
+			d, "host '%s' is not one of ours (0..%u)", arg, m->n_hosts - 1);
 	fields = rte_tel_data_alloc();
 	if (fields == NULL)
 		return -1;
@@ -772,12 +777,13 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (n == 0) {
 		rte_spinlock_unlock(&lock);
 		rte_tel_data_free(fields);
-		return tel_error(d, "no path counters yet: the stats thread starts with the run");
+		return mrcd_tel_error(
+			d, "no path counters yet: the stats thread starts with the run");
 	}
-	if (comma != NULL && parse_index(comma, n, &start) != 0) {
+	if (comma != NULL && mrcd_tel_parse_index(comma, n, &start) != 0) {
 		rte_spinlock_unlock(&lock);
 		rte_tel_data_free(fields);
-		return tel_error(d, "start '%s' is not a path index (0..%u)", comma, n - 1);
+		return mrcd_tel_error(d, "start '%s' is not a path index (0..%u)", comma, n - 1);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
@@ -801,10 +807,10 @@ cmd_paths(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /* /mrc/path,<plane>,<t1>: one path (t1 a number or "direct"), per host ("host<h>"). */
-static int
-cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct mrcd_daemon *m = daemon_ref;
+	const struct mrcd_daemon *m = mrcd_tel_daemon;
 	static struct mrc_path_counters sum[PATHS_MAX];
 	static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
 	const unsigned int t1s = m->cfg.fabric.t1s;
@@ -816,15 +822,17 @@ cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
 	snprintf(arg, sizeof(arg), "%s", params != NULL ? params : "");
 	t1_arg = strchr(arg, ',');
 	if (t1_arg == NULL)
-		return tel_error(d, "'%s': give <plane>,<t1> (t1 0..%u or direct)", arg, t1s - 1);
+		return mrcd_tel_error(
+			d, "'%s': give <plane>,<t1> (t1 0..%u or direct)", arg, t1s - 1);
 	*t1_arg++ = '\0';
-	if (parse_index(arg, m->cfg.daemon.planes, &plane) != 0)
-		return tel_error(
+	if (mrcd_tel_parse_index(arg, m->cfg.daemon.planes, &plane) != 0)
+		return mrcd_tel_error(
 			d, "plane '%s' is out of range (0..%u)", arg, m->cfg.daemon.planes - 1u);
 	if (strcmp(t1_arg, "direct") == 0)
 		t1 = t1s;
-	else if (parse_index(t1_arg, t1s, &t1) != 0)
-		return tel_error(d, "t1 '%s' is out of range (0..%u, or direct)", t1_arg, t1s - 1);
+	else if (mrcd_tel_parse_index(t1_arg, t1s, &t1) != 0)
+		return mrcd_tel_error(
+			d, "t1 '%s' is out of range (0..%u, or direct)", t1_arg, t1s - 1);
 	fields = rte_tel_data_alloc();
 	if (fields == NULL)
 		return -1;
@@ -850,16 +858,16 @@ cmd_path(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int
-cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+mrcd_tel_cmd_fabric(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct mrc_fabric_counters c;
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
-	if (daemon_ref->fab == NULL)
+	if (mrcd_tel_daemon->fab == NULL)
 		return -1; /* ethdev mode: there is no emulated fabric */
-	mrcd_fabric_snapshot_read(daemon_ref, &c);
+	mrcd_fabric_snapshot_read(mrcd_tel_daemon, &c);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
 		rte_tel_data_add_dict_u64(
@@ -872,30 +880,30 @@ static const struct {
 	telemetry_cb fn;
 	const char *help;
 } cmds[] = {
-	{"/mrc/info", cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
-	{"/mrc/config", cmd_config, "mrcd: main configuration values"},
-	{"/mrc/hosts", cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
-	{"/mrc/host", cmd_host, "mrcd: one host's counters. Parameter: host number"},
-	{"/mrc/planes", cmd_planes, "mrcd: bytes sent per plane, all hosts"},
-	{"/mrc/qps", cmd_qps,
+	{"/mrc/info", mrcd_tel_cmd_info, "mrcd: version, hosts, planes, flows, phase, uptime"},
+	{"/mrc/config", mrcd_tel_cmd_config, "mrcd: main configuration values"},
+	{"/mrc/hosts", mrcd_tel_cmd_hosts, "mrcd: host numbers (see /mrc/host,<n>)"},
+	{"/mrc/host", mrcd_tel_cmd_host, "mrcd: one host's counters. Parameter: host number"},
+	{"/mrc/planes", mrcd_tel_cmd_planes, "mrcd: bytes sent per plane, all hosts"},
+	{"/mrc/qps", mrcd_tel_cmd_qps,
 		"mrcd: our QPs' numbers, hosts and role, 64 a page. Parameter: the page's "
 		"start (\"next\")"},
-	{"/mrc/qp", cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
-	{"/mrc/evs", cmd_evs,
+	{"/mrc/qp", mrcd_tel_cmd_qp, "mrcd: one QP's state and counters. Parameter: QPN"},
+	{"/mrc/evs", mrcd_tel_cmd_evs,
 		"mrcd: one QP's EVs by plane and state, retired ones listed. Parameter: "
 		"QPN"},
-	{"/mrc/ports", cmd_ports,
+	{"/mrc/ports", mrcd_tel_cmd_ports,
 		"mrcd: one host's port per plane: link, packets, bytes. Parameter: host"},
-	{"/mrc/links", cmd_links,
+	{"/mrc/links", mrcd_tel_cmd_links,
 		"mrcd: the emulated fabric's links and their counters, 32 a page. "
 		"Parameter: the page's start (\"next\")"},
-	{"/mrc/drops", cmd_drops,
+	{"/mrc/drops", mrcd_tel_cmd_drops,
 		"mrcd: what one host refused or dropped, by reason. Parameter: host"},
-	{"/mrc/fabric", cmd_fabric, "mrcd: the emulated fabric's counters"},
-	{"/mrc/paths", cmd_paths,
+	{"/mrc/fabric", mrcd_tel_cmd_fabric, "mrcd: the emulated fabric's counters"},
+	{"/mrc/paths", mrcd_tel_cmd_paths,
 		"mrcd: one host's per-path (plane, T1) counters, 32 paths a page. "
 		"Parameters: host[,start]"},
-	{"/mrc/path", cmd_path,
+	{"/mrc/path", mrcd_tel_cmd_path,
 		"mrcd: one path's counters on every host. Parameters: plane,t1 (a T1 or "
 		"direct)"},
 };
@@ -926,7 +934,7 @@ guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	__atomic_add_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST)) {
-		rc = tel_error(d, "mrcd is stopping: %s is no longer answered", cmd);
+		rc = mrcd_tel_error(d, "mrcd is stopping: %s is no longer answered", cmd);
 	} else {
 		for (size_t i = 0; i < RTE_DIM(cmds); i++)
 			if (strcmp(cmds[i].cmd, cmd) == 0) {
@@ -966,8 +974,8 @@ int
 mrcd_telemetry_register(struct mrcd_daemon *d)
 {
 
-	daemon_ref = d;
-	start_tsc = rte_rdtsc();
+	mrcd_tel_daemon = d;
+	mrcd_tel_start_tsc = rte_rdtsc();
 	if (mrcd_telemetry_nd_register(d) != 0)
 		return -EINVAL;
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
