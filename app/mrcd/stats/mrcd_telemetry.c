@@ -6,6 +6,8 @@
  * Run by: DPDK's telemetry threads (one per client); registered by the
  * main lcore at setup. Reads snapshots and what setup made, and asks
  * workers about single QPs (mrcd_query_ask.c); never live worker state.
+ * This file registers the commands and guards them against teardown; each
+ * family is answered in a file of its own (mrcd_telemetry_priv.h).
  *
  * DPDK telemetry commands under /mrc/, for dpdk-telemetry.py and anything
  * that speaks its socket (the path is printed at start):
@@ -35,19 +37,14 @@
  * (mrcd_query.c); never a worker's live structures.
  */
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_ethdev.h>
-#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
-#include "mrc_time.h"
 #include "mrcd_daemon.h"
-#include "mrcd_recover.h"
 #include "mrcd_stats.h"
 #include "mrcd_telemetry_priv.h"
 
