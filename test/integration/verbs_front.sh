@@ -76,8 +76,15 @@ for d in mrc_0 mrc_1; do
 	MRC_SOCKET=$sock "$mrc_run" "$prog" check $d || fail "checks on $d"
 done
 
-# 4. The SDK, as an outside program's makefile uses it.
-if make -s -C "$example" SDK="$build/sdk" O="$PWD" > make.log 2>&1; then
+# 4. The SDK, as an outside program's makefile uses it. A sanitizer build's
+# lib_mrc needs its runtime loaded first: the program is built with it too.
+# (The environment, not make's command line: the makefile adds to them.)
+san=()
+if ldd "$build/sdk/lib_mrc.so" | grep -q libasan; then
+	san=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
+		LDFLAGS="-fsanitize=address,undefined")
+fi
+if env "${san[@]}" make -s -C "$example" SDK="$build/sdk" O="$PWD" > make.log 2>&1; then
 	"$mrc_run" --socket "$sock" ./mrc_devinfo || fail "mrc_devinfo built against build/sdk"
 else
 	fail "examples/sdk does not build against build/sdk: $(cat make.log)"
