@@ -23,11 +23,33 @@
 /* How often an empty poll looks at the socket for mrcd's end (a system call). */
 #define DEATH_CHECK_POLLS 4096
 
-static uint8_t *
-map_fd(int fd, size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+/* The size of shared memory a sound CREATE_CQ or CREATE_QP reply announces; 0: unsound. */
+typedef size_t (*shm_bytes_fn)(const struct mrc_chan_rep *rep);
 
+/*
+ * Ask mrcd for a CQ or QP (r) and map the shared memory whose fd comes with
+ * its reply (rep). The mapping, or NULL with errno set: the request's, EPROTO
+ * when the fd is missing or `bytes_of` finds the reply unsound, or mmap's.
+ * The fd is closed either way: the mapping keeps the memory.
+ */
+static uint8_t *
+create_mapped(struct mrc_context *c, struct mrc_chan_req *r, struct mrc_chan_rep *rep,
+	shm_bytes_fn bytes_of)
+{
+	size_t bytes;
+	void *p;
+	int fd;
+
+	if (mrc_lib_rpc(c->dev, r, -1, rep, &fd) != 0)
+		return NULL;
+	bytes = fd >= 0 ? bytes_of(rep) : 0;
+	if (bytes == 0) {
+		if (fd >= 0)
+			close(fd);
+		errno = EPROTO;
+		return NULL;
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -169,6 +191,18 @@ mrc_ack_cq_events(struct mrc_cq *cq, unsigned int nevents)
 
 /* ---- CQs ---- */
 
+/* A CQ's memory: one ring per worker (at most 64), each of the entries mrcd granted. */
+static size_t
+cq_reply_bytes(const struct mrc_chan_rep *rep)
+{
+	const uint32_t n_rings = rep->u.create_cq.n_rings;
+
+	if (n_rings == 0 || n_rings > 64 ||
+		rep->u.create_cq.bytes != mrc_chan_cq_bytes(rep->u.create_cq.entries, n_rings))
+		return 0;
+	return rep->u.create_cq.bytes;
+}
+
 struct mrc_cq *
 mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_channel *channel,
 	int comp_vector)
@@ -177,7 +211,7 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 	struct mrc_chan_rep rep;
 	unsigned int slot;
 	struct mrc_cq *cq;
-	int fd;
+	uint8_t *shm;
 
 	(void)comp_vector;
 	if (c == NULL || cqe <= 0 || (uint32_t)cqe > MRC_CHAN_MAX_CQ) {
@@ -196,19 +230,12 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 	}
 	r.u.create_cq.entries = (uint32_t)cqe;
 	r.u.create_cq.channel = channel != NULL ? channel->id : 0;
-	if (mrc_lib_rpc(c->dev, &r, -1, &rep, &fd) != 0)
+	shm = create_mapped(c, &r, &rep, cq_reply_bytes);
+	if (shm == NULL)
 		return NULL;
-	if (fd < 0 || rep.u.create_cq.n_rings == 0 || rep.u.create_cq.n_rings > 64 ||
-		rep.u.create_cq.bytes !=
-			mrc_chan_cq_bytes(rep.u.create_cq.entries, rep.u.create_cq.n_rings)) {
-		if (fd >= 0)
-			close(fd);
-		errno = EPROTO;
-		return NULL;
-	}
 	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL) {
-		close(fd);
+		munmap(shm, rep.u.create_cq.bytes);
 		return NULL;
 	}
 	cq->ctx = c;
@@ -218,11 +245,7 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 	cq->bytes = rep.u.create_cq.bytes;
 	cq->cq_context = cq_context;
 	cq->channel = channel;
-	cq->shm = map_fd(fd, cq->bytes);
-	if (cq->shm == NULL) {
-		free(cq);
-		return NULL;
-	}
+	cq->shm = shm;
 	c->cqs[slot] = cq;
 	return cq;
 }
@@ -405,6 +428,16 @@ mrc_lib_dev_died(struct mrc_lib_dev *dev)
 
 /* ---- QPs ---- */
 
+/* A QP's memory: its status, then the send and receive rings of the sizes mrcd granted. */
+static size_t
+qp_reply_bytes(const struct mrc_chan_rep *rep)
+{
+	if (rep->u.create_qp.bytes !=
+		mrc_chan_qp_bytes(rep->u.create_qp.sq_entries, rep->u.create_qp.rq_entries))
+		return 0;
+	return rep->u.create_qp.bytes;
+}
+
 struct mrc_qp *
 mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 {
@@ -412,7 +445,7 @@ mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 	struct mrc_chan_rep rep;
 	struct mrc_qp *qp;
 	unsigned int slot = MRC_LIB_MAX_QPS;
-	int fd;
+	uint8_t *shm;
 
 	if (c == NULL || attr == NULL || attr->send_cq == NULL || attr->recv_cq == NULL ||
 		attr->send_cq->ctx != c || attr->recv_cq->ctx != c || attr->pd == NULL ||
@@ -436,18 +469,16 @@ mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 	r.u.create_qp.max_recv_wr = attr->cap.max_recv_wr;
 	r.u.create_qp.sq_sig_all = attr->sq_sig_all != 0;
 	r.u.create_qp.pd = attr->pd->handle;
-	if (mrc_lib_rpc(c->dev, &r, -1, &rep, &fd) != 0)
+	shm = create_mapped(c, &r, &rep, qp_reply_bytes);
+	if (shm == NULL)
 		return NULL;
-	if (fd < 0 || rep.u.create_qp.bytes != mrc_chan_qp_bytes(rep.u.create_qp.sq_entries,
-						       rep.u.create_qp.rq_entries)) {
-		if (fd >= 0)
-			close(fd);
-		errno = EPROTO;
-		return NULL;
-	}
 	qp = calloc(1, sizeof(*qp));
-	if (qp == NULL) {
-		close(fd);
+	if (qp != NULL)
+		qp->rq_wr = calloc(rep.u.create_qp.rq_entries, sizeof(uint64_t));
+	if (qp == NULL || qp->rq_wr == NULL) {
+		munmap(shm, rep.u.create_qp.bytes);
+		free(qp);
+		errno = ENOMEM;
 		return NULL;
 	}
 	qp->ctx = c;
@@ -455,14 +486,7 @@ mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 	qp->sq_size = rep.u.create_qp.sq_entries;
 	qp->rq_size = rep.u.create_qp.rq_entries;
 	qp->bytes = rep.u.create_qp.bytes;
-	qp->shm = map_fd(fd, qp->bytes);
-	qp->rq_wr = calloc(qp->rq_size, sizeof(uint64_t));
-	if (qp->shm == NULL || qp->rq_wr == NULL) {
-		free(qp->rq_wr);
-		free(qp);
-		errno = ENOMEM;
-		return NULL;
-	}
+	qp->shm = shm;
 	qp->st = (struct mrc_chan_qp_status *)qp->shm;
 	qp->sq = (struct mrc_chan_ring *)(qp->shm + mrc_chan_qp_sq_off());
 	qp->sqe = (struct mrc_chan_swqe *)(qp->sq + 1);

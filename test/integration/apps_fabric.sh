@@ -44,27 +44,6 @@ element = plane
 plane = 1
 action = down
 S
-cat > cluster.ini <<C
-[daemon]
-hosts = 2
-planes = 4
-duration_s = 0
-profile = $PWD/profile.ini
-scenario = $PWD/scenario.ini
-
-[fabric]
-link_gbps = 1
-
-[cc]
-; Five processes share 2 CPUs: scheduling, not queues, sets the RTT (as in
-; fabric_process.sh). This test is about delivery.
-algorithm = fixed
-fixed_cwnd_kb = 256
-
-[telemetry]
-timeseries = none
-prometheus = none
-C
 dir=/run/mrcd-test-apps-fabric-$$
 mkdir -p "$dir"
 pids=()
@@ -73,13 +52,7 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
-	--json fabric.json > fabric.log 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
-	sleep 0.1
-done
+mrc_fabric_cluster "$fabric" "$dir" 1
 "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --profile none --set daemon.apps_socket="$dir/a0.sock" \
 	> h0.log 2>&1 &
 pids+=($!)

@@ -57,26 +57,6 @@ element = plane
 plane = 1
 action = down
 S
-cat > fabric.ini << C
-[daemon]
-hosts = 2
-planes = 4
-duration_s = 0
-profile = $PWD/profile.ini
-scenario = $PWD/scenario.ini
-
-[fabric]
-link_gbps = 1
-; queues deep enough for both windows, so that only the dead plane loses
-; packets (the windows are fixed, below: nothing else would keep them short)
-queue_kb = 1024
-trim_kb = 0
-ecn_kmax_kb = 0
-
-[telemetry]
-timeseries = none
-prometheus = none
-C
 dir=/run/mrcd-test-mpirun-$$
 mkdir -p "$dir"
 pids=()
@@ -85,14 +65,12 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-"$fabric" --lcores=0@0,1@1 -- -f fabric.ini --dir "$dir" --idle-sleep-us 20 \
-	> fabric.log 2>&1 &
-fab=$!
-pids+=("$fab")
-for _ in $(seq 100); do
-	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
-	sleep 0.1
-done
+# Queues deep enough for both windows, so that only the dead plane loses
+# packets (the windows are fixed: nothing else would keep them short).
+mrc_fabric_cluster "$fabric" "$dir" 1 "queue_kb = 1024
+trim_kb = 0
+ecn_kmax_kb = 0"
+fab=$mrc_fabric_pid
 # One configuration for the cluster: the fabric's [ports] of both hosts, each
 # host's memif devices named apart; no host numbers in [daemon].
 {

@@ -48,27 +48,6 @@ element = plane
 plane = 1
 action = down
 S
-cat > cluster.ini <<C
-[daemon]
-hosts = 2
-planes = 4
-duration_s = 0
-profile = $PWD/profile.ini
-scenario = $PWD/scenario.ini
-
-[fabric]
-link_gbps = 1
-
-[cc]
-; Three pollers share 2 CPUs here: scheduling, not queues, sets the RTT, and
-; a delay-based window would collapse on it. This test is about delivery.
-algorithm = fixed
-fixed_cwnd_kb = 256
-
-[telemetry]
-timeseries = none
-prometheus = none
-C
 dir=/run/mrcd-test-fabric-$$
 mkdir -p "$dir"
 cleanup() {
@@ -77,13 +56,7 @@ cleanup() {
 }
 pids=()
 trap cleanup EXIT
-"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
-	--json fabric.json > fabric.log 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
-	sleep 0.1
-done
+mrc_fabric_cluster "$fabric" "$dir" 1
 "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
 pids+=($!)
 "$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1.json > h1.log 2>&1 &

@@ -73,3 +73,53 @@ mrc_dump_threads() {
 			grep -E '^(Thread|#)' || true
 	fi
 }
+
+# mrc_fabric_cluster FABRIC DIR LINK_GBPS [FABRIC_LINES]: the cluster of the
+# tests that join mrcd processes through mrc-fabric: 2 hosts x 4 planes, the
+# profile.ini and scenario.ini of the current folder, links of LINK_GBPS,
+# FABRIC_LINES (key = value lines) added to [fabric]. Writes it to
+# fabric.ini, starts FABRIC on it in the background with its log in
+# fabric.log and its summary in fabric.json, its ports' sockets and the host
+# configs (DIR/host<h>.ini) in DIR, and returns once it has written them (or
+# after 10 s). The fabric's pid is in mrc_fabric_pid, and added to the
+# caller's array pids before the wait, so that the caller's trap, which kills
+# them, cannot miss it.
+# Its two polling lcores take CPUs 0 and 1: on 2 CPUs it shares them with the
+# mrcd processes, so it sleeps when idle (--idle-sleep-us).
+mrc_fabric_cluster() {
+	local fabric=$1 dir=$2 gbps=$3 extra=${4:-}
+	{
+		cat <<C
+[daemon]
+hosts = 2
+planes = 4
+duration_s = 0
+profile = $PWD/profile.ini
+scenario = $PWD/scenario.ini
+
+[fabric]
+link_gbps = $gbps
+C
+		[ -z "$extra" ] || printf '%s\n' "$extra"
+		cat <<'C'
+
+[cc]
+; Several pollers share 2 CPUs: scheduling, not queues, sets the RTT, and a
+; delay-based window would collapse on it. These tests are about delivery.
+algorithm = fixed
+fixed_cwnd_kb = 256
+
+[telemetry]
+timeseries = none
+prometheus = none
+C
+	} > fabric.ini
+	"$fabric" --lcores=0@0,1@1 -- -f fabric.ini --dir "$dir" --idle-sleep-us 20 \
+		--json fabric.json > fabric.log 2>&1 &
+	mrc_fabric_pid=$!
+	pids+=("$mrc_fabric_pid")
+	for _ in $(seq 100); do
+		[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && return 0
+		sleep 0.1
+	done
+}

@@ -76,26 +76,6 @@ plane = 1
 host = 1
 action = up
 S
-cat > cluster.ini <<C
-[daemon]
-hosts = 2
-planes = 4
-duration_s = 0
-profile = $PWD/profile.ini
-scenario = $PWD/scenario.ini
-
-[fabric]
-link_gbps = 1
-
-[cc]
-; Three pollers share 2 CPUs: scheduling sets the RTT here. This is about delivery.
-algorithm = fixed
-fixed_cwnd_kb = 256
-
-[telemetry]
-timeseries = none
-prometheus = none
-C
 dir=/run/mrcd-test-ps-$$
 mkdir -p "$dir"
 pids=()
@@ -104,14 +84,8 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
-	--json fabric.json > fabric.log 2>&1 &
-fab=$!
-pids+=($fab)
-for _ in $(seq 100); do
-	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
-	sleep 0.1
-done
+mrc_fabric_cluster "$fabric" "$dir" 1
+fab=$mrc_fabric_pid
 "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
 a=$!
 pids+=($a)

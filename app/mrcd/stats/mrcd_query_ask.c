@@ -4,7 +4,7 @@
 
 /*
  * Run by: DPDK's telemetry threads (one per client), for /mrc/qp and
- * /mrc/evs (mrcd_telemetry.c).
+ * /mrc/evs (mrcd_telemetry_qp.c).
  *
  * The asking half of a per-QP question (the owner answers it in
  * datapath/mrcd_query.c): post one request, wait up to 100 ms for the

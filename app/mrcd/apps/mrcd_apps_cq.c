@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the control thread (mrcd_apps_ctl.h). Owns the sessions' CQs (the
+ * shared memory mrcd makes for each, one ring per worker) and their
+ * completion channels (the application's eventfds), and writes an eventfd
+ * when a worker reports that an armed CQ got an entry.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_ring.h>
+
+#include "mrcd_apps.h"
+#include "mrcd_apps_ctl.h"
+#include "mrcd_apps_priv.h"
+
+struct mrcd_app_cq *
+mrcd_apps_find_cq(struct mrcd_app_session *s, uint32_t id)
+{
+	for (unsigned int k = 0; k < RTE_DIM(s->cq); k++)
+		if (s->cq[k].id != 0 && s->cq[k].id == id)
+			return &s->cq[k];
+	return NULL;
+}
+
+/* A channel: the application's eventfd (checked to be one), written when an armed CQ fires. */
+int
+mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
+{
+	static const char eventfd_link[] = "anon_inode:[eventfd]";
+	char path[64], what[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return mrcd_apps_fail(
+			rep, EINVAL, "a channel comes with its eventfd (SCM_RIGHTS); none came");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, what, sizeof(what) - 1);
+	if (n != (ssize_t)strlen(eventfd_link) || memcmp(what, eventfd_link, (size_t)n) != 0)
+		return mrcd_apps_fail(rep, EINVAL, "a channel's fd must be an eventfd");
+	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
+		if (s->chan_fd[k] < 0) {
+			s->chan_fd[k] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (s->chan_fd[k] < 0)
+				return mrcd_apps_fail(
+					rep, errno, "cannot keep the eventfd: %s", strerror(errno));
+			rep->u.create_channel.channel = k + 1;
+			return 0;
+		}
+	return mrcd_apps_fail(rep, ENOMEM, "this application has its %u channels already",
+		MRCD_APPS_SESSION_CHANNELS);
+}
+
+int
+mrcd_apps_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+	struct mrc_chan_rep *rep, int *fd)
+{
+	struct mrcd_app_cq *cq = NULL;
+	const uint32_t ch = r->u.create_cq.channel;
+
+	if (ch > MRCD_APPS_SESSION_CHANNELS || (ch != 0 && s->chan_fd[ch - 1] < 0))
+		return mrcd_apps_fail(
+			rep, EINVAL, "channel %u is not one of this application's", ch);
+
+	for (unsigned int k = 0; k < RTE_DIM(s->cq) && cq == NULL; k++)
+		if (s->cq[k].id == 0)
+			cq = &s->cq[k];
+	if (cq == NULL)
+		return mrcd_apps_fail(rep, ENOMEM, "this application has its %u CQs already",
+			MRCD_APPS_SESSION_CQS);
+	memset(cq, 0, sizeof(*cq));
+	cq->entries = mrc_chan_pow2(r->u.create_cq.entries);
+	cq->n_rings = a->d->n_workers;
+	cq->bytes = mrc_chan_cq_bytes(cq->entries, cq->n_rings);
+	cq->shm = mrcd_apps_make_shm("mrcd-cq", cq->bytes, fd);
+	if (cq->shm == NULL)
+		return mrcd_apps_fail(rep, ENOMEM, "no shared memory for a CQ of %u entries: %s",
+			cq->entries, strerror(errno));
+	cq->id = (uint32_t)(cq - s->cq) + 1;
+	cq->channel = ch;
+	cq->wakes = a->wakes;
+	cq->token = (void *)(((uintptr_t)(s - a->sess) << 8 | (uintptr_t)(cq - s->cq)) + 1);
+	rep->u.create_cq.cq = cq->id;
+	rep->u.create_cq.n_rings = cq->n_rings;
+	rep->u.create_cq.entries = cq->entries;
+	rep->u.create_cq.bytes = cq->bytes;
+	return 0;
+}
+
+static bool
+cq_in_use(struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
+{
+	for (unsigned int k = 0; k < RTE_DIM(s->qp); k++)
+		if (s->qp[k].qpn != 0 && (s->qp[k].scq == cq || s->qp[k].rcq == cq))
+			return true;
+	return false;
+}
+
+int
+mrcd_apps_destroy_cq(
+	struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep)
+{
+	struct mrcd_app_cq *cq = mrcd_apps_find_cq(s, r->u.destroy_cq.cq);
+
+	if (cq == NULL)
+		return mrcd_apps_fail(
+			rep, EINVAL, "CQ %u is not one of this application's", r->u.destroy_cq.cq);
+	if (cq_in_use(s, cq))
+		return mrcd_apps_fail(rep, EBUSY, "CQ %u still has QPs", cq->id);
+	munmap(cq->shm, cq->bytes);
+	memset(cq, 0, sizeof(*cq));
+	return 0;
+}
+
+/* The workers' wake-ups: each armed CQ that got an entry, its channel's eventfd written. */
+void
+mrcd_apps_wake_channels(struct mrcd_apps *a)
+{
+	void *tok[64];
+	unsigned int n;
+
+	while ((n = rte_ring_sc_dequeue_burst(a->wakes, tok, RTE_DIM(tok), NULL)) > 0)
+		for (unsigned int k = 0; k < n; k++) {
+			const uintptr_t t = (uintptr_t)tok[k] - 1;
+			struct mrcd_app_session *s = &a->sess[(t >> 8) % MRCD_APPS_SESSIONS];
+			const struct mrcd_app_cq *cq = &s->cq[(t & 0xff) % MRCD_APPS_SESSION_CQS];
+			const uint64_t one = 1;
+
+			/* A CQ or session gone since: nothing to wake (a spare wake-up is
+			 * harmless). */
+			if (!s->used || cq->id == 0 || cq->channel == 0 ||
+				s->chan_fd[cq->channel - 1] < 0)
+				continue;
+			if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
+				a->wakes_sent++;
+		}
+}

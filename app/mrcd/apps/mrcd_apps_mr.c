@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Run by: the control thread (mrcd_apps_ctl.h), and on shard 0's lcore the
+ * two calls that change the host's region table. Owns the sessions'
+ * regions: the application's memfd mapped here, its key in the host's
+ * region table, and its release once no packet holds its pages.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+
+#include "mrcd_apps.h"
+#include "mrcd_apps_ctl.h"
+#include "mrcd_apps_priv.h"
+
+static int
+on_reg(struct mrc_shard *s, void *arg)
+{
+	struct mrcd_apps_call *c = arg;
+	uint32_t key;
+
+	RTE_SET_USED(s);
+	key = mrc_mr_register_va(
+		c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len, 0, c->access);
+	return key != 0 ? (int)(key & 0x7fffffff) : -rte_errno;
+}
+
+/* The key stops matching on the lcore that checks it, once no packet holds the memory. */
+static int
+on_dereg(struct mrc_shard *s, void *arg)
+{
+	struct mrcd_apps_call *c = arg;
+
+	RTE_SET_USED(s);
+	return mrc_mr_deregister(c->mrs, c->mr->key);
+}
+
+/* A region: the application's memfd, sealed and big enough, mapped here and registered. */
+int
+mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+	int fd, struct mrc_chan_rep *rep)
+{
+	const uint64_t off = r->u.reg_mr.fd_off, len = r->u.reg_mr.len, addr = r->u.reg_mr.addr;
+	const uint64_t map_off = off & ~4095ull;
+	const uint64_t map_len = ((off - map_off) + len + 4095) & ~4095ull;
+	struct mrcd_app_mr *mr = NULL;
+	struct stat st;
+	struct mrcd_apps_call c;
+	int seals, rc;
+
+	if (fd < 0)
+		return mrcd_apps_fail(
+			rep, EINVAL, "a region comes with its memfd (SCM_RIGHTS); none came");
+	if ((addr & 4095) != (off & 4095))
+		return mrcd_apps_fail(rep, EINVAL,
+			"address 0x%lx and memfd offset 0x%lx differ within a page",
+			(unsigned long)addr, (unsigned long)off);
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+		return mrcd_apps_fail(rep, EPERM,
+			"the region's fd is not a memfd sealed against shrinking and growing "
+			"(seals 0x%x)",
+			seals);
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < map_off + map_len)
+		return mrcd_apps_fail(rep, EINVAL,
+			"the memfd holds %lld bytes, the region needs %lu", (long long)st.st_size,
+			(unsigned long)(map_off + map_len));
+	if (s->mr_bytes + len > MRCD_APPS_SESSION_MR_BYTES)
+		return mrcd_apps_fail(rep, ENOMEM,
+			"%lu more registered bytes pass this application's %llu",
+			(unsigned long)len, MRCD_APPS_SESSION_MR_BYTES);
+	for (unsigned int k = 0; k < RTE_DIM(s->mr) && mr == NULL; k++)
+		if (s->mr[k].key == 0 && s->mr[k].map == NULL)
+			mr = &s->mr[k];
+	if (mr == NULL)
+		return mrcd_apps_fail(rep, ENOMEM, "this application has its %u regions already",
+			MRCD_APPS_SESSION_MRS);
+	mr->map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map_off);
+	if (mr->map == MAP_FAILED) {
+		mr->map = NULL;
+		return mrcd_apps_fail(rep, errno, "cannot map the region: %s", strerror(errno));
+	}
+	mr->map_len = map_len;
+	mr->addr = addr;
+	mr->len = len;
+	c = (struct mrcd_apps_call){.a = a,
+		.mrs = a->d->host[s->host].mrs,
+		.mr = mr,
+		.access =
+			MRC_MR_ACCESS_LOCAL_READ | ((r->u.reg_mr.access & MRC_CHAN_ACC_REMOTE_WRITE)
+								   ? MRC_MR_ACCESS_REMOTE_WRITE
+								   : 0)};
+	rc = mrcd_apps_call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
+	if (rc < 0) {
+		munmap(mr->map, map_len);
+		mr->map = NULL;
+		return mrcd_apps_fail(
+			rep, -rc, "the host's region table refused it: %s", strerror(-rc));
+	}
+	mr->key = (uint32_t)rc;
+	/* The owner mark before the application learns the key: its posts are checked by it. */
+	__atomic_store_n(&a->mr_owner[s->host][mr->key >> 8], s->id, __ATOMIC_RELEASE);
+	s->mr_bytes += len;
+	rep->u.reg_mr.key = mr->key;
+	return 0;
+}
+
+/*
+ * Try to let a region go: its key stops matching, then its pages are
+ * unmapped. Every shard of the host reads the region table, so each step
+ * waits for all of them to pass (mrcd_apps_host_barrier): first no post of the
+ * application's may find the region any more (the owner mark), so no packet
+ * attaches to it after the reference count is read; then the key goes, and
+ * no peer's write being placed under it on another shard is left when the
+ * pages are unmapped.
+ */
+bool
+mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
+{
+	struct mrcd_apps_call c = {.a = a, .mrs = a->d->host[s->host].mrs, .mr = mr};
+
+	mr->dying = true;
+	if (mr->key != 0) {
+		const uint32_t slot = mr->key >> 8;
+
+		__atomic_store_n(&a->mr_owner[s->host][slot], 0, __ATOMIC_RELEASE);
+		mrcd_apps_host_barrier(a, s->host, 0);
+		if (mrcd_apps_call_shard(a, s->host, 0, on_dereg, &c) == -EBUSY) {
+			/* packets still hold it: a session's end tries again next tick; an
+			 * application's deregistration fails and changes nothing */
+			if (!s->closing) {
+				__atomic_store_n(
+					&a->mr_owner[s->host][slot], s->id, __ATOMIC_RELEASE);
+				mr->dying = false;
+			}
+			return false;
+		}
+		s->mr_bytes -= mr->len;
+		mr->key = 0;
+		mrcd_apps_host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
+	}
+	munmap(mr->map, mr->map_len);
+	memset(mr, 0, sizeof(*mr));
+	return true;
+}
+
+int
+mrcd_apps_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req *r,
+	struct mrc_chan_rep *rep)
+{
+	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
+		if (s->mr[k].key != 0 && s->mr[k].key == r->u.dereg_mr.key) {
+			if (!mrcd_apps_release_mr(a, s, &s->mr[k]))
+				return mrcd_apps_fail(rep, EBUSY,
+					"region 0x%x: packets in flight still use it",
+					r->u.dereg_mr.key);
+			return 0;
+		}
+	return mrcd_apps_fail(
+		rep, EINVAL, "key 0x%x is not a region of this application", r->u.dereg_mr.key);
+}
