@@ -313,6 +313,15 @@ def rows_apps(r):
                     f"p50 {fmt(lat['gen_p50_us'])} us, p99 {fmt(lat['gen_p99_us'])} us",
                     fmt(lat["app_rtt_p50_us"] / lat["gen_p50_us"]) if lat.get("gen_p50_us")
                     else "", "", cmd))
+    sw = r.get("sweep") or []
+    if sw:
+        top = max(sw, key=lambda x: x["bw_avg_gbps"])
+        out.append((f"mrc_write_bw -a: every power of 2 from {sw[0]['bytes']} B to "
+                    f"{sw[-1]['bytes'] // (1 << 20)} MiB, once, every byte checked",
+                    f"{len(sw)} sizes, {sum(x['wrong_bytes'] for x in sw)} wrong bytes; best "
+                    f"{fmt(top['bw_avg_gbps'])} Gb/s at {top['bytes'] // 1024} KiB, "
+                    f"{fmt(sw[0]['msg_rate_mpps'])} Mpps at {sw[0]['bytes']} B",
+                    "", "", "0 wrong", cmd))
     return out
 
 
