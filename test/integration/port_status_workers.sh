@@ -57,33 +57,6 @@ plane = 1
 host = 1
 action = down
 S
-cat > cluster.ini <<C
-[daemon]
-hosts = 2
-planes = 4
-duration_s = 0
-profile = $PWD/profile.ini
-scenario = $PWD/scenario.ini
-
-[lcores]
-workers = 2
-workers_per_host = 2
-
-[ports]
-steering = software
-
-[fabric]
-link_gbps = 1
-
-[cc]
-; Pollers share 2 CPUs: scheduling sets the RTT here. This is about delivery.
-algorithm = fixed
-fixed_cwnd_kb = 256
-
-[telemetry]
-timeseries = none
-prometheus = none
-C
 dir=/run/mrcd-test-psw-$$
 mkdir -p "$dir"
 pids=()
@@ -92,14 +65,9 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-"$fabric" --lcores=0@0,1@1 -- -f cluster.ini --dir "$dir" --idle-sleep-us 20 \
-	--json fabric.json > fabric.log 2>&1 &
-fab=$!
-pids+=($fab)
-for _ in $(seq 100); do
-	[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && break
-	sleep 0.1
-done
+# lib.sh's cluster, with two workers per host dispatching in software
+mrc_fabric_cluster "$fabric" "$dir" 1 "$(printf '\n[lcores]\nworkers = 2\nworkers_per_host = 2\n\n[ports]\nsteering = software')"
+fab=$mrc_fabric_pid
 "$mrcd" --lcores=0@0,1@0,2@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
 a=$!
 pids+=($a)
