@@ -132,7 +132,8 @@ fab_timeline_take(struct mrc_fabric *fab)
 	/* The newest applied changes that fit beside the clear and the new ones. */
 	keep = RTE_MIN(fab->n_applied, MRC_FABRIC_MAX_EVENTS - n_clear - tl->n_add);
 	dropped = fab->n_applied - keep;
-	memcpy(tl->log, fab->ev + dropped, (size_t)keep * sizeof(*tl->log));
+	if (keep != 0) /* a fabric that never had an event has no log array */
+		memcpy(tl->log, fab->ev + dropped, (size_t)keep * sizeof(*tl->log));
 	n = keep;
 	if (n_clear != 0) {
 		struct mrc_fabric_event *c = &tl->log[n++];
