@@ -373,10 +373,9 @@ reload_scenario(struct mrcd_daemon *d, const struct mrcd_config *cfg, struct rel
 		mrcd_cli_scenario(&d->cli, &d->cfg, was, sizeof(was));
 		if (strcmp(was, scenario) != 0) {
 			snprintf(what, len,
-				"scenario %.900s -> %.900s: [ports] mode = %s: no emulated fabric "
-				"in "
-				"this process (a cluster over mrc-fabric: the scenario is "
-				"mrc-fabric's)",
+				"scenario %.900s -> %.900s: [ports] mode = %s: no emulated "
+				"fabric in this process (a cluster over mrc-fabric: the "
+				"scenario is mrc-fabric's)",
 				was[0] ? was : "none", scenario[0] ? scenario : "none",
 				d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev");
 			return 1;
