@@ -145,8 +145,10 @@
  *
  * Threading: one lcore polls; fault setters, scenario loading and stats
  * getters are for that lcore, or for before it starts (the daemon routes
- * console commands to it through a ring). The poll path allocates nothing,
- * takes no lock, makes no syscall and logs only fault changes.
+ * console commands to it through a ring). A fault timeline may be replaced
+ * from another thread while it polls (mrc_fabric_timeline_offer: one
+ * published pointer). The poll path allocates nothing, takes no lock,
+ * makes no syscall and logs only fault changes.
  *
  * Not modelled: PFC, shared switch buffers, control-plane routing (there is
  * none: tables are static, as in MRC), corruption, duplication, reordering
