@@ -134,13 +134,16 @@ struct mrcd_recover {
 	struct mrcd_flow_rec **rec; /* control only: per flow, made at its first failure */
 	uint32_t *active, n_active; /* control only: flows with a recovery step pending */
 	struct mrc_rand rand;	    /* control only: the new QPs' EV pools */
-	/* per host: control enqueues (struct mrcd_gen_req *), the host's worker dequeues */
-	struct rte_ring *gen_req[MRCD_MAX_HOSTS];
+	/*
+	 * per host and shard: control enqueues (struct mrcd_gen_req *), the
+	 * worker that runs that shard dequeues (the flows it lists are its own)
+	 */
+	struct rte_ring *gen_req[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	/* per host: control writes (atomic), telemetry and the summary read */
 	uint64_t recovered[MRCD_MAX_HOSTS];
 	uint64_t not_recovered[MRCD_MAX_HOSTS][MRCD_RECOVER_N_WHY];
-	/* per host: the host's worker writes, its snapshot and the summary (after) read */
-	struct mrcd_qp_carry carry[MRCD_MAX_HOSTS];
+	/* per host and shard: its worker writes, its snapshot and the summary (after) read */
+	struct mrcd_qp_carry carry[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 };
 
 /* Spare pairs for a cluster of n flows. */
@@ -152,6 +155,18 @@ mrcd_recover_spares(uint32_t n_cluster_flows)
 	return n < MRCD_RECOVER_SPARES_MIN   ? MRCD_RECOVER_SPARES_MIN
 	       : n > MRCD_RECOVER_SPARES_MAX ? MRCD_RECOVER_SPARES_MAX
 					     : (uint32_t)n;
+}
+
+/*
+ * The shard of a host with n shards that owns spare pair s's QPs, at both
+ * ends: spread over the shards, and fixed at start (each host's QPN map
+ * has them, mrcd_setup.c), so a peer addresses the owner's worker and
+ * software steering finds it with no change at run time.
+ */
+static inline unsigned int
+mrcd_spare_shard(uint32_t s, unsigned int n_shards)
+{
+	return n_shards > 1 ? s % n_shards : 0;
 }
 
 /*
@@ -196,7 +211,7 @@ bool mrcd_recover_busy(const struct mrcd_daemon *d, uint32_t fi);
 uint64_t mrcd_recover_count(const struct mrcd_daemon *d, unsigned int h);
 uint64_t mrcd_recover_failed(const struct mrcd_daemon *d, unsigned int h);
 
-/* Worker: carry out the generator requests waiting for host h. */
-void mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h);
+/* Worker: carry out the generator requests waiting for host h's shard k. */
+void mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h, unsigned int k);
 
 #endif /* MRCD_RECOVER_H */

@@ -93,14 +93,16 @@ mrcd_recover_init(struct mrcd_daemon *d)
 	struct mrcd_recover *r;
 
 	/*
-	 * The spare QPNs recovered flows move to are not in a sharded host's QPN
-	 * map, and a flow's generator state would have to follow its QP's shard:
-	 * with several workers per host a failed QP is reported, not recovered.
+	 * With several workers per host a spare pair's QPs belong to the shards
+	 * mrcd_spare_shard() names, while a failed flow's generator state stays on
+	 * its own shards: a failed QP is reported, not recovered. The spares and
+	 * generator rings are still made where a reload may add flows on them.
 	 */
 	if (d->cfg.lcores.workers_per_host > 1) {
 		MRCD_LOG(ctrl, NOTICE,
 			"several workers per host: QPs that fail are reported, not recovered");
-		return 0;
+		if (d->flow_cap == d->n_flows)
+			return 0;
 	}
 	r = rte_zmalloc("mrcd_recover", sizeof(*r), RTE_CACHE_LINE_SIZE);
 	if (r == NULL)
@@ -118,18 +120,20 @@ mrcd_recover_init(struct mrcd_daemon *d)
 	for (uint32_t s = 0; s < r->n_spares; s++)
 		r->spare_flow[s] = -1;
 	mrc_rand_seed(&r->rand, d->cfg.daemon.seed * 1000003u + 0x7ec);
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		char name[RTE_RING_NAMESIZE];
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
+			char name[RTE_RING_NAMESIZE];
 
-		snprintf(name, sizeof(name), "mrcd_gq%u", h);
-		r->gen_req[h] = rte_ring_create(
-			name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (r->gen_req[h] == NULL) {
-			MRCD_LOG(ctrl, ERR, "host %u: cannot make its generator ring: %s", h,
-				rte_strerror(rte_errno));
-			return -rte_errno;
+			snprintf(name, sizeof(name), "mrcd_gq%u_%u", h, k);
+			r->gen_req[h][k] = rte_ring_create(
+				name, 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (r->gen_req[h][k] == NULL) {
+				MRCD_LOG(ctrl, ERR,
+					"host %u shard %u: cannot make its generator ring: %s", h,
+					k, rte_strerror(rte_errno));
+				return -rte_errno;
+			}
 		}
-	}
 	return 0;
 nomem:
 	MRCD_LOG(ctrl, ERR, "out of memory for the recovery state of %u flows", d->n_flows);
@@ -165,7 +169,8 @@ mrcd_recover_free(struct mrcd_daemon *d)
 		rte_free(x);
 	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
-		rte_ring_free(r->gen_req[h]);
+		for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++)
+			rte_ring_free(r->gen_req[h][k]);
 	rte_free(r->spare_flow);
 	rte_free(r->spare_free_tsc);
 	rte_free(r->rec);
@@ -208,6 +213,8 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 
 	if (fi < 0 || d->flows[fi].gone)
 		return; /* a reload removes it (mrcd_reload.h): its QPs go anyway */
+	if (d->cfg.lcores.workers_per_host > 1)
+		return; /* reported, not recovered (mrcd_recover_init) */
 	f = &d->flows[fi];
 	if (f->src_local < 0 || f->dst_local < 0) {
 		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
@@ -279,7 +286,8 @@ gen_req_done(struct mrcd_daemon *d, unsigned int h, struct mrcd_flow_rec *x)
 {
 	if (!x->sent[0]) {
 		__atomic_store_n(&x->greq.done, 0, __ATOMIC_RELAXED);
-		x->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h], &x->greq) == 0;
+		/* recovery runs with one shard per host */
+		x->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h][0], &x->greq) == 0;
 	}
 	return x->sent[0] && __atomic_load_n(&x->greq.done, __ATOMIC_ACQUIRE) != 0;
 }

@@ -83,8 +83,7 @@ mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min)
 {
 	/* A host of a cluster spread over processes could add no flow (its peers are
 	 * elsewhere): no memory set aside for it. */
-	if (!d->cli.service || d->no_traffic || d->cfg.lcores.workers_per_host > 1 ||
-		d->n_hosts != mrcd_config_cluster_hosts(&d->cfg))
+	if (!d->cli.service || d->no_traffic || d->n_hosts != mrcd_config_cluster_hosts(&d->cfg))
 		return 0;
 	const unsigned int room = n > min ? n : min;
 
@@ -332,6 +331,9 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	f->src_local = (int16_t)(k->src - lo);
 	f->dst_local = (int16_t)(k->dst - lo);
 	f->qpn = sq;
+	/* Its QPs' QPNs belong to these shards in every host's QPN map (mrcd_setup.c). */
+	f->src_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, src->n_shards);
+	f->dst_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, dst->n_shards);
 	if (!slot_take(&r->slots[f->src_local], r->slot_bytes, &f->src_off))
 		return -ENOSPC;
 	if (!slot_take(&r->slots[f->dst_local], r->slot_bytes, &f->dst_off)) {
@@ -343,12 +345,14 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	f->src_key = src->key;
 	f->dst_key = dst->key;
 	f->post_tsc = rte_zmalloc("mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);
-	f->qp = f->post_tsc != NULL ? mrcd_make_qp_rts(d, (unsigned int)f->src_local, 0, f->dst, 0,
-					      sq, sq + 1, now, &d->recover->rand)
-				    : NULL;
-	d->peer_qp[fi] = f->qp != NULL ? mrcd_make_qp_rts(d, (unsigned int)f->dst_local, 0, f->src,
-						 0, sq + 1, sq, now, &d->recover->rand)
-				       : NULL;
+	f->qp = f->post_tsc != NULL
+			? mrcd_make_qp_rts(d, (unsigned int)f->src_local, f->src_shard, f->dst,
+				  f->dst_shard, sq, sq + 1, now, &d->recover->rand)
+			: NULL;
+	d->peer_qp[fi] = f->qp != NULL
+				 ? mrcd_make_qp_rts(d, (unsigned int)f->dst_local, f->dst_shard,
+					   f->src, f->src_shard, sq + 1, sq, now, &d->recover->rand)
+				 : NULL;
 	if (d->peer_qp[fi] == NULL || mrcd_recover_adopt(d, fi, s) != 0) {
 		mrcd_gen_qp_destroy(d, f->qp);
 		mrcd_gen_qp_destroy(d, d->peer_qp[fi]);
@@ -360,8 +364,8 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 		return -ENOMEM;
 	}
 	/* Each end's planes as the other's port shows them; the worker keeps them up to date. */
-	mrc_qp_set_peer_planes(f->qp, mrc_shard_port_mask(dst->shard[0].rt));
-	mrc_qp_set_peer_planes(d->peer_qp[fi], mrc_shard_port_mask(src->shard[0].rt));
+	mrc_qp_set_peer_planes(f->qp, mrc_shard_port_mask(dst->shard[f->dst_shard].rt));
+	mrc_qp_set_peer_planes(d->peer_qp[fi], mrc_shard_port_mask(src->shard[f->src_shard].rt));
 	d->qp_bytes += mrc_qp_mem_bytes(f->qp) + mrc_qp_mem_bytes(d->peer_qp[fi]);
 	/* Whole before anyone can count it (telemetry lists flows up to n_flows). */
 	__atomic_store_n(&d->n_flows, fi + 1, __ATOMIC_RELEASE);
@@ -369,8 +373,9 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	o->send = f->qp;
 	o->recv = d->peer_qp[fi];
 	ask_shards(o, MRC_SHARD_ADD_QP);
-	MRCD_LOG(ctrl, INFO, "reload: flow host %u -> %u (q %u) comes on QPs 0x%x -> 0x%x", f->src,
-		f->dst, f->q, sq, sq + 1);
+	MRCD_LOG(ctrl, INFO,
+		"reload: flow host %u -> %u (q %u) comes on QPs 0x%x (shard %u) -> 0x%x (shard %u)",
+		f->src, f->dst, f->q, sq, f->src_shard, sq + 1, f->dst_shard);
 	return 0;
 }
 
@@ -426,8 +431,7 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	if (d->reload == NULL) {
 		snprintf(what, len,
 			"the flows would change, and this run made no room for that (%s)",
-			d->cfg.lcores.workers_per_host > 1 ? "several workers per host"
-			: !d->cli.service		   ? "not a service"
+			!d->cli.service ? "not a service"
 			: d->n_hosts != mrcd_config_cluster_hosts(&d->cfg)
 				? "the cluster's other hosts run in other processes, which would "
 				  "have "
@@ -486,25 +490,26 @@ out:
 static bool
 shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct reload_op *o)
 {
-	const int16_t end[2] = {f->src_local, f->dst_local};
+	/* each QP to (and out of) the shard that owns its QPN, where its flow is listed */
+	struct mrc_shard *const end[2] = {d->host[f->src_local].shard[f->src_shard].rt,
+		d->host[f->dst_local].shard[f->dst_shard].rt};
 	bool done = true;
 
 	for (int k = 0; k < 2; k++) {
 		if (!o->sent[k])
-			o->sent[k] =
-				mrc_shard_request(d->host[end[k]].shard[0].rt, &o->sreq[k]) == 0;
+			o->sent[k] = mrc_shard_request(end[k], &o->sreq[k]) == 0;
 		done = done && o->sent[k] && mrc_shard_req_done(&o->sreq[k]);
 	}
 	return done;
 }
 
-/* Ask host h's worker (once); true when it has answered. */
+/* Ask the worker of host h's shard k (once); true when it has answered. */
 static bool
-gen_done(struct mrcd_daemon *d, int16_t h, struct reload_op *o)
+gen_done(struct mrcd_daemon *d, int16_t h, uint8_t k, struct reload_op *o)
 {
 	if (!o->sent[0]) {
 		__atomic_store_n(&o->greq.done, 0, __ATOMIC_RELAXED);
-		o->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h], &o->greq) == 0;
+		o->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h][k], &o->greq) == 0;
 	}
 	return o->sent[0] && __atomic_load_n(&o->greq.done, __ATOMIC_ACQUIRE) != 0;
 }
@@ -526,18 +531,18 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->state = OP_ATTACH_RECV;
 		/* fall through */
 	case OP_ATTACH_RECV:
-		if (!gen_done(d, f->dst_local, o))
+		if (!gen_done(d, f->dst_local, f->dst_shard, o))
 			break;
 		ask_gen(o, MRCD_GEN_ATTACH_SEND, NULL);
 		o->state = OP_ATTACH_SEND;
 		/* fall through */
 	case OP_ATTACH_SEND:
-		if (!gen_done(d, f->src_local, o))
+		if (!gen_done(d, f->src_local, f->src_shard, o))
 			break;
 		o->state = OP_DONE;
 		break;
 	case OP_STOP:
-		if (!gen_done(d, f->src_local, o))
+		if (!gen_done(d, f->src_local, f->src_shard, o))
 			break;
 		/* Messages still in flight: ask again (a pass later) until the drain time ends. */
 		if (o->greq.seq != 0 && now < o->deadline) {
@@ -548,13 +553,13 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->state = OP_DETACH_SEND;
 		/* fall through */
 	case OP_DETACH_SEND:
-		if (!gen_done(d, f->src_local, o))
+		if (!gen_done(d, f->src_local, f->src_shard, o))
 			break;
 		ask_gen(o, MRCD_GEN_DETACH_RECV, NULL);
 		o->state = OP_DETACH_RECV;
 		/* fall through */
 	case OP_DETACH_RECV:
-		if (!gen_done(d, f->dst_local, o))
+		if (!gen_done(d, f->dst_local, f->dst_shard, o))
 			break;
 		ask_shards(o, MRC_SHARD_RETIRE_QP);
 		o->state = OP_RETIRE;

@@ -21,10 +21,13 @@
  *
  * Limits (each refusal names it): both ends of every flow added or removed
  * are hosts of this process (a peer elsewhere would have to agree on the
- * wire), one worker per host (as recovery), and room: the flow table and
+ * wire), and room: the flow table and
  * each host's registered region are made at twice what the start needed
  * in service mode, and an added flow takes a freed slot or one of that
- * reserve.
+ * reserve. With several workers per host a new flow's QPs go to the
+ * shards its spare pair's QPNs belong to (mrcd_spare_shard()), each end's
+ * generator requests to that shard's ring, and a removed flow's to the
+ * shards that list it.
  *
  * mrcd_reload_profile_check() and mrcd_reload_diff() are pure (unit
  * tested); the rest runs on the main lcore and asks the workers through
@@ -70,14 +73,14 @@ int mrcd_reload_want(const struct mrcd_daemon *d, const struct mrcd_profile *p,
 /*
  * Setup: how many more than `n` (flows, or slots of a host's region) to make
  * room for: n, at least `min`, at most MRCD_RECOVER_SPARES_MAX (new flows
- * take spare QP numbers), in service mode with one worker per host, a
- * profile and every host of the cluster in this process; 0 otherwise.
+ * take spare QP numbers), in service mode with a profile and every host
+ * of the cluster in this process; 0 otherwise.
  */
 unsigned int mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min);
 
 /*
  * Control, at setup in service mode: the reload's state (slot allocators).
- * 0 or -ENOMEM; without it (not a service, several workers per host) every
+ * 0 or -ENOMEM; without it (not a service, no profile) every
  * change to the flows is refused.
  */
 int mrcd_reload_init(struct mrcd_daemon *d);

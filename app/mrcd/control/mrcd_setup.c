@@ -371,6 +371,17 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 
 			hc->qpn_map[q] = mrc_shard_map_entry(k, max_qps[k]++);
 		}
+		/* Where a reload may add flows, the spare pairs they take, both ends, on
+		 * the shards mrcd_spare_shard() names: the map never changes at run time. */
+		for (uint32_t sp = 0;
+			d->flow_cap > d->n_flows && sp < mrcd_recover_spares(d->n_cluster_flows);
+			sp++) {
+			const unsigned int k = mrcd_spare_shard(sp, hc->n_shards);
+
+			for (uint32_t e = 0; e < 2; e++)
+				hc->qpn_map[n_qpns + 2 * sp + e] =
+					mrc_shard_map_entry(k, max_qps[k]++);
+		}
 	}
 	for (uint32_t j = 0; j < hc->n_send; j++) {
 		const struct mrcd_flow *f = &d->flows[hc->send_flows[j]];

@@ -3,8 +3,10 @@
  */
 
 /*
- * Run by: the worker lcore of each host, once a millisecond, after its
- * passes over its hosts (so after the completions of every earlier pass).
+ * Run by: the worker lcore of each host's shard, once a millisecond, after
+ * its passes over its shards (so after the completions of every earlier
+ * pass). Each shard has its own ring: a flow's requests go to the shard
+ * that lists it (recovery: shard 0, it runs with one shard per host).
  *
  * The worker's side of a flow's recovery (mrcd_recover.h, steps 4-6): the
  * control thread asks, through the host's generator ring, for the next
@@ -55,17 +57,19 @@ unlist(uint32_t *list, uint32_t *n, uint32_t fi)
 }
 
 void
-mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
+mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h, unsigned int k)
 {
-	struct rte_ring *r = d->recover != NULL ? d->recover->gen_req[h] : NULL;
+	struct rte_ring *r = d->recover != NULL ? d->recover->gen_req[h][k] : NULL;
+	struct mrcd_qp_carry *carry = d->recover != NULL ? &d->recover->carry[h][k] : NULL;
+	struct mrcd_shardctx *sc = &d->host[h].shard[k];
 	void *q[8];
 	unsigned int n;
 
 	if (likely(r == NULL || rte_ring_empty(r)))
 		return;
 	n = rte_ring_sc_dequeue_burst(r, q, RTE_DIM(q), NULL);
-	for (unsigned int k = 0; k < n; k++) {
-		struct mrcd_gen_req *g = q[k];
+	for (unsigned int i = 0; i < n; i++) {
+		struct mrcd_gen_req *g = q[i];
 		struct mrcd_flow *f = &d->flows[g->flow];
 
 		switch (g->op) {
@@ -74,13 +78,13 @@ mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
 			g->seq = f->posted;
 			break;
 		case MRCD_GEN_RESUME_RECV:
-			carry_recv(&d->recover->carry[h], d->peer_qp[g->flow]);
+			carry_recv(carry, d->peer_qp[g->flow]);
 			/* telemetry reads the pointer (resolve_qpn): published whole */
 			__atomic_store_n(&d->peer_qp[g->flow], g->qp, __ATOMIC_RELEASE);
 			f->recv_seq = g->seq;
 			break;
 		case MRCD_GEN_RESUME_SEND:
-			carry_send(&d->recover->carry[h], f->qp);
+			carry_send(carry, f->qp);
 			__atomic_store_n(&f->qp, g->qp, __ATOMIC_RELEASE);
 			mrcd_sched_resume(d, f, g->flow);
 			break;
@@ -90,28 +94,20 @@ mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h)
 			g->seq = mrcd_gen_in_flight(f) + (f->queued != MRCD_FLOW_IDLE);
 			break;
 		case MRCD_GEN_DETACH_SEND:
-			carry_send(&d->recover->carry[h], f->qp);
-			unlist(d->host[h].shard[0].send_flows, &d->host[h].shard[0].n_send,
-				g->flow);
+			carry_send(carry, f->qp);
+			unlist(sc->send_flows, &sc->n_send, g->flow);
 			break;
 		case MRCD_GEN_DETACH_RECV:
-			carry_recv(&d->recover->carry[h], d->peer_qp[g->flow]);
-			unlist(d->host[h].shard[0].recv_flows, &d->host[h].shard[0].n_recv,
-				g->flow);
+			carry_recv(carry, d->peer_qp[g->flow]);
+			unlist(sc->recv_flows, &sc->n_recv, g->flow);
 			break;
-		case MRCD_GEN_ATTACH_RECV: {
-			struct mrcd_shardctx *sc = &d->host[h].shard[0];
-
+		case MRCD_GEN_ATTACH_RECV:
 			sc->recv_flows[sc->n_recv++] = g->flow;
 			break;
-		}
-		case MRCD_GEN_ATTACH_SEND: {
-			struct mrcd_shardctx *sc = &d->host[h].shard[0];
-
+		case MRCD_GEN_ATTACH_SEND:
 			sc->send_flows[sc->n_send++] = g->flow;
 			mrcd_sched_resume(d, f, g->flow); /* idle: queued to post */
 			break;
-		}
 		default:
 			break;
 		}

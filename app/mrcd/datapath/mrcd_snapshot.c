@@ -122,8 +122,7 @@ mrcd_snapshot_publish(
 	 * differences), and a full snapshot, the summary's, is exact.
 	 */
 	static const struct mrcd_qp_carry none;
-	const struct mrcd_qp_carry *c =
-		d->recover != NULL && k == 0 ? &d->recover->carry[h] : &none;
+	const struct mrcd_qp_carry *c = d->recover != NULL ? &d->recover->carry[h][k] : &none;
 
 #define CARRY(field) \
 	(full ? 0 : s->field) > hc->sums.field + c->field ? s->field : hc->sums.field + c->field

@@ -188,10 +188,9 @@ mrcd_worker_main(void *arg)
 			next_snap = now + snap_gap;
 		}
 		mrcd_query_serve(d, w, now);
-		/* Flows brought back on a new QP pair (mrcd_recover.h): rare, so once a ms. */
+		/* Recovered flows' and a reload's requests (mrcd_recover.h): once a ms. */
 		for (unsigned int k = 0; k < w->n_units; k++)
-			if (w->units[k].shard == 0) /* recovery runs with one shard per host */
-				mrcd_recover_worker_step(d, w->units[k].host);
+			mrcd_recover_worker_step(d, w->units[k].host, w->units[k].shard);
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	w->cpu_ns = (uint64_t)((cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll +

@@ -106,8 +106,10 @@ mrcd_summary(const struct mrcd_daemon *d)
 		}
 	for (unsigned int h = 0; h < d->n_hosts && d->recover != NULL; h++) {
 		/* what the receiving QPs of recovered flows placed before they were replaced */
-		rx_pkts += d->recover->carry[h].rx_data_pkts;
-		rx_bytes += d->recover->carry[h].rx_data_bytes;
+		for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++) {
+			rx_pkts += d->recover->carry[h][k].rx_data_pkts;
+			rx_bytes += d->recover->carry[h][k].rx_data_bytes;
+		}
 		recovered += mrcd_recover_count(d, h);
 		not_recovered += mrcd_recover_failed(d, h);
 		for (unsigned int w = 0; w < MRCD_RECOVER_N_WHY; w++)
