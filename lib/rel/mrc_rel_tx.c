@@ -172,7 +172,7 @@ outstanding(const struct mrc_rel_tx *tx, uint32_t psn)
 
 /* ---- lists ---- */
 
-static void
+static inline void
 t_append(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
@@ -186,8 +186,8 @@ t_append(struct mrc_rel_tx *tx, uint16_t i)
 	tx->t_tail = i;
 }
 
-static void
-t_unlink(struct mrc_rel_tx *tx, uint16_t i)
+void
+mrc_rel_tx_t_unlink(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 
@@ -203,8 +203,8 @@ t_unlink(struct mrc_rel_tx *tx, uint16_t i)
 
 static uint16_t ev_prev_of(struct mrc_rel_tx *tx, uint16_t i);
 
-static void
-ev_append(struct mrc_rel_tx *tx, uint16_t i)
+void
+mrc_rel_tx_ev_append(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	uint16_t ev = list_of(tx, &r[i]), tail = ev_tails(tx)[ev];
@@ -223,8 +223,8 @@ ev_append(struct mrc_rel_tx *tx, uint16_t i)
  * path) and removals are almost always at the head, so the predecessor is
  * found by walking from the head rather than paying 2 more bytes per entry.
  */
-static void
-ev_unlink(struct mrc_rel_tx *tx, uint16_t i)
+void
+mrc_rel_tx_ev_unlink(struct mrc_rel_tx *tx, uint16_t i)
 {
 	struct mrc_rel_tx_pkt *r = ring(tx);
 	uint16_t ev = list_of(tx, &r[i]), prev = ev_prev_of(tx, i);
@@ -253,15 +253,15 @@ ev_prev_of(struct mrc_rel_tx *tx, uint16_t i)
 
 /* ---- state changes ---- */
 
-static void
-mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
+void
+mrc_rel_tx_mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 	const struct mrc_rel_tx_ops *ops, void *ctx)
 {
 	struct mrc_rel_tx_pkt *p = &ring(tx)[i];
 
 	if (p->state & ON_EV_LIST)
-		ev_unlink(tx, i);
-	t_unlink(tx, i);
+		mrc_rel_tx_ev_unlink(tx, i);
+	mrc_rel_tx_t_unlink(tx, i);
 	set_state(p, PKT_LOST);
 	p->state = (uint8_t)((p->state & ~LOST_WHY_MASK) | (why << LOST_WHY_SHIFT));
 	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);
@@ -274,8 +274,9 @@ mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 }
 
 /* Go-back-N: every packet in flight from `from` on goes again, in PSN order. */
-static void
-rewind_from(struct mrc_rel_tx *tx, uint32_t from, const struct mrc_rel_tx_ops *ops, void *ctx)
+void
+mrc_rel_tx_rewind_from(
+	struct mrc_rel_tx *tx, uint32_t from, const struct mrc_rel_tx_ops *ops, void *ctx)
 {
 	const uint32_t n = (uint32_t)mrc_psn_diff(tx->snd_nxt, from);
 
@@ -283,7 +284,7 @@ rewind_from(struct mrc_rel_tx *tx, uint32_t from, const struct mrc_rel_tx_ops *o
 		const uint16_t i = (uint16_t)(mrc_psn_add(from, k) & tx->mask);
 
 		if (pkt_state(&ring(tx)[i]) == PKT_INFLIGHT)
-			mark_lost(tx, i, MRC_REL_LOSS_REWIND, ops, ctx);
+			mrc_rel_tx_mark_lost(tx, i, MRC_REL_LOSS_REWIND, ops, ctx);
 	}
 }
 
@@ -311,7 +312,7 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t 
 	p->ev_val = ev;
 	p->state = PKT_INFLIGHT;
 	p->tx_count = 1;
-	ev_append(tx, i);
+	mrc_rel_tx_ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
 	tx->inflight_bytes += len;
@@ -386,7 +387,7 @@ mrc_rel_tx_sent_retx(
 	p->state = PKT_INFLIGHT;
 	if (p->tx_count < UINT8_MAX)
 		p->tx_count++;
-	ev_append(tx, i);
+	mrc_rel_tx_ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
 	tx->inflight_bytes += p->len;
@@ -488,7 +489,7 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint16_t echo, ui
 	const uint8_t st = pkt_state(p);
 
 	if (st == PKT_INFLIGHT) {
-		t_unlink(tx, i);
+		mrc_rel_tx_t_unlink(tx, i);
 		tx->n_inflight--;
 		tx->inflight_bytes -= p->len;
 		/* Which copy of a resent packet arrived is unknown: only first sends date the mark.
@@ -535,7 +536,7 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 		return;
 	if (r[i].tx_count != 1) {
 		/* The copy that arrived may have come another way: no inference. */
-		ev_unlink(tx, i);
+		mrc_rel_tx_ev_unlink(tx, i);
 		return;
 	}
 	c = ev_heads(tx)[list_of(tx, &r[i])];
@@ -544,14 +545,14 @@ ev_order(struct mrc_rel_tx *tx, uint32_t psn, const struct sack_scope *sc,
 
 		if (pkt_state(&r[c]) == PKT_ACKED || !same_path(tx, r[c].ev_val, r[i].ev_val)) {
 			/* Delivered, or sent by the slot's previous EV: no order to infer. */
-			ev_unlink(tx, c);
+			mrc_rel_tx_ev_unlink(tx, c);
 		} else if (known_missing(sc, psn_of(tx, c))) {
-			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
+			mrc_rel_tx_mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
 			info->lost_pkts++;
 		}
 		c = next;
 	}
-	ev_unlink(tx, i);
+	mrc_rel_tx_ev_unlink(tx, i);
 }
 
 /*
@@ -573,7 +574,7 @@ probe_ev_order(struct mrc_rel_tx *tx, const struct sack_scope *sc, const struct 
 		if (pkt_state(&r[c]) == PKT_INFLIGHT &&
 			same_path(tx, r[c].ev_val, tx->probe_ev_val) &&
 			r[c].sent_tsc < tx->probe_sent_tsc && known_missing(sc, psn_of(tx, c))) {
-			mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
+			mrc_rel_tx_mark_lost(tx, c, MRC_REL_LOSS_EV_ORDER, ops, ctx);
 			(*lost)++;
 		}
 		c = next;
@@ -593,7 +594,7 @@ time_rule(struct mrc_rel_tx *tx, const struct sack_scope *sc, const struct mrc_r
 		uint16_t next = r[c].t_next;
 
 		if (known_missing(sc, psn_of(tx, c))) {
-			mark_lost(tx, c, MRC_REL_LOSS_TIME, ops, ctx);
+			mrc_rel_tx_mark_lost(tx, c, MRC_REL_LOSS_TIME, ops, ctx);
 			(*lost)++;
 		}
 		c = next;
@@ -612,7 +613,7 @@ advance_una(struct mrc_rel_tx *tx, uint64_t now_tsc, struct mrc_rel_ack_info *in
 		if (pkt_state(p) != PKT_ACKED)
 			break;
 		if (p->state & ON_EV_LIST)
-			ev_unlink(tx, (uint16_t)(tx->snd_una & tx->mask));
+			mrc_rel_tx_ev_unlink(tx, (uint16_t)(tx->snd_una & tx->mask));
 		p->state = PKT_FREE;
 		tx->snd_una = mrc_psn_add(tx->snd_una, 1);
 		moved = true;
@@ -707,7 +708,7 @@ mrc_rel_tx_on_sack(struct mrc_rel_tx *tx, const struct mrc_sack_view *s, uint64_
 	return 0;
 }
 
-static bool
+static inline bool
 spend_retry(struct mrc_rel_tx *tx)
 {
 	tx->retries++;
@@ -755,9 +756,9 @@ mrc_rel_tx_on_nack(struct mrc_rel_tx *tx, const struct mrc_nack_view *n, uint64_
 		tx->stats.nacks_ignored++;
 		return 0;
 	}
-	mark_lost(tx, i, MRC_REL_LOSS_NACK, ops, ctx);
+	mrc_rel_tx_mark_lost(tx, i, MRC_REL_LOSS_NACK, ops, ctx);
 	if (tx->gbn)
-		rewind_from(tx, mrc_psn_add(psn, 1), ops, ctx);
+		mrc_rel_tx_rewind_from(tx, mrc_psn_add(psn, 1), ops, ctx);
 	if (costs && !spend_retry(tx))
 		return -MRC_REL_ERR_RETRY_EXCEEDED;
 	return 0;
@@ -845,7 +846,7 @@ mrc_rel_tx_poll(
 		if (sent + pkt_to > now_tsc ||
 			(tx->last_ack_tsc < sent && sent + silent_to > now_tsc))
 			break;
-		mark_lost(tx, tx->t_head, MRC_REL_LOSS_PKT_TIMEOUT, ops, ctx);
+		mrc_rel_tx_mark_lost(tx, tx->t_head, MRC_REL_LOSS_PKT_TIMEOUT, ops, ctx);
 	}
 	if (tx->n_inflight == 0 && tx->n_lost == 0) {
 		tx->probe_wanted = false;
@@ -863,9 +864,9 @@ mrc_rel_tx_poll(
 		if (!spend_retry(tx))
 			return UINT64_MAX;
 		if (pkt_state(&r[i]) == PKT_INFLIGHT)
-			mark_lost(tx, i, MRC_REL_LOSS_RTO, ops, ctx);
+			mrc_rel_tx_mark_lost(tx, i, MRC_REL_LOSS_RTO, ops, ctx);
 		if (tx->gbn)
-			rewind_from(tx, mrc_psn_add(tx->snd_una, 1), ops, ctx);
+			mrc_rel_tx_rewind_from(tx, mrc_psn_add(tx->snd_una, 1), ops, ctx);
 		tx->probe_wanted = !tx->gbn;
 		tx->probe_outstanding = false;
 		tx->progress_tsc = now_tsc;

@@ -86,6 +86,23 @@ ev_tails(struct mrc_rel_tx *tx)
 	return ev_heads(tx) + tx->n_ev;
 }
 
+/*
+ * The lists and the move to PKT_LOST, called by sending, feedback and the
+ * timers alike: out of line, as they were when all of them were in one file.
+ */
+/* Take ring entry `i` off the send-order list. */
+void mrc_rel_tx_t_unlink(struct mrc_rel_tx *tx, uint16_t i);
+/* Put ring entry `i` at the tail of its EV's (or path's) list. */
+void mrc_rel_tx_ev_append(struct mrc_rel_tx *tx, uint16_t i);
+/* Take ring entry `i` off its EV's (or path's) list. */
+void mrc_rel_tx_ev_unlink(struct mrc_rel_tx *tx, uint16_t i);
+/* Entry `i`, in flight, is lost for `why`: off both lists, into the lost bits, reported. */
+void mrc_rel_tx_mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
+	const struct mrc_rel_tx_ops *ops, void *ctx);
+/* Go-back-N: every packet in flight from `from` on goes again, in PSN order. */
+void mrc_rel_tx_rewind_from(
+	struct mrc_rel_tx *tx, uint32_t from, const struct mrc_rel_tx_ops *ops, void *ctx);
+
 /* True if the lost bits are zero and every per-EV list is empty (checks, tests). */
 bool mrc_rel_tx_trk_reset(const struct mrc_rel_tx *tx);
 
