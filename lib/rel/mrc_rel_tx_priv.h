@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "mrc_rel_tx.h"
+#include "mrc_seq.h"
 
 enum {
 	PKT_FREE = 0,
@@ -84,6 +85,92 @@ static inline uint16_t *
 ev_tails(struct mrc_rel_tx *tx)
 {
 	return ev_heads(tx) + tx->n_ev;
+}
+
+static inline uint32_t
+psn_of(const struct mrc_rel_tx *tx, uint16_t idx)
+{
+	return mrc_psn_add(tx->snd_una, (idx - (tx->snd_una & tx->mask)) & tx->mask);
+}
+
+static inline uint8_t
+pkt_state(const struct mrc_rel_tx_pkt *p)
+{
+	return p->state & STATE_MASK;
+}
+
+static inline void
+set_state(struct mrc_rel_tx_pkt *p, uint8_t s)
+{
+	p->state = (uint8_t)((p->state & ~STATE_MASK) | s);
+}
+
+/* The order list an EV's packets go on: its path (cfg.path_n_t1), else `slot`. */
+static inline uint16_t
+order_list(const struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev)
+{
+	uint32_t plane, uplink;
+
+	if (tx->path_n_t1 == 0)
+		return slot;
+	plane = tx->path_plane_bits == 0
+			? 0
+			: (ev >> tx->path_plane_shift) & ((UINT32_C(1) << tx->path_plane_bits) - 1);
+	uplink = tx->path_uplink_bits == 0
+			 ? 0
+			 : (ev >> tx->path_uplink_shift) &
+				   (uint32_t)((UINT64_C(1) << tx->path_uplink_bits) - 1);
+	return (uint16_t)(plane * tx->path_n_t1 + uplink % tx->path_n_t1);
+}
+
+static inline uint16_t
+list_of(const struct mrc_rel_tx *tx, const struct mrc_rel_tx_pkt *p)
+{
+	return order_list(tx, p->ev, p->ev_val);
+}
+
+/*
+ * Whether packet a's and b's transmissions (on one list) took the same path:
+ * per path, always; per slot, only if the slot held the same EV for both.
+ */
+static inline bool
+same_path(const struct mrc_rel_tx *tx, uint32_t ev_a, uint32_t ev_b)
+{
+	return tx->path_n_t1 != 0 || ev_a == ev_b;
+}
+
+/* True if `psn` has been sent: in [snd_una, snd_nxt). */
+static inline bool
+outstanding(const struct mrc_rel_tx *tx, uint32_t psn)
+{
+	return (uint32_t)mrc_psn_diff(psn, tx->snd_una) <
+	       (uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una);
+}
+
+static inline void
+t_append(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+
+	r[i].t_next = MRC_REL_NIL;
+	r[i].t_prev = tx->t_tail;
+	if (tx->t_tail != MRC_REL_NIL)
+		r[tx->t_tail].t_next = i;
+	else
+		tx->t_head = i;
+	tx->t_tail = i;
+}
+
+static inline bool
+spend_retry(struct mrc_rel_tx *tx)
+{
+	tx->retries++;
+	if (tx->retry_exp != MRC_REL_RETRY_EXP_INFINITE &&
+		tx->retries > (unsigned int)tx->retry_linear + tx->retry_exp) {
+		tx->error = MRC_REL_ERR_RETRY_EXCEEDED;
+		return false;
+	}
+	return true;
 }
 
 /*
