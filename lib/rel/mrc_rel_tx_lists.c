@@ -14,8 +14,6 @@
 #include "mrc_rel_tx_priv.h"
 #include "mrc_seq.h"
 
-/* ---- lists ---- */
-
 void
 mrc_rel_tx_t_unlink(struct mrc_rel_tx *tx, uint16_t i)
 {
@@ -80,8 +78,6 @@ ev_prev_of(struct mrc_rel_tx *tx, uint16_t i)
 	}
 	return prev;
 }
-
-/* ---- state changes ---- */
 
 void
 mrc_rel_tx_mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,

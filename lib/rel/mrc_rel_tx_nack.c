@@ -10,8 +10,6 @@
  * or RTT sampling apply.
  */
 
-#include <errno.h>
-
 #include <rte_common.h>
 
 #include "mrc_rel_tx.h"

@@ -5,9 +5,10 @@
 #define MRC_REL_TX_PRIV_H
 
 /*
- * Inside the requester's reliability state, shared by mrc_rel_tx.c (the
- * running state machine) and mrc_rel_tx_setup.c (configuration, init,
- * lending the tracking memory). Not for users of lib/rel.
+ * Inside the requester's reliability state, shared by the files that run
+ * it (mrc_rel_tx_send.c, _sack.c, _nack.c, _timer.c, _lists.c) and
+ * mrc_rel_tx_setup.c (configuration, init, lending the tracking memory).
+ * Not for users of lib/rel.
  *
  * Tracking memory (tx->trk: after struct mrc_rel_tx, or lent, see the header):
  *   struct mrc_rel_tx_pkt ring[ring]       indexed by psn & mask

@@ -19,8 +19,6 @@
 #include "mrc_rel_tx_priv.h"
 #include "mrc_seq.h"
 
-/* ---- feedback ---- */
-
 /* RFC 6298: srtt and rttvar after sample r (`first`: r replaces them). */
 static inline void
 smooth(uint64_t *srtt, uint64_t *rttvar, bool first, uint64_t r)

@@ -3,16 +3,16 @@
  */
 
 /*
- * Requester-side reliability; the algorithm is described in mrc_rel_tx.h.
- *
- * The layout of the tracking memory is in mrc_rel_tx_priv.h; configuration,
- * init and lending the memory in mrc_rel_tx_setup.c.
+ * Requester-side reliability, sending: whether the window lets a new PSN
+ * go, recording a new send, and choosing and recording a resend (oldest
+ * lost first). The algorithm is described in mrc_rel_tx.h; this is the
+ * only part the QP calls per packet it builds, so it stays apart from the
+ * feedback (mrc_rel_tx_sack.c, mrc_rel_tx_nack.c), the clock
+ * (mrc_rel_tx_timer.c), the lists (mrc_rel_tx_lists.c) and the setup
+ * (mrc_rel_tx_setup.c).
  */
 
 #include <errno.h>
-#include <string.h>
-
-#include <rte_common.h>
 
 #include "mrc_rel_tx.h"
 #include "mrc_rel_tx_priv.h"
