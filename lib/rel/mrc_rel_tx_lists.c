@@ -3,48 +3,18 @@
  */
 
 /*
- * Requester-side reliability, the in-flight table's lists: the send-order
- * list, the per-EV (or per-path) lists, and the move of an entry to
- * PKT_LOST that takes it off both. Sending, feedback and the timers all
- * change these lists, so they live apart from each of them; the layout
- * they walk is in mrc_rel_tx_priv.h.
+ * Requester-side reliability, the in-flight table's per-EV (or per-path)
+ * lists: removing an entry, and the move of an entry to PKT_LOST that
+ * takes it off both its lists. The SACK's loss rules, NACKs and the timers
+ * all do these, so they live apart from each; adding is sending's alone
+ * (mrc_rel_tx_send.c), and the layout they walk is in mrc_rel_tx_priv.h.
  */
 
 #include "mrc_rel_tx.h"
 #include "mrc_rel_tx_priv.h"
 #include "mrc_seq.h"
 
-void
-mrc_rel_tx_t_unlink(struct mrc_rel_tx *tx, uint16_t i)
-{
-	struct mrc_rel_tx_pkt *r = ring(tx);
-
-	if (r[i].t_prev != MRC_REL_NIL)
-		r[r[i].t_prev].t_next = r[i].t_next;
-	else
-		tx->t_head = r[i].t_next;
-	if (r[i].t_next != MRC_REL_NIL)
-		r[r[i].t_next].t_prev = r[i].t_prev;
-	else
-		tx->t_tail = r[i].t_prev;
-}
-
 static uint16_t ev_prev_of(struct mrc_rel_tx *tx, uint16_t i);
-
-void
-mrc_rel_tx_ev_append(struct mrc_rel_tx *tx, uint16_t i)
-{
-	struct mrc_rel_tx_pkt *r = ring(tx);
-	uint16_t ev = list_of(tx, &r[i]), tail = ev_tails(tx)[ev];
-
-	r[i].ev_next = MRC_REL_NIL;
-	if (tail != MRC_REL_NIL)
-		r[tail].ev_next = i;
-	else
-		ev_heads(tx)[ev] = i;
-	ev_tails(tx)[ev] = i;
-	r[i].state |= ON_EV_LIST;
-}
 
 /*
  * Remove `i` from its EV list. Lists are short (packets in flight on one
@@ -87,7 +57,7 @@ mrc_rel_tx_mark_lost(struct mrc_rel_tx *tx, uint16_t i, enum mrc_rel_loss why,
 
 	if (p->state & ON_EV_LIST)
 		mrc_rel_tx_ev_unlink(tx, i);
-	mrc_rel_tx_t_unlink(tx, i);
+	t_unlink(tx, i);
 	set_state(p, PKT_LOST);
 	p->state = (uint8_t)((p->state & ~LOST_WHY_MASK) | (why << LOST_WHY_SHIFT));
 	lost_bits(tx)[i >> 6] |= UINT64_C(1) << (i & 63);

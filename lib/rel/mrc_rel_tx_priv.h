@@ -175,13 +175,29 @@ spend_retry(struct mrc_rel_tx *tx)
 }
 
 /*
- * The lists and the move to PKT_LOST, called by sending, feedback and the
- * timers alike: out of line, as they were when all of them were in one file.
+ * Take ring entry `i` off the send-order list. Inline: every delivery
+ * runs it, and a call from another file costs more than its body.
  */
-/* Take ring entry `i` off the send-order list. */
-void mrc_rel_tx_t_unlink(struct mrc_rel_tx *tx, uint16_t i);
-/* Put ring entry `i` at the tail of its EV's (or path's) list. */
-void mrc_rel_tx_ev_append(struct mrc_rel_tx *tx, uint16_t i);
+static inline void
+t_unlink(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+
+	if (r[i].t_prev != MRC_REL_NIL)
+		r[r[i].t_prev].t_next = r[i].t_next;
+	else
+		tx->t_head = r[i].t_next;
+	if (r[i].t_next != MRC_REL_NIL)
+		r[r[i].t_next].t_prev = r[i].t_prev;
+	else
+		tx->t_tail = r[i].t_prev;
+}
+
+/*
+ * Removal from the per-EV lists and the move to PKT_LOST, called by the
+ * feedback and the timers alike (mrc_rel_tx_lists.c): out of line, as the
+ * compiler chose when all of them were in one file.
+ */
 /* Take ring entry `i` off its EV's (or path's) list. */
 void mrc_rel_tx_ev_unlink(struct mrc_rel_tx *tx, uint16_t i);
 /* Entry `i`, in flight, is lost for `why`: off both lists, into the lost bits, reported. */

@@ -112,7 +112,7 @@ deliver(struct mrc_rel_tx *tx, uint32_t psn, uint32_t trigger, uint16_t echo, ui
 	const uint8_t st = pkt_state(p);
 
 	if (st == PKT_INFLIGHT) {
-		mrc_rel_tx_t_unlink(tx, i);
+		t_unlink(tx, i);
 		tx->n_inflight--;
 		tx->inflight_bytes -= p->len;
 		/* Which copy of a resent packet arrived is unknown: only first sends date the mark.

@@ -25,6 +25,22 @@ mrc_rel_tx_can_send(const struct mrc_rel_tx *tx)
 	       (uint32_t)mrc_psn_diff(tx->snd_nxt, tx->snd_una) < tx->window;
 }
 
+/* Put ring entry `i` at the tail of its EV's (or path's) list: only sending adds. */
+static void
+ev_append(struct mrc_rel_tx *tx, uint16_t i)
+{
+	struct mrc_rel_tx_pkt *r = ring(tx);
+	uint16_t ev = list_of(tx, &r[i]), tail = ev_tails(tx)[ev];
+
+	r[i].ev_next = MRC_REL_NIL;
+	if (tail != MRC_REL_NIL)
+		r[tail].ev_next = i;
+	else
+		ev_heads(tx)[ev] = i;
+	ev_tails(tx)[ev] = i;
+	r[i].state |= ON_EV_LIST;
+}
+
 static void
 note_sending(struct mrc_rel_tx *tx, uint64_t now_tsc)
 {
@@ -49,7 +65,7 @@ mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, uint16_t 
 	p->ev_val = ev;
 	p->state = PKT_INFLIGHT;
 	p->tx_count = 1;
-	mrc_rel_tx_ev_append(tx, i);
+	ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
 	tx->inflight_bytes += len;
@@ -124,7 +140,7 @@ mrc_rel_tx_sent_retx(
 	p->state = PKT_INFLIGHT;
 	if (p->tx_count < UINT8_MAX)
 		p->tx_count++;
-	mrc_rel_tx_ev_append(tx, i);
+	ev_append(tx, i);
 	t_append(tx, i);
 	tx->n_inflight++;
 	tx->inflight_bytes += p->len;
