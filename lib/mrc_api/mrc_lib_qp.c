@@ -23,17 +23,8 @@
 /* How often an empty poll looks at the socket for mrcd's end (a system call). */
 #define DEATH_CHECK_POLLS 4096
 
-/* The size of shared memory a sound CREATE_CQ or CREATE_QP reply announces; 0: unsound. */
-typedef size_t (*shm_bytes_fn)(const struct mrc_chan_rep *rep);
-
-/*
- * Ask mrcd for a CQ or QP (r) and map the shared memory whose fd comes with
- * its reply (rep). The mapping, or NULL with errno set: the request's, EPROTO
- * when the fd is missing or `bytes_of` finds the reply unsound, or mmap's.
- * The fd is closed either way: the mapping keeps the memory.
- */
-static uint8_t *
-create_mapped(struct mrc_context *c, struct mrc_chan_req *r, struct mrc_chan_rep *rep,
+uint8_t *
+mrc_lib_create_mapped(struct mrc_context *c, struct mrc_chan_req *r, struct mrc_chan_rep *rep,
 	shm_bytes_fn bytes_of)
 {
 	size_t bytes;
@@ -230,7 +221,7 @@ mrc_create_cq(struct mrc_context *c, int cqe, void *cq_context, struct mrc_comp_
 	}
 	r.u.create_cq.entries = (uint32_t)cqe;
 	r.u.create_cq.channel = channel != NULL ? channel->id : 0;
-	shm = create_mapped(c, &r, &rep, cq_reply_bytes);
+	shm = mrc_lib_create_mapped(c, &r, &rep, cq_reply_bytes);
 	if (shm == NULL)
 		return NULL;
 	cq = calloc(1, sizeof(*cq));
@@ -469,7 +460,7 @@ mrc_create_qp(struct mrc_context *c, struct mrc_qp_init_attr *attr)
 	r.u.create_qp.max_recv_wr = attr->cap.max_recv_wr;
 	r.u.create_qp.sq_sig_all = attr->sq_sig_all != 0;
 	r.u.create_qp.pd = attr->pd->handle;
-	shm = create_mapped(c, &r, &rep, qp_reply_bytes);
+	shm = mrc_lib_create_mapped(c, &r, &rep, qp_reply_bytes);
 	if (shm == NULL)
 		return NULL;
 	qp = calloc(1, sizeof(*qp));
