@@ -3,19 +3,17 @@
  */
 
 /*
- * lib_mrc: CQs, QPs, posting and polling through the shared rings, and what
- * happens when mrcd goes away (every outstanding request completes
- * IBV_WC_WR_FLUSH_ERR, IBV_EVENT_DEVICE_FATAL is reported).
+ * lib_mrc: QPs, the calls that ask mrcd: creating one (and mapping the
+ * shared memory of its rings, as CQs do too), destroying it, and taking it
+ * through its states with verbs and MRC attributes. Posting to the rings
+ * is in mrc_lib_post.c, CQs and polling in mrc_lib_cq.c, completion
+ * channels in mrc_lib_channel.c, QP hints in mrc_lib_hint.c.
  */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "mrc_lib_priv.h"
@@ -41,8 +39,6 @@ mrc_lib_create_mapped(struct mrc_context *c, struct mrc_chan_req *r, struct mrc_
 	close(fd);
 	return p == MAP_FAILED ? NULL : p;
 }
-
-/* ---- QPs ---- */
 
 /* A QP's memory: its status, then the send and receive rings of the sizes mrcd granted. */
 static size_t
