@@ -12,8 +12,9 @@
  *   worker    the worker lcores: datapath/ and the generator (gen/)
  *   stats     whatever reads snapshots: stats/, on the stats thread (a
  *             control thread, no polling CPU) for the console, files and
- *             metrics endpoint, on DPDK's telemetry threads for /mrc/, on
- *             the main lcore for the summary after the stop
+ *             metrics endpoint and the replies to /mrc/ (which DPDK's
+ *             telemetry threads hand it), on the main lcore for the
+ *             summary after the stop
  *
  * Beside each field: who writes it and who reads it ("setup" means the
  * control side before the workers are launched, after which the field does
@@ -288,7 +289,7 @@ struct mrcd_query_rel {
 
 /*
  * A telemetry question about one QP and its owner's answer: the asker is a
- * telemetry thread (stats/mrcd_query_ask.c, one at a time under a mutex),
+ * stats thread replying to /mrc/ (stats/mrcd_query_ask.c, one at a time under a mutex),
  * the owner the worker that iterates the QP's host (datapath/mrcd_query.c).
  */
 struct mrcd_qp_query {

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry thread. /mrc/apps: the application sessions, each
+ * Run by: the stats thread, for DPDK's telemetry threads. /mrc/apps: the application sessions, each
  * with its QPs, CQs, regions and counters. Sessions are read under the lock
  * the control thread changes them under; the QPs' counters are their
  * workers', read as they are (each a word the worker alone writes).

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (mrcd_telemetry_priv.h).
+ * Run by: the stats thread, for DPDK's telemetry threads (mrcd_telemetry_priv.h).
  *
  * /mrc/ports,<n>, /mrc/drops,<n>, /mrc/links[,<i>] and /mrc/fabric: one
  * host's ports and what it refused or dropped, and the emulated fabric's
