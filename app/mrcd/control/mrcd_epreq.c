@@ -41,7 +41,7 @@ struct ep_out {
 	uint16_t id; /* the update's request id */
 	uint32_t mask;
 	uint64_t sent_tsc, next_tsc;
-	uint16_t probe_id; /* the last EV probe sent, and when (0: answered) */
+	uint16_t probe_id; /* the last EV probe sent, and when (0: answered, or not waited for) */
 	uint64_t probe_tsc;
 	uint64_t rtt_ns; /* the last port-status answer's round trip, for telemetry */
 	struct mrcd_ep_probe_rtt probe; /* the last EV probe's answer, for telemetry */
@@ -495,6 +495,8 @@ mrcd_ep_probe_ask(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint
 		return -EINVAL;
 	a = &ep->ask;
 	n = (uint16_t)((__atomic_load_n(&a->asked, __ATOMIC_RELAXED) >> 48) + 1);
+	if (n == 0) /* 0 is "none asked yet": taken and done start there */
+		n = 1;
 	__atomic_store_n(&a->asked,
 		(uint64_t)ev | (uint64_t)h << 32 | (uint64_t)peer << 40 | (uint64_t)n << 48,
 		__ATOMIC_RELEASE);
