@@ -73,6 +73,8 @@ unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 
 	if (is_profile(rq->cmd))
 		return unparse_profile(rq, out, len);
+	if (rq->cmd == MRCD_CTL_RELOAD)
+		return snprintf(out, len, "reload");
 	o = snprintf(out, len, "%s", names[rq->cmd]);
 
 	if (rq->cmd == MRCD_CTL_STATUS || rq->cmd == MRCD_CTL_EVENTS)
@@ -109,7 +111,7 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PROFILE_DEL, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_RELOAD, "command %d", (int)rq.cmd);
 	FUZZ_CHECK(rq.cmd != MRCD_CTL_PROBE || rq.host >= 0, "probe: one host");
 	if (is_profile(rq.cmd)) {
 		FUZZ_CHECK(rq.id < MRCD_PROFILE_MAX && rq.kind < MRCD_PROFILE_KINDS,
@@ -122,7 +124,8 @@ one_request(const char *line, size_t len)
 				   (rq.pstate >= MRCD_PROFILE_INIT &&
 					   rq.pstate <= MRCD_PROFILE_ONLINE),
 			"state %u", rq.pstate);
-	} else if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS) {
+	} else if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS &&
+		   rq.cmd != MRCD_CTL_RELOAD) {
 		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
 			"host %d", rq.host);
 		FUZZ_CHECK(
