@@ -191,9 +191,10 @@ install_ev(struct mrcd_daemon *d, unsigned int local, struct encap_dest *de,
 				"host %u plane %u: port %u: encap rule %u (key 0x%08x) refused "
 				"after %u: %s; the port's packets without a rule go in software",
 				d->cfg.daemon.first_host + local, p, hc->port[p],
-				hc->encap_rules[p] + 1, key,
-				hc->encap_rules[p],
-				len == 0 ? "no header for the EV" : err.msg[0] ? err.msg : "no memory");
+				hc->encap_rules[p] + 1, key, hc->encap_rules[p],
+				len == 0     ? "no header for the EV"
+				: err.msg[0] ? err.msg
+					     : "no memory");
 			return;
 		}
 		hc->encap_rules[p]++;
@@ -245,9 +246,8 @@ path_in_flow_label(const struct mrcd_daemon *d, const struct mrc_qp *qp)
 }
 
 void
-mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
-	unsigned int peer, unsigned int peer_shard, struct mrc_qp *qp,
-	const struct mrc_qp *answers_to)
+mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, struct mrc_qp *qp, const struct mrc_qp *answers_to)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
 	const unsigned int workers =
@@ -264,8 +264,7 @@ mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 	if (!any)
 		return;
 	if (slot >= SLOTS || !path_in_flow_label(d, qp)) {
-		MRCD_LOG(ctrl, WARNING,
-			"QP 0x%x: SRv6 encap in software: %s", mrc_qp_qpn(qp),
+		MRCD_LOG(ctrl, WARNING, "QP 0x%x: SRv6 encap in software: %s", mrc_qp_qpn(qp),
 			slot >= SLOTS ? "destination beyond the 8192 a rule key names"
 				      : "the EV layout puts path bits outside the flow label");
 		return;
