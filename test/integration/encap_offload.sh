@@ -48,6 +48,24 @@ run null-auto 1 "$src/config/examples/null.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto
 run loop-auto 0 "$src/config/examples/loop.ini" --set ports.encap_offload=auto
 run fabric-off 0 "$src/config/mrcd.ini" --set transport.encap=srv6
+# encap_offload = on with 2 workers a host (a table per worker and destination), and
+# /mrc/ports asked while it runs
+"$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
+	--set telemetry.prometheus=none --set transport.encap=srv6 --set ports.encap_offload=on \
+	--set lcores.workers_per_host=2 --json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
+pid=$!
+trap 'kill "$pid" 2> /dev/null || true' EXIT
+sock=
+for _ in $(seq 100); do
+	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' fabric-on-2w.log 2> /dev/null || true)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+sleep 1.5
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/ports,0 > ports.json 2> ports.err ||
+	{ echo "encap_offload: FAIL: /mrc/ports,0: $(cat ports.err)"; fails=$((fails + 1)); }
+wait "$pid" || { echo "encap_offload: FAIL: fabric-on-2w: mrcd exited $?"; fails=$((fails + 1)); }
+trap - EXIT
 /usr/bin/python3 - <<'PY' || fails=$((fails + 1))
 import json, sys
 want = {  # run: (rule accepted, words the why must hold, the ports' mode)
@@ -55,6 +73,7 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "null-auto": (False, "auto: rte_flow probe", "software"),
     "loop-auto": (False, "auto: [transport] encap = plain", "software"),
     "fabric-off": (False, "[ports] encap_offload = off", "software"),
+    "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
 }
 runs = {}
 bad = []
@@ -91,6 +110,14 @@ for name, (ok, words, mode) in want.items():
     print(f"encap_offload: {name}: {nic} packets through rules, {sw} without one; "
           f"rules on its first ports {[p['encap_rules'] for p in s['ports']][:2]}")
     print(f"encap_offload: {name}: {len(s['ports'])} ports: {s['ports'][0]['encap_why']}")
+try:  # /mrc/ports while fabric-on-2w ran: every port keyed, packets through rules
+    t = json.load(open("ports.json"))["/mrc/ports,0"]
+    if set(t["encap_offload"]) != {"nic"} or min(t["encap_rules"]) == 0 \
+            or max(t["encap_rule_fails"]) or t["encap_nic_pkts"] == 0 \
+            or t["encap_sw_no_port_pkts"] or t["encap_sw_no_rule_pkts"]:
+        bad.append(f"/mrc/ports,0: {t}")
+except (OSError, ValueError, KeyError) as e:
+    bad.append(f"/mrc/ports,0: {e}")
 if "fabric-auto" in runs and "fabric-off" in runs:
     def rate(s):  # goodput, and per CPU-second of the workers (which run the fabric too)
         cpu = sum(s["worker_cpu_s_each"])
