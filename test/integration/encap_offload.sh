@@ -18,6 +18,10 @@
 #   null-on:     the same ports refuse to start, naming the port, its
 #                driver and the driver's reason;
 #   loop-auto:   plain mode (loop pairs, one worker): nothing to offload;
+#   fabric-full: 4096 EVs a QP: each port's rule table fills; the port says
+#                software, the refusal is counted, the packets whose EVs
+#                have rules go through them and the rest in software
+#                (counted), every message still verified;
 #   fabric-off:  the default probes nothing and says so: every header in
 #                software (the software mode the goodput line compares).
 # Byte identity with the software mode is checked by the unit test "encap"
@@ -48,6 +52,9 @@ run null-auto 1 "$src/config/examples/null.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto
 run loop-auto 0 "$src/config/examples/loop.ini" --set ports.encap_offload=auto
 run fabric-off 0 "$src/config/mrcd.ini" --set transport.encap=srv6
+# 4096 EVs a QP: more rules than a port of the recording backend holds (4096)
+run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set transport.ev_active=4096 --set transport.ev_backup=0
 # encap_offload = on with 2 workers a host (a table per worker and destination), and
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
@@ -74,6 +81,7 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "loop-auto": (False, "auto: [transport] encap = plain", "software"),
     "fabric-off": (False, "[ports] encap_offload = off", "software"),
     "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
+    "fabric-full": (True, "recording probe: rule accepted", "software"),
 }
 runs = {}
 bad = []
@@ -89,16 +97,23 @@ for name, (ok, words, mode) in want.items():
         bad.append(f"{name}: messages {m}, {s['verify_errors']} verify errors")
     if not s["ports"]:
         bad.append(f"{name}: no ports")
+    full = name == "fabric-full"  # every port's table fills: one refusal each, then no more
     for p in s["ports"]:
         if p["encap_offload"] != mode or p["encap_rule_accepted"] != ok \
-                or words not in p["encap_why"] or p["encap_rule_fails"] != 0 \
-                or (p["encap_rules"] > 0) != (mode == "nic"):
+                or words not in p["encap_why"] or p["encap_rule_fails"] != int(full) \
+                or (p["encap_rules"] > 0) != (mode == "nic" or full) \
+                or (full and p["encap_rules"] != 4096):
             bad.append(f"{name}: port {p}")
     nic = sum(e["nic"] for e in s["encap_pkts"])
     sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
     fab = s.get("fabric_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
                                "encap_noroom_pkts": 0})
-    if mode == "nic":
+    if full:
+        # the EVs with rules go through them, the rest in software, counted
+        if nic == 0 or sw == 0 or any(e["sw_no_port"] for e in s["encap_pkts"]) \
+                or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
+            bad.append(f"{name}: keyed {nic}, software {sw}, fabric {fab}")
+    elif mode == "nic":
         # every packet a worker sent went through a rule (no fallback), and the
         # emulated NIC applied exactly those
         if nic == 0 or sw != 0 or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"] \
@@ -130,6 +145,8 @@ for b in bad:
     print("encap_offload: FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+grep -q 'encap rule 4097 (key 0x[0-9a-f]*) refused after 4096: .*table full' fabric-full.log ||
+	{ echo "encap_offload: FAIL: fabric-full: no line for the refused rule"; fails=$((fails + 1)); }
 for name in null-auto loop-auto; do
 	grep -q 'SRv6 encap in software' "$name.log" ||
 		{ echo "encap_offload: FAIL: $name: no start-up line for encap"; fails=$((fails + 1)); }
