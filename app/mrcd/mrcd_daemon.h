@@ -232,6 +232,12 @@ struct mrcd_hostctx {
 	 * encap_offload, mrcd_encap.c), and why it encapsulates in software */
 	bool encap_ok[MRC_SHARD_MAX_PLANES];
 	char encap_why[MRC_SHARD_MAX_PLANES][160];
+	/* the rules made as QPs appear (mrcd_encap_rules.c): encap_ops, setup: the backend of
+	 * a port that took the probe rule (NULL: software); encap: control's (rules, the QPs'
+	 * tables); encap_rules, encap_fails: control writes at setup, reports read after */
+	const struct mrc_flow_ops *encap_ops[MRC_SHARD_MAX_PLANES];
+	struct mrcd_encap_host *encap;
+	uint32_t encap_rules[MRC_SHARD_MAX_PLANES], encap_fails[MRC_SHARD_MAX_PLANES];
 	/* setup: the rules steering each port's packets to the workers (flow steering),
 	 * and the backend that made them; control removes them at teardown */
 	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];
