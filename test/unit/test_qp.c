@@ -454,6 +454,45 @@ test_region_lanes_per_lcore(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A NIC fetches payload segments by their IOVA: each one's is the region's
+ * IOVA plus the segment's offset in the region (mrcd gives an application
+ * region the IOVA it mapped for DMA, app/mrcd/apps/mrcd_apps_dma.c).
+ */
+static int
+test_payload_iova_is_regions(void)
+{
+	const rte_iova_t iova = 0x40000000000ull; /* unlike any address: a mix-up shows */
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+	struct mrc_mr *mr;
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	mr = &p.h[0].mrs->mr[p.h[0].key >> 8];
+	mr->iova = iova;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem + 100, 32 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+	MRC_T_ASSERT(n > 1, "%u packets", n);
+	for (uint16_t k = 0; k < n; k++) {
+		const struct rte_mbuf *pl = m[k]->next;
+		const uint64_t off = (uint64_t)((uint8_t *)pl->buf_addr - mr->addr);
+
+		MRC_T_ASSERT(RTE_MBUF_HAS_EXTBUF(pl), "packet %u's payload is the region's", k);
+		MRC_T_U64_EQ(pl->buf_iova, iova + off);
+		MRC_T_U64_EQ(rte_pktmbuf_iova(pl), iova + off);
+		MRC_T_ASSERT(off >= 100 && off < 100 + 32 * 1024, "offset %lu inside the post",
+			(unsigned long)off);
+	}
+	rte_pktmbuf_free_bulk(m, n);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* A region mapped here at one address that peers (and the posts) name by another's. */
 static int
 test_region_at_another_address(void)
@@ -1901,6 +1940,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_region_at_another_address),
 	MRC_TEST_CASE(test_region_lanes_per_lcore),
+	MRC_TEST_CASE(test_payload_iova_is_regions),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),

@@ -21,6 +21,7 @@
 #include "mrcd_apps.h"
 #include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
+#include "mrcd_log.h"
 
 static int
 on_reg(struct mrc_shard *s, void *arg)
@@ -29,8 +30,8 @@ on_reg(struct mrc_shard *s, void *arg)
 	uint32_t key;
 
 	RTE_SET_USED(s);
-	key = mrc_mr_register_va(
-		c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len, 0, c->access);
+	key = mrc_mr_register_va(c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len,
+		c->mr->dma.iova != 0 ? c->mr->dma.iova + (c->mr->addr & 4095) : 0, c->access);
 	return key != 0 ? (int)(key & 0x7fffffff) : -rte_errno;
 }
 
@@ -55,6 +56,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 	struct mrcd_app_mr *mr = NULL;
 	struct stat st;
 	struct mrcd_apps_call c;
+	char dma_err[256];
 	int seals, rc;
 
 	if (fd < 0)
@@ -89,6 +91,17 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 		mr->map = NULL;
 		return mrcd_apps_fail(rep, errno, "cannot map the region: %s", strerror(errno));
 	}
+	/* Before its key exists: no packet may point a NIC at pages it cannot read. */
+	rc = mrcd_apps_dma_register(
+		&mr->dma, mr->map, map_len, rte_eal_iova_mode(), dma_err, sizeof(dma_err));
+	if (rc < 0) {
+		munmap(mr->map, map_len);
+		mr->map = NULL;
+		a->regions_dma_refused++;
+		MRCD_LOG(ctrl, WARNING, "application pid %d: region of %lu bytes refused: %s",
+			(int)s->pid, (unsigned long)len, dma_err);
+		return mrcd_apps_fail(rep, -rc, "%s", dma_err);
+	}
 	mr->map_len = map_len;
 	mr->addr = addr;
 	mr->len = len;
@@ -101,6 +114,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 								   : 0)};
 	rc = mrcd_apps_call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
 	if (rc < 0) {
+		mrcd_apps_dma_unregister(&mr->dma, mr->map, map_len);
 		munmap(mr->map, map_len);
 		mr->map = NULL;
 		return mrcd_apps_fail(
@@ -148,6 +162,8 @@ mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrc
 		mr->key = 0;
 		mrcd_apps_host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
 	}
+	/* no packet holds the pages and no shard can find them: the NICs may let go */
+	mrcd_apps_dma_unregister(&mr->dma, mr->map, mr->map_len);
 	munmap(mr->map, mr->map_len);
 	memset(mr, 0, sizeof(*mr));
 	return true;

@@ -73,6 +73,7 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&a->lock);
 	rte_tel_data_add_dict_u64(d, "sessions_total", a->sessions_total);
 	rte_tel_data_add_dict_u64(d, "sessions_refused", a->sessions_refused);
+	rte_tel_data_add_dict_u64(d, "regions_dma_refused", a->regions_dma_refused);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
 		struct rte_tel_data *t;
@@ -188,6 +189,13 @@ cmd_app(const char *cmd, const char *params, struct rte_tel_data *d)
 				continue;
 			snprintf(name, sizeof(name), "region_0x%x_bytes", s->mr[j].key);
 			rte_tel_data_add_dict_u64(d, name, s->mr[j].len);
+			/* what a NIC is told the region's first byte is, and which map it */
+			snprintf(name, sizeof(name), "region_0x%x_iova", s->mr[j].key);
+			rte_tel_data_add_dict_u64(d, name,
+				s->mr[j].dma.iova != 0 ? s->mr[j].dma.iova + (s->mr[j].addr & 4095)
+						       : 0);
+			snprintf(name, sizeof(name), "region_0x%x_dma_devices", s->mr[j].key);
+			rte_tel_data_add_dict_u64(d, name, s->mr[j].dma.n_mapped);
 		}
 	}
 	pthread_mutex_unlock(&a->lock);
