@@ -334,6 +334,8 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 			;
 		if (s->closing)
 			end_session(a, s);
+		else
+			mrcd_apps_reap(a, s);
 	}
 }
 

@@ -108,6 +108,7 @@ struct mrcd_app_mr {
 	uint64_t addr, len;
 	struct mrcd_apps_dma dma; /* the mapping's standing with DPDK and the ports' devices */
 	bool dying; /* deregistered by the application or its end: freed when no packet holds it */
+	bool retired; /* its key is gone, its slot waits for the packets that hold it */
 };
 
 struct mrcd_app_session {

@@ -77,7 +77,7 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
 		struct rte_tel_data *t;
-		unsigned int n_qp = 0, n_cq = 0, n_mr = 0;
+		unsigned int n_qp = 0, n_cq = 0, n_mr = 0, n_dying = 0;
 		char name[32];
 
 		if (!s->used)
@@ -100,10 +100,13 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 			}
 		for (unsigned int j = 0; j < RTE_DIM(s->cq); j++)
 			n_cq += s->cq[j].id != 0;
-		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++)
-			n_mr += s->mr[j].key != 0;
+		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++) {
+			n_mr += s->mr[j].key != 0 && !s->mr[j].dying;
+			n_dying += s->mr[j].dying && s->mr[j].map != NULL;
+		}
 		rte_tel_data_add_dict_u64(t, "cqs", n_cq);
 		rte_tel_data_add_dict_u64(t, "regions", n_mr);
+		rte_tel_data_add_dict_u64(t, "regions_releasing", n_dying);
 		rte_tel_data_add_dict_u64(t, "region_bytes", s->mr_bytes);
 		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++)
 			n_qp += s->qp[j].qpn != 0;
@@ -185,8 +188,8 @@ cmd_app(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++) {
 			char name[32];
 
-			if (s->mr[j].key == 0)
-				continue;
+			if (s->mr[j].key == 0 || s->mr[j].dying)
+				continue; /* deregistered: its pages wait for packets in flight */
 			snprintf(name, sizeof(name), "region_0x%x_bytes", s->mr[j].key);
 			rte_tel_data_add_dict_u64(d, name, s->mr[j].len);
 			/* what a NIC is told the region's first byte is, and which map it */
