@@ -189,8 +189,11 @@ void
 mrcd_apps_reap(struct mrcd_apps *a, struct mrcd_app_session *s)
 {
 	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
-		if (s->mr[k].dying && s->mr[k].map != NULL)
+		if (s->mr[k].dying && s->mr[k].map != NULL) {
+			pthread_mutex_lock(&a->lock); /* telemetry reads the sessions under it */
 			(void)mrcd_apps_release_mr(a, s, &s->mr[k]);
+			pthread_mutex_unlock(&a->lock);
+		}
 }
 
 int
