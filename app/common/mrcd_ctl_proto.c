@@ -121,7 +121,8 @@ mrcd_ctl_changes(enum mrcd_ctl_cmd cmd)
 {
 	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW || cmd == MRCD_CTL_PORT ||
 	       cmd == MRCD_CTL_PROFILE_ADD || cmd == MRCD_CTL_PROFILE_SET ||
-	       cmd == MRCD_CTL_PROFILE_STATE || cmd == MRCD_CTL_PROFILE_DEL;
+	       cmd == MRCD_CTL_PROFILE_STATE || cmd == MRCD_CTL_PROFILE_DEL ||
+	       cmd == MRCD_CTL_RELOAD;
 }
 
 int
@@ -152,9 +153,14 @@ static const struct {
 	const char *name;
 	enum mrcd_ctl_cmd cmd;
 } commands[] = {
-	{"status", MRCD_CTL_STATUS}, {"events", MRCD_CTL_EVENTS}, {"deny", MRCD_CTL_DENY},
-	{"allow", MRCD_CTL_ALLOW}, {"port", MRCD_CTL_PORT}, {"probe", MRCD_CTL_PROBE},
+	{"status", MRCD_CTL_STATUS},
+	{"events", MRCD_CTL_EVENTS},
+	{"deny", MRCD_CTL_DENY},
+	{"allow", MRCD_CTL_ALLOW},
+	{"port", MRCD_CTL_PORT},
+	{"probe", MRCD_CTL_PROBE},
 	{"profile", MRCD_CTL_PROFILE_LIST}, /* the second word says which */
+	{"reload", MRCD_CTL_RELOAD},
 };
 
 static const struct {
@@ -384,7 +390,8 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	out->cmd = commands[c].cmd;
 	if (out->cmd == MRCD_CTL_PROFILE_LIST)
 		return parse_profile(w, n, out, err, errlen);
-	if (out->cmd == MRCD_CTL_STATUS || out->cmd == MRCD_CTL_EVENTS) {
+	if (out->cmd == MRCD_CTL_STATUS || out->cmd == MRCD_CTL_EVENTS ||
+		out->cmd == MRCD_CTL_RELOAD) {
 		if (n > 1)
 			return fail(err, errlen, "bad-arg this command takes no argument: '%s'",
 				w[1].p, w[1].n);

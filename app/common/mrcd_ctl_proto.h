@@ -47,6 +47,7 @@ enum mrcd_ctl_cmd {
 	MRCD_CTL_PROFILE_SET,	/* change: some fields of a profile */
 	MRCD_CTL_PROFILE_STATE, /* change: one lifecycle step */
 	MRCD_CTL_PROFILE_DEL,	/* change: remove a profile */
+	MRCD_CTL_RELOAD,	/* change: what SIGHUP does (config, profile, scenario) */
 };
 
 /* What a client may name, checked by the parser: the daemon's sizes. */

@@ -12,7 +12,8 @@
  *   wait until every host has connected every plane; that is time zero of
  *   the scenario
  *   the bridge lcore polls; the main lcore prints a line a second and waits
- *   for the duration or a signal
+ *   for the duration or a signal (SIGHUP: the scenario file read again and
+ *   run from then on, mrc_fabric_timeline_offer)
  *   summary; unwind in reverse, checking every pool is full again
  *
  * This is the only file that exits.
@@ -38,12 +39,69 @@
 #include "mrcd_cli.h"
 #include "mrcd_cpus.h"
 
-static volatile sig_atomic_t signalled;
+static volatile sig_atomic_t signalled, hangup;
 
 static void
 on_signal(int sig)
 {
 	signalled = sig;
+}
+
+static void
+on_hangup(int sig)
+{
+	hangup = sig;
+}
+
+/* SIGHUP's timeline, offered to the bridge's fabric until it takes it. */
+static struct mrc_fabric_timeline *reload_tl;
+
+/*
+ * SIGHUP: the scenario file named at start, read again and handed whole to
+ * the bridge lcore, which runs it from its next poll (its faults in force
+ * cleared first); a file that does not load changes nothing.
+ */
+static void
+reload_scenario(struct fabricd *fd, const char *scenario)
+{
+	char why[512];
+	struct mrc_fabric_timeline *tl;
+
+	if (reload_tl != NULL) {
+		printf("mrc-fabric: SIGHUP: refused: the previous reload's timeline is not taken "
+		       "yet; try again in a moment\n");
+		return;
+	}
+	tl = mrc_fabric_timeline_load(fd->fab, scenario, why, sizeof(why));
+	if (tl == NULL) {
+		printf("mrc-fabric: SIGHUP: refused: scenario: %s; the running timeline stays\n",
+			why);
+		return;
+	}
+	if (mrc_fabric_timeline_offer(fd->fab, tl) != 0) {
+		mrc_fabric_timeline_free(tl); /* only this thread offers: cannot happen */
+		return;
+	}
+	reload_tl = tl;
+	printf("mrc-fabric: SIGHUP: scenario %s: %u changes, from the fabric's next poll\n",
+		scenario[0] ? scenario : "none", mrc_fabric_timeline_events(tl));
+}
+
+/* The reload's timeline, once taken (or, with the bridge stopped, withdrawn): freed. */
+static void
+reload_done(struct fabricd *fd, bool stopped)
+{
+	uint64_t t_ns;
+
+	if (reload_tl == NULL)
+		return;
+	if (mrc_fabric_timeline_taken(reload_tl, &t_ns))
+		printf("mrc-fabric: the fabric runs the reloaded scenario from its t=%.3f s\n",
+			(double)t_ns / 1e9);
+	else if (!stopped || !mrc_fabric_timeline_withdraw(fd->fab, reload_tl))
+		return;
+	mrc_fabric_timeline_free(reload_tl);
+	reload_tl = NULL;
 }
 
 static int
@@ -246,7 +304,7 @@ wait_hosts(struct fabricd *fd)
 }
 
 static void
-run(struct fabricd *fd)
+run(struct fabricd *fd, const char *scenario)
 {
 	const uint64_t end = fd->cli.duration_s
 				     ? fd->start_tsc + (uint64_t)fd->cli.duration_s * fd->hz
@@ -262,12 +320,18 @@ run(struct fabricd *fd)
 		}
 		if (now >= end || signalled)
 			break;
+		if (hangup) {
+			hangup = 0;
+			reload_scenario(fd, scenario);
+		}
+		reload_done(fd, false);
 		rte_delay_us_sleep(10000);
 	}
 	if (signalled)
 		printf("mrc-fabric: %s: stopping\n", strsignal(signalled));
 	__atomic_store_n(&fd->phase, FABRICD_EXIT, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+	reload_done(fd, true);
 	fd->end_tsc = rte_rdtsc();
 }
 
@@ -333,6 +397,7 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_hangup);
 
 	/* 3. Pools, the fabric and its scenario, the memif ports. */
 	if (make_fabric(&fd, scenario) != 0 || fabricd_ports_open(&fd) != 0)
@@ -354,7 +419,7 @@ main(int argc, char **argv)
 		fd.n_hosts, fd.n_planes);
 	mrc_fabric_start(fd.fab, fd.start_tsc);
 	rte_eal_remote_launch(fabricd_bridge_main, &fd, fd.bridge_lcore);
-	run(&fd);
+	run(&fd, scenario);
 	status = fabricd_summary(&fd) == 0 ? 0 : 1;
 
 out:

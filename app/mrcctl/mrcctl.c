@@ -47,6 +47,8 @@ usage(FILE *f)
 		"  profile set   kind=ev|cc id=N field=V ...     change fields (online: some)\n"
 		"  profile state kind=ev|cc id=N state=init|offline|online   one lifecycle step\n"
 		"  profile del   kind=ev|cc id=N         remove a profile no QP uses\n"
+		"  reload                                what SIGHUP does (a service): config, "
+		"profile, scenario\n"
 		"\n"
 		"SOCKET: [control] socket of the mrcd to talk to; by default the first of\n"
 		"/run/mrcd, $XDG_RUNTIME_DIR/mrcd, /tmp/mrcd-<uid> that holds a control.sock.\n"

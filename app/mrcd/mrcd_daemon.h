@@ -342,6 +342,13 @@ struct mrcd_service {
 	struct mrcd_notify notify; /* systemd's $NOTIFY_SOCKET (mrcd_notify.h) */
 	bool ready_sent;	   /* READY=1 went out (the workers poll) */
 	uint64_t next_status_tsc;  /* the next STATUS= line */
+	/* a reload's fault timeline, offered to the fabric, until its poller takes it */
+	struct mrc_fabric_timeline *timeline;
+	/* mrcctl reload: the control socket's thread bumps ask (release); the control loop
+	 * reloads, writes answer_rc and answer, then sets done = the ask it served (release) */
+	uint32_t ask, done;
+	int answer_rc; /* 0 unchanged, 2 applied, 1 refused, < 0 a file that does not check out */
+	char answer[1536];
 };
 
 struct mrcd_daemon {

@@ -120,6 +120,44 @@ link_drop_requests(struct fab_link *l, const void *arg)
 	l->drop_requests = *(const uint32_t *)arg;
 }
 
+bool
+fab_faults_active(const struct mrc_fabric *fab)
+{
+	for (unsigned int p = 0; p < fab->n_planes; p++)
+		if (fab->plane_state[p] != MRC_FABRIC_UP)
+			return true;
+	for (unsigned int i = 0; i < fab->n_switches; i++)
+		if (fab->sw[i].state != MRC_FABRIC_UP)
+			return true;
+	for (unsigned int i = 0; i < fab->n_links; i++) {
+		const struct fab_link *l = &fab->links[i];
+
+		if (l->state != MRC_FABRIC_UP || l->loss != fab->cfg.loss_prob || l->mark != 0.0 ||
+			l->drop_requests != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Everything as the fabric was made: the end of every fault. */
+static void
+clear_faults(struct mrc_fabric *fab)
+{
+	for (unsigned int p = 0; p < fab->n_planes; p++)
+		fab->plane_state[p] = MRC_FABRIC_UP;
+	for (unsigned int i = 0; i < fab->n_switches; i++)
+		fab->sw[i].state = MRC_FABRIC_UP;
+	for (unsigned int i = 0; i < fab->n_links; i++) {
+		struct fab_link *l = &fab->links[i];
+
+		l->state = MRC_FABRIC_UP;
+		fab_link_set_loss(l, fab->cfg.loss_prob);
+		fab_link_set_mark(l, 0.0);
+		l->drop_requests = 0;
+	}
+	fab_carrier_apply(fab, false);
+}
+
 static void
 set_state(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t st)
 {
@@ -148,7 +186,7 @@ int
 mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *ev)
 {
 	static const char *const act[] = {
-		"up", "down", "blackhole", "loss", "mark", "drop_request"};
+		"up", "down", "blackhole", "loss", "mark", "drop_request", "cleared"};
 	static const char *const dir[] = {"", " (up side)", " (down side)"};
 	const struct mrc_fabric_target *t = &ev->target;
 	const char *a = ev->action < RTE_DIM(act) ? act[ev->action] : "?";
@@ -183,6 +221,8 @@ mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *e
 		return snprintf(buf, size, "%s loss %g", what, ev->loss);
 	if (ev->action == MRC_FABRIC_ACT_MARK)
 		return snprintf(buf, size, "%s mark %g", what, ev->mark);
+	if (ev->action == MRC_FABRIC_ACT_CLEAR)
+		return snprintf(buf, size, "fabric: every fault cleared");
 	if (ev->action == MRC_FABRIC_ACT_DROP_REQUEST)
 		return snprintf(
 			buf, size, "%s drops the next %u endpoint requests", what, ev->count);
@@ -212,6 +252,9 @@ fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
 		break;
 	case MRC_FABRIC_ACT_DROP_REQUEST:
 		for_links(fab, &ev->target, link_drop_requests, &ev->count);
+		break;
+	case MRC_FABRIC_ACT_CLEAR:
+		clear_faults(fab);
 		break;
 	default:
 		break;

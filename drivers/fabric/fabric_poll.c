@@ -157,6 +157,10 @@ mrc_fabric_poll(struct mrc_fabric *fab, uint64_t now_tsc)
 		fab->last_tsc = now_tsc;
 	}
 	now_ps = fab->now_ps;
+	/* A replaced fault timeline (a reload): one load a poll, taken before this time's faults.
+	 */
+	if (unlikely(__atomic_load_n(&fab->offer, __ATOMIC_RELAXED) != NULL))
+		fab_timeline_take(fab);
 
 	for (;;) {
 		const uint64_t t_pkt = fab->heap.n > 0 ? fab->heap.a[0].t_ps : UINT64_MAX;

@@ -164,6 +164,9 @@ struct mrc_fabric {
 	/* fault events: [0, n_applied) applied, [n_applied, n_ev) pending in time order */
 	struct mrc_fabric_event *ev;
 	unsigned int n_ev, n_applied, cap_ev;
+	/* a timeline offered to replace the pending events: the offerer writes (release),
+	 * the poll takes it (exchange) */
+	struct mrc_fabric_timeline *offer;
 
 	char why[320];
 	struct mrc_fabric_counters cnt;
@@ -254,6 +257,16 @@ void fab_carrier_apply(struct mrc_fabric *fab, bool force);
 void fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev);
 int fab_target_check(const struct mrc_fabric *fab, const struct mrc_fabric_target *t);
 int fab_event_insert(struct mrc_fabric *fab, const struct mrc_fabric_event *evs, unsigned int n);
+/* Does any plane, switch or link differ from how the fabric was made? */
+bool fab_faults_active(const struct mrc_fabric *fab);
+
+/* fabric_scenario.c: parse a scenario file into evs (room of them), sorted by time;
+ * 0 or -errno with the message in why. Reads only the fabric's sizes. */
+int fab_scenario_parse(const struct mrc_fabric *fab, const char *path, struct mrc_fabric_event *evs,
+	unsigned int *n, unsigned int room, char *why, size_t why_len);
+
+/* fabric_timeline.c: the poll takes an offered timeline (mrc_fabric_timeline_offer). */
+void fab_timeline_take(struct mrc_fabric *fab);
 
 /* fabric_poll.c */
 uint64_t fab_ps_to_tsc(const struct mrc_fabric *fab, uint64_t ps);

@@ -54,12 +54,16 @@
 #define MAX_KEYS     16
 #define DAY_NS	     (86400ull * 1000000000ull)
 #define EVENT_PREFIX "event."
-#define ACT_FLAP     (MRC_FABRIC_ACT_DROP_REQUEST + 1) /* expanded into DOWN and UP events */
+/* The index of "flap" in event_section's names: never an event's action (expanded into DOWN
+ * and UP events), so it may equal an action the files cannot name (MRC_FABRIC_ACT_CLEAR). */
+#define ACT_FLAP (MRC_FABRIC_ACT_DROP_REQUEST + 1)
 #define EVENT_KEYS \
 	"at, element, plane, t0, t1, host, direction, action, loss, mark, count, period, until"
 
 struct ctx {
-	struct mrc_fabric *fab;
+	const struct mrc_fabric *fab; /* its sizes only: read-only after create */
+	char *why;		      /* the error message goes here */
+	size_t why_len;
 	const char *path;
 	const char *section;
 	struct rte_cfgfile_entry *kv;
@@ -116,7 +120,7 @@ find_line(const char *path, const char *section, const char *key)
 	return sec_line;
 }
 
-/* Format the error into fab->why: "<file>:<line>: [<section>] <key>: <msg>"; returns rc. */
+/* Format the error into c->why: "<file>:<line>: [<section>] <key>: <msg>"; returns rc. */
 static int fail(struct ctx *c, int rc, const char *key, const char *fmt, ...)
 	__rte_format_printf(4, 5);
 
@@ -134,13 +138,12 @@ fail(struct ctx *c, int rc, const char *key, const char *fmt, ...)
 	if (line != 0)
 		snprintf(where, sizeof(where), "%u:", line);
 	if (c->section == NULL)
-		snprintf(c->fab->why, sizeof(c->fab->why), "%s: %s", c->path, msg);
+		snprintf(c->why, c->why_len, "%s: %s", c->path, msg);
 	else if (key == NULL)
-		snprintf(c->fab->why, sizeof(c->fab->why), "%s:%s [%s] %s", c->path, where,
-			c->section, msg);
+		snprintf(c->why, c->why_len, "%s:%s [%s] %s", c->path, where, c->section, msg);
 	else
-		snprintf(c->fab->why, sizeof(c->fab->why), "%s:%s [%s] %s: %s", c->path, where,
-			c->section, key, msg);
+		snprintf(c->why, c->why_len, "%s:%s [%s] %s: %s", c->path, where, c->section, key,
+			msg);
 	return rc;
 }
 
@@ -515,20 +518,21 @@ out:
 }
 
 int
-mrc_fabric_load_scenario(struct mrc_fabric *fab, const char *path, const char **why)
+fab_scenario_parse(const struct mrc_fabric *fab, const char *path, struct mrc_fabric_event *evs,
+	unsigned int *n, unsigned int room, char *why, size_t why_len)
 {
 	const struct rte_cfgfile_parameters params = {.comment_character = ';'};
-	struct ctx c = {.fab = fab, .path = path != NULL ? path : "(no file)"};
-	struct mrc_fabric_event *evs = NULL;
-	struct rte_cfgfile *cf = NULL;
-	unsigned int n = 0, room;
+	struct ctx c = {.fab = fab,
+		.why = why,
+		.why_len = why_len,
+		.path = path != NULL ? path : "(no file)"};
+	struct rte_cfgfile *cf;
 	const char *tag;
 	FILE *f;
 	int rc;
 
-	fab->why[0] = '\0';
-	if (why != NULL)
-		*why = fab->why;
+	*n = 0;
+	why[0] = '\0';
 	if (path == NULL)
 		return fail(&c, -EINVAL, NULL, "no file");
 	f = fopen(path, "r");
@@ -541,27 +545,44 @@ mrc_fabric_load_scenario(struct mrc_fabric *fab, const char *path, const char **
 			"not a valid INI file (a line outside a [section], an unclosed "
 			"[section, a line without '=', an empty value or a key twice in a "
 			"section)");
-	room = MRC_FABRIC_MAX_EVENTS - fab->n_ev;
-	evs = calloc(RTE_MAX(room, 1u), sizeof(*evs));
-	if (evs == NULL) {
-		rc = fail(&c, -ENOMEM, NULL, "out of memory");
-		goto out;
-	}
 	tag = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
-	rc = parse_file(&c, cf, tag, evs, &n, room);
-	if (rc != 0)
-		goto out;
-	sort_events(evs, n);
-	rc = fab_event_insert(fab, evs, n);
-	if (rc != 0) {
-		rc = fail(&c, rc, NULL, "no room for %u more events", n);
-		goto out;
-	}
-	MRC_LOG(fabric, INFO, "%s: %s: %u events scheduled", fab->name, path, n);
-	rc = (int)n;
-out:
-	free(evs);
-	if (cf != NULL && rte_cfgfile_close(cf) != 0)
+	rc = parse_file(&c, cf, tag, evs, n, room);
+	if (rc == 0)
+		sort_events(evs, *n);
+	else
+		*n = 0;
+	if (rte_cfgfile_close(cf) != 0)
 		MRC_LOG(fabric, WARNING, "%s: rte_cfgfile_close failed", path);
+	return rc;
+}
+
+int
+mrc_fabric_load_scenario(struct mrc_fabric *fab, const char *path, const char **why)
+{
+	const unsigned int room = MRC_FABRIC_MAX_EVENTS - fab->n_ev;
+	struct mrc_fabric_event *evs = calloc(RTE_MAX(room, 1u), sizeof(*evs));
+	unsigned int n = 0;
+	int rc;
+
+	fab->why[0] = '\0';
+	if (why != NULL)
+		*why = fab->why;
+	if (evs == NULL) {
+		snprintf(fab->why, sizeof(fab->why), "%s: out of memory",
+			path != NULL ? path : "(no file)");
+		return -ENOMEM;
+	}
+	rc = fab_scenario_parse(fab, path, evs, &n, room, fab->why, sizeof(fab->why));
+	if (rc == 0) {
+		rc = fab_event_insert(fab, evs, n);
+		if (rc != 0)
+			snprintf(fab->why, sizeof(fab->why), "%s: no room for %u more events", path,
+				n);
+	}
+	if (rc == 0) {
+		MRC_LOG(fabric, INFO, "%s: %s: %u events scheduled", fab->name, path, n);
+		rc = (int)n;
+	}
+	free(evs);
 	return rc;
 }

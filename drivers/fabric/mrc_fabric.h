@@ -145,8 +145,10 @@
  *
  * Threading: one lcore polls; fault setters, scenario loading and stats
  * getters are for that lcore, or for before it starts (the daemon routes
- * console commands to it through a ring). The poll path allocates nothing,
- * takes no lock, makes no syscall and logs only fault changes.
+ * console commands to it through a ring). A fault timeline may be replaced
+ * from another thread while it polls (mrc_fabric_timeline_offer: one
+ * published pointer). The poll path allocates nothing, takes no lock,
+ * makes no syscall and logs only fault changes.
  *
  * Not modelled: PFC, shared switch buffers, control-plane routing (there is
  * none: tables are static, as in MRC), corruption, duplication, reordering
@@ -331,6 +333,11 @@ enum mrc_fabric_action {
 	MRC_FABRIC_ACT_MARK, /**< set the forced ECN mark probability of those links */
 	/** drop the next `count` endpoint requests (0xD8) each link the target covers carries */
 	MRC_FABRIC_ACT_DROP_REQUEST,
+	/**
+	 * every plane, switch and link UP, loss back to cfg.loss_prob, no forced
+	 * marks or request drops: what a replaced timeline leaves (target: fabric)
+	 */
+	MRC_FABRIC_ACT_CLEAR,
 };
 
 /** One fault change: scheduled (scenario) or applied (setter, or scenario when due). */
@@ -375,6 +382,55 @@ int mrc_fabric_set_plane(struct mrc_fabric *fab, unsigned int plane, enum mrc_fa
  * @return the number of events scheduled, or -EINVAL / -ENOENT / -ENOSPC.
  */
 int mrc_fabric_load_scenario(struct mrc_fabric *fab, const char *path, const char **why);
+
+/*
+ * A fault timeline replaced while the fabric runs (a daemon's reload,
+ * doc/service.md). The thread that wants it (control) parses the file
+ * into a timeline and offers it; the thread that polls takes it at its
+ * next poll, through one published pointer (no lock, no allocation on its
+ * side): it undoes every fault then in force (one MRC_FABRIC_ACT_CLEAR
+ * event in the log, only when something was not as configured), drops the
+ * old timeline's changes still pending, and schedules the new one's with
+ * its t = 0 at that poll's time. The event log keeps what was applied
+ * before (its oldest entries dropped if the log would pass
+ * MRC_FABRIC_MAX_EVENTS). The log's old array goes back inside the
+ * timeline, which the offerer frees once taken (or withdrawn): the poller
+ * is the only reader of the log while it runs, so nobody holds the old
+ * array by then.
+ */
+struct mrc_fabric_timeline;
+
+/**
+ * Parse `path` (the scenario format; NULL or "" = no faults) against the
+ * fabric's sizes, which are fixed at create, so any thread may call it
+ * while another polls. Nothing changes in the fabric.
+ * @return the timeline, or NULL with `why` naming the file, line, section
+ *   and key, as mrc_fabric_load_scenario() does.
+ */
+struct mrc_fabric_timeline *mrc_fabric_timeline_load(
+	const struct mrc_fabric *fab, const char *path, char *why, size_t len);
+
+/** The changes the timeline schedules (a flap counts each transition). */
+unsigned int mrc_fabric_timeline_events(const struct mrc_fabric_timeline *tl);
+
+/**
+ * Offer `tl` to the polling thread (any thread, one offerer at a time).
+ * 0, or -EBUSY while an earlier offer is not taken yet.
+ */
+int mrc_fabric_timeline_offer(struct mrc_fabric *fab, struct mrc_fabric_timeline *tl);
+
+/** True once the poller took `tl`; *t_ns (may be NULL): the fabric time it did. */
+bool mrc_fabric_timeline_taken(const struct mrc_fabric_timeline *tl, uint64_t *t_ns);
+
+/**
+ * Take back an offer not taken yet (say, the poller has stopped). True: it
+ * was not taken and will not be; false: it was (or is being: wait for
+ * mrc_fabric_timeline_taken() before freeing).
+ */
+bool mrc_fabric_timeline_withdraw(struct mrc_fabric *fab, struct mrc_fabric_timeline *tl);
+
+/** Free a timeline never offered, taken, or withdrawn. NULL is fine. */
+void mrc_fabric_timeline_free(struct mrc_fabric_timeline *tl);
 
 /**
  * The changes applied so far, in the order they took effect.

@@ -22,7 +22,8 @@
 #     uplinks, /mrc/ports says so; its last port up cannot be set down;
 #     set up again, plane 0 carries data again;
 #   - as an unprivileged user (setpriv --reuid=nobody, socket group
-#     nogroup, root only): status answers, deny is refused (not-permitted);
+#     nogroup, root only): status answers, deny and reload are refused
+#     (not-permitted); reload of an mrcd that is not a service is refused;
 #   - mrcctl probe: every EV probed on a live path answers (0 < RTT < 100 ms),
 #     EVs of the denied T1 and of plane 0 set down send nothing, and a bad
 #     QP, EV, path or host=all is refused;
@@ -186,9 +187,11 @@ out["probe_bad_qp"] = ctl("probe", "host=0", "qpn=0x999", "ev=1")
 out["probe_bad_ev"] = ctl("probe", "host=0", f"qpn={qpn}", "ev=0xf0000001")
 out["probe_all"] = ctl("probe", "host=all", "plane=0")
 out["probe_bad_t1"] = ctl("probe", "host=0", "plane=0", "t1=2")
+out["reload"] = ctl("reload")  # not a service: refused by name
 if group != "none":
     out["nobody_status"] = ctl("status", user=True)
     out["nobody_deny"] = ctl("deny", "host=0", "plane=1", "t1=0", user=True)
+    out["nobody_reload"] = ctl("reload", user=True)
 # A second daemon on the same socket stops at once, naming it.
 p = subprocess.run([mrcd, "--", "-f", os.path.join(work, "ctl.ini"), "--duration", "1"],
                    capture_output=True, text=True, timeout=60)
@@ -289,6 +292,8 @@ if a["probe_bad_t1"]["rc"] == 0 or "no-such-path" not in a["probe_bad_t1"]["err"
 if group != "none":
     ok("nobody_status", 0, '"admin":false')
     ok("nobody_deny", 1, "not-permitted")
+    ok("nobody_reload", 1, "may not reload")
+ok("reload", 1, "not-service mrcd reloads only as a service (--service)")
 sec = a["second"]
 if sec["rc"] == 0 or "socket of a running mrcd" not in sec["log"]:
     fails.append(f"a second mrcd on the socket: {sec}")

@@ -12,7 +12,9 @@
 # and every byte is verified at the receiving process; the hosts retired EVs
 # (packets lost on a path, EVs turned bad) and resent; the fabric applied
 # the fault and dropped packets on plane 1 only, and delivered packets on
-# the other planes after it.
+# the other planes after it. Once plane 1 is down, mrc-fabric gets SIGHUP
+# with the scenario rewritten (plane 1 down at 0 ms): its fault log must
+# show the clear and the new timeline's fault at the same time.
 # On 2 CPUs three pollers share them: the fabric sleeps when idle
 # (--idle-sleep-us) and the lcores are placed explicitly.
 # Usage: fabric_process.sh MRC_FABRIC MRCD WORKDIR
@@ -61,6 +63,11 @@ mrc_fabric_cluster "$fabric" "$dir" 1
 pids+=($!)
 "$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1.json > h1.log 2>&1 &
 pids+=($!)
+# Once plane 1 is down, SIGHUP mrc-fabric with the scenario rewritten: its
+# faults are cleared and the new timeline (plane 1 down at its 0 ms) runs.
+for _ in $(seq 100); do grep -q 'plane 1 down (scenario.ini:event.down)' fabric.log && break; sleep 0.05; done
+sed -i 's/^\[event.down\]/[event.again]/; s/^at = 400ms/at = 0ms/' scenario.ini
+kill -HUP "$mrc_fabric_pid"
 # Both hosts done, or 120 s: then stop all three at once.
 deadline=$((SECONDS + 120))
 while [ $SECONDS -lt $deadline ]; do
@@ -122,6 +129,14 @@ if fab is not None:
     fc = fab["fabric"]
     if not any(e["what"].startswith("plane 1 down") for e in fab["events"]):
         bad.append(f"fabric: the fault was not applied: events {fab['events']}")
+    # SIGHUP: the first fault, then its clear and the new timeline's at the same time
+    seq = [(e["what"], e["source"]) for e in fab["events"]]
+    want = [("plane 1 down", "scenario.ini:event.down"),
+            ("fabric: every fault cleared", "reload:scenario.ini"),
+            ("plane 1 down", "scenario.ini:event.again")]
+    ev = fab["events"]
+    if seq != want or ev[1]["t_s"] != ev[2]["t_s"] or ev[1]["t_s"] < ev[0]["t_s"]:
+        bad.append(f"fabric: after SIGHUP the fault log is {ev}, not {want} (the last two at once)")
     if fc["drop_down"] == 0:
         bad.append("fabric: no packet was dropped by the dead plane")
     other = [l for l in fab["links"] if l["plane"] != 1 and

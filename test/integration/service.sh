@@ -16,7 +16,13 @@
 #    pairs: the QP that stays keeps its counters (telemetry before and
 #    after), the removed flow's QPs go, the new ones carry messages; a
 #    changed msg_kb and a broken profile are refused by name, the process
-#    running on unchanged; the reloads are counted (telemetry, summary);
+#    running on unchanged; `mrcctl reload` of a scenario (none -> plane 1
+#    down 100 ms after the reload, up 400 ms after): the fabric's log says
+#    both exactly that long after it took the timeline, its counter of
+#    applied faults moves, QP 0x100 keeps sending; a broken scenario is
+#    refused by SIGHUP and mrcctl (exit 1, its line named), the fabric
+#    untouched; an unchanged mrcctl reload says so; the reloads are
+#    counted (telemetry, summary);
 #    systemd's notify socket (an abstract socket a python3 listener reads)
 #    gets READY=1, RELOADING=1 / READY=1 per reload, STOPPING=1, in order;
 #    SIGTERM drains and exits 0 with nothing lost; log lines carry the
@@ -196,6 +202,8 @@ outstanding = 2
 verify = true
 P
 sed -i 's/^profile = none/profile = traffic.ini/' "$conf"
+# the control socket (mrcctl) in the runtime directory, as nothing may go elsewhere
+printf '\n[control]\nsocket = %s\n' "$run/control.sock" >> "$conf"
 prof=$dest$sysconfdir/mrcd/traffic.ini
 start "$work/traffic"
 t=$work/traffic
@@ -244,6 +252,69 @@ kill -0 "$pid" 2> /dev/null || fail "traffic: a refused reload stopped it"
 [ "$(qps)" = "$qpns2" ] || fail "traffic: a refused reload changed the QPs: '$qpns2' -> '$(qps)'"
 [ "$(tele /mrc/info reloads_ok)" = 3 ] && [ "$(tele /mrc/info reloads_refused)" = 2 ] ||
 	fail "traffic: /mrc/info counts $(tele /mrc/info reloads_ok) reloads taken, $(tele /mrc/info reloads_refused) refused; 3 and 2 wanted"
+# c. The scenario reloaded mid-run by mrcctl reload: none -> plane 1 down 100 ms after the
+# fabric takes it, up 300 ms later; a broken one refused (SIGHUP and mrcctl), nothing changed.
+ctl=$dest$bindir/mrcctl
+cat > "$dest$sysconfdir/mrcd/drill.ini" << 'S'
+[event.p1-down]
+at = 100ms
+element = plane
+plane = 1
+action = down
+
+[event.p1-up]
+at = 400ms
+element = plane
+plane = 1
+action = up
+S
+applied0=$(tele /mrc/fabric events_applied)
+sentc0=$(tele /mrc/qp,0x100 tx_data_pkts)
+sed -i 's/^scenario = none/scenario = drill.ini/' "$conf"
+out=$("$ctl" -s "$run/control.sock" reload 2>&1) || fail "scenario: mrcctl reload exited $?: $out"
+case "$out" in
+*'"reload":"applied"'*'the scenario none -> '*'drill.ini: 2 changes from now'*) ;;
+*) fail "scenario: mrcctl reload answered '$out'" ;;
+esac
+for _ in $(seq 30); do grep -q 'plane 1 up (drill.ini:event.p1-up)' "$t.err" && break; sleep 0.1; done
+# fabric times (ns): the take (its t = 0), the two changes; exact, the fabric's own clock
+ns() { sed -n "s/.*mrc.fabric: .*: t=\([0-9]*\)\.\([0-9]*\) s: $1.*/\1\2/p" "$t.err" | head -1 | sed 's/^0*//'; }
+t_take=$(ns 'fault timeline replaced (reload:drill.ini)')
+t_down=$(ns 'plane 1 down (drill.ini:event.p1-down)')
+t_up=$(ns 'plane 1 up (drill.ini:event.p1-up)')
+[ -n "$t_take" ] && [ -n "$t_down" ] && [ -n "$t_up" ] &&
+	[ $((t_down - t_take)) = 100000000 ] && [ $((t_up - t_take)) = 400000000 ] ||
+	fail "scenario: the fabric took it at '$t_take' ns, plane 1 down at '$t_down', up at '$t_up': not +100 ms and +400 ms"
+grep -q '^<5>mrcd.ctrl: reload: the fabric runs scenario .*drill.ini from its t=' "$t.err" ||
+	fail "scenario: control did not see the fabric take the timeline"
+grep -q '^<5>mrcd.ctrl: mrcctl reload: reloaded the scenario none -> .*drill.ini: 2 changes from now' "$t.err" ||
+	fail "scenario: no log line for mrcctl's reload"
+applied1=$(tele /mrc/fabric events_applied)
+[ "$applied1" != none ] && [ "$applied1" -ge $((applied0 + 2)) ] ||
+	fail "scenario: the fabric applied $applied0 -> $applied1 fault changes (2 more wanted)"
+sentc1=$(tele /mrc/qp,0x100 tx_data_pkts)
+[ "$sentc1" != none ] && [ "$sentc1" -gt "$sentc0" ] ||
+	fail "scenario: QP 0x100 sent $sentc0 -> $sentc1 data packets across the scenario's reload"
+cat > "$dest$sysconfdir/mrcd/bad.ini" << 'S'
+[event.x]
+at = 1s
+element = plane
+plane = 99
+action = down
+S
+sed -i 's/^scenario = drill.ini/scenario = bad.ini/' "$conf"
+hup "$t" "^<3>mrcd.ctrl: SIGHUP: refused: scenario: .*bad.ini:4: \[event.x\] plane: '99' is out of range.*Still running as before"
+set +e
+out=$("$ctl" -s "$run/control.sock" reload 2>&1)
+rc=$?
+set -e
+[ "$rc" = 1 ] && echo "$out" | grep -q "^mrcctl: bad-file scenario: .*bad.ini:4: \[event.x\] plane: '99' is out of range" ||
+	fail "scenario: mrcctl reload of a broken scenario: exit $rc, '$out'"
+[ "$(grep -c 'fault timeline replaced' "$t.err")" = 1 ] || fail "scenario: a refused scenario reached the fabric"
+sed -i 's/^scenario = bad.ini/scenario = drill.ini/' "$conf"
+out=$("$ctl" -s "$run/control.sock" reload 2>&1) || fail "scenario: mrcctl reload exited $?: $out"
+case "$out" in *'"reload":"unchanged"'*) ;; *) fail "scenario: an unchanged reload answered '$out'" ;; esac
+echo "service: scenario reloaded by mrcctl: fabric t=$t_take ns, plane 1 down at +$(((t_down - t_take) / 1000000)) ms, up at +$(((t_up - t_take) / 1000000)) ms; QP 0x100 $sentc0 -> $sentc1 data packets"
 qps2=$(host0 qps)
 done2=$(host0 msgs_completed)
 [ "$qps" = "$qps2" ] && [ "$qps" != none ] && [ "$qps" -gt 0 ] || fail "traffic: QPs $qps before the SIGHUPs, $qps2 after"
@@ -252,10 +323,10 @@ done2=$(host0 msgs_completed)
 stop "$t"
 grep -E 'messages: [1-9][0-9]* posted, [0-9]+ completed, 0 failed, 0 lost' "$t.out" ||
 	fail "traffic: the summary says messages failed or were lost"
-grep -q 'reloads (SIGHUP): 3 taken, 2 refused' "$t.out" || fail "traffic: the summary does not count the reloads"
+grep -q 'reloads (SIGHUP): 5 taken, 4 refused' "$t.out" || fail "traffic: the summary does not count the reloads"
 grep -q 'data: [0-9]* bytes verified at the receivers, 0 errors' "$t.out" ||
 	fail "traffic: the receivers found errors"
-want="READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 STOPPING=1 "
+want="READY=1$(printf ' RELOADING=1 READY=1%.0s' $(seq 9)) STOPPING=1 "
 [ "$(notified "$t")" = "$want" ] || fail "traffic: notify messages '$(notified "$t")', not '$want'"
 
 # Nothing outside the state and runtime directories.

@@ -912,6 +912,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_faults_in_time),
 	MRC_TEST_CASE(test_trim_any_chain),
 	MRC_TEST_CASE(test_random_ops),
+	MRC_TEST_CASE(test_timeline_replace),
+	MRC_TEST_CASE(test_timeline_errors),
 };
 
 MRC_TEST_MAIN("fabric", cases)

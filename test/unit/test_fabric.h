@@ -12,6 +12,7 @@
  *   test_fabric.c             helpers, forwarding, drops, black holes, the case table
  *   test_fabric_congestion.c  queues, ECN, trimming, tail drop, host rings, loss
  *   test_fabric_faults.c      scenario files, and a QP pair through a failing plane
+ *   test_fabric_timeline.c    a fault timeline replaced while the fabric runs
  *   test_fabric_model.c       jitter, forced ECN marks, the configuration check, the
  *                             NIC's plain queue, untrimmable data, timing details,
  *                             faults in time, chains cut anywhere, random operations
@@ -92,5 +93,7 @@ int test_back_to_back_timing(void);
 int test_faults_in_time(void);
 int test_trim_any_chain(void);
 int test_random_ops(void);
+int test_timeline_replace(void);
+int test_timeline_errors(void);
 
 #endif /* TEST_FABRIC_H */

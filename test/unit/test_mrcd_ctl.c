@@ -69,6 +69,12 @@ test_commands(void)
 	MRC_T_ASSERT(!mrcd_ctl_changes(rq.cmd), "status reads");
 	MRC_T_EQ(parse("  events ", &rq, err), 0);
 	MRC_T_EQ(rq.cmd, MRCD_CTL_EVENTS);
+	MRC_T_EQ(parse("reload", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_RELOAD);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "reload changes: an admin's");
+	MRC_T_EQ(parse("reload now", &rq, err), -EINVAL);
+	MRC_T_ASSERT(
+		strstr(err, "bad-arg this command takes no argument: 'now'") != NULL, "%s", err);
 	MRC_T_EQ(parse("deny host=1 plane=2 t1=0", &rq, err), 0);
 	MRC_T_EQ(rq.cmd, MRCD_CTL_DENY);
 	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "deny changes");

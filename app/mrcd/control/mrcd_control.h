@@ -46,11 +46,17 @@ int mrcd_sched_init_all(struct mrcd_daemon *d);
  * Service mode (mrcd_service.c; nothing without --service).
  * mrcd_service_start(): after the inputs load, before the EAL: directories,
  * output paths, pid file, chdir, the journal's log levels.
- * mrcd_service_reload(): SIGHUP, from the control loop. mrcd_service_stop():
- * the pid file goes, at exit.
+ * mrcd_service_reload(): SIGHUP (by = "SIGHUP"), or mrcctl reload (served
+ * from mrcd_service_tick), from the control loop; what came of it in
+ * d->svc.answer_rc and answer. mrcd_service_timeline_drop(): before the
+ * fabric is freed, its workers stopped: a timeline offered and not taken
+ * goes. mrcd_service_stop(): the pid file goes, at exit.
  */
 int mrcd_service_start(struct mrcd_daemon *d);
-void mrcd_service_reload(struct mrcd_daemon *d);
+void mrcd_service_reload(struct mrcd_daemon *d, const char *by);
+void mrcd_service_timeline_drop(struct mrcd_daemon *d);
+/* Every control loop pass: a taken timeline freed, an mrcctl reload served. */
+void mrcd_service_reload_tick(struct mrcd_daemon *d);
 void mrcd_service_stop(struct mrcd_daemon *d);
 
 /*

@@ -36,6 +36,8 @@
 #define MRCD_CTL_EVENT_BUF (1u << 20)
 /* How long a change waits for the workers to carry it out. */
 #define MRCD_CTL_WAIT_MS 2000
+/* How long reload waits for the control loop (it reads and parses the files). */
+#define MRCD_CTL_RELOAD_WAIT_MS 5000
 /*
  * probe: how long one probe's answer is waited for ("no answer" after), and
  * how many EVs of a path one command probes at most (one after the other).

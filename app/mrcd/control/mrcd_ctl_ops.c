@@ -371,6 +371,67 @@ profile_changed(struct mrcd_ctl *ctl, const struct mrcd_ctl_client *c,
 	mrcd_ctl_broadcast(ctl, line);
 }
 
+/* `s` as the inside of a JSON string, on one line. */
+static void
+json_text(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 7 < len; s++) {
+		const unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(out + o, len - o, "\\%c", c);
+		else if (c < 0x20)
+			o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+/*
+ * reload: the control loop does what SIGHUP does (mrcd_service_reload) and
+ * this thread waits for its answer: OK with what was applied, or ERR
+ * refused / bad-file with the reason, as the log line says it.
+ */
+static void
+reload(struct mrcd_ctl *ctl, char *out, size_t outlen)
+{
+	struct mrcd_daemon *d = ctl->d;
+	const struct timespec nap = {.tv_nsec = 1000 * 1000};
+	char text[1200], line[1536];
+	uint32_t seq;
+
+	if (!d->cli.service) {
+		snprintf(out, outlen,
+			"ERR not-service mrcd reloads only as a service (--service)\n");
+		return;
+	}
+	seq = __atomic_add_fetch(&d->svc.ask, 1, __ATOMIC_RELEASE);
+	for (unsigned int t = 0; t < MRCD_CTL_RELOAD_WAIT_MS; t++) {
+		if ((int32_t)(__atomic_load_n(&d->svc.done, __ATOMIC_ACQUIRE) - seq) >= 0) {
+			const int rc = d->svc.answer_rc;
+
+			snprintf(line, sizeof(line), "%s", d->svc.answer);
+			if (rc == 0 || rc == 2) {
+				json_text(text, sizeof(text), line);
+				snprintf(out, outlen, "OK {\"reload\":\"%s\",\"what\":\"%s\"}\n",
+					rc == 0 ? "unchanged" : "applied", text);
+			} else {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(out, outlen, "ERR %s %.1400s; running as before\n",
+					rc > 0 ? "refused" : "bad-file", line);
+			}
+			return;
+		}
+		nanosleep(&nap, NULL);
+	}
+	snprintf(out, outlen,
+		"ERR timeout the control loop did not answer in %u ms (is mrcd stopping?)\n",
+		MRCD_CTL_RELOAD_WAIT_MS);
+}
+
 void
 mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq,
 	char *out, size_t outlen)
@@ -410,6 +471,9 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 		break;
 	case MRCD_CTL_PROBE:
 		mrcd_ctl_probe(ctl, rq, out, outlen);
+		break;
+	case MRCD_CTL_RELOAD:
+		reload(ctl, out, outlen);
 		break;
 	}
 }

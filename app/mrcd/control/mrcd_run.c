@@ -145,7 +145,7 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 		}
 		if (ignored == SIGHUP && d->cli.service) {
 			ignored = 0;
-			mrcd_service_reload(d);
+			mrcd_service_reload(d, "SIGHUP");
 		} else if (ignored) {
 			MRCD_LOG(ctrl, WARNING, "%s: %s; ignored", strsignal(ignored),
 				ignored == SIGHUP ? "mrcd reloads only as a service (--service)"

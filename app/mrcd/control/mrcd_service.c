@@ -26,12 +26,14 @@
  *   logs         DPDK's log stream to stderr, each line prefixed with its
  *                syslog level as <N> (sd-daemon(3)), which the journal
  *                reads as the message's priority.
- *   SIGHUP       reads the configuration, the profile and the scenario
- *                again. Unchanged: nothing to do. Changed or broken: the
- *                running set stays, every QP with it, and the log line
- *                names the first difference (or the error): the flows of
- *                a profile and a fault timeline are built into the hosts
- *                at start, so a changed one needs a restart.
+ *   SIGHUP       (or mrcctl reload, served from the control loop) reads
+ *                the configuration, the profile and the scenario again and
+ *                checks all of it before changing anything. Unchanged:
+ *                nothing to do. The profile's flows (mrcd_reload.h) and
+ *                the scenario (the emulated fabric's fault timeline,
+ *                handed to it whole: mrc_fabric_timeline_offer) are
+ *                applied; anything else, or a broken file, is refused by
+ *                name and the running set stays, every QP with it.
  */
 
 #include <errno.h>
@@ -345,18 +347,81 @@ first_diff(const char *a, const char *b, char *out, size_t len)
 	snprintf(out, len, "'%.60s' -> '%.60s'", a, b);
 }
 
+/* What a reload would change, found by reload_check (nothing changed yet). */
+struct reload_plan {
+	bool flows;			/* the profile's flows change (the new profile in next) */
+	struct mrc_fabric_timeline *tl; /* the new fault timeline; NULL: the scenario stays */
+	char scenario[PATH_MAX];	/* its file ("" = none) */
+	char flows_what[640], scen_what[640]; /* each change, said */
+};
+
 /*
- * Everything a reload reads, checked against the running set, changing
- * nothing: 0 unchanged, 2 only the flows change (the new profile in
- * `next`, its path in `path`), 1 a change that cannot be applied at run
- * time, <0 a file that does not check out. `what` names the first
- * difference or the error.
+ * The scenario a reload names: nothing (the same file, same bytes), a new
+ * fault timeline parsed into plan->tl, or a refusal. 0, 1 refused, <0 a
+ * file that does not check out; `what` says which.
  */
 static int
-reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char *what, size_t len)
+reload_scenario(struct mrcd_daemon *d, const struct mrcd_config *cfg, struct reload_plan *plan,
+	char *what, size_t len)
+{
+	static char was[PATH_MAX], err[512];
+	char *scenario = plan->scenario;
+
+	mrcd_cli_scenario(&d->cli, cfg, scenario, PATH_MAX);
+	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC) {
+		/* Ignored at start (no emulated fabric here): only a change is refused. */
+		mrcd_cli_scenario(&d->cli, &d->cfg, was, sizeof(was));
+		if (strcmp(was, scenario) != 0) {
+			snprintf(what, len,
+				"scenario %.900s -> %.900s: [ports] mode = %s: no emulated "
+				"fabric in this process (a cluster over mrc-fabric: the "
+				"scenario is mrc-fabric's)",
+				was[0] ? was : "none", scenario[0] ? scenario : "none",
+				d->cfg.ports.mode == MRCD_PORTS_LOOP ? "loop" : "ethdev");
+			return 1;
+		}
+		return 0;
+	}
+	if (absolute(scenario, PATH_MAX) != 0) {
+		snprintf(what, len, "scenario %.1000s cannot be read", scenario);
+		return -ENOENT;
+	}
+	if (strcmp(scenario, d->scenario_path) == 0 && file_hash(scenario) == d->svc.scenario_hash)
+		return 0;
+	if (d->svc.timeline != NULL) {
+		snprintf(what, len,
+			"scenario %.1000s: the fabric has not taken the previous reload's timeline "
+			"yet; try again in a moment",
+			scenario[0] ? scenario : "none");
+		return 1;
+	}
+	/* Parsed in full now: a broken file changes nothing. */
+	plan->tl = mrc_fabric_timeline_load(d->fab, scenario, err, sizeof(err));
+	if (plan->tl == NULL) {
+		snprintf(what, len, "scenario: %.1000s", err);
+		return -EINVAL;
+	}
+	snprintf(plan->scen_what, sizeof(plan->scen_what),
+		"the scenario %.280s -> %.280s%s: %u changes from now",
+		d->scenario_path[0] ? d->scenario_path : "none", scenario[0] ? scenario : "none",
+		strcmp(scenario, d->scenario_path) == 0 ? " (its contents)" : "",
+		mrc_fabric_timeline_events(plan->tl));
+	return 0;
+}
+
+/*
+ * Everything a reload reads, checked against the running set, changing
+ * nothing: 0 (`plan` says what would change: possibly nothing), 1 a
+ * change that cannot be applied at run time, <0 a file that does not
+ * check out. `what` names the first difference or the error. The new
+ * profile lands in `next`, its path in `path`.
+ */
+static int
+reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, struct reload_plan *plan,
+	char *what, size_t len)
 {
 	static struct mrcd_config cfg;
-	static char err[1024], diff[512], scenario[PATH_MAX];
+	static char err[1024], diff[512];
 	struct mrcd_launch launch;
 	char *now_text, *new_text;
 	size_t n1, n2;
@@ -374,9 +439,13 @@ reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char 
 		snprintf(what, len, "%s", err);
 		return rc;
 	}
-	/* The profile may name another file: what it holds is compared below. */
+	/* The profile and the scenario may name other files: what they hold is compared below. */
 	mrcd_cli_profile(&d->cli, &cfg, path, PATH_MAX);
+	rc = reload_scenario(d, &cfg, plan, what, len);
+	if (rc != 0)
+		return rc;
 	snprintf(cfg.daemon.profile, sizeof(cfg.daemon.profile), "%s", d->cfg.daemon.profile);
+	snprintf(cfg.daemon.scenario, sizeof(cfg.daemon.scenario), "%s", d->cfg.daemon.scenario);
 	if (mrcd_config_diff(&d->cfg, &cfg, diff, sizeof(diff)) != 0) {
 		snprintf(what, len,
 			"%.1000s: %.500s: ports, lcores, hosts and memory are set up at start",
@@ -388,6 +457,8 @@ reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char 
 			d->no_traffic ? "none -> one" : "-> none");
 		return 1;
 	}
+	if (d->no_traffic)
+		return 0;
 	if (absolute(path, PATH_MAX) != 0) {
 		snprintf(what, len, "profile %.1000s cannot be read", path);
 		return -ENOENT;
@@ -398,26 +469,6 @@ reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char 
 		snprintf(what, len, "profile: %.1000s", err);
 		return rc;
 	}
-	mrcd_cli_scenario(&d->cli, &cfg, scenario, sizeof(scenario));
-	if (d->cfg.ports.mode != MRCD_PORTS_FABRIC)
-		scenario[0] = '\0'; /* ignored on ports, as at start */
-	if (absolute(scenario, sizeof(scenario)) != 0) {
-		snprintf(what, len, "scenario %.1000s cannot be read", scenario);
-		return -ENOENT;
-	}
-	if (strcmp(scenario, d->scenario_path) != 0 ||
-		file_hash(scenario) != d->svc.scenario_hash) {
-		snprintf(what, len,
-			"scenario %.900s -> %.900s%s: the fault timeline is built into the fabric "
-			"at "
-			"start",
-			d->scenario_path[0] ? d->scenario_path : "none",
-			scenario[0] ? scenario : "none",
-			strcmp(scenario, d->scenario_path) == 0 ? " (its contents)" : "");
-		return 1;
-	}
-	if (d->no_traffic)
-		return 0;
 	if (mrcd_reload_profile_check(&d->prof, next, diff, sizeof(diff)) != 0) {
 		snprintf(what, len,
 			"profile %.1000s: %.500s: every flow's slots and schedule are made at "
@@ -433,32 +484,29 @@ reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, char 
 		snprintf(what, len, "out of memory");
 		return -ENOMEM;
 	}
-	rc = strcmp(now_text, new_text) != 0;
-	if (rc)
+	plan->flows = strcmp(now_text, new_text) != 0;
+	if (plan->flows) {
 		first_diff(now_text, new_text, diff, sizeof(diff));
+		snprintf(plan->flows_what, sizeof(plan->flows_what), "profile %.200s: %.200s", path,
+			diff);
+	}
 	free(now_text);
 	free(new_text);
-	if (rc)
-		snprintf(what, len, "profile %.1000s: %.500s", path, diff);
-	return rc ? 2 : 0;
+	return 0;
 }
 
 /* The flows' change, applied: the keys that chose them, and the path, are the new ones. */
 static int
-reload_apply(struct mrcd_daemon *d, const struct mrcd_profile *next, const char *path, char *what,
-	size_t len)
+reload_apply(struct mrcd_daemon *d, const struct mrcd_profile *next, const char *path,
+	struct reload_plan *plan, char *what, size_t len)
 {
 	const uint64_t now = rte_rdtsc();
-	char change[512];
+	char how[512];
 	int rc;
 
-	snprintf(change, sizeof(change), "%.500s", what);
-	rc = mrcd_reload_flows(d, next, now, what, len);
+	rc = mrcd_reload_flows(d, next, now, how, sizeof(how));
 	if (rc < 0) {
-		char why[1024];
-
-		snprintf(why, sizeof(why), "%.1000s", what);
-		snprintf(what, len, "%.500s: %.1000s", change, why);
+		snprintf(what, len, "%.600s: %.500s", plan->flows_what, how);
 		return 1;
 	}
 	/* Only what chose the flows differs, and no worker reads these keys (mrcd_gen.c). */
@@ -467,14 +515,95 @@ reload_apply(struct mrcd_daemon *d, const struct mrcd_profile *next, const char 
 	d->prof.qps_per_peer = next->qps_per_peer;
 	snprintf(d->prof.path, sizeof(d->prof.path), "%s", next->path);
 	snprintf(d->profile_path, sizeof(d->profile_path), "%s", path);
+	snprintf(plan->flows_what, sizeof(plan->flows_what), "the profile %.400s: %.200s", path,
+		how);
+	return 0;
+}
+
+/* The new fault timeline to the fabric's poller; freed when taken (mrcd_service_tick). */
+static int
+reload_scenario_apply(struct mrcd_daemon *d, struct reload_plan *plan, char *what, size_t len)
+{
+	const int rc = mrc_fabric_timeline_offer(d->fab, plan->tl);
+
+	if (rc != 0) {
+		/* Checked beforehand (one offer at a time, control the only offerer). */
+		snprintf(what, len, "%.600s: the fabric refused the timeline: %s", plan->scen_what,
+			strerror(-rc));
+		return 1;
+	}
+	d->svc.timeline = plan->tl;
+	plan->tl = NULL;
+	snprintf(d->scenario_path, sizeof(d->scenario_path), "%s", plan->scenario);
+	d->svc.scenario_hash = file_hash(d->scenario_path);
 	return 0;
 }
 
 void
-mrcd_service_reload(struct mrcd_daemon *d)
+mrcd_service_timeline_drop(struct mrcd_daemon *d)
 {
-	static char what[2048], path[PATH_MAX];
+	struct mrc_fabric_timeline *tl = d->svc.timeline;
+
+	if (tl == NULL || d->fab == NULL)
+		return;
+	/* The poller has stopped: either it never took it, or it finished taking it. */
+	if (!mrc_fabric_timeline_withdraw(d->fab, tl) && !mrc_fabric_timeline_taken(tl, NULL))
+		MRCD_LOG(ctrl, ERR, "reload: the fabric is taking the timeline as it stops");
+	else
+		mrc_fabric_timeline_free(tl);
+	d->svc.timeline = NULL;
+}
+
+/* The previous reload's timeline, once the fabric took it: said, and freed. */
+static void
+timeline_tick(struct mrcd_daemon *d)
+{
+	uint64_t t_ns;
+
+	if (d->svc.timeline == NULL || !mrc_fabric_timeline_taken(d->svc.timeline, &t_ns))
+		return;
+	MRCD_LOG(ctrl, NOTICE,
+		"reload: the fabric runs scenario %s from its t=%" PRIu64 ".%03" PRIu64
+		" s (the scenario's t = 0)",
+		d->scenario_path[0] ? d->scenario_path : "none", t_ns / 1000000000u,
+		t_ns / 1000000u % 1000u);
+	mrc_fabric_timeline_free(d->svc.timeline);
+	d->svc.timeline = NULL;
+}
+
+/*
+ * Check everything, then apply the flows' change (which may still refuse,
+ * nothing changed), then hand the fabric its new timeline (which cannot
+ * refuse once checked). 0 unchanged, 2 applied, 1 refused, <0 a bad file.
+ */
+static int
+reload(struct mrcd_daemon *d, char *what, size_t len)
+{
+	static char path[PATH_MAX];
 	static struct mrcd_profile next;
+	static struct reload_plan plan;
+	int rc;
+
+	memset(&plan, 0, sizeof(plan));
+	rc = reload_check(d, &next, path, &plan, what, len);
+	if (rc == 0 && plan.flows)
+		rc = reload_apply(d, &next, path, &plan, what, len);
+	if (rc == 0 && plan.tl != NULL)
+		rc = reload_scenario_apply(d, &plan, what, len);
+	mrc_fabric_timeline_free(plan.tl); /* refused: never offered */
+	if (rc != 0)
+		return rc;
+	if (!plan.flows && plan.scen_what[0] == '\0')
+		return 0;
+	snprintf(what, len, "%s%s%s", plan.flows_what, plan.flows && plan.scen_what[0] ? "; " : "",
+		plan.scen_what);
+	return 2;
+}
+
+void
+mrcd_service_reload(struct mrcd_daemon *d, const char *by)
+{
+	static char what[2048];
 	char msg[640];
 	int rc, n;
 
@@ -482,9 +611,8 @@ mrcd_service_reload(struct mrcd_daemon *d)
 	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading",
 		mrcd_notify_monotonic_usec());
 	mrcd_notify_send(&d->svc.notify, msg);
-	rc = reload_check(d, &next, path, what, sizeof(what));
-	if (rc == 2)
-		rc = reload_apply(d, &next, path, what, sizeof(what)) == 0 ? 2 : 1;
+	what[0] = '\0';
+	rc = reload(d, what, sizeof(what));
 	d->svc.reloads++;
 	if (rc == 0 || rc == 2)
 		__atomic_store_n(&d->svc.reloads_ok, d->svc.reloads_ok + 1, __ATOMIC_RELAXED);
@@ -492,24 +620,42 @@ mrcd_service_reload(struct mrcd_daemon *d)
 		__atomic_store_n(
 			&d->svc.reloads_refused, d->svc.reloads_refused + 1, __ATOMIC_RELAXED);
 	if (rc == 0)
-		MRCD_LOG(ctrl, NOTICE,
-			"SIGHUP: configuration, profile and scenario unchanged: nothing to reload, "
-			"every QP kept");
+		snprintf(what, sizeof(what),
+			"configuration, profile and scenario unchanged: nothing to reload");
+	if (rc == 0)
+		MRCD_LOG(ctrl, NOTICE, "%s: %s, every QP kept", by, what);
 	else if (rc == 2)
-		MRCD_LOG(ctrl, NOTICE,
-			"SIGHUP: reloaded the profile %s: %s; the flows kept keep "
-			"their QPs",
-			path, what);
+		MRCD_LOG(ctrl, NOTICE, "%s: reloaded %s; the flows kept keep their QPs", by, what);
 	else if (rc > 0)
 		MRCD_LOG(ctrl, WARNING,
-			"SIGHUP: refused a change (%s); a restart applies it; running as before, "
+			"%s: refused a change (%s); a restart applies it; running as before, "
 			"every QP kept",
-			what);
+			by, what);
 	else
-		MRCD_LOG(ctrl, ERR, "SIGHUP: refused: %s. Still running as before, every QP kept",
+		MRCD_LOG(ctrl, ERR, "%s: refused: %s. Still running as before, every QP kept", by,
 			what);
+	d->svc.answer_rc = rc;
+	snprintf(d->svc.answer, sizeof(d->svc.answer), "%s", what);
 	n = snprintf(msg, sizeof(msg), "READY=1\nSTATUS=reload %" PRIu64 " %s; ", d->svc.reloads,
 		rc == 0 || rc == 2 ? "taken" : "refused");
 	mrcd_service_status(d, msg + n, sizeof(msg) - (size_t)n);
 	mrcd_notify_send(&d->svc.notify, msg);
+}
+
+void
+mrcd_service_reload_tick(struct mrcd_daemon *d)
+{
+	const uint32_t ask = __atomic_load_n(&d->svc.ask, __ATOMIC_ACQUIRE);
+
+	timeline_tick(d);
+	if (ask == d->svc.done)
+		return;
+	if (d->phase == MRCD_RUN) {
+		mrcd_service_reload(d, "mrcctl reload");
+	} else {
+		d->svc.answer_rc = 1;
+		snprintf(d->svc.answer, sizeof(d->svc.answer),
+			"the run is ending (draining): nothing reloads now");
+	}
+	__atomic_store_n(&d->svc.done, ask, __ATOMIC_RELEASE);
 }

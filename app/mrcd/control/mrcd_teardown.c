@@ -65,7 +65,8 @@ mrcd_network_close(struct mrcd_daemon *d)
 	mrcd_steer_remove(d); /* the rules go before their ports */
 	mrcd_ports_close(d);  /* their rings give back the mbufs they hold */
 	mrcd_loop_close(d);
-	mrc_fabric_free(d->fab); /* returns every packet still inside */
+	mrcd_service_timeline_drop(d); /* a reload's timeline the fabric never took */
+	mrc_fabric_free(d->fab);       /* returns every packet still inside */
 }
 
 int
