@@ -110,6 +110,18 @@ struct mrc_qp {
 int mrc_lib_rpc(struct mrc_lib_dev *dev, struct mrc_chan_req *r, int send_fd,
 	struct mrc_chan_rep *rep, int *recv_fd);
 struct mrc_lib_dev *mrc_lib_dev_of(struct ibv_context *c);
+/* The size of shared memory a sound CREATE_CQ or CREATE_QP reply announces; 0: unsound. */
+typedef size_t (*shm_bytes_fn)(const struct mrc_chan_rep *rep);
+
+/*
+ * Ask mrcd for a CQ or QP (r) and map the shared memory whose fd comes with
+ * its reply (rep). The mapping, or NULL with errno set: the request's, EPROTO
+ * when the fd is missing or `bytes_of` finds the reply unsound, or mmap's.
+ * The fd is closed either way: the mapping keeps the memory.
+ */
+uint8_t *mrc_lib_create_mapped(struct mrc_context *c, struct mrc_chan_req *r,
+	struct mrc_chan_rep *rep, shm_bytes_fn bytes_of);
+
 /* mrcd is gone: flush every QP's outstanding work into its CQs. */
 void mrc_lib_dev_died(struct mrc_lib_dev *dev);
 

@@ -207,7 +207,7 @@ struct mrc_rel_tx_pkt {
 	uint16_t ev_next; /**< next in-flight packet sent on the same EV */
 	uint16_t t_prev;  /**< send-order list */
 	uint16_t t_next;
-	uint8_t state; /**< enum in mrc_rel_tx.c */
+	uint8_t state; /**< enum in mrc_rel_tx_priv.h */
 	uint8_t tx_count;
 };
 
@@ -257,7 +257,7 @@ struct mrc_rel_tx {
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
-	 * mrc_rel_tx.c): `mem` below, or a block lent while packets are in
+	 * mrc_rel_tx_priv.h): `mem` below, or a block lent while packets are in
 	 * flight (mrc_rel_tx_attach); NULL while none is held.
 	 */
 	uint8_t *trk;

@@ -124,23 +124,71 @@ no_leak(const struct mrc_test_pair *p)
 		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0); \
 	} while (0)
 
+/* What the QPs of a pair borrow from a pool of one in the tests of lent memory. */
+enum lent_block { LENT_IMM_TABLE, LENT_CTRL_RING };
+
 /*
- * A pair of 1 KiB MTU whose responders borrow Write-IMM tables from
- * `tables`, a pool of one (the tests of lent tables).
+ * A pair of 1 KiB MTU whose QPs borrow their Write-IMM tables or their
+ * control answer rings from `*pool`, a pool of one.
  */
-#define SETUP_IMM_LENT(p, cfg, tables)                                          \
-	do {                                                                    \
-		int rc_ = mrc_test_eal_init("test_qp");                         \
-		if (rc_ != 0)                                                   \
-			return rc_;                                             \
-		mrc_test_pair_cfg_defaults(&(cfg));                             \
-		(cfg).mtu = 1024;                                               \
-		(tables) = mrc_trk_pool_create(                                 \
-			1, mrc_qp_imm_block_bytes(&(cfg).attr), SOCKET_ID_ANY); \
-		MRC_T_ASSERT((tables) != NULL, "table pool");                   \
-		(cfg).imm_pool = (tables);                                      \
-		MRC_T_EQ(mrc_test_pair_create(&(p), &(cfg)), 0);                \
-	} while (0)
+static int
+setup_lent(struct mrc_test_pair *p, struct mrc_test_pair_cfg *cfg, enum lent_block what,
+	struct mrc_trk_pool **pool)
+{
+	int rc = mrc_test_eal_init("test_qp");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(cfg);
+	cfg->mtu = 1024;
+	*pool = mrc_trk_pool_create(1,
+		what == LENT_IMM_TABLE ? mrc_qp_imm_block_bytes(&cfg->attr)
+				       : mrc_qp_ctrl_block_bytes(),
+		SOCKET_ID_ANY);
+	MRC_T_ASSERT(*pool != NULL, "pool of one");
+	if (what == LENT_IMM_TABLE)
+		cfg->imm_pool = *pool;
+	else
+		cfg->ctrl_pool = *pool;
+	MRC_T_EQ(mrc_test_pair_create(p, cfg), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * The end of a test of lent memory: every block is back in `pool` and
+ * nothing leaked; then the pair and the pool go.
+ */
+static int
+finish_lent(struct mrc_test_pair *p, struct mrc_trk_pool *pool)
+{
+	MRC_T_EQ(mrc_trk_pool_in_use(pool), 0);
+	MRC_T_EQ(pool->stats.lent, pool->stats.returned);
+	MRC_T_RUN(no_leak(p));
+	mrc_test_pair_destroy(p);
+	MRC_T_EQ(mrc_trk_pool_free(pool), 0);
+	return MRC_TEST_OK;
+}
+
+/* Four writes, k = 0..3: 3000 + k bytes at k x 10,000 on both sides, `imm` with imm0 + k. */
+static int
+post_four(struct mrc_test_pair *p, bool imm, uint32_t imm0)
+{
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_EQ(mrc_qp_post_write(p->h[0].qp, k, p->h[0].mem + k * 10000, 3000 + k,
+				 p->h[0].key, (uint64_t)(uintptr_t)p->h[1].mem + k * 10000,
+				 p->h[1].key, imm, imm ? imm0 + k : 0),
+			0);
+	return MRC_TEST_OK;
+}
+
+/* The four writes of post_four() arrived intact. */
+static int
+four_placed(const struct mrc_test_pair *p)
+{
+	for (uint32_t k = 0; k < 4; k++)
+		MRC_T_MEMEQ(p->h[1].mem + k * 10000, p->h[0].mem + k * 10000, 3000 + k);
+	return MRC_TEST_OK;
+}
 
 static int
 test_lifecycle(void)
@@ -818,7 +866,7 @@ test_imm_table_lent(void)
 	struct drop_psn d = {.psn = 0, .left = 1};
 	size_t idle;
 
-	SETUP_IMM_LENT(p, cfg, tables);
+	MRC_T_RUN(setup_lent(&p, &cfg, LENT_IMM_TABLE, &tables));
 	MRC_T_ASSERT(!mrc_qp_imm_held(p.h[1].qp), "an idle responder holds no table");
 	mrc_qp_mem_parts(p.h[1].qp, &m);
 	MRC_T_EQ(m.imm, 0);
@@ -830,11 +878,7 @@ test_imm_table_lent(void)
 	w.drop = drop_once;
 	w.ctx = &d;
 	mrc_test_fill(&p.h[0], 0, 65536, 9);
-	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 3000 + k,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
-				 p.h[1].key, true, 0xc0 + k),
-			0);
+	MRC_T_RUN(post_four(&p, true, 0xc0));
 	/* Step until an immediate waits for its message's other packets. */
 	bool seen_held = false;
 
@@ -853,17 +897,12 @@ test_imm_table_lent(void)
 		MRC_T_EQ(e[k].opcode, MRC_CQE_RECV_IMM);
 		MRC_T_EQ(e[k].imm, 0xc0 + k);
 		MRC_T_EQ(e[k].byte_len, 3000 + k);
-		MRC_T_MEMEQ(p.h[1].mem + k * 10000, p.h[0].mem + k * 10000, 3000 + k);
 	}
+	MRC_T_RUN(four_placed(&p));
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_imm_no_table, 0);
 	MRC_T_ASSERT(!mrc_qp_imm_held(p.h[1].qp), "the table went back");
-	MRC_T_EQ(mrc_trk_pool_in_use(tables), 0);
-	MRC_T_EQ(tables->stats.lent, tables->stats.returned);
 	MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
-	return MRC_TEST_OK;
+	return finish_lent(&p, tables);
 }
 
 /*
@@ -884,16 +923,7 @@ test_ctrl_ring_lent(void)
 	size_t idle;
 	bool seen_held = false;
 
-	int rc = mrc_test_eal_init("test_qp");
-
-	if (rc != 0)
-		return rc;
-	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.mtu = 1024;
-	rings = mrc_trk_pool_create(1, mrc_qp_ctrl_block_bytes(), SOCKET_ID_ANY);
-	MRC_T_ASSERT(rings != NULL, "ring pool");
-	cfg.ctrl_pool = rings;
-	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), 0);
+	MRC_T_RUN(setup_lent(&p, &cfg, LENT_CTRL_RING, &rings));
 	for (int i = 0; i < 2; i++) {
 		mrc_qp_mem_parts(p.h[i].qp, &m);
 		MRC_T_EQ(m.ctrl, 0);
@@ -903,11 +933,7 @@ test_ctrl_ring_lent(void)
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = 3 * US;
 	mrc_test_fill(&p.h[0], 0, 65536, 5);
-	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 3000 + k,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
-				 p.h[1].key, false, 0),
-			0);
+	MRC_T_RUN(post_four(&p, false, 0));
 	for (int step = 0; step < 2000 && !seen_held; step++) {
 		run(&p, &w, 100);
 		if (mrc_trk_pool_in_use(rings) == 1) {
@@ -921,19 +947,13 @@ test_ctrl_ring_lent(void)
 	MRC_T_ASSERT(seen_held, "the responder never held the ring");
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 4);
-	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_MEMEQ(p.h[1].mem + k * 10000, p.h[0].mem + k * 10000, 3000 + k);
+	MRC_T_RUN(four_placed(&p));
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_ctrl_dropped, 0);
 	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 0);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->tx_sacks > 0, "SACKs were sent");
-	MRC_T_EQ(mrc_trk_pool_in_use(rings), 0);
 	MRC_T_ASSERT(rings->stats.lent > 0, "the ring was lent");
-	MRC_T_EQ(rings->stats.lent, rings->stats.returned);
 	MRC_T_EQ(mrc_qp_mem_bytes(p.h[1].qp), idle);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	MRC_T_EQ(mrc_trk_pool_free(rings), 0);
-	return MRC_TEST_OK;
+	return finish_lent(&p, rings);
 }
 
 /*
@@ -951,16 +971,7 @@ test_ctrl_ring_pool_empty(void)
 	struct mrc_cqe e[2];
 	void *taken;
 
-	int rc = mrc_test_eal_init("test_qp");
-
-	if (rc != 0)
-		return rc;
-	mrc_test_pair_cfg_defaults(&cfg);
-	cfg.mtu = 1024;
-	rings = mrc_trk_pool_create(1, mrc_qp_ctrl_block_bytes(), SOCKET_ID_ANY);
-	MRC_T_ASSERT(rings != NULL, "ring pool");
-	cfg.ctrl_pool = rings;
-	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), 0);
+	MRC_T_RUN(setup_lent(&p, &cfg, LENT_CTRL_RING, &rings));
 	taken = mrc_trk_pool_get(rings);
 	MRC_T_ASSERT(taken != NULL, "the only ring");
 	memset(&w, 0, sizeof(w));
@@ -978,12 +989,8 @@ test_ctrl_ring_pool_empty(void)
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 1);
 	MRC_T_EQ(e[0].status, MRC_CQE_OK);
 	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 3000);
-	MRC_T_EQ(mrc_trk_pool_in_use(rings), 0);
 	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	MRC_T_EQ(mrc_trk_pool_free(rings), 0);
-	return MRC_TEST_OK;
+	return finish_lent(&p, rings);
 }
 
 /*
@@ -1003,7 +1010,7 @@ test_imm_table_pool_empty(void)
 	struct mrc_cqe e[8];
 	void *taken;
 
-	SETUP_IMM_LENT(p, cfg, tables);
+	MRC_T_RUN(setup_lent(&p, &cfg, LENT_IMM_TABLE, &tables));
 	taken = mrc_trk_pool_get(tables);
 	MRC_T_ASSERT(taken != NULL, "the table");
 	memset(&w, 0, sizeof(w));
@@ -1044,11 +1051,7 @@ test_imm_table_pool_empty(void)
 	MRC_T_EQ(rc->rx_imm_no_table, 1);
 	MRC_T_EQ(tables->stats.lent, 1); /* the test's own */
 	mrc_trk_pool_put(tables, taken);
-	MRC_T_EQ(mrc_trk_pool_in_use(tables), 0);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	MRC_T_EQ(mrc_trk_pool_free(tables), 0);
-	return MRC_TEST_OK;
+	return finish_lent(&p, tables);
 }
 
 /* A responder reset or destroyed with an immediate waiting gives its table back, clear. */
@@ -1062,7 +1065,7 @@ test_imm_table_back_on_reset(void)
 	const char *why = NULL;
 	struct drop_psn d = {.psn = 0, .left = 1};
 
-	SETUP_IMM_LENT(p, cfg, tables);
+	MRC_T_RUN(setup_lent(&p, &cfg, LENT_IMM_TABLE, &tables));
 	memset(&w, 0, sizeof(w));
 	w.latency_ns = 3 * US;
 	w.drop = drop_once; /* the first packet is lost: the immediate waits for its resend */

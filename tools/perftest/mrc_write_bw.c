@@ -304,12 +304,8 @@ main(int argc, char **argv)
 	}
 	res = calloc(cap, sizeof(*res));
 	if (!o.json) {
-		printf("---------------------------------------------------------------------------"
-		       "-----\n");
-		printf(" RDMA WRITE bandwidth over MRC, device %s, GID index %d, TX depth %u\n",
+		perf_banner("RDMA WRITE bandwidth over MRC, device %s, GID index %d, TX depth %u",
 			ibv_get_device_name(c.dev->device), o.gid_index, o.tx_depth);
-		printf("---------------------------------------------------------------------------"
-		       "-----\n");
 		printf(" %-10s %-12s %-16s %-16s %-12s %s\n", "#bytes", "#iterations",
 			"BW peak[Gb/s]", "BW average[Gb/s]", "MsgRate[Mpps]", "wrong bytes");
 	}

@@ -316,12 +316,8 @@ main(int argc, char **argv)
 		return PERF_EXIT_FAIL;
 	}
 	if (!o.json) {
-		printf("---------------------------------------------------------------------------"
-		       "-----\n");
-		printf(" RDMA WRITE latency over MRC, device %s, GID index %d (one way, usec)\n",
+		perf_banner("RDMA WRITE latency over MRC, device %s, GID index %d (one way, usec)",
 			ibv_get_device_name(c.dev->device), o.gid_index);
-		printf("---------------------------------------------------------------------------"
-		       "-----\n");
 		printf(" %-10s %-12s %-10s %-10s %-10s %-10s %-10s %s\n", "#bytes", "#iterations",
 			"t_min", "t_p50", "t_p99", "t_max", "t_avg", "wrong bytes");
 	}

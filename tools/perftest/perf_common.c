@@ -300,6 +300,22 @@ perf_recv(struct perf_ctx *c, void *m, size_t n)
 	}
 }
 
+void
+perf_banner(const char *fmt, ...)
+{
+	static const char rule[] = "----------------------------------------"
+				   "----------------------------------------";
+	va_list ap;
+
+	puts(rule);
+	putchar(' ');
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	puts(rule);
+}
+
 /* The server listens on any address; the client retries for 10 s (the server may be late). */
 static int
 tcp_connect(const struct perf_opts *o)
@@ -403,28 +419,20 @@ open_device(const struct perf_opts *o)
 	return ctx;
 }
 
+/*
+ * The exchange message between host and network order, either way: a byte
+ * swap is its own inverse, so one function serves sending and receiving.
+ */
 static void
-to_wire(struct perf_peer *w, const struct perf_peer *p)
+peer_swap_order(struct perf_peer *out, const struct perf_peer *in)
 {
-	*w = *p;
-	w->magic = htonl(p->magic);
-	w->qpn = htonl(p->qpn);
-	w->psn = htonl(p->psn);
-	w->rkey = htonl(p->rkey);
-	w->addr = htobe64(p->addr);
-	w->len = htobe64(p->len);
-}
-
-static void
-from_wire(struct perf_peer *p, const struct perf_peer *w)
-{
-	*p = *w;
-	p->magic = ntohl(w->magic);
-	p->qpn = ntohl(w->qpn);
-	p->psn = ntohl(w->psn);
-	p->rkey = ntohl(w->rkey);
-	p->addr = be64toh(w->addr);
-	p->len = be64toh(w->len);
+	*out = *in;
+	out->magic = ntohl(in->magic);
+	out->qpn = ntohl(in->qpn);
+	out->psn = ntohl(in->psn);
+	out->rkey = ntohl(in->rkey);
+	out->addr = be64toh(in->addr);
+	out->len = be64toh(in->len);
 }
 
 static void
@@ -567,10 +575,10 @@ perf_setup(struct perf_ctx *c, const struct perf_opts *o, uint64_t len)
 	c->me.addr = (uint64_t)(uintptr_t)c->buf;
 	c->me.len = len;
 	memcpy(c->me.gid, gid.raw, 16);
-	to_wire(&w, &c->me);
+	peer_swap_order(&w, &c->me);
 	perf_send(c, &w, sizeof(w));
 	perf_recv(c, &w, sizeof(w));
-	from_wire(&c->peer, &w);
+	peer_swap_order(&c->peer, &w);
 	if (c->peer.magic != PERF_MAGIC) {
 		fprintf(stderr, "%s: the peer is not %s (magic 0x%08x)\n", tool, tool,
 			c->peer.magic);

@@ -105,6 +105,9 @@ void perf_fill(uint8_t *p, uint64_t size, uint64_t key);
 /* Bytes of p[0..size) that differ from the pattern. */
 uint64_t perf_check(const uint8_t *p, uint64_t size, uint64_t key);
 
+/* The head of a results table, as perftest prints it: a rule, " " and the title, a rule. */
+void perf_banner(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 double perf_now(void);
 /* CPU seconds (user + system) this process used so far. */
 double perf_cpu_s(void);
