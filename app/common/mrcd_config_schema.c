@@ -201,11 +201,12 @@ static const struct mrcd_ini_key keys[] = {
 			"software). Each port has one rx and one tx queue per worker of its host"),
 	KEY("ports", "encap_offload", ENUM, ports.encap_offload, .names = encap_offloads,
 		.def = "off",
-		.help = "SRv6 mode: probe each port for the egress rule that adds the outer IPv6 "
-			"header (doc/offload.md): off (no probe), auto (probe and report what each "
-			"port answers), on (refuse to start, naming the port and the driver's "
-			"reason, where a port refuses the rule). The workers build the outer "
-			"header in software on every port today"),
+		.help = "SRv6 mode: let each port's NIC add the outer IPv6 header by egress "
+			"rules (doc/offload.md): off (no probe, every header in software), auto "
+			"(probe each port; where it takes the rule, the QPs' rules are made and "
+			"their packets keyed to them, else software), on (as auto, but refuse to "
+			"start, naming the port and the driver's reason, where a port refuses "
+			"the rule)"),
 	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
 		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
 			"addresses, announce them at start and at link-up, and resolve each "

@@ -315,7 +315,7 @@ parse_profile(
 }
 
 /* Keys of deny, allow, probe and port; bit i of `seen` for keys[i]. */
-static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state"};
+static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state", "peer"};
 
 static int
 one_arg(const struct word *key, const struct word *val, unsigned int k,
@@ -360,6 +360,14 @@ one_arg(const struct word *key, const struct word *val, unsigned int k,
 	case 3:
 		out->qpn = v;
 		out->has_qp = true;
+		break;
+	case 6:
+		/* a cluster-wide host number; whether it is one elsewhere, mrcd says */
+		if (v > 255)
+			return fail(err, errlen, "no-such-host peer '%s' is no host of the cluster",
+				val->p, val->n);
+		out->peer = (uint8_t)v;
+		out->has_peer = true;
 		break;
 	default:
 		out->ev = v;
@@ -428,6 +436,19 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 	}
 	if (seen & 32u)
 		return fail(err, errlen, "bad-arg state= goes with port, not '%s'", w[0].p, w[0].n);
+	if (out->has_peer) {
+		/* probe host=N peer=C ev=E: an endpoint EV probe to a host of another process */
+		if (out->cmd != MRCD_CTL_PROBE)
+			return fail(err, errlen, "bad-arg peer= goes with probe, not '%s'", w[0].p,
+				w[0].n);
+		if (seen != (1u | 16u | 64u))
+			return fail(err, errlen, "bad-arg probe peer= takes host=, peer= and ev=%s",
+				"", 0);
+		if (out->host == MRCD_CTL_ALL_HOSTS)
+			return fail(
+				err, errlen, "bad-arg probe needs one host, not '%s'", "all", 3);
+		return 0;
+	}
 	if (out->has_qp != ((seen >> 4) & 1))
 		return fail(err, errlen, "bad-arg qpn= and ev= go together%s", "", 0);
 	if (out->has_qp && (out->has_plane || out->has_t1))

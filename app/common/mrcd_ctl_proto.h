@@ -62,14 +62,15 @@ struct mrcd_ctl_limits {
 
 /*
  * A parsed request. deny/allow name exactly one of: a plane; a path
- * (plane, T1); an EV of a QP. probe names the same, on one host. port
+ * (plane, T1); an EV of a QP. probe names the same, on one host, or an
+ * EV toward a host of another process (peer=, an endpoint EV probe). port
  * names a plane and state=up|down.
  */
 struct mrcd_ctl_req {
 	enum mrcd_ctl_cmd cmd;
 	int host; /* MRCD_CTL_ALL_HOSTS or a host */
-	bool has_plane, has_t1, has_qp;
-	uint8_t plane, t1;
+	bool has_plane, has_t1, has_qp, has_peer;
+	uint8_t plane, t1, peer;
 	uint32_t qpn, ev;
 	bool down; /* port: state=down */
 	/* profile: which (kind=ev|cc id=N), the state asked (state=init|offline|online), the fields

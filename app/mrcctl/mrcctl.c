@@ -40,6 +40,8 @@ usage(FILE *f)
 		"back\n"
 		"  probe host=N qpn=Q ev=E               probe one EV of a QP: its round trip\n"
 		"  probe host=N plane=P [t1=T]           probe the EVs of a path (at most 32)\n"
+		"  probe host=N peer=C ev=E              endpoint EV probe to host C elsewhere:\n"
+		"                                        round trip less its service time\n"
 		"  profile list                          every EV and CC profile, with its QPs\n"
 		"  profile show  kind=ev|cc id=N         one profile's fields\n"
 		"  profile add   kind=ev|cc id=N [field=V ...]   a new profile (INIT), from the "

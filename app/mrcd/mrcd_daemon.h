@@ -12,8 +12,9 @@
  *   worker    the worker lcores: datapath/ and the generator (gen/)
  *   stats     whatever reads snapshots: stats/, on the stats thread (a
  *             control thread, no polling CPU) for the console, files and
- *             metrics endpoint, on DPDK's telemetry threads for /mrc/, on
- *             the main lcore for the summary after the stop
+ *             metrics endpoint and the replies to /mrc/ (which DPDK's
+ *             telemetry threads hand it), on the main lcore for the
+ *             summary after the stop
  *
  * Beside each field: who writes it and who reads it ("setup" means the
  * control side before the workers are launched, after which the field does
@@ -231,6 +232,12 @@ struct mrcd_hostctx {
 	 * encap_offload, mrcd_encap.c), and why it encapsulates in software */
 	bool encap_ok[MRC_SHARD_MAX_PLANES];
 	char encap_why[MRC_SHARD_MAX_PLANES][160];
+	/* the rules made as QPs appear (mrcd_encap_rules.c): encap_ops, setup: the backend of
+	 * a port that took the probe rule (NULL: software); encap: control's (rules, the QPs'
+	 * tables); encap_rules, encap_fails: control writes at setup, reports read after */
+	const struct mrc_flow_ops *encap_ops[MRC_SHARD_MAX_PLANES];
+	struct mrcd_encap_host *encap;
+	uint32_t encap_rules[MRC_SHARD_MAX_PLANES], encap_fails[MRC_SHARD_MAX_PLANES];
 	/* setup: the rules steering each port's packets to the workers (flow steering),
 	 * and the backend that made them; control removes them at teardown */
 	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];
@@ -288,7 +295,7 @@ struct mrcd_query_rel {
 
 /*
  * A telemetry question about one QP and its owner's answer: the asker is a
- * telemetry thread (stats/mrcd_query_ask.c, one at a time under a mutex),
+ * stats thread replying to /mrc/ (stats/mrcd_query_ask.c, one at a time under a mutex),
  * the owner the worker that iterates the QP's host (datapath/mrcd_query.c).
  */
 struct mrcd_qp_query {

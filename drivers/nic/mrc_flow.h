@@ -75,8 +75,13 @@ struct mrc_flow_rec_rules {
 	uint8_t dst[MRC_FLOW_REC_MAX_RULES][16]; /**< outer IPv6 destination, exact */
 };
 
-/** Egress encap rules one port can hold in the recording backend. */
-#define MRC_FLOW_REC_MAX_ENCAP 256
+/**
+ * Egress encap rules one port can hold in the recording backend: a rule per
+ * (destination, EV flow-label half, class), 4 classes, is 80 per QP and
+ * plane with the default 160 EVs on 8 planes, and as many again for the
+ * answers of the QP at the other end (doc/offload.md, "The rule budget").
+ */
+#define MRC_FLOW_REC_MAX_ENCAP 4096
 /** Most bytes one encap rule adds (mrc_encap.h: MRC_ENCAP_MAX_LEN). */
 #define MRC_FLOW_REC_ENCAP_LEN 256
 

@@ -38,7 +38,8 @@ struct rec_port {
 	unsigned int cur; /* pub[cur] is what readers see */
 	struct mrc_flow eslot[MRC_FLOW_REC_MAX_ENCAP];
 	struct mrc_flow_rec_encap epub[2];
-	unsigned int ecur; /* epub[ecur] is what readers see */
+	unsigned int ecur;  /* epub[ecur] is what readers see */
+	unsigned int efree; /* where the last free eslot was found */
 };
 
 static struct rec_port rec[RTE_MAX_ETHPORTS];
@@ -233,28 +234,36 @@ parse_encap(uint16_t port, const struct rte_flow_attr *attr, const struct rte_fl
 	return 0;
 }
 
-/* Rebuild the encap table readers do not see, sorted by key, then show it. */
+/*
+ * Make the encap table readers do not see the one they see with `add` put
+ * in (at its place by key) or `del` left out (either may be NULL), then
+ * show it: one copy per change, not a sort, so a port can hold thousands.
+ */
 static void
-publish_encap(struct rec_port *rp)
+publish_encap(struct rec_port *rp, const struct mrc_flow *add, const struct mrc_flow *del)
 {
+	const struct mrc_flow_rec_encap *cur = &rp->epub[rp->ecur];
 	const unsigned int next = rp->ecur ^ 1u;
 	struct mrc_flow_rec_encap *t = &rp->epub[next];
+	unsigned int n = 0;
+	bool put = add == NULL;
 
-	t->n = 0;
-	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++) {
-		const struct mrc_flow *f = &rp->eslot[i];
-		unsigned int j;
-
-		if (!f->in_use)
+	for (unsigned int i = 0; i < cur->n; i++) {
+		if (del != NULL && cur->hdr[i] == &del->hdr)
 			continue;
-		for (j = t->n; j > 0 && t->key[j - 1] > f->key; j--) {
-			t->key[j] = t->key[j - 1];
-			t->hdr[j] = t->hdr[j - 1];
+		if (!put && cur->key[i] > add->key) {
+			t->key[n] = add->key;
+			t->hdr[n++] = &add->hdr;
+			put = true;
 		}
-		t->key[j] = f->key;
-		t->hdr[j] = &f->hdr;
-		t->n++;
+		t->key[n] = cur->key[i];
+		t->hdr[n++] = cur->hdr[i];
 	}
+	if (!put) {
+		t->key[n] = add->key;
+		t->hdr[n++] = &add->hdr;
+	}
+	t->n = (uint16_t)n;
 	__atomic_store_n(&rp->ecur, next, __ATOMIC_RELEASE);
 }
 
@@ -271,15 +280,18 @@ rec_encap_create(uint16_t port, const struct rte_flow_attr *attr,
 	if (parse_encap(port, attr, pattern, actions, &key, &h, err) != 0)
 		return NULL;
 	rp = &rec[port];
-	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++) {
-		struct mrc_flow *s = &rp->eslot[i];
+	if (mrc_flow_rec_encap_find(&rp->epub[rp->ecur], key) != NULL) {
+		refuse(err, -EEXIST, port, "an encap rule for this key exists");
+		return NULL;
+	}
+	/* the next free slot from where the last one was found */
+	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP && free_slot == NULL; i++) {
+		struct mrc_flow *s = &rp->eslot[(rp->efree + i) % MRC_FLOW_REC_MAX_ENCAP];
 
-		if (s->in_use && s->key == key) {
-			refuse(err, -EEXIST, port, "an encap rule for this key exists");
-			return NULL;
-		}
-		if (!s->in_use && free_slot == NULL)
+		if (!s->in_use) {
 			free_slot = s;
+			rp->efree = (unsigned int)(s - rp->eslot);
+		}
 	}
 	if (free_slot == NULL) {
 		refuse(err, -ENOSPC, port, "encap rule table full");
@@ -289,7 +301,7 @@ rec_encap_create(uint16_t port, const struct rte_flow_attr *attr,
 	free_slot->port = port;
 	free_slot->key = key;
 	free_slot->hdr = h;
-	publish_encap(rp);
+	publish_encap(rp, free_slot, NULL);
 	if (err != NULL) {
 		err->code = 0;
 		err->msg[0] = '\0';
@@ -344,8 +356,8 @@ rec_destroy(uint16_t port, struct mrc_flow *flow, struct mrc_flow_err *err)
 		return refuse(err, -ENODEV, port, "no such port");
 	if (flow != NULL && flow >= rec[port].eslot &&
 		flow < rec[port].eslot + MRC_FLOW_REC_MAX_ENCAP && flow->in_use) {
+		publish_encap(&rec[port], NULL, flow);
 		flow->in_use = false;
-		publish_encap(&rec[port]);
 		return 0;
 	}
 	if (flow == NULL || flow < rec[port].slot ||
@@ -366,7 +378,8 @@ rec_flush(uint16_t port, struct mrc_flow_err *err)
 	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++)
 		rec[port].eslot[i].in_use = false;
 	publish(&rec[port]);
-	publish_encap(&rec[port]);
+	rec[port].epub[rec[port].ecur ^ 1u].n = 0;
+	__atomic_store_n(&rec[port].ecur, rec[port].ecur ^ 1u, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -53,6 +53,19 @@ qp_timer_cb(struct mrc_timer_wheel *w, struct mrc_timer *t, void *arg, uint64_t 
 	mrc_shard_mark_busy(sl->shard, sl); /* a timeout may have marked packets for resending */
 }
 
+/* The hand-off's arrival stamp (mrc_shard_rx_tsc): one mbuf dynamic field per process. */
+static const struct rte_mbuf_dynfield rx_tsc_field = {
+	.name = "mrc_dynfield_rx_tsc",
+	.size = sizeof(uint64_t),
+	.align = __alignof__(uint64_t),
+};
+
+int
+mrc_shard_rx_tsc_offset(void)
+{
+	return rte_mbuf_dynfield_lookup(rx_tsc_field.name, NULL);
+}
+
 struct mrc_shard *
 mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char **why)
 {
@@ -83,10 +96,18 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		*why = "path_t1s (T1s per plane) is above MRC_PATH_MAX_T1 (64)";
 		return NULL;
 	}
+	/* the same field again for every shard: registering it twice gives its offset */
+	const int rx_tsc_off = rte_mbuf_dynfield_register(&rx_tsc_field);
+
+	if (rx_tsc_off < 0) {
+		*why = "no room left in the mbuf for the hand-off's arrival stamp (dynfield)";
+		return NULL;
+	}
 	s = rte_zmalloc_socket("mrc_shard", sizeof(*s), RTE_CACHE_LINE_SIZE, cfg->socket);
 	if (s == NULL)
 		goto nomem;
 	s->cfg = *cfg;
+	s->rx_tsc_off = rx_tsc_off;
 	s->n_shards = n_shards;
 	s->qps = rte_zmalloc_socket("mrc_shard_qps", (size_t)cfg->max_qps * sizeof(*s->qps),
 		RTE_CACHE_LINE_SIZE, cfg->socket);

@@ -95,6 +95,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 #include "mrc_counters.h"
@@ -226,7 +228,9 @@ struct mrc_shard_cfg {
 	 * Packets for QPN 2, and for other shards' QPs when dispatch has no ring
 	 * for their owner, go here; NULL: dropped, counted. The host's shards
 	 * share it, so with n_shards > 1 it must be multi-producer
-	 * (mrc_shard_create refuses a single-producer one).
+	 * (mrc_shard_create refuses a single-producer one). Each packet handed
+	 * off carries the TSC (rte_rdtsc) of its burst's arrival in the shard,
+	 * read with mrc_shard_rx_tsc(): a responder's service time starts there.
 	 */
 	struct rte_ring *handoff;
 	/*
@@ -323,6 +327,21 @@ int mrc_shard_dest_rtt(
  * MRC_SHARD_MAX_SHARDS).
  */
 int mrc_shard_join(struct mrc_shard *const *shards, unsigned int n);
+
+/*
+ * The arrival stamp of a packet a shard handed off (mrc_shard_cfg.handoff):
+ * the TSC (rte_rdtsc, not the shard's run clock: the reader is another
+ * thread on the same machine) at which the worker had its rx burst in hand.
+ * It lives in an mbuf dynamic field that mrc_shard_create registers; ask
+ * for its offset once, after a shard exists (-1 before: no stamp), and read
+ * it only from packets that went through the hand-off ring.
+ */
+int mrc_shard_rx_tsc_offset(void);
+static inline uint64_t
+mrc_shard_rx_tsc(const struct rte_mbuf *m, int offset)
+{
+	return offset < 0 ? 0 : *RTE_MBUF_DYNFIELD(m, offset, const uint64_t *);
+}
 
 /* Does this shard own `qpn`? */
 bool mrc_shard_owns(const struct mrc_shard *s, uint32_t qpn);

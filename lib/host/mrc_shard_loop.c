@@ -28,13 +28,15 @@
 #define MRC_SHARD_ROOM_BURST 8
 
 /*
- * Hand a packet to the hand-off ring; false: dropped (counted). The ring's
- * own producer mode is used: a host's shards share it (multi-producer when
- * there are several, which mrc_shard_create checks).
+ * Hand a packet to the hand-off ring, stamped with its burst's arrival t0
+ * (mrc_shard_rx_tsc); false: dropped (counted). The ring's own producer
+ * mode is used: a host's shards share it (multi-producer when there are
+ * several, which mrc_shard_create checks).
  */
 static inline bool
-hand_off(struct mrc_shard *s, struct rte_mbuf *m)
+hand_off(struct mrc_shard *s, struct rte_mbuf *m, uint64_t t0)
 {
+	*RTE_MBUF_DYNFIELD(m, s->rx_tsc_off, uint64_t *) = t0;
 	if (s->cfg.handoff != NULL && rte_ring_enqueue(s->cfg.handoff, m) == 0) {
 		s->cnt.rx_handoff++;
 		return true;
@@ -248,7 +250,7 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		if (v[k].bth.dqpn == MRC_EP_QPN) {
 			s->verdicts.pkts[r]++;
 			ok[k] = false;
-			if (hand_off(s, m[k]))
+			if (hand_off(s, m[k], t0))
 				m[k] = NULL; /* the ring's reader frees it */
 			continue;
 		}
@@ -260,7 +262,7 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 				continue;
 			}
 			to[k] = OWNER_NONE;
-			if (hand_off(s, m[k]))
+			if (hand_off(s, m[k], t0))
 				m[k] = NULL;
 		} else {
 			to[k] = OWNER_NONE;

@@ -51,6 +51,7 @@ struct mrc_shard_stage {
 struct mrc_shard {
 	struct mrc_shard_cfg cfg;
 	uint32_t n_shards; /* cfg.n_shards, 0 read as 1 */
+	int rx_tsc_off;	   /* the hand-off's arrival stamp (mrc_shard_rx_tsc_offset) */
 	struct mrc_timer_wheel *wheel;
 	struct mrc_shard_slot *qps; /* by slot (mrc_shard_locate) */
 	uint32_t n_qps;

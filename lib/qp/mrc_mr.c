@@ -76,8 +76,8 @@ mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len
 	for (uint32_t s = 0; s < t->n_slots; s++) {
 		struct mrc_mr *mr = &t->mr[s];
 
-		if (mr->key != 0)
-			continue;
+		if (mr->key != 0 || (mr->access & MRC_MR_RETIRED_))
+			continue; /* a retired slot's lanes still count packets in flight */
 		memset(mr, 0, sizeof(*mr));
 		mr->addr = addr;
 		mr->va = va;
@@ -117,15 +117,68 @@ mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key)
 	return 0;
 }
 
+static uint32_t
+slot_attached(struct mrc_mr_table *t, uint32_t slot)
+{
+	uint32_t n = 0;
+
+	for (unsigned int k = 0; k < MRC_MR_LANES; k++)
+		n += (uint16_t)(rte_mbuf_ext_refcnt_read(mrc_mr_shinfo(t, &t->mr[slot], k)) - 1);
+	return n;
+}
+
 uint32_t
 mrc_mr_attached(struct mrc_mr_table *t, uint32_t key)
 {
 	const uint32_t slot = key >> 8;
-	uint32_t n = 0;
 
 	if (key == 0 || slot >= t->n_slots || t->mr[slot].key != key)
 		return 0;
-	for (unsigned int k = 0; k < MRC_MR_LANES; k++)
-		n += (uint16_t)(rte_mbuf_ext_refcnt_read(mrc_mr_shinfo(t, &t->mr[slot], k)) - 1);
-	return n;
+	return slot_attached(t, slot);
+}
+
+uint32_t
+mrc_mr_slot_attached(struct mrc_mr_table *t, uint32_t key)
+{
+	return key != 0 && (key >> 8) < t->n_slots ? slot_attached(t, key >> 8) : 0;
+}
+
+int
+mrc_mr_retire(struct mrc_mr_table *t, uint32_t key)
+{
+	const uint32_t slot = key >> 8;
+	struct mrc_mr *mr;
+
+	if (key == 0 || slot >= t->n_slots || t->mr[slot].key != key)
+		return -ENOENT;
+	mr = &t->mr[slot];
+	if (slot_attached(t, slot) == 0) {
+		mr->key = 0;
+		t->used--;
+		return 0;
+	}
+	/* Packets on the wire keep their lanes' counts: the slot waits for them. The
+	 * generation already moved on, so a later region here gets another key. */
+	mr->access |= MRC_MR_RETIRED_;
+	__atomic_store_n(&mr->key, 0, __ATOMIC_RELEASE);
+	return 1;
+}
+
+int
+mrc_mr_reap(struct mrc_mr_table *t, uint32_t key)
+{
+	const uint32_t slot = key >> 8;
+	struct mrc_mr *mr;
+
+	if (key == 0 || slot >= t->n_slots)
+		return -ENOENT;
+	mr = &t->mr[slot];
+	/* a retired slot is taken by nothing else until reaped: the slot names it */
+	if (mr->key != 0 || !(mr->access & MRC_MR_RETIRED_))
+		return -ENOENT;
+	if (slot_attached(t, slot) != 0)
+		return -EBUSY;
+	mr->access = 0;
+	t->used--;
+	return 0;
 }

@@ -38,9 +38,10 @@
 
 #include <rte_mbuf.h>
 
-#define MRC_MR_ACCESS_LOCAL_READ   (1u << 0) /**< we may send from it */
-#define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1) /**< peers may write into it */
-#define MRC_MR_ZERO_BASED	   (1u << 2) /**< peers address it from 0, not from addr */
+#define MRC_MR_ACCESS_LOCAL_READ   (1u << 0)  /**< we may send from it */
+#define MRC_MR_ACCESS_REMOTE_WRITE (1u << 1)  /**< peers may write into it */
+#define MRC_MR_ZERO_BASED	   (1u << 2)  /**< peers address it from 0, not from addr */
+#define MRC_MR_RETIRED_		   (1u << 31) /**< internal: key gone, packets still attached */
 
 /** Shared-info lanes per region: at least as many as a host has workers. */
 #define MRC_MR_LANES 8
@@ -98,6 +99,21 @@ uint32_t mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uin
 
 /** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
 int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
+
+/**
+ * Deregister `key` whatever is in flight, as verbs does: the key stops
+ * matching now (lookups count it bad_key), and the slot stays taken, its
+ * lanes counting, until no packet is attached. 0: the slot is free (nothing
+ * was attached); 1: retired, free it with mrc_mr_reap(); -ENOENT (unknown
+ * key).
+ */
+int mrc_mr_retire(struct mrc_mr_table *t, uint32_t key);
+
+/**
+ * Free the slot of retired key `key` once no packet is attached: 0 (free),
+ * -EBUSY (packets still attached), -ENOENT (its slot is not a retired one).
+ */
+int mrc_mr_reap(struct mrc_mr_table *t, uint32_t key);
 
 /* The check behind both lookups; `base` picks the address space. */
 static inline struct mrc_mr *
@@ -158,6 +174,9 @@ mrc_mr_shinfo(struct mrc_mr_table *t, const struct mrc_mr *mr, unsigned int lane
 
 /** Payload segments of region `key` attached now, over every lane; 0 for an unknown key. */
 uint32_t mrc_mr_attached(struct mrc_mr_table *t, uint32_t key);
+
+/** As mrc_mr_attached() for the slot of `key`, live or retired: reads only, from any thread. */
+uint32_t mrc_mr_slot_attached(struct mrc_mr_table *t, uint32_t key);
 
 static inline uint8_t *
 mrc_mr_ptr(const struct mrc_mr *mr, uint64_t va)

@@ -145,6 +145,57 @@ struct mrc_qp_addr {
 	uint8_t hop_limit;
 };
 
+/**
+ * SRv6 encapsulation by the NIC (doc/offload.md): the class of a packet's
+ * outer traffic class, the low 2 bits of its rule key.
+ */
+enum mrc_qp_encap_class {
+	MRC_QP_ENCAP_DATA = 0, /**< first transmissions (data DSCP) */
+	MRC_QP_ENCAP_RTX,      /**< resends (retransmit DSCP) */
+	MRC_QP_ENCAP_CTRL,     /**< SACK, NACK (control DSCP) */
+	MRC_QP_ENCAP_PROBE,    /**< probes (trimmable DSCP) */
+	MRC_QP_ENCAP_CLASSES,
+};
+
+/** What the QPs of one worker did with the outer headers to one destination. */
+struct mrc_qp_encap_counters {
+	uint64_t nic;	     /**< packets whose outer IPv6 header the NIC adds */
+	uint64_t sw_no_port; /**< built in software: the plane's port has no rules */
+	uint64_t sw_no_rule; /**< built in software: no rule for the EV (a peer's, a full table) */
+};
+
+/**
+ * The egress encap rules of one destination (peer host and worker), as the
+ * QPs of one worker sending to it read them: one rule per (plane port, EV
+ * flow-label half, class), key = key_base | flow-label half << 2 | class.
+ * Written by the control thread (the setter of each field below), read by
+ * the worker's QPs per packet; it must outlive them.
+ */
+struct mrc_qp_encap {
+	/** the worker's QPs write (the struct is one worker's), stats read (relaxed) */
+	struct mrc_qp_encap_counters cnt;
+	uint32_t key_base;  /**< setup: bits 31 and 18+ (the destination); low 18 bits 0 */
+	int32_t meta_off;   /**< setup: rte_flow's tx metadata mbuf field offset */
+	uint64_t meta_flag; /**< setup: its ol_flags bit (RTE_MBUF_DYNFLAG_TX_METADATA) */
+	/**
+	 * Per plane, a bitmap over the 65536 flow-label halves: bit set = the
+	 * plane's port holds the rules of every class for it. Control sets bits
+	 * (atomic OR, after the rules exist), never clears them while QPs run;
+	 * QPs load one word (relaxed). NULL: the plane's port does not offload.
+	 */
+	uint64_t *fl_bits[MRC_EV_MAX_PLANES];
+};
+
+/** Words of a fl_bits bitmap. */
+#define MRC_QP_ENCAP_FL_WORDS (65536 / 64)
+
+/** The rule key of flow-label half `fl` and class `cls` under `key_base`. */
+static inline uint32_t
+mrc_qp_encap_key(uint32_t key_base, uint16_t fl, unsigned int cls)
+{
+	return key_base | (uint32_t)fl << 2 | (cls & 3u);
+}
+
 /** A MAC as one word, for a table other threads read whole (next_hop_mac). */
 static inline uint64_t
 mrc_qp_mac_word(const struct rte_ether_addr *mac)
@@ -316,6 +367,23 @@ struct mrc_rel_rtt_share;
  * this for the QPs it is given.
  */
 void mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share);
+
+/**
+ * Let the NIC add this QP's outer headers where `e` has rules (NULL:
+ * always in software). Set before the QP is handed to its worker (the hand-off publishes it).
+ * Per packet the QP then sets MRC_PKT_F_NIC_ENCAP and the key, or builds
+ * the header in software counting why (e->cnt); `e` must be the QP's
+ * worker's alone. Only in SRv6 mode; ignored otherwise.
+ */
+void mrc_qp_set_encap(struct mrc_qp *qp, struct mrc_qp_encap *e);
+
+/**
+ * The bytes the encap rule of a packet of this QP on `ev` in class `cls`
+ * adds (mrc_pkt_encap_hdr() of the packet as the QP addresses it).
+ * @return the length, 0: not SRv6, EV not addressable, or `size` too small.
+ */
+size_t mrc_qp_encap_hdr(const struct mrc_qp *qp, uint32_t ev, enum mrc_qp_encap_class cls,
+	uint8_t *buf, size_t size);
 
 struct mrc_path_block;
 /**

@@ -197,12 +197,15 @@ struct mrc_qp {
 	 */
 	struct mrc_path_counters *path_cnt;
 	uint8_t path_planes, path_direct, path_n_t1;
-	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
-
-	/* the operator's probe (mrc_qp_op_probe): cold */
+	/* the operator's probe (mrc_qp_op_probe): cold (here, it fills a hole) */
 	uint32_t op_probe_ev;
+	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
 	uint64_t op_probe_asked_tsc;
 	uint64_t op_probe_rtt_tsc;
+
+	/* the NIC's encap rules to our destination (mrc_qp_set_encap), NULL: software; per packet
+	 */
+	struct mrc_qp_encap *encap;
 
 	/* cache-aligned: last, so that no hole is left before it */
 	struct mrc_qp_counters cnt;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 #include "mrc_qp_priv.h"
 #include "mrc_seq.h"
@@ -130,9 +131,40 @@ address(struct mrc_qp *qp, struct mrc_pkt *p, uint32_t ev)
 	return 0;
 }
 
-static struct rte_mbuf *
-finish(struct mrc_qp *qp, struct rte_mbuf *hdr, struct rte_mbuf *trailer, const struct mrc_pkt *p)
+/*
+ * Whether the NIC adds this packet's outer header (doc/offload.md): the
+ * flow-label half's bit in the plane's rule bitmap, one load. True and the
+ * key, or false, counted: the header is built in software.
+ */
+static inline bool
+encap_key(const struct mrc_qp *qp, struct mrc_qp_encap *e, uint32_t ev, unsigned int cls,
+	uint32_t *key)
 {
+	const uint64_t *bits = e->fl_bits[ev_plane(qp, ev)];
+	const uint16_t fl = mrc_ev_flow_bits(ev, qp->wire.ev_split);
+
+	if (bits == NULL) {
+		e->cnt.sw_no_port++;
+		return false;
+	}
+	if (!((__atomic_load_n(&bits[fl >> 6], __ATOMIC_RELAXED) >> (fl & 63)) & 1)) {
+		e->cnt.sw_no_rule++; /* answers on a peer's EV, a full rule table */
+		return false;
+	}
+	*key = mrc_qp_encap_key(e->key_base, fl, cls);
+	return true;
+}
+
+static struct rte_mbuf *
+finish(struct mrc_qp *qp, struct rte_mbuf *hdr, struct rte_mbuf *trailer, struct mrc_pkt *p,
+	unsigned int cls)
+{
+	struct mrc_qp_encap *e = qp->encap;
+	uint32_t key = 0;
+	bool nic = false;
+
+	if (e != NULL && (nic = encap_key(qp, e, p->ev, cls, &key)))
+		p->flags |= MRC_PKT_F_NIC_ENCAP;
 	if (mrc_pkt_build(hdr, p, &qp->wire, trailer) != 0) {
 		rte_pktmbuf_free(hdr);
 		rte_pktmbuf_free(trailer);
@@ -141,6 +173,12 @@ finish(struct mrc_qp *qp, struct rte_mbuf *hdr, struct rte_mbuf *trailer, const 
 	if (rte_pktmbuf_lastseg(hdr) != trailer)
 		rte_pktmbuf_free(trailer);
 	hdr->port = ev_plane(qp, p->ev);
+	if (nic) {
+		/* rte_flow's tx metadata: what the port's egress rule matches */
+		*RTE_MBUF_DYNFIELD(hdr, e->meta_off, uint32_t *) = key;
+		hdr->ol_flags |= e->meta_flag;
+		e->cnt.nic++;
+	}
 	return hdr;
 }
 
@@ -226,7 +264,7 @@ build_data(
 		rte_pktmbuf_free(trailer);
 		return NULL;
 	}
-	return finish(qp, hdr, trailer, &p);
+	return finish(qp, hdr, trailer, &p, rtx ? MRC_QP_ENCAP_RTX : MRC_QP_ENCAP_DATA);
 }
 
 /* A SACK, NACK or probe: BTH and one extension header, control DSCP (probes: data class). */
@@ -257,7 +295,8 @@ build_ctrl(struct mrc_qp *qp, const struct mrc_pkt *ext, uint32_t ev)
 		rte_pktmbuf_free(trailer);
 		return NULL;
 	}
-	return finish(qp, hdr, trailer, &p);
+	return finish(qp, hdr, trailer, &p,
+		ext->bth.opcode == MRC_OP_PROBE ? MRC_QP_ENCAP_PROBE : MRC_QP_ENCAP_CTRL);
 }
 
 /* The EV an answer travels back on: the one it echoes if that plane is up, else any. */
@@ -700,4 +739,30 @@ mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask, str
 	struct rte_mbuf **pkts, uint16_t max)
 {
 	return mrc_qp_tx_burst_room(qp, now_tsc, plane_ok_mask, plane_ok_mask, rand, pkts, max);
+}
+
+void
+mrc_qp_set_encap(struct mrc_qp *qp, struct mrc_qp_encap *e)
+{
+	qp->encap = qp->addr.srv6 ? e : NULL;
+}
+
+size_t
+mrc_qp_encap_hdr(const struct mrc_qp *qp, uint32_t ev, enum mrc_qp_encap_class cls, uint8_t *buf,
+	size_t size)
+{
+	/* the classes' traffic classes, as build_data() and build_ctrl() set them */
+	const uint8_t dscp[MRC_QP_ENCAP_CLASSES] = {
+		qp->data_dscp[0], qp->data_dscp[1], qp->wire.dscp.control, qp->wire.dscp.trimmable};
+	struct mrc_pkt p;
+
+	if (!qp->addr.srv6 || (unsigned int)cls >= MRC_QP_ENCAP_CLASSES)
+		return 0;
+	pkt_base(qp, &p);
+	p.ip.dscp = dscp[cls];
+	p.outer.dscp = p.ip.dscp;
+	/* address() only reads the QP */
+	if (address((struct mrc_qp *)(uintptr_t)qp, &p, ev) != 0)
+		return 0;
+	return mrc_pkt_encap_hdr(&p, &qp->wire, buf, size);
 }

@@ -73,6 +73,8 @@ unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 
 	if (is_profile(rq->cmd))
 		return unparse_profile(rq, out, len);
+	if (rq->cmd == MRCD_CTL_RELOAD)
+		return snprintf(out, len, "reload");
 	o = snprintf(out, len, "%s", names[rq->cmd]);
 
 	if (rq->cmd == MRCD_CTL_STATUS || rq->cmd == MRCD_CTL_EVENTS)
@@ -83,6 +85,8 @@ unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 		o += snprintf(out + o, len - (size_t)o, " host=%d", rq->host);
 	if (rq->has_qp)
 		o += snprintf(out + o, len - (size_t)o, " qpn=0x%x ev=%u", rq->qpn, rq->ev);
+	if (rq->has_peer)
+		o += snprintf(out + o, len - (size_t)o, " peer=%u ev=%u", rq->peer, rq->ev);
 	if (rq->has_plane)
 		o += snprintf(out + o, len - (size_t)o, " plane=%u", rq->plane);
 	if (rq->has_t1)
@@ -107,7 +111,7 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_PROFILE_DEL, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_RELOAD, "command %d", (int)rq.cmd);
 	FUZZ_CHECK(rq.cmd != MRCD_CTL_PROBE || rq.host >= 0, "probe: one host");
 	if (is_profile(rq.cmd)) {
 		FUZZ_CHECK(rq.id < MRCD_PROFILE_MAX && rq.kind < MRCD_PROFILE_KINDS,
@@ -120,10 +124,14 @@ one_request(const char *line, size_t len)
 				   (rq.pstate >= MRCD_PROFILE_INIT &&
 					   rq.pstate <= MRCD_PROFILE_ONLINE),
 			"state %u", rq.pstate);
-	} else if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS) {
+	} else if (rq.cmd != MRCD_CTL_STATUS && rq.cmd != MRCD_CTL_EVENTS &&
+		   rq.cmd != MRCD_CTL_RELOAD) {
 		FUZZ_CHECK(rq.host == MRCD_CTL_ALL_HOSTS || (rq.host >= 0 && rq.host < 3),
 			"host %d", rq.host);
-		FUZZ_CHECK(rq.has_qp != rq.has_plane, "one selector");
+		FUZZ_CHECK(
+			(int)rq.has_qp + (int)rq.has_plane + (int)rq.has_peer == 1, "one selector");
+		FUZZ_CHECK(!rq.has_peer || (rq.cmd == MRCD_CTL_PROBE && rq.host >= 0),
+			"peer=: a probe from one host");
 		FUZZ_CHECK(
 			rq.cmd != MRCD_CTL_PORT || (rq.has_plane && !rq.has_t1), "port: a plane");
 		FUZZ_CHECK(rq.cmd == MRCD_CTL_PORT || !rq.down, "state= outside port");

@@ -197,9 +197,10 @@ json_mrc_fields(FILE *j, const struct mrc_pkt *p)
 		fprintf(j,
 			", \"mrc.eeth.op\": %u, \"mrc.eeth.req_id\": %u"
 			", \"mrc.eeth.port_status_mask\": %" PRIu32
-			", \"mrc.eeth.svc_time_ns\": %" PRIu32 ", \"mrc.eeth.ts_echo\": %u",
-			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_time_ns,
-			p->ep.ts);
+			", \"mrc.eeth.svc_valid\": %u, \"mrc.eeth.svc_time_ns\": %" PRIu32
+			", \"mrc.eeth.ts_echo\": %u",
+			p->ep.op, p->ep.req_id, p->ep.port_status_mask, p->ep.svc_valid ? 1u : 0u,
+			p->ep.svc_time_ns, p->ep.ts);
 		break;
 	default:
 		break;

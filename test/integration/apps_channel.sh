@@ -12,9 +12,10 @@
 # round. Plane 2 fails at 1 s and comes back at 2 s: nothing may be lost
 # (each write completes successfully, the bytes are right). /mrc/apps must
 # list both sessions while they run, with both workers owning some of their
-# QPs; no packet may reach a shard that does not own its QP. mrcd must exit
-# 0 after, every mempool full again. (One worker per host: apps_failures and
-# apps_fabric.)
+# QPs; no packet may reach a shard that does not own its QP. Both sessions
+# must be gone within 5 s of the programs' end (their regions released),
+# and mrcd must exit 0 after, every mempool full again. (Failures on two
+# workers: apps_failures_2w; apps_fabric runs one worker per host.)
 # Usage: apps_channel.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -82,6 +83,17 @@ if not ok:
 print("apps_channel: /mrc/apps lists", d["sessions"], "sessions, hosts", hosts,
       "; application QPs per worker", owned)
 PY
+# Both programs gone: their regions too, once no packet holds them. A
+# region's count gone wrong (two workers attaching at once) would hold its
+# session here for good.
+n=?
+for _ in $(seq 50); do
+	n=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/apps 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?")
+	[ "$n" = 0 ] && break
+	sleep 0.1
+done
+[ "$n" = 0 ] || { echo "apps_channel: FAIL: /mrc/apps still lists $n sessions 5 s after the programs"; fails=$((fails + 1)); }
 kill -TERM $mpid
 set +e
 wait $mpid

@@ -21,11 +21,19 @@
 #  3. mrcd stopped under a transferring pair (SIGTERM): both programs see
 #     their outstanding work complete IBV_WC_WR_FLUSH_ERR and
 #     IBV_EVENT_DEVICE_FATAL, and exit 0 within seconds (nothing hangs).
-# Usage: apps_failures.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
+# With WORKERS 2 each host runs on two workers (two worker lcores) and
+# the programs use 4 QPs, so both workers own some of each program's QPs.
+# Usage: apps_failures.sh MRCD_BINARY APP_TEST_BINARY WORKDIR [WORKERS]
 set -euo pipefail
 mrcd=$(realpath "$1")
 app=$(realpath "$2")
 work=$3
+workers=${4:-1}
+case "$workers" in
+1) wargs=(--) qps=1 ;;
+2) wargs=(--lcores=0@0,1@0,2@1 -- --set lcores.workers_per_host=2 --set lcores.workers=2) qps=4 ;;
+*) echo "apps_failures: WORKERS $workers: 1 or 2"; exit 2 ;;
+esac
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
@@ -40,7 +48,7 @@ fails=0
 fail() { echo "apps_failures: FAIL: $*"; fails=$((fails + 1)); }
 
 start_mrcd() { # LOG
-	"$mrcd" -- --set daemon.apps_socket="$sock" --profile none --scenario none --duration 0 > "$1" 2>&1 &
+	"$mrcd" "${wargs[@]}" --set daemon.apps_socket="$sock" --profile none --scenario none --duration 0 > "$1" 2>&1 &
 	mpid=$!
 	for _ in $(seq 100); do
 		[ -S "$sock" ] && [ -n "$(mrc_sock "$1")" ] && return 0
@@ -58,9 +66,9 @@ start_mrcd mrcd1.log || { echo "apps_failures: FAIL: mrcd did not start"; exit 1
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
 
 # 1. Bad requests.
-"$app" server "$sock" 1 "$port" 65536 4096 0.2 > bad_server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 normal $qps > bad_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad > bad_client.log 2>&1 || fail "bad requests: client"
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad $qps > bad_client.log 2>&1 || fail "bad requests: client"
 wait $spid || fail "bad requests: server"
 cat bad_client.log
 [ "$(grep -c "as expected" bad_client.log)" = 10 ] || fail "bad requests: want 10 checks"
@@ -68,9 +76,9 @@ cat bad_client.log
 # 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
 # counted by reason in /mrc/apps, and the transfer after them works.
 port=$((port + 1))
-"$app" server "$sock" 1 "$port" 65536 4096 0.2 > hostile_server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 65536 4096 0.2 normal $qps > hostile_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 65536 4096 0.2 hostile > hostile_client.log 2>&1 &
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 hostile $qps > hostile_client.log 2>&1 &
 cpid=$!
 for _ in $(seq 100); do
 	grep -q 'hostile: done' hostile_client.log && break
@@ -104,9 +112,9 @@ cat hostile_client.log
 
 # 2. A client killed mid-transfer; then a new pair.
 port=$((port + 1))
-"$app" server "$sock" 1 "$port" 1048576 65536 5 > kill_server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 1048576 65536 5 normal $qps > kill_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 1048576 65536 5 > kill_client.log 2>&1 &
+"$app" client "$sock" 0 "$port" 1048576 65536 5 normal $qps > kill_client.log 2>&1 &
 cpid=$!
 sleep 1.5
 kill -KILL $cpid
@@ -122,9 +130,9 @@ done
 [ "$n" = 0 ] || fail "killed: /mrc/apps still lists $n sessions"
 grep -q 'gone: its QPs to ERROR' mrcd1.log || fail "killed: mrcd did not notice"
 port=$((port + 1))
-"$app" server "$sock" 1 "$port" 1048576 65536 1 > after_server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 1048576 65536 1 normal $qps > after_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 1048576 65536 1 > after_client.log 2>&1 || fail "after the kill: client"
+"$app" client "$sock" 0 "$port" 1048576 65536 1 normal $qps > after_client.log 2>&1 || fail "after the kill: client"
 wait $spid || fail "after the kill: server"
 cat after_server.log after_client.log
 kill -TERM $mpid
@@ -138,9 +146,9 @@ grep -i 'not returned' mrcd1.log && fail "mbufs not returned"
 # 3. mrcd stopped under a pair.
 port=$((port + 1))
 start_mrcd mrcd2.log || { echo "apps_failures: FAIL: mrcd did not start again"; exit 1; }
-"$app" server "$sock" 1 "$port" 1048576 65536 30 die > die_server.log 2>&1 &
+"$app" server "$sock" 1 "$port" 1048576 65536 30 die $qps > die_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 1048576 65536 30 die > die_client.log 2>&1 &
+"$app" client "$sock" 0 "$port" 1048576 65536 30 die $qps > die_client.log 2>&1 &
 cpid=$!
 sleep 1.5
 t0=$(date +%s.%N)

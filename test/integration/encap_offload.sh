@@ -3,15 +3,30 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # [ports] encap_offload (doc/offload.md): each port is probed with the
-# egress encap rule and says what it answered.
+# egress encap rule and says what it answered; where it takes it, the
+# workers' packets take the rules made as the QPs were.
 #   fabric-auto: the emulated fabric's ports (recording backend) accept the
-#                rule; the run still completes and verifies every byte;
+#                rule; every packet the workers send leaves without its
+#                outer header, keyed to a rule, and the fabric's host ports
+#                add it (the fabric counts as many encapsulations as the
+#                workers keyed packets, none without a rule); every message
+#                completes and verifies: the fabric routed every packet by
+#                the outer header the rule wrote, the receiver read each EV
+#                back from it and echoed it in SACKs that found their path;
 #   null-auto:   net_null ports (rte_flow: ENOSYS) fall back, saying why
 #                (nothing completes on them: mrcd exits 1);
 #   null-on:     the same ports refuse to start, naming the port, its
 #                driver and the driver's reason;
 #   loop-auto:   plain mode (loop pairs, one worker): nothing to offload;
-#   fabric-off:  the default probes nothing and says so.
+#   fabric-full: 4096 EVs a QP: each port's rule table fills; the port says
+#                software, the refusal is counted, the packets whose EVs
+#                have rules go through them and the rest in software
+#                (counted), every message still verified;
+#   fabric-off:  the default probes nothing and says so: every header in
+#                software (the software mode the goodput line compares).
+# Byte identity with the software mode is checked by the unit test "encap"
+# (test_qp_twin: two identical QP pairs, one per mode, every packet of a
+# write and its SACKs the same bytes after the emulated NIC).
 # Usage: encap_offload.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -37,39 +52,107 @@ run null-auto 1 "$src/config/examples/null.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto
 run loop-auto 0 "$src/config/examples/loop.ini" --set ports.encap_offload=auto
 run fabric-off 0 "$src/config/mrcd.ini" --set transport.encap=srv6
+# 4096 EVs a QP: more rules than a port of the recording backend holds (4096)
+run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set transport.ev_active=4096 --set transport.ev_backup=0
+# encap_offload = on with 2 workers a host (a table per worker and destination), and
+# /mrc/ports asked while it runs
+"$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
+	--set telemetry.prometheus=none --set transport.encap=srv6 --set ports.encap_offload=on \
+	--set lcores.workers_per_host=2 --json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
+pid=$!
+trap 'kill "$pid" 2> /dev/null || true' EXIT
+sock=
+for _ in $(seq 100); do
+	sock=$(grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' fabric-on-2w.log 2> /dev/null || true)
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+sleep 1.5
+/usr/bin/python3 "$src/scripts/mrc-telemetry.py" -s "$sock" /mrc/ports,0 > ports.json 2> ports.err ||
+	{ echo "encap_offload: FAIL: /mrc/ports,0: $(cat ports.err)"; fails=$((fails + 1)); }
+wait "$pid" || { echo "encap_offload: FAIL: fabric-on-2w: mrcd exited $?"; fails=$((fails + 1)); }
+trap - EXIT
 /usr/bin/python3 - <<'PY' || fails=$((fails + 1))
 import json, sys
-want = {  # run: (rule accepted, words the why must hold)
-    "fabric-auto": (True, "recording probe: rule accepted"),
-    "null-auto": (False, "auto: rte_flow probe"),
-    "loop-auto": (False, "auto: [transport] encap = plain"),
-    "fabric-off": (False, "[ports] encap_offload = off"),
+want = {  # run: (rule accepted, words the why must hold, the ports' mode)
+    "fabric-auto": (True, "recording probe: rule accepted", "nic"),
+    "null-auto": (False, "auto: rte_flow probe", "software"),
+    "loop-auto": (False, "auto: [transport] encap = plain", "software"),
+    "fabric-off": (False, "[ports] encap_offload = off", "software"),
+    "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
+    "fabric-full": (True, "recording probe: rule accepted", "software"),
 }
+runs = {}
 bad = []
-for name, (ok, words) in want.items():
+for name, (ok, words, mode) in want.items():
     try:
         s = json.load(open(name + ".json"))
     except (OSError, ValueError) as e:
         bad.append(f"{name}: {e}")
         continue
+    runs[name] = s
     m = s["messages"]
     if name != "null-auto" and (m["completed"] == 0 or m["failed"] or s["verify_errors"]):
         bad.append(f"{name}: messages {m}, {s['verify_errors']} verify errors")
     if not s["ports"]:
         bad.append(f"{name}: no ports")
+    full = name == "fabric-full"  # every port's table fills: one refusal each, then no more
     for p in s["ports"]:
-        if p["encap_offload"] != "software" or p["encap_rule_accepted"] != ok \
-                or words not in p["encap_why"]:
+        if p["encap_offload"] != mode or p["encap_rule_accepted"] != ok \
+                or words not in p["encap_why"] or p["encap_rule_fails"] != int(full) \
+                or (p["encap_rules"] > 0) != (mode == "nic" or full) \
+                or (full and p["encap_rules"] != 4096):
             bad.append(f"{name}: port {p}")
+    nic = sum(e["nic"] for e in s["encap_pkts"])
+    sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
+    fab = s.get("fabric_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
+                               "encap_noroom_pkts": 0})
+    if full:
+        # the EVs with rules go through them, the rest in software, counted
+        if nic == 0 or sw == 0 or any(e["sw_no_port"] for e in s["encap_pkts"]) \
+                or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
+            bad.append(f"{name}: keyed {nic}, software {sw}, fabric {fab}")
+    elif mode == "nic":
+        # every packet a worker sent went through a rule (no fallback), and the
+        # emulated NIC applied exactly those
+        if nic == 0 or sw != 0 or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"] \
+                or fab["encap_noroom_pkts"] or nic < s["data_pkts_sent"]:
+            bad.append(f"{name}: keyed {nic}, software {sw}, fabric {fab}, "
+                       f"data sent {s['data_pkts_sent']}")
+    elif nic or fab["encap_pkts"]:
+        bad.append(f"{name}: {nic} packets keyed, fabric encapsulated {fab['encap_pkts']}")
+    print(f"encap_offload: {name}: {nic} packets through rules, {sw} without one; "
+          f"rules on its first ports {[p['encap_rules'] for p in s['ports']][:2]}")
     print(f"encap_offload: {name}: {len(s['ports'])} ports: {s['ports'][0]['encap_why']}")
+try:  # /mrc/ports while fabric-on-2w ran: every port keyed, packets through rules
+    t = json.load(open("ports.json"))["/mrc/ports,0"]
+    if set(t["encap_offload"]) != {"nic"} or min(t["encap_rules"]) == 0 \
+            or max(t["encap_rule_fails"]) or t["encap_nic_pkts"] == 0 \
+            or t["encap_sw_no_port_pkts"] or t["encap_sw_no_rule_pkts"]:
+        bad.append(f"/mrc/ports,0: {t}")
+except (OSError, ValueError, KeyError) as e:
+    bad.append(f"/mrc/ports,0: {e}")
+if "fabric-auto" in runs and "fabric-off" in runs:
+    def rate(s):  # goodput, and per CPU-second of the workers (which run the fabric too)
+        cpu = sum(s["worker_cpu_s_each"])
+        return s["goodput_gbps"], s["goodput_gbps"] / cpu if cpu else 0
+    (g_nic, c_nic), (g_sw, c_sw) = rate(runs["fabric-auto"]), rate(runs["fabric-off"])
+    print(f"encap_offload: goodput, 1 s each: encap by the (emulated) NIC {g_nic:.3f} Gb/s "
+          f"({c_nic:.3f} per worker CPU-s), in software {g_sw:.3f} Gb/s ({c_sw:.3f}); "
+          f"ratio {g_nic / g_sw if g_sw else 0:.3f}, per CPU-s {c_nic / c_sw if c_sw else 0:.3f}")
 for b in bad:
     print("encap_offload: FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-for name in fabric-auto null-auto loop-auto; do
+grep -q 'encap rule 4097 (key 0x[0-9a-f]*) refused after 4096: .*table full' fabric-full.log ||
+	{ echo "encap_offload: FAIL: fabric-full: no line for the refused rule"; fails=$((fails + 1)); }
+for name in null-auto loop-auto; do
 	grep -q 'SRv6 encap in software' "$name.log" ||
 		{ echo "encap_offload: FAIL: $name: no start-up line for encap"; fails=$((fails + 1)); }
 done
+grep -q 'SRv6 encap by the NIC' fabric-auto.log ||
+	{ echo "encap_offload: FAIL: fabric-auto: no start-up line for encap"; fails=$((fails + 1)); }
 # encap_offload = on where the port refuses the rule: refused, naming port and reason.
 if "$mrcd" -- -f "$src/config/examples/null.ini" "${common[@]}" --set transport.encap=srv6 \
 	--set ports.encap_offload=on > null-on.log 2>&1; then

@@ -4,8 +4,8 @@
 #
 # Three processes: mrc-fabric (the emulated fabric, 2 hosts x 4 planes,
 # serving each host x plane as a net_memif port) and one mrcd per host,
-# started from the host configs mrc-fabric derives. Each host writes 60
-# 1 MiB messages to the other; plane 1 dies 0.4 s after both hosts are
+# started from the host configs mrc-fabric derives. Each host writes 200
+# 1 MiB messages to the other; plane 1 dies 0.2 s after both hosts are
 # connected and stays dead. When telemetry shows both hosts done, all three
 # get SIGTERM at once (memif peers must stop polling before any closes).
 # Checked: all exit 0 (every mempool full again); every message completes
@@ -30,7 +30,7 @@ if [ "$(nproc)" -lt 2 ]; then
 	echo "fabric_process: needs 2 CPUs; skipping"
 	exit 77
 fi
-msgs=60
+msgs=200
 cat > profile.ini <<P
 [profile]
 pattern = pairs
@@ -42,10 +42,10 @@ P
 cat > scenario.ini <<'S'
 [scenario]
 name = plane1-dies
-description = plane 1 down for good, 0.4 s after the hosts connect
+description = plane 1 down for good, 0.2 s after the hosts connect
 
 [event.down]
-at = 400ms
+at = 200ms
 element = plane
 plane = 1
 action = down
@@ -66,7 +66,7 @@ pids+=($!)
 # Once plane 1 is down, SIGHUP mrc-fabric with the scenario rewritten: its
 # faults are cleared and the new timeline (plane 1 down at its 0 ms) runs.
 for _ in $(seq 100); do grep -q 'plane 1 down (scenario.ini:event.down)' fabric.log && break; sleep 0.05; done
-sed -i 's/^\[event.down\]/[event.again]/; s/^at = 400ms/at = 0ms/' scenario.ini
+sed -i 's/^\[event.down\]/[event.again]/; s/^at = 200ms/at = 0ms/' scenario.ini
 kill -HUP "$mrc_fabric_pid"
 # Both hosts done, or 120 s: then stop all three at once.
 deadline=$((SECONDS + 120))

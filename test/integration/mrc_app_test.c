@@ -496,13 +496,67 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 	sleep(2); /* the test reads /mrc/apps meanwhile */
 }
 
+/*
+ * Flush mode, the client: writes posted and the QP put in ERROR at once, so
+ * every one completes (flushed, or done if it got there) while its packets
+ * still wait to leave (apps_dereg keeps the fabric full); then the region is
+ * deregistered at once. Verbs lets it go after the completions, whatever
+ * the wire still carries: it must succeed the first time.
+ */
+static void
+flush_then_dereg(struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
+	const struct peer_info *theirs, size_t msg)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr, .length = (uint32_t)msg, .lkey = mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				   .num_sge = 1,
+				   .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+	unsigned int done = 0, flushed = 0;
+	const unsigned int n = 32;
+	struct ibv_wc wc[64];
+	double t;
+
+	wr.wr.rdma.remote_addr = theirs->addr;
+	wr.wr.rdma.rkey = theirs->rkey;
+	for (wr.wr_id = 0; wr.wr_id < n; wr.wr_id++)
+		if (mrc_post_send(qp, &wr, &bad))
+			die("post before ERROR");
+	usleep(2000); /* the worker sends what its window lets out */
+	if (mrc_modify_qp(qp, &a, IBV_QP_STATE, NULL, 0))
+		die("to ERROR");
+	for (const double end = now_s() + 20; done < n;) {
+		const int got = mrc_poll_cq(scq, 64, wc);
+
+		if (got < 0)
+			die("poll the flushed writes");
+		for (int k = 0; k < got; k++)
+			flushed += wc[k].status == IBV_WC_WR_FLUSH_ERR;
+		done += (unsigned int)got;
+		if (now_s() > end) {
+			fprintf(stderr, "mrc-app-test: %u of %u writes completed in 20 s\n", done,
+				n);
+			exit(1);
+		}
+	}
+	t = now_s();
+	if (mrc_sw_dereg_mr(mr) != 0)
+		die("deregistering the buffer right after its writes completed");
+	printf("client: %u writes completed (%u flushed), the region deregistered at once "
+	       "(%.3f ms)\n",
+		done, flushed, (now_s() - t) * 1e3);
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc < 8 || argc > 10) {
 		fprintf(stderr,
 			"usage: %s server|client SOCKET HOST TCP_PORT BYTES MSG_BYTES SECONDS "
-			"[normal|bad|hostile|die [QPS]]\n",
+			"[normal|bad|hostile|die|flush [QPS]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -510,6 +564,7 @@ main(int argc, char **argv)
 	const unsigned int nq = argc == 10 ? (unsigned int)atoi(argv[9]) : 1;
 	const bool bad_mode = strcmp(mode, "bad") == 0;
 	const bool hostile_mode = strcmp(mode, "hostile") == 0;
+	const bool flush_mode = strcmp(mode, "flush") == 0;
 
 	expect_death = strcmp(mode, "die") == 0;
 	const bool server = strcmp(argv[1], "server") == 0;
@@ -585,8 +640,14 @@ main(int argc, char **argv)
 		bad_requests(ctx, pd, scq, rcq, qp, mr, theirs);
 	if (hostile_mode && !server)
 		hostile(dev, ctx, scq, qp, mr, mine, theirs);
+	if (flush_mode && !server) {
+		flush_then_dereg(scq, qp, mr, theirs, msg);
+		mr = NULL; /* gone already */
+	}
 
-	if (server) {
+	if (flush_mode) {
+		/* nothing else moves: the peer waits for the goodbye below */
+	} else if (server) {
 		struct ibv_recv_wr rw = {.wr_id = 77}, *bad_r;
 		struct ibv_sge sge = {.addr = (uintptr_t)start, .length = 8, .lkey = mr->lkey};
 		struct ibv_send_wr sw = {.wr_id = 1,
@@ -758,12 +819,9 @@ main(int argc, char **argv)
 	if (mrc_destroy_qp(qp) || mrc_destroy_cq(scq) || mrc_destroy_cq(rcq) ||
 		(channel != NULL && mrc_destroy_comp_channel(channel)) || mrc_destroy_context(ctx))
 		die("teardown");
-	/* mrcd refuses (EBUSY) while packets in flight still hold the region: try again */
-	for (const double end = now_s() + 10; mrc_sw_dereg_mr(mr) != 0;)
-		if (errno != EBUSY || now_s() > end)
-			die("deregistering the buffer");
-		else
-			usleep(10000);
+	/* Verbs: after the completions the region goes, whatever packets still carry it. */
+	if (mr != NULL && mrc_sw_dereg_mr(mr) != 0)
+		die("deregistering the buffer");
 	if (mrc_sw_dealloc_pd(pd) || mrc_sw_close_device(dev))
 		die("teardown");
 	free(buf);

@@ -22,11 +22,15 @@
 # Then B is stopped, its cable comes back while it is away, and B starts
 # again (a new epoch, request ids from 1 again): A must learn that B is up
 # on every plane again (ids alone would call B's new requests old).
-# Usage: port_status.sh MRC_FABRIC MRCD WORKDIR
+# Then each probes the other with an endpoint EV probe (mrcctl probe
+# peer=): answered, the responder's service time given and taken out
+# (rtt_ns + svc_ns = raw_rtt_ns), and A's summary says so too.
+# Usage: port_status.sh MRC_FABRIC MRCD WORKDIR MRCCTL
 set -euo pipefail
 fabric=$(realpath "$1")
 mrcd=$(realpath "$2")
 work=$3
+mrcctl=$(realpath "$4")
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
@@ -130,6 +134,11 @@ for _ in $(seq 100); do
 	grep -q "host 1's planes are 0xf (were 0xd" h0.log && break
 	sleep 0.1
 done
+# endpoint EV probes both ways on EV 0 (plane 0), B's answers timed by A and A's by B
+"$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=1 ev=0 > probe_ab.json 2>&1 || true
+"$mrcctl" -s "$dir/host1-control.sock" probe host=0 peer=0 ev=0 > probe_ba.json 2>&1 || true
+"$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=0 ev=0 > probe_self.txt 2>&1 || true
+cat probe_ab.json probe_ba.json probe_self.txt
 sleep 0.3
 kill -TERM $fab $a $b 2>/dev/null || true
 set +e
@@ -192,6 +201,27 @@ if None not in (t_learn, t_ack, rtt, t_down):
 if fab is not None:
     lost = sum(l["drop_down"] for l in fab["links"] if l["plane"] == 1)
     print(f"port_status: packets lost on B's dead cable before A knew: {lost}")
+for f in ("probe_ab.json", "probe_ba.json"):
+    try:
+        p = json.load(open(f))
+    except (OSError, ValueError) as e:
+        bad.append(f"{f}: {e}: {open(f).read()!r}")
+        continue
+    if p.get("rtt_ns") is None or not p.get("svc_subtracted") or not p.get("svc_ns"):
+        bad.append(f"{f}: {p}: not answered with a service time taken out")
+    elif p["rtt_ns"] + p["svc_ns"] != p["raw_rtt_ns"] or not 0 < p["rtt_ns"] < 100_000_000:
+        bad.append(f"{f}: {p}: rtt_ns + svc_ns is not raw_rtt_ns, or rtt_ns out of (0, 100 ms)")
+    else:
+        print(f"port_status: {f}: round trip {p['raw_rtt_ns'] / 1e3:.1f} us, the peer's "
+              f"service time {p['svc_ns'] / 1e3:.1f} us of it, the path's "
+              f"{p['rtt_ns'] / 1e3:.1f} us")
+if "no-such-host" not in open("probe_self.txt").read():
+    bad.append(f"probe of a host of the same process: {open('probe_self.txt').read()!r}")
+if a is not None:
+    pe = a["endpoint"]["peers"]["1"]
+    if not pe["probe_svc_subtracted"] or pe["probe_rtt_ns"] + pe["probe_svc_ns"] != pe[
+            "probe_raw_rtt_ns"]:
+        bad.append(f"A's summary: B's last probe answer {pe}")
 t_again, _ = mono("h0.log", r"host 1's planes are 0xf \(were 0xd")
 if t_again is not None:
     print("port_status: B restarted with every port up; A learned it again")

@@ -90,19 +90,41 @@ while [ $SECONDS -lt $deadline ]; do
 done
 sleep 0.2
 kill -TERM $fab $a $b 2>/dev/null || true
-# Each stops within its drain and close delay (2 s); name a process that does not
-# (one that exited but is not yet waited for is a zombie: not running).
-alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+# Each stops within its drain and close delay (2 s); name a process that does
+# not, with its threads' backtraces where gdb is installed. Running: its
+# leader is not a zombie, or it is one whose other threads still run (an exit
+# in progress). A process this shell has reaped already (bash reaps children
+# as they exit) has no /proc entry: done. One read of its stat decides, and
+# "stuck" is decided by the wait running out, never by a later second look: a
+# check that raced the reaping (/proc/PID there, its stat gone a moment later)
+# once named a process that had exited 2 s after SIGTERM.
+alive() {
+	local st
+	st=$(sed -n 's/^.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null || true)
+	[ -n "$st" ] || return 1
+	[ "$st" != Z ] || [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -gt 1 ]
+}
+stuck=()
 for _ in $(seq 200); do
-	alive $fab || alive $a || alive $b || break
+	stuck=()
+	for p in $fab $a $b; do
+		alive "$p" && stuck+=("$p")
+	done
+	[ ${#stuck[@]} = 0 ] && break
 	sleep 0.1
 done
-for p in $fab $a $b; do
-	alive "$p" && fail "process $p still running 20 s after SIGTERM"
+for p in "${stuck[@]}"; do
+	fail "process $p still running 20 s after SIGTERM"
+	for t in /proc/"$p"/task/*; do
+		echo "  thread $(cut -d' ' -f1-3 "$t/stat" 2>/dev/null) in $(cat "$t/wchan" 2>/dev/null)"
+	done
+	if command -v gdb > /dev/null; then
+		gdb -batch -ex 'thread apply all bt' -p "$p" 2>&1 | grep -E '^(Thread|#)' || true
+	fi
+	kill -KILL "$p" 2>/dev/null || true
 done
 set +e
 for p in $fab $a $b; do
-	alive "$p" && kill -KILL "$p"
 	wait "$p"
 	rc=$?
 	[ "$rc" = 0 ] || fail "process $p exited $rc"

@@ -3,11 +3,14 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # Telemetry while mrcd stops: a client asks /mrc/host, /mrc/paths,
-# /mrc/drops, /mrc/apps and /mrc/nd as fast as it can from the start of a 1 s run until the socket
+# /mrc/drops, /mrc/apps and /mrc/nd as fast as it can from the start of a 2 s run until the socket
 # goes away. DPDK's telemetry threads cannot be stopped, so a command that
 # came in while teardown freed the shards and pools read freed memory;
 # mrcd closes its commands first (mrcd_telemetry_close) and must exit 0,
 # every answer either a reply or {"error": "mrcd is stopping ..."}.
+# First, who replies: /mrc/info must be formatted on the stats thread
+# (its reply_tid is the stats thread's, a thread named mrcd-stats), and the
+# stats thread's reply count must grow by exactly the commands sent.
 # Usage: telemetry_exit.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -23,7 +26,7 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 cat > exit.ini <<INI
 [daemon]
-duration_s = 1
+duration_s = 2
 profile = $src/config/profiles/default.ini
 scenario = none
 [telemetry]
@@ -40,7 +43,7 @@ for _ in $(seq 100); do
 	[ -n "$sock" ] && [ -S "$sock" ] && break
 	sleep 0.05
 done
-timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$sock" > asked.txt 2>&1 <<'PY'
+timeout 60 /usr/bin/python3 - "$mrc_telemetry" "$sock" "$pid" > asked.txt 2>&1 <<'PY'
 import importlib.util, sys, time
 spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
 tel = importlib.util.module_from_spec(spec)
@@ -52,6 +55,29 @@ for _ in range(200):
     if isinstance(list(c.query("/mrc/info").values())[0], dict):
         break
     time.sleep(0.05)
+info = c.query("/mrc/info")["/mrc/info"]
+tid = info.get("reply_tid")
+try:
+    comm = open(f"/proc/{sys.argv[3]}/task/{tid}/comm").read().strip()
+except OSError:
+    comm = "(no such thread)"
+print(f"telemetry_exit: /mrc/info made by {info.get('reply_thread')} tid {tid} ({comm}),"
+      f" stats thread tid {info.get('stats_tid')}")
+if not tid or tid != info.get("stats_tid") or comm != "mrcd-stats" or \
+        info.get("reply_thread") != "mrcd-stats":
+    print("telemetry_exit: FAIL: /mrc/info was not made by the stats thread")
+cmds = ("/mrc/host,0", "/mrc/paths,0", "/mrc/qps", "/mrc/fabric", "/mrc/planes")
+sent = 0
+for _ in range(10):
+    for q in cmds:
+        c.query(q)
+        sent += 1
+after = c.query("/mrc/info")["/mrc/info"]
+grew = after["replies_served"] - info["replies_served"]
+print(f"telemetry_exit: {sent} commands and one /mrc/info: replies_served grew by {grew},"
+      f" {after['replies_timed_out']} timed out")
+if grew != sent + 1 or after["replies_timed_out"] != 0:
+    print("telemetry_exit: FAIL: the stats thread did not make every reply")
 try:
     while True:
         for q in ("/mrc/host,0", "/mrc/paths,0", "/mrc/drops,0", "/mrc/apps", "/mrc/nd,0"):
@@ -69,6 +95,9 @@ cat asked.txt
 tail -n 2 exit.log
 if [ "$rc" != 0 ]; then
 	echo "telemetry_exit: FAIL: mrcd exited $rc with telemetry asked during its exit"
+	exit 1
+fi
+if grep -q 'FAIL' asked.txt; then
 	exit 1
 fi
 if ! grep -q ' answers' asked.txt; then

@@ -13,6 +13,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@
 #include "mrc_flow.h"
 #include "mrc_nic_emu.h"
 #include "mrc_nic_loop.h"
+#include "mrc_qp.h"
 #include "mrc_test.h"
 #include "mrc_test_mbuf.h"
 #include "mrc_test_pkts.h"
@@ -448,12 +450,179 @@ test_fabric_encap(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The engine's twin (the daemon's offload mode): two identical QP pairs
+ * (same seed, so the same EVs and the same choices), one building every
+ * outer header in software, the other keyed to rules made from its own
+ * addressing (mrc_qp_encap_hdr(), as mrcd_encap_rules.c makes them). After
+ * the emulated NIC applied the rules, every packet either pair sends, data
+ * one way and SACKs the other (on the sender's EVs: the answers' rules), is
+ * the same bytes. Plane 7 has no rules (its port took none) and plane 6's
+ * bitmap is empty: those packets go in software, counted by reason.
+ */
+struct qp_twin {
+	struct mrc_qp_encap e[2];
+	uint64_t bits[2][6][MRC_QP_ENCAP_FL_WORDS];
+	uint16_t port[2];
+};
+
+/* h[side]'s rules on its port for every EV of `src`'s pool but plane 6's. */
+static int
+twin_rules(struct qp_twin *t, unsigned int side, const struct mrc_qp *qp, const struct mrc_qp *src)
+{
+	const struct mrc_ev_pool *evs = mrc_qp_ev_pool(src);
+	struct mrc_qp_encap *e = &t->e[side];
+	uint8_t hdr[MRC_ENCAP_MAX_LEN];
+	struct mrc_flow_err err;
+
+	e->key_base = UINT32_C(1) << 31 | (uint32_t)(side + 1) << 18;
+	e->meta_off = rte_flow_dynf_metadata_offs;
+	e->meta_flag = rte_flow_dynf_metadata_mask;
+	for (unsigned int p = 0; p < 6; p++)
+		e->fl_bits[p] = t->bits[side][p];
+	for (int s = 0; s < mrc_ev_n_slots(evs); s++) {
+		const uint32_t ev = mrc_ev_value(evs, s);
+		const uint16_t fl = mrc_ev_flow_bits(ev, wire.ev_split);
+		const unsigned int p = mrc_ev_plane(evs, s);
+
+		if (p >= 6 || (e->fl_bits[p][fl >> 6] >> (fl & 63) & 1))
+			continue;
+		for (unsigned int c = 0; c < MRC_QP_ENCAP_CLASSES; c++) {
+			const size_t len = mrc_qp_encap_hdr(qp, ev, c, hdr, sizeof(hdr));
+
+			MRC_T_ASSERT(len > 0, "EV 0x%08x class %u: no header", ev, c);
+			MRC_T_ASSERT(mrc_encap_install(&mrc_flow_ops_rec, t->port[side],
+					     mrc_qp_encap_key(e->key_base, fl, c), hdr, len,
+					     &err) != NULL,
+				"EV 0x%08x class %u: %s", ev, c, err.msg);
+		}
+		t->bits[side][p][fl >> 6] |= UINT64_C(1) << (fl & 63);
+	}
+	return MRC_TEST_OK;
+}
+
+/* Send side `from`'s burst of both pairs, compare, deliver; the packets sent. */
+static int
+twin_burst(struct mrc_test_pair *sw, struct mrc_test_pair *nic, struct qp_twin *t,
+	unsigned int from, uint16_t *sent, uint64_t want[3])
+{
+	static uint8_t a[MRC_TEST_MAX_PKT], b[MRC_TEST_MAX_PKT];
+	struct rte_mbuf *ms[32], *mn[32];
+	struct mrc_nic_emu_counters c = {0};
+	const uint16_t n =
+		mrc_qp_tx_burst(sw->h[from].qp, sw->now, 0xff, &sw->rand, ms, RTE_DIM(ms));
+	const uint16_t k =
+		mrc_qp_tx_burst(nic->h[from].qp, nic->now, 0xff, &nic->rand, mn, RTE_DIM(mn));
+
+	MRC_T_EQ(k, n);
+	for (uint16_t i = 0; i < n; i++)
+		want[mn[i]->port == 7 ? 1 : mn[i]->port == 6 ? 2 : 0]++;
+	mrc_nic_emu_encap(mrc_flow_rec_encap_table(t->port[from]), mn, n, &c);
+	MRC_T_EQ(c.encap_nomatch_pkts, 0);
+	MRC_T_EQ(c.encap_noroom_pkts, 0);
+	for (uint16_t i = 0; i < n; i++) {
+		const size_t la = mrc_test_mbuf_flatten(ms[i], a, sizeof(a));
+		const size_t lb = mrc_test_mbuf_flatten(mn[i], b, sizeof(b));
+		struct mrc_pkt va, vb;
+
+		MRC_T_EQ(lb, la);
+		for (size_t j = 0; j < la; j++)
+			MRC_T_ASSERT(a[j] == b[j],
+				"side %u packet %u (plane %u): byte %zu differs: 0x%02x != 0x%02x",
+				from, i, ms[i]->port, j, b[j], a[j]);
+		MRC_T_EQ(mrc_pkt_parse(ms[i], &sw->wire, &va), MRC_WIRE_OK);
+		MRC_T_EQ(mrc_pkt_parse(mn[i], &nic->wire, &vb), MRC_WIRE_OK);
+		mrc_qp_rx(sw->h[1 - from].qp, ms[i], &va, sw->now);
+		mrc_qp_rx(nic->h[1 - from].qp, mn[i], &vb, nic->now);
+	}
+	*sent = n;
+	return MRC_TEST_OK;
+}
+
+static int
+test_qp_twin(void)
+{
+	const struct mrc_nic_loop_cfg lc = {.name = "eqp", .n_queues = 2, .ring_size = 64};
+	static struct qp_twin t;
+	static const uint64_t empty[MRC_QP_ENCAP_FL_WORDS];
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair sw, nic;
+	struct rte_mempool *pools[2];
+	uint64_t want[2][3] = {{0}};
+	struct mrc_nic_loop *l;
+	const char *why = NULL;
+	uint16_t n, sacks = 0;
+	int rc = setup();
+
+	if (rc != 0)
+		return rc;
+	memset(&t, 0, sizeof(t));
+	pools[0] = pools[1] = pool;
+	l = mrc_nic_loop_create(&lc, &why);
+	MRC_T_ASSERT(l != NULL, "loop: %s", why);
+	MRC_T_EQ(mrc_nic_loop_start(l, pools, &why), 0);
+	t.port[0] = mrc_nic_loop_port(l, 0);
+	t.port[1] = mrc_nic_loop_port(l, 1);
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ack_every = 4;
+	cfg.zero_based = true; /* the same remote address in both pairs' packets */
+	MRC_T_EQ(mrc_test_pair_create(&sw, &cfg), 0);
+	MRC_T_EQ(mrc_test_pair_create(&nic, &cfg), 0);
+	/* data from h[0] on its EVs; h[1]'s answers on h[0]'s EVs */
+	MRC_T_EQ(twin_rules(&t, 0, nic.h[0].qp, nic.h[0].qp), 0);
+	MRC_T_EQ(twin_rules(&t, 1, nic.h[1].qp, nic.h[0].qp), 0);
+	for (unsigned int side = 0; side < 2; side++) {
+		t.e[side].fl_bits[6] = (uint64_t *)(uintptr_t)empty;
+		mrc_qp_set_encap(nic.h[side].qp, &t.e[side]);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct mrc_test_pair *p = i ? &nic : &sw;
+
+		mrc_test_fill(&p->h[0], 0, 256 * 1024, 7);
+		MRC_T_EQ(mrc_qp_post_write(p->h[0].qp, 1, p->h[0].mem, 256 * 1024, p->h[0].key, 0,
+				 p->h[1].key, false, 0),
+			0);
+	}
+	for (int round = 0; round < 200 && !mrc_qp_idle(sw.h[0].qp); round++) {
+		MRC_T_EQ(twin_burst(&sw, &nic, &t, 0, &n, want[0]), 0);
+		sw.now += 2000;
+		nic.now += 2000;
+		mrc_qp_poll(sw.h[1].qp, sw.now);
+		mrc_qp_poll(nic.h[1].qp, nic.now);
+		MRC_T_EQ(twin_burst(&sw, &nic, &t, 1, &n, want[1]), 0);
+		sacks += n;
+		mrc_qp_poll(sw.h[0].qp, sw.now);
+		mrc_qp_poll(nic.h[0].qp, nic.now);
+	}
+	MRC_T_ASSERT(mrc_qp_idle(sw.h[0].qp) && mrc_qp_idle(nic.h[0].qp), "the write completed");
+	MRC_T_ASSERT(memcmp(nic.h[0].mem, nic.h[1].mem, 256 * 1024) == 0, "bytes placed");
+	MRC_T_ASSERT(sacks > 0, "no SACK was sent");
+	for (unsigned int side = 0; side < 2; side++) {
+		const struct mrc_qp_encap_counters *c = &t.e[side].cnt;
+
+		printf("  side %u: %" PRIu64 " by rules, %" PRIu64 " without port rules, %" PRIu64
+		       " without a rule\n",
+			side, c->nic, c->sw_no_port, c->sw_no_rule);
+		MRC_T_EQ(c->nic, want[side][0]);
+		MRC_T_EQ(c->sw_no_port, want[side][1]);
+		MRC_T_EQ(c->sw_no_rule, want[side][2]);
+		MRC_T_ASSERT(c->nic > 0, "side %u: nothing went through a rule", side);
+	}
+	MRC_T_ASSERT(want[0][1] > 0 && want[0][2] > 0, "data on planes 6 and 7");
+	mrc_test_pair_destroy(&sw);
+	mrc_test_pair_destroy(&nic);
+	mrc_nic_loop_free(l);
+	mrc_flow_rec_reset();
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rule_shapes),
 	MRC_TEST_CASE(test_real_backend_refuses),
 	MRC_TEST_CASE(test_twin_bytes),
 	MRC_TEST_CASE(test_loop_encap),
 	MRC_TEST_CASE(test_fabric_encap),
+	MRC_TEST_CASE(test_qp_twin),
 };
 
 MRC_TEST_MAIN("encap", cases)

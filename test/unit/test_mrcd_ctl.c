@@ -107,6 +107,13 @@ test_commands(void)
 	MRC_T_ASSERT(rq.has_plane && rq.has_t1 && rq.plane == 1 && rq.t1 == 2, "a path");
 	MRC_T_EQ(parse("probe plane=3 host=0", &rq, err), 0);
 	MRC_T_ASSERT(rq.has_plane && !rq.has_t1 && rq.plane == 3, "a plane");
+	/* an endpoint EV probe toward a host of another process */
+	MRC_T_EQ(parse("probe host=1 peer=7 ev=0x10002", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_PROBE);
+	MRC_T_ASSERT(rq.has_peer && !rq.has_qp && !rq.has_plane, "a peer, not a QP or a path");
+	MRC_T_EQ(rq.host, 1);
+	MRC_T_EQ(rq.peer, 7);
+	MRC_T_EQ(rq.ev, 0x10002);
 	return MRC_TEST_OK;
 }
 
@@ -136,6 +143,12 @@ test_refusals(void)
 	MRC_T_RUN(refused("probe host=0 plane=1 state=up", "bad-arg", "state="));
 	MRC_T_RUN(refused("probe host=0 plane=0 t1=3", "no-such-path", "'3'"));
 	MRC_T_RUN(refused("probe host=0 qpn=1 ev=2 plane=0", "bad-arg", "not both"));
+	MRC_T_RUN(refused("probe host=0 peer=1", "bad-arg", "peer= and ev="));
+	MRC_T_RUN(refused("probe host=0 peer=1 ev=2 plane=0", "bad-arg", "peer= and ev="));
+	MRC_T_RUN(refused("probe host=0 peer=1 ev=2 qpn=3", "bad-arg", "peer= and ev="));
+	MRC_T_RUN(refused("probe host=all peer=1 ev=2", "bad-arg", "'all'"));
+	MRC_T_RUN(refused("probe host=0 peer=256 ev=2", "no-such-host", "'256'"));
+	MRC_T_RUN(refused("deny host=0 peer=1 ev=2", "bad-arg", "'deny'"));
 	MRC_T_RUN(refused("deny host=0 plane", "syntax", "'plane'"));
 	MRC_T_RUN(refused("deny host=0 plane=", "syntax", "'plane='"));
 	MRC_T_RUN(refused("deny host=0 =1", "syntax", "'=1'"));

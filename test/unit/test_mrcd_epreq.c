@@ -6,7 +6,9 @@
  * Which port-status requests a receiver takes (app/mrcd/control/mrcd_epreq.c,
  * mrcd_ep_take): newer ids within an epoch, anything from a new epoch (a
  * restarted peer, whose ids begin again), never an older request that
- * arrives late.
+ * arrives late. The service time a responder reports for an EV probe
+ * (mrcd_ep_svc_ns), and how the requester takes it out of the round trip
+ * (mrcd_ep_probe_rtt).
  */
 
 #include "mrc_test.h"
@@ -71,10 +73,67 @@ test_new_epoch_is_taken_whatever_its_id(void)
 	return MRC_TEST_OK;
 }
 
+/* From the worker's arrival stamp to the answer's build, in ns of a 2 GHz TSC. */
+static int
+test_service_time(void)
+{
+	const uint64_t hz = 2000000000;
+	uint32_t svc = 7;
+
+	MRC_T_ASSERT(mrcd_ep_svc_ns(1000, 1000 + 3000, hz, &svc), "stamped: measured");
+	MRC_T_EQ(svc, 1500);
+	MRC_T_ASSERT(mrcd_ep_svc_ns(1000, 1000, hz, &svc), "answered in the same tick");
+	MRC_T_EQ(svc, 0);
+	/* 10 s do not fit in the EETH's 32 bits of ns: saturated, not wrapped */
+	MRC_T_ASSERT(mrcd_ep_svc_ns(1, 1 + 10 * hz, hz, &svc), "long but measured");
+	MRC_T_EQ(svc, UINT32_MAX);
+	svc = 7;
+	MRC_T_ASSERT(!mrcd_ep_svc_ns(0, 5000, hz, &svc), "no stamp: not valid");
+	MRC_T_ASSERT(!mrcd_ep_svc_ns(6000, 5000, hz, &svc), "a stamp after now: not valid");
+	MRC_T_EQ(svc, 7);
+	return MRC_TEST_OK;
+}
+
+/* The requester's round trip: the responder's valid service time taken out, else kept. */
+static int
+test_probe_rtt_subtracts_service_time(void)
+{
+	struct mrc_ep_view a = {.op = MRC_EP_OP_EV_PROBE, .svc_valid = true, .svc_time_ns = 40000};
+	struct mrcd_ep_probe_rtt r;
+
+	mrcd_ep_probe_rtt(250000, &a, &r);
+	MRC_T_ASSERT(r.svc_valid && r.svc_subtracted, "a valid service time is subtracted");
+	MRC_T_EQ(r.raw_ns, 250000);
+	MRC_T_EQ(r.svc_ns, 40000);
+	MRC_T_EQ(r.rtt_ns, 210000);
+	/* S clear: whatever the field holds is not the responder's time */
+	a.svc_valid = false;
+	mrcd_ep_probe_rtt(250000, &a, &r);
+	MRC_T_ASSERT(!r.svc_valid && !r.svc_subtracted, "nothing to subtract");
+	MRC_T_EQ(r.rtt_ns, 250000);
+	MRC_T_EQ(r.svc_ns, 0);
+	/* longer than the whole round trip: not the responder's share of it; reported, kept */
+	a.svc_valid = true;
+	a.svc_time_ns = 300000;
+	mrcd_ep_probe_rtt(250000, &a, &r);
+	MRC_T_ASSERT(
+		r.svc_valid && !r.svc_subtracted, "an impossible service time is not subtracted");
+	MRC_T_EQ(r.rtt_ns, 250000);
+	MRC_T_EQ(r.svc_ns, 300000);
+	/* all of it service time: a path of 0 ns, still subtracted */
+	a.svc_time_ns = 250000;
+	mrcd_ep_probe_rtt(250000, &a, &r);
+	MRC_T_ASSERT(r.svc_subtracted, "equal: subtracted");
+	MRC_T_EQ(r.rtt_ns, 0);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_first_request_is_taken),
 	MRC_TEST_CASE(test_ids_within_an_epoch),
 	MRC_TEST_CASE(test_new_epoch_is_taken_whatever_its_id),
+	MRC_TEST_CASE(test_service_time),
+	MRC_TEST_CASE(test_probe_rtt_subtracts_service_time),
 };
 
 MRC_TEST_MAIN("mrcd_epreq", cases)

@@ -502,6 +502,125 @@ test_region_lanes_per_lcore(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * Verbs lets a region go after its completions, whatever the wire still
+ * carries: retiring it makes the key stop matching at once, while its slot
+ * keeps counting the packets in flight (no new region may take it, or its
+ * counts would be reset under them) until the last one is freed.
+ */
+static int
+test_region_retired_while_packets_hold_it(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+	struct mrc_mr_table *t;
+	uint32_t key, slot, key2;
+	uint64_t bad;
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	t = p.h[0].mrs;
+	key = p.h[0].key;
+	slot = key >> 8;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 32 * 1024, key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+	MRC_T_ASSERT(n > 1, "%u packets", n);
+	MRC_T_EQ(mrc_mr_deregister(t, key), -EBUSY); /* the strict call refuses */
+	MRC_T_EQ(mrc_mr_retire(t, key), 1);	     /* retired, packets still attached */
+	bad = t->stats.bad_key;
+	MRC_T_ASSERT(mrc_mr_check_local(t, key, p.h[0].mem, 64, MRC_MR_ACCESS_LOCAL_READ) == NULL,
+		"the retired key no longer matches");
+	MRC_T_U64_EQ(t->stats.bad_key, bad + 1);
+	MRC_T_EQ(mrc_mr_retire(t, key), -ENOENT);
+	MRC_T_EQ(mrc_mr_slot_attached(t, key), n);
+	/* Every other slot free: a new region must not land on the retired one. */
+	for (uint32_t k = 0; k < t->n_slots; k++) {
+		key2 = mrc_mr_register(t, p.h[0].mem, 4096, 0, MRC_MR_ACCESS_LOCAL_READ);
+		if (key2 == 0)
+			break;
+		MRC_T_ASSERT(key2 >> 8 != slot, "slot %u taken while packets hold it", slot);
+	}
+	MRC_T_EQ(mrc_mr_reap(t, key), -EBUSY);
+	rte_pktmbuf_free_bulk(m, n - 1);
+	MRC_T_EQ(mrc_mr_reap(t, key), -EBUSY); /* one still out */
+	rte_pktmbuf_free(m[n - 1]);
+	MRC_T_EQ(mrc_mr_slot_attached(t, key), 0);
+	MRC_T_EQ(mrc_mr_reap(t, key), 0);
+	MRC_T_EQ(mrc_mr_reap(t, key), -ENOENT);
+	key2 = mrc_mr_register(t, p.h[0].mem, 4096, 0, MRC_MR_ACCESS_LOCAL_READ);
+	MRC_T_EQ(key2 >> 8, slot); /* the only free slot again */
+	MRC_T_ASSERT(key2 != key, "a new generation: the old key never matches it");
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* Nothing attached: retired and freed at once, as mrc_mr_deregister() would. */
+static int
+test_region_retired_idle_is_freed(void)
+{
+	static union {
+		struct mrc_mr_table t;
+		uint8_t b[8192];
+	} u;
+	static uint8_t mem[4096];
+	struct mrc_mr_table *t = &u.t;
+	uint32_t key;
+
+	MRC_T_ASSERT(mrc_mr_table_memsize(4) <= sizeof(u), "table fits");
+	MRC_T_EQ(mrc_mr_table_init(t, 4), 0);
+	key = mrc_mr_register(t, mem, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ);
+	MRC_T_ASSERT(key != 0, "registered");
+	MRC_T_EQ(t->used, 1);
+	MRC_T_EQ(mrc_mr_retire(t, key), 0);
+	MRC_T_EQ(t->used, 0);
+	MRC_T_EQ(mrc_mr_reap(t, key), -ENOENT);
+	MRC_T_EQ(mrc_mr_retire(t, 0), -ENOENT);
+	return MRC_TEST_OK;
+}
+
+/*
+ * A NIC fetches payload segments by their IOVA: each one's is the region's
+ * IOVA plus the segment's offset in the region (mrcd gives an application
+ * region the IOVA it mapped for DMA, app/mrcd/apps/mrcd_apps_dma.c).
+ */
+static int
+test_payload_iova_is_regions(void)
+{
+	const rte_iova_t iova = 0x40000000000ull; /* unlike any address: a mix-up shows */
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+	struct mrc_mr *mr;
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	mr = &p.h[0].mrs->mr[p.h[0].key >> 8];
+	mr->iova = iova;
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem + 100, 32 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+	MRC_T_ASSERT(n > 1, "%u packets", n);
+	for (uint16_t k = 0; k < n; k++) {
+		const struct rte_mbuf *pl = m[k]->next;
+		const uint64_t off = (uint64_t)((uint8_t *)pl->buf_addr - mr->addr);
+
+		MRC_T_ASSERT(RTE_MBUF_HAS_EXTBUF(pl), "packet %u's payload is the region's", k);
+		MRC_T_U64_EQ(pl->buf_iova, iova + off);
+		MRC_T_U64_EQ(rte_pktmbuf_iova(pl), iova + off);
+		MRC_T_ASSERT(off >= 100 && off < 100 + 32 * 1024, "offset %lu inside the post",
+			(unsigned long)off);
+	}
+	rte_pktmbuf_free_bulk(m, n);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* A region mapped here at one address that peers (and the posts) name by another's. */
 static int
 test_region_at_another_address(void)
@@ -1904,6 +2023,9 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_zero_based_region),
 	MRC_TEST_CASE(test_region_at_another_address),
 	MRC_TEST_CASE(test_region_lanes_per_lcore),
+	MRC_TEST_CASE(test_payload_iova_is_regions),
+	MRC_TEST_CASE(test_region_retired_while_packets_hold_it),
+	MRC_TEST_CASE(test_region_retired_idle_is_freed),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),

@@ -11,8 +11,10 @@
  * takes through its request ring.
  */
 
+#include <inttypes.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -488,7 +490,13 @@ hand_off_case(bool with_ring)
 	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x100));
 	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x103));
 	l.p.now += 1000;
+	/* the arrival stamp is the machine's TSC, whatever the shard's clock says */
+	const uint64_t before = rte_rdtsc();
+
 	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	const uint64_t after = rte_rdtsc();
+	const int stamp = mrc_shard_rx_tsc_offset();
+
 	c = mrc_shard_counters(l.s);
 	MRC_T_EQ(c->rx_pkts, 3);
 	MRC_T_EQ(c->rx_unknown_qpn, 1);
@@ -501,10 +509,18 @@ hand_off_case(bool with_ring)
 		MRC_T_EQ(rte_ring_dequeue(l.handoff, (void **)&m), 0);
 		MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
 		MRC_T_EQ(v.bth.dqpn, MRC_EP_QPN);
+		/* stamped when the shard had it in hand: a responder's service time starts there */
+		MRC_T_ASSERT(stamp >= 0, "the arrival stamp's field is registered");
+		MRC_T_ASSERT(
+			mrc_shard_rx_tsc(m, stamp) >= before && mrc_shard_rx_tsc(m, stamp) <= after,
+			"arrival stamp %" PRIu64 " within the iteration [%" PRIu64 ", %" PRIu64 "]",
+			mrc_shard_rx_tsc(m, stamp), before, after);
 		rte_pktmbuf_free(m);
 		MRC_T_EQ(rte_ring_dequeue(l.handoff, (void **)&m), 0);
 		MRC_T_EQ(mrc_pkt_parse(m, &l.wire_cfg, &v), MRC_WIRE_OK);
 		MRC_T_EQ(v.bth.dqpn, 0x100);
+		MRC_T_ASSERT(
+			mrc_shard_rx_tsc(m, stamp) >= before, "every packet handed off is stamped");
 		rte_pktmbuf_free(m);
 	}
 	/* The snapshot holds what was published, not what came after. */

@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 
 #include <rte_pause.h>
 
@@ -32,9 +33,18 @@ mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_sh
 	rc = mrc_shard_request(sc->rt, &r);
 	if (rc != 0)
 		return rc;
-	/* A worker serves its ring every pass (microseconds) and never waits on us. */
-	while (!mrc_shard_req_done(&r))
-		rte_pause();
+	/*
+	 * A worker serves its ring every pass (microseconds) and never waits on us.
+	 * Spin briefly, then give the CPU up between looks: the worker may share
+	 * this thread's CPU (the main lcore and worker 0 on one core, as tests and
+	 * small machines run), and spinning would keep it off until the scheduler
+	 * preempts us, milliseconds per call.
+	 */
+	for (unsigned int spins = 0; !mrc_shard_req_done(&r); spins++)
+		if (spins < 64)
+			rte_pause();
+		else
+			sched_yield();
 	return r.rc;
 }
 

@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_ring.h>
 
 #include "mrcd_apps.h"
@@ -333,6 +334,8 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 			;
 		if (s->closing)
 			end_session(a, s);
+		else
+			mrcd_apps_reap(a, s);
 	}
 }
 
@@ -400,8 +403,10 @@ mrcd_apps_open(struct mrcd_daemon *d)
 		}
 	}
 	d->apps = a;
-	MRCD_LOG(ctrl, NOTICE, "applications: socket %s (channel version %u)", path,
-		MRC_CHAN_VERSION);
+	/* The IOVA mode decides whether a NIC may send from application memory (mrcd_apps_dma.h).
+	 */
+	MRCD_LOG(ctrl, NOTICE, "applications: socket %s (channel version %u, IOVA as %s)", path,
+		MRC_CHAN_VERSION, rte_eal_iova_mode() == RTE_IOVA_VA ? "VA" : "PA");
 	return 0;
 }
 

@@ -69,6 +69,8 @@ struct mrcd_app_qp *mrcd_apps_find_qp(struct mrcd_app_session *s, uint32_t qpn);
 
 /* Let region mr go (mrcd_apps_mr.c); false while packets still hold its pages. */
 bool mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr);
+/* Regions of session `s` deregistered while packets held them: freed once they are gone. */
+void mrcd_apps_reap(struct mrcd_apps *a, struct mrcd_app_session *s);
 /* QP q out of its shard (flushed), its memory unmapped, its QPN and slot free. */
 void mrcd_apps_qp_free(struct mrcd_apps *a, struct mrcd_app_qp *q);
 /* Write the eventfd of each channel whose armed CQ got an entry. */

@@ -21,6 +21,7 @@
 #include "mrcd_apps.h"
 #include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
+#include "mrcd_log.h"
 
 static int
 on_reg(struct mrc_shard *s, void *arg)
@@ -29,19 +30,29 @@ on_reg(struct mrc_shard *s, void *arg)
 	uint32_t key;
 
 	RTE_SET_USED(s);
-	key = mrc_mr_register_va(
-		c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len, 0, c->access);
+	key = mrc_mr_register_va(c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len,
+		c->mr->dma.iova != 0 ? c->mr->dma.iova + (c->mr->addr & 4095) : 0, c->access);
 	return key != 0 ? (int)(key & 0x7fffffff) : -rte_errno;
 }
 
-/* The key stops matching on the lcore that checks it, once no packet holds the memory. */
+/* The key stops matching on the lcore that checks it, whatever packets still hold the memory. */
 static int
-on_dereg(struct mrc_shard *s, void *arg)
+on_retire(struct mrc_shard *s, void *arg)
 {
 	struct mrcd_apps_call *c = arg;
 
 	RTE_SET_USED(s);
-	return mrc_mr_deregister(c->mrs, c->mr->key);
+	return mrc_mr_retire(c->mrs, c->mr->key);
+}
+
+/* A retired region's slot goes once no packet holds it. */
+static int
+on_reap(struct mrc_shard *s, void *arg)
+{
+	struct mrcd_apps_call *c = arg;
+
+	RTE_SET_USED(s);
+	return mrc_mr_reap(c->mrs, c->mr->key);
 }
 
 /* A region: the application's memfd, sealed and big enough, mapped here and registered. */
@@ -55,6 +66,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 	struct mrcd_app_mr *mr = NULL;
 	struct stat st;
 	struct mrcd_apps_call c;
+	char dma_err[256];
 	int seals, rc;
 
 	if (fd < 0)
@@ -89,6 +101,17 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 		mr->map = NULL;
 		return mrcd_apps_fail(rep, errno, "cannot map the region: %s", strerror(errno));
 	}
+	/* Before its key exists: no packet may point a NIC at pages it cannot read. */
+	rc = mrcd_apps_dma_register(
+		&mr->dma, mr->map, map_len, rte_eal_iova_mode(), dma_err, sizeof(dma_err));
+	if (rc < 0) {
+		munmap(mr->map, map_len);
+		mr->map = NULL;
+		a->regions_dma_refused++;
+		MRCD_LOG(ctrl, WARNING, "application pid %d: region of %lu bytes refused: %s",
+			(int)s->pid, (unsigned long)len, dma_err);
+		return mrcd_apps_fail(rep, -rc, "%s", dma_err);
+	}
 	mr->map_len = map_len;
 	mr->addr = addr;
 	mr->len = len;
@@ -101,6 +124,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 								   : 0)};
 	rc = mrcd_apps_call_shard(a, s->host, 0, on_reg, &c); /* shard 0 writes the host's table */
 	if (rc < 0) {
+		mrcd_apps_dma_unregister(&mr->dma, mr->map, map_len);
 		munmap(mr->map, map_len);
 		mr->map = NULL;
 		return mrcd_apps_fail(
@@ -115,42 +139,61 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 }
 
 /*
- * Try to let a region go: its key stops matching, then its pages are
- * unmapped. Every shard of the host reads the region table, so each step
- * waits for all of them to pass (mrcd_apps_host_barrier): first no post of the
- * application's may find the region any more (the owner mark), so no packet
- * attaches to it after the reference count is read; then the key goes, and
- * no peer's write being placed under it on another shard is left when the
- * pages are unmapped.
+ * Let a region go: its key stops matching at once, its pages are unmapped
+ * once no packet holds them. Every shard of the host reads the region
+ * table, so each step waits for all of them to pass
+ * (mrcd_apps_host_barrier): first no post of the application's may find the
+ * region any more (the owner mark), so no packet attaches to it after that;
+ * then the key goes (retired: its slot keeps counting the packets in
+ * flight), and no peer's write being placed under it on another shard is
+ * left. Packets still on their way (a shard's staging, a port's tx queue, a
+ * NIC's descriptors not yet reclaimed) hold the pages: then this returns
+ * false and the control thread tries again every tick (mrcd_apps_reap) until
+ * they are gone. True once the pages are unmapped.
  */
 bool
 mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
 {
 	struct mrcd_apps_call c = {.a = a, .mrs = a->d->host[s->host].mrs, .mr = mr};
 
-	mr->dying = true;
-	if (mr->key != 0) {
-		const uint32_t slot = mr->key >> 8;
+	if (!mr->dying) {
+		int rc;
 
-		__atomic_store_n(&a->mr_owner[s->host][slot], 0, __ATOMIC_RELEASE);
-		mrcd_apps_host_barrier(a, s->host, 0);
-		if (mrcd_apps_call_shard(a, s->host, 0, on_dereg, &c) == -EBUSY) {
-			/* packets still hold it: a session's end tries again next tick; an
-			 * application's deregistration fails and changes nothing */
-			if (!s->closing) {
-				__atomic_store_n(
-					&a->mr_owner[s->host][slot], s->id, __ATOMIC_RELEASE);
-				mr->dying = false;
-			}
-			return false;
+		mr->dying = true;
+		if (mr->key != 0) {
+			__atomic_store_n(&a->mr_owner[s->host][mr->key >> 8], 0, __ATOMIC_RELEASE);
+			mrcd_apps_host_barrier(a, s->host, 0);
+			rc = mrcd_apps_call_shard(a, s->host, 0, on_retire, &c);
+			s->mr_bytes -= mr->len; /* the application's no longer */
+			mr->retired = rc == 1;
+			mrcd_apps_host_barrier(
+				a, s->host, 1); /* shard 0 cleared it in its own pass */
 		}
-		s->mr_bytes -= mr->len;
-		mr->key = 0;
-		mrcd_apps_host_barrier(a, s->host, 1); /* shard 0 cleared the key in its own pass */
 	}
+	if (mr->retired) {
+		/* read here first: no round trip to shard 0 each tick while packets hold it */
+		if (mrc_mr_slot_attached(c.mrs, mr->key) != 0 ||
+			mrcd_apps_call_shard(a, s->host, 0, on_reap, &c) == -EBUSY)
+			return false;
+		mr->retired = false;
+	}
+	/* no packet holds the pages and no shard can find them: the NICs may let go */
+	mrcd_apps_dma_unregister(&mr->dma, mr->map, mr->map_len);
 	munmap(mr->map, mr->map_len);
 	memset(mr, 0, sizeof(*mr));
 	return true;
+}
+
+/* Regions deregistered while packets held them: let each go once they are gone. */
+void
+mrcd_apps_reap(struct mrcd_apps *a, struct mrcd_app_session *s)
+{
+	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
+		if (s->mr[k].dying && s->mr[k].map != NULL) {
+			pthread_mutex_lock(&a->lock); /* telemetry reads the sessions under it */
+			(void)mrcd_apps_release_mr(a, s, &s->mr[k]);
+			pthread_mutex_unlock(&a->lock);
+		}
 }
 
 int
@@ -158,11 +201,10 @@ mrcd_apps_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct
 	struct mrc_chan_rep *rep)
 {
 	for (unsigned int k = 0; k < RTE_DIM(s->mr); k++)
-		if (s->mr[k].key != 0 && s->mr[k].key == r->u.dereg_mr.key) {
-			if (!mrcd_apps_release_mr(a, s, &s->mr[k]))
-				return mrcd_apps_fail(rep, EBUSY,
-					"region 0x%x: packets in flight still use it",
-					r->u.dereg_mr.key);
+		if (s->mr[k].key != 0 && !s->mr[k].dying && s->mr[k].key == r->u.dereg_mr.key) {
+			/* As verbs: done once the key stops matching; the pages go when the
+			 * packets still carrying them have (mrcd_apps_reap). */
+			(void)mrcd_apps_release_mr(a, s, &s->mr[k]);
 			return 0;
 		}
 	return mrcd_apps_fail(

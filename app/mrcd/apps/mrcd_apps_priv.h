@@ -13,6 +13,7 @@
 
 #include "mrc_chan.h"
 #include "mrc_qp.h"
+#include "mrcd_apps_dma.h"
 #include "mrcd_daemon.h"
 
 /* Per application (session) at most: a QP or region beyond is refused with ENOMEM. The
@@ -105,7 +106,9 @@ struct mrcd_app_mr {
 	uint8_t *map; /* mrcd's mapping of the memfd pages */
 	size_t map_len;
 	uint64_t addr, len;
+	struct mrcd_apps_dma dma; /* the mapping's standing with DPDK and the ports' devices */
 	bool dying; /* deregistered by the application or its end: freed when no packet holds it */
+	bool retired; /* its key is gone, its slot waits for the packets that hold it */
 };
 
 struct mrcd_app_session {
@@ -149,6 +152,7 @@ struct mrcd_apps {
 	bool qpn_used[MRCD_MAX_HOSTS][MRCD_APPS_QPNS];
 	struct mrc_rand rand; /* control's, for the QPs' INIT */
 	uint64_t sessions_total, sessions_refused;
+	uint64_t regions_dma_refused; /* control: a port's device could not read a region */
 	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
 	 * channel's eventfd (a worker makes no system call) */
 	struct rte_ring *wakes;

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry thread. /mrc/apps: the application sessions, each
+ * Run by: the stats thread, for DPDK's telemetry threads. /mrc/apps: the application sessions, each
  * with its QPs, CQs, regions and counters. Sessions are read under the lock
  * the control thread changes them under; the QPs' counters are their
  * workers', read as they are (each a word the worker alone writes).
@@ -73,10 +73,11 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&a->lock);
 	rte_tel_data_add_dict_u64(d, "sessions_total", a->sessions_total);
 	rte_tel_data_add_dict_u64(d, "sessions_refused", a->sessions_refused);
+	rte_tel_data_add_dict_u64(d, "regions_dma_refused", a->regions_dma_refused);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
 		struct rte_tel_data *t;
-		unsigned int n_qp = 0, n_cq = 0, n_mr = 0;
+		unsigned int n_qp = 0, n_cq = 0, n_mr = 0, n_dying = 0;
 		char name[32];
 
 		if (!s->used)
@@ -99,10 +100,13 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 			}
 		for (unsigned int j = 0; j < RTE_DIM(s->cq); j++)
 			n_cq += s->cq[j].id != 0;
-		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++)
-			n_mr += s->mr[j].key != 0;
+		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++) {
+			n_mr += s->mr[j].key != 0 && !s->mr[j].dying;
+			n_dying += s->mr[j].dying && s->mr[j].map != NULL;
+		}
 		rte_tel_data_add_dict_u64(t, "cqs", n_cq);
 		rte_tel_data_add_dict_u64(t, "regions", n_mr);
+		rte_tel_data_add_dict_u64(t, "regions_releasing", n_dying);
 		rte_tel_data_add_dict_u64(t, "region_bytes", s->mr_bytes);
 		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++)
 			n_qp += s->qp[j].qpn != 0;
@@ -184,10 +188,17 @@ cmd_app(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int j = 0; j < RTE_DIM(s->mr); j++) {
 			char name[32];
 
-			if (s->mr[j].key == 0)
-				continue;
+			if (s->mr[j].key == 0 || s->mr[j].dying)
+				continue; /* deregistered: its pages wait for packets in flight */
 			snprintf(name, sizeof(name), "region_0x%x_bytes", s->mr[j].key);
 			rte_tel_data_add_dict_u64(d, name, s->mr[j].len);
+			/* what a NIC is told the region's first byte is, and which map it */
+			snprintf(name, sizeof(name), "region_0x%x_iova", s->mr[j].key);
+			rte_tel_data_add_dict_u64(d, name,
+				s->mr[j].dma.iova != 0 ? s->mr[j].dma.iova + (s->mr[j].addr & 4095)
+						       : 0);
+			snprintf(name, sizeof(name), "region_0x%x_dma_devices", s->mr[j].key);
+			rte_tel_data_add_dict_u64(d, name, s->mr[j].dma.n_mapped);
 		}
 	}
 	pthread_mutex_unlock(&a->lock);

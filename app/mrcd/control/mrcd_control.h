@@ -154,6 +154,28 @@ int mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, con
 	const struct mrc_flow_ops *ops);
 
 /*
+ * The encap rules of one QP (mrcd_encap_rules.c), before it goes to its
+ * shard: on every plane whose port took the probe rule, one rule per
+ * (flow-label half of the QP's EVs, class), and, when `answers_to` (the
+ * QP at the other end, made in this process) is given, of its EVs too: the
+ * QP's SACKs and NACKs ride them. Then the QP reads the table. A port that
+ * refuses a rule makes no more (counted in encap_fails, said once); its
+ * packets go in software. Never fails the QP. mrcd_encap_remove(): take the
+ * rules down (before the ports close) and free the tables (the QPs are gone).
+ * mrcd_encap_counts(): host h's workers' packets by how their header was made.
+ */
+struct mrc_qp;
+struct mrc_qp_encap_counters;
+void mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
+	unsigned int peer, unsigned int peer_shard, struct mrc_qp *qp,
+	const struct mrc_qp *answers_to);
+void mrcd_encap_remove(struct mrcd_daemon *d);
+void mrcd_encap_counts(
+	const struct mrcd_daemon *d, unsigned int h, struct mrc_qp_encap_counters *out);
+/* "nic" when plane p's port of host h holds rules and refused none, else "software" */
+const char *mrcd_encap_port_mode(const struct mrcd_daemon *d, unsigned int h, unsigned int p);
+
+/*
  * Planes of host h taken administratively down (mrcd_ports.c): those the node
  * controller set (`mrcctl port`, host.admin_down) and, `since_start` TSC ticks
  * into the run, the drill's [ports] admin_down_planes. The link watcher treats

@@ -15,6 +15,13 @@
  * EVs of a path are probed one after the other, so a dead path costs
  * MRCD_CTL_PROBE_WAIT_MS per EV at most and the command MRCD_CTL_WAIT_MS
  * in all (the EVs beyond are "not probed").
+ *
+ * A QP's probe is answered by a SACK, which has no field for the
+ * responder's service time; the receiving worker answers it from its own
+ * pass. peer= probes a path with an endpoint EV probe instead (QPN 2,
+ * mrcd_epreq.h): sent and timed by the main lcore, answered by the peer's
+ * control thread, which says its service time; the reply gives the round
+ * trip with it taken out, the raw one, and the service time.
  */
 
 #include <errno.h>
@@ -25,6 +32,7 @@
 
 #include "mrc_ev.h"
 #include "mrcd_ctl.h"
+#include "mrcd_epreq.h"
 
 static uint64_t
 mono_ns(void)
@@ -242,10 +250,57 @@ path(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outl
 		out[outlen - 2] = '\n';
 }
 
+/* An endpoint EV probe from one of our hosts to a host of another process. */
+static void
+peer(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outlen)
+{
+	const unsigned int h = (unsigned int)rq->host;
+	struct mrcd_ep_probe_rtt r;
+	char res[96];
+	int rc;
+
+	rc = mrcd_ep_probe_ask(ctl->d, h, rq->peer, rq->ev, MRCD_CTL_PROBE_WAIT_MS, &r);
+	switch (rc) {
+	case 1:
+		/* a peer that gives no service time: null, not 0 */
+		if (r.svc_valid)
+			snprintf(res, sizeof(res), "%" PRIu32, r.svc_ns);
+		else
+			snprintf(res, sizeof(res), "null");
+		snprintf(out, outlen,
+			"OK {\"host\":%u,\"peer\":%u,\"ev\":\"0x%08" PRIx32 "\",\"rtt_ns\":%" PRIu64
+			",\"raw_rtt_ns\":%" PRIu64 ",\"svc_ns\":%s,\"svc_subtracted\":%s}\n",
+			h, rq->peer, rq->ev, r.rtt_ns, r.raw_ns, res,
+			r.svc_subtracted ? "true" : "false");
+		return;
+	case -EINVAL:
+		snprintf(out, outlen,
+			"ERR no-such-host peer %u is no host of another process that host %u "
+			"knows\n",
+			rq->peer, h);
+		return;
+	case -ESHUTDOWN:
+		snprintf(out, outlen,
+			"ERR not-running the main loop did not take the probe in %u ms\n",
+			MRCD_CTL_PROBE_WAIT_MS);
+		return;
+	case -ENOBUFS:
+		snprintf(res, sizeof(res), "\"rtt_ns\":null,\"result\":\"not sent\"");
+		break;
+	default:
+		outcome(res, sizeof(res), rc, 0);
+		break;
+	}
+	snprintf(out, outlen, "OK {\"host\":%u,\"peer\":%u,\"ev\":\"0x%08" PRIx32 "\",%s}\n", h,
+		rq->peer, rq->ev, res);
+}
+
 void
 mrcd_ctl_probe(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outlen)
 {
-	if (rq->has_qp)
+	if (rq->has_peer)
+		peer(ctl, rq, out, outlen);
+	else if (rq->has_qp)
 		one(ctl, rq, out, outlen);
 	else
 		path(ctl, rq, out, outlen);

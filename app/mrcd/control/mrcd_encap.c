@@ -13,10 +13,11 @@
  * backend steering uses: rte_flow on NICs (and net_ring, which answers
  * ENOSYS), the recording backend on the ports the emulation owns.
  *
- * The workers do not key packets to rules yet, so every port encapsulates
- * in software; what a port answered is recorded and said (start-up line,
- * /mrc/ports, --json), and encap_offload = on refuses to start on a port
- * that refuses the rule, so a user learns at start what their NIC offers.
+ * A port that takes it gets the rules of the QPs' paths as they are made
+ * (mrcd_encap_rules.c); what a port answered is recorded and said
+ * (start-up line, /mrc/ports, --json), and encap_offload = on refuses to
+ * start on a port that refuses the rule, so a user learns at start what
+ * their NIC offers.
  */
 
 #include <errno.h>
@@ -75,6 +76,7 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 	int rc;
 
 	hc->encap_ok[p] = false;
+	hc->encap_ops[p] = NULL;
 	if (mode == MRCD_ENCAP_OFFLOAD_OFF) {
 		snprintf(why, why_len, "[ports] encap_offload = off");
 		return 0; /* the default: nothing to say on every port */
@@ -89,11 +91,14 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 		rc = len == 0 ? -EINVAL : mrc_encap_probe(ops, hc->port[p], 1, hdr, len, &err);
 		if (rc == 0) {
 			hc->encap_ok[p] = true;
+			hc->encap_ops[p] = ops;
 			snprintf(why, why_len,
-				"%s probe: rule accepted, unused: the workers do not key "
-				"packets to rules yet",
+				"%s probe: rule accepted; rules per path made as QPs appear",
 				ops->name);
-			goto say;
+			MRCD_LOG(ctrl, NOTICE,
+				"host %u plane %u: port %u (%s): SRv6 encap by the NIC (%s)", ch, p,
+				hc->port[p], driver, why);
+			return 0;
 		}
 		snprintf(buf, sizeof(buf), "%s probe: %.*s", ops->name, (int)(sizeof(buf) - 32),
 			len == 0     ? "no sample header"
@@ -109,7 +114,6 @@ mrcd_encap_choose(struct mrcd_daemon *d, unsigned int h, unsigned int p, const c
 		return -ENOTSUP;
 	}
 	snprintf(why, why_len, "auto: %s", no);
-say:
 	MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u (%s): SRv6 encap in software (%s)", ch, p,
 		hc->port[p], driver, why);
 	return 0;

@@ -6,14 +6,19 @@
  * Run by: the main lcore (setup, every control tick, teardown).
  *
  * Endpoint operations with the hosts of other processes: port-status
- * updates sent, resent and answered, and EV probes answered (mrcd_epreq.h
- * says the rules). The packets are built here and sent by shard 0 of the
- * host (its ctl_tx ring), addressed as the host's QPs address that peer.
+ * updates sent, resent and answered, and EV probes sent and answered
+ * (mrcd_epreq.h says the rules). The packets are built here and sent by
+ * shard 0 of the host (its ctl_tx ring), addressed as the host's QPs
+ * address that peer. What the workers hand off carries their arrival stamp
+ * (mrc_shard_rx_tsc): both the responder's service time and the
+ * requester's round trip are taken from it, not from when this thread got
+ * round to the packet.
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
@@ -36,10 +41,28 @@ struct ep_out {
 	uint16_t id; /* the update's request id */
 	uint32_t mask;
 	uint64_t sent_tsc, next_tsc;
-	uint16_t probe_id; /* the last EV probe sent, and when */
+	uint16_t probe_id; /* the last EV probe sent, and when (0: answered, or not waited for) */
 	uint64_t probe_tsc;
-	uint64_t rtt_ns, probe_rtt_ns; /* last answers, for telemetry and tests */
+	uint64_t rtt_ns; /* the last port-status answer's round trip, for telemetry */
+	struct mrcd_ep_probe_rtt probe; /* the last EV probe's answer, for telemetry */
 	struct mrc_qp_addr addr;
+};
+
+/*
+ * An EV probe the control socket's thread asks for (mrcd_ep_probe_ask), one
+ * at a time. It writes `asked` in one store: ev (bits 0-31), local host
+ * (32-39), peer (40-47), ask number (48-63). The main lcore takes an ask
+ * whose number it has not taken (`taken`, stored for the asker to see),
+ * sends the probe, and when the answer comes, or the send failed, writes
+ * rc and res, then `done` = that number (release).
+ */
+struct ep_ask {
+	uint64_t asked; /* the asker writes (release), the main lcore reads */
+	uint16_t taken; /* the main lcore writes, the asker reads */
+	uint16_t done;	/* the main lcore writes (release), the asker reads */
+	int rc;		/* written before done */
+	struct mrcd_ep_probe_rtt res;
+	struct ep_out *out; /* main lcore only: whose probe answers the ask taken */
 };
 
 struct mrcd_ep {
@@ -48,6 +71,8 @@ struct mrcd_ep {
 	struct mrc_wire_cfg wire;
 	struct mrc_ev_layout layout;
 	uint64_t retry_tsc;
+	int rx_tsc_off; /* the workers' arrival stamp (mrc_shard_rx_tsc_offset) */
+	struct ep_ask ask;
 	uint32_t announced[MRCD_MAX_HOSTS]; /* the mask last told, per local host */
 	bool told[MRCD_MAX_HOSTS];
 	struct mrcd_ep_seen seen[MRCD_CONFIG_MAX_HOSTS];
@@ -103,6 +128,7 @@ mrcd_ep_init(struct mrcd_daemon *d)
 	ep->layout = a.ev.layout;
 	ep->all_planes = (1u << d->cfg.daemon.planes) - 1;
 	ep->retry_tsc = d->hz * MRCD_EP_RETRY_US / 1000000;
+	ep->rx_tsc_off = mrc_shard_rx_tsc_offset();
 	/* never 0: a peer's record of us starts with no epoch at all */
 	do
 		ep->epoch = (uint32_t)rte_rand();
@@ -262,6 +288,34 @@ ts_of(const struct mrcd_daemon *d, uint64_t tsc)
 	return (uint16_t)(uint64_t)((double)tsc * 1e6 / (double)d->hz);
 }
 
+bool
+mrcd_ep_svc_ns(uint64_t rx_tsc, uint64_t now_tsc, uint64_t hz, uint32_t *svc_ns)
+{
+	uint64_t ns;
+
+	if (rx_tsc == 0 || now_tsc < rx_tsc || hz == 0)
+		return false;
+	ns = (uint64_t)((double)(now_tsc - rx_tsc) * 1e9 / (double)hz);
+	*svc_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	return true;
+}
+
+void
+mrcd_ep_probe_rtt(uint64_t raw_ns, const struct mrc_ep_view *answer, struct mrcd_ep_probe_rtt *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->raw_ns = raw_ns;
+	out->rtt_ns = raw_ns;
+	out->svc_valid = answer->svc_valid;
+	if (!answer->svc_valid)
+		return;
+	out->svc_ns = answer->svc_time_ns;
+	if (answer->svc_time_ns <= raw_ns) {
+		out->rtt_ns = raw_ns - answer->svc_time_ns;
+		out->svc_subtracted = true;
+	}
+}
+
 /* Round trip of the request an answer echoes `ts` of, in ns (us resolution, < 65.5 ms). */
 static uint64_t
 rtt_of(const struct mrcd_daemon *d, uint16_t ts, uint64_t now)
@@ -313,6 +367,44 @@ announce(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint32_t mask, u
 	o->next_tsc = now;
 }
 
+/* Settle the ask taken: its probe answered (rc 1, *res) or could not be sent. */
+static void
+ask_done(struct mrcd_ep *ep, int rc, const struct mrcd_ep_probe_rtt *res)
+{
+	struct ep_ask *a = &ep->ask;
+
+	a->rc = rc;
+	if (res != NULL)
+		a->res = *res;
+	a->out = NULL;
+	__atomic_store_n(&a->done, a->taken, __ATOMIC_RELEASE);
+}
+
+/* An ask of the control socket's thread not taken yet: send its probe. */
+static void
+take_ask(struct mrcd_daemon *d)
+{
+	struct mrcd_ep *ep = d->ep;
+	struct ep_ask *a = &ep->ask;
+	const uint64_t w = __atomic_load_n(&a->asked, __ATOMIC_ACQUIRE);
+	const uint16_t n = (uint16_t)(w >> 48);
+	const unsigned int h = (unsigned int)(w >> 32) & 0xff, c = (unsigned int)(w >> 40) & 0xff;
+	int rc;
+
+	if (n == a->taken)
+		return;
+	/* an earlier ask's answer, if it still comes, is no longer waited for */
+	if (a->out != NULL)
+		a->out->probe_tsc = 0;
+	a->out = NULL;
+	__atomic_store_n(&a->taken, n, __ATOMIC_RELAXED);
+	rc = mrcd_ep_probe(d, h, c, (uint32_t)w);
+	if (rc != 0)
+		ask_done(ep, rc, NULL);
+	else
+		a->out = &ep->out[h][c];
+}
+
 void
 mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 {
@@ -321,6 +413,7 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 
 	if (ep == NULL)
 		return;
+	take_ask(d);
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
 
@@ -375,6 +468,50 @@ mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t
 	v.ts = ts_of(d, now);
 	o->probe_tsc = now;
 	return ep_send(d, h, o, MRC_OP_EP_REQUEST, &v, ev);
+}
+
+static uint64_t
+mono_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int
+mrcd_ep_probe_ask(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev,
+	unsigned int wait_ms, struct mrcd_ep_probe_rtt *out)
+{
+	const struct timespec nap = {.tv_nsec = 50 * 1000};
+	struct mrcd_ep *ep = d->ep;
+	struct ep_ask *a;
+	uint64_t deadline;
+	uint16_t n;
+
+	/* `known` is written at setup only: safe to read from this thread */
+	if (ep == NULL || h >= d->n_hosts || peer >= MRCD_CONFIG_MAX_HOSTS ||
+		!ep->out[h][peer].known)
+		return -EINVAL;
+	a = &ep->ask;
+	n = (uint16_t)((__atomic_load_n(&a->asked, __ATOMIC_RELAXED) >> 48) + 1);
+	if (n == 0) /* 0 is "none asked yet": taken and done start there */
+		n = 1;
+	__atomic_store_n(&a->asked,
+		(uint64_t)ev | (uint64_t)h << 32 | (uint64_t)peer << 40 | (uint64_t)n << 48,
+		__ATOMIC_RELEASE);
+	deadline = mono_now_ns() + (uint64_t)wait_ms * 1000000ull;
+	for (;;) {
+		if (__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) == n) {
+			if (a->rc == 1)
+				*out = a->res;
+			return a->rc;
+		}
+		if (mono_now_ns() >= deadline)
+			return __atomic_load_n(&a->taken, __ATOMIC_RELAXED) == n ? -ETIMEDOUT
+										 : -ESHUTDOWN;
+		nanosleep(&nap, NULL);
+	}
 }
 
 /* The peer whose NIC address sent `p`, or -1. */
@@ -432,6 +569,8 @@ static void
 input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
+	/* when the worker had it in hand (0: not stamped; then when we did) */
+	const uint64_t rx_tsc = mrc_shard_rx_tsc(m, d->ep->rx_tsc_off);
 	struct mrc_pkt p;
 	int c;
 
@@ -471,7 +610,12 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 				ev = ev_on(d->ep, (unsigned int)q, 0);
 			}
 		}
-		/* an EV probe is answered on its own EV: the path it tests */
+		/*
+		 * An EV probe is answered on its own EV: the path it tests. The
+		 * service time runs to now: the answer's wait for shard 0 to send
+		 * it, after, is not in it (doc/protocol.md, "ERTH and EETH").
+		 */
+		r.svc_valid = mrcd_ep_svc_ns(rx_tsc, rte_rdtsc(), d->hz, &r.svc_time_ns);
 		(void)ep_send(d, h, o, MRC_OP_EP_RESPONSE, &r, ev);
 		return;
 	}
@@ -485,9 +629,14 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 			d->cfg.daemon.first_host + h, c, o->id, o->mask, o->tries, o->rtt_ns,
 			mono_ns(d, now));
 	} else if (p.ep.op == MRC_EP_OP_EV_PROBE && p.ep.req_id == o->probe_id &&
-		   o->probe_tsc != 0) {
-		o->probe_rtt_ns = rtt_of(d, p.ep.ts, now);
+		   o->probe_tsc != 0 && p.ep.ts == ts_of(d, o->probe_tsc)) {
+		const uint64_t at = rx_tsc != 0 && rx_tsc >= o->probe_tsc ? rx_tsc : now;
+
+		mrcd_ep_probe_rtt((uint64_t)((double)(at - o->probe_tsc) * 1e9 / (double)d->hz),
+			&p.ep, &o->probe);
 		o->probe_tsc = 0;
+		if (d->ep->ask.out == o)
+			ask_done(d->ep, 1, &o->probe);
 	} else {
 		BUMP(hc, repeated);
 	}
@@ -526,7 +675,8 @@ mrcd_ep_json(const struct mrcd_daemon *d, FILE *j)
 	fprintf(j, ", \"peers\": {");
 	sep = "";
 	for (unsigned int c = 0; c < n_cluster && d->ep != NULL; c++) {
-		uint64_t rtt = 0, probe_rtt = 0;
+		struct mrcd_ep_probe_rtt probe = {0};
+		uint64_t rtt = 0;
 		bool known = false;
 
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
@@ -534,14 +684,17 @@ mrcd_ep_json(const struct mrcd_daemon *d, FILE *j)
 
 			known |= o->known;
 			rtt = RTE_MAX(rtt, o->rtt_ns);
-			probe_rtt = RTE_MAX(probe_rtt, o->probe_rtt_ns);
+			if (o->probe.raw_ns > probe.raw_ns) /* the slowest host's last answer */
+				probe = o->probe;
 		}
 		if (!known)
 			continue;
 		fprintf(j,
 			"%s\"%u\": {\"planes\": %u, \"update_rtt_ns\": %" PRIu64
-			", \"probe_rtt_ns\": %" PRIu64 "}",
-			sep, c, d->ep_peer_mask[c], rtt, probe_rtt);
+			", \"probe_rtt_ns\": %" PRIu64 ", \"probe_raw_rtt_ns\": %" PRIu64
+			", \"probe_svc_ns\": %" PRIu32 ", \"probe_svc_subtracted\": %s}",
+			sep, c, d->ep_peer_mask[c], rtt, probe.rtt_ns, probe.raw_ns, probe.svc_ns,
+			probe.svc_subtracted ? "true" : "false");
 		sep = ", ";
 	}
 	fprintf(j, "}},\n");

@@ -21,9 +21,14 @@
  *     for the workers (mrcd_daemon.ep_peer_mask, then ep_peer_gen), and
  *     answers every request, old or new. A peer seen with a new epoch has
  *     (re)started: it is told our masks again.
- *   - EV probe: a request is answered at once with the echoed timestamp,
- *     request id and EV, so the requester's RTT is the path's plus our
- *     hand-off (mrcd_ep_probe() sends one; the answer's RTT is kept).
+ *   - EV probe: a request is answered with the echoed timestamp, request
+ *     id and EV, and the responder's service time (mrcd_ep_svc_ns: from
+ *     the request's arrival in the worker, stamped at its hand-off, to the
+ *     answer built here); the requester times the probe from its build to
+ *     the answer's arrival in its own worker and takes the service time
+ *     out (mrcd_ep_probe_rtt). mrcd_ep_probe() sends one on the main
+ *     lcore; the control socket's thread asks for one through
+ *     mrcd_ep_probe_ask() (mrcctl probe peer=).
  *
  * Hosts of this process read each other's port mask directly; nothing is
  * sent between them.
@@ -34,6 +39,8 @@
 #include <stdio.h>
 
 #include <rte_mbuf.h>
+
+#include "mrc_wire_pkt.h"
 
 struct mrcd_daemon;
 
@@ -101,5 +108,42 @@ void mrcd_ep_json(const struct mrcd_daemon *d, FILE *j);
 
 /* Send an EV probe from local host h to cluster host `peer` on `ev`. 0 or -errno. */
 int mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev);
+
+/*
+ * A responder's service time for a request its worker had in hand at
+ * rx_tsc, answered at now_tsc (TSC of hz): true and *svc_ns (saturated at
+ * UINT32_MAX, the field's range), or false when there is no stamp (0) or it
+ * is later than now: the answer then says its service time is not valid.
+ */
+bool mrcd_ep_svc_ns(uint64_t rx_tsc, uint64_t now_tsc, uint64_t hz, uint32_t *svc_ns);
+
+/* An EV probe's outcome as the requester reports it (doc/protocol.md, "ERTH and EETH"). */
+struct mrcd_ep_probe_rtt {
+	uint64_t rtt_ns;     /* the path's: raw_ns less svc_ns when svc_subtracted, else raw_ns */
+	uint64_t raw_ns;     /* from the request's build to the answer's arrival in the worker */
+	uint32_t svc_ns;     /* the responder's service time, as it said (0: it said none) */
+	bool svc_valid;	     /* the answer's S flag */
+	bool svc_subtracted; /* svc_ns was taken out of rtt_ns */
+};
+
+/*
+ * The round trip of a probe answered by `answer` after raw_ns. A valid
+ * service time is subtracted when it fits in the round trip; one longer
+ * than the whole round trip cannot be the responder's share of it (a
+ * broken peer clock): it is reported, not subtracted.
+ */
+void mrcd_ep_probe_rtt(
+	uint64_t raw_ns, const struct mrc_ep_view *answer, struct mrcd_ep_probe_rtt *out);
+
+/*
+ * From the control socket's thread (one ask at a time): have the main lcore
+ * send an EV probe from local host h to cluster host peer on ev, then wait
+ * for its answer until wait_ms pass. 1 and *out (answered), -ETIMEDOUT (no
+ * answer), -EINVAL (peer is no host of another process, or no endpoint
+ * operations), -ENOBUFS (not sent: no mbuf, no path, ring full), -ESHUTDOWN
+ * (the main lcore did not take the ask).
+ */
+int mrcd_ep_probe_ask(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev,
+	unsigned int wait_ms, struct mrcd_ep_probe_rtt *out);
 
 #endif /* MRCD_EPREQ_H */

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry thread. /mrc/profiles: the daemon's EV and CC
+ * Run by: the stats thread, for DPDK's telemetry threads. /mrc/profiles: the daemon's EV and CC
  * profiles (doc/control.md, "Profiles"), each with its fields, state and
  * the QPs made with it, read under the table's mutex (never a worker's).
  */

@@ -713,9 +713,11 @@ mrcd_gen_qp_destroy(struct mrcd_daemon *d, struct mrc_qp *qp)
 	mrcd_profile_table_release(&d->profiles, d->prof.ev_profile, d->prof.cc_profile);
 }
 
+/* answers_to: the QP at the other end when this process made it (its EVs carry our answers) */
 static struct mrc_qp *
 make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned int peer,
-	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now)
+	unsigned int peer_shard, uint32_t qpn, uint32_t dest_qpn, uint64_t now,
+	const struct mrc_qp *answers_to)
 {
 	struct mrcd_shardctx *sc = &d->host[local].shard[shard];
 	struct mrc_qp *qp =
@@ -724,6 +726,8 @@ make_qp(struct mrcd_daemon *d, unsigned int local, unsigned int shard, unsigned 
 
 	if (qp == NULL)
 		return NULL;
+	/* the NIC's encap rules for its packets, before its worker sees it */
+	mrcd_encap_attach(d, local, shard, peer, peer_shard, qp, answers_to);
 	rc = mrc_shard_add_qp(sc->rt, qp, now);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "QP 0x%x: its host's shard refused it: %s", qpn,
@@ -751,7 +755,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 			struct mrcd_hostctx *hc = &d->host[f->src_local];
 
 			f->qp = make_qp(d, (unsigned int)f->src_local, f->src_shard, f->dst,
-				f->dst_shard, sq, rq, now);
+				f->dst_shard, sq, rq, now, NULL);
 			if (f->qp == NULL)
 				return -rte_errno;
 			f->src_buf = hc->mem + f->src_off;
@@ -771,7 +775,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 			struct mrcd_hostctx *hc = &d->host[f->dst_local];
 
 			d->peer_qp[i] = make_qp(d, (unsigned int)f->dst_local, f->dst_shard, f->src,
-				f->src_shard, rq, sq, now);
+				f->src_shard, rq, sq, now, f->src_local >= 0 ? f->qp : NULL);
 			if (d->peer_qp[i] == NULL)
 				return -rte_errno;
 			f->dst_buf = hc->mem + f->dst_off;

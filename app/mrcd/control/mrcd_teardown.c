@@ -62,6 +62,7 @@ mrcd_free_qps(struct mrcd_daemon *d)
 void
 mrcd_network_close(struct mrcd_daemon *d)
 {
+	mrcd_encap_remove(d); /* the QPs are gone; the rules go before their ports */
 	mrcd_steer_remove(d); /* the rules go before their ports */
 	mrcd_ports_close(d);  /* their rings give back the mbufs they hold */
 	mrcd_loop_close(d);

@@ -4,9 +4,9 @@
 
 /*
  * Run by: the worker lcores, at each query tick (mrcd_worker.c). The asking
- * half runs on DPDK's telemetry threads (stats/mrcd_query_ask.c).
+ * half runs on the stats thread, replying to /mrc/ (stats/mrcd_query_ask.c).
  *
- * Per-QP questions from the telemetry thread, answered by the worker that
+ * Per-QP questions from telemetry, answered by the worker that
  * owns the QP. Copying every QP's counters and EV table into a snapshot each
  * millisecond would cost the data path for 64k QPs that nobody asks about;
  * instead the asker posts one request (a sequence number and a QP), and the

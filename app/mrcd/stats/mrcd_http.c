@@ -339,7 +339,15 @@ accept_all(struct mrcd_http *h, uint64_t now_ms)
 void
 mrcd_http_poll(struct mrcd_http *h, int timeout_ms, mrcd_http_body_fn body, void *arg)
 {
-	struct pollfd p[MRCD_HTTP_CLIENTS + 1];
+	mrcd_http_poll_fd(h, timeout_ms, body, arg, -1);
+}
+
+void
+mrcd_http_poll_fd(
+	struct mrcd_http *h, int timeout_ms, mrcd_http_body_fn body, void *arg, int wake_fd)
+{
+	/* the caller's wake_fd rides last, after the clients: poll() skips it when negative */
+	struct pollfd p[MRCD_HTTP_CLIENTS + 2];
 	unsigned int who[MRCD_HTTP_CLIENTS + 1], n = 1;
 	uint64_t now;
 
@@ -351,7 +359,8 @@ mrcd_http_poll(struct mrcd_http *h, int timeout_ms, mrcd_http_body_fn body, void
 			.fd = h->c[i].fd, .events = h->c[i].writing ? POLLOUT : POLLIN};
 		who[n++] = i;
 	}
-	if (poll(p, n, timeout_ms) < 0)
+	p[n] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+	if (poll(p, n + 1, timeout_ms) < 0)
 		return; /* EINTR: the caller comes back */
 	now = mono_ms();
 	for (unsigned int k = 1; k < n; k++) {

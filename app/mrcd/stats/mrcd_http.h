@@ -49,6 +49,9 @@ struct mrcd_http *mrcd_http_open(const char *listen, char *why, size_t why_len);
 const char *mrcd_http_where(const struct mrcd_http *h);
 /* Serve what is ready, waiting at most timeout_ms for something to happen. */
 void mrcd_http_poll(struct mrcd_http *h, int timeout_ms, mrcd_http_body_fn body, void *arg);
+/* The same, returning early too when wake_fd (-1: none) becomes readable; the caller reads it. */
+void mrcd_http_poll_fd(
+	struct mrcd_http *h, int timeout_ms, mrcd_http_body_fn body, void *arg, int wake_fd);
 const struct mrcd_http_counters *mrcd_http_counters(const struct mrcd_http *h);
 void mrcd_http_close(struct mrcd_http *h);
 

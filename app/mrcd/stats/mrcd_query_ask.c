@@ -3,8 +3,8 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (one per client), for /mrc/qp and
- * /mrc/evs (mrcd_telemetry_qp.c).
+ * Run by: the stats thread, answering /mrc/qp, /mrc/evs (mrcd_telemetry_qp.c)
+ * and /mrc/apps for DPDK's telemetry threads.
  *
  * The asking half of a per-QP question (the owner answers it in
  * datapath/mrcd_query.c): post one request, wait up to 100 ms for the

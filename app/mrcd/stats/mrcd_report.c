@@ -3,9 +3,9 @@
  */
 
 /*
- * Run by: the stats thread (mrcd_stats_thread.c); the readers also by
- * DPDK's telemetry threads (mrcd_telemetry.c) and the main lcore (the
- * drain check, the banner, the summary).
+ * Run by: the stats thread (mrcd_stats_thread.c), which also answers the
+ * /mrc/ commands with the readers (mrcd_telemetry.c); the readers also by
+ * the main lcore (the drain check, the banner, the summary).
  *
  * What the daemon tells people while it runs, from the snapshots the
  * workers publish (datapath/mrcd_snapshot.c) and never from live worker

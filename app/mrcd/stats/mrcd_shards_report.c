@@ -15,6 +15,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "mrc_qp.h"
+#include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_stats.h"
 
@@ -95,15 +97,41 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 					"%s{\"host\": %u, \"plane\": %u, \"port\": %u, "
 					"\"rx_queues\": "
 					"%u, \"steering\": \"%s\", \"why\": \"%s\", "
-					"\"encap_offload\": \"software\", "
-					"\"encap_rule_accepted\": %s, \"encap_why\": \"%s\"}",
+					"\"encap_offload\": \"%s\", "
+					"\"encap_rule_accepted\": %s, \"encap_why\": \"%s\", "
+					"\"encap_rules\": %u, \"encap_rule_fails\": %u}",
 					first ? "" : ", ", d->cfg.daemon.first_host + h, p,
 					hc->port[p], hc->rx_queues[p],
 					mrcd_steer_name(hc->steer[p]), hc->steer_why[p],
-					hc->encap_ok[p] ? "true" : "false", hc->encap_why[p]);
+					mrcd_encap_port_mode(d, h, p),
+					hc->encap_ok[p] ? "true" : "false", hc->encap_why[p],
+					hc->encap_rules[p], hc->encap_fails[p]);
 				first = false;
 			}
-		fprintf(f, "],\n \"shards\": [");
+		fprintf(f, "],\n \"encap_pkts\": [");
+		for (unsigned int h = 0; h < d->n_hosts; h++) {
+			struct mrc_qp_encap_counters ec;
+
+			mrcd_encap_counts(d, h, &ec);
+			fprintf(f,
+				"%s{\"host\": %u, \"nic\": %" PRIu64 ", \"sw_no_port\": %" PRIu64
+				", \"sw_no_rule\": %" PRIu64 "}",
+				h ? ", " : "", d->cfg.daemon.first_host + h, ec.nic, ec.sw_no_port,
+				ec.sw_no_rule);
+		}
+		if (d->fab != NULL) {
+			const struct mrc_nic_emu_counters *nc = mrc_fabric_nic_counters(d->fab);
+
+			/* what the emulated NIC did with the keys (its host ports' tx) */
+			fprintf(f,
+				"],\n \"fabric_nic\": {\"encap_pkts\": %" PRIu64
+				", \"encap_nomatch_pkts\": %" PRIu64
+				", \"encap_noroom_pkts\": %" PRIu64 "}",
+				nc->encap_pkts, nc->encap_nomatch_pkts, nc->encap_noroom_pkts);
+		} else {
+			fprintf(f, "]");
+		}
+		fprintf(f, ",\n \"shards\": [");
 	} else if (!many) {
 		return;
 	}

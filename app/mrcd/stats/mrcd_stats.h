@@ -9,10 +9,12 @@
  * tells people from it. While the workers run, the stats thread
  * (mrcd_stats_thread.c, a control thread of DPDK's, on no polling CPU)
  * owns every output: the console line, the time series, the Prometheus
- * file and the metrics endpoint, and the per-path sums the /mrc/ path
- * commands read. DPDK's telemetry threads answer /mrc/ commands; the main
- * lcore prints the banner and, after the stop, the summary. None of them
- * reads a worker's live state while the workers run.
+ * file and the metrics endpoint, the per-path sums, and the replies to the
+ * /mrc/ telemetry commands, which DPDK's telemetry threads hand it
+ * (mrcd_tel_mailbox.h); it goes on answering those after the run until
+ * teardown closes them. The main lcore prints the banner and, after the
+ * stop, the summary. None of them reads a worker's live state while the
+ * workers run.
  */
 
 #include <pthread.h>
@@ -44,14 +46,20 @@ struct mrcd_stats {
 	pthread_t thread;      /* control: creates, joins */
 	uint64_t start_tsc;    /* control, before the thread starts: the run's t = 0 */
 	/* control writes (release) once the workers stopped and their final snapshots are
-	 * out; the stats thread reads (acquire), writes its last lines and ends */
+	 * out; the stats thread reads (acquire), writes its last lines and sets outputs_done */
 	int stop;
+	/* the stats thread writes (release) once its outputs are closed; from then on it
+	 * only answers telemetry commands, until `quit` (mrcd_stats_end) */
+	int outputs_done;
+	int quit;
+	/* the stats thread's kernel thread id, written by it at its start (0 before) */
+	int tid;
 	/* control, before the thread starts: every host's path geometry (one config) */
 	unsigned int n_planes, n_t1, n_paths;
 	/*
 	 * Each host's per-path counters summed over its shards, refreshed every
 	 * [lcores] stats_interval_ms: the stats thread writes under seq (odd while
-	 * it writes), the telemetry threads read (mrcd_stats_paths_read).
+	 * it writes); its own /mrc/ replies read them, as may any thread (mrcd_stats_paths_read).
 	 */
 	uint32_t seq;
 	uint64_t paths_tsc;
@@ -69,8 +77,12 @@ struct mrcd_stats {
  */
 int mrcd_stats_start(struct mrcd_daemon *d, uint64_t start_tsc);
 /* Control, once the workers stopped and their final snapshots are published:
- * the last lines, then the thread ends and is joined. */
+ * returns once the thread wrote its last lines and closed its outputs. The
+ * thread goes on answering telemetry commands. */
 void mrcd_stats_stop(struct mrcd_daemon *d);
+/* Once the telemetry commands are closed (mrcd_telemetry_close calls it): the
+ * stats thread ends and is joined. Idempotent; mrcd_stats_free calls it too. */
+void mrcd_stats_end(struct mrcd_daemon *d);
 /* main.c at exit: what mrcd_stats_start allocated. */
 void mrcd_stats_free(struct mrcd_daemon *d);
 /*
@@ -135,8 +147,22 @@ int mrcd_telemetry_add(const char *cmd,
 /* /mrc/nd (mrcd_telemetry_nd.c), registered by mrcd_telemetry_register(). */
 int mrcd_telemetry_nd_register(const struct mrcd_daemon *d);
 /* Main lcore, before teardown frees what they read: wait for the commands being answered,
- * and answer every later one with an error (mrcd is stopping). */
+ * and answer every later one with an error (mrcd is stopping); then end the stats thread. */
 void mrcd_telemetry_close(void);
+
+/*
+ * How long a /mrc/ command waits for the stats thread to take it before it
+ * answers an error naming the wait: the thread wakes for a command at once
+ * and formats one between its ticks, so only a stuck or absent thread
+ * misses this.
+ */
+#define MRCD_TEL_REPLY_TIMEOUT_MS 1000
+/* The stats thread: answer the oldest waiting /mrc/ command; 1 if one was answered. */
+int mrcd_telemetry_serve(void);
+/* The fd the stats thread polls: readable while a command waits (-1 before registration). */
+int mrcd_telemetry_wake_fd(void);
+/* Any thread: replies the stats thread made, and commands that were never taken. */
+void mrcd_telemetry_replies(uint64_t *served, uint64_t *timed_out);
 
 /*
  * Ask the owner of `qp` (on `host`) about it (mrcd_query_ask.c). The

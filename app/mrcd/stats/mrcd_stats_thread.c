@@ -4,22 +4,28 @@
 
 /*
  * Run by: the stats thread, which this file starts (control calls
- * mrcd_stats_start and mrcd_stats_stop); mrcd_stats_paths_read by any
- * thread.
+ * mrcd_stats_start and mrcd_stats_stop, teardown mrcd_stats_end);
+ * mrcd_stats_paths_read by any thread.
  *
  * The stats thread is a DPDK control thread: it runs on the CPUs the EAL
  * keeps for such threads, never on a polling lcore, and sleeps in poll()
  * between its ticks. It reads only what the workers publish (their
  * snapshots) and owns every output while they run: the console line each
- * second, the time series, the Prometheus file, the metrics endpoint, and
- * each host's per-path sums, which it publishes under a sequence counter
- * for the telemetry threads. The main lcore keeps what is control's: link
- * status, signals, the drain, the summary.
+ * second, the time series, the Prometheus file, the metrics endpoint,
+ * each host's per-path sums, which it publishes under a sequence counter,
+ * and the replies to /mrc/ telemetry commands. The telemetry threads hand
+ * it those and wait; an eventfd in its poll() wakes it for one, and it
+ * answers one per pass, so a burst of commands delays its ticks by one
+ * reply's formatting at a time. After the run it closes its outputs and
+ * answers commands alone until teardown closes them. The main lcore keeps
+ * what is control's: link status, signals, the drain, the summary.
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -106,6 +112,18 @@ metrics_body(void *arg, FILE *f)
 	mrcd_metrics_write(st, f);
 }
 
+/* The thread's one wait: timeout_ms at most, or until a scraper or a telemetry command needs it. */
+static void
+wait_for_work(struct mrcd_stats *st, int timeout_ms)
+{
+	struct pollfd p = {.fd = mrcd_telemetry_wake_fd(), .events = POLLIN};
+
+	if (st->http != NULL)
+		mrcd_http_poll_fd(st->http, timeout_ms, metrics_body, st, p.fd);
+	else
+		(void)poll(&p, 1, timeout_ms); /* a negative fd is skipped: a plain sleep */
+}
+
 static void *
 stats_main(void *arg)
 {
@@ -114,6 +132,7 @@ stats_main(void *arg)
 	const uint64_t every = (uint64_t)d->cfg.lcores.stats_interval_ms * d->hz / 1000;
 	uint64_t next_paths = 0, next_console = st->start_tsc + d->hz;
 
+	__atomic_store_n(&st->tid, (int)gettid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
 		const uint64_t now = rte_rdtsc();
 
@@ -126,15 +145,21 @@ stats_main(void *arg)
 			mrcd_console_line(d, now, st->start_tsc);
 			next_console += d->hz;
 		}
-		/* The thread's one wait: a millisecond, or until a scraper needs it. */
-		if (st->http != NULL)
-			mrcd_http_poll(st->http, 1, metrics_body, st);
-		else
-			rte_delay_us_sleep(1000);
+		/* one command per pass: the ticks above never wait for more than one reply */
+		mrcd_telemetry_serve();
+		wait_for_work(st, 1);
 	}
 	/* The workers are gone and their last snapshots out: the final figures. */
 	mrcd_stats_paths_refresh(st, rte_rdtsc());
 	mrcd_output_close(st, rte_rdtsc());
+	__atomic_store_n(&st->outputs_done, 1, __ATOMIC_RELEASE);
+	/* The summary and teardown follow: commands are still answered, until closed. */
+	while (!__atomic_load_n(&st->quit, __ATOMIC_ACQUIRE)) {
+		struct pollfd p = {.fd = mrcd_telemetry_wake_fd(), .events = POLLIN};
+
+		if (mrcd_telemetry_serve() == 0)
+			(void)poll(&p, 1, 10);
+	}
 	return NULL;
 }
 
@@ -203,19 +228,22 @@ mrcd_stats_start(struct mrcd_daemon *d, uint64_t start_tsc)
 	if (rc == 0) {
 		/* the first path sums exist before anyone can read them */
 		mrcd_stats_paths_refresh(st, start_tsc);
+		/* published first: the thread's first replies (/mrc/info, /mrc/paths) read it */
+		__atomic_store_n(&d->stats, st, __ATOMIC_RELEASE);
 		rc = rte_ctrl_thread_create(&st->thread, "mrcd-stats", NULL, stats_main, st);
 		if (rc != 0)
 			MRCD_LOG(stats, ERR, "stats thread: not created: %s", strerror(rc));
 		rc = -rc;
 	}
 	if (rc != 0) {
+		/* no thread: nobody replies, so nobody reads it */
+		__atomic_store_n(&d->stats, NULL, __ATOMIC_RELEASE);
 		mrcd_http_close(st->http);
 		if (st->out.ts != NULL)
 			fclose(st->out.ts);
 		stats_free(st);
 		return rc;
 	}
-	__atomic_store_n(&d->stats, st, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -225,12 +253,26 @@ mrcd_stats_stop(struct mrcd_daemon *d)
 	struct mrcd_stats *st = d->stats;
 
 	if (st == NULL || st->thread == 0)
-		return;
+		return; /* a second call finds outputs_done set and the endpoint closed */
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+	/* it looks at stop each millisecond; the last lines take what they take */
+	while (!__atomic_load_n(&st->outputs_done, __ATOMIC_ACQUIRE))
+		rte_delay_us_sleep(200);
+	mrcd_http_close(st->http); /* the thread no longer polls it */
+	st->http = NULL;
+}
+
+void
+mrcd_stats_end(struct mrcd_daemon *d)
+{
+	struct mrcd_stats *st = d->stats;
+
+	if (st == NULL || st->thread == 0)
+		return;
+	mrcd_stats_stop(d); /* when the run never stopped it: its outputs first */
+	__atomic_store_n(&st->quit, 1, __ATOMIC_RELEASE);
 	pthread_join(st->thread, NULL);
 	st->thread = 0;
-	mrcd_http_close(st->http);
-	st->http = NULL;
 }
 
 void
@@ -240,6 +282,7 @@ mrcd_stats_free(struct mrcd_daemon *d)
 
 	if (st == NULL)
 		return;
+	mrcd_stats_end(d);
 	__atomic_store_n(&d->stats, NULL, __ATOMIC_RELEASE);
 	stats_free(st);
 }

@@ -3,11 +3,14 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (one per client); registered by the
- * main lcore at setup. Reads snapshots and what setup made, and asks
+ * Run by: DPDK's telemetry threads (one per client), which hand every
+ * command to the stats thread and wait for its reply; the stats thread,
+ * which formats the replies (mrcd_telemetry_serve); registered by the main
+ * lcore at setup. The replies read snapshots and what setup made, and ask
  * workers about single QPs (mrcd_query_ask.c); never live worker state.
- * This file registers the commands and guards them against teardown; each
- * family is answered in a file of its own (mrcd_telemetry_priv.h).
+ * This file registers the commands, hands them over (mrcd_tel_mailbox.h)
+ * and guards them against teardown; each family is answered in a file of
+ * its own (mrcd_telemetry_priv.h).
  *
  * DPDK telemetry commands under /mrc/, for dpdk-telemetry.py and anything
  * that speaks its socket (the path is printed at start):
@@ -31,10 +34,13 @@
  *
  * Replies are capped at 16 KB in DPDK 22.11, so tables that grow with the
  * deployment are lists of ids plus one command per item (hosts, qps).
- * Callbacks run on DPDK's telemetry threads (one per client). They read the
- * snapshots the workers publish, single counter words with atomic loads, or,
- * for one QP, an answer its owning worker copies out on request
- * (mrcd_query.c); never a worker's live structures.
+ * DPDK calls the callbacks on its telemetry threads (one per client); each
+ * posts its command to the stats thread and waits up to
+ * MRCD_TEL_REPLY_TIMEOUT_MS for it to be taken. The stats thread formats the
+ * reply from the snapshots the workers publish, its own per-path sums,
+ * single counter words read with atomic loads, or, for one QP, an answer
+ * the owning worker copies out on request (mrcd_query.c); never a worker's
+ * live structures.
  */
 
 #include <stdarg.h>
@@ -46,6 +52,7 @@
 
 #include "mrcd_daemon.h"
 #include "mrcd_stats.h"
+#include "mrcd_tel_mailbox.h"
 #include "mrcd_telemetry_priv.h"
 
 struct mrcd_daemon *mrcd_tel_daemon;
@@ -142,8 +149,9 @@ static const struct {
  * mrcd_telemetry_close has set `closed` and waited for `in_use` to fall to
  * zero, commands answer that mrcd is stopping. Both sides use sequentially
  * consistent operations: a command that missed `closed` is counted in
- * `in_use` before the closer looks. Written by the telemetry threads
- * (in_use) and the main lcore (closed).
+ * `in_use` before the closer looks. The stats thread answers until then
+ * (its outputs closed earlier), and the closer ends it afterwards. Written
+ * by the telemetry threads (in_use) and the main lcore (closed).
  */
 static int in_use, closed;
 
@@ -154,36 +162,87 @@ static struct {
 } extra[4];
 static unsigned int n_extra;
 
+/*
+ * The commands' way to the stats thread. Made by mrcd_telemetry_register
+ * before any command is registered (ready set after), never torn down: a
+ * telemetry thread may still be inside mrcd_tel_mailbox_ask's unlock when
+ * the daemon exits.
+ */
+static struct mrcd_tel_mailbox mailbox;
+static int mailbox_ready;
+
+static telemetry_cb
+lookup(const char *cmd)
+{
+	for (size_t i = 0; i < RTE_DIM(cmds); i++)
+		if (strcmp(cmds[i].cmd, cmd) == 0)
+			return cmds[i].fn;
+	for (unsigned int i = 0; i < n_extra; i++)
+		if (strcmp(extra[i].cmd, cmd) == 0)
+			return extra[i].fn;
+	return NULL;
+}
+
 static int
 guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	const telemetry_cb fn = lookup(cmd);
+	struct mrcd_tel_req r = {.cmd = cmd, .params = params, .d = d, .fn = fn};
 	int rc = -1;
 
 	__atomic_add_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST)) {
 		rc = mrcd_tel_error(d, "mrcd is stopping: %s is no longer answered", cmd);
-	} else {
-		for (size_t i = 0; i < RTE_DIM(cmds); i++)
-			if (strcmp(cmds[i].cmd, cmd) == 0) {
-				rc = cmds[i].fn(cmd, params, d);
-				break;
-			}
-		for (unsigned int i = 0; i < n_extra; i++)
-			if (strcmp(extra[i].cmd, cmd) == 0) {
-				rc = extra[i].fn(cmd, params, d);
-				break;
-			}
+	} else if (fn != NULL) {
+		/* Before the run the stats thread is not there yet: the request waits for it. */
+		if (mrcd_tel_mailbox_ask(&mailbox, &r, MRCD_TEL_REPLY_TIMEOUT_MS) == 0)
+			rc = r.rc;
+		else
+			rc = mrcd_tel_error(d,
+				"mrcd: the stats thread did not take %s within %u ms (stuck, or "
+				"not running)",
+				cmd, MRCD_TEL_REPLY_TIMEOUT_MS);
 	}
 	__atomic_sub_fetch(&in_use, 1, __ATOMIC_SEQ_CST);
 	return rc;
+}
+
+int
+mrcd_telemetry_serve(void)
+{
+	if (!__atomic_load_n(&mailbox_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	return mrcd_tel_mailbox_serve_one(&mailbox);
+}
+
+int
+mrcd_telemetry_wake_fd(void)
+{
+	if (!__atomic_load_n(&mailbox_ready, __ATOMIC_ACQUIRE))
+		return -1;
+	return mrcd_tel_mailbox_fd(&mailbox);
+}
+
+void
+mrcd_telemetry_replies(uint64_t *served, uint64_t *timed_out)
+{
+	struct mrcd_tel_mailbox_counters c = {0};
+
+	if (__atomic_load_n(&mailbox_ready, __ATOMIC_ACQUIRE))
+		mrcd_tel_mailbox_counters(&mailbox, &c);
+	*served = c.served;
+	*timed_out = c.timed_out;
 }
 
 void
 mrcd_telemetry_close(void)
 {
 	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+	/* The stats thread still answers: commands already posted get their replies. */
 	while (__atomic_load_n(&in_use, __ATOMIC_SEQ_CST) != 0)
 		rte_delay_us_sleep(100);
+	if (mrcd_tel_daemon != NULL)
+		mrcd_stats_end(mrcd_tel_daemon);
 }
 
 int
@@ -200,14 +259,18 @@ mrcd_telemetry_add(const char *cmd, telemetry_cb fn, const char *help)
 int
 mrcd_telemetry_register(struct mrcd_daemon *d)
 {
+	int rc;
 
 	mrcd_tel_daemon = d;
 	mrcd_tel_start_tsc = rte_rdtsc();
+	rc = mrcd_tel_mailbox_init(&mailbox);
+	if (rc != 0)
+		return rc;
+	__atomic_store_n(&mailbox_ready, 1, __ATOMIC_RELEASE);
 	if (mrcd_telemetry_nd_register(d) != 0)
 		return -EINVAL;
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
-		const int rc = rte_telemetry_register_cmd(cmds[i].cmd, guarded, cmds[i].help);
-
+		rc = rte_telemetry_register_cmd(cmds[i].cmd, guarded, cmds[i].help);
 		if (rc != 0)
 			return rc;
 	}

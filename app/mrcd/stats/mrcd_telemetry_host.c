@@ -3,15 +3,17 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (mrcd_telemetry_priv.h).
+ * Run by: the stats thread, for DPDK's telemetry threads (mrcd_telemetry_priv.h).
  *
  * /mrc/info, /mrc/config, /mrc/hosts, /mrc/host,<n> and /mrc/planes: the
  * daemon and its hosts. Reads the configuration, the workers' published
  * snapshots and single counters with atomic loads; owns nothing.
  */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_mempool.h>
@@ -24,6 +26,28 @@
 #include "mrcd_telemetry_priv.h"
 
 static const char *const phase_names[] = {"running", "draining", "stopping"};
+
+/*
+ * Who makes the replies, for tests and for an operator wondering why one is
+ * slow: the thread formatting this one (the stats thread, by design), the
+ * stats thread's id, and the replies it made before this one.
+ */
+static void
+info_replier(const struct mrcd_daemon *m, struct rte_tel_data *d)
+{
+	const struct mrcd_stats *st = __atomic_load_n(&m->stats, __ATOMIC_ACQUIRE);
+	char name[16] = "";
+	uint64_t served, timed_out;
+
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	rte_tel_data_add_dict_string(d, "reply_thread", name);
+	rte_tel_data_add_dict_u64(d, "reply_tid", (uint64_t)gettid());
+	rte_tel_data_add_dict_u64(d, "stats_tid",
+		st != NULL ? (uint64_t)__atomic_load_n(&st->tid, __ATOMIC_ACQUIRE) : 0);
+	mrcd_telemetry_replies(&served, &timed_out);
+	rte_tel_data_add_dict_u64(d, "replies_served", served);
+	rte_tel_data_add_dict_u64(d, "replies_timed_out", timed_out);
+}
 
 int
 mrcd_tel_cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -55,6 +79,7 @@ mrcd_tel_cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		d, "reloads_ok", __atomic_load_n(&m->svc.reloads_ok, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(
 		d, "reloads_refused", __atomic_load_n(&m->svc.reloads_refused, __ATOMIC_RELAXED));
+	info_replier(m, d);
 	return 0;
 }
 

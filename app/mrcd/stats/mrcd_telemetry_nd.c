@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads.
+ * Run by: the stats thread, for DPDK's telemetry threads.
  *
  * /mrc/nd,<host>: neighbour discovery on each plane port of one host, and the
  * frames that were not MRC, by kind (control/mrcd_nd.c writes them). One

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (mrcd_telemetry_priv.h).
+ * Run by: the stats thread, for DPDK's telemetry threads (mrcd_telemetry_priv.h).
  *
  * /mrc/paths,<n>[,<i>] and /mrc/path,<p>,<t1>: the per-path (plane, T1)
  * counters the stats thread publishes, and the paths the node controller

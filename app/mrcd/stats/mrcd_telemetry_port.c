@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (mrcd_telemetry_priv.h).
+ * Run by: the stats thread, for DPDK's telemetry threads (mrcd_telemetry_priv.h).
  *
  * /mrc/ports,<n>, /mrc/drops,<n>, /mrc/links[,<i>] and /mrc/fabric: one
  * host's ports and what it refused or dropped, and the emulated fabric's
@@ -16,6 +16,8 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "mrc_qp.h"
+#include "mrcd_control.h"
 #include "mrcd_daemon.h"
 #include "mrcd_stats.h"
 #include "mrcd_telemetry_priv.h"
@@ -40,10 +42,11 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -1;
 	const uint32_t up = mrc_shard_port_mask(m->host[h].shard[0].rt);
 	struct mrc_shard_snapshot ss;
-	struct rte_tel_data *a[12];
-	static const char *const names[12] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
+	struct mrc_qp_encap_counters ec;
+	struct rte_tel_data *a[14];
+	static const char *const names[14] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
 		"rx_pkts", "rx_bytes", "rx_queues", "steering", "steering_why", "encap_offload",
-		"encap_offload_why"};
+		"encap_offload_why", "encap_rules", "encap_rule_fails"};
 
 	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
 		a[i] = rte_tel_data_alloc();
@@ -53,7 +56,7 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 			return -1;
 		}
 		rte_tel_data_start_array(
-			a[i], i == 1 || i >= 8 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
+			a[i], i == 1 || (i >= 8 && i <= 11) ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
 	}
 	mrcd_tel_host_snapshot(m, h, &ss);
 	for (unsigned int p = 0; p < n_planes; p++) {
@@ -73,9 +76,11 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[7], m->host[h].rx_queues[p]);
 		rte_tel_data_add_array_string(a[8], mrcd_steer_name(m->host[h].steer[p]));
 		rte_tel_data_add_array_string(a[9], m->host[h].steer_why[p]);
-		/* the workers build every outer header; the why says what the port answered */
-		rte_tel_data_add_array_string(a[10], "software");
+		/* nic: the port holds rules and refused none; the why says what it answered */
+		rte_tel_data_add_array_string(a[10], mrcd_encap_port_mode(m, h, p));
 		rte_tel_data_add_array_string(a[11], m->host[h].encap_why[p]);
+		rte_tel_data_add_array_u64(a[12], m->host[h].encap_rules[p]);
+		rte_tel_data_add_array_u64(a[13], m->host[h].encap_fails[p]);
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
@@ -83,6 +88,11 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* planes set down by the node controller (bit p): link_up reads 0 for them */
 	rte_tel_data_add_dict_u64(
 		d, "admin_down", __atomic_load_n(&m->host[h].admin_down, __ATOMIC_ACQUIRE));
+	/* the host's packets by who made their outer header (doc/offload.md) */
+	mrcd_encap_counts(m, h, &ec);
+	rte_tel_data_add_dict_u64(d, "encap_nic_pkts", ec.nic);
+	rte_tel_data_add_dict_u64(d, "encap_sw_no_port_pkts", ec.sw_no_port);
+	rte_tel_data_add_dict_u64(d, "encap_sw_no_rule_pkts", ec.sw_no_rule);
 	for (unsigned int i = 0; i < RTE_DIM(a); i++)
 		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
 	return 0;

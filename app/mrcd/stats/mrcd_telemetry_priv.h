@@ -9,7 +9,8 @@
  * hosts (mrcd_telemetry_host.c), QPs (mrcd_telemetry_qp.c), ports, drops and
  * the emulated fabric (mrcd_telemetry_port.c), paths (mrcd_telemetry_path.c).
  * mrcd_telemetry.c registers them behind one teardown guard and keeps what
- * they share. All run on DPDK's telemetry threads.
+ * they share. All run on the stats thread, which DPDK's telemetry threads
+ * hand each command (mrcd_telemetry.c).
  */
 
 #include <stdint.h>

@@ -3,7 +3,7 @@
  */
 
 /*
- * Run by: DPDK's telemetry threads (mrcd_telemetry_priv.h).
+ * Run by: the stats thread, for DPDK's telemetry threads (mrcd_telemetry_priv.h).
  *
  * /mrc/qps[,<i>], /mrc/qp,<qpn> and /mrc/evs,<qpn>: the QPs. One QP's
  * state is the copy its owning worker makes on request (mrcd_query_ask.c),
