@@ -14,12 +14,21 @@ mrc_sock() {
 # mrc_msgs_completed LOG: messages the first host of the mrcd writing LOG has
 # completed, read over telemetry; 0 until it answers.
 mrc_msgs_completed() {
-	local s
+	local s out
 	s=$(mrc_sock "$1")
 	[ -n "$s" ] || { echo 0; return; }
 	# A daemon that does not answer must not hang the caller's loop.
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
+	out=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>&1) || true
+	# The last answer, whatever it was, beside the log: a test that waited in
+	# vain shows it (mrc_last_answer).
+	printf '%s %s\n' "$(date +%T.%N)" "${out:0:600}" > "$1.answer"
+	printf '%s' "$out" |
 		/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]["msgs_completed"])' 2>/dev/null || echo 0
+}
+
+# mrc_last_answer LOG: what the last mrc_msgs_completed on LOG was told, for a failure message.
+mrc_last_answer() {
+	cat "$1.answer" 2>/dev/null || echo "(never asked)"
 }
 
 # mrc_dump_state LOG OUT: everything the mrcd writing LOG can tell about its

@@ -113,6 +113,13 @@ while [ $SECONDS -lt $deadline ]; do
 	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 	sleep 0.1
 done
+if [ "$(mrc_msgs_completed h0.log)" != $msgs ]; then
+	fail "A did not complete its $msgs messages in 60 s; its last telemetry answer: $(mrc_last_answer h0.log)"
+	# where A's threads are, while it still runs
+	if command -v gdb > /dev/null && kill -0 $a 2>/dev/null; then
+		timeout 60 gdb -batch -ex 'thread apply all bt' -p $a 2>&1 | grep -E '^Thread|^#' | head -100 || true
+	fi
+fi
 kill -TERM $b 2>/dev/null || true
 set +e
 wait $b
