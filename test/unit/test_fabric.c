@@ -243,6 +243,17 @@ check_no_leak(void)
 	return MRC_TEST_OK;
 }
 
+int
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (fp == NULL)
+		return -1;
+	fputs(text, fp);
+	return fclose(fp);
+}
+
 /* ---- forwarding ---- */
 
 static uint16_t

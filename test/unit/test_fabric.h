@@ -70,6 +70,8 @@ unsigned int rx_all(struct mrc_fabric *f, const struct mrc_fabric_cfg *c, struct
 void free_all(struct rte_mbuf **m, unsigned int n);
 /* Every mbuf of t_pool is back. */
 int check_no_leak(void);
+/* `text` as the whole of the file at `path` (a scenario); 0 or -1. */
+int write_file(const char *path, const char *text);
 
 /* The cases of the other two files. */
 int test_overload_mid_fabric(void);

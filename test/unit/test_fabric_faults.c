@@ -187,17 +187,6 @@ test_scenario_examples(void)
 	return check_no_leak();
 }
 
-static int
-write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (fp == NULL)
-		return -1;
-	fputs(text, fp);
-	return fclose(fp);
-}
-
 int
 test_scenario_errors(void)
 {

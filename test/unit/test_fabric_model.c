@@ -197,7 +197,6 @@ test_forced_mark(void)
 	unsigned int ce[4], ce_not_ect, n_log;
 	char text[96], path[64];
 	uint64_t now = 0;
-	FILE *fp;
 	int rc = setup();
 
 	if (rc != MRC_TEST_OK)
@@ -252,11 +251,9 @@ test_forced_mark(void)
 	MRC_T_EQ(mrc_fabric_set_mark(f, &bad, 1.0), -EINVAL);
 	/* From a scenario file: T1 1 marks from 1 ms on. */
 	snprintf(path, sizeof(path), "/tmp/test_fabric_mark_%d.ini", (int)getpid());
-	fp = fopen(path, "w");
-	MRC_T_ASSERT(fp != NULL, "temporary file");
-	fputs("[event.m]\nat = 1ms\nelement = t1\nplane = 0\nt1 = 1\naction = mark\nmark = 1\n",
-		fp);
-	fclose(fp);
+	MRC_T_EQ(write_file(path, "[event.m]\nat = 1ms\nelement = t1\nplane = 0\nt1 = 1\naction = "
+				  "mark\nmark = 1\n"),
+		0);
 	MRC_T_EQ(mrc_fabric_load_scenario(f, path, NULL), 1);
 	unlink(path);
 	MRC_T_ASSERT(now < 1000 * US, "before the event");

@@ -20,17 +20,6 @@
 #include "mrc_test.h"
 #include "test_fabric.h"
 
-static int
-put(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (fp == NULL)
-		return -1;
-	fputs(text, fp);
-	return fclose(fp);
-}
-
 int
 test_timeline_replace(void)
 {
@@ -61,7 +50,8 @@ test_timeline_replace(void)
 	MRC_T_EQ(mrc_fabric_event_log(f, &ev), 2);
 
 	snprintf(path, sizeof(path), "/tmp/test_timeline_%d.ini", (int)getpid());
-	MRC_T_EQ(put(path, "[event.p1]\nat = 100ms\nelement = plane\nplane = 1\naction = down\n"),
+	MRC_T_EQ(write_file(path,
+			 "[event.p1]\nat = 100ms\nelement = plane\nplane = 1\naction = down\n"),
 		0);
 	tl = mrc_fabric_timeline_load(f, path, err, sizeof(err));
 	MRC_T_ASSERT(tl != NULL, "%s", err);
@@ -158,7 +148,9 @@ test_timeline_errors(void)
 	rc = mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why);
 	MRC_T_ASSERT(rc == 2, "loaded: %d %s", rc, why);
 	snprintf(path, sizeof(path), "/tmp/test_timeline_bad_%d.ini", (int)getpid());
-	MRC_T_EQ(put(path, "[event.a]\nat = 1s\nelement = plane\nplane = 9\naction = down\n"), 0);
+	MRC_T_EQ(
+		write_file(path, "[event.a]\nat = 1s\nelement = plane\nplane = 9\naction = down\n"),
+		0);
 	tl = mrc_fabric_timeline_load(f, path, err, sizeof(err));
 	MRC_T_ASSERT(tl == NULL, "a plane out of range accepted");
 	MRC_T_ASSERT(
