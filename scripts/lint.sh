@@ -13,7 +13,13 @@
 #            rendering test/golden/data/expected.txt;
 #  spelling  Debian 12's codespell 2.2.2 with its default dictionaries over
 #            the same files (docs, comments, messages; identifiers it takes
-#            for typos are in `spell_ok` below, each with its reason).
+#            for typos are in `spell_ok` below, each with its reason);
+#  pipes     no shell script under `set -o pipefail` ends a pipeline in
+#            `grep -q` or `head` after a command that may still be writing:
+#            the reader leaving early kills the writer with SIGPIPE, and
+#            pipefail turns a match into a failure, at random (write such a
+#            test as [[ $(cmd) == *text* ]], or grep -m1 on a file). A
+#            pipeline fed by echo or printf, or ended by `|| true`, is fine.
 # Exits 1 when a check fails, 2 when a tool is missing or another version.
 # `scripts/lint.sh --fix` rewrites misformatted C files in place first.
 set -euo pipefail
@@ -108,6 +114,34 @@ if ! "$cs" --ignore-words-list "$spell_ok" -- "${texts[@]}" >&2; then
 	failed+=(spelling)
 else
 	echo "lint: spelling ok"
+fi
+
+# ---- pipes ----
+bad=0
+while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	[ "$f" = scripts/lint.sh ] && continue # its patterns below, not pipelines
+	grep -q 'pipefail' "$f" || continue
+	while IFS= read -r hit; do
+		line=${hit#*:}
+		case $line in
+		*'|| true'*) continue ;;
+		esac
+		# The command that feeds the early reader: what precedes its pipe,
+		# from the start of the pipeline ($(, if, !, && or a line start).
+		feed=$(sed -E 's/[|] *(grep +-[A-Za-z]*q|head)\b.*//; s/.*(\$\(|&&|\bif |! |;)//; s/^[[:space:]]*//' <<< "$line")
+		case $feed in
+		echo\ * | printf\ *) continue ;;
+		esac
+		echo "lint: $f:${hit%%:*}: a pipeline ends in grep -q or head under pipefail: $line" >&2
+		bad=$((bad + 1))
+	done < <(grep -nE '[|] *(grep +-[A-Za-z]*q|head)\b' "$f" || true)
+done < <(git ls-files '*.sh' '.ci/run' 'scripts/*')
+if [ $bad -gt 0 ]; then
+	echo "lint: pipes: $bad pipeline(s) that can fail at random (see the note at the top of $0)" >&2
+	failed+=(pipes)
+else
+	echo "lint: pipes ok"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

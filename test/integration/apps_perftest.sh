@@ -44,7 +44,9 @@ done
 mkdir -p bin
 san=()
 # A sanitizer build's lib_mrc needs its runtime first: the program is built with it too.
-if ldd "$sdk/lib_mrc.so" | grep -q libasan; then
+# (ldd into a string first: grep -q leaving early would SIGPIPE ldd, and
+# pipefail would then read "no sanitizer".)
+if [[ $(ldd "$sdk/lib_mrc.so") == *libasan* ]]; then
 	san=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
 		LDFLAGS="-fsanitize=address,undefined")
 fi
@@ -68,7 +70,7 @@ for bad in "-s 5x" "-p 70000" "-n 0" "-t 0" "--step 3"; do
 		exit 1
 	fi
 done
-"$lat" --help | grep -q 'round trip' || { echo "apps_perftest: FAIL: mrc_write_lat --help"; exit 1; }
+[[ $("$lat" --help) == *'round trip'* ]] || { echo "apps_perftest: FAIL: mrc_write_lat --help"; exit 1; }
 
 # launch SOCKET CMD...: CMD under mrc-run, on the verbs front of the mrcd whose
 # application socket is SOCKET (its hosts are the devices mrc_<host>).

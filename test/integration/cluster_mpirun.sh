@@ -144,7 +144,7 @@ while [ $SECONDS -lt $deadline ]; do
 done
 ranks=()
 for r in 0 1; do
-	p=$(grep -o 'file-prefix=mrcd_[0-9]*' "rank-$r.log" 2> /dev/null | head -1 | sed 's/.*mrcd_//')
+	p=$(grep -o -m1 'file-prefix=mrcd_[0-9]*' "rank-$r.log" 2> /dev/null | sed -n '1s/.*mrcd_//p')
 	[ -n "$p" ] && ranks+=("$p")
 done
 kill -TERM "${ranks[@]}" "$fab" 2> /dev/null || true
@@ -164,7 +164,7 @@ set +e
 "$report" --json report.json summary-0.json summary-1.json > report.txt
 rrc=$?
 set -e
-cat report.txt | head -20
+head -20 report.txt
 [ "$rrc" = 0 ] || fail "mrc-report exited $rrc (messages failed or lost, or a summary unreadable)"
 /usr/bin/python3 - report.json "$msgs" << 'PY' || fails=$((fails + 1))
 import json, sys

@@ -278,7 +278,7 @@ case "$out" in
 esac
 for _ in $(seq 30); do grep -q 'plane 1 up (drill.ini:event.p1-up)' "$t.err" && break; sleep 0.1; done
 # fabric times (ns): the take (its t = 0), the two changes; exact, the fabric's own clock
-ns() { sed -n "s/.*mrc.fabric: .*: t=\([0-9]*\)\.\([0-9]*\) s: $1.*/\1\2/p" "$t.err" | head -1 | sed 's/^0*//'; }
+ns() { sed -n "s/.*mrc.fabric: .*: t=\([0-9]*\)\.\([0-9]*\) s: $1.*/\1\2/p" "$t.err" | sed -n '1s/^0*//p'; }
 t_take=$(ns 'fault timeline replaced (reload:drill.ini)')
 t_down=$(ns 'plane 1 down (drill.ini:event.p1-down)')
 t_up=$(ns 'plane 1 up (drill.ini:event.p1-up)')

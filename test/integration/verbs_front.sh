@@ -80,7 +80,9 @@ done
 # lib_mrc needs its runtime loaded first: the program is built with it too.
 # (The environment, not make's command line: the makefile adds to them.)
 san=()
-if ldd "$build/sdk/lib_mrc.so" | grep -q libasan; then
+# (ldd into a string first: grep -q leaving early would SIGPIPE ldd, and
+# pipefail would then read "no sanitizer".)
+if [[ $(ldd "$build/sdk/lib_mrc.so") == *libasan* ]]; then
 	san=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
 		LDFLAGS="-fsanitize=address,undefined")
 fi
