@@ -83,6 +83,23 @@ mrc_dump_threads() {
 	fi
 }
 
+# mrc_wait_dead PID SECONDS: wait until PID has exited (gone, or a zombie
+# its parent has not reaped yet), at most SECONDS; 1 if it still runs then.
+# Not `wait PID`: on a loaded machine the reaping itself, in the kernel
+# (release_task flushing the dead process's /proc entries from the dentry
+# cache, in the waiting shell's context), was seen to take 4 to 8 s after
+# the process had exited, and a test that times a daemon's exit by `wait`
+# counts that against the daemon. Collect the exit status with `wait` after.
+mrc_wait_dead() {
+	local pid=$1 end=$((SECONDS + $2)) st
+	while [ $SECONDS -lt "$end" ]; do
+		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || true
+		[ -z "$st" ] || [ "$st" = Z ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # mrc_fabric_cluster FABRIC DIR LINK_GBPS [FABRIC_LINES]: the cluster of the
 # tests that join mrcd processes through mrc-fabric: 2 hosts x 4 planes, the
 # profile.ini and scenario.ini of the current folder, links of LINK_GBPS,
