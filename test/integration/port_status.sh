@@ -24,7 +24,10 @@
 # on every plane again (ids alone would call B's new requests old).
 # Then each probes the other with an endpoint EV probe (mrcctl probe
 # peer=): answered, the responder's service time given and taken out
-# (rtt_ns + svc_ns = raw_rtt_ns), and A's summary says so too.
+# (rtt_ns + svc_ns = raw_rtt_ns), and A's summary says so too. Each stop
+# is bounded (15 s from SIGTERM to the process gone, judged by the process,
+# not by the shell's wait: lib.sh, mrc_wait_dead); at the end A, the peer,
+# stops first and B must still stop in that bound.
 # Usage: port_status.sh MRC_FABRIC MRCD WORKDIR MRCCTL
 set -euo pipefail
 fabric=$(realpath "$1")
@@ -154,7 +157,19 @@ done
 "$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=0 ev=0 > probe_self.txt 2>&1 || true
 cat probe_ab.json probe_ba.json probe_self.txt
 sleep 0.3
-kill -TERM $fab $a $b 2>/dev/null || true
+# The peer goes first: A stops while B still runs, then B must still stop
+# within the same bound with its peer gone.
+kill -TERM $a 2>/dev/null || true
+if ! mrc_wait_dead $a 15; then
+	fail "A still runs 15 s after SIGTERM; its threads:"
+	mrc_dump_threads $a
+fi
+kill -TERM $b 2>/dev/null || true
+if ! mrc_wait_dead $b 15; then
+	fail "B still runs 15 s after SIGTERM, its peer gone first; its threads:"
+	mrc_dump_threads $b
+fi
+kill -TERM $fab 2>/dev/null || true
 set +e
 for p in $fab $a $b; do
 	wait "$p"
