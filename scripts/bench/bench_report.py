@@ -281,8 +281,8 @@ def rows_workers(r):
             f"{fmt(100 * two['dispatch_share_of_worker_max'])}%", "", "", "< 15%", cmd)]
     if two.get("others_share") is not None:
         least = two.get("worker_cpu_share_min")
-        out.append(("2 workers: CPU the main lcore, stats and other threads took on worker 1's "
-                    "CPU, share of the run" +
+        out.append(("2 workers: CPU the main lcore, stats and other threads took, share of the "
+                    f"run ({two['lcores']})" +
                     ("" if least is None else
                      f" (the least CPU a worker got: {fmt(100 * least)}% of the run)"),
                     f"{fmt(100 * two['others_share'])}%", "", "", "", cmd))
