@@ -162,6 +162,11 @@ def main():
                     break
             if row is None:
                 continue
+            for name, x in row.items():
+                if x["worker_cpu_share_min"] < 0.8:  # the main lcore alone takes ~13%
+                    log(f"round {r + 1}: {name}: a worker got only "
+                        f"{x['worker_cpu_share_min']:.0%} of the run's CPU: other processes "
+                        "shared its CPU, and its figures measure that")
             one = row["tree_1w"]["goodput_gbps"]
             row["ratio_2w_over_1w"] = row["tree_2w_soft"]["goodput_gbps"] / one if one else None
             row["ratio_2w_flow_over_1w"] = (row["tree_2w_flow"]["goodput_gbps"] / one
