@@ -29,8 +29,9 @@
 #                destination's rules (packets on EVs without one counted in
 #                sw_no_rule, none uncounted);
 # Bytes on the wire identical to the software mode (mrc-encap-check): the
-# fabric captures what the hosts' NICs sent in fabric-auto, fabric-off and
-# fabric-recover ([fabric] capture), and every MRC packet's outer header
+# fabric captures what the hosts' NICs sent in fabric-auto, fabric-off,
+# fabric-recover and fabric-on-2w (two workers a host: the destination
+# worker's micro-SID in each path) ([fabric] capture), and every MRC packet's outer header
 # must be what the software build writes for its EV and class; the same
 # capture with one outer byte flipped must fail, naming that packet.
 # (The engine's twin, the unit test "encap", compares the two modes too.)
@@ -75,7 +76,8 @@ run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
 	--set telemetry.prometheus=none --set transport.encap=srv6 --set ports.encap_offload=on \
-	--set lcores.workers_per_host=2 --json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
+	--set lcores.workers_per_host=2 "${cap[@]}" --set fabric.capture=fabric-on-2w.pcap \
+	--json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
 pid=$!
 trap 'kill "$pid" 2> /dev/null || true' EXIT
 sock=
@@ -176,8 +178,11 @@ sys.exit(1 if bad else 0)
 PY
 # Every captured packet's outer header is the software build's, in both modes; a flipped
 # byte is found.
-for name in fabric-auto fabric-off fabric-recover; do
-	if ! "$check" -f "$src/config/mrcd.ini" --set transport.encap=srv6 "$name.pcap" \
+for name in fabric-auto fabric-off fabric-recover fabric-on-2w; do
+	w=1
+	[ "$name" = fabric-on-2w ] && w=2 # the destination worker's micro-SID in every path
+	if ! "$check" -f "$src/config/mrcd.ini" --set transport.encap=srv6 \
+		--set "lcores.workers_per_host=$w" "$name.pcap" \
 		> "$name.check" 2>&1 ||
 		! grep -Eq '^mrc-encap-check: 16384 packets: 16384 MRC SRv6 packets checked, 16384 match' \
 			"$name.check"; then
