@@ -18,8 +18,10 @@
 #   messages = 1           every flow stops (more than one already sent),
 #                          and then each host has verified exactly the
 #                          bytes the other sent, with no error;
-#   messages = 0           the stopped flows post again.
-# The QPs are the same throughout; at SIGTERM it exits 0, every message
+#   messages = 0           the stopped flows post again;
+#   qps_per_peer 2 -> 3    a flow added each way, its messages of the
+#                          mix's sizes and checked with them.
+# The QPs are the same until then; at SIGTERM it exits 0, every message
 # posted completed, none failed or lost, no verify error.
 # Usage: reload_params.sh MRCD_BINARY WORKDIR
 set -euo pipefail
@@ -203,6 +205,19 @@ s=($(host 0))
 [ "${s[1]}" -gt "${h0[1]}" ] || fail "messages = 0: host 0 posted ${h0[1]} then ${s[1]}: the stopped flows did not post again"
 [ "$(qps)" = "$q0" ] || fail "the QPs changed: '$q0' -> '$(qps)'"
 
+# A flow added after the sizes changed sends and is checked with the new ones.
+sed -i 's/^qps_per_peer = 2/qps_per_peer = 3/' "$t/traffic.ini"
+hup "SIGHUP: reloaded the profile .*traffic.ini: 4 flows kept, 0 removed, 2 added;"
+for _ in $(seq 50); do grep -q "reload: the flows' changes are done" "$t.err" && break; sleep 0.1; done
+grep -q "reload: the flows' changes are done" "$t.err" || fail "the flows' changes never finished"
+sleep 0.5
+q1=$(qps)
+[ "$(echo "$q1" | wc -w)" = 12 ] || fail "QPs after adding a flow each way: '$q1'"
+for h in 0 1; do
+	s=($(host $h))
+	[ "${s[5]}" = 0 ] || fail "host $h: ${s[5]} verify errors after flows were added"
+done
+
 kill -TERM "$pid"
 set +e
 wait "$pid"
@@ -219,7 +234,7 @@ if m["completed"] == 0 or m["lost"] or m["failed"] or m["posted"] != m["complete
     bad.append(f"messages {m}")
 if s["bytes_verified"] == 0 or s["verify_errors"]:
     bad.append(f"{s['bytes_verified']} bytes verified, {s['verify_errors']} errors")
-if s.get("reloads") != {"ok": 5, "refused": 2}:
+if s.get("reloads") != {"ok": 6, "refused": 2}:
     bad.append(f"reloads {s.get('reloads')}")
 for b in bad:
     print(f"reload_params: FAIL: {b}")

@@ -66,6 +66,10 @@ mrcd_reload_params_check(struct mrcd_daemon *d, const struct mrcd_profile *next,
 	struct mrcd_gen_params *g;
 
 	*out = NULL;
+	if (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN) {
+		snprintf(what, len, "the run is ending: its flows are draining");
+		return -ECANCELED;
+	}
 	if (d->gen_old != NULL) {
 		snprintf(what, len,
 			"the workers have not all taken the previous reload's parameters yet; try "
