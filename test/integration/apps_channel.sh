@@ -53,11 +53,7 @@ port=$((20000 + $$ % 20000))
 	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
-[ -S "$sock" ] || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
+mrc_wait_apps "$sock" mrcd.log || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
 "$app" server "$sock" 1 "$port" 1048576 65536 3 normal 4 > server.log 2>&1 &
 spid=$!
 "$app" client "$sock" 0 "$port" 1048576 65536 3 normal 4 > client.log 2>&1 &
@@ -86,23 +82,14 @@ PY
 # Both programs gone: their regions too, once no packet holds them. A
 # region's count gone wrong (two workers attaching at once) would hold its
 # session here for good.
-n=?
-for _ in $(seq 50); do
-	n=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/apps 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?")
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+n=$(mrc_apps_gone mrcd.log)
 [ "$n" = 0 ] || { echo "apps_channel: FAIL: /mrc/apps still lists $n sessions 5 s after the programs"; fails=$((fails + 1)); }
-kill -TERM $mpid
-set +e
-wait $mpid
-rc=$?
-set -e
 trap - EXIT
+rc=0
+mrc_stop $mpid mrcd.log || rc=$?
 grep -v '^EAL\|^TELEMETRY' mrcd.log | grep -i 'applic\|error\|fail' | head -20 || true
 grep -q 'plane 2 down' mrcd.log || { echo "apps_channel: FAIL: plane 2 never failed"; fails=$((fails + 1)); }
-[ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+[ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; fails=$((fails + 1)); }
 /usr/bin/python3 - run.json <<'PY' || fails=$((fails + 1))
 import json, sys
 s = json.load(open(sys.argv[1]))
