@@ -15,7 +15,10 @@
 # QPs; no packet may reach a shard that does not own its QP. Both sessions
 # must be gone within 5 s of the programs' end (their regions released),
 # and mrcd must exit 0 after, every mempool full again. (Failures on two
-# workers: apps_failures_2w; apps_fabric runs one worker per host.)
+# workers: apps_failures_2w; apps_fabric runs one worker per host.) With
+# [ports] encap_offload = auto and no generator flow, no destination has
+# encap rules: every packet of the applications' QPs is built in software
+# and counted in encap_pkts' sw_no_table (doc/offload.md).
 # Usage: apps_channel.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -49,7 +52,8 @@ action = up
 S
 port=$((20000 + $$ % 20000))
 "$mrcd" --lcores=0@0,1@0,2@1 -- --set daemon.apps_socket="$sock" \
-	--set lcores.workers_per_host=2 --set lcores.workers=2 --json run.json \
+	--set lcores.workers_per_host=2 --set lcores.workers=2 --set ports.encap_offload=auto \
+	--json run.json \
 	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
@@ -98,6 +102,13 @@ bad = [f"host {x['host']} shard {x['shard']}: {k} {x[k]}" for x in s["shards"]
 got = {(x["host"], x["shard"]): x["rx_dispatched_in"] for x in s["shards"]}
 print("apps_channel: steering", sorted({p["steering"] for p in s["ports"]}),
       "; packets passed on to their owner per (host, shard)", got)
+# the applications' QPs have no rules to read: each host's packets all counted as such
+enc = s["encap_pkts"]
+if len(enc) != 2 or any(e["sw_no_table"] == 0 or e["nic"] or e["sw_no_port"] or e["sw_no_rule"]
+                        for e in enc):
+    bad.append(f"encap_pkts {enc}: want every packet in sw_no_table")
+print("apps_channel: encap offload on, packets of QPs without a table per host",
+      [e["sw_no_table"] for e in enc])
 for b in bad:
     print("apps_channel: FAIL:", b)
 sys.exit(1 if bad or len(s["shards"]) != 4 else 0)
