@@ -30,6 +30,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_reload.h"
 #include "mrcd_gen.h"
 #include "mrcd_launch.h"
 
@@ -298,6 +299,11 @@ mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now)
 int
 mrcd_sched_init_all(struct mrcd_daemon *d)
 {
+	/* the generator's parameters, which each shard's queues start with */
+	if (mrcd_reload_params_init(d) != 0) {
+		MRCD_LOG(ctrl, ERR, "out of memory for the generator's parameters");
+		return -ENOMEM;
+	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
 			const int rc = mrcd_sched_init(d, h, k, rte_rdtsc());

@@ -34,6 +34,7 @@ mrcd_free_qps(struct mrcd_daemon *d)
 {
 	mrcd_recover_free(d); /* the QPs of recoveries, before the shards go */
 	mrcd_reload_free(d);
+	mrcd_reload_params_free(d); /* the workers have stopped */
 	for (unsigned int i = 0; i < d->n_flows && d->flows != NULL; i++) {
 		const struct mrcd_flow *f = &d->flows[i];
 
