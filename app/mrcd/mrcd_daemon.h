@@ -106,6 +106,10 @@ struct mrcd_shardctx {
 	/* worker only (after setup fills them): the generator's queues, mrcd_sched.h */
 	struct mrcd_flowq ready, wait, turns;
 	uint32_t active, active_max; /* worker: flows holding a turn; setup: at most */
+	/* worker only: the generator's parameters it posts and checks with (mrcd_gen.h) */
+	const struct mrcd_gen_params *gen;
+	/* the worker writes (release) once it took a block, control reads: which it took */
+	const struct mrcd_gen_params *gen_taken;
 	/* worker writes, the snapshot copies: the generator's totals, kept as they change
 	 * (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
@@ -238,6 +242,9 @@ struct mrcd_hostctx {
 	const struct mrc_flow_ops *encap_ops[MRC_SHARD_MAX_PLANES];
 	struct mrcd_encap_host *encap;
 	uint32_t encap_rules[MRC_SHARD_MAX_PLANES], encap_fails[MRC_SHARD_MAX_PLANES];
+	/* endpoint requests and answers (QPN 2) built in software on a plane whose port
+	 * offloads: control writes (relaxed), stats read */
+	uint64_t encap_sw_epreq;
 	/* setup: the rules steering each port's packets to the workers (flow steering),
 	 * and the backend that made them; control removes them at teardown */
 	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];
@@ -362,8 +369,14 @@ struct mrcd_daemon {
 	struct mrcd_cli cli;	  /* control (main.c) writes before setup; read-only after */
 	struct mrcd_service svc;  /* control only */
 	struct mrcd_config cfg;	  /* likewise: everyone reads */
-	struct mrcd_profile prof; /* likewise: the generator (worker) reads */
-	uint64_t hz;		  /* control, before setup; read-only after */
+	struct mrcd_profile prof; /* likewise; a reload writes the keys it applies */
+	/*
+	 * The generator's parameters (mrcd_gen_params): control builds and publishes
+	 * (release), each shard's worker takes it (hc->gen); gen_old is the block
+	 * before, control's, freed once every shard took gen_pub.
+	 */
+	struct mrcd_gen_params *gen_pub, *gen_old;
+	uint64_t hz; /* control, before setup; read-only after */
 	/* control, before setup: the profile and scenario files ("" = built-in, none) */
 	char profile_path[PATH_MAX], scenario_path[PATH_MAX];
 	bool no_traffic; /* control, before setup: profile none, no flows; read-only after */

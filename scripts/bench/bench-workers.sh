@@ -7,8 +7,10 @@
 # WRITE-with-immediate messages, 4 QPs per direction, no verification):
 #   1 worker:  both hosts on one worker (CPU 1), main's lcore on CPU 0;
 #   2 workers: [lcores] workers_per_host = 2, shard k of both hosts on
-#              worker k; worker 0 shares CPU 0 with main's lcore
-#              (--lcores 0@0,1@0,2@1), worker 1 has CPU 1; half the flows'
+#              worker k; worker 0 has CPU 0, worker 1 shares CPU 1 with
+#              main's lcore and the stats thread (--lcores 0@1,1@0,2@1:
+#              under software steering worker 0 reads every packet, worker
+#              1 only what it is passed, so it has room for them); half the flows'
 #              far ends owned by the other worker index ([lcores]
 #              peer_shard = half). Each link is an emulated NIC pair with 2
 #              queues: with software steering the emulated NIC's RSS puts

@@ -280,9 +280,12 @@ def rows_workers(r):
             f"{fmt(100 * two['crossed_share'])}%)",
             f"{fmt(100 * two['dispatch_share_of_worker_max'])}%", "", "", "< 15%", cmd)]
     if two.get("others_share") is not None:
-        out.append(("2 workers: CPU the main lcore, stats and other threads took on worker 0's "
-                    "CPU, share of the run", f"{fmt(100 * two['others_share'])}%", "", "", "",
-                    cmd))
+        least = two.get("worker_cpu_share_min")
+        out.append(("2 workers: CPU the main lcore, stats and other threads took, share of the "
+                    f"run ({two['lcores']})" +
+                    ("" if least is None else
+                     f" (the least CPU a worker got: {fmt(100 * least)}% of the run)"),
+                    f"{fmt(100 * two['others_share'])}%", "", "", "", cmd))
     if "main_1w" in s:
         out.append(("1 worker: this tree / main, same run", f"{fmt(one['goodput_gbps'])} Gb/s",
                     f"main {fmt(s['main_1w']['goodput_gbps'])} Gb/s",

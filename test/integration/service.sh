@@ -15,7 +15,7 @@
 #    flow and adds one (incast onto host 1 with two QPs), then one back to
 #    pairs: the QP that stays keeps its counters (telemetry before and
 #    after), the removed flow's QPs go, the new ones carry messages; a
-#    changed msg_kb and a broken profile are refused by name, the process
+#    changed outstanding and a broken profile are refused by name, the process
 #    running on unchanged; `mrcctl reload` of a scenario (none -> plane 1
 #    down 100 ms after the reload, up 400 ms after): the fabric's log says
 #    both exactly that long after it took the timeline, its counter of
@@ -241,11 +241,11 @@ for _ in $(seq 50); do [ "$(grep -c "reload: the flows' changes are done" "$t.er
 sleep 0.5
 [ "$(tele /mrc/qp,0x100 tx_data_pkts)" -gt "$sent1" ] || fail "traffic: QP 0x100 stopped after the second reload"
 [ "$(qps | wc -w)" = 4 ] || fail "traffic: QPs after the second reload '$(qps)'"
-# Refused: a key that shapes every flow, and a profile that does not load; nothing changes.
+# Refused: a key that lays out every flow's slots, and a profile that does not load; nothing changes.
 qpns2=$(qps)
-sed -i 's/^msg_kb = 256/msg_kb = 128/' "$prof"
-hup "$t" "^<4>mrcd.ctrl: SIGHUP: refused a change \(profile .*traffic.ini: msg_kb = 256 -> 128"
-sed -i -e 's/^msg_kb = 128/msg_kb = 256/' -e 's/^pattern = pairs/pattern = bogus/' "$prof"
+sed -i 's/^outstanding = 2/outstanding = 4/' "$prof"
+hup "$t" "^<4>mrcd.ctrl: SIGHUP: refused a change \(profile .*traffic.ini: outstanding = 2 -> 4: each flow's message slots"
+sed -i -e 's/^outstanding = 4/outstanding = 2/' -e 's/^pattern = pairs/pattern = bogus/' "$prof"
 hup "$t" "^<3>mrcd.ctrl: SIGHUP: refused: profile: .*traffic.ini.*bogus.*Still running as before"
 sed -i 's/^pattern = bogus/pattern = pairs/' "$prof"
 kill -0 "$pid" 2> /dev/null || fail "traffic: a refused reload stopped it"

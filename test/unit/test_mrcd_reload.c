@@ -20,40 +20,94 @@
 #include "mrcd_notify.h"
 #include "mrcd_reload.h"
 
-/* Only the keys that choose the flows may differ; the first other one is named. */
+/*
+ * The keys that choose the flows and those that apply live may differ; the
+ * first other one is named with why; a message larger than the start's
+ * slot is refused.
+ */
 static int
 test_profile_check(void)
 {
 	struct mrcd_profile a, b;
-	char what[256];
+	char what[512];
+	bool shape = true;
 
 	mrcd_profile_defaults(&a);
 	mrcd_profile_derive(&a);
 	b = a;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 0u);
+	MRC_T_EQ(shape, false);
+	MRC_T_EQ(mrcd_reload_profile_flows(&a, &b), false);
 	b.qps_per_peer = 4;
 	b.pattern = MRCD_PAT_RING;
 	b.incast_target = 1;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_flows(&a, &b), true);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 0u);
+	/* smaller messages fit the slots: live, a change of shape */
+	b = a;
 	b.msg_kb = a.msg_kb / 2;
+	mrcd_profile_derive(&b);
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 1u);
+	MRC_T_EQ(shape, true);
+	MRC_T_STREQ(what, "msg_kb 1024 -> 512");
+	/* larger ones do not */
+	b.msg_kb = a.msg_kb * 2;
+	mrcd_profile_derive(&b);
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
-	MRC_T_ASSERT(strncmp(what, "msg_kb = ", 9) == 0, "named '%s'", what);
+	MRC_T_ASSERT(strncmp(what, "msg_kb = 1024 -> 2048: ", 23) == 0 &&
+			     strstr(what, "slot, 1024 KiB") != NULL,
+		"named '%s'", what);
+	b = a;
+	snprintf(b.size_mix, sizeof(b.size_mix), "64:1, 4:3");
+	mrcd_profile_derive(&b);
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 1u);
+	MRC_T_ASSERT(
+		shape && strncmp(what, "size_mix '' -> '64:1, 4:3'", 26) == 0, "said '%s'", what);
+	snprintf(b.size_mix, sizeof(b.size_mix), "4:1, 2048:1");
+	mrcd_profile_derive(&b);
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "size_mix = '' -> '4:1, 2048:1': ", 32) == 0 &&
+			     strstr(what, "(2048 KiB)") != NULL,
+		"named '%s'", what);
+	/* pacing and counts: live, no change of shape; several said together */
+	b = a;
+	b.rate_gbps = 5;
+	b.messages = 100;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 2u);
+	MRC_T_EQ(shape, false);
+	MRC_T_STREQ(what, "rate_gbps 0 -> 5, messages 0 -> 100");
+	b = a;
+	b.verify = !a.verify;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 1u);
+	MRC_T_EQ(shape, true);
+	/* refused, each named with its reason */
 	b = a;
 	b.outstanding = (uint16_t)(a.outstanding + 1);
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
-	MRC_T_ASSERT(strncmp(what, "outstanding = ", 14) == 0, "named '%s'", what);
+	MRC_T_ASSERT(strncmp(what, "outstanding = ", 14) == 0 && strstr(what, "laid out") != NULL,
+		"named '%s'", what);
 	b = a;
-	b.rate_gbps = 5;
+	b.opcode = MRCD_OP_WRITE;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
-	MRC_T_STREQ(what, "rate_gbps = 0 -> 5");
+	MRC_T_ASSERT(strncmp(what, "opcode = write_imm -> write: ", 29) == 0, "named '%s'", what);
 	b = a;
-	b.verify = !a.verify;
+	b.active_flows = 8;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
-	MRC_T_ASSERT(strncmp(what, "verify = ", 9) == 0, "named '%s'", what);
+	MRC_T_ASSERT(strncmp(what, "active_flows = 0 -> 8: ", 23) == 0, "named '%s'", what);
+	a.active_flows = 4;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	MRC_T_EQ(mrcd_reload_profile_live(&a, &b, &shape, what, sizeof(what)), 1u);
+	MRC_T_STREQ(what, "active_flows 4 -> 8");
 	b = a;
-	snprintf(b.size_mix, sizeof(b.size_mix), "64:1");
+	b.cc_profile = 1;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
-	MRC_T_ASSERT(strncmp(what, "size_mix = ", 11) == 0, "named '%s'", what);
+	MRC_T_ASSERT(strncmp(what, "ev_profile, cc_profile = ", 25) == 0, "named '%s'", what);
 	return MRC_TEST_OK;
 }
 

@@ -328,6 +328,8 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	f->src = k->src;
 	f->dst = k->dst;
 	f->q = k->q;
+	/* Its messages have the sizes in force (a reload that also changes them sets its own). */
+	f->shape_gen = d->gen_pub->shape_gen;
 	f->src_local = (int16_t)(k->src - lo);
 	f->dst_local = (int16_t)(k->dst - lo);
 	f->qpn = sq;

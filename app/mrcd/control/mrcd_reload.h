@@ -15,9 +15,14 @@
  * posting, drain and have their QPs destroyed, flows only in the new one
  * get a new QP pair on spare QP numbers (mrcd_recover.h), connected to
  * each other by the control thread, so both ends agree by construction.
- * Any other profile key (message size, slots, pacing, opcode, checks)
- * shapes every flow's buffers and schedule at start: such a change is
- * refused, naming the key.
+ * The keys that apply live (msg_kb and size_mix within the slot size made
+ * at start, verify, rate_gbps, messages, active_flows from one count to
+ * another) go to the workers as a new parameter block (mrcd_gen_params,
+ * taken at each shard's next pass; mrcd_reload_params_*): messages posted
+ * before keep their sizes. The rest (outstanding, opcode, the QP profiles,
+ * a larger message, active_flows to or from 0) shape the flows' buffers,
+ * QPs or schedule at start: such a change is refused, naming the key and
+ * why.
  *
  * Limits (each refusal names it): both ends of every flow added or removed
  * are hosts of this process (a peer elsewhere would have to agree on the
@@ -48,12 +53,51 @@ struct mrcd_flow_key {
 };
 
 /*
- * 0 when `next` differs from `now` at most in the keys that choose the
- * flows (pattern, incast_target, qps_per_peer); else 1 with the first
- * other key that differs, as "key = old -> new", in `what`.
+ * 0 when every key in which `next` differs from `now` can change at run
+ * time (the flows' keys and the live ones); else 1 with the first that
+ * cannot, as "key = old -> new: why", in `what`. now->max_kb is the run's
+ * slot size.
  */
 int mrcd_reload_profile_check(
 	const struct mrcd_profile *now, const struct mrcd_profile *next, char *what, size_t len);
+
+/*
+ * How many of the keys that apply live differ, said as "key old -> new, ..."
+ * in `what`; *shape: one of them shapes messages (msg_kb, size_mix, verify).
+ */
+unsigned int mrcd_reload_profile_live(const struct mrcd_profile *now,
+	const struct mrcd_profile *next, bool *shape, char *what, size_t len);
+
+/* Whether the keys that choose the flows differ (pattern, incast_target, qps_per_peer). */
+bool mrcd_reload_profile_flows(const struct mrcd_profile *now, const struct mrcd_profile *next);
+
+/* Setup: the generator's first parameter block (d->gen_pub) from d->prof; 0 or -ENOMEM. */
+int mrcd_reload_params_init(struct mrcd_daemon *d);
+/* Teardown, the workers stopped: every block. */
+void mrcd_reload_params_free(struct mrcd_daemon *d);
+
+/*
+ * Control, on a reload whose live keys differ: check that `next` can be
+ * given to the workers now, and build its block in *out (freed by the
+ * caller if not published). 0, or <0 refused, nothing changed, the reason
+ * in `what`: the workers have not all taken the last block, a reload's
+ * flows are still changing, a message shape change while messages of the
+ * shape before the last are still on their way, or one to a receiver in
+ * another process.
+ */
+int mrcd_reload_params_check(struct mrcd_daemon *d, const struct mrcd_profile *next, bool shape,
+	struct mrcd_gen_params **out, char *what, size_t len);
+
+/*
+ * Control: publish `g` (from mrcd_reload_params_check) to the workers, and
+ * write its keys into d->prof. Flows from index first_new on (made by this
+ * reload, not yet handed to any worker) start in its shape.
+ */
+void mrcd_reload_params_publish(
+	struct mrcd_daemon *d, struct mrcd_gen_params *g, unsigned int first_new);
+
+/* Control, every loop pass: free the block before once every shard took the new one. */
+void mrcd_reload_params_tick(struct mrcd_daemon *d);
 
 /*
  * Which flows stay: keep[i] = 1 when live[i] is in `want`, add[j] = 1 when

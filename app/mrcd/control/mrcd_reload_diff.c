@@ -20,35 +20,88 @@ int
 mrcd_reload_profile_check(
 	const struct mrcd_profile *now, const struct mrcd_profile *next, char *what, size_t len)
 {
-	/* Every key but pattern, incast_target and qps_per_peer: they shape each flow. */
-	if (now->msg_kb != next->msg_kb)
-		snprintf(what, len, "msg_kb = %u -> %u", now->msg_kb, next->msg_kb);
+	/* now->max_kb is the slot size the run made at start (a reload keeps it). */
+	if (next->max_kb > now->max_kb && next->n_mix > 0)
+		snprintf(what, len,
+			"size_mix = '%s' -> '%s': its largest message (%u KiB) would not fit a "
+			"message slot, %u KiB, made at start",
+			now->size_mix, next->size_mix, next->max_kb, now->max_kb);
+	else if (next->max_kb > now->max_kb)
+		snprintf(what, len,
+			"msg_kb = %u -> %u: its largest message (%u KiB) would not fit a message "
+			"slot, %u KiB, made at start",
+			now->msg_kb, next->msg_kb, next->max_kb, now->max_kb);
 	else if (now->outstanding != next->outstanding)
-		snprintf(what, len, "outstanding = %u -> %u", now->outstanding, next->outstanding);
-	else if (now->rate_gbps != next->rate_gbps)
-		snprintf(what, len, "rate_gbps = %g -> %g", now->rate_gbps, next->rate_gbps);
-	else if (now->messages != next->messages)
-		snprintf(what, len, "messages = %llu -> %llu", (unsigned long long)now->messages,
-			(unsigned long long)next->messages);
-	else if (now->active_flows != next->active_flows)
-		snprintf(what, len, "active_flows = %u -> %u", now->active_flows,
-			next->active_flows);
-	else if (now->verify != next->verify)
-		snprintf(what, len, "verify = %s -> %s", now->verify ? "true" : "false",
-			next->verify ? "true" : "false");
+		snprintf(what, len,
+			"outstanding = %u -> %u: each flow's message slots, and which one a "
+			"message takes (its number mod outstanding), are laid out at start at "
+			"both ends",
+			now->outstanding, next->outstanding);
 	else if (now->opcode != next->opcode)
-		snprintf(what, len, "opcode = %s -> %s",
+		snprintf(what, len,
+			"opcode = %s -> %s: the receivers count and place messages by their "
+			"immediates, which a plain WRITE does not carry",
 			now->opcode == MRCD_OP_WRITE ? "write" : "write_imm",
 			next->opcode == MRCD_OP_WRITE ? "write" : "write_imm");
-	else if (strcmp(now->size_mix, next->size_mix) != 0)
-		snprintf(what, len, "size_mix = '%s' -> '%s'", now->size_mix, next->size_mix);
+	else if ((now->active_flows == 0) != (next->active_flows == 0))
+		snprintf(what, len,
+			"active_flows = %u -> %u: turns are counted only in a run that starts "
+			"with active_flows > 0 (from one count to another is applied)",
+			now->active_flows, next->active_flows);
 	/* Flows made and destroyed on a reload count on the profiles the run started with. */
 	else if (now->ev_profile != next->ev_profile || now->cc_profile != next->cc_profile)
-		snprintf(what, len, "ev_profile, cc_profile = %u, %u -> %u, %u", now->ev_profile,
-			now->cc_profile, next->ev_profile, next->cc_profile);
+		snprintf(what, len,
+			"ev_profile, cc_profile = %u, %u -> %u, %u: the flows' QPs are made "
+			"with them, and kept",
+			now->ev_profile, now->cc_profile, next->ev_profile, next->cc_profile);
 	else
 		return 0;
 	return 1;
+}
+
+/* Append ", key old -> new" to what (at w). */
+#define SAY(...)                                                                         \
+	do {                                                                             \
+		if (w < len)                                                             \
+			w += (size_t)snprintf(what + w, len - w, "%s", n++ ? ", " : ""); \
+		if (w < len)                                                             \
+			w += (size_t)snprintf(what + w, len - w, __VA_ARGS__);           \
+	} while (0)
+
+unsigned int
+mrcd_reload_profile_live(const struct mrcd_profile *now, const struct mrcd_profile *next,
+	bool *shape, char *what, size_t len)
+{
+	unsigned int n = 0;
+	size_t w = 0;
+
+	if (len > 0)
+		what[0] = '\0';
+	if (now->msg_kb != next->msg_kb)
+		SAY("msg_kb %u -> %u", now->msg_kb, next->msg_kb);
+	if (strcmp(now->size_mix, next->size_mix) != 0)
+		SAY("size_mix '%s' -> '%s'", now->size_mix, next->size_mix);
+	if (now->verify != next->verify)
+		SAY("verify %s -> %s", now->verify ? "true" : "false",
+			next->verify ? "true" : "false");
+	*shape = n > 0;
+	if (now->rate_gbps != next->rate_gbps)
+		SAY("rate_gbps %g -> %g", now->rate_gbps, next->rate_gbps);
+	if (now->messages != next->messages)
+		SAY("messages %llu -> %llu", (unsigned long long)now->messages,
+			(unsigned long long)next->messages);
+	if (now->active_flows != next->active_flows)
+		SAY("active_flows %u -> %u", now->active_flows, next->active_flows);
+	return n;
+}
+
+#undef SAY
+
+bool
+mrcd_reload_profile_flows(const struct mrcd_profile *now, const struct mrcd_profile *next)
+{
+	return now->pattern != next->pattern || now->incast_target != next->incast_target ||
+	       now->qps_per_peer != next->qps_per_peer;
 }
 
 static uint64_t

@@ -349,9 +349,12 @@ first_diff(const char *a, const char *b, char *out, size_t len)
 
 /* What a reload would change, found by reload_check (nothing changed yet). */
 struct reload_plan {
-	bool flows;			/* the profile's flows change (the new profile in next) */
-	struct mrc_fabric_timeline *tl; /* the new fault timeline; NULL: the scenario stays */
-	char scenario[PATH_MAX];	/* its file ("" = none) */
+	bool flows;	     /* the profile's flows change (the new profile in next) */
+	unsigned int n_live; /* keys that apply live differ (said in live_what) */
+	bool shape;	     /* of those, one that shapes messages */
+	char live_what[400];
+	struct mrc_fabric_timeline *tl;	      /* the new fault timeline; NULL: the scenario stays */
+	char scenario[PATH_MAX];	      /* its file ("" = none) */
 	char flows_what[640], scen_what[640]; /* each change, said */
 };
 
@@ -470,53 +473,81 @@ reload_check(struct mrcd_daemon *d, struct mrcd_profile *next, char *path, struc
 		return rc;
 	}
 	if (mrcd_reload_profile_check(&d->prof, next, diff, sizeof(diff)) != 0) {
-		snprintf(what, len,
-			"profile %.1000s: %.500s: every flow's slots and schedule are made at "
-			"start",
-			path, diff);
+		snprintf(what, len, "profile %.1000s: %.500s", path, diff);
 		return 1;
 	}
-	now_text = profile_text(&d->prof, &n1);
-	new_text = profile_text(next, &n2);
-	if (now_text == NULL || new_text == NULL) {
-		free(now_text);
-		free(new_text);
-		snprintf(what, len, "out of memory");
-		return -ENOMEM;
-	}
-	plan->flows = strcmp(now_text, new_text) != 0;
+	plan->n_live = mrcd_reload_profile_live(
+		&d->prof, next, &plan->shape, plan->live_what, sizeof(plan->live_what));
+	plan->flows = mrcd_reload_profile_flows(&d->prof, next);
 	if (plan->flows) {
+		now_text = profile_text(&d->prof, &n1);
+		new_text = profile_text(next, &n2);
+		if (now_text == NULL || new_text == NULL) {
+			free(now_text);
+			free(new_text);
+			snprintf(what, len, "out of memory");
+			return -ENOMEM;
+		}
 		first_diff(now_text, new_text, diff, sizeof(diff));
 		snprintf(plan->flows_what, sizeof(plan->flows_what), "profile %.200s: %.200s", path,
 			diff);
+		free(now_text);
+		free(new_text);
+	} else if (plan->n_live > 0) {
+		snprintf(plan->flows_what, sizeof(plan->flows_what), "profile %.200s: %.400s", path,
+			plan->live_what);
 	}
-	free(now_text);
-	free(new_text);
 	return 0;
 }
 
-/* The flows' change, applied: the keys that chose them, and the path, are the new ones. */
+/*
+ * The profile's change, applied: the live keys' new parameter block (checked
+ * first: it may still refuse), then the flows' change (which may refuse,
+ * nothing changed), then the block published to the workers.
+ */
 static int
 reload_apply(struct mrcd_daemon *d, const struct mrcd_profile *next, const char *path,
 	struct reload_plan *plan, char *what, size_t len)
 {
 	const uint64_t now = rte_rdtsc();
-	char how[512];
+	const unsigned int first_new = d->n_flows;
+	struct mrcd_gen_params *g = NULL;
+	char how[512] = "";
 	int rc;
 
-	rc = mrcd_reload_flows(d, next, now, how, sizeof(how));
-	if (rc < 0) {
-		snprintf(what, len, "%.600s: %.500s", plan->flows_what, how);
-		return 1;
+	if (plan->n_live > 0) {
+		rc = mrcd_reload_params_check(d, next, plan->shape, &g, how, sizeof(how));
+		if (rc < 0) {
+			snprintf(what, len, "%.600s: %.500s", plan->flows_what, how);
+			return 1;
+		}
 	}
-	/* Only what chose the flows differs, and no worker reads these keys (mrcd_gen.c). */
-	d->prof.pattern = next->pattern;
-	d->prof.incast_target = next->incast_target;
-	d->prof.qps_per_peer = next->qps_per_peer;
+	if (plan->flows) {
+		rc = mrcd_reload_flows(d, next, now, how, sizeof(how));
+		if (rc == 0)
+			snprintf(how, sizeof(how), "the same flows");
+		if (rc < 0) {
+			free(g);
+			snprintf(what, len, "%.600s: %.500s", plan->flows_what, how);
+			return 1;
+		}
+		/* Only what chose the flows differs, and no worker reads these keys (mrcd_gen.c).
+		 */
+		d->prof.pattern = next->pattern;
+		d->prof.incast_target = next->incast_target;
+		d->prof.qps_per_peer = next->qps_per_peer;
+	}
+	if (g != NULL) {
+		mrcd_reload_params_publish(d, g, first_new);
+		MRCD_LOG(ctrl, INFO, "reload: the workers take %s from their next pass%s",
+			plan->live_what,
+			plan->shape ? "; messages posted before keep their sizes" : "");
+	}
 	snprintf(d->prof.path, sizeof(d->prof.path), "%s", next->path);
 	snprintf(d->profile_path, sizeof(d->profile_path), "%s", path);
-	snprintf(plan->flows_what, sizeof(plan->flows_what), "the profile %.400s: %.200s", path,
-		how);
+	snprintf(plan->flows_what, sizeof(plan->flows_what), "the profile %.200s: %.200s%s%.200s",
+		path, plan->n_live > 0 ? plan->live_what : "",
+		plan->n_live > 0 && how[0] ? "; " : "", how);
 	return 0;
 }
 
@@ -586,17 +617,17 @@ reload(struct mrcd_daemon *d, char *what, size_t len)
 
 	memset(&plan, 0, sizeof(plan));
 	rc = reload_check(d, &next, path, &plan, what, len);
-	if (rc == 0 && plan.flows)
+	if (rc == 0 && (plan.flows || plan.n_live > 0))
 		rc = reload_apply(d, &next, path, &plan, what, len);
 	if (rc == 0 && plan.tl != NULL)
 		rc = reload_scenario_apply(d, &plan, what, len);
 	mrc_fabric_timeline_free(plan.tl); /* refused: never offered */
 	if (rc != 0)
 		return rc;
-	if (!plan.flows && plan.scen_what[0] == '\0')
+	if (!plan.flows && plan.n_live == 0 && plan.scen_what[0] == '\0')
 		return 0;
-	snprintf(what, len, "%s%s%s", plan.flows_what, plan.flows && plan.scen_what[0] ? "; " : "",
-		plan.scen_what);
+	snprintf(what, len, "%s%s%s", plan.flows_what,
+		plan.flows_what[0] && plan.scen_what[0] ? "; " : "", plan.scen_what);
 	return 2;
 }
 

@@ -70,6 +70,7 @@ mrcd_service_tick(struct mrcd_daemon *d, uint64_t now)
 	int n;
 
 	mrcd_reload_tick(d, now); /* a reload's flow changes, step by step */
+	mrcd_reload_params_tick(d);
 	mrcd_service_reload_tick(d);
 	if (d->svc.notify.fd < 0 || d->phase != MRCD_RUN)
 		return;

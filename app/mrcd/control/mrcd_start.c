@@ -30,6 +30,7 @@
 #include "mrcd_cpus.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
+#include "mrcd_reload.h"
 #include "mrcd_gen.h"
 #include "mrcd_launch.h"
 
@@ -202,6 +203,16 @@ fabric_open(struct mrcd_daemon *d)
 		MRCD_LOG(ctrl, ERR, "fabric: %s", why);
 		return -rte_errno;
 	}
+	/* [fabric] capture: what the hosts' NICs send, kept in memory, written at exit */
+	if (strcmp(d->cfg.fabric.capture, "none") != 0) {
+		rc = mrc_fabric_capture_start(d->fab, d->cfg.fabric.capture_pkts, 512);
+		if (rc != 0) {
+			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s, capture_pkts = %u: %s",
+				d->cfg.fabric.capture, d->cfg.fabric.capture_pkts,
+				rte_strerror(-rc));
+			return rc;
+		}
+	}
 	rc = mrc_fabric_start_ports(d->fab, d->host[0].rx_pool);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "fabric: ports did not start: %s", rte_strerror(-rc));
@@ -288,6 +299,11 @@ mrcd_make_hosts(struct mrcd_daemon *d, uint64_t now)
 int
 mrcd_sched_init_all(struct mrcd_daemon *d)
 {
+	/* the generator's parameters, which each shard's queues start with */
+	if (mrcd_reload_params_init(d) != 0) {
+		MRCD_LOG(ctrl, ERR, "out of memory for the generator's parameters");
+		return -ENOMEM;
+	}
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {
 			const int rc = mrcd_sched_init(d, h, k, rte_rdtsc());

@@ -81,7 +81,8 @@ mrcd_recover_worker_step(struct mrcd_daemon *d, unsigned int h, unsigned int k)
 			carry_recv(carry, d->peer_qp[g->flow]);
 			/* telemetry reads the pointer (resolve_qpn): published whole */
 			__atomic_store_n(&d->peer_qp[g->flow], g->qp, __ATOMIC_RELEASE);
-			f->recv_seq = g->seq;
+			/* control reads it (mrcd_reload_params.c) */
+			__atomic_store_n(&f->recv_seq, g->seq, __ATOMIC_RELAXED);
 			break;
 		case MRCD_GEN_RESUME_SEND:
 			carry_send(carry, f->qp);

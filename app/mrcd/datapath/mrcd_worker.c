@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
@@ -54,14 +55,20 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 			} else if (e[k].opcode == MRC_CQE_RECV_IMM) {
 				const uint64_t vb = f->verified_bytes, ve = f->verify_errors;
 
-				mrcd_gen_received(&d->prof, f, &e[k]);
+				/* Its sender took newer parameters than this shard has: take them.
+				 */
+				if (unlikely(__atomic_load_n(&f->shape_gen, __ATOMIC_RELAXED) !=
+					     hc->gen->shape_gen))
+					mrcd_sched_take(
+						d, (unsigned int)f->dst_local, f->dst_shard);
+				mrcd_gen_received(hc->gen, f, &e[k]);
 				hc->verified_bytes += f->verified_bytes - vb;
 				hc->verify_errors += f->verify_errors - ve;
 				mrcd_gaps_add(&hc->gaps, now);
 			} else {
 				const uint64_t sb = f->completed_bytes;
 
-				mrcd_gen_sent(&d->prof, f, &e[k], now, d->hz, &hc->hist);
+				mrcd_gen_sent(hc->gen, f, &e[k], now, d->hz, &hc->hist);
 				hc->completed++;
 				hc->sent_bytes += f->completed_bytes - sb;
 				mrcd_sched_wake(d, f, (uint32_t)fi);
@@ -163,7 +170,9 @@ mrcd_worker_main(void *arg)
 			struct mrcd_shardctx *sc =
 				&d->host[w->units[k].host].shard[w->units[k].shard];
 
-			/* Only flows that may post are visited (mrcd_sched.h). */
+			/* A reload's parameters, when published; then only flows that may post
+			 * are visited (mrcd_sched.h). */
+			mrcd_sched_take(d, w->units[k].host, w->units[k].shard);
 			mrcd_sched_post(d, sc, now, stopping);
 			mrc_shard_iterate(sc->rt, now, &sc->rand);
 			completions(d, sc, now);

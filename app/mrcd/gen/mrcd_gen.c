@@ -402,24 +402,28 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 }
 
 void
-mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e,
+mrcd_gen_sent(const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e,
 	uint64_t now_tsc, uint64_t tsc_hz, struct mrcd_hist *hist)
 {
-	const uint32_t slot = (uint32_t)(e->wr_id % p->outstanding);
+	const uint32_t slot = (uint32_t)(e->wr_id % g->p.outstanding);
 
 	f->completed++;
-	f->completed_bytes += mrcd_msg_len(p, f->id, e->wr_id);
+	f->completed_bytes += mrcd_msg_len(mrcd_gen_shape(g, f, e->wr_id), f->id, e->wr_id);
 	mrcd_hist_add(
 		hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
 }
 
 void
-mrcd_gen_received(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e)
+mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e)
 {
-	const uint64_t seq = f->recv_seq++;
+	const uint64_t seq = f->recv_seq;
+	/* The sizes and check it was posted with; a slot is the start's (g->p.max_kb). */
+	const struct mrcd_profile *p = mrcd_gen_shape(g, f, seq);
 	const uint32_t len = mrcd_msg_len(p, f->id, seq);
-	const uint8_t *dst = f->dst_buf + (size_t)(seq % p->outstanding) * p->max_kb * 1024u;
+	const uint8_t *dst = f->dst_buf + (size_t)(seq % g->p.outstanding) * g->p.max_kb * 1024u;
 
+	/* Control reads it to know when the messages of an older shape are all in. */
+	__atomic_store_n(&f->recv_seq, seq + 1, __ATOMIC_RELAXED);
 	/* Immediates arrive in order per QP: the expected number must be the one carried. */
 	if (e->imm != (uint32_t)seq || e->byte_len != len) {
 		f->verify_errors++;

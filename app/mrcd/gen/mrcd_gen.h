@@ -57,6 +57,24 @@ struct mrcd_profile {
 	uint32_t max_kb; /* the largest message: a slot's size */
 };
 
+/*
+ * The generator's parameters as a worker reads them: one block per reload
+ * that changed a key that applies live (doc/service.md, "Reload"), built
+ * by control, published through one pointer (d->gen_pub) and taken by each
+ * shard's worker at its next pass (mrcd_sched_take); never written after
+ * it is published. `p` is the profile in force, its max_kb the slot size
+ * made at start (a message of the new sizes fits one: checked before).
+ * A message keeps the shape (sizes, verify) it was posted with: each
+ * sending flow notes the number of its first message of the current shape
+ * (mrcd_flow shape_from, shape_gen), and the shape before the last change
+ * is kept here for the messages posted before it.
+ */
+struct mrcd_gen_params {
+	struct mrcd_profile p;
+	struct mrcd_profile before; /* sizes and verify before the last shape change */
+	uint32_t shape_gen;	    /* shape changes so far */
+};
+
 /* Message size of message `seq` of `flow`: the same at both ends, no state. */
 uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq);
 /* Bytes of one flow's slots at each end: outstanding x the largest message. */
@@ -114,6 +132,13 @@ struct mrcd_flow {
 	uint64_t failed;    /* completed with an error (its QP went to ERROR or was retired) */
 	uint64_t *post_tsc; /* per slot; setup allocates */
 	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
+	/*
+	 * The src worker writes (shape_gen with release, after shape_from), the
+	 * dst worker and control read: message shape_from is the first posted
+	 * with the sizes of shape generation shape_gen (mrcd_gen_params).
+	 */
+	uint32_t shape_gen;
+	uint64_t shape_from;
 	/* the dst worker's */
 	uint64_t recv_seq; /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
@@ -155,11 +180,27 @@ mrcd_gen_in_flight(const struct mrcd_flow *f)
 unsigned int mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_tsc,
 	uint64_t tsc_hz, bool stopping);
 
+/*
+ * The shape (sizes, verify) message `seq` of `f` was posted with: g's, or
+ * the one before g's last shape change for messages posted before the
+ * flow's sender took it. g must be at least the flow's shape generation.
+ */
+static inline const struct mrcd_profile *
+mrcd_gen_shape(const struct mrcd_gen_params *g, const struct mrcd_flow *f, uint64_t seq)
+{
+	const uint32_t gen = __atomic_load_n(&f->shape_gen, __ATOMIC_ACQUIRE);
+
+	return gen == g->shape_gen && seq >= __atomic_load_n(&f->shape_from, __ATOMIC_RELAXED)
+		       ? &g->p
+		       : &g->before;
+}
+
 /* A send completion on f's QP: record its completion time. */
-void mrcd_gen_sent(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e,
+void mrcd_gen_sent(const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e,
 	uint64_t now_tsc, uint64_t tsc_hz, struct mrcd_hist *hist);
 
 /* An immediate arrived for flow f (on f->dst): verify the message. */
-void mrcd_gen_received(const struct mrcd_profile *p, struct mrcd_flow *f, const struct mrc_cqe *e);
+void mrcd_gen_received(
+	const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e);
 
 #endif /* MRCD_GEN_H */

@@ -27,6 +27,7 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, ui
 	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
 		return -ENOMEM;
 	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
+	hc->gen = hc->gen_taken = d->gen_pub;
 	/* [profile] active_flows is per host: its shards share it out */
 	const uint32_t n_shards = d->host[host].n_shards ? d->host[host].n_shards : 1;
 
@@ -100,7 +101,7 @@ static void
 requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, uint32_t fi,
 	uint64_t now_tsc, bool stopping)
 {
-	const struct mrcd_profile *p = &d->prof;
+	const struct mrcd_profile *p = &hc->gen->p;
 	const bool in_flight = mrcd_gen_in_flight(f) != 0;
 
 	if (p->active_flows > 0) {
@@ -145,7 +146,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		const uint32_t fi = mrcd_flowq_pop(&hc->ready);
 		struct mrcd_flow *f = &d->flows[fi];
 
-		posted += mrcd_gen_post(&d->prof, f, now_tsc, d->hz, stopping || f->removed);
+		posted += mrcd_gen_post(&hc->gen->p, f, now_tsc, d->hz, stopping || f->removed);
 		requeue(d, hc, f, fi, now_tsc, stopping);
 	}
 	hc->posted += posted;
@@ -159,7 +160,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 static void
 enqueue_idle(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, uint32_t fi)
 {
-	if (d->prof.active_flows > 0) {
+	if (hc->gen->p.active_flows > 0) {
 		f->queued = MRCD_FLOW_TURN;
 		mrcd_flowq_push(&hc->turns, fi);
 		grant(d, hc);
@@ -177,7 +178,7 @@ mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 	if (f->queued != MRCD_FLOW_IDLE || f->src_local < 0)
 		return;
 	hc = &d->host[f->src_local].shard[f->src_shard];
-	if (d->prof.active_flows > 0) {
+	if (hc->gen->p.active_flows > 0) {
 		if (mrcd_gen_in_flight(f) != 0)
 			return; /* its turn lasts until the rest completes */
 		/* Hand the turn on; the flow queues for another (drain: the phase stops it). */
@@ -195,4 +196,43 @@ mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi)
 	if (f->queued != MRCD_FLOW_IDLE)
 		return;
 	enqueue_idle(d, hc, f, fi);
+}
+
+void
+mrcd_sched_take(struct mrcd_daemon *d, unsigned int host, unsigned int shard)
+{
+	struct mrcd_shardctx *hc = &d->host[host].shard[shard];
+	const struct mrcd_gen_params *g = __atomic_load_n(&d->gen_pub, __ATOMIC_ACQUIRE);
+	const struct mrcd_profile *p = &g->p;
+	const uint32_t n_shards = RTE_MAX(d->host[host].n_shards, 1u);
+	bool shape;
+
+	if (g == hc->gen)
+		return;
+	shape = g->shape_gen != hc->gen->shape_gen;
+	hc->gen = g;
+	/* Turns are counted only in a run that started with active_flows (a reload keeps it so). */
+	if (p->active_flows > 0)
+		hc->active_max = (p->active_flows + n_shards - 1) / n_shards;
+	for (uint32_t k = 0; k < hc->n_send; k++) {
+		const uint32_t fi = hc->send_flows[k];
+		struct mrcd_flow *f = &d->flows[fi];
+
+		if (shape) {
+			/* Its next message is the first of the new shape; those before keep theirs.
+			 */
+			__atomic_store_n(&f->shape_from, f->posted, __ATOMIC_RELAXED);
+			__atomic_store_n(&f->shape_gen, g->shape_gen, __ATOMIC_RELEASE);
+		}
+		/*
+		 * A flow that stopped because it had posted `messages`, may post again
+		 * under a larger count: queued as a completion would. An idle flow with
+		 * messages in flight (a completion wakes it) or done is left alone.
+		 */
+		if (f->queued == MRCD_FLOW_IDLE && mrcd_gen_in_flight(f) == 0 && !done(p, f, false))
+			enqueue_idle(d, hc, f, fi);
+	}
+	if (p->active_flows > 0)
+		grant(d, hc);
+	__atomic_store_n(&hc->gen_taken, g, __ATOMIC_RELEASE);
 }

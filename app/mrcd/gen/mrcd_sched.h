@@ -94,4 +94,15 @@ void mrcd_sched_wake(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi);
  */
 void mrcd_sched_resume(struct mrcd_daemon *d, struct mrcd_flow *f, uint32_t fi);
 
+/*
+ * Worker, at the start of each pass over a host's shard (and before checking a
+ * message whose flow's sender took a newer one): take the generator's
+ * parameters control published last (d->gen_pub), when they are new. Each
+ * flow it sends on notes its next message as the first of a new shape,
+ * flows stopped by `messages` that may post again are queued, the turns
+ * follow active_flows; then gen_taken tells control. Costs one load when
+ * nothing changed.
+ */
+void mrcd_sched_take(struct mrcd_daemon *d, unsigned int host, unsigned int shard);
+
 #endif /* MRCD_SCHED_H */
