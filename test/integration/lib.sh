@@ -122,8 +122,9 @@ mrc_dump_threads() {
 	fi
 }
 
-# mrc_wait_dead PID SECONDS: wait until PID has exited (gone, or a zombie
-# its parent has not reaped yet), at most SECONDS; 1 if it still runs then.
+# mrc_wait_dead PID SECONDS: wait until PID has exited (gone, a zombie its
+# parent has not reaped yet, or dead while being reaped), at most SECONDS;
+# 1, and the state it is in, if it still runs then.
 # Not `wait PID`: on a loaded machine the reaping itself, in the kernel
 # (release_task flushing the dead process's /proc entries from the dentry
 # cache, in the waiting shell's context), was seen to take 2 to 14 s after
@@ -133,9 +134,11 @@ mrc_wait_dead() {
 	local pid=$1 end=$((SECONDS + $2)) st
 	while [ $SECONDS -lt "$end" ]; do
 		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || true
-		[ -z "$st" ] || [ "$st" = Z ] && return 0
+		# Z: exited, not reaped; X: being reaped (the slow part above)
+		case $st in '' | Z | X) return 0 ;; esac
 		sleep 0.05
 	done
+	echo "process $pid: state $st after $2 s"
 	return 1
 }
 
