@@ -46,3 +46,12 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	if (qp->ev != NULL)
 		rte_prefetch0(qp->ev);
 }
+
+void
+mrc_qp_prefetch_post(const struct mrc_qp *qp)
+{
+	if (qp->sq != NULL)
+		rte_prefetch0_write(&qp->sq[qp->sq_tail & qp->sq_mask]);
+	if (qp->wake_ctx != NULL)
+		rte_prefetch0_write(qp->wake_ctx);
+}
