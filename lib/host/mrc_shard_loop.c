@@ -302,10 +302,22 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		dispatch(s, m, to, n, n_out);
 	t2 = rte_rdtsc();
 	s->cnt.cyc_dispatch += t2 - t1;
-	/* The QPs' own lines were asked for above; now their parts (mrc_qp_prefetch_parts). */
-	for (uint16_t k = 0; k < n; k++)
-		if (ok[k])
-			prefetch_qp(s, v[k].bth.dqpn, true);
+	/*
+	 * The QPs' own lines were asked for above; now their parts
+	 * (mrc_qp_prefetch_parts) and where each data packet's payload goes
+	 * (mrc_qp_prefetch_rx), both found through those lines.
+	 */
+	for (uint16_t k = 0; k < n; k++) {
+		const struct mrc_shard_slot *sl;
+
+		if (!ok[k])
+			continue;
+		sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
+		if (sl == NULL || sl->qp == NULL)
+			continue;
+		mrc_qp_prefetch_parts(sl->qp);
+		mrc_qp_prefetch_rx(sl->qp, &v[k]);
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
 			const uint8_t op = v[k].bth.opcode;

@@ -514,6 +514,16 @@ void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
  */
 void mrc_qp_prefetch_post(const struct mrc_qp *qp);
 
+/**
+ * The lines a received data packet `v` will be placed in (its first
+ * MRC_QP_PREFETCH_PLACE_BYTES), when its region's key and range check out;
+ * nothing for other packets. Reads the QP's first lines (the region
+ * table's pointer) and the region table, changes nothing: call it some time
+ * after mrc_qp_prefetch(), before mrc_qp_rx_keep().
+ */
+#define MRC_QP_PREFETCH_PLACE_BYTES 1024u
+void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);
+
 /** Per-QP counters (all per lcore, since the QP is). */
 #define MRC_QP_COUNTERS(X)                                                                     \
 	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                      \
