@@ -200,6 +200,8 @@ struct mrcd_config {
 		bool ecn_last_hop, control_priority;
 		double loss;
 		uint32_t ring_size, max_in_flight;
+		char capture[MRCD_CONFIG_PATH_MAX]; /* pcap of what the hosts send; "none" = off */
+		uint32_t capture_pkts;
 	} fabric;
 
 	struct mrcd_cfg_telemetry {

@@ -540,6 +540,14 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "rx and tx ring of each host port"),
 	KEY("fabric", "max_in_flight", U32, fabric.max_in_flight, .min = 64, .max = 16777216,
 		.def = "65536", .unit = "packets", .help = "packets the fabric holds at once"),
+	KEY("fabric", "capture", STRING, fabric.capture, .def = "none",
+		.help = "pcap file of the first capture_pkts packets the hosts send, as their "
+			"NICs put them on the wire (after the encap rules), 512 bytes of each, "
+			"written at exit by mrcd (not mrc-fabric; mrc-encap-check reads it); none = "
+			"off"),
+	KEY("fabric", "capture_pkts", U32, fabric.capture_pkts, .min = 1, .max = 1048576,
+		.def = "65536", .unit = "packets",
+		.help = "packets [fabric] capture keeps (512 bytes of memory each)"),
 
 	/* ---- [telemetry] ---- */
 	KEY("telemetry", "timeseries", STRING, telemetry.timeseries,

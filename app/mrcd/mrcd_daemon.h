@@ -238,6 +238,9 @@ struct mrcd_hostctx {
 	const struct mrc_flow_ops *encap_ops[MRC_SHARD_MAX_PLANES];
 	struct mrcd_encap_host *encap;
 	uint32_t encap_rules[MRC_SHARD_MAX_PLANES], encap_fails[MRC_SHARD_MAX_PLANES];
+	/* endpoint requests and answers (QPN 2) built in software on a plane whose port
+	 * offloads: control writes (relaxed), stats read */
+	uint64_t encap_sw_epreq;
 	/* setup: the rules steering each port's packets to the workers (flow steering),
 	 * and the backend that made them; control removes them at teardown */
 	const struct mrc_flow_ops *flow_ops[MRC_SHARD_MAX_PLANES];

@@ -394,6 +394,8 @@ ingress_queue(struct mrc_fabric *fab, struct fab_port *p, struct rte_ring *from_
 		/* The host's NIC: egress encap rules recorded for the port (doc/offload.md). */
 		mrc_nic_emu_encap(
 			mrc_flow_rec_encap_table(p->port_id), burst, (uint16_t)n, &fab->nic_cnt);
+		if (unlikely(fab->cap != NULL))
+			fab_capture_burst(fab, burst, n);
 		for (unsigned int k = 0; k < n; k++) {
 			struct fab_item it = {.t_ps = fab->now_ps, .m = burst[k]};
 			uint64_t *why;

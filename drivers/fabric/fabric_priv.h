@@ -171,7 +171,13 @@ struct mrc_fabric {
 	char why[320];
 	struct mrc_fabric_counters cnt;
 	struct mrc_nic_emu_counters nic_cnt; /* host ports with several queues */
+	struct fab_capture *cap;	     /* NULL: no capture (fabric_capture.c) */
 };
+
+/* ---- capture (fabric_capture.c) ---- */
+
+void fab_capture_burst(struct mrc_fabric *fab, struct rte_mbuf **pkts, unsigned int n);
+void fab_capture_free(struct mrc_fabric *fab);
 
 /* ---- numbering (fabric_topo.c) ---- */
 

@@ -339,6 +339,7 @@ mrc_fabric_free(struct mrc_fabric *fab)
 		fab_ports_destroy(fab);
 	for (uint32_t i = 0; fab->heap.a != NULL && i < fab->heap.n; i++)
 		rte_pktmbuf_free(fab->heap.a[i].m);
+	fab_capture_free(fab);
 	rte_free(fab->heap.a);
 	rte_free(fab->dirty);
 	rte_free(fab->fib);

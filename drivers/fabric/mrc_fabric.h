@@ -541,6 +541,20 @@ struct mrc_nic_emu_counters;
  */
 const struct mrc_nic_emu_counters *mrc_fabric_nic_counters(const struct mrc_fabric *fab);
 
+/**
+ * Capture the first `max_pkts` packets the hosts send, as their NICs put
+ * them on the wire (after the ports' egress encap rules), `snaplen` bytes
+ * of each (64..65535), into memory taken now. Call before the first poll.
+ * 0, -EINVAL (bad size, or a capture already), -ENOMEM.
+ */
+int mrc_fabric_capture_start(struct mrc_fabric *fab, uint32_t max_pkts, uint32_t snaplen);
+/**
+ * Write what was captured as a pcap file (Ethernet, stamps in fabric time);
+ * *n_pkts and *missed (packets past max_pkts) when not NULL. 0 or -errno.
+ */
+int mrc_fabric_capture_write(
+	const struct mrc_fabric *fab, const char *path, uint32_t *n_pkts, uint64_t *missed);
+
 /** Links, for walking them all: ids 0..n-1. */
 unsigned int mrc_fabric_n_links(const struct mrc_fabric *fab);
 

@@ -14,15 +14,40 @@
 
 #include "mrc_lib_priv.h"
 
+/* A work queue is full while mrcd has not taken what was posted (its tail)
+ * or the program has not yet polled what completed: either would let a new
+ * entry overwrite one still in use. */
+static bool
+queue_full(const struct mrc_chan_ring *ring, uint32_t head, uint32_t done, uint32_t size)
+{
+	return head - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) >= size || head - done >= size;
+}
+
+/* Publish one more entry to the worker that owns the QP. */
+static void
+queue_publish(struct mrc_chan_ring *ring, uint32_t *head)
+{
+	(*head)++;
+	__atomic_store_n(&ring->head, *head, __ATOMIC_RELEASE);
+}
+
+/* verbs' contract for a refused request: errno and the return value say
+ * why; the caller learns which request through its bad_wr. */
+static int
+post_refused(int err)
+{
+	if (err != 0)
+		errno = err;
+	return err;
+}
+
 int
 mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	int err = 0;
 
-	if (qp == NULL) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (qp == NULL)
+		return post_refused(EINVAL);
 	for (; wr != NULL; wr = wr->next) {
 		const uint32_t st = __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
 		struct mrc_chan_swqe *e;
@@ -42,8 +67,7 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 			err = EINVAL;
 			break;
 		}
-		if (qp->sq_head - __atomic_load_n(&qp->sq->tail, __ATOMIC_ACQUIRE) >= qp->sq_size ||
-			qp->sq_head - qp->sq_done >= qp->sq_size) {
+		if (queue_full(qp->sq, qp->sq_head, qp->sq_done, qp->sq_size)) {
 			err = ENOMEM;
 			break;
 		}
@@ -69,15 +93,11 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 		e->raddr = wr->wr.rdma.remote_addr;
 		e->rkey = wr->wr.rdma.rkey;
 		e->imm = wr->imm_data;
-		qp->sq_head++;
-		__atomic_store_n(&qp->sq->head, qp->sq_head, __ATOMIC_RELEASE);
+		queue_publish(qp->sq, &qp->sq_head);
 	}
-	if (err != 0) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
-		errno = err;
-	}
-	return err;
+	if (err != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return post_refused(err);
 }
 
 int
@@ -85,10 +105,8 @@ mrc_post_recv(struct mrc_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **ba
 {
 	int err = 0;
 
-	if (qp == NULL) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (qp == NULL)
+		return post_refused(EINVAL);
 	for (; wr != NULL; wr = wr->next) {
 		const uint32_t st = __atomic_load_n(&qp->st->state, __ATOMIC_ACQUIRE);
 
@@ -100,20 +118,15 @@ mrc_post_recv(struct mrc_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **ba
 			err = EINVAL;
 			break;
 		}
-		if (qp->rq_head - __atomic_load_n(&qp->rq->tail, __ATOMIC_ACQUIRE) >= qp->rq_size ||
-			qp->rq_head - qp->rq_done >= qp->rq_size) {
+		if (queue_full(qp->rq, qp->rq_head, qp->rq_done, qp->rq_size)) {
 			err = ENOMEM;
 			break;
 		}
 		qp->rq_wr[qp->rq_head & (qp->rq_size - 1)] = wr->wr_id;
 		qp->rqe[qp->rq_head & (qp->rq_size - 1)].wr_id = wr->wr_id;
-		qp->rq_head++;
-		__atomic_store_n(&qp->rq->head, qp->rq_head, __ATOMIC_RELEASE);
+		queue_publish(qp->rq, &qp->rq_head);
 	}
-	if (err != 0) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
-		errno = err;
-	}
-	return err;
+	if (err != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return post_refused(err);
 }

@@ -15,7 +15,10 @@
 # QPs; no packet may reach a shard that does not own its QP. Both sessions
 # must be gone within 5 s of the programs' end (their regions released),
 # and mrcd must exit 0 after, every mempool full again. (Failures on two
-# workers: apps_failures_2w; apps_fabric runs one worker per host.)
+# workers: apps_failures_2w; apps_fabric runs one worker per host.) With
+# [ports] encap_offload = auto and no generator flow, no destination has
+# encap rules: every packet of the applications' QPs is built in software
+# and counted in encap_pkts' sw_no_table (doc/offload.md).
 # Usage: apps_channel.sh MRCD_BINARY APP_TEST_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -49,15 +52,12 @@ action = up
 S
 port=$((20000 + $$ % 20000))
 "$mrcd" --lcores=0@0,1@0,2@1 -- --set daemon.apps_socket="$sock" \
-	--set lcores.workers_per_host=2 --set lcores.workers=2 --json run.json \
+	--set lcores.workers_per_host=2 --set lcores.workers=2 --set ports.encap_offload=auto \
+	--json run.json \
 	--profile none --scenario scenario.ini --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
-[ -S "$sock" ] || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
+mrc_wait_apps "$sock" mrcd.log || { cat mrcd.log; echo "apps_channel: FAIL: no socket"; exit 1; }
 "$app" server "$sock" 1 "$port" 1048576 65536 3 normal 4 > server.log 2>&1 &
 spid=$!
 "$app" client "$sock" 0 "$port" 1048576 65536 3 normal 4 > client.log 2>&1 &
@@ -86,23 +86,14 @@ PY
 # Both programs gone: their regions too, once no packet holds them. A
 # region's count gone wrong (two workers attaching at once) would hold its
 # session here for good.
-n=?
-for _ in $(seq 50); do
-	n=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/apps 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?")
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+n=$(mrc_apps_gone mrcd.log)
 [ "$n" = 0 ] || { echo "apps_channel: FAIL: /mrc/apps still lists $n sessions 5 s after the programs"; fails=$((fails + 1)); }
-kill -TERM $mpid
-set +e
-wait $mpid
-rc=$?
-set -e
 trap - EXIT
+rc=0
+mrc_stop $mpid mrcd.log || rc=$?
 grep -v '^EAL\|^TELEMETRY' mrcd.log | grep -i 'applic\|error\|fail' | head -20 || true
 grep -q 'plane 2 down' mrcd.log || { echo "apps_channel: FAIL: plane 2 never failed"; fails=$((fails + 1)); }
-[ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; tail -20 mrcd.log; fails=$((fails + 1)); }
+[ "$rc" = 0 ] || { echo "apps_channel: FAIL: mrcd exited $rc"; fails=$((fails + 1)); }
 /usr/bin/python3 - run.json <<'PY' || fails=$((fails + 1))
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -111,6 +102,13 @@ bad = [f"host {x['host']} shard {x['shard']}: {k} {x[k]}" for x in s["shards"]
 got = {(x["host"], x["shard"]): x["rx_dispatched_in"] for x in s["shards"]}
 print("apps_channel: steering", sorted({p["steering"] for p in s["ports"]}),
       "; packets passed on to their owner per (host, shard)", got)
+# the applications' QPs have no rules to read: each host's packets all counted as such
+enc = s["encap_pkts"]
+if len(enc) != 2 or any(e["sw_no_table"] == 0 or e["nic"] or e["sw_no_port"] or e["sw_no_rule"]
+                        for e in enc):
+    bad.append(f"encap_pkts {enc}: want every packet in sw_no_table")
+print("apps_channel: encap offload on, packets of QPs without a table per host",
+      [e["sw_no_table"] for e in enc])
 for b in bad:
     print("apps_channel: FAIL:", b)
 sys.exit(1 if bad or len(s["shards"]) != 4 else 0)

@@ -36,11 +36,7 @@ fail() { echo "apps_dereg: FAIL: $*"; fails=$((fails + 1)); }
 	--profile none --scenario none --duration 0 > mrcd.log 2>&1 &
 mpid=$!
 trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -S "$sock" ] && [ -n "$(mrc_sock mrcd.log)" ] && break
-	sleep 0.1
-done
-[ -S "$sock" ] || { cat mrcd.log; echo "apps_dereg: FAIL: no socket"; exit 1; }
+mrc_wait_apps "$sock" mrcd.log || { cat mrcd.log; echo "apps_dereg: FAIL: no socket"; exit 1; }
 "$app" server "$sock" 1 "$port" 65536 65536 1 flush > server.log 2>&1 &
 spid=$!
 "$app" client "$sock" 0 "$port" 65536 65536 1 flush > client.log 2>&1 &
@@ -49,20 +45,9 @@ wait $spid || fail "server"
 wait $cpid || fail "client"
 cat server.log client.log
 grep -q "deregistered at once" client.log || fail "the client's region was not deregistered at once"
-sessions=?
-for _ in $(seq 50); do
-	sessions=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock mrcd.log)" /mrc/apps 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?")
-	[ "$sessions" = 0 ] && break
-	sleep 0.1
-done
+sessions=$(mrc_apps_gone mrcd.log)
 [ "$sessions" = 0 ] || fail "/mrc/apps still lists $sessions session(s) 5 s after both programs ended"
-kill -TERM $mpid
-set +e
-wait $mpid
-rc=$?
-set -e
 trap - EXIT
-[ "$rc" = 0 ] || { tail -20 mrcd.log; fail "mrcd exited $rc"; }
+mrc_stop $mpid mrcd.log || fail "mrcd exited $?"
 [ "$fails" = 0 ] && echo "apps_dereg: PASS"
 exit "$fails"

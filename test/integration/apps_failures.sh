@@ -50,16 +50,9 @@ fail() { echo "apps_failures: FAIL: $*"; fails=$((fails + 1)); }
 start_mrcd() { # LOG
 	"$mrcd" "${wargs[@]}" --set daemon.apps_socket="$sock" --profile none --scenario none --duration 0 > "$1" 2>&1 &
 	mpid=$!
-	for _ in $(seq 100); do
-		[ -S "$sock" ] && [ -n "$(mrc_sock "$1")" ] && return 0
-		sleep 0.1
-	done
+	mrc_wait_apps "$sock" "$1" && return 0
 	cat "$1"
 	return 1
-}
-sessions() { # LOG: sessions /mrc/apps lists
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/apps 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?"
 }
 
 start_mrcd mrcd1.log || { echo "apps_failures: FAIL: mrcd did not start"; exit 1; }
@@ -121,12 +114,7 @@ kill -KILL $cpid
 wait $cpid 2>/dev/null || true
 kill -TERM $spid 2>/dev/null || true
 wait $spid 2>/dev/null || true
-n=?
-for _ in $(seq 50); do
-	n=$(sessions mrcd1.log)
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+n=$(mrc_apps_gone mrcd1.log)
 [ "$n" = 0 ] || fail "killed: /mrc/apps still lists $n sessions"
 grep -q 'gone: its QPs to ERROR' mrcd1.log || fail "killed: mrcd did not notice"
 port=$((port + 1))
@@ -135,12 +123,7 @@ spid=$!
 "$app" client "$sock" 0 "$port" 1048576 65536 1 normal $qps > after_client.log 2>&1 || fail "after the kill: client"
 wait $spid || fail "after the kill: server"
 cat after_server.log after_client.log
-kill -TERM $mpid
-set +e
-wait $mpid
-rc=$?
-set -e
-[ "$rc" = 0 ] || { fail "mrcd exited $rc after the kill (mbufs not back?)"; tail -5 mrcd1.log; }
+mrc_stop $mpid mrcd1.log || fail "mrcd exited $? after the kill (mbufs not back?)"
 grep -i 'not returned' mrcd1.log && fail "mbufs not returned"
 
 # 3. mrcd stopped under a pair.

@@ -24,17 +24,26 @@
 #                (counted), every message still verified;
 #   fabric-off:  the default probes nothing and says so: every header in
 #                software (the software mode the goodput line compares).
-# Byte identity with the software mode is checked by the unit test "encap"
-# (test_qp_twin: two identical QP pairs, one per mode, every packet of a
-# write and its SACKs the same bytes after the emulated NIC).
-# Usage: encap_offload.sh MRCD_BINARY WORKDIR
+#   fabric-recover: a 60 ms blackout and a retry budget of one expiry: both
+#                flows' QPs fail and are made again; the new QPs read their
+#                destination's rules (packets on EVs without one counted in
+#                sw_no_rule, none uncounted);
+# Bytes on the wire identical to the software mode (mrc-encap-check): the
+# fabric captures what the hosts' NICs sent in fabric-auto, fabric-off,
+# fabric-recover and fabric-on-2w (two workers a host: the destination
+# worker's micro-SID in each path) ([fabric] capture), and every MRC packet's outer header
+# must be what the software build writes for its EV and class; the same
+# capture with one outer byte flipped must fail, naming that packet.
+# (The engine's twin, the unit test "encap", compares the two modes too.)
+# Usage: encap_offload.sh MRCD_BINARY WORKDIR MRC_ENCAP_CHECK
 set -euo pipefail
 mrcd=$(realpath "$1")
 work=$2
+check=$(realpath "$3")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$work"
 cd "$work"
-rm -f ./*.json ./*.log
+rm -f ./*.json ./*.log ./*.pcap
 common=(--duration 1 --set telemetry.timeseries=none --set telemetry.prometheus=none)
 fails=0
 run() { # NAME EXIT_STATUS CONFIG ARGS...
@@ -47,11 +56,19 @@ run() { # NAME EXIT_STATUS CONFIG ARGS...
 		fails=$((fails + 1))
 	fi
 }
-run fabric-auto 0 "$src/config/mrcd.ini" --set transport.encap=srv6 --set ports.encap_offload=auto
+cap=(--set fabric.capture_pkts=16384)
+run fabric-auto 0 "$src/config/mrcd.ini" --set transport.encap=srv6 --set ports.encap_offload=auto \
+	"${cap[@]}" --set fabric.capture=fabric-auto.pcap
 run null-auto 1 "$src/config/examples/null.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto
 run loop-auto 0 "$src/config/examples/loop.ini" --set ports.encap_offload=auto
-run fabric-off 0 "$src/config/mrcd.ini" --set transport.encap=srv6
+run fabric-off 0 "$src/config/mrcd.ini" --set transport.encap=srv6 "${cap[@]}" \
+	--set fabric.capture=fabric-off.pcap
+# exits 1: the messages in flight when the QPs failed
+run fabric-recover 1 "$src/config/mrcd.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set transport.retry_linear=1 --set transport.retry_exp=0 \
+	--set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" \
+	"${cap[@]}" --set fabric.capture=fabric-recover.pcap
 # 4096 EVs a QP: more rules than a port of the recording backend holds (4096)
 run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto --set transport.ev_active=4096 --set transport.ev_backup=0
@@ -59,7 +76,8 @@ run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
 	--set telemetry.prometheus=none --set transport.encap=srv6 --set ports.encap_offload=on \
-	--set lcores.workers_per_host=2 --json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
+	--set lcores.workers_per_host=2 "${cap[@]}" --set fabric.capture=fabric-on-2w.pcap \
+	--json fabric-on-2w.json > fabric-on-2w.log 2>&1 &
 pid=$!
 trap 'kill "$pid" 2> /dev/null || true' EXIT
 sock=
@@ -82,6 +100,7 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "fabric-off": (False, "[ports] encap_offload = off", "software"),
     "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
     "fabric-full": (True, "recording probe: rule accepted", "software"),
+    "fabric-recover": (True, "recording probe: rule accepted", "nic"),
 }
 runs = {}
 bad = []
@@ -93,7 +112,8 @@ for name, (ok, words, mode) in want.items():
         continue
     runs[name] = s
     m = s["messages"]
-    if name != "null-auto" and (m["completed"] == 0 or m["failed"] or s["verify_errors"]):
+    if name != "null-auto" and (m["completed"] == 0 or s["verify_errors"]
+                                or (m["failed"] and name != "fabric-recover")):
         bad.append(f"{name}: messages {m}, {s['verify_errors']} verify errors")
     if not s["ports"]:
         bad.append(f"{name}: no ports")
@@ -108,7 +128,18 @@ for name, (ok, words, mode) in want.items():
     sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
     fab = s.get("fabric_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
                                "encap_noroom_pkts": 0})
-    if full:
+    if any(e["sw_no_table"] or e["sw_epreq"] for e in s["encap_pkts"]):
+        bad.append(f"{name}: packets of QPs without a table: {s['encap_pkts']}")
+    if name == "fabric-recover":
+        # the new QPs read the rules the first pair left: through them where their EVs
+        # have one, the rest in software, counted; every packet the fabric took keyed
+        rec = s["flows_recovered"]
+        if rec != s["flows"] or nic == 0 or sw == 0 \
+                or any(e["sw_no_port"] for e in s["encap_pkts"]) \
+                or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
+            bad.append(f"{name}: {rec} flows recovered, keyed {nic}, software {sw}, "
+                       f"fabric {fab}")
+    elif full:
         # the EVs with rules go through them, the rest in software, counted
         if nic == 0 or sw == 0 or any(e["sw_no_port"] for e in s["encap_pkts"]) \
                 or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
@@ -145,6 +176,40 @@ for b in bad:
     print("encap_offload: FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+# Every captured packet's outer header is the software build's, in both modes; a flipped
+# byte is found.
+for name in fabric-auto fabric-off fabric-recover fabric-on-2w; do
+	w=1
+	[ "$name" = fabric-on-2w ] && w=2 # the destination worker's micro-SID in every path
+	if ! "$check" -f "$src/config/mrcd.ini" --set transport.encap=srv6 \
+		--set "lcores.workers_per_host=$w" "$name.pcap" \
+		> "$name.check" 2>&1 ||
+		! grep -Eq '^mrc-encap-check: 16384 packets: 16384 MRC SRv6 packets checked, 16384 match' \
+			"$name.check"; then
+		echo "encap_offload: FAIL: $name: the capture is not the software build:"
+		grep -v '^EAL' "$name.check" | tail -3
+		fails=$((fails + 1))
+	else
+		tail -1 "$name.check"
+	fi
+done
+/usr/bin/python3 - fabric-auto.pcap bad.pcap <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = 24
+for _ in range(99):  # to packet 100
+    off += 16 + int.from_bytes(b[off + 8:off + 12], "little")
+b[off + 16 + 14 + 39] ^= 1  # its outer IPv6 destination's last byte
+open(sys.argv[2], "wb").write(b)
+PY
+rc=0
+"$check" -f "$src/config/mrcd.ini" --set transport.encap=srv6 bad.pcap > bad.check 2>&1 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q '^bad.pcap: packet 100: MISMATCH .*byte 53 (outer IPv6 destination)' \
+	bad.check; then
+	echo "encap_offload: FAIL: a flipped byte in packet 100 went unseen (exit $rc):"
+	tail -3 bad.check
+	fails=$((fails + 1))
+fi
 grep -q 'encap rule 4097 (key 0x[0-9a-f]*) refused after 4096: .*table full' fabric-full.log ||
 	{ echo "encap_offload: FAIL: fabric-full: no line for the refused rule"; fails=$((fails + 1)); }
 for name in null-auto loop-auto; do

@@ -11,6 +11,45 @@ mrc_sock() {
 	grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' "$1" 2>/dev/null | head -1 || true
 }
 
+# mrc_wait_apps SOCK LOG: wait up to 10 s until the mrcd writing LOG has
+# made its applications' socket SOCK and announced its telemetry; 1 if not.
+mrc_wait_apps() {
+	for _ in $(seq 100); do
+		[ -S "$1" ] && [ -n "$(mrc_sock "$2")" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mrc_apps_sessions LOG: the application sessions /mrc/apps of the mrcd
+# writing LOG lists; ? while it does not answer.
+mrc_apps_sessions() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/apps 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin).values())[0]["sessions"])' 2>/dev/null || echo "?"
+}
+
+# mrc_apps_gone LOG: wait up to 5 s until /mrc/apps lists no session (an
+# ended program's regions go once no packet holds them); prints the last count.
+mrc_apps_gone() {
+	local n='?'
+	for _ in $(seq 50); do
+		n=$(mrc_apps_sessions "$1")
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+# mrc_stop PID LOG: stop the mrcd writing LOG with SIGTERM; returns its exit
+# status, and shows the log's tail when that is not 0.
+mrc_stop() {
+	local rc=0
+	kill -TERM "$1" 2>/dev/null || true
+	wait "$1" || rc=$?
+	[ "$rc" = 0 ] || tail -20 "$2"
+	return "$rc"
+}
+
 # mrc_msgs_completed LOG: messages the first host of the mrcd writing LOG has
 # completed, read over telemetry; 0 until it answers.
 mrc_msgs_completed() {

@@ -23,6 +23,7 @@ mrc_run=$(realpath "$4")
 build=$(realpath "$5")
 example=$(realpath "$6")
 work=$7
+. "$(dirname "$0")/lib.sh"
 # meson puts the libraries a test depends on (the front among them) on
 # LD_LIBRARY_PATH; the test chooses where the front is loaded itself.
 unset LD_LIBRARY_PATH
@@ -105,12 +106,7 @@ if meson install -C "$build" --destdir "$PWD/dest" --no-rebuild > install.log 2>
 else
 	fail "meson install --destdir: $(tail -5 install.log)"
 fi
-kill -TERM $mpid
-set +e
-wait $mpid
-rc=$?
-set -e
 trap - EXIT
-[ "$rc" = 0 ] || { tail -20 mrcd.log; fail "mrcd exited $rc"; }
+mrc_stop $mpid mrcd.log || fail "mrcd exited $?"
 [ "$fails" = 0 ] && echo "verbs_front: PASS"
 exit "$fails"

@@ -64,6 +64,28 @@ registered(void *va)
 	return true;
 }
 
+/* Every registering case: EAL up, a software port to register with, and
+ * fresh pages DPDK does not know. */
+static int
+fresh_pages(void **va)
+{
+	MRC_T_RUN(mrc_test_eal_init("test_apps_dma"));
+	MRC_T_ASSERT(one_port() >= 0, "a net_ring port");
+	*va = pages();
+	MRC_T_ASSERT(*va != NULL, "mmap");
+	return MRC_TEST_OK;
+}
+
+/* Deregistration leaves no page known to DPDK; then the pages go. */
+static int
+unregister_and_free(struct mrcd_apps_dma *d, void *va)
+{
+	mrcd_apps_dma_unregister(d, va, PAGES * PG);
+	MRC_T_ASSERT(!registered(va), "gone after deregistration");
+	munmap(va, PAGES * PG);
+	return MRC_TEST_OK;
+}
+
 static int
 test_rule(void)
 {
@@ -84,10 +106,7 @@ test_register_va(void)
 	char err[256] = "";
 	void *va;
 
-	MRC_T_RUN(mrc_test_eal_init("test_apps_dma"));
-	MRC_T_ASSERT(one_port() >= 0, "a net_ring port");
-	va = pages();
-	MRC_T_ASSERT(va != NULL, "mmap");
+	MRC_T_RUN(fresh_pages(&va));
 	MRC_T_ASSERT(!registered(va), "not DPDK memory before");
 	MRC_T_EQ(mrcd_apps_dma_register(&d, va, PAGES * PG, RTE_IOVA_VA, err, sizeof(err)), 0);
 	MRC_T_ASSERT(registered(va), "every page found while registered");
@@ -105,10 +124,8 @@ test_register_va(void)
 		MRC_T_ASSERT(strstr(err, "external memory") != NULL, "says why: %s", err);
 		MRC_T_ASSERT(registered(va), "the first one stays");
 	}
-	mrcd_apps_dma_unregister(&d, va, PAGES * PG);
-	MRC_T_ASSERT(!registered(va), "gone after deregistration");
+	MRC_T_RUN(unregister_and_free(&d, va));
 	MRC_T_ASSERT(!d.ext, "nothing left to undo");
-	munmap(va, PAGES * PG);
 	return MRC_TEST_OK;
 }
 
@@ -120,16 +137,11 @@ test_register_pa_software_ports(void)
 	char err[256] = "";
 	void *va;
 
-	MRC_T_RUN(mrc_test_eal_init("test_apps_dma"));
-	MRC_T_ASSERT(one_port() >= 0, "a net_ring port");
-	va = pages();
-	MRC_T_ASSERT(va != NULL, "mmap");
+	MRC_T_RUN(fresh_pages(&va));
 	MRC_T_EQ(mrcd_apps_dma_register(&d, va, PAGES * PG, RTE_IOVA_PA, err, sizeof(err)), 0);
 	MRC_T_U64_EQ(d.iova, 0);
 	MRC_T_ASSERT(registered(va), "external memory in PA mode too");
-	mrcd_apps_dma_unregister(&d, va, PAGES * PG);
-	MRC_T_ASSERT(!registered(va), "gone after deregistration");
-	munmap(va, PAGES * PG);
+	MRC_T_RUN(unregister_and_free(&d, va));
 	return MRC_TEST_OK;
 }
 
@@ -148,14 +160,9 @@ test_refusal_undoes_everything(void)
 {
 	struct mrcd_apps_dma d;
 	char err[256] = "";
-	int port;
 	void *va;
 
-	MRC_T_RUN(mrc_test_eal_init("test_apps_dma"));
-	port = one_port();
-	MRC_T_ASSERT(port >= 0, "a net_ring port");
-	va = pages();
-	MRC_T_ASSERT(va != NULL, "mmap");
+	MRC_T_RUN(fresh_pages(&va));
 	MRC_T_EQ(mrcd_apps_dma_register_rule(
 			 &d, va, PAGES * PG, RTE_IOVA_PA, refuse_all, err, sizeof(err)),
 		-EOPNOTSUPP);
@@ -167,8 +174,7 @@ test_refusal_undoes_everything(void)
 	MRC_T_ASSERT(!d.ext && d.mapped == 0, "nothing left to undo");
 	/* and the pages can be registered again */
 	MRC_T_EQ(mrcd_apps_dma_register(&d, va, PAGES * PG, RTE_IOVA_VA, err, sizeof(err)), 0);
-	mrcd_apps_dma_unregister(&d, va, PAGES * PG);
-	munmap(va, PAGES * PG);
+	MRC_T_RUN(unregister_and_free(&d, va));
 	return MRC_TEST_OK;
 }
 

@@ -22,6 +22,7 @@
 #include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
 #include "mrcd_config.h"
+#include "mrcd_control.h"
 
 static int
 on_add(struct mrc_shard *s, void *arg)
@@ -275,6 +276,8 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 			return mrcd_apps_fail(rep, EINVAL, "QP 0x%x -> %s: %s", q->qpn,
 				mrc_qp_state_name((enum mrc_qp_state)to), why);
 		}
+	/* the NIC's encap rules where its destination has some (doc/offload.md) */
+	mrcd_encap_attach_late(d, q->host, q->shard, peer, at.dest_worker, q->qp);
 	rc = mrcd_apps_call_owner(a, q, on_add, &c);
 	if (rc != 0) {
 		mrc_qp_destroy(q->qp);

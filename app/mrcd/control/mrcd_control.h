@@ -169,6 +169,20 @@ struct mrc_qp_encap_counters;
 void mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 	unsigned int peer, unsigned int peer_shard, struct mrc_qp *qp,
 	const struct mrc_qp *answers_to);
+/*
+ * mrcd_encap_attach_late(): a QP made while the daemon runs (an
+ * application's, or one a recovery makes again) makes no rules (the
+ * emulated NIC and a NIC's tables are read as they run): it reads its
+ * destination's table when a QP made at setup left one (its EVs with rules
+ * go through them, the rest count in sw_no_rule), else its host's table
+ * of none, whose packets count in mrcd_encap_fallback()'s no_table.
+ * mrcd_encap_fallback(): host h's packets in software for want of a table
+ * (no_table) and its endpoint requests on offloading ports (epreq).
+ */
+void mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
+	unsigned int peer, unsigned int peer_shard, struct mrc_qp *qp);
+void mrcd_encap_fallback(
+	const struct mrcd_daemon *d, unsigned int h, uint64_t *no_table, uint64_t *epreq);
 void mrcd_encap_remove(struct mrcd_daemon *d);
 void mrcd_encap_counts(
 	const struct mrcd_daemon *d, unsigned int h, struct mrc_qp_encap_counters *out);

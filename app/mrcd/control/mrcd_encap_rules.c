@@ -56,6 +56,9 @@ struct mrcd_encap_host {
 	struct mrc_flow **flows[MRC_SHARD_MAX_PLANES];
 	unsigned int n_flows[MRC_SHARD_MAX_PLANES], cap_flows[MRC_SHARD_MAX_PLANES];
 	bool refused[MRC_SHARD_MAX_PLANES]; /* a port that refused one makes no more */
+	/* QPs made while running to a destination without a table: no rule anywhere */
+	struct mrc_qp_encap *late[MRC_SHARD_MAX_SHARDS];
+	uint64_t *no_bits; /* an empty bitmap: the late tables' offloading planes */
 };
 
 /*
@@ -282,6 +285,98 @@ mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 	mrc_qp_set_encap(qp, e);
 }
 
+/* The table of none for shard `shard`: empty bitmaps where the port offloads. */
+static struct mrc_qp_encap *
+late_table(
+	struct mrcd_daemon *d, struct mrcd_encap_host *eh, unsigned int local, unsigned int shard)
+{
+	const struct mrcd_hostctx *hc = &d->host[local];
+	struct mrc_qp_encap *e = eh->late[shard];
+
+	if (e != NULL)
+		return e;
+	if (eh->no_bits == NULL) {
+		eh->no_bits = rte_zmalloc(
+			"mrcd_encap_nobits", MRC_QP_ENCAP_FL_WORDS * sizeof(uint64_t), 64);
+		if (eh->no_bits == NULL)
+			return NULL;
+	}
+	e = rte_zmalloc("mrcd_encap_late", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	if (e == NULL)
+		return NULL;
+	for (unsigned int p = 0; p < d->cfg.daemon.planes && p < MRC_EV_MAX_PLANES; p++)
+		e->fl_bits[p] = hc->encap_ops[p] != NULL ? eh->no_bits : NULL;
+	/* the stats thread reads the pointer as it runs */
+	__atomic_store_n(&eh->late[shard], e, __ATOMIC_RELEASE);
+	return e;
+}
+
+void
+mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
+	unsigned int peer, unsigned int peer_shard, struct mrc_qp *qp)
+{
+	struct mrcd_hostctx *hc = &d->host[local];
+	const unsigned int workers =
+		d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
+	const uint32_t slot = peer * workers + peer_shard;
+	struct mrcd_encap_host *eh = hc->encap;
+	struct mrc_qp_encap *e = NULL;
+	bool any = false;
+
+	if (eh == NULL)
+		settle_ports(d, local);
+	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
+		any |= hc->encap_ops[p] != NULL;
+	if (!any || shard >= MRC_SHARD_MAX_SHARDS)
+		return;
+	if (eh == NULL) {
+		eh = calloc(1, sizeof(*eh));
+		if (eh == NULL)
+			return;
+		__atomic_store_n(&hc->encap, eh, __ATOMIC_RELEASE);
+	}
+	/* no realloc here: the stats thread walks eh->dest as it runs */
+	for (unsigned int i = 0; i < eh->n_dest; i++)
+		if (eh->dest[i].slot == slot) {
+			struct encap_dest *de = &eh->dest[i];
+
+			e = de->shard[shard];
+			if (e == NULL && path_in_flow_label(d, qp)) {
+				e = table_get(d, de, shard);
+				if (e != NULL) /* table_get set it; the stats thread reads it */
+					__atomic_store_n(&de->shard[shard], e, __ATOMIC_RELEASE);
+			}
+			break;
+		}
+	if (e == NULL || !path_in_flow_label(d, qp))
+		e = late_table(d, eh, local, shard);
+	if (e == NULL) {
+		MRCD_LOG(ctrl, WARNING, "QP 0x%x: SRv6 encap in software, uncounted: out of memory",
+			mrc_qp_qpn(qp));
+		return;
+	}
+	mrc_qp_set_encap(qp, e);
+}
+
+void
+mrcd_encap_fallback(
+	const struct mrcd_daemon *d, unsigned int h, uint64_t *no_table, uint64_t *epreq)
+{
+	const struct mrcd_encap_host *eh = __atomic_load_n(&d->host[h].encap, __ATOMIC_ACQUIRE);
+
+	*no_table = 0;
+	*epreq = __atomic_load_n(&d->host[h].encap_sw_epreq, __ATOMIC_RELAXED);
+	if (eh == NULL)
+		return;
+	for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++) {
+		const struct mrc_qp_encap *e = __atomic_load_n(&eh->late[k], __ATOMIC_ACQUIRE);
+
+		if (e != NULL)
+			*no_table += __atomic_load_n(&e->cnt.sw_no_port, __ATOMIC_RELAXED) +
+				     __atomic_load_n(&e->cnt.sw_no_rule, __ATOMIC_RELAXED);
+	}
+}
+
 void
 mrcd_encap_remove(struct mrcd_daemon *d)
 {
@@ -311,6 +406,9 @@ mrcd_encap_remove(struct mrcd_daemon *d)
 			for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++)
 				rte_free(eh->dest[i].shard[k]);
 		}
+		for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++)
+			rte_free(eh->late[k]);
+		rte_free(eh->no_bits);
 		free(eh->dest);
 		free(eh);
 		hc->encap = NULL;
@@ -320,14 +418,15 @@ mrcd_encap_remove(struct mrcd_daemon *d)
 void
 mrcd_encap_counts(const struct mrcd_daemon *d, unsigned int h, struct mrc_qp_encap_counters *out)
 {
-	const struct mrcd_encap_host *eh = d->host[h].encap;
+	const struct mrcd_encap_host *eh = __atomic_load_n(&d->host[h].encap, __ATOMIC_ACQUIRE);
 
 	memset(out, 0, sizeof(*out));
 	if (eh == NULL)
 		return;
 	for (unsigned int i = 0; i < eh->n_dest; i++)
 		for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++) {
-			const struct mrc_qp_encap *e = eh->dest[i].shard[k];
+			const struct mrc_qp_encap *e =
+				__atomic_load_n(&eh->dest[i].shard[k], __ATOMIC_ACQUIRE);
 
 			if (e == NULL)
 				continue;

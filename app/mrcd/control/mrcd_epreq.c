@@ -253,6 +253,9 @@ ep_send(struct mrcd_daemon *d, unsigned int h, const struct ep_out *o, uint8_t o
 		rte_pktmbuf_free(m);
 		goto failed;
 	}
+	/* built in software where the port would add the outer header (doc/offload.md) */
+	if (o->addr.srv6 && hc->encap_ops[plane] != NULL)
+		__atomic_store_n(&hc->encap_sw_epreq, hc->encap_sw_epreq + 1, __ATOMIC_RELAXED);
 	if (opcode == MRC_OP_EP_REQUEST)
 		BUMP(hc, req_tx);
 	else

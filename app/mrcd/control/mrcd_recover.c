@@ -386,6 +386,9 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 		give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
 		return;
 	}
+	/* the NIC's encap rules its flow's first pair left (doc/offload.md) */
+	mrcd_encap_attach_late(d, src, f->src_shard, f->dst, f->dst_shard, x->new_send);
+	mrcd_encap_attach_late(d, dst, f->dst_shard, f->src, f->src_shard, x->new_recv);
 	/* Each end's planes as the other's port shows them; the worker keeps them up to date. */
 	mrc_qp_set_peer_planes(x->new_send, mrc_shard_port_mask(d->host[dst].shard[0].rt));
 	mrc_qp_set_peer_planes(x->new_recv, mrc_shard_port_mask(d->host[src].shard[0].rt));

@@ -202,6 +202,16 @@ fabric_open(struct mrcd_daemon *d)
 		MRCD_LOG(ctrl, ERR, "fabric: %s", why);
 		return -rte_errno;
 	}
+	/* [fabric] capture: what the hosts' NICs send, kept in memory, written at exit */
+	if (strcmp(d->cfg.fabric.capture, "none") != 0) {
+		rc = mrc_fabric_capture_start(d->fab, d->cfg.fabric.capture_pkts, 512);
+		if (rc != 0) {
+			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s, capture_pkts = %u: %s",
+				d->cfg.fabric.capture, d->cfg.fabric.capture_pkts,
+				rte_strerror(-rc));
+			return rc;
+		}
+	}
 	rc = mrc_fabric_start_ports(d->fab, d->host[0].rx_pool);
 	if (rc != 0) {
 		MRCD_LOG(ctrl, ERR, "fabric: ports did not start: %s", rte_strerror(-rc));

@@ -111,13 +111,16 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 		fprintf(f, "],\n \"encap_pkts\": [");
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
 			struct mrc_qp_encap_counters ec;
+			uint64_t no_table, epreq;
 
 			mrcd_encap_counts(d, h, &ec);
+			mrcd_encap_fallback(d, h, &no_table, &epreq);
 			fprintf(f,
 				"%s{\"host\": %u, \"nic\": %" PRIu64 ", \"sw_no_port\": %" PRIu64
-				", \"sw_no_rule\": %" PRIu64 "}",
+				", \"sw_no_rule\": %" PRIu64 ", \"sw_no_table\": %" PRIu64
+				", \"sw_epreq\": %" PRIu64 "}",
 				h ? ", " : "", d->cfg.daemon.first_host + h, ec.nic, ec.sw_no_port,
-				ec.sw_no_rule);
+				ec.sw_no_rule, no_table, epreq);
 		}
 		if (d->fab != NULL) {
 			const struct mrc_nic_emu_counters *nc = mrc_fabric_nic_counters(d->fab);

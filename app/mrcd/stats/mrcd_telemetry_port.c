@@ -93,6 +93,13 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "encap_nic_pkts", ec.nic);
 	rte_tel_data_add_dict_u64(d, "encap_sw_no_port_pkts", ec.sw_no_port);
 	rte_tel_data_add_dict_u64(d, "encap_sw_no_rule_pkts", ec.sw_no_rule);
+	{
+		uint64_t no_table, epreq;
+
+		mrcd_encap_fallback(m, h, &no_table, &epreq);
+		rte_tel_data_add_dict_u64(d, "encap_sw_no_table_pkts", no_table);
+		rte_tel_data_add_dict_u64(d, "encap_sw_epreq_pkts", epreq);
+	}
 	for (unsigned int i = 0; i < RTE_DIM(a); i++)
 		rte_tel_data_add_dict_container(d, names[i], a[i], 0);
 	return 0;
