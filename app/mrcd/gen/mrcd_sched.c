@@ -157,11 +157,11 @@ ready_at(const struct mrcd_flowq *q, uint32_t j)
 	return q->slot[i];
 }
 
-/* Stage 2: the flow's record has arrived; its QP and the slot its next message fills. */
+/* Stage 2: the flow's record has arrived; its QP and the slot its next message fills
+ * (p: the parameters this worker took, never d->prof, which a reload rewrites). */
 static inline void
-prefetch_post_lines(const struct mrcd_daemon *d, uint32_t fi)
+prefetch_post_lines(const struct mrcd_daemon *d, const struct mrcd_profile *p, uint32_t fi)
 {
-	const struct mrcd_profile *p = &d->prof;
 	const struct mrcd_flow *f = &d->flows[fi];
 
 	if (f->qp == NULL)
@@ -207,7 +207,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, 2 * POST_AHEAD); j++)
 		mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, j)]);
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD); j++)
-		prefetch_post_lines(d, ready_at(&hc->ready, j));
+		prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, j));
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD / 2); j++)
 		prefetch_post_queue(d, ready_at(&hc->ready, j));
 	for (uint32_t n = n_ready; n > 0; n--) {
@@ -215,7 +215,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		if (n > 2 * POST_AHEAD)
 			mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, 2 * POST_AHEAD)]);
 		if (n > POST_AHEAD)
-			prefetch_post_lines(d, ready_at(&hc->ready, POST_AHEAD));
+			prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, POST_AHEAD));
 		if (n > POST_AHEAD / 2)
 			prefetch_post_queue(d, ready_at(&hc->ready, POST_AHEAD / 2));
 		const uint32_t fi = mrcd_flowq_pop(&hc->ready);
