@@ -12,6 +12,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_prefetch.h>
 
 #include "mrc_shard_priv.h"
 
@@ -111,6 +112,30 @@ prefetch_qp(struct mrc_shard *s, uint32_t qpn, bool parts)
 		mrc_qp_prefetch_parts(sl->qp);
 	else
 		mrc_qp_prefetch(sl->qp);
+}
+
+/*
+ * How far ahead of the QP it serves the output round asks for lines, in
+ * stages, each through pointers the one before brought in: the shard's
+ * slot record (which names the QP), then the QP's own lines, then its
+ * parts (prefetch_qp). One stage a QP apart left each waiting on the one
+ * before: a QP's turn is shorter than a miss.
+ */
+#define BUSY_SLOT_AHEAD	 8u
+#define BUSY_QP_AHEAD	 4u
+#define BUSY_PARTS_AHEAD 2u
+
+/* The slot record of the busy list's entry `ahead` places after the head. */
+static inline void
+prefetch_busy_slot(const struct mrc_shard *s, uint32_t ahead)
+{
+	uint32_t i = s->busy_head + ahead;
+
+	if (ahead >= s->busy_n)
+		return;
+	if (i >= s->cfg.max_qps)
+		i -= s->cfg.max_qps;
+	rte_prefetch0(&s->qps[s->busy[i]]);
 }
 
 /* The busy list's entry `ahead` places after the head, if there is one. */
@@ -277,10 +302,22 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		dispatch(s, m, to, n, n_out);
 	t2 = rte_rdtsc();
 	s->cnt.cyc_dispatch += t2 - t1;
-	/* The QPs' own lines were asked for above; now their parts (mrc_qp_prefetch_parts). */
-	for (uint16_t k = 0; k < n; k++)
-		if (ok[k])
-			prefetch_qp(s, v[k].bth.dqpn, true);
+	/*
+	 * The QPs' own lines were asked for above; now their parts
+	 * (mrc_qp_prefetch_parts) and where each data packet's payload goes
+	 * (mrc_qp_prefetch_rx), both found through those lines.
+	 */
+	for (uint16_t k = 0; k < n; k++) {
+		const struct mrc_shard_slot *sl;
+
+		if (!ok[k])
+			continue;
+		sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
+		if (sl == NULL || sl->qp == NULL)
+			continue;
+		mrc_qp_prefetch_parts(sl->qp);
+		mrc_qp_prefetch_rx(sl->qp, &v[k]);
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
 			const uint8_t op = v[k].bth.opcode;
@@ -584,13 +621,18 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	const uint32_t room_at_start = room;
 	uint32_t k;
 
+	/* The round's first QPs: their slots, then their own lines (the loop keeps ahead). */
+	for (k = 0; k < BUSY_SLOT_AHEAD; k++)
+		prefetch_busy_slot(s, k);
+	for (k = 0; k < BUSY_QP_AHEAD; k++)
+		prefetch_busy(s, k, false);
 	for (k = s->busy_n; k > 0 && (room != 0 || room_at_start == 0); k--) {
 		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
 		uint16_t n = 0, got;
 
-		/* Two QPs ahead their own lines, one ahead its parts (prefetch_qp). */
-		prefetch_busy(s, 2, false);
-		prefetch_busy(s, 1, true);
+		prefetch_busy_slot(s, BUSY_SLOT_AHEAD);
+		prefetch_busy(s, BUSY_QP_AHEAD, false);
+		prefetch_busy(s, BUSY_PARTS_AHEAD, true);
 		if (++s->busy_head == s->cfg.max_qps)
 			s->busy_head = 0;
 		s->busy_n--;

@@ -505,6 +505,25 @@ void mrc_qp_prefetch(const struct mrc_qp *qp);
  */
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
+/**
+ * The lines a post (mrc_qp_post_write() and the like) writes beyond the
+ * QP's first: the send queue entry it fills and the wake callback's
+ * context (the caller's record of the QP). Found through the QP's first
+ * line, which it reads (and changes nothing): call it some time after
+ * mrc_qp_prefetch(), as a caller that knows which QPs it posts to next can.
+ */
+void mrc_qp_prefetch_post(const struct mrc_qp *qp);
+
+/**
+ * The lines a received data packet `v` will be placed in (its first
+ * MRC_QP_PREFETCH_PLACE_BYTES), when its region's key and range check out;
+ * nothing for other packets. Reads the QP's first lines (the region
+ * table's pointer) and the region table, changes nothing: call it some time
+ * after mrc_qp_prefetch(), before mrc_qp_rx_keep().
+ */
+#define MRC_QP_PREFETCH_PLACE_BYTES 1024u
+void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);
+
 /** Per-QP counters (all per lcore, since the QP is). */
 #define MRC_QP_COUNTERS(X)                                                                     \
 	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                      \

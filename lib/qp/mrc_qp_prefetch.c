@@ -46,3 +46,33 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	if (qp->ev != NULL)
 		rte_prefetch0(qp->ev);
 }
+
+void
+mrc_qp_prefetch_post(const struct mrc_qp *qp)
+{
+	if (qp->sq != NULL)
+		rte_prefetch0_write(&qp->sq[qp->sq_tail & qp->sq_mask]);
+	if (qp->wake_ctx != NULL)
+		rte_prefetch0_write(qp->wake_ctx);
+}
+
+void
+mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v)
+{
+	const struct mrc_mr *mr;
+	const uint8_t *dst;
+	uint32_t len;
+
+	if (!mrc_opcode_is_data(v->bth.opcode) || (v->flags & MRC_PKT_F_TRIMMED) ||
+		v->payload_len == 0 || qp->mrs == NULL)
+		return;
+	mr = mrc_mr_check(
+		qp->mrs, v->data.rkey, v->data.va, v->payload_len, MRC_MR_ACCESS_REMOTE_WRITE);
+	if (mr == NULL)
+		return; /* refused on arrival: nothing is written */
+	dst = mrc_mr_ptr(mr, v->data.va);
+	len = RTE_MIN(v->payload_len, MRC_QP_PREFETCH_PLACE_BYTES);
+	/* From the line that holds the first byte to the one that holds the last. */
+	for (uintptr_t a = (uintptr_t)dst & ~(uintptr_t)63; a < (uintptr_t)dst + len; a += 64)
+		rte_prefetch0_write((const void *)a);
+}

@@ -31,6 +31,9 @@
 #include "mrc_shard.h"
 #include "mrcd_sched.h"
 
+/* How many completions ahead a flow's record is asked for. */
+#define COMPL_AHEAD 8u
+
 static void
 completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 {
@@ -42,6 +45,17 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 			const int32_t fi = mrcd_flow_of_qpn(d, e[k].qpn);
 			struct mrcd_flow *f = &d->flows[fi < 0 ? 0 : fi];
 
+			/*
+			 * With many flows taking turns each completion's flow record
+			 * is cold: ask for those COMPL_AHEAD completions on first.
+			 */
+			for (unsigned int j = k == 0 ? 1 : k + COMPL_AHEAD;
+				j <= k + COMPL_AHEAD && j < n; j++) {
+				const int32_t fj = mrcd_flow_of_qpn(d, e[j].qpn);
+
+				if (fj >= 0)
+					mrcd_flow_prefetch(&d->flows[fj]);
+			}
 			if (fi < 0)
 				continue;
 			if (e[k].status != MRC_CQE_OK) {

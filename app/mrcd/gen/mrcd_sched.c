@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "mrcd_daemon.h"
 #include "mrcd_sched.h"
@@ -85,6 +86,7 @@ grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 		hc->active++;
 		d->flows[fi].queued = MRCD_FLOW_READY;
 		mrcd_flowq_push(&hc->ready, fi);
+		mrcd_flow_prefetch(&d->flows[fi]); /* it posts in the next pass */
 	}
 }
 
@@ -129,6 +131,64 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
 	}
 }
 
+/*
+ * Lookahead over the ready queue. With more flows taking turns than the
+ * caches hold, a flow's record, QP, send queue entry and payload slot are
+ * all cold when its turn comes, and posting to one flow after another
+ * takes those misses one at a time. The ready queue says which flows post
+ * next, so their lines are asked for ahead, in stages as each stage's
+ * pointers arrive: the record POST_AHEAD x 2 flows ahead, the QP's own
+ * lines and the payload slot POST_AHEAD ahead (through the record), the
+ * send queue entry and the shard's record of the QP POST_AHEAD / 2 ahead
+ * (through the QP's first line). Eight keeps about as many misses in
+ * flight as a core tracks at once.
+ */
+#define POST_AHEAD 8u
+/* A slot's first lines; the hardware prefetcher follows the fill through the rest. */
+#define POST_PAYLOAD_LINES 16u
+
+static inline uint32_t
+ready_at(const struct mrcd_flowq *q, uint32_t j)
+{
+	uint32_t i = q->head + j;
+
+	if (i >= q->cap)
+		i -= q->cap;
+	return q->slot[i];
+}
+
+/* Stage 2: the flow's record has arrived; its QP and the slot its next message fills
+ * (p: the parameters this worker took, never d->prof, which a reload rewrites). */
+static inline void
+prefetch_post_lines(const struct mrcd_daemon *d, const struct mrcd_profile *p, uint32_t fi)
+{
+	const struct mrcd_flow *f = &d->flows[fi];
+
+	if (f->qp == NULL)
+		return;
+	mrc_qp_prefetch(f->qp);
+	if (p->verify && f->src_buf != NULL) {
+		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
+		const size_t stride = (size_t)p->max_kb * 1024u;
+		const uint8_t *src = f->src_buf + (size_t)slot * stride;
+		const size_t len = RTE_MIN(stride, (size_t)POST_PAYLOAD_LINES * 64u);
+
+		for (size_t o = 0; o < len; o += 64)
+			rte_prefetch0_write(src + o);
+	}
+	rte_prefetch0_write(&f->post_tsc[f->posted % p->outstanding]);
+}
+
+/* Stage 3: the QP's first line has arrived; what the post writes through it. */
+static inline void
+prefetch_post_queue(const struct mrcd_daemon *d, uint32_t fi)
+{
+	const struct mrcd_flow *f = &d->flows[fi];
+
+	if (f->qp != NULL)
+		mrc_qp_prefetch_post(f->qp);
+}
+
 unsigned int
 mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_tsc, bool stopping)
 {
@@ -142,7 +202,22 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		mrcd_flowq_push(&hc->ready, fi);
 	}
 	/* One turn each for the flows ready now; a flow put back waits for the next pass. */
-	for (uint32_t n = hc->ready.n; n > 0; n--) {
+	const uint32_t n_ready = hc->ready.n;
+
+	for (uint32_t j = 0; j < RTE_MIN(n_ready, 2 * POST_AHEAD); j++)
+		mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, j)]);
+	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD); j++)
+		prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, j));
+	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD / 2); j++)
+		prefetch_post_queue(d, ready_at(&hc->ready, j));
+	for (uint32_t n = n_ready; n > 0; n--) {
+		/* Entries still ahead in this pass; the queue's head is the flow posted now. */
+		if (n > 2 * POST_AHEAD)
+			mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, 2 * POST_AHEAD)]);
+		if (n > POST_AHEAD)
+			prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, POST_AHEAD));
+		if (n > POST_AHEAD / 2)
+			prefetch_post_queue(d, ready_at(&hc->ready, POST_AHEAD / 2));
 		const uint32_t fi = mrcd_flowq_pop(&hc->ready);
 		struct mrcd_flow *f = &d->flows[fi];
 

@@ -358,7 +358,7 @@ write_ts_line(struct mrcd_stats *st, uint64_t now_tsc)
 	ts_rotate_if_full(d, o);
 }
 
-void
+uint64_t
 mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc)
 {
 	struct mrcd_daemon *d = st->d;
@@ -382,6 +382,7 @@ mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc)
 		o->next_prom =
 			now_tsc + (uint64_t)d->cfg.telemetry.prometheus_interval_ms * d->hz / 1000;
 	}
+	return o->ts != NULL ? RTE_MIN(o->next_ts, o->next_prom) : o->next_prom;
 }
 
 void

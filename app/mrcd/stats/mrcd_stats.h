@@ -54,6 +54,9 @@ struct mrcd_stats {
 	int quit;
 	/* the stats thread's kernel thread id, written by it at its start (0 before) */
 	int tid;
+	/* the stats thread's loop passes (each a wake-up), written by it (relaxed), read
+	 * by /mrc/info: says the thread sleeps between its deadlines */
+	uint64_t passes;
 	/* control, before the thread starts: every host's path geometry (one config) */
 	unsigned int n_planes, n_t1, n_paths;
 	/*
@@ -110,7 +113,8 @@ void mrcd_banner(const struct mrcd_daemon *d, const char *profile, const char *s
 /* The stats thread's outputs (mrcd_report.c). */
 void mrcd_console_line(struct mrcd_daemon *d, uint64_t now_tsc, uint64_t start_tsc);
 int mrcd_output_open(struct mrcd_stats *st);
-void mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc);
+/* Writes the outputs that are due; returns the TSC at which the next one is. */
+uint64_t mrcd_output_tick(struct mrcd_stats *st, uint64_t now_tsc);
 void mrcd_output_close(struct mrcd_stats *st, uint64_t now_tsc);
 /* The stats thread: refresh st->paths from the shards' snapshots. */
 void mrcd_stats_paths_refresh(struct mrcd_stats *st, uint64_t now_tsc);
