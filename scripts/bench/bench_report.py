@@ -328,7 +328,23 @@ def rows_apps(r):
     return out
 
 
-KNOWN = {"bench-apps": rows_apps, "bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
+def rows_encap(r):
+    cmd = "`scripts/bench/bench-encap.sh`"
+    m, q = r["median"], r["ratio_nic_over_software"]
+    load = r.get("load_avg") or []
+    return [("SRv6 encapsulation by the (emulated) NIC's egress rules / built in software, "
+             "goodput, loop mode, one worker" +
+             (f" (load average {fmt(load[0])} at the run)" if load else ""),
+             f"{fmt(m['auto']['goodput_gbps'])} Gb/s, {fmt(m['auto']['pkts_by_rules'])} "
+             "packets by rules",
+             f"software {fmt(m['off']['goodput_gbps'])} Gb/s", fmt(q["goodput_gbps"]), "", cmd),
+            ("same, the worker's output step, cycles per packet",
+             f"{fmt(m['auto']['output_cycles_per_pkt'])}",
+             f"software {fmt(m['off']['output_cycles_per_pkt'])}",
+             fmt(q["output_cycles_per_pkt"]), "", cmd)]
+
+
+KNOWN = {"bench-apps": rows_apps, "bench-encap": rows_encap, "bench-workers": rows_workers, "bench-soak": rows_soak, "bench-rate": rows_rate, "bench-scale": rows_scale, "bench-qp": rows_qp,
          "bench-fabric": rows_fabric, "bench-wire": rows_wire,
          "bench-veth-failover": rows_veth_failover, "bench-veth-loss": rows_veth_loss,
          "bench-incast": rows_incast, "bench-failover": rows_failover,
@@ -350,6 +366,10 @@ FIGURES = [
      "An MRC program hands its writes to mrcd through shared rings and registered memory: "
      "that path must cost the worker little more than mrcd's own generator moving the same "
      "bytes on the same configuration."),
+    ("bench-encap", "SRv6 encapsulation offloaded",
+     "Where the NIC adds the outer header from an egress rule, the worker writes less per "
+     "packet; here the emulated NIC does that work on the worker's own CPU, so this checks "
+     "that the offload path costs about what the software one does, not a real NIC's gain."),
     ("bench-wire", "Wire codec per packet",
      "Every packet is built or parsed and its ICRC computed once; a memcpy of the same 4 KiB "
      "says what that costs against touching the bytes at all."),
