@@ -142,6 +142,39 @@ mrc_wait_dead() {
 	return 1
 }
 
+# mrc_spawn STATUS CMD...: start CMD in the background under a subshell that
+# reaps it and writes its exit status to the file STATUS; CMD's pid is then in
+# mrc_spawned. The test's own shell never reaps CMD, so the reaping's stall
+# (above) cannot hold the test between two of its steps; mrc_status reads
+# the status. Redirect the call as CMD's output should go.
+mrc_spawn() {
+	local st=$1
+	shift
+	rm -f "$st" "$st.pid"
+	(
+		"$@" &
+		echo $! > "$st.pid"
+		rc=0
+		wait $! || rc=$?
+		echo "$rc" > "$st"
+	) &
+	for _ in $(seq 200); do
+		[ -s "$st.pid" ] && break
+		sleep 0.01
+	done
+	mrc_spawned=$(cat "$st.pid")
+}
+
+# mrc_status STATUS SECONDS: the exit status mrc_spawn's reaper wrote to the
+# file STATUS, waiting for it at most SECONDS; "none" if it never came.
+mrc_status() {
+	local end=$((SECONDS + $2))
+	while [ ! -s "$1" ] && [ $SECONDS -lt "$end" ]; do
+		sleep 0.05
+	done
+	cat "$1" 2>/dev/null || echo none
+}
+
 # mrc_fabric_cluster FABRIC DIR LINK_GBPS [FABRIC_LINES]: the cluster of the
 # tests that join mrcd processes through mrc-fabric: 2 hosts x 4 planes, the
 # profile.ini and scenario.ini of the current folder, links of LINK_GBPS,

@@ -86,16 +86,18 @@ cleanup() {
 trap cleanup EXIT
 mrc_fabric_cluster "$fabric" "$dir" 1
 fab=$mrc_fabric_pid
-"$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1 &
-a=$!
+# Each mrcd under a reaper of its own (lib.sh, mrc_spawn): the shell that
+# runs the steps never reaps one.
+mrc_spawn h0.status "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1
+a=$mrc_spawned
 pids+=($a)
 # B's NIC sees plane 1 go down when the fabric's cable does (memif carries no link
 # state: B takes the port down itself, the fabric drops what A still sends on it)
 sed -e 's/^admin_down_planes = .*/admin_down_planes = 2/' \
 	-e 's/^admin_down_at_ms = .*/admin_down_at_ms = 400/' "$dir/host1.ini" > h1a.ini
 grep -q '^admin_down_planes = 2' h1a.ini || { echo "port_status: host1.ini has no admin_down_planes"; exit 1; }
-"$mrcd" --lcores=0@1,1@1 -- -f h1a.ini --json h1a.json > h1a.log 2>&1 &
-b=$!
+mrc_spawn h1a.status "$mrcd" --lcores=0@1,1@1 -- -f h1a.ini --json h1a.json > h1a.log 2>&1
+b=$mrc_spawned
 pids+=($b)
 fails=0
 fail() {
@@ -124,10 +126,7 @@ if ! mrc_wait_dead $b 15; then
 	fail "B still runs 15 s after SIGTERM; its threads:"
 	mrc_dump_threads $b
 fi
-set +e
-wait $b
-rc_b=$?
-set -e
+rc_b=$(mrc_status h1a.status 30)
 [ "$rc_b" = 0 ] || fail "B's first mrcd exited $rc_b"
 # B away while its cable comes back (the fabric's scenario reloaded: its
 # cable up now, whenever A finished and B stopped); then B again.
@@ -149,8 +148,8 @@ for _ in $(seq 150); do
 	sleep 0.1
 done
 grep -q 'plane 1 host 1 link up' fabric.log || fail "the fabric did not bring B's cable back on SIGHUP"
-"$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1b.json > h1b.log 2>&1 &
-b=$!
+mrc_spawn h1b.status "$mrcd" --lcores=0@1,1@1 -- -f "$dir/host1.ini" --json h1b.json > h1b.log 2>&1
+b=$mrc_spawned
 pids+=($b)
 for _ in $(seq 100); do
 	grep -q "host 1's planes are 0xf (were 0xd" h0.log && break
@@ -175,13 +174,15 @@ if ! mrc_wait_dead $b 15; then
 	mrc_dump_threads $b
 fi
 kill -TERM $fab 2>/dev/null || true
-set +e
-for p in $fab $a $b; do
-	wait "$p"
-	rc=$?
-	[ "$rc" = 0 ] || fail "process $p exited $rc"
+for st in h0 h1b; do
+	rc=$(mrc_status $st.status 30)
+	[ "$rc" = 0 ] || fail "$st's mrcd exited $rc"
 done
+set +e
+wait $fab
+rc=$?
 set -e
+[ "$rc" = 0 ] || fail "mrc-fabric exited $rc"
 grep -h 'planes\|port-status\|endpoint' h0.log h1a.log h1b.log || true
 grep -E 'drops the next|link (down|up)' fabric.log || true
 /usr/bin/python3 - "$msgs" <<'PY' || fails=$((fails + 1))
