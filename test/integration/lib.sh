@@ -11,6 +11,20 @@ mrc_sock() {
 	grep -o '/var/run/dpdk/[^ ]*/dpdk_telemetry.v2' "$1" 2>/dev/null | head -1 || true
 }
 
+# mrc_tel SOCK COMMAND KEY: KEY of COMMAND's reply on the telemetry socket
+# SOCK; none while it does not answer.
+mrc_tel() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$1" "$2" 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$3'])" 2> /dev/null || echo none
+}
+
+# mrc_qpns SOCK: the QP numbers /mrc/qps lists on the telemetry socket SOCK
+# (its first page), sorted, on one line; none while it does not answer.
+mrc_qpns() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$1" /mrc/qps 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(' '.join(sorted(k for k in list(json.load(sys.stdin).values())[0] if k != 'next')))" 2> /dev/null || echo none
+}
+
 # mrc_wait_apps SOCK LOG: wait up to 10 s until the mrcd writing LOG has
 # made its applications' socket SOCK and announced its telemetry; 1 if not.
 mrc_wait_apps() {

@@ -46,14 +46,8 @@ host() { # HOST: "snapshot_ms posted completed bytes_sent bytes_verified verify_
 		/usr/bin/python3 -c "import json,sys; h=list(json.load(sys.stdin).values())[0]; print(*(h[k] for k in ('snapshot_ms','msgs_posted','msgs_completed','bytes_sent','bytes_verified','verify_errors')))" 2> /dev/null ||
 		echo none
 }
-info() { # KEY: its value in /mrc/info
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/info 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$1'])" 2> /dev/null || echo none
-}
-qps() {
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/qps 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(' '.join(sorted(k for k in list(json.load(sys.stdin).values())[0] if k != 'next')))" 2> /dev/null || echo none
-}
+info() { mrc_tel "$sock" /mrc/info "$1"; } # KEY: its value in /mrc/info
+qps() { mrc_qpns "$sock"; }
 # HUP PATTERN: SIGHUP, then wait for the reload's log line (ERE), which must come.
 n_hup=0
 hup() {

@@ -35,14 +35,8 @@ fail() {
 pid=
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2> /dev/null || true' EXIT
 
-tele() { # COMMAND KEY: its value
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" "$1" 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$2'])" 2> /dev/null || echo none
-}
-qps() { # our QPNs, sorted, on one line
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/qps 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(' '.join(sorted(k for k in list(json.load(sys.stdin).values())[0] if k != 'next')))" 2> /dev/null || echo none
-}
+tele() { mrc_tel "$sock" "$1" "$2"; } # COMMAND KEY: its value
+qps() { mrc_qpns "$sock"; } # our QPNs, sorted, on one line
 
 run() { # NAME STEERING
 	local name=$1 t=$work/$1 state=$work/$1/state rundir=$work/$1/run

@@ -144,15 +144,9 @@ start() {
 	sock=$run/dpdk/mrcd_$pid/dpdk_telemetry.v2
 	[ -S "$sock" ] || fail "$1: no telemetry socket at $sock"
 }
-tele() { # COMMAND KEY: its value
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" "$1" 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$2'])" 2> /dev/null || echo none
-}
+tele() { mrc_tel "$sock" "$1" "$2"; } # COMMAND KEY: its value
 host0() { tele /mrc/host,0 "$1"; } # KEY: /mrc/host,0's value
-qps() { # our QPNs, sorted, on one line (two flows a page is plenty)
-	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$sock" /mrc/qps 2> /dev/null |
-		/usr/bin/python3 -c "import json,sys; print(' '.join(sorted(k for k in list(json.load(sys.stdin).values())[0] if k != 'next')))" 2> /dev/null || echo none
-}
+qps() { mrc_qpns "$sock"; } # our QPNs, sorted, on one line (two flows a page is plenty)
 hup() { # LOG PATTERN: SIGHUP, then wait for the (next) log line (-E) it should bring
 	local n0
 	n0=$(grep -cE "$2" "$1.err" || true)
