@@ -321,7 +321,7 @@ mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int s
 	const uint32_t slot = peer * workers + peer_shard;
 	struct mrcd_encap_host *eh = hc->encap;
 	struct mrc_qp_encap *e = NULL;
-	bool any = false;
+	bool any = false, keyed;
 
 	if (eh == NULL)
 		settle_ports(d, local);
@@ -335,20 +335,22 @@ mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int s
 			return;
 		__atomic_store_n(&hc->encap, eh, __ATOMIC_RELEASE);
 	}
+	/* a rule's key needs the path in the flow label; else no rule can match */
+	keyed = path_in_flow_label(d, qp);
 	/* no realloc here: the stats thread walks eh->dest as it runs */
-	for (unsigned int i = 0; i < eh->n_dest; i++)
+	for (unsigned int i = 0; keyed && i < eh->n_dest; i++)
 		if (eh->dest[i].slot == slot) {
 			struct encap_dest *de = &eh->dest[i];
 
 			e = de->shard[shard];
-			if (e == NULL && path_in_flow_label(d, qp)) {
+			if (e == NULL) {
 				e = table_get(d, de, shard);
 				if (e != NULL) /* table_get set it; the stats thread reads it */
 					__atomic_store_n(&de->shard[shard], e, __ATOMIC_RELEASE);
 			}
 			break;
 		}
-	if (e == NULL || !path_in_flow_label(d, qp))
+	if (e == NULL)
 		e = late_table(d, eh, local, shard);
 	if (e == NULL) {
 		MRCD_LOG(ctrl, WARNING, "QP 0x%x: SRv6 encap in software, uncounted: out of memory",
