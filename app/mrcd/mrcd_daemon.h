@@ -410,6 +410,9 @@ struct mrcd_daemon {
 	/* control: the process's CPU time (every thread) from the workers' launch to their
 	 * stop; less the workers' own, what the main, stats and other threads took */
 	uint64_t run_cpu_ns;
+	/* the control loop's passes (each a wake-up of the main lcore): control writes
+	 * (relaxed), /mrc/info reads; says the loop sleeps when it has nothing to do */
+	uint64_t ctl_passes;
 	/* the shards' snapshots: their worker writes, stats and control read (summed per
 	 * host by mrcd_snapshot_read) */
 	struct mrcd_snapshot snap[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];

@@ -193,8 +193,10 @@ int mrcd_recover_init(struct mrcd_daemon *d);
 void mrcd_recover_free(struct mrcd_daemon *d);
 /* Control: QP `qpn` of host h went to ERROR (after it was logged and counted). */
 void mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint64_t now);
-/* Control, every tick: move each pending recovery on by what is done. */
-void mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now);
+/* Control, every tick: move each pending recovery on by what is done. True while one
+ * is between its steps (waiting on a worker or its retry), so the loop keeps its short
+ * tick; false when none is, or all that are only wait to free their old QPs. */
+bool mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now);
 /*
  * Control, a reload (mrcd_reload.h): flow fi, new, runs on spare pair s (its
  * QPs are f->qp and d->peer_qp[fi]); 0 or -ENOMEM. Flow fi goes: its spare

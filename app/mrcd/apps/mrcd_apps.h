@@ -42,8 +42,16 @@ mrcd_apps_qpn_shard(uint32_t qpn, unsigned int n_shards)
 
 /* Control, after the lcores are assigned: open the socket ([daemon] apps_socket). */
 int mrcd_apps_open(struct mrcd_daemon *d);
-/* Control, each pass of its loop: accept, serve requests, notice applications gone. */
-void mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now);
+/* Control, each pass of its loop: accept, serve requests, notice applications gone,
+ * wake the channels of CQs the workers completed on. True if it found any of these. */
+bool mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now);
+/*
+ * Control, before its loop sleeps: the sockets whose input should wake it (the
+ * listening socket, every session's), at most `room` of them into p; how many.
+ * An application's request then waits for no tick.
+ */
+struct pollfd;
+unsigned int mrcd_apps_pollfds(const struct mrcd_daemon *d, struct pollfd *p, unsigned int room);
 /* Control, once the workers have stopped: end every session and close the socket. */
 void mrcd_apps_close(struct mrcd_daemon *d);
 /* Worker `w`, each pass: its applications' QPs (send queues, completions). */

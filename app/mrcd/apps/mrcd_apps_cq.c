@@ -122,14 +122,14 @@ mrcd_apps_destroy_cq(
 }
 
 /* The workers' wake-ups: each armed CQ that got an entry, its channel's eventfd written. */
-void
+unsigned int
 mrcd_apps_wake_channels(struct mrcd_apps *a)
 {
 	void *tok[64];
-	unsigned int n;
+	unsigned int n, got = 0;
 
 	while ((n = rte_ring_sc_dequeue_burst(a->wakes, tok, RTE_DIM(tok), NULL)) > 0)
-		for (unsigned int k = 0; k < n; k++) {
+		for (unsigned int k = 0; k < n; k++, got++) {
 			const uintptr_t t = (uintptr_t)tok[k] - 1;
 			struct mrcd_app_session *s = &a->sess[(t >> 8) % MRCD_APPS_SESSIONS];
 			const struct mrcd_app_cq *cq = &s->cq[(t & 0xff) % MRCD_APPS_SESSION_CQS];
@@ -143,4 +143,5 @@ mrcd_apps_wake_channels(struct mrcd_apps *a)
 			if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
 				a->wakes_sent++;
 		}
+	return got;
 }

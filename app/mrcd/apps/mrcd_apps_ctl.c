@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,15 +286,16 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 	pthread_mutex_unlock(&a->lock);
 }
 
-static void
+/* Take the connections waiting; true if there was any. */
+static bool
 accept_new(struct mrcd_apps *a)
 {
-	for (;;) {
+	for (bool any = false;; any = true) {
 		const int fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct mrcd_app_session *s = NULL;
 
 		if (fd < 0)
-			return;
+			return any;
 		for (unsigned int k = 0; k < RTE_DIM(a->sess) && s == NULL; k++)
 			if (!a->sess[k].used)
 				s = &a->sess[k];
@@ -314,29 +316,48 @@ accept_new(struct mrcd_apps *a)
 	}
 }
 
-void
+bool
 mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 {
 	struct mrcd_apps *a = d->apps;
+	bool busy;
 
 	RTE_SET_USED(now);
 	if (a == NULL)
-		return;
-	mrcd_apps_wake_channels(a);
-	accept_new(a);
+		return false;
+	busy = mrcd_apps_wake_channels(a) > 0;
+	busy |= accept_new(a);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		struct mrcd_app_session *s = &a->sess[k];
+		unsigned int n = 0;
 
 		if (!s->used)
 			continue;
 		/* a few requests per session per tick: one application cannot starve the others */
-		for (unsigned int n = 0; n < 16 && s->fd >= 0 && read_one(a, s); n++)
-			;
+		while (n < 16 && s->fd >= 0 && read_one(a, s))
+			n++;
+		busy |= n > 0 || s->closing;
 		if (s->closing)
 			end_session(a, s);
 		else
 			mrcd_apps_reap(a, s);
 	}
+	return busy;
+}
+
+unsigned int
+mrcd_apps_pollfds(const struct mrcd_daemon *d, struct pollfd *p, unsigned int room)
+{
+	const struct mrcd_apps *a = d->apps;
+	unsigned int n = 0;
+
+	if (a == NULL || room == 0)
+		return 0;
+	p[n++] = (struct pollfd){.fd = a->lfd, .events = POLLIN};
+	for (unsigned int k = 0; k < RTE_DIM(a->sess) && n < room; k++)
+		if (a->sess[k].used && a->sess[k].fd >= 0)
+			p[n++] = (struct pollfd){.fd = a->sess[k].fd, .events = POLLIN};
+	return n;
 }
 
 int

@@ -222,7 +222,7 @@ int mrcd_tap_read(struct mrcd_nd_port *np, uint8_t *buf, uint32_t room);
 void mrcd_tap_close(struct mrcd_nd_port *np);
 
 /* Take what the hosts' shards handed off: endpoint operations (mrcd_epreq.h)
- * and QPs gone to ERROR. */
-void mrcd_handoff_drain(struct mrcd_daemon *d);
+ * and QPs gone to ERROR. Returns how many packets and events it took. */
+unsigned int mrcd_handoff_drain(struct mrcd_daemon *d);
 
 #endif /* MRCD_CONTROL_H */

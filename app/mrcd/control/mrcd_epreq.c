@@ -383,8 +383,8 @@ ask_done(struct mrcd_ep *ep, int rc, const struct mrcd_ep_probe_rtt *res)
 	__atomic_store_n(&a->done, a->taken, __ATOMIC_RELEASE);
 }
 
-/* An ask of the control socket's thread not taken yet: send its probe. */
-static void
+/* An ask of the control socket's thread not taken yet: send its probe. True if taken. */
+static bool
 take_ask(struct mrcd_daemon *d)
 {
 	struct mrcd_ep *ep = d->ep;
@@ -395,7 +395,7 @@ take_ask(struct mrcd_daemon *d)
 	int rc;
 
 	if (n == a->taken)
-		return;
+		return false;
 	/* an earlier ask's answer, if it still comes, is no longer waited for */
 	if (a->out != NULL)
 		a->out->probe_tsc = 0;
@@ -406,17 +406,21 @@ take_ask(struct mrcd_daemon *d)
 		ask_done(ep, rc, NULL);
 	else
 		a->out = &ep->out[h][c];
+	return true;
 }
 
-void
+uint64_t
 mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 {
 	struct mrcd_ep *ep = d->ep;
 	const unsigned int n_cluster = mrcd_config_cluster_hosts(&d->cfg);
+	/* the next retry due; now if this tick sent anything (its answer is awaited) */
+	uint64_t next = UINT64_MAX;
 
 	if (ep == NULL)
-		return;
-	take_ask(d);
+		return next;
+	if (take_ask(d))
+		next = now;
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
 
@@ -431,6 +435,7 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 					mono_ns(d, now));
 			ep->told[h] = true;
 			ep->announced[h] = m;
+			next = now;
 			for (unsigned int c = 0; c < n_cluster; c++)
 				if (ep->out[h][c].peer)
 					announce(d, h, c, m, now);
@@ -438,8 +443,12 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 		for (unsigned int c = 0; c < n_cluster; c++) {
 			struct ep_out *o = &ep->out[h][c];
 
-			if (!o->pending || now < o->next_tsc)
+			if (!o->pending)
 				continue;
+			if (now < o->next_tsc) {
+				next = RTE_MIN(next, o->next_tsc);
+				continue;
+			}
 			if (o->tries >= MRCD_EP_TRIES) {
 				o->pending = false;
 				BUMP(&d->host[h], timeouts);
@@ -451,8 +460,10 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 				continue;
 			}
 			send_update(d, h, c, now);
+			next = now;
 		}
 	}
+	return next;
 }
 
 int

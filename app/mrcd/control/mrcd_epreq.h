@@ -97,8 +97,9 @@ enum mrcd_ep_verdict mrcd_ep_take(
 int mrcd_ep_init(struct mrcd_daemon *d);
 void mrcd_ep_free(struct mrcd_daemon *d);
 
-/* Control tick: announce changed port masks, resend what is unanswered. */
-void mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now);
+/* Control tick: announce changed port masks, resend what is unanswered. Returns the
+ * TSC of the next resend due (UINT64_MAX: none), or `now` when it sent anything. */
+uint64_t mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now);
 
 /* Endpoint packets host h's shards handed off (QPN 2): act on them and free them. */
 void mrcd_ep_input(struct mrcd_daemon *d, unsigned int h, struct rte_mbuf **m, unsigned int n);

@@ -45,9 +45,11 @@ qp_failed(struct mrcd_daemon *d, unsigned int h, const void *ev)
 	mrcd_recover_qp_failed(d, h, qpn, rte_rdtsc());
 }
 
-void
+unsigned int
 mrcd_handoff_drain(struct mrcd_daemon *d)
 {
+	unsigned int got = 0;
+
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		struct mrcd_hostctx *hc = &d->host[h];
 		struct rte_mbuf *m[MRC_SHARD_BURST];
@@ -57,7 +59,7 @@ mrcd_handoff_drain(struct mrcd_daemon *d)
 
 		while (hc->events != NULL &&
 			(n = rte_ring_sc_dequeue_burst(hc->events, ev, RTE_DIM(ev), NULL)) > 0)
-			for (unsigned int k = 0; k < n; k++)
+			for (unsigned int k = 0; k < n; k++, got++)
 				qp_failed(d, h, ev[k]);
 		if (hc->handoff == NULL)
 			continue;
@@ -65,6 +67,8 @@ mrcd_handoff_drain(struct mrcd_daemon *d)
 			0) {
 			__atomic_store_n(&hc->ep_ops, hc->ep_ops + n, __ATOMIC_RELAXED);
 			mrcd_ep_input(d, h, m, n); /* frees them */
+			got += n;
 		}
 	}
+	return got;
 }

@@ -492,22 +492,26 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		 x->old_recv == NULL);
 }
 
-void
+bool
 mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now)
 {
 	struct mrcd_recover *r = d->recover;
+	bool moving = false;
 
 	for (uint32_t k = 0; r != NULL && k < r->n_active;) {
 		const uint32_t fi = r->active[k];
 		struct mrcd_flow_rec *x = r->rec[fi];
 
 		if (step(d, fi, x, now)) {
+			/* up or down, only its old QPs left to free a second later: idle */
+			moving |= x->state != REC_UP && x->state != REC_DOWN;
 			k++;
 			continue;
 		}
 		x->listed = false;
 		r->active[k] = r->active[--r->n_active];
 	}
+	return moving;
 }
 
 uint64_t

@@ -49,6 +49,8 @@ info_replier(const struct mrcd_daemon *m, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "replies_timed_out", timed_out);
 	rte_tel_data_add_dict_u64(
 		d, "stats_passes", st != NULL ? __atomic_load_n(&st->passes, __ATOMIC_RELAXED) : 0);
+	rte_tel_data_add_dict_u64(
+		d, "control_passes", __atomic_load_n(&m->ctl_passes, __ATOMIC_RELAXED));
 }
 
 int
