@@ -41,9 +41,10 @@ def write_cfg(tmp, mtu, msg_kb, outstanding, qps):
 
 
 # Each variant: the build ("main" or "tree"), EAL lcores (main's lcore and the
-# workers'), and the keys over the config. The main lcore wakes every 200 us
+# workers'), and the keys over the config. The main lcore wakes about every
+# millisecond when idle (it woke every 200 us: 8-11% of the CPU it shares)
 # and the stats thread (a control thread: it follows the main lcore's CPU when
-# the workers take every CPU) every millisecond, which took 11-13% of the CPU
+# the workers take every CPU) every 10 ms; together about 3-4% of the CPU
 # they share, most of it the cost of waking, not the work. With two workers
 # they share worker 1's: under software steering worker 0 reads every packet
 # of this bench (RSS puts both host pairs on queue 0) and worker 1 only what
@@ -163,7 +164,7 @@ def main():
             if row is None:
                 continue
             for name, x in row.items():
-                if x["worker_cpu_share_min"] < 0.8:  # the main lcore alone takes ~13%
+                if x["worker_cpu_share_min"] < 0.8:  # the main lcore takes ~4%
                     log(f"round {r + 1}: {name}: a worker got only "
                         f"{x['worker_cpu_share_min']:.0%} of the run's CPU: other processes "
                         "shared its CPU, and its figures measure that")
