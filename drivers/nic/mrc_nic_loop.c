@@ -95,7 +95,7 @@ loop_tx_cb(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *
 	if (n > LOOP_TX_MAX)
 		n = LOOP_TX_MAX; /* the rest stay the caller's, unsent */
 	/* The sending NIC first: encap rules recorded for this port (doc/offload.md). */
-	mrc_nic_emu_encap(mrc_flow_rec_encap_table(port), pkts, n, &t->cnt);
+	mrc_nic_emu_encap_port(port, pkts, n, &t->cnt);
 	for (uint16_t i = 0; i < n; i++)
 		mrc_nic_emu_consume_switch_usids(pkts[i]);
 	mrc_nic_emu_classify(rules, pkts, n, t->n_queues, queue, &t->cnt);
