@@ -208,7 +208,8 @@ static const struct mrcd_ini_key keys[] = {
 			"start, naming the port and the driver's reason, where a port refuses "
 			"the rule)"),
 	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
-		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
+		.help = "mode ethdev (and mode loop when a host names a next_hop.p<p>): answer "
+			"IPv6 Neighbor Solicitations for the host's plane "
 			"addresses, announce them at start and at link-up, and resolve each "
 			"[host.<n>] next_hop.p<p> (doc/running.md, \"Neighbour discovery\"); false: "
 			"the ports answer nothing and frames that are not MRC are dropped uncounted"),
@@ -274,8 +275,9 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "next hop's MAC on plane p: the T0 switch's port (back to back: the peer "
 			"NIC's); unused on the emulated fabric and where next_hop.p<p> is set"),
 	HOST_KEY_P_IP("next_hop.p#", next_hop, .def = "::",
-		.help = "mode ethdev: next hop's IPv6 address on plane p (the T0 switch's on the "
-			"link), whose MAC neighbour discovery resolves and keeps fresh; :: = none, "
+		.help = "mode ethdev or loop: next hop's IPv6 address on plane p (the T0 "
+			"switch's on the link; on loop pairs the other host's), whose MAC "
+			"neighbour discovery resolves and keeps fresh; :: = none, "
 			"peer_mac.p<p> is used"),
 
 	/* ---- [lcores] ---- */

@@ -24,6 +24,12 @@
 #                (counted), every message still verified;
 #   fabric-off:  the default probes nothing and says so: every header in
 #                software (the software mode the goodput line compares).
+#   loop-nd:     loop pairs, two workers a host (the emulated NIC applies
+#                the rules), each plane's next hop (the other host) named
+#                by address only: neighbour discovery resolves its MAC, the
+#                rules are made then, and every packet goes through them
+#                (none in software: a plane enters rotation with its rules),
+#                every key found by the loop's NIC, none remade;
 #   fabric-recover: a 60 ms blackout and a retry budget of one expiry: both
 #                flows' QPs fail and are made again; the new QPs read their
 #                destination's rules (packets on EVs without one counted in
@@ -72,6 +78,15 @@ run fabric-recover 1 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 # 4096 EVs a QP: more rules than a port of the recording backend holds (4096)
 run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto --set transport.ev_active=4096 --set transport.ev_backup=0
+# Next hops by address only (loop pairs: the other host's link-local address, from its
+# default MAC 02:6d:72:00:<n>:<p>): neighbour discovery resolves them, then the rules are made.
+nd=()
+for p in 0 1 2 3 4 5 6 7; do
+	nd+=(--set "host.0.next_hop.p$p=fe80::6d:72ff:fe00:$(printf '%x' $((0x100 + p)))"
+		--set "host.1.next_hop.p$p=fe80::6d:72ff:fe00:$p")
+done
+run loop-nd 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}"
 # encap_offload = on with 2 workers a host (a table per worker and destination), and
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
@@ -101,6 +116,7 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
     "fabric-full": (True, "recording probe: rule accepted", "software"),
     "fabric-recover": (True, "recording probe: rule accepted", "nic"),
+    "loop-nd": (True, "neighbour discovery resolves the next hop", "nic"),
 }
 runs = {}
 bad = []
@@ -126,8 +142,10 @@ for name, (ok, words, mode) in want.items():
             bad.append(f"{name}: port {p}")
     nic = sum(e["nic"] for e in s["encap_pkts"])
     sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
-    fab = s.get("fabric_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
-                               "encap_noroom_pkts": 0})
+    fab = s.get("fabric_nic", s.get("loop_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
+                                                 "encap_noroom_pkts": 0}))
+    if any(p.get("encap_remakes") != 0 for p in s["ports"]):
+        bad.append(f"{name}: rules remade: {[p.get('encap_remakes') for p in s['ports']]}")
     if any(e["sw_no_table"] or e["sw_epreq"] for e in s["encap_pkts"]):
         bad.append(f"{name}: packets of QPs without a table: {s['encap_pkts']}")
     if name == "fabric-recover":
