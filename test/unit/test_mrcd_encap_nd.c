@@ -119,10 +119,12 @@ word(const uint8_t *mac)
 static int
 test_remake(void)
 {
-	static const uint8_t mac_a[6] = {0x02, 0xaa, 0, 0, 0, 1}, mac_b[6] = {0x02, 0xbb, 0, 0, 0, 2};
+	static const uint8_t mac_a[6] = {0x02, 0xaa, 0, 0, 0, 1},
+			     mac_b[6] = {0x02, 0xbb, 0, 0, 0, 2};
 	struct mrcd_encap_nd e = {0};
 	struct fake_owner o = {0};
-	struct mrcd_encap_nd_env env = {.ctx = &o, .publish = fake_publish, .refused = fake_refused};
+	struct mrcd_encap_nd_env env = {
+		.ctx = &o, .publish = fake_publish, .refused = fake_refused};
 	struct mrc_test_sample s;
 	struct mrc_nic_loop *l;
 	uint8_t hdr[MRC_ENCAP_MAX_LEN], got[6];
@@ -144,8 +146,9 @@ test_remake(void)
 	/* 4 flow-label halves x 4 classes, booked at setup with the config's MAC */
 	for (uint16_t fl = 0; fl < 4; fl++)
 		for (unsigned int cls = 0; cls < 4; cls++)
-			MRC_T_EQ(mrcd_encap_nd_book(&e, mrc_qp_encap_key(UINT32_C(1) << 31, fl, cls),
-					 0, fl, hdr, len),
+			MRC_T_EQ(
+				mrcd_encap_nd_book(&e, mrc_qp_encap_key(UINT32_C(1) << 31, fl, cls),
+					0, fl, hdr, len),
 				0);
 	MRC_T_EQ(e.n_book, 16);
 

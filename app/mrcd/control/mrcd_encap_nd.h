@@ -47,7 +47,8 @@ struct mrcd_encap_nd_env {
 	/** Show the port's rule bitmaps to the workers' tables (on), or none (off). */
 	void (*publish)(void *ctx, bool on);
 	/** A rule was refused: its flow-label half's bit off (the port is unpublished). */
-	void (*refused)(void *ctx, const struct mrcd_encap_nd_rule *r, const struct mrc_flow_err *err);
+	void (*refused)(
+		void *ctx, const struct mrcd_encap_nd_rule *r, const struct mrc_flow_err *err);
 	/** Each worker's pass counter (it only grows); a grace ends when each moved by 2. */
 	const uint64_t *passes[MRCD_ENCAP_ND_MAX_PASSES];
 	unsigned int n_passes;
@@ -60,13 +61,13 @@ struct mrcd_encap_nd {
 	struct mrcd_encap_nd_rule *book;
 	struct mrc_flow **made; /**< the rules the port holds now (n_made) */
 	unsigned int n_book, cap_book, n_made;
-	uint64_t mac;	 /**< the MAC the made rules carry (mrc_qp_mac_word), 0: none made */
-	bool live;	 /**< published */
-	bool draining;	 /**< unpublished, waiting for the workers */
-	bool refused;	 /**< a rule was refused this make: no more tried */
-	uint32_t makes;	 /**< times rules were made */
+	uint64_t mac;	  /**< the MAC the made rules carry (mrc_qp_mac_word), 0: none made */
+	bool live;	  /**< published */
+	bool draining;	  /**< unpublished, waiting for the workers */
+	bool refused;	  /**< a rule was refused this make: no more tried */
+	uint32_t makes;	  /**< times rules were made */
 	uint32_t remakes; /**< makes after the first */
-	uint32_t fails;	 /**< rules refused */
+	uint32_t fails;	  /**< rules refused */
 	uint64_t grace_from[MRCD_ENCAP_ND_MAX_PASSES];
 };
 
