@@ -545,8 +545,8 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("fabric", "capture", STRING, fabric.capture, .def = "none",
 		.help = "pcap file of the first capture_pkts packets the hosts send, as their "
 			"NICs put them on the wire (after the encap rules), 512 bytes of each, "
-			"written at exit by mrcd (not mrc-fabric; mrc-encap-check reads it); none = "
-			"off"),
+			"written at exit by mrcd (not mrc-fabric; mrc-encap-check reads it); also "
+			"on loop pairs with [lcores] workers_per_host >= 2; none = off"),
 	KEY("fabric", "capture_pkts", U32, fabric.capture_pkts, .min = 1, .max = 1048576,
 		.def = "65536", .unit = "packets",
 		.help = "packets [fabric] capture keeps (512 bytes of memory each)"),

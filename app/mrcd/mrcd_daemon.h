@@ -430,6 +430,8 @@ struct mrcd_daemon {
 	/* likewise, with several workers per host: host pair k's link on plane p, two
 	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */
 	struct mrc_nic_loop *nic_loop[MRCD_MAX_HOSTS / 2][MRC_SHARD_MAX_PLANES];
+	/* [fabric] capture on loop pairs (several workers a host): their NICs' tx */
+	struct mrc_nic_capture *loop_capture;
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;

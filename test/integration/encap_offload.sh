@@ -38,7 +38,8 @@
 # fabric captures what the hosts' NICs sent in fabric-auto, fabric-off,
 # fabric-recover and fabric-on-2w (two workers a host: the destination
 # worker's micro-SID in each path) ([fabric] capture), and every MRC packet's outer header
-# must be what the software build writes for its EV and class; the same
+# must be what the software build writes for its EV and class (loop-nd too:
+# the loop pairs' NICs capture, with the MACs neighbour discovery resolved); the same
 # capture with one outer byte flipped must fail, naming that packet.
 # (The engine's twin, the unit test "encap", compares the two modes too.)
 # Usage: encap_offload.sh MRCD_BINARY WORKDIR MRC_ENCAP_CHECK
@@ -86,7 +87,8 @@ for p in 0 1 2 3 4 5 6 7; do
 		--set "host.1.next_hop.p$p=fe80::6d:72ff:fe00:$p")
 done
 run loop-nd 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
-	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}"
+	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}" "${cap[@]}" \
+	--set fabric.capture=loop-nd.pcap
 # encap_offload = on with 2 workers a host (a table per worker and destination), and
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
@@ -211,6 +213,30 @@ for name in fabric-auto fabric-off fabric-recover fabric-on-2w; do
 		tail -1 "$name.check"
 	fi
 done
+# loop-nd: the loop pairs' NICs captured what they sent; the outer headers are the software
+# build's once the QPs send to the MACs neighbour discovery found (the other host's ports), and
+# not the configured peer_mac's (the rules were made with the resolved MAC).
+mac=()
+for p in 0 1 2 3 4 5 6 7; do
+	mac+=(--set "host.0.peer_mac.p$p=02:6d:72:00:01:0$p" --set "host.1.peer_mac.p$p=02:6d:72:00:00:0$p")
+done
+loopset=(-f "$src/config/examples/loop.ini" --set transport.encap=srv6 --set lcores.workers_per_host=2)
+if ! "$check" "${loopset[@]}" "${mac[@]}" loop-nd.pcap > loop-nd.check 2>&1 ||
+	! grep -Eq '^mrc-encap-check: 16384 packets: ([0-9]{5}) MRC SRv6 packets checked, \1 match' \
+		loop-nd.check; then
+	echo "encap_offload: FAIL: loop-nd: the capture is not the software build:"
+	grep -v '^EAL' loop-nd.check | tail -3
+	fails=$((fails + 1))
+else
+	tail -1 loop-nd.check
+fi
+rc=0
+"$check" "${loopset[@]}" loop-nd.pcap > loop-nd-config-mac.check 2>&1 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q 'MISMATCH .*(Ethernet destination)' \
+	loop-nd-config-mac.check; then
+	echo "encap_offload: FAIL: loop-nd: the rules do not carry the resolved MAC (exit $rc)"
+	fails=$((fails + 1))
+fi
 /usr/bin/python3 - fabric-auto.pcap bad.pcap <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
