@@ -30,6 +30,12 @@
 #                rules are made then, and every packet goes through them
 #                (none in software: a plane enters rotation with its rules),
 #                every key found by the loop's NIC, none remade;
+#   loop-nd-down: the same, planes 0 and 1 set down by hand from 300 to
+#                500 ms ([ports] admin_down_* drill): their rules are taken
+#                out of use (software headers, counted in sw_no_port), a
+#                grace, destroyed, and made again when the ports are back
+#                (encap_remakes 1 on those ports, 0 elsewhere); no message
+#                lost or failed, no keyed packet without its rule;
 #   fabric-recover: a 60 ms blackout and a retry budget of one expiry: both
 #                flows' QPs fail and are made again; the new QPs read their
 #                destination's rules (packets on EVs without one counted in
@@ -89,6 +95,9 @@ done
 run loop-nd 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}" "${cap[@]}" \
 	--set fabric.capture=loop-nd.pcap
+run loop-nd-down 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}" \
+	--set ports.admin_down_planes=3 --set ports.admin_down_at_ms=300 --set ports.admin_down_ms=200
 # encap_offload = on with 2 workers a host (a table per worker and destination), and
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
@@ -119,6 +128,7 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "fabric-full": (True, "recording probe: rule accepted", "software"),
     "fabric-recover": (True, "recording probe: rule accepted", "nic"),
     "loop-nd": (True, "neighbour discovery resolves the next hop", "nic"),
+    "loop-nd-down": (True, "neighbour discovery resolves the next hop", "nic"),
 }
 runs = {}
 bad = []
@@ -146,11 +156,20 @@ for name, (ok, words, mode) in want.items():
     sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
     fab = s.get("fabric_nic", s.get("loop_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
                                                  "encap_noroom_pkts": 0}))
-    if any(p.get("encap_remakes") != 0 for p in s["ports"]):
-        bad.append(f"{name}: rules remade: {[p.get('encap_remakes') for p in s['ports']]}")
+    remade = [p.get("encap_remakes") for p in s["ports"]]
+    if remade != [int(name == "loop-nd-down" and p["plane"] < 2) for p in s["ports"]]:
+        bad.append(f"{name}: rules remade: {remade}")
     if any(e["sw_no_table"] or e["sw_epreq"] for e in s["encap_pkts"]):
         bad.append(f"{name}: packets of QPs without a table: {s['encap_pkts']}")
-    if name == "fabric-recover":
+    if name == "loop-nd-down":
+        # planes 0 and 1 down and back: their rules out of use, destroyed, made again;
+        # what was built meanwhile counted in sw_no_port; no keyed packet lacked its rule
+        m = s["messages"]
+        if nic == 0 or m["lost"] or m["failed"] or m["completed"] != m["posted"] \
+                or any(e["sw_no_rule"] for e in s["encap_pkts"]) \
+                or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
+            bad.append(f"{name}: messages {m}, keyed {nic}, software {sw}, fabric {fab}")
+    elif name == "fabric-recover":
         # the new QPs read the rules the first pair left: through them where their EVs
         # have one, the rest in software, counted; every packet the fabric took keyed
         rec = s["flows_recovered"]

@@ -394,6 +394,8 @@ uint32_t
 mrcd_nd_tick(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
+	/* ports set down by hand (node controller, drill): their encap rules go too */
+	const uint32_t down = mrcd_ports_admin_down(d, h, now - d->start_tsc);
 	struct mrc_nd_timing t;
 	uint32_t mask = 0;
 
@@ -420,8 +422,9 @@ mrcd_nd_tick(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 			mask |= 1u << p;
 		/* the encap rules of the port follow the next hop's MAC */
 		if (np->resolve)
-			mrcd_encap_nd_tick(
-				d, h, p, mrc_nd_neigh_usable(&np->nh) ? &np->nh.mac : NULL);
+			mrcd_encap_nd_tick(d, h, p,
+				mrc_nd_neigh_usable(&np->nh) && !(down >> p & 1) ? &np->nh.mac
+										 : NULL);
 	}
 	return mask;
 }
