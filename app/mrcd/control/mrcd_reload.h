@@ -82,8 +82,9 @@ void mrcd_reload_params_free(struct mrcd_daemon *d);
  * caller if not published). 0, or <0 refused, nothing changed, the reason
  * in `what`: the workers have not all taken the last block, a reload's
  * flows are still changing, a message shape change while messages of the
- * shape before the last are still on their way, or one to a receiver in
- * another process.
+ * shape before the last are still on their way (flows with both ends in
+ * this process; a receiver elsewhere takes each message's length from its
+ * write), or a change of verify with a flow's other end in another process.
  */
 int mrcd_reload_params_check(struct mrcd_daemon *d, const struct mrcd_profile *next, bool shape,
 	struct mrcd_gen_params **out, char *what, size_t len);

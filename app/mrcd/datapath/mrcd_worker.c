@@ -67,16 +67,21 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 					mrcd_sched_wake(d, f, (uint32_t)fi);
 				}
 			} else if (e[k].opcode == MRC_CQE_RECV_IMM) {
-				const uint64_t vb = f->verified_bytes, ve = f->verify_errors;
+				const uint64_t vb = f->verified_bytes, ve = f->verify_errors,
+					       vm = f->verified_msgs;
 
-				/* Its sender took newer parameters than this shard has: take them.
+				/*
+				 * Its sender, in this process, took newer parameters than this
+				 * shard has: take them (one elsewhere: mrcd_gen_received).
 				 */
 				if (unlikely(__atomic_load_n(&f->shape_gen, __ATOMIC_RELAXED) !=
-					     hc->gen->shape_gen))
+						     hc->gen->shape_gen &&
+					     f->src_local >= 0))
 					mrcd_sched_take(
 						d, (unsigned int)f->dst_local, f->dst_shard);
 				mrcd_gen_received(hc->gen, f, &e[k]);
 				hc->verified_bytes += f->verified_bytes - vb;
+				hc->verified_msgs += f->verified_msgs - vm;
 				hc->verify_errors += f->verify_errors - ve;
 				mrcd_gaps_add(&hc->gaps, now);
 			} else {
