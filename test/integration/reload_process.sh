@@ -4,7 +4,7 @@
 #
 # A reload of the message sizes across processes (doc/service.md, "Reload"):
 # host 0 and host 1 each in their own mrcd --service, joined by four
-# net_memif links, pairs (one flow each way), 64 KiB messages, every byte
+# net_memif links, pairs with 2 QPs each way, 64 KiB messages, every byte
 # verified. Each process gets its SIGHUP at its own moment, 0.3 s apart, so
 # for that while one sends messages of the new sizes to a receiver that
 # still has the old ones:
@@ -16,10 +16,17 @@
 #   verify false           refused by both, naming the flow to the other
 #                          process (a receiver would check what its sender
 #                          no longer fills);
+#   qps_per_peer 2 -> 1    (host 0 first) a flow each way goes: each
+#                          process drains the sending ends it has and keeps
+#                          the receiving ends until the other's sender has
+#                          drained; then each lists only the QPs of the
+#                          flows kept, which still carry messages;
+#   qps_per_peer 1 -> 2    refused by both: a flow across processes may go,
+#                          not come;
 #   messages = 1           every flow stops; then each host has verified
 #                          exactly the bytes and messages the other sent.
 # Then both stop (SIGTERM): each exits 0, every message posted completed,
-# none failed or lost, no verify error, 3 reloads taken and 1 refused each.
+# none failed or lost, no verify error, 4 reloads taken and 2 refused each.
 # Usage: reload_process.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -119,6 +126,7 @@ mix() {
 cat > "$t/traffic.ini" << 'P'
 [profile]
 pattern = pairs
+qps_per_peer = 2
 msg_kb = 64
 outstanding = 2
 verify = true
@@ -159,6 +167,9 @@ for _ in $(seq 100); do
 	[ "${a0[0]}" != none ] && [ "${a1[0]}" != none ] && [ "${a0[3]}" -gt 0 ] && [ "${a1[3]}" -gt 0 ] && break
 	sleep 0.1
 done
+# Flow g (0 -> 1 q 0, 0 -> 1 q 1, 1 -> 0 q 0, 1 -> 0 q 1) has QPs 0x100 + 2g -> + 1.
+[ "$(mrc_qpns "$(sock 0)")" = "0x100 0x102 0x105 0x107" ] || fail "host 0's QPs at start: $(mrc_qpns "$(sock 0)")"
+[ "$(mrc_qpns "$(sock 1)")" = "0x101 0x103 0x104 0x106" ] || fail "host 1's QPs at start: $(mrc_qpns "$(sock 1)")"
 window "64 KiB"
 each 64 "at start"
 
@@ -190,10 +201,32 @@ for h in 0 1; do
 done
 sed -i 's/^verify = false/verify = true/' "$t/traffic.ini"
 
+sed -i 's/^qps_per_peer = 2/qps_per_peer = 1/' "$t/traffic.ini"
+hup 0 4 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+sleep 0.3
+hup 1 4 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+for h in 0 1; do
+	for _ in $(seq 50); do grep -q "reload: the flows' changes are done" "$t/h$h.err" && break; sleep 0.1; done
+	grep -q "reload: the flows' changes are done" "$t/h$h.err" || fail "host $h: the flows' changes never finished"
+done
+[ "$(mrc_qpns "$(sock 0)")" = "0x100 0x105" ] || fail "host 0's QPs after the flows q 1 went: $(mrc_qpns "$(sock 0)")"
+[ "$(mrc_qpns "$(sock 1)")" = "0x101 0x104" ] || fail "host 1's QPs after the flows q 1 went: $(mrc_qpns "$(sock 1)")"
+window "one flow each way"
+for p in 0 1; do
+	mix "host $p sent, one flow each way" "${sb[$p]}" "${sm[$p]}"
+	mix "host $p verified, one flow each way" "${vb[$p]}" "${vm[$p]}"
+done
+sed -i 's/^qps_per_peer = 1/qps_per_peer = 2/' "$t/traffic.ini"
+# (each process's first flow to add: 0 -> 1, q 1)
+for h in 0 1; do
+	hup $h 5 "SIGHUP: refused a change \(profile .*traffic.ini: .qps_per_peer = 1. -> .qps_per_peer = 2.: flow host 0 -> 1 \(q 1\) would come, and its other end is in another process"
+done
+sed -i 's/^qps_per_peer = 2/qps_per_peer = 1/' "$t/traffic.ini"
+
 # Each flow has sent more than one message: messages = 1 stops them both.
 printf 'messages = 1\n' >> "$t/traffic.ini"
-hup 0 4 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
-hup 1 4 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 0 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 1 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
 took 0 3
 took 1 3
 sleep 0.5
@@ -232,7 +265,7 @@ for f in sys.argv[1:]:
         bad.append(f"{f}: messages {m}")
     if s["bytes_verified"] == 0 or s["verify_errors"]:
         bad.append(f"{f}: {s['bytes_verified']} bytes verified, {s['verify_errors']} errors")
-    if s.get("reloads") != {"ok": 3, "refused": 1}:
+    if s.get("reloads") != {"ok": 4, "refused": 2}:
         bad.append(f"{f}: reloads {s.get('reloads')}")
     print(f"reload_process: {f}: {m['completed']} messages, {s['bytes_verified']} bytes verified")
 for b in bad:

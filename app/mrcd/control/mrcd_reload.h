@@ -24,9 +24,11 @@
  * QPs or schedule at start: such a change is refused, naming the key and
  * why.
  *
- * Limits (each refusal names it): both ends of every flow added or removed
- * are hosts of this process (a peer elsewhere would have to agree on the
- * wire), and room: the flow table and
+ * Limits (each refusal names it): both ends of every flow added are hosts
+ * of this process (a peer elsewhere would have to agree on the new QPs on
+ * the wire); a flow with an end in another process may go (each process
+ * removes its end: a sending end drains, a receiving end waits for the
+ * other process's sender to drain first); and room: the flow table and
  * each host's registered region are made at twice what the start needed
  * in service mode, and an added flow takes a freed slot or one of that
  * reserve. With several workers per host a new flow's QPs go to the
