@@ -147,7 +147,7 @@ struct mrc_qp {
 	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
 	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
 	uint64_t now_tsc;
-	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
+	uint32_t rto_seen; /* rel's rto_count when mrc_qp_poll() last looked */
 
 	/* probes */
 	uint64_t ev_probe_timeout_tsc;
@@ -155,7 +155,8 @@ struct mrc_qp {
 	bool ev_probe_held;
 	uint8_t op_probe_state; /* enum qp_op_probe_state: here, where tx and idle tests read it */
 	uint16_t ev_probe_held_slot;
-	uint8_t ev_probe_busy;	    /* bit i: ev_probe[i].busy; polls skip the array while 0 */
+	uint8_t ev_probe_busy; /* bit i: ev_probe[i].busy; polls skip the array while 0 */
+	bool rx_unacked; /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
 	uint64_t ev_probe_held_tsc; /* since when */
 	struct qp_ev_probe ev_probe[EV_PROBES];
 
