@@ -795,7 +795,8 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 			}
 		}
 	}
-	/* Only data since a look found none pending can owe a SACK: a requester's rrx stays cold. */
+	/* Only data since a look found none pending can owe a SACK: a requester's rrx stays cold.
+	 */
 	if (qp->rx_unacked && qp->rrx != NULL && qp->rrx->pending == 0)
 		qp->rx_unacked = false;
 	if (qp->rx_unacked) {
