@@ -83,6 +83,8 @@ struct mrc_shard {
 	uint64_t last_iter_tsc;	    /* start of the previous iteration */
 	uint64_t held_since_tsc;    /* first of the iterations in a row that left input, or 0 */
 	uint64_t max_judge_lag_tsc; /* cfg's, 0 replaced */
+	mrc_shard_pass_fn before_output; /* mrc_shard_set_before_output(), or NULL */
+	void *before_output_ctx;
 	struct mrc_shard_stage stage[MRC_SHARD_MAX_PLANES];
 	/* per plane: the tx descriptor whose status tells "no room", 0: not asked */
 	uint16_t desc_room_off[MRC_SHARD_MAX_PLANES];
