@@ -74,6 +74,7 @@ for i in "${!flows[@]}"; do
 			"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" \
 			--profile "$src/config/profiles/scale-64k.ini" \
 			--set profile.qps_per_peer=$((f / 2)) --set profile.messages="$m" \
+			--set control.socket="$out.sock" \
 			--duration 3600 --json "$out.json") > "$out.log" 2>&1 &
 		pid=$!
 		while kill -0 "$pid" 2> /dev/null; do
