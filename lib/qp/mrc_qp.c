@@ -761,17 +761,19 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 							: MRC_QP_ERR_RETRY_EXCEEDED);
 				return UINT64_MAX;
 			}
-		}
-		/*
-		 * The timer fired twice in a row without progress: the EVs in use
-		 * may all be on planes that died unseen, kept in use by the floor,
-		 * while the retired ones (never probed while the timer runs) are
-		 * the way out. Start the pool afresh (mrc_ev_readmit_all()).
-		 */
-		if (qp->rtx->rto_count != qp->rto_seen) {
-			qp->rto_seen = qp->rtx->rto_count;
-			if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
-				mrc_ev_readmit_all(qp->ev);
+			/*
+			 * The timer fired twice in a row without progress: the EVs in
+			 * use may all be on planes that died unseen, kept in use by the
+			 * floor, while the retired ones (never probed while the timer
+			 * runs) are the way out. Start the pool afresh
+			 * (mrc_ev_readmit_all()). It fires only in rel's poll, so an
+			 * idle sender's count is the one seen last.
+			 */
+			if (qp->rtx->rto_count != qp->rto_seen) {
+				qp->rto_seen = qp->rtx->rto_count;
+				if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
+					mrc_ev_readmit_all(qp->ev);
+			}
 		}
 		/* EV probes nobody answered (the mask spares a busy QP's poll their lines). */
 		for (unsigned int i = 0; i < EV_PROBES && qp->ev_probe_busy != 0; i++) {

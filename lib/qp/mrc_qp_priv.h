@@ -147,7 +147,7 @@ struct mrc_qp {
 	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
 	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
 	uint64_t now_tsc;
-	uint32_t rto_seen;    /* rel's rto_count when mrc_qp_poll() last looked */
+	uint16_t rto_seen;    /* rel's rto_count when mrc_qp_poll() last looked */
 	uint32_t op_probe_ev; /* the operator's probe (mrc_qp_op_probe): cold, but fills a hole */
 
 	/* probes */

@@ -248,6 +248,8 @@ struct mrc_rel_tx {
 	uint8_t path_plane_shift, path_plane_bits, path_uplink_shift, path_uplink_bits;
 	bool dyn_mpr;	  /**< cfg.dyn_mpr (in what was padding before base_rto_tsc) */
 	uint8_t ts_shift; /**< cfg.ts_shift */
+	/** stats.rto_fired's low 16 bits, in the line every poll reads (mrc_qp's check) */
+	uint16_t rto_count;
 	/**
 	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
 	 * mrc_rel_tx_priv.h): `mem` below, or a block lent while packets are in
@@ -264,8 +266,6 @@ struct mrc_rel_tx {
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
 	uint64_t base_rto_tsc;
 	uint32_t window_max; /**< the negotiated mpr x 128 (read by SACKs with dynamic MPR) */
-	/** stats.rto_fired's low 32 bits, on a line the poll reads anyway (mrc_qp's check) */
-	uint32_t rto_count;
 	struct mrc_rel_tx_stats stats;
 	uint64_t probe_sent_tsc;	/* after the stats: read only while a probe is out */
 	uint8_t mem[] __rte_aligned(8); /**< own tracking memory (mrc_rel_tx_init only) */
