@@ -46,6 +46,24 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 		rte_prefetch0(qp->rrx);
 	if (qp->ev != NULL)
 		rte_prefetch0(qp->ev);
+	/*
+	 * New data waiting: its entry was written at the post, not long ago;
+	 * the payload the fill wrote may have been evicted since (posts wait
+	 * for room behind other QPs), and the ICRC reads every byte of it.
+	 */
+	if (qp->sq_send != qp->sq_tail && qp->sq != NULL) {
+		const struct qp_wqe *w = &qp->sq[qp->sq_send & qp->sq_mask];
+
+		if (w->next_pkt < w->n_pkts && w->laddr != NULL) {
+			const uint8_t *src = w->laddr + (size_t)w->next_pkt * qp->mtu;
+			const uint32_t left = w->len - w->next_pkt * qp->mtu;
+			const uint32_t len = RTE_MIN(left, MRC_QP_PREFETCH_PLACE_BYTES);
+
+			for (uintptr_t a = (uintptr_t)src & ~(uintptr_t)63;
+				a < (uintptr_t)src + len; a += 64)
+				rte_prefetch0((const void *)a);
+		}
+	}
 }
 
 void
