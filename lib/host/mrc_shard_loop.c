@@ -260,7 +260,10 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		ok[k] = r == MRC_WIRE_OK;
 		to[k] = OWNER_NONE;
 		if (!ok[k] && !inbound && s->cfg.exception != NULL && not_mrc(r)) {
-			/* not refused: another path's, counted there by kind */
+			/* not refused: another path's, counted there by kind. The port it
+			 * came in on, by which control finds the plane: a ring port (loop
+			 * pairs) leaves the sender's value there. */
+			m[k]->port = s->cfg.port_id[plane];
 			if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
 				m[k] = NULL; /* the control thread frees it */
 				s->cnt.rx_exception++;

@@ -185,7 +185,10 @@ struct mrc_qp_encap {
 	 * Per plane, a bitmap over the 65536 flow-label halves: bit set = the
 	 * plane's port holds the rules of every class for it. Control sets bits
 	 * (atomic OR, after the rules exist), never clears them while QPs run;
-	 * QPs load one word (relaxed). NULL: the plane's port does not offload.
+	 * QPs load one word (relaxed). NULL: the plane's port has no rules (it
+	 * does not offload, or its next hop's MAC is not known yet or changed):
+	 * control may swap the pointer (release) while QPs run; they load it
+	 * (acquire) per packet.
 	 */
 	uint64_t *fl_bits[MRC_EV_MAX_PLANES];
 };
