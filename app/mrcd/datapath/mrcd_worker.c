@@ -96,6 +96,28 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 }
 
 /*
+ * Inside the shard's pass, between its input and its output round
+ * (mrc_shard_set_before_output): the completions the input made, then the
+ * posts they and the generator allow, so that a message is filled, posted
+ * and sent with its payload and QP still in the cache, and a flow whose
+ * message just completed posts its next in the same pass.
+ */
+struct pass_ctx {
+	struct mrcd_daemon *d;
+	struct mrcd_shardctx *sc;
+	bool stopping;
+};
+
+static void
+take_and_post(void *arg, uint64_t now)
+{
+	const struct pass_ctx *pc = arg;
+
+	completions(pc->d, pc->sc, now);
+	mrcd_sched_post(pc->d, pc->sc, now, pc->stopping);
+}
+
+/*
  * A peer's planes: for a host of this process, its port mask (control
  * publishes the same to each of its shards: shard 0's); for one elsewhere,
  * what its port-status requests said (mrcd_epreq.h; all up until told).
@@ -192,8 +214,12 @@ mrcd_worker_main(void *arg)
 			/* A reload's parameters, when published; then only flows that may post
 			 * are visited (mrcd_sched.h). */
 			mrcd_sched_take(d, w->units[k].host, w->units[k].shard);
-			mrcd_sched_post(d, sc, now, stopping);
+			struct pass_ctx pc = {.d = d, .sc = sc, .stopping = stopping};
+
+			mrc_shard_set_before_output(sc->rt, take_and_post, &pc);
 			mrc_shard_iterate(sc->rt, now, &sc->rand);
+			mrc_shard_set_before_output(sc->rt, NULL, NULL);
+			/* what the output round completed (a QP it failed flushes its queue) */
 			completions(d, sc, now);
 		}
 		mrcd_apps_worker_poll(d, (unsigned int)(w - d->workers));
