@@ -113,6 +113,7 @@ struct mrcd_shardctx {
 	/* worker writes, the snapshot copies: the generator's totals, kept as they change
 	 * (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
+	uint64_t verified_msgs; /* messages whose every byte was checked here */
 	/* worker only (the snapshot writer): the QPs' own counters, summed a slice per
 	 * snapshot; `sums` is the last full pass */
 	struct mrcd_qp_sums sums, sums_part;
@@ -276,6 +277,7 @@ struct mrcd_snapshot {
 	uint64_t tx_bytes[MRC_SHARD_MAX_PLANES], rx_bytes[MRC_SHARD_MAX_PLANES];
 	uint64_t posted, completed, failed;
 	uint64_t sent_bytes, verified_bytes, verify_errors;
+	uint64_t verified_msgs;
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
 	uint64_t data_pkts, spurious;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
