@@ -10,7 +10,8 @@
 # crosses it; B takes its port down itself: admin_down_planes) and B tells A.
 # Checked: both exit 0; every message completes, none lost or failed, every
 # byte verified at B; A learned B's new mask; EACH of A's two shards (on two
-# workers) took that mask generation within BOUND_MS of A learning it, had
+# workers) took that mask generation within BOUND_MS of A learning it and
+# before B had A's answer (A answers once every worker took it), had
 # sent data on plane 1 before it, sent nothing on plane 1 after it, and kept
 # sending on the other planes (the shards' "peer_gen*" and "plane_tx_pkts*"
 # in --json, doc/telemetry.md).
@@ -141,13 +142,15 @@ def load(f):
     except (OSError, ValueError) as e:
         bad.append(f"{f}: {e}")
         return None
-t_learn = None
-for line in open("h0.log"):
-    if re.search(r"host 1's planes are 0xd \(were 0xf", line):
-        t_learn = int(re.search(r"monotonic (\d+) ns", line).group(1))
-        break
-if t_learn is None:
-    bad.append("h0.log: A never learned B's plane 1 went down")
+def mono(log, pattern):
+    for line in open(log):
+        if re.search(pattern, line):
+            return int(re.search(r"monotonic (\d+) ns", line).group(1))
+    bad.append(f"{log}: no line matching {pattern!r}")
+    return None
+t_learn = mono("h0.log", r"host 1's planes are 0xd \(were 0xf")
+# B's first answer: A answers only once every one of its workers took the mask
+t_ack = mono("h1.log", r"host 0 took port-status update \d+ \(planes 0xd\)")
 a, b = load("h0.json"), load("h1.json")
 if a is not None:
     m = a["messages"]
@@ -173,6 +176,10 @@ if a is not None:
             if not (-1.0 <= lag <= bound_ms):
                 bad.append(f"A shard {k}: took the mask {lag:.3f} ms after A learned it, "
                            f"not within {bound_ms} ms")
+        if t_ack is not None and s["peer_gen_mono_ns"] > t_ack:
+            bad.append(f"A shard {k}: took the mask {(s['peer_gen_mono_ns'] - t_ack) / 1e3:.1f} "
+                       "us after B had A's answer: A answered before all its workers stopped "
+                       "using the plane")
         if at[1] == 0:
             bad.append(f"A shard {k}: sent nothing on plane 1 before: proves nothing")
         if after[1] != 0:

@@ -19,7 +19,8 @@
  *     epoch (drawn at start): a receiver takes a request whose epoch is new
  *     to it, or whose id is newer than the last it took, publishes the mask
  *     for the workers (mrcd_daemon.ep_peer_mask, then ep_peer_gen), and
- *     answers every request, old or new. A peer seen with a new epoch has
+ *     answers every request, old or new, once every worker of this process
+ *     told its QPs the masks (mrcd_shardctx.peer_gen). A peer seen with a new epoch has
  *     (re)started: it is told our masks again.
  *   - EV probe: a request is answered with the echoed timestamp, request
  *     id and EV, and the responder's service time (mrcd_ep_svc_ns: from
@@ -97,7 +98,8 @@ enum mrcd_ep_verdict mrcd_ep_take(
 int mrcd_ep_init(struct mrcd_daemon *d);
 void mrcd_ep_free(struct mrcd_daemon *d);
 
-/* Control tick: announce changed port masks, resend what is unanswered. */
+/* Control tick: send the answers the workers caught up with, announce changed port masks,
+ * resend what is unanswered. */
 void mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now);
 
 /* Endpoint packets host h's shards handed off (QPN 2): act on them and free them. */
