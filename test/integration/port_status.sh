@@ -27,7 +27,9 @@
 # on every plane again (ids alone would call B's new requests old).
 # Then each probes the other with an endpoint EV probe (mrcctl probe
 # peer=): answered, the responder's service time given and taken out
-# (rtt_ns + svc_ns = raw_rtt_ns), and A's summary says so too. Each stop
+# (rtt_ns + svc_ns = raw_rtt_ns), and A's summary says so too. Then A
+# stops, and B's operator takes a port down (mrcctl port): nobody answers
+# B's update; B tries 8 times and gives it up, one timeout. Each stop
 # is bounded (15 s from SIGTERM to the process gone, judged by the process,
 # not by the shell's wait: lib.sh, mrc_wait_dead); at the end A, the peer,
 # stops first and B must still stop in that bound.
@@ -170,6 +172,13 @@ if ! mrc_wait_dead $a 15; then
 	fail "A still runs 15 s after SIGTERM; its threads:"
 	mrc_dump_threads $a
 fi
+# With A gone, B's operator takes B's plane-2 port down: nobody answers B's
+# update, and B gives it up after its tries (510 ms of them; timeouts).
+"$mrcctl" -s "$dir/host1-control.sock" port host=all plane=2 state=down > port_down.txt 2>&1 || true
+for _ in $(seq 50); do
+	grep -q 'did not answer port-status update' h1b.log && break
+	sleep 0.1
+done
 kill -TERM $b 2>/dev/null || true
 if ! mrc_wait_dead $b 15; then
 	fail "B still runs 15 s after SIGTERM, its peer gone first; its threads:"
@@ -292,6 +301,13 @@ if a is not None:
     if not pe["probe_svc_subtracted"] or pe["probe_rtt_ns"] + pe["probe_svc_ns"] != pe[
             "probe_raw_rtt_ns"]:
         bad.append(f"A's summary: B's last probe answer {pe}")
+if b2 is not None:
+    e = b2["endpoint"]
+    # B's update after A had gone: 8 tries, then given up
+    if e["timeouts"] != 1 or e["retries"] < 7:
+        bad.append(f"B's second run: {e['timeouts']} timeouts, {e['retries']} retries: the "
+                   f"update nobody answered was not tried 8 times and given up once "
+                   f"(mrcctl port: {open('port_down.txt').read()!r})")
 t_again, _ = mono("h0.log", r"host 1's planes are 0xf \(were 0xd")
 if t_again is not None:
     print("port_status: B restarted with every port up; A learned it again")

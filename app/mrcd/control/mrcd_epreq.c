@@ -511,7 +511,7 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 					"host %u: host %u did not answer port-status update %u "
 					"(planes 0x%x) in %u tries over %u ms; given up",
 					d->cfg.daemon.first_host + h, c, o->id, o->mask, o->tries,
-					(MRCD_EP_RETRY_US << o->tries) / 1000);
+					((MRCD_EP_RETRY_US << o->tries) - MRCD_EP_RETRY_US) / 1000);
 				continue;
 			}
 			send_update(d, h, c, now);
