@@ -165,9 +165,9 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 # endpoint EV probes both ways on EV 0 (plane 0), B's answers timed by A and A's by B
-"$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=1 ev=0 > probe_ab.json 2>&1 || true
-"$mrcctl" -s "$dir/host1-control.sock" probe host=0 peer=0 ev=0 > probe_ba.json 2>&1 || true
-"$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=0 ev=0 > probe_self.txt 2>&1 || true
+timeout 10 "$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=1 ev=0 > probe_ab.json 2>&1 || true
+timeout 10 "$mrcctl" -s "$dir/host1-control.sock" probe host=0 peer=0 ev=0 > probe_ba.json 2>&1 || true
+timeout 10 "$mrcctl" -s "$dir/host0-control.sock" probe host=0 peer=0 ev=0 > probe_self.txt 2>&1 || true
 cat probe_ab.json probe_ba.json probe_self.txt
 sleep 0.3
 # The peer goes first: A stops while B still runs, then B must still stop
@@ -179,7 +179,7 @@ if ! mrc_wait_dead $a 15; then
 fi
 # With A gone, B's operator takes B's plane-3 port down: nobody answers B's
 # update, and B gives it up after its tries (510 ms of them; timeouts).
-"$mrcctl" -s "$dir/host1-control.sock" port host=all plane=3 state=down > port_down.txt 2>&1 || true
+timeout 10 "$mrcctl" -s "$dir/host1-control.sock" port host=all plane=3 state=down > port_down.txt 2>&1 || true
 for _ in $(seq 50); do
 	grep -q 'did not answer port-status update' h1b.log && break
 	sleep 0.1
