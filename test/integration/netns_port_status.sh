@@ -171,6 +171,11 @@ if a is not None:
     m = a["messages"]
     if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
         bad.append(f"A: messages {m}")
+    # An answer waits for A's workers unless they took the mask while control was
+    # still logging it (another CPU): how many waited varies, none may skip the wait.
+    if a["endpoint"]["held_full"]:
+        bad.append(f"A: {a['endpoint']['held_full']} port-status answers sent before "
+                   "A's workers took the mask (16 were waiting)")
     if a["endpoint"]["peers"]["1"]["planes"] != 0x3:
         bad.append(f"A: B's planes at the end {a['endpoint']['peers']['1']}, not 0x3 "
                    "(B restarted with both ports up)")

@@ -248,6 +248,11 @@ def stopped(a, t_learn, t_ack, bad):
         if sum(after) == 0:
             bad.append(f"A shard {k}: sent nothing after the change: proves nothing")
 fab, a, b1, b2 = (load(f) for f in ("fabric.json", "h0.json", "h1a.json", "h1b.json"))
+if a is not None and b1 is not None:
+    # a stalled machine shows here first: a host that came up long after the other
+    # finds a peer whose QP backed off (seen once under ASan: B 59 s late)
+    print(f"port_status: B's first mrcd started "
+          f"{b1['start_monotonic_s'] - a['start_monotonic_s']:.3f} s after A's")
 if a is not None:
     m = a["messages"]
     if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
@@ -257,6 +262,11 @@ if a is not None:
                    "(B restarted with its plane-2 port down)")
     if a["endpoint"]["peer_updates"] < 2:
         bad.append(f"A: {a['endpoint']['peer_updates']} changes of B's mask, not 2")
+    # An answer waits for A's workers unless they took the mask while control was
+    # still logging it (another CPU): how many waited varies, none may skip the wait.
+    if a["endpoint"]["held_full"]:
+        bad.append(f"A: {a['endpoint']['held_full']} port-status answers sent before "
+                   "A's workers took the mask (16 were waiting)")
 if b1 is not None:
     if b1["bytes_verified"] != msgs * 1024 * 1024 or b1["verify_errors"]:
         bad.append(f"B: verified {b1['bytes_verified']} bytes, {b1['verify_errors']} errors")

@@ -166,6 +166,11 @@ if a is not None:
     m = a["messages"]
     if m["posted"] != msgs or m["completed"] != msgs or m["lost"] or m["failed"]:
         bad.append(f"A: messages {m}")
+    # An answer waits for A's workers unless they took the mask while control was
+    # still logging it (another CPU): how many waited varies, none may skip the wait.
+    if a["endpoint"]["held_full"]:
+        bad.append(f"A: {a['endpoint']['held_full']} port-status answers sent before "
+                   "A's workers took the mask (16 were waiting)")
     shards = [s for s in a["shards"] if s["host"] == 0]
     if len(shards) != 2 or len({s["worker"] for s in shards}) != 2:
         bad.append(f"A: shards {[(s['shard'], s['worker']) for s in shards]}, not 2 on 2 workers")

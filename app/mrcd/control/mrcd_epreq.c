@@ -679,14 +679,18 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 			/* held until our QPs took the mask (struct ep_held) */
 			const uint32_t gen = __atomic_load_n(&d->ep_peer_gen, __ATOMIC_RELAXED);
 
-			if (!workers_took(d, gen) && d->ep->n_held < EP_HELD) {
-				d->ep->held[d->ep->n_held++] = (struct ep_held){.gen = gen,
-					.h = (uint8_t)h,
-					.c = (uint8_t)c,
-					.ev = ev,
-					.rx_tsc = rx_tsc,
-					.r = r};
-				return;
+			if (!workers_took(d, gen)) {
+				if (d->ep->n_held < EP_HELD) {
+					d->ep->held[d->ep->n_held++] = (struct ep_held){.gen = gen,
+						.h = (uint8_t)h,
+						.c = (uint8_t)c,
+						.ev = ev,
+						.rx_tsc = rx_tsc,
+						.r = r};
+					BUMP(hc, held);
+					return;
+				}
+				BUMP(hc, held_full);
 			}
 		}
 		/* An EV probe is answered on its own EV, at once: the path it tests. */

@@ -58,6 +58,8 @@ struct mrcd_daemon;
 	X(unknown_peer, "endpoint packets from an address that is no host of the cluster")     \
 	X(refused, "endpoint packets the parser refused on a second look")                     \
 	X(peer_updates, "port masks of peers that changed")                                    \
+	X(held, "port-status answers that waited for every worker to take the mask")           \
+	X(held_full, "port-status answers sent without that wait: 16 were waiting")            \
 	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker " \
 		     "full")
 
