@@ -238,11 +238,10 @@ check_hosts(const struct xc *x)
 			if (memcmp(h->next_hop[p], none, sizeof(none)) == 0)
 				continue;
 			snprintf(key, sizeof(key), "next_hop.p%u", p);
-			if (c->ports.mode != MRCD_PORTS_ETHDEV)
+			if (c->ports.mode == MRCD_PORTS_FABRIC)
 				return BAD(x, sec, key,
-					"a next hop is resolved on ethdev ports only ([ports] mode "
-					"= "
-					"ethdev)");
+					"a next hop is resolved on ethdev and loop ports only "
+					"([ports] mode = ethdev or loop)");
 			if (!c->ports.neighbour_discovery)
 				return BAD(x, sec, key,
 					"resolving it needs [ports] neighbour_discovery = true");

@@ -208,7 +208,8 @@ static const struct mrcd_ini_key keys[] = {
 			"start, naming the port and the driver's reason, where a port refuses "
 			"the rule)"),
 	KEY("ports", "neighbour_discovery", BOOL, ports.neighbour_discovery, .def = "true",
-		.help = "mode ethdev: answer IPv6 Neighbor Solicitations for the host's plane "
+		.help = "mode ethdev (and mode loop when a host names a next_hop.p<p>): answer "
+			"IPv6 Neighbor Solicitations for the host's plane "
 			"addresses, announce them at start and at link-up, and resolve each "
 			"[host.<n>] next_hop.p<p> (doc/running.md, \"Neighbour discovery\"); false: "
 			"the ports answer nothing and frames that are not MRC are dropped uncounted"),
@@ -274,8 +275,9 @@ static const struct mrcd_ini_key keys[] = {
 		.help = "next hop's MAC on plane p: the T0 switch's port (back to back: the peer "
 			"NIC's); unused on the emulated fabric and where next_hop.p<p> is set"),
 	HOST_KEY_P_IP("next_hop.p#", next_hop, .def = "::",
-		.help = "mode ethdev: next hop's IPv6 address on plane p (the T0 switch's on the "
-			"link), whose MAC neighbour discovery resolves and keeps fresh; :: = none, "
+		.help = "mode ethdev or loop: next hop's IPv6 address on plane p (the T0 "
+			"switch's on the link; on loop pairs the other host's), whose MAC "
+			"neighbour discovery resolves and keeps fresh; :: = none, "
 			"peer_mac.p<p> is used"),
 
 	/* ---- [lcores] ---- */
@@ -543,8 +545,8 @@ static const struct mrcd_ini_key keys[] = {
 	KEY("fabric", "capture", STRING, fabric.capture, .def = "none",
 		.help = "pcap file of the first capture_pkts packets the hosts send, as their "
 			"NICs put them on the wire (after the encap rules), 512 bytes of each, "
-			"written at exit by mrcd (not mrc-fabric; mrc-encap-check reads it); none = "
-			"off"),
+			"written at exit by mrcd (not mrc-fabric; mrc-encap-check reads it); also "
+			"on loop pairs with [lcores] workers_per_host >= 2; none = off"),
 	KEY("fabric", "capture_pkts", U32, fabric.capture_pkts, .min = 1, .max = 1048576,
 		.def = "65536", .unit = "packets",
 		.help = "packets [fabric] capture keeps (512 bytes of memory each)"),

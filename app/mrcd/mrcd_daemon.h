@@ -116,6 +116,7 @@ struct mrcd_shardctx {
 	/* worker writes, the snapshot copies: the generator's totals, kept as they change
 	 * (a snapshot walks no flow for them) */
 	uint64_t posted, completed, sent_bytes, verified_bytes, verify_errors;
+	uint64_t verified_msgs; /* messages whose every byte was checked here */
 	/* worker only (the snapshot writer): the QPs' own counters, summed a slice per
 	 * snapshot; `sums` is the last full pass */
 	struct mrcd_qp_sums sums, sums_part;
@@ -255,10 +256,14 @@ struct mrcd_hostctx {
 	char encap_why[MRC_SHARD_MAX_PLANES][160];
 	/* the rules made as QPs appear (mrcd_encap_rules.c): encap_ops, setup: the backend of
 	 * a port that took the probe rule (NULL: software); encap: control's (rules, the QPs'
-	 * tables); encap_rules, encap_fails: control writes at setup, reports read after */
+	 * tables); encap_rules, encap_fails: control writes at setup (and, relaxed, as
+	 * neighbour discovery makes a port's rules), reports read */
 	const struct mrc_flow_ops *encap_ops[MRC_SHARD_MAX_PLANES];
 	struct mrcd_encap_host *encap;
 	uint32_t encap_rules[MRC_SHARD_MAX_PLANES], encap_fails[MRC_SHARD_MAX_PLANES];
+	/* a port whose next hop is resolved: times its rules were made again (control
+	 * writes as it runs, reports read) */
+	uint32_t encap_remakes[MRC_SHARD_MAX_PLANES];
 	/* endpoint requests and answers (QPN 2) built in software on a plane whose port
 	 * offloads: control writes (relaxed), stats read */
 	uint64_t encap_sw_epreq;
@@ -289,6 +294,7 @@ struct mrcd_snapshot {
 	uint64_t tx_bytes[MRC_SHARD_MAX_PLANES], rx_bytes[MRC_SHARD_MAX_PLANES];
 	uint64_t posted, completed, failed;
 	uint64_t sent_bytes, verified_bytes, verify_errors;
+	uint64_t verified_msgs;
 	uint64_t retx, nacks, ecn_echoes, ev_losses;
 	uint64_t data_pkts, spurious;
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
@@ -443,6 +449,8 @@ struct mrcd_daemon {
 	/* likewise, with several workers per host: host pair k's link on plane p, two
 	 * ports whose tx bursts play the receiving NIC (drivers/nic/mrc_nic_loop.h) */
 	struct mrc_nic_loop *nic_loop[MRCD_MAX_HOSTS / 2][MRC_SHARD_MAX_PLANES];
+	/* [fabric] capture on loop pairs (several workers a host): their NICs' tx */
+	struct mrc_nic_capture *loop_capture;
 	/* setup (mrcd_recover_init): flows brought back after a QP error; see mrcd_recover.h
 	 * for who writes and reads each part */
 	struct mrcd_recover *recover;

@@ -392,8 +392,7 @@ ingress_queue(struct mrc_fabric *fab, struct fab_port *p, struct rte_ring *from_
 			break;
 		taken += n;
 		/* The host's NIC: egress encap rules recorded for the port (doc/offload.md). */
-		mrc_nic_emu_encap(
-			mrc_flow_rec_encap_table(p->port_id), burst, (uint16_t)n, &fab->nic_cnt);
+		mrc_nic_emu_encap_port(p->port_id, burst, (uint16_t)n, &fab->nic_cnt);
 		if (unlikely(fab->cap != NULL))
 			fab_capture_burst(fab, burst, n);
 		for (unsigned int k = 0; k < n; k++) {

@@ -105,6 +105,15 @@ struct mrc_flow_rec_encap {
  */
 const struct mrc_flow_rec_encap *mrc_flow_rec_encap_table(uint16_t port);
 
+/**
+ * The same, held for one burst: the backend changes no copy a reader holds
+ * (mrcd makes and replaces rules while the emulated NIC runs). Release it
+ * with mrc_flow_rec_encap_release() and the `held` it gave. NULL for a port
+ * above RTE_MAX_ETHPORTS (nothing to release).
+ */
+const struct mrc_flow_rec_encap *mrc_flow_rec_encap_hold(uint16_t port, unsigned int *held);
+void mrc_flow_rec_encap_release(uint16_t port, unsigned int held);
+
 /** The header of `key` in `t`, or NULL: no rule (binary search, n <= 256). */
 static inline const struct mrc_flow_rec_encap_hdr *
 mrc_flow_rec_encap_find(const struct mrc_flow_rec_encap *t, uint32_t key)

@@ -10,6 +10,12 @@
  * Storage: per port, slots the handles point at (control thread only) and
  * two copies of the compact table the data path reads, flipped by a release
  * store after each change. Ports are global to the process, so is the table.
+ * The encap tables change while the emulated NIC reads them (mrcd makes a
+ * port's rules when neighbour discovery resolves its next hop): a reader
+ * holds the copy it reads for one burst (a count per copy), and a change
+ * waits until nobody holds the copy it rewrites, and, after the flip, the
+ * copy it replaced (so a destroyed rule's slot is read by no one when it is
+ * used again). The wait is a burst's length; only the control thread writes.
  */
 
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_pause.h>
 
 #include "mrc_encap.h"
 #include "mrc_flow.h"
@@ -40,6 +47,7 @@ struct rec_port {
 	struct mrc_flow_rec_encap epub[2];
 	unsigned int ecur;  /* epub[ecur] is what readers see */
 	unsigned int efree; /* where the last free eslot was found */
+	uint32_t eheld[2];  /* readers holding epub[i] (mrc_flow_rec_encap_hold) */
 };
 
 static struct rec_port rec[RTE_MAX_ETHPORTS];
@@ -239,6 +247,14 @@ parse_encap(uint16_t port, const struct rte_flow_attr *attr, const struct rte_fl
  * in (at its place by key) or `del` left out (either may be NULL), then
  * show it: one copy per change, not a sort, so a port can hold thousands.
  */
+/* Until no reader holds epub[i]. */
+static void
+wait_unheld(struct rec_port *rp, unsigned int i)
+{
+	while (__atomic_load_n(&rp->eheld[i], __ATOMIC_SEQ_CST) != 0)
+		rte_pause();
+}
+
 static void
 publish_encap(struct rec_port *rp, const struct mrc_flow *add, const struct mrc_flow *del)
 {
@@ -247,6 +263,8 @@ publish_encap(struct rec_port *rp, const struct mrc_flow *add, const struct mrc_
 	struct mrc_flow_rec_encap *t = &rp->epub[next];
 	unsigned int n = 0;
 	bool put = add == NULL;
+
+	wait_unheld(rp, next);
 
 	for (unsigned int i = 0; i < cur->n; i++) {
 		if (del != NULL && cur->hdr[i] == &del->hdr)
@@ -264,7 +282,8 @@ publish_encap(struct rec_port *rp, const struct mrc_flow *add, const struct mrc_
 		t->hdr[n++] = &add->hdr;
 	}
 	t->n = (uint16_t)n;
-	__atomic_store_n(&rp->ecur, next, __ATOMIC_RELEASE);
+	__atomic_store_n(&rp->ecur, next, __ATOMIC_SEQ_CST);
+	wait_unheld(rp, next ^ 1u);
 }
 
 static struct mrc_flow *
@@ -378,8 +397,10 @@ rec_flush(uint16_t port, struct mrc_flow_err *err)
 	for (unsigned int i = 0; i < MRC_FLOW_REC_MAX_ENCAP; i++)
 		rec[port].eslot[i].in_use = false;
 	publish(&rec[port]);
+	wait_unheld(&rec[port], rec[port].ecur ^ 1u);
 	rec[port].epub[rec[port].ecur ^ 1u].n = 0;
-	__atomic_store_n(&rec[port].ecur, rec[port].ecur ^ 1u, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec[port].ecur, rec[port].ecur ^ 1u, __ATOMIC_SEQ_CST);
+	wait_unheld(&rec[port], rec[port].ecur ^ 1u);
 	return 0;
 }
 
@@ -404,6 +425,34 @@ mrc_flow_rec_encap_table(uint16_t port)
 	if (port >= RTE_MAX_ETHPORTS)
 		return NULL;
 	return &rec[port].epub[__atomic_load_n(&rec[port].ecur, __ATOMIC_ACQUIRE)];
+}
+
+const struct mrc_flow_rec_encap *
+mrc_flow_rec_encap_hold(uint16_t port, unsigned int *held)
+{
+	struct rec_port *rp;
+
+	if (port >= RTE_MAX_ETHPORTS)
+		return NULL;
+	rp = &rec[port];
+	for (;;) {
+		const unsigned int i = __atomic_load_n(&rp->ecur, __ATOMIC_SEQ_CST);
+
+		__atomic_fetch_add(&rp->eheld[i], 1, __ATOMIC_SEQ_CST);
+		/* still the current copy: a writer flipping after this waits for us */
+		if (__atomic_load_n(&rp->ecur, __ATOMIC_SEQ_CST) == i) {
+			*held = i;
+			return &rp->epub[i];
+		}
+		__atomic_fetch_sub(&rp->eheld[i], 1, __ATOMIC_RELEASE);
+	}
+}
+
+void
+mrc_flow_rec_encap_release(uint16_t port, unsigned int held)
+{
+	if (port < RTE_MAX_ETHPORTS)
+		__atomic_fetch_sub(&rec[port].eheld[held & 1u], 1, __ATOMIC_RELEASE);
 }
 
 unsigned int

@@ -96,4 +96,11 @@ void mrc_nic_emu_consume_switch_usids(struct rte_mbuf *m);
 void mrc_nic_emu_encap(const struct mrc_flow_rec_encap *t, struct rte_mbuf *const *pkts, uint16_t n,
 	struct mrc_nic_emu_counters *c);
 
+/**
+ * mrc_nic_emu_encap() with the rules recorded for `port` now, the table held
+ * for the burst (mrc_flow_rec_encap_hold(): rules may change as it runs).
+ */
+void mrc_nic_emu_encap_port(
+	uint16_t port, struct rte_mbuf *const *pkts, uint16_t n, struct mrc_nic_emu_counters *c);
+
 #endif /* MRC_NIC_EMU_H */

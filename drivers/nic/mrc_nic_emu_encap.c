@@ -49,3 +49,19 @@ mrc_nic_emu_encap(const struct mrc_flow_rec_encap *t, struct rte_mbuf *const *pk
 		c->encap_pkts++;
 	}
 }
+
+void
+mrc_nic_emu_encap_port(
+	uint16_t port, struct rte_mbuf *const *pkts, uint16_t n, struct mrc_nic_emu_counters *c)
+{
+	const struct mrc_flow_rec_encap *t;
+	unsigned int held;
+
+	if (rte_flow_dynf_metadata_mask == 0)
+		return; /* no key anywhere: not even the hold */
+	t = mrc_flow_rec_encap_hold(port, &held);
+	if (t == NULL)
+		return;
+	mrc_nic_emu_encap(t, pkts, n, c);
+	mrc_flow_rec_encap_release(port, held);
+}

@@ -25,6 +25,7 @@ struct loop_txq {
 	struct mrc_nic_emu_counters cnt;
 	struct rte_ring *sink;
 	struct rte_ring *const *peer_rx;
+	struct mrc_nic_capture *cap; /* NULL: none */
 	const struct rte_eth_rxtx_callback *cb;
 	uint16_t peer_port;
 	uint16_t n_queues;
@@ -95,7 +96,10 @@ loop_tx_cb(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *
 	if (n > LOOP_TX_MAX)
 		n = LOOP_TX_MAX; /* the rest stay the caller's, unsent */
 	/* The sending NIC first: encap rules recorded for this port (doc/offload.md). */
-	mrc_nic_emu_encap(mrc_flow_rec_encap_table(port), pkts, n, &t->cnt);
+	mrc_nic_emu_encap_port(port, pkts, n, &t->cnt);
+	/* on the wire as the switch takes it: after the encap, before it shifts uSIDs */
+	if (unlikely(t->cap != NULL))
+		mrc_nic_capture_burst(t->cap, pkts, n);
 	for (uint16_t i = 0; i < n; i++)
 		mrc_nic_emu_consume_switch_usids(pkts[i]);
 	mrc_nic_emu_classify(rules, pkts, n, t->n_queues, queue, &t->cnt);
@@ -234,6 +238,7 @@ mrc_nic_loop_start(struct mrc_nic_loop *l, struct rte_mempool *pool[2], const ch
 			t->peer_rx = l->rx[s ^ 1];
 			t->peer_port = l->port[s ^ 1];
 			t->n_queues = nq;
+			t->cap = l->cfg.capture;
 			t->cb = rte_eth_add_tx_callback(l->port[s], q, loop_tx_cb, t);
 			if (t->cb == NULL)
 				return fail(why, "rte_eth_add_tx_callback failed", rte_errno);

@@ -36,6 +36,7 @@
 
 #include <rte_mempool.h>
 
+#include "mrc_nic_capture.h"
 #include "mrc_nic_emu.h"
 
 struct mrc_nic_loop_cfg {
@@ -43,6 +44,8 @@ struct mrc_nic_loop_cfg {
 	uint16_t n_queues;  /**< rx and tx queues per side, 1..MRC_NIC_MAX_QUEUES */
 	uint32_t ring_size; /**< packets per rx queue ring (rounded up to a power of 2) */
 	int socket;	    /**< where rings live (SOCKET_ID_ANY) */
+	/** n_queues > 1: what both sides send, after their encap rules; NULL: none */
+	struct mrc_nic_capture *capture;
 };
 
 struct mrc_nic_loop;

@@ -202,6 +202,13 @@ mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, const voi
 	s->cfg.tx_room_bytes = room_bytes;
 }
 
+void
+mrc_shard_set_before_output(struct mrc_shard *s, mrc_shard_pass_fn fn, void *ctx)
+{
+	s->before_output = fn;
+	s->before_output_ctx = ctx;
+}
+
 int
 mrc_shard_join(struct mrc_shard *const *shards, unsigned int n)
 {

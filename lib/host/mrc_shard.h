@@ -305,6 +305,19 @@ void mrc_shard_set_tx_backlog(struct mrc_shard *s, mrc_shard_backlog_fn fn, cons
 	unsigned int host, uint64_t room_bytes);
 
 /*
+ * What the owner runs inside each mrc_shard_iterate(), after the input and
+ * the timers and just before the output round (fn NULL: nothing), given
+ * the caller's clock. An application that takes its completions and posts
+ * its next messages here has them sent in the same pass while what the
+ * post wrote (the payload, the send queue entry, the QP's lines) is still
+ * in the cache: posted before the iteration, the pass's input (every
+ * packet received, placed and answered) came between the two, and with
+ * many flows evicted it. Its cycles are not the shard's (cyc_total).
+ */
+typedef void (*mrc_shard_pass_fn)(void *ctx, uint64_t wall_tsc);
+void mrc_shard_set_before_output(struct mrc_shard *s, mrc_shard_pass_fn fn, void *ctx);
+
+/*
  * How plane p's tx room is known: the descriptor offset whose status says
  * "full" (mrc_shard_cfg.tx_room_desc), or 0 when the port does not report
  * its descriptors and only the staging bound applies.

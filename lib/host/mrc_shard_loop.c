@@ -260,7 +260,10 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		ok[k] = r == MRC_WIRE_OK;
 		to[k] = OWNER_NONE;
 		if (!ok[k] && !inbound && s->cfg.exception != NULL && not_mrc(r)) {
-			/* not refused: another path's, counted there by kind */
+			/* not refused: another path's, counted there by kind. The port it
+			 * came in on, by which control finds the plane: a ring port (loop
+			 * pairs) leaves the sender's value there. */
+			m[k]->port = s->cfg.port_id[plane];
 			if (rte_ring_enqueue(s->cfg.exception, m[k]) == 0) {
 				m[k] = NULL; /* the control thread frees it */
 				s->cnt.rx_exception++;
@@ -532,7 +535,7 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	const uint64_t prev_wall = s->last_wall_tsc;
 	const uint64_t now_tsc = run_clock(s, wall_tsc);
 	unsigned int work = 0;
-	uint64_t t0, t1, horizon;
+	uint64_t t0, t1, horizon, t_app = 0;
 	uint64_t queued[MRC_SHARD_MAX_PLANES]; /* in the NIC queue and staged */
 	const bool nic_room = s->cfg.tx_backlog != NULL;
 	uint32_t up, room;
@@ -606,6 +609,13 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		}
 	}
 	unpark(s);
+	if (s->before_output != NULL) {
+		/* The caller's posts (mrc_shard_set_before_output): not our cycles. */
+		t1 = rte_rdtsc();
+		s->before_output(s->before_output_ctx, wall_tsc);
+		t0 = rte_rdtsc();
+		t_app += t0 - t1;
+	}
 
 	/*
 	 * Output: each busy QP once, in turn (round-robin, so none starves the
@@ -708,6 +718,6 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	work += flush(s);
 	t0 = rte_rdtsc();
 	s->cnt.cyc_tx += t0 - t1;
-	s->cnt.cyc_total += t0 - t_start;
+	s->cnt.cyc_total += t0 - t_start - t_app;
 	return work;
 }

@@ -18,11 +18,14 @@
 /* A plane's packets waiting for its port: up to two bursts. */
 #define MRC_SHARD_STAGE (2 * MRC_SHARD_BURST)
 
+/*
+ * Two cache lines: what a packet, a wake or the output round reads (the
+ * QP, its deadlines, the list flags) in the first, the timer the wheel
+ * walks in the second. At 104 bytes, unaligned, most slots straddled
+ * lines, and each of those events, far apart in time, read two.
+ */
 struct mrc_shard_slot {
 	struct mrc_qp *qp;
-	struct mrc_timer timer;
-	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
-	struct mrc_shard *shard;
 	/*
 	 * The QP's own next deadline as its latest poll gave it (UINT64_MAX:
 	 * none). Every event that can bring a deadline forward (tx, rx, a
@@ -30,11 +33,14 @@ struct mrc_shard_slot {
 	 * nothing to do and re-arms from here without touching the QP.
 	 */
 	uint64_t due_tsc;
+	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
+	struct mrc_shard *shard;
 	bool listed;		     /* on the busy list */
 	bool parked;		     /* on the ring waiters' list */
 	bool failed;		     /* its QP's ERROR was reported */
 	struct mrc_ev_notify notify; /* the QP's EV pool tells the shard (mrc_shard_ev.c) */
-};
+	struct mrc_timer timer __rte_cache_aligned;
+} __rte_cache_aligned;
 
 /* One destination (peer NIC address) of the shard's QPs, and what they share. */
 struct mrc_shard_dest {
@@ -83,6 +89,8 @@ struct mrc_shard {
 	uint64_t last_iter_tsc;	    /* start of the previous iteration */
 	uint64_t held_since_tsc;    /* first of the iterations in a row that left input, or 0 */
 	uint64_t max_judge_lag_tsc; /* cfg's, 0 replaced */
+	mrc_shard_pass_fn before_output; /* mrc_shard_set_before_output(), or NULL */
+	void *before_output_ctx;
 	struct mrc_shard_stage stage[MRC_SHARD_MAX_PLANES];
 	/* per plane: the tx descriptor whose status tells "no room", 0: not asked */
 	uint16_t desc_room_off[MRC_SHARD_MAX_PLANES];

@@ -746,25 +746,34 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 	uint64_t next = UINT64_MAX;
 
 	qp->now_tsc = now_tsc;
+	/*
+	 * A sender with nothing in flight (every responder: its QP sends only
+	 * answers) has nothing for rel's timers: its first line says so, and
+	 * the poll would read two more and the shared RTT's only to return.
+	 */
 	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
-		next = mrc_rel_tx_poll(qp->rtx, judge_tsc, &mrc_qp_rel_ops, qp);
-		trk_put_if_drained(qp);
-		if (qp->rtx->error != MRC_REL_OK) {
-			mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
-						? MRC_QP_ERR_REMOTE_OP
-						: MRC_QP_ERR_RETRY_EXCEEDED);
-			return UINT64_MAX;
-		}
-		/*
-		 * The timer fired twice in a row without progress: the EVs in use
-		 * may all be on planes that died unseen, kept in use by the floor,
-		 * while the retired ones (never probed while the timer runs) are
-		 * the way out. Start the pool afresh (mrc_ev_readmit_all()).
-		 */
-		if (qp->rtx->stats.rto_fired != qp->rto_seen) {
-			qp->rto_seen = qp->rtx->stats.rto_fired;
-			if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
-				mrc_ev_readmit_all(qp->ev);
+		if (!mrc_rel_tx_timers_idle(qp->rtx)) {
+			next = mrc_rel_tx_poll(qp->rtx, judge_tsc, &mrc_qp_rel_ops, qp);
+			trk_put_if_drained(qp);
+			if (qp->rtx->error != MRC_REL_OK) {
+				mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP
+							? MRC_QP_ERR_REMOTE_OP
+							: MRC_QP_ERR_RETRY_EXCEEDED);
+				return UINT64_MAX;
+			}
+			/*
+			 * The timer fired twice in a row without progress: the EVs in
+			 * use may all be on planes that died unseen, kept in use by the
+			 * floor, while the retired ones (never probed while the timer
+			 * runs) are the way out. Start the pool afresh
+			 * (mrc_ev_readmit_all()). It fires only in rel's poll, so an
+			 * idle sender's count is the one seen last.
+			 */
+			if (qp->rtx->rto_count != qp->rto_seen) {
+				qp->rto_seen = qp->rtx->rto_count;
+				if (qp->rtx->retries >= 2 && qp->pin_slot < 0 && qp->ev != NULL)
+					mrc_ev_readmit_all(qp->ev);
+			}
 		}
 		/* EV probes nobody answered (the mask spares a busy QP's poll their lines). */
 		for (unsigned int i = 0; i < EV_PROBES && qp->ev_probe_busy != 0; i++) {
@@ -788,7 +797,11 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 			}
 		}
 	}
-	if (qp->rrx != NULL && qp->rrx->pending > 0) {
+	/* Only data since a look found none pending can owe a SACK: a requester's rrx stays cold.
+	 */
+	if (qp->rx_unacked && qp->rrx != NULL && qp->rrx->pending == 0)
+		qp->rx_unacked = false;
+	if (qp->rx_unacked) {
 		if (mrc_rel_rx_sack_due(qp->rrx, now_tsc))
 			mrc_qp_queue_ctrl(qp, CTRL_SACK, MRC_SACK_M_NONE, false,
 				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev, 0);

@@ -127,14 +127,14 @@ int mrc_cq_init(struct mrc_cq *cq, uint32_t n_entries);
 /** Take up to `max` completions. */
 unsigned int mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int max);
 
-/** How this QP's packets are addressed (fixed for the QP's life). */
+/**
+ * How this QP's packets are addressed (fixed for the QP's life). In the
+ * order a packet is built: what every packet reads first (a plain packet
+ * reads no further than the MACs of the first planes), SRv6's after.
+ */
 struct mrc_qp_addr {
-	bool srv6;			/**< SRv6 uSID encap, else structured-EV (plain) */
-	uint8_t src_ip[16], dst_ip[16]; /**< NIC addresses (the inner IPv6) */
-	uint8_t src_loc[16];		/**< SRv6: outer source address */
-	struct mrc_ev_path_tmpl path;	/**< SRv6: the per-destination row template */
-	/** Per plane (port): source and destination MAC. */
-	struct rte_ether_addr src_mac[MRC_EV_MAX_PLANES], dst_mac[MRC_EV_MAX_PLANES];
+	bool srv6; /**< SRv6 uSID encap, else structured-EV (plain) */
+	uint8_t hop_limit;
 	/**
 	 * Per plane, the next hop's MAC as another thread resolves it (neighbour
 	 * discovery), packed by mrc_qp_mac_word() and read at each packet in place
@@ -142,7 +142,11 @@ struct mrc_qp_addr {
 	 * entry), read by the QP; it must outlive the QP.
 	 */
 	const uint64_t *next_hop_mac;
-	uint8_t hop_limit;
+	uint8_t src_ip[16], dst_ip[16]; /**< NIC addresses (the inner IPv6) */
+	/** Per plane (port): source and destination MAC. */
+	struct rte_ether_addr src_mac[MRC_EV_MAX_PLANES], dst_mac[MRC_EV_MAX_PLANES];
+	uint8_t src_loc[16];	      /**< SRv6: outer source address */
+	struct mrc_ev_path_tmpl path; /**< SRv6: the per-destination row template */
 };
 
 /**
@@ -181,7 +185,10 @@ struct mrc_qp_encap {
 	 * Per plane, a bitmap over the 65536 flow-label halves: bit set = the
 	 * plane's port holds the rules of every class for it. Control sets bits
 	 * (atomic OR, after the rules exist), never clears them while QPs run;
-	 * QPs load one word (relaxed). NULL: the plane's port does not offload.
+	 * QPs load one word (relaxed). NULL: the plane's port has no rules (it
+	 * does not offload, or its next hop's MAC is not known yet or changed):
+	 * control may swap the pointer (release) while QPs run; they load it
+	 * (acquire) per packet.
 	 */
 	uint64_t *fl_bits[MRC_EV_MAX_PLANES];
 };
@@ -498,10 +505,12 @@ bool mrc_qp_tx_pending(const struct mrc_qp *qp);
 void mrc_qp_prefetch(const struct mrc_qp *qp);
 
 /**
- * The same for the QP's parts (reliability state, EV pool), found through
- * pointers in the QP's own lines, which it reads (and changes nothing):
- * call it some time after mrc_qp_prefetch(), once those lines have had
- * time to arrive.
+ * The same for the QP's parts (reliability state, EV pool) and, when a
+ * posted message waits to be sent, the first MRC_QP_PREFETCH_PLACE_BYTES
+ * of the payload its next packet carries (which the ICRC reads), found
+ * through pointers in the QP's own lines and its send queue entry, which
+ * it reads (and changes nothing): call it some time after
+ * mrc_qp_prefetch(), once those lines have had time to arrive.
  */
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 

@@ -22,11 +22,12 @@
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
-	rte_prefetch0(qp);	      /* qpn, state, mtu, planes, pin, send queue */
-	rte_prefetch0(QP_LINE(ev));   /* parts' pointers, control queue indices */
-	rte_prefetch0(QP_LINE(ctrl)); /* answer ring, time, probe state */
-	rte_prefetch0(QP_LINE(ev_probe) + 64);
+	rte_prefetch0(qp);		      /* qpn, state, mtu, planes, pin, send queue */
+	rte_prefetch0(QP_LINE(ev));	      /* parts' pointers, control queue indices */
+	rte_prefetch0(QP_LINE(ctrl));	      /* answer ring, time, probe state, lent parts */
+	rte_prefetch0(QP_LINE(path_cnt));     /* EV layout, path counters, encap */
 	rte_prefetch0(QP_LINE(imm_mask));     /* responder, wake, wire */
+	rte_prefetch0(QP_LINE(addr));	      /* addresses */
 	rte_prefetch0(QP_LINE(cc.priv) + 64); /* CC state */
 	rte_prefetch0(QP_LINE(cc.priv) + 128);
 	rte_prefetch0(QP_LINE(cnt)); /* counters */
@@ -45,6 +46,24 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 		rte_prefetch0(qp->rrx);
 	if (qp->ev != NULL)
 		rte_prefetch0(qp->ev);
+	/*
+	 * New data waiting: its entry was written at the post, not long ago;
+	 * the payload the fill wrote may have been evicted since (posts wait
+	 * for room behind other QPs), and the ICRC reads every byte of it.
+	 */
+	if (qp->sq_send != qp->sq_tail && qp->sq != NULL) {
+		const struct qp_wqe *w = &qp->sq[qp->sq_send & qp->sq_mask];
+
+		if (w->next_pkt < w->n_pkts && w->laddr != NULL) {
+			const uint8_t *src = w->laddr + (size_t)w->next_pkt * qp->mtu;
+			const uint32_t left = w->len - w->next_pkt * qp->mtu;
+			const uint32_t len = RTE_MIN(left, MRC_QP_PREFETCH_PLACE_BYTES);
+
+			for (uintptr_t a = (uintptr_t)src & ~(uintptr_t)63;
+				a < (uintptr_t)src + len; a += 64)
+				rte_prefetch0((const void *)a);
+		}
+	}
 }
 
 void

@@ -147,7 +147,8 @@ struct mrc_qp {
 	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
 	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
 	uint64_t now_tsc;
-	uint64_t rto_seen; /* rel's rto_fired when mrc_qp_poll() last looked */
+	uint16_t rto_seen;    /* rel's rto_count when mrc_qp_poll() last looked */
+	uint32_t op_probe_ev; /* the operator's probe (mrc_qp_op_probe): cold, but fills a hole */
 
 	/* probes */
 	uint64_t ev_probe_timeout_tsc;
@@ -155,9 +156,23 @@ struct mrc_qp {
 	bool ev_probe_held;
 	uint8_t op_probe_state; /* enum qp_op_probe_state: here, where tx and idle tests read it */
 	uint16_t ev_probe_held_slot;
-	uint8_t ev_probe_busy;	    /* bit i: ev_probe[i].busy; polls skip the array while 0 */
-	uint64_t ev_probe_held_tsc; /* since when */
-	struct qp_ev_probe ev_probe[EV_PROBES];
+	uint8_t ev_probe_busy; /* bit i: ev_probe[i].busy; polls skip the array while 0 */
+	bool rx_unacked; /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
+
+	/* read by every packet, or by every borrow of a lent part */
+	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
+	size_t mem_bytes;		/* everything allocated for this QP (lent parts too) */
+	struct mrc_ev_cfg ev_cfg;	/* its layout: an EV's plane and uplink */
+	/*
+	 * The shard's per-path counters (mrc_qp_set_path_counters), NULL when
+	 * the QP runs outside a shard. path_n_t1: T1s the EV's uplink is taken
+	 * modulo (0: every packet is "direct", column path_direct).
+	 */
+	struct mrc_path_counters *path_cnt;
+	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
+	uint8_t path_planes, path_direct, path_n_t1;
+	/* the NIC's encap rules to our destination (mrc_qp_set_encap), NULL: software */
+	struct mrc_qp_encap *encap;
 
 	/* responder */
 	struct qp_imm *imm;	       /* NULL while not held (lent: see imm_pool) */
@@ -180,32 +195,19 @@ struct mrc_qp {
 	struct mrc_cc cc;
 
 	/* ---- set-up's ---- */
-	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
-	struct mrc_ev_cfg ev_cfg;
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	bool want_ev_stats;
 	int socket;
 	uint64_t tsc_hz;
 	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
 	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
-	size_t mem_bytes;		     /* everything allocated for this QP */
 
-	/*
-	 * The shard's per-path counters (mrc_qp_set_path_counters), NULL when
-	 * the QP runs outside a shard. path_n_t1: T1s the EV's uplink is taken
-	 * modulo (0: every packet is "direct", column path_direct).
-	 */
-	struct mrc_path_counters *path_cnt;
-	uint8_t path_planes, path_direct, path_n_t1;
-	/* the operator's probe (mrc_qp_op_probe): cold (here, it fills a hole) */
-	uint32_t op_probe_ev;
-	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
+	/* EV probes out: read only while ev_probe_busy or ev_probe_held says some are */
+	uint64_t ev_probe_held_tsc; /* since when */
+	struct qp_ev_probe ev_probe[EV_PROBES];
+	/* the operator's probe (mrc_qp_op_probe): cold */
 	uint64_t op_probe_asked_tsc;
 	uint64_t op_probe_rtt_tsc;
-
-	/* the NIC's encap rules to our destination (mrc_qp_set_encap), NULL: software; per packet
-	 */
-	struct mrc_qp_encap *encap;
 
 	/* cache-aligned: last, so that no hole is left before it */
 	struct mrc_qp_counters cnt;

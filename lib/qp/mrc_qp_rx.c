@@ -175,6 +175,7 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 		flags |= MRC_REL_RX_F_TRIMMED;
 	if (v->flags & MRC_PKT_F_TRIMMED_LASTHOP)
 		flags |= MRC_REL_RX_F_LASTHOP;
+	qp->rx_unacked = true; /* a SACK may now be pending: the poll looks */
 	rv = mrc_rel_rx_data(qp->rrx, v->bth.psn, v->payload_len, flags, now);
 	switch (rv.kind) {
 	case MRC_REL_RX_NEW:

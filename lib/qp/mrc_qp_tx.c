@@ -140,7 +140,8 @@ static inline bool
 encap_key(const struct mrc_qp *qp, struct mrc_qp_encap *e, uint32_t ev, unsigned int cls,
 	uint32_t *key)
 {
-	const uint64_t *bits = e->fl_bits[ev_plane(qp, ev)];
+	/* control swaps it while neighbour discovery remakes a port's rules */
+	const uint64_t *bits = __atomic_load_n(&e->fl_bits[ev_plane(qp, ev)], __ATOMIC_ACQUIRE);
 	const uint16_t fl = mrc_ev_flow_bits(ev, qp->wire.ev_split);
 
 	if (bits == NULL) {

@@ -248,19 +248,23 @@ struct mrc_rel_tx {
 	uint8_t path_plane_shift, path_plane_bits, path_uplink_shift, path_uplink_bits;
 	bool dyn_mpr;	  /**< cfg.dyn_mpr (in what was padding before base_rto_tsc) */
 	uint8_t ts_shift; /**< cfg.ts_shift */
-	uint64_t base_rto_tsc;
+	/** stats.rto_fired's low 16 bits, in the line every poll reads (mrc_qp's check) */
+	uint16_t rto_count;
+	/**
+	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
+	 * mrc_rel_tx_priv.h): `mem` below, or a block lent while packets are in
+	 * flight (mrc_rel_tx_attach); NULL while none is held. In the first
+	 * line, with the counts: a poll of a sender with nothing in flight
+	 * reads that line only.
+	 */
+	uint8_t *trk;
 	uint64_t min_reo_tsc, min_pkt_timeout_tsc;
 	uint64_t srtt_tsc, rttvar_tsc, min_rtt_tsc, max_rtt_tsc;
 	uint64_t rack_tsc;     /**< latest send time among delivered packets */
 	uint64_t progress_tsc; /**< when snd_una last moved, or sending resumed */
 	uint64_t last_ack_tsc;
 	struct mrc_rel_rtt_share *share; /**< mrc_rel_tx_set_share(), or NULL */
-	/**
-	 * Tracking memory (the ring, lost bits and per-EV lists; layout in
-	 * mrc_rel_tx_priv.h): `mem` below, or a block lent while packets are in
-	 * flight (mrc_rel_tx_attach); NULL while none is held.
-	 */
-	uint8_t *trk;
+	uint64_t base_rto_tsc;
 	uint32_t window_max; /**< the negotiated mpr x 128 (read by SACKs with dynamic MPR) */
 	struct mrc_rel_tx_stats stats;
 	uint64_t probe_sent_tsc;	/* after the stats: read only while a probe is out */
@@ -310,6 +314,17 @@ static inline bool
 mrc_rel_tx_has_trk(const struct mrc_rel_tx *tx)
 {
 	return tx->trk != NULL;
+}
+
+/**
+ * Nothing for the timers: mrc_rel_tx_poll() would only return UINT64_MAX
+ * (nothing in flight or lost, no probe wanted or out). Reads the first line only.
+ */
+static inline bool
+mrc_rel_tx_timers_idle(const struct mrc_rel_tx *tx)
+{
+	return tx->n_inflight == 0 && tx->n_lost == 0 && tx->t_head == MRC_REL_NIL &&
+	       !tx->probe_wanted && !tx->probe_outstanding && tx->error == MRC_REL_OK;
 }
 
 /** Nothing sent is unaccounted for: every PSN delivered, nothing in flight or waiting. */

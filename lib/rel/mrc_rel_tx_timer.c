@@ -200,6 +200,7 @@ mrc_rel_tx_poll(
 		const uint16_t i = (uint16_t)(tx->snd_una & tx->mask);
 
 		tx->stats.rto_fired++;
+		tx->rto_count++;
 		if (!spend_retry(tx))
 			return UINT64_MAX;
 		if (pkt_state(&r[i]) == PKT_INFLIGHT)

@@ -11,9 +11,11 @@
 # count runs a fixed number of messages per flow, twice (M and 2 M), and
 # what is given per message is the difference between the two runs over the
 # difference in messages: the QPs' set-up and their first touch cancel out.
-# Only the worker's per-pass work is counted (the generator's posts, the
-# shard's iteration less the QP set-up requests it carries out, the
-# completions); the snapshot sweep, a fixed cost per millisecond, is not.
+# Only the worker's per-pass work is counted: the shard's iteration less
+# the QP set-up requests it carries out, which holds the completions and
+# the generator's posts (run between its input and its output round:
+# mrc_shard_set_before_output); the snapshot sweep, a fixed cost per
+# millisecond, is not.
 # Simulated caches: this machine's L1d (48 KiB, 12-way) and one core's L2
 # (2 MiB, 16-way) as the last level, since the L2 is what one worker has
 # to itself. Per message: L2 misses (reads and writes); also L1d misses
@@ -68,11 +70,11 @@ for i in "${!flows[@]}"; do
 		(cd "$tmp" && exec "${lock[@]}" valgrind --tool=callgrind --cache-sim=yes \
 			--D1=49152,12,64 --LL=2097152,16,64 --collect-atstart=no \
 			--toggle-collect=mrc_shard_iterate --toggle-collect=mrc_shard_take_requests \
-			--toggle-collect=mrcd_sched_post --toggle-collect=completions \
 			--callgrind-out-file="$out.cg" \
 			"$mrcd" --no-huge -- -f "$src/config/examples/scale.ini" \
 			--profile "$src/config/profiles/scale-64k.ini" \
 			--set profile.qps_per_peer=$((f / 2)) --set profile.messages="$m" \
+			--set control.socket="$out.sock" \
 			--duration 3600 --json "$out.json") > "$out.log" 2>&1 &
 		pid=$!
 		while kill -0 "$pid" 2> /dev/null; do
@@ -130,7 +132,7 @@ except (OSError, ValueError, KeyError):
 rows.sort(key=lambda r: r["flows"])
 out = {"bench": "scale-cache", "tool": "valgrind callgrind --cache-sim=yes",
        "l1d": "48 KiB, 12-way, 64 B lines", "last_level": "2 MiB, 16-way (one core's L2)",
-       "counted": "mrcd_sched_post, mrc_shard_iterate less mrc_shard_take_requests, completions",
+       "counted": "mrc_shard_iterate (with the completions and posts it runs) less mrc_shard_take_requests",
        "scales": rows}
 json.dump(out, open(dst, "w"), indent=1)
 for r in rows:

@@ -383,7 +383,10 @@ FIGURES = [
      "A host holds many QPs and few are busy at once: memory per idle QP bounds how many fit, "
      "and throughput must not collapse as they grow; the reference gives each QP rings of its "
      "own. Where the daemon's rate falls as flows grow, the cache misses per message counted "
-     "under callgrind say why (doc/architecture.md, \"Many flows on one worker\")."),
+     "under callgrind say why (doc/architecture.md, \"Many flows on one worker\"). The daemon "
+     "runs on 2 MiB hugepages, as users run it, where the free ones hold what it needs (on the "
+     "benchmark machine's 512, every flow count but 65,536, which mrcd then runs on 4 KiB "
+     "pages by itself; the run says so)."),
     ("bench-failover", "Failover on the emulated fabric",
      "MRC's point: a failed plane, link or switch costs a short stall, not a connection; the "
      "goal is the surviving capacity within 100 us and no message lost."),

@@ -24,6 +24,18 @@
 #                (counted), every message still verified;
 #   fabric-off:  the default probes nothing and says so: every header in
 #                software (the software mode the goodput line compares).
+#   loop-nd:     loop pairs, two workers a host (the emulated NIC applies
+#                the rules), each plane's next hop (the other host) named
+#                by address only: neighbour discovery resolves its MAC, the
+#                rules are made then, and every packet goes through them
+#                (none in software: a plane enters rotation with its rules),
+#                every key found by the loop's NIC, none remade;
+#   loop-nd-down: the same, planes 0 and 1 set down by hand from 300 to
+#                500 ms ([ports] admin_down_* drill): their rules are taken
+#                out of use (software headers, counted in sw_no_port), a
+#                grace, destroyed, and made again when the ports are back
+#                (encap_remakes 1 on those ports, 0 elsewhere); no message
+#                lost or failed, no keyed packet without its rule;
 #   fabric-recover: a 60 ms blackout and a retry budget of one expiry: both
 #                flows' QPs fail and are made again; the new QPs read their
 #                destination's rules (packets on EVs without one counted in
@@ -32,7 +44,8 @@
 # fabric captures what the hosts' NICs sent in fabric-auto, fabric-off,
 # fabric-recover and fabric-on-2w (two workers a host: the destination
 # worker's micro-SID in each path) ([fabric] capture), and every MRC packet's outer header
-# must be what the software build writes for its EV and class; the same
+# must be what the software build writes for its EV and class (loop-nd too:
+# the loop pairs' NICs capture, with the MACs neighbour discovery resolved); the same
 # capture with one outer byte flipped must fail, naming that packet.
 # (The engine's twin, the unit test "encap", compares the two modes too.)
 # Usage: encap_offload.sh MRCD_BINARY WORKDIR MRC_ENCAP_CHECK
@@ -72,6 +85,19 @@ run fabric-recover 1 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 # 4096 EVs a QP: more rules than a port of the recording backend holds (4096)
 run fabric-full 0 "$src/config/mrcd.ini" --set transport.encap=srv6 \
 	--set ports.encap_offload=auto --set transport.ev_active=4096 --set transport.ev_backup=0
+# Next hops by address only (loop pairs: the other host's link-local address, from its
+# default MAC 02:6d:72:00:<n>:<p>): neighbour discovery resolves them, then the rules are made.
+nd=()
+for p in 0 1 2 3 4 5 6 7; do
+	nd+=(--set "host.0.next_hop.p$p=fe80::6d:72ff:fe00:$(printf '%x' $((0x100 + p)))"
+		--set "host.1.next_hop.p$p=fe80::6d:72ff:fe00:$p")
+done
+run loop-nd 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}" "${cap[@]}" \
+	--set fabric.capture=loop-nd.pcap
+run loop-nd-down 0 "$src/config/examples/loop.ini" --set transport.encap=srv6 \
+	--set ports.encap_offload=auto --set lcores.workers_per_host=2 "${nd[@]}" \
+	--set ports.admin_down_planes=3 --set ports.admin_down_at_ms=300 --set ports.admin_down_ms=200
 # encap_offload = on with 2 workers a host (a table per worker and destination), and
 # /mrc/ports asked while it runs
 "$mrcd" -- -f "$src/config/mrcd.ini" --duration 3 --set telemetry.timeseries=none \
@@ -101,6 +127,8 @@ want = {  # run: (rule accepted, words the why must hold, the ports' mode)
     "fabric-on-2w": (True, "recording probe: rule accepted", "nic"),
     "fabric-full": (True, "recording probe: rule accepted", "software"),
     "fabric-recover": (True, "recording probe: rule accepted", "nic"),
+    "loop-nd": (True, "neighbour discovery resolves the next hop", "nic"),
+    "loop-nd-down": (True, "neighbour discovery resolves the next hop", "nic"),
 }
 runs = {}
 bad = []
@@ -126,11 +154,22 @@ for name, (ok, words, mode) in want.items():
             bad.append(f"{name}: port {p}")
     nic = sum(e["nic"] for e in s["encap_pkts"])
     sw = sum(e["sw_no_port"] + e["sw_no_rule"] for e in s["encap_pkts"])
-    fab = s.get("fabric_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
-                               "encap_noroom_pkts": 0})
+    fab = s.get("fabric_nic", s.get("loop_nic", {"encap_pkts": 0, "encap_nomatch_pkts": 0,
+                                                 "encap_noroom_pkts": 0}))
+    remade = [p.get("encap_remakes") for p in s["ports"]]
+    if remade != [int(name == "loop-nd-down" and p["plane"] < 2) for p in s["ports"]]:
+        bad.append(f"{name}: rules remade: {remade}")
     if any(e["sw_no_table"] or e["sw_epreq"] for e in s["encap_pkts"]):
         bad.append(f"{name}: packets of QPs without a table: {s['encap_pkts']}")
-    if name == "fabric-recover":
+    if name == "loop-nd-down":
+        # planes 0 and 1 down and back: their rules out of use, destroyed, made again;
+        # what was built meanwhile counted in sw_no_port; no keyed packet lacked its rule
+        m = s["messages"]
+        if nic == 0 or m["lost"] or m["failed"] or m["completed"] != m["posted"] \
+                or any(e["sw_no_rule"] for e in s["encap_pkts"]) \
+                or fab["encap_pkts"] != nic or fab["encap_nomatch_pkts"]:
+            bad.append(f"{name}: messages {m}, keyed {nic}, software {sw}, fabric {fab}")
+    elif name == "fabric-recover":
         # the new QPs read the rules the first pair left: through them where their EVs
         # have one, the rest in software, counted; every packet the fabric took keyed
         rec = s["flows_recovered"]
@@ -193,6 +232,30 @@ for name in fabric-auto fabric-off fabric-recover fabric-on-2w; do
 		tail -1 "$name.check"
 	fi
 done
+# loop-nd: the loop pairs' NICs captured what they sent; the outer headers are the software
+# build's once the QPs send to the MACs neighbour discovery found (the other host's ports), and
+# not the configured peer_mac's (the rules were made with the resolved MAC).
+mac=()
+for p in 0 1 2 3 4 5 6 7; do
+	mac+=(--set "host.0.peer_mac.p$p=02:6d:72:00:01:0$p" --set "host.1.peer_mac.p$p=02:6d:72:00:00:0$p")
+done
+loopset=(-f "$src/config/examples/loop.ini" --set transport.encap=srv6 --set lcores.workers_per_host=2)
+if ! "$check" "${loopset[@]}" "${mac[@]}" loop-nd.pcap > loop-nd.check 2>&1 ||
+	! grep -Eq '^mrc-encap-check: 16384 packets: ([0-9]{5}) MRC SRv6 packets checked, \1 match' \
+		loop-nd.check; then
+	echo "encap_offload: FAIL: loop-nd: the capture is not the software build:"
+	grep -v '^EAL' loop-nd.check | tail -3
+	fails=$((fails + 1))
+else
+	tail -1 loop-nd.check
+fi
+rc=0
+"$check" "${loopset[@]}" loop-nd.pcap > loop-nd-config-mac.check 2>&1 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q 'MISMATCH .*(Ethernet destination)' \
+	loop-nd-config-mac.check; then
+	echo "encap_offload: FAIL: loop-nd: the rules do not carry the resolved MAC (exit $rc)"
+	fails=$((fails + 1))
+fi
 /usr/bin/python3 - fabric-auto.pcap bad.pcap <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())

@@ -4,9 +4,11 @@
 
 /*
  * A reload's pure half (app/mrcd/control/mrcd_reload_diff.c): which profile
- * keys may change at run time, and which flows stay, go and come; and
- * systemd's notify protocol (app/mrcd/control/mrcd_notify.c): the address
- * $NOTIFY_SOCKET names, and the datagrams as a listener receives them.
+ * keys may change at run time, and which flows stay, go and come; a
+ * receiver's check of a message whose sender is in another process
+ * (app/mrcd/gen/mrcd_gen.c); and systemd's notify protocol
+ * (app/mrcd/control/mrcd_notify.c): the address $NOTIFY_SOCKET names, and
+ * the datagrams as a listener receives them.
  */
 
 #include <errno.h>
@@ -252,11 +254,99 @@ test_notify_send(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A receiver whose sender is in another process takes a message's length
+ * from the write (that process takes a reload's sizes at its own moment)
+ * and checks every byte of it; one whose sender is here wants the exact
+ * length of the shape it was posted with. A sender counts the bytes its
+ * completion carried.
+ */
+static int
+test_received_across_processes(void)
+{
+	static struct mrcd_gen_params g;
+	static struct mrcd_hist hist;
+	struct mrcd_flow f;
+	uint64_t post_tsc[2] = {0, 0};
+	uint8_t *buf;
+	struct mrc_cqe e;
+
+	mrcd_profile_defaults(&g.p);
+	g.p.msg_kb = 64;
+	g.p.outstanding = 2;
+	g.p.verify = true;
+	mrcd_profile_derive(&g.p);
+	g.before = g.p;
+	MRC_T_EQ(g.p.max_kb, 64u);
+	buf = calloc(2, 64 * 1024);
+	MRC_T_ASSERT(buf != NULL, "no memory");
+	memset(&f, 0, sizeof(f));
+	f.id = 7;
+	f.src_local = -1;
+	f.dst_local = 0;
+	f.dst_buf = buf;
+	f.post_tsc = post_tsc;
+	/* Message 0 of 16 KiB, sent by a process that took msg_kb 16 before this one. */
+	mrcd_gen_fill(buf, 16384, f.id, 0);
+	e = (struct mrc_cqe){.byte_len = 16384, .imm = 0, .opcode = MRC_CQE_RECV_IMM};
+	mrcd_gen_received(&g, &f, &e);
+	MRC_T_EQ(f.verify_errors, 0u);
+	MRC_T_EQ(f.verified_msgs, 1u);
+	MRC_T_EQ(f.verified_bytes, 16384u);
+	/* Message 1 of 64 KiB (the old size) after it: both shapes are taken. */
+	mrcd_gen_fill(buf + 65536, 65536, f.id, 1);
+	e = (struct mrc_cqe){.byte_len = 65536, .imm = 1, .opcode = MRC_CQE_RECV_IMM};
+	mrcd_gen_received(&g, &f, &e);
+	MRC_T_EQ(f.verify_errors, 0u);
+	MRC_T_EQ(f.verified_bytes, 16384u + 65536u);
+	/* Every byte is still checked: one wrong byte of message 2 fails it. */
+	mrcd_gen_fill(buf, 8192, f.id, 2);
+	buf[8191] ^= 1;
+	e = (struct mrc_cqe){.byte_len = 8192, .imm = 2, .opcode = MRC_CQE_RECV_IMM};
+	mrcd_gen_received(&g, &f, &e);
+	MRC_T_EQ(f.verify_errors, 1u);
+	MRC_T_EQ(f.verified_msgs, 2u);
+	/* No length but a whole KiB that fits a slot: larger, not whole, none. */
+	const uint32_t bad[] = {65536 + 1024, 8000, 0};
+
+	for (unsigned int k = 0; k < 3; k++) {
+		const uint64_t seq = f.recv_seq;
+
+		mrcd_gen_fill(buf + (seq % 2) * 65536, bad[k] < 65536 ? bad[k] : 65536, f.id, seq);
+		e = (struct mrc_cqe){
+			.byte_len = bad[k], .imm = (uint32_t)seq, .opcode = MRC_CQE_RECV_IMM};
+		mrcd_gen_received(&g, &f, &e);
+		MRC_T_EQ(f.verify_errors, 2u + k);
+	}
+	MRC_T_EQ(f.verified_msgs, 2u);
+	/* A sender in this process: only the length of its shape (64 KiB) passes. */
+	f.src_local = 0;
+	mrcd_gen_fill(buf + (f.recv_seq % 2) * 65536, 16384, f.id, f.recv_seq);
+	e = (struct mrc_cqe){
+		.byte_len = 16384, .imm = (uint32_t)f.recv_seq, .opcode = MRC_CQE_RECV_IMM};
+	mrcd_gen_received(&g, &f, &e);
+	MRC_T_EQ(f.verify_errors, 5u);
+	mrcd_gen_fill(buf + (f.recv_seq % 2) * 65536, 65536, f.id, f.recv_seq);
+	e = (struct mrc_cqe){
+		.byte_len = 65536, .imm = (uint32_t)f.recv_seq, .opcode = MRC_CQE_RECV_IMM};
+	mrcd_gen_received(&g, &f, &e);
+	MRC_T_EQ(f.verify_errors, 5u);
+	MRC_T_EQ(f.verified_msgs, 3u);
+	/* The sender's bytes: the completion's length, not the sizes in force. */
+	e = (struct mrc_cqe){.wr_id = 0, .byte_len = 16384, .opcode = MRC_CQE_WRITE_IMM};
+	mrcd_gen_sent(&g, &f, &e, 100, 1000000000, &hist);
+	MRC_T_EQ(f.completed, 1u);
+	MRC_T_EQ(f.completed_bytes, 16384u);
+	free(buf);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_profile_check),
 	MRC_TEST_CASE(test_diff_kept_removed_added),
 	MRC_TEST_CASE(test_diff_order_and_q),
 	MRC_TEST_CASE(test_diff_empty),
+	MRC_TEST_CASE(test_received_across_processes),
 	MRC_TEST_CASE(test_notify_addr),
 	MRC_TEST_CASE(test_notify_send),
 };

@@ -683,6 +683,64 @@ test_nic_tx_room_staging_only(void)
 	return nic_desc_room_case(false);
 }
 
+/* What the before-output call saw: how often it ran, its clock, and what had gone out. */
+struct pass_seen {
+	struct lone *l;
+	unsigned int calls;
+	uint64_t wall_tsc, tx_pkts;
+};
+
+static void
+post_in_pass(void *ctx, uint64_t wall_tsc)
+{
+	struct pass_seen *ps = ctx;
+	struct mrc_test_host *h = &ps->l->p.h[0];
+
+	ps->calls++;
+	ps->wall_tsc = wall_tsc;
+	ps->tx_pkts = mrc_shard_counters(ps->l->s)->tx_pkts;
+	mrc_qp_post_write(h->qp, ps->calls, h->mem, 1024, h->key,
+		(uint64_t)(uintptr_t)ps->l->p.h[1].mem, ps->l->p.h[1].key, false, 0);
+}
+
+/*
+ * mrc_shard_set_before_output(): called once a pass, with the caller's
+ * clock, before the output round, so that what it posts leaves in the same
+ * pass; cleared, it is not called.
+ */
+static int
+test_posts_before_output_leave_in_the_same_pass(void)
+{
+	static struct lone l;
+	struct pass_seen ps = {.l = &l};
+	const struct mrc_shard_counters *c;
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	memset(&l, 0, sizeof(l));
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	c = mrc_shard_counters(l.s);
+	mrc_shard_set_before_output(l.s, post_in_pass, &ps);
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(ps.calls, 1);
+	MRC_T_EQ(ps.wall_tsc, l.p.now);
+	MRC_T_EQ(ps.tx_pkts, 0);
+	MRC_T_EQ(c->tx_pkts, 1); /* the message posted in the pass went out in it */
+	MRC_T_EQ(rte_ring_count(l.wire), 1);
+	mrc_shard_set_before_output(l.s, NULL, NULL);
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(ps.calls, 1);
+	while ((n = rte_ring_dequeue_burst(l.wire, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[0].qp), 0);
+	mrc_shard_drop_staged(l.s);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
 static int
 test_takes_qps_through_its_request_ring(void)
 {
@@ -1449,6 +1507,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),
+	MRC_TEST_CASE(test_posts_before_output_leave_in_the_same_pass),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_runs_calls_on_its_owner),
 	MRC_TEST_CASE(test_stall_is_not_loss),

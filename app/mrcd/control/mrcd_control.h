@@ -188,6 +188,16 @@ void mrcd_encap_counts(
 	const struct mrcd_daemon *d, unsigned int h, struct mrc_qp_encap_counters *out);
 /* "nic" when plane p's port of host h holds rules and refused none, else "software" */
 const char *mrcd_encap_port_mode(const struct mrcd_daemon *d, unsigned int h, unsigned int p);
+/*
+ * A port whose next hop neighbour discovery resolves (mrcd_encap_rules.c,
+ * mrcd_encap_nd.c): called by the neighbour discovery tick with the next
+ * hop's MAC, or NULL while it is not known (or the port is down). Makes the
+ * port's rules when a MAC comes, takes them out of use and makes them again
+ * when it changes. Nothing for other ports.
+ */
+struct rte_ether_addr;
+void mrcd_encap_nd_tick(
+	struct mrcd_daemon *d, unsigned int h, unsigned int p, const struct rte_ether_addr *mac);
 
 /*
  * Planes of host h taken administratively down (mrcd_ports.c): those the node

@@ -25,6 +25,10 @@
  * of every packet that carries it, as long as the path is a function of
  * the flow-label half: checked per QP (the EV layout's plane and uplink
  * fields inside it), else the QP keeps software headers.
+ *
+ * A port whose next hop neighbour discovery resolves books its rules here
+ * and makes them when the MAC is known (mrcd_encap_nd.c); until then, and
+ * while they are remade for a new MAC, its tables show no rules (sw_no_port).
  */
 
 #include <errno.h>
@@ -39,6 +43,7 @@
 #include "mrc_qp.h"
 #include "mrcd_control.h"
 #include "mrcd_daemon.h"
+#include "mrcd_encap_nd.h"
 #include "mrcd_log.h"
 
 /* Destination slots a key holds (13 bits). */
@@ -59,44 +64,67 @@ struct mrcd_encap_host {
 	/* QPs made while running to a destination without a table: no rule anywhere */
 	struct mrc_qp_encap *late[MRC_SHARD_MAX_SHARDS];
 	uint64_t *no_bits; /* an empty bitmap: the late tables' offloading planes */
+	/* ports whose next hop neighbour discovery resolves: rules booked, made later */
+	struct mrcd_encap_nd *nd[MRC_SHARD_MAX_PLANES];
 };
 
+/* Does plane p's port show its rules to the workers now? */
+static bool
+port_live(const struct mrcd_encap_host *eh, unsigned int p)
+{
+	return p >= MRC_SHARD_MAX_PLANES || eh->nd[p] == NULL || eh->nd[p]->live;
+}
+
 /*
- * At host `local`'s first QP: a port whose next hop neighbour discovery
- * resolves keeps software headers (a rule holds the next hop's MAC, and
- * nothing replaces the rules when it changes). Neighbour discovery is set
- * up after the ports are probed, so this is decided here.
+ * Host `local`'s encap state, made at its first QP: a port whose next hop
+ * neighbour discovery resolves books its rules, to make them when the MAC
+ * is known (mrcd_encap_nd.c). Neighbour discovery is set up after the
+ * ports are probed, so this is decided here.
  */
-static void
-settle_ports(struct mrcd_daemon *d, unsigned int local)
+static struct mrcd_encap_host *
+host_get(struct mrcd_daemon *d, unsigned int local)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
+	struct mrcd_encap_host *eh = hc->encap;
 
+	if (eh != NULL)
+		return eh;
+	eh = calloc(1, sizeof(*eh));
+	if (eh == NULL)
+		return NULL;
 	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++) {
 		if (hc->encap_ops[p] == NULL || !hc->nd_on || !hc->nd[p].resolve)
 			continue;
-		hc->encap_ops[p] = NULL;
+		eh->nd[p] = calloc(1, sizeof(*eh->nd[p]));
+		if (eh->nd[p] == NULL) {
+			hc->encap_ops[p] = NULL;
+			snprintf(hc->encap_why[p], sizeof(hc->encap_why[p]),
+				"rule accepted, unused: out of memory for the rules' book");
+			continue;
+		}
+		eh->nd[p]->ops = hc->encap_ops[p];
+		eh->nd[p]->port = hc->port[p];
 		snprintf(hc->encap_why[p], sizeof(hc->encap_why[p]),
-			"rule accepted, unused: neighbour discovery resolves the next hop, "
-			"and a rule's MAC would go stale");
-		MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u: SRv6 encap in software (%s)",
+			"%s probe: rule accepted; neighbour discovery resolves the next hop: "
+			"rules made when its MAC is known, made again when it changes",
+			hc->encap_ops[p]->name);
+		MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u: SRv6 encap by the NIC (%s)",
 			d->cfg.daemon.first_host + local, p, hc->port[p], hc->encap_why[p]);
 	}
+	/* the stats thread reads the pointer as it runs */
+	__atomic_store_n(&hc->encap, eh, __ATOMIC_RELEASE);
+	return eh;
 }
 
 static struct encap_dest *
 dest_get(struct mrcd_daemon *d, unsigned int local, uint32_t slot)
 {
 	struct mrcd_hostctx *hc = &d->host[local];
-	struct mrcd_encap_host *eh = hc->encap;
+	struct mrcd_encap_host *eh = host_get(d, local);
 	struct encap_dest *de;
 
-	if (eh == NULL) {
-		eh = calloc(1, sizeof(*eh));
-		if (eh == NULL)
-			return NULL;
-		hc->encap = eh;
-	}
+	if (eh == NULL)
+		return NULL;
 	for (unsigned int i = 0; i < eh->n_dest; i++)
 		if (eh->dest[i].slot == slot)
 			return &eh->dest[i];
@@ -129,7 +157,7 @@ nomem:
 }
 
 static struct mrc_qp_encap *
-table_get(struct mrcd_daemon *d, struct encap_dest *de, unsigned int shard)
+table_get(struct mrcd_daemon *d, unsigned int local, struct encap_dest *de, unsigned int shard)
 {
 	struct mrc_qp_encap *e = de->shard[shard];
 
@@ -142,8 +170,8 @@ table_get(struct mrcd_daemon *d, struct encap_dest *de, unsigned int shard)
 	e->key_base = UINT32_C(1) << 31 | de->slot << 18;
 	e->meta_off = rte_flow_dynf_metadata_offs;
 	e->meta_flag = rte_flow_dynf_metadata_mask;
-	memcpy(e->fl_bits, de->bits, sizeof(e->fl_bits));
-	(void)d;
+	for (unsigned int p = 0; p < MRC_EV_MAX_PLANES; p++)
+		e->fl_bits[p] = port_live(d->host[local].encap, p) ? de->bits[p] : NULL;
 	de->shard[shard] = e;
 	return e;
 }
@@ -164,6 +192,35 @@ keep_flow(struct mrcd_encap_host *eh, unsigned int p, struct mrc_flow *f)
 	return 0;
 }
 
+/*
+ * A port whose next hop is resolved: the rules of `ev` in its book, made
+ * when the MAC is known; the bit set now (the port's tables show no bitmap
+ * until then).
+ */
+static void
+book_ev(struct mrcd_daemon *d, unsigned int local, struct encap_dest *de, const struct mrc_qp *qp,
+	uint32_t ev, unsigned int p, uint16_t fl)
+{
+	struct mrcd_encap_host *eh = d->host[local].encap;
+	uint8_t hdr[MRC_ENCAP_MAX_LEN];
+
+	for (unsigned int cls = 0; cls < MRC_QP_ENCAP_CLASSES; cls++) {
+		const uint32_t key = mrc_qp_encap_key(UINT32_C(1) << 31 | de->slot << 18, fl, cls);
+		const size_t len = mrc_qp_encap_hdr(qp, ev, cls, hdr, sizeof(hdr));
+
+		if (len == 0 || mrcd_encap_nd_book(eh->nd[p], key, (uint32_t)(de - eh->dest), fl,
+					hdr, len) != 0) {
+			MRCD_LOG(ctrl, WARNING,
+				"host %u plane %u: encap rule (key 0x%08x) not booked: %s; the "
+				"EV's packets go in software",
+				d->cfg.daemon.first_host + local, p, key,
+				len == 0 ? "no header for the EV" : "no memory");
+			return;
+		}
+	}
+	de->bits[p][fl >> 6] |= UINT64_C(1) << (fl & 63);
+}
+
 /* The rules of `ev` as `qp` addresses it, unless there; the bit set when all are. */
 static void
 install_ev(struct mrcd_daemon *d, unsigned int local, struct encap_dest *de,
@@ -177,6 +234,10 @@ install_ev(struct mrcd_daemon *d, unsigned int local, struct encap_dest *de,
 
 	if ((*w & bit) || eh->refused[p])
 		return;
+	if (eh->nd[p] != NULL) {
+		book_ev(d, local, de, qp, ev, p, fl);
+		return;
+	}
 	for (unsigned int cls = 0; cls < MRC_QP_ENCAP_CLASSES; cls++) {
 		const uint32_t key = mrc_qp_encap_key(UINT32_C(1) << 31 | de->slot << 18, fl, cls);
 		const size_t len = mrc_qp_encap_hdr(qp, ev, cls, hdr, sizeof(hdr));
@@ -260,8 +321,8 @@ mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 	struct mrc_qp_encap *e;
 	bool any = false;
 
-	if (hc->encap == NULL)
-		settle_ports(d, local);
+	if (host_get(d, local) == NULL)
+		return;
 	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
 		any |= hc->encap_ops[p] != NULL;
 	if (!any)
@@ -273,7 +334,7 @@ mrcd_encap_attach(struct mrcd_daemon *d, unsigned int local, unsigned int shard,
 		return;
 	}
 	de = dest_get(d, local, slot);
-	e = de != NULL ? table_get(d, de, shard) : NULL;
+	e = de != NULL ? table_get(d, local, de, shard) : NULL;
 	if (e == NULL) {
 		MRCD_LOG(ctrl, WARNING, "QP 0x%x: SRv6 encap in software: out of memory",
 			mrc_qp_qpn(qp));
@@ -305,7 +366,7 @@ late_table(
 	if (e == NULL)
 		return NULL;
 	for (unsigned int p = 0; p < d->cfg.daemon.planes && p < MRC_EV_MAX_PLANES; p++)
-		e->fl_bits[p] = hc->encap_ops[p] != NULL ? eh->no_bits : NULL;
+		e->fl_bits[p] = hc->encap_ops[p] != NULL && port_live(eh, p) ? eh->no_bits : NULL;
 	/* the stats thread reads the pointer as it runs */
 	__atomic_store_n(&eh->late[shard], e, __ATOMIC_RELEASE);
 	return e;
@@ -319,22 +380,14 @@ mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int s
 	const unsigned int workers =
 		d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
 	const uint32_t slot = peer * workers + peer_shard;
-	struct mrcd_encap_host *eh = hc->encap;
+	struct mrcd_encap_host *eh = host_get(d, local);
 	struct mrc_qp_encap *e = NULL;
 	bool any = false, keyed;
 
-	if (eh == NULL)
-		settle_ports(d, local);
 	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
 		any |= hc->encap_ops[p] != NULL;
-	if (!any || shard >= MRC_SHARD_MAX_SHARDS)
+	if (eh == NULL || !any || shard >= MRC_SHARD_MAX_SHARDS)
 		return;
-	if (eh == NULL) {
-		eh = calloc(1, sizeof(*eh));
-		if (eh == NULL)
-			return;
-		__atomic_store_n(&hc->encap, eh, __ATOMIC_RELEASE);
-	}
 	/* a rule's key needs the path in the flow label; else no rule can match */
 	keyed = path_in_flow_label(d, qp);
 	/* no realloc here: the stats thread walks eh->dest as it runs */
@@ -344,7 +397,7 @@ mrcd_encap_attach_late(struct mrcd_daemon *d, unsigned int local, unsigned int s
 
 			e = de->shard[shard];
 			if (e == NULL) {
-				e = table_get(d, de, shard);
+				e = table_get(d, local, de, shard);
 				if (e != NULL) /* table_get set it; the stats thread reads it */
 					__atomic_store_n(&de->shard[shard], e, __ATOMIC_RELEASE);
 			}
@@ -401,6 +454,11 @@ mrcd_encap_remove(struct mrcd_daemon *d)
 					"host %u plane %u: %u encap rules not removed: %s",
 					d->cfg.daemon.first_host + h, p, left, err.msg);
 			free(eh->flows[p]);
+			if (eh->nd[p] != NULL && (left = mrcd_encap_nd_free(eh->nd[p], &err)) != 0)
+				MRCD_LOG(ctrl, WARNING,
+					"host %u plane %u: %u encap rules not removed: %s",
+					d->cfg.daemon.first_host + h, p, left, err.msg);
+			free(eh->nd[p]);
 		}
 		for (unsigned int i = 0; i < eh->n_dest; i++) {
 			for (unsigned int p = 0; p < MRC_EV_MAX_PLANES; p++)
@@ -446,4 +504,93 @@ mrcd_encap_port_mode(const struct mrcd_daemon *d, unsigned int h, unsigned int p
 	return hc->encap_ops[p] != NULL && hc->encap_rules[p] != 0 && hc->encap_fails[p] == 0
 		       ? "nic"
 		       : "software";
+}
+
+/* What mrcd_encap_nd.c calls back for host h's plane p. */
+struct nd_port_ctx {
+	struct mrcd_daemon *d;
+	unsigned int h, p;
+};
+
+/* Every table of the host shows plane p's bitmaps, or none (sw_no_port). */
+static void
+nd_publish(void *arg, bool on)
+{
+	const struct nd_port_ctx *c = arg;
+	struct mrcd_encap_host *eh = c->d->host[c->h].encap;
+	const unsigned int p = c->p;
+
+	if (p >= MRC_EV_MAX_PLANES)
+		return;
+	for (unsigned int i = 0; i < eh->n_dest; i++)
+		for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++)
+			if (eh->dest[i].shard[k] != NULL)
+				__atomic_store_n(&eh->dest[i].shard[k]->fl_bits[p],
+					on ? eh->dest[i].bits[p] : NULL, __ATOMIC_RELEASE);
+	for (unsigned int k = 0; k < MRC_SHARD_MAX_SHARDS; k++)
+		if (eh->late[k] != NULL)
+			__atomic_store_n(&eh->late[k]->fl_bits[p], on ? eh->no_bits : NULL,
+				__ATOMIC_RELEASE);
+}
+
+/* A refused rule: its EV's packets go in software (the port is unpublished now). */
+static void
+nd_refused(void *arg, const struct mrcd_encap_nd_rule *r, const struct mrc_flow_err *err)
+{
+	const struct nd_port_ctx *c = arg;
+	struct mrcd_encap_host *eh = c->d->host[c->h].encap;
+
+	eh->dest[r->dest].bits[c->p][r->fl >> 6] &= ~(UINT64_C(1) << (r->fl & 63));
+	if (err->code != 0 || err->msg[0] != '\0')
+		MRCD_LOG(ctrl, WARNING,
+			"host %u plane %u: port %u: encap rule (key 0x%08x) refused after %u: "
+			"%s; the port's packets without a rule go in software",
+			c->d->cfg.daemon.first_host + c->h, c->p, c->d->host[c->h].port[c->p],
+			r->key, eh->nd[c->p]->n_made, err->msg[0] ? err->msg : "no memory");
+}
+
+void
+mrcd_encap_nd_tick(
+	struct mrcd_daemon *d, unsigned int h, unsigned int p, const struct rte_ether_addr *mac)
+{
+	struct mrcd_hostctx *hc = &d->host[h];
+	struct mrcd_encap_host *eh = hc->encap;
+	struct nd_port_ctx c = {.d = d, .h = h, .p = p};
+	struct mrcd_encap_nd_env env = {.ctx = &c, .publish = nd_publish, .refused = nd_refused};
+	struct mrcd_encap_nd *e;
+	enum mrcd_encap_nd_event ev;
+	char buf[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (eh == NULL || p >= MRC_SHARD_MAX_PLANES || (e = eh->nd[p]) == NULL)
+		return;
+	/* every worker that builds this host's packets: its shards' loop counts */
+	for (unsigned int k = 0; k < hc->n_shards && k < MRCD_ENCAP_ND_MAX_PASSES; k++)
+		env.passes[env.n_passes++] = &mrc_shard_counters(hc->shard[k].rt)->iterations;
+	ev = mrcd_encap_nd_step(e, &env, mac != NULL ? mrc_qp_mac_word(mac) : 0);
+	if (ev == MRCD_ENCAP_ND_NOTHING || ev == MRCD_ENCAP_ND_GRACE)
+		return;
+	__atomic_store_n(&hc->encap_rules[p], e->n_made, __ATOMIC_RELAXED);
+	__atomic_store_n(&hc->encap_fails[p], e->fails, __ATOMIC_RELAXED);
+	__atomic_store_n(&hc->encap_remakes[p], e->remakes, __ATOMIC_RELAXED);
+	if (mac != NULL)
+		rte_ether_format_addr(buf, sizeof(buf), mac);
+	switch (ev) {
+	case MRCD_ENCAP_ND_OUT:
+		MRCD_LOG(ctrl, NOTICE,
+			"host %u plane %u: port %u: next hop %s: encap rules out of use, in "
+			"software until they are made again",
+			d->cfg.daemon.first_host + h, p, hc->port[p],
+			mac != NULL ? "moved" : "lost");
+		break;
+	case MRCD_ENCAP_ND_GONE:
+		MRCD_LOG(ctrl, NOTICE, "host %u plane %u: port %u: old encap rules destroyed",
+			d->cfg.daemon.first_host + h, p, hc->port[p]);
+		break;
+	default:
+		MRCD_LOG(ctrl, NOTICE,
+			"host %u plane %u: port %u: %u encap rules %s for next hop %s, in use",
+			d->cfg.daemon.first_host + h, p, hc->port[p], e->n_made,
+			ev == MRCD_ENCAP_ND_REMADE ? "made again" : "made", buf);
+		break;
+	}
 }

@@ -28,7 +28,10 @@
  * (lib/host/mrc_shard.h).
  */
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
@@ -36,6 +39,7 @@
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
+#include "mrc_nic_capture.h"
 #include "mrcd_daemon.h"
 #include "mrcd_log.h"
 #include "mrcd_control.h"
@@ -55,13 +59,23 @@ nic_loops_open(struct mrcd_daemon *d, unsigned int nq)
 	char name[32];
 	int rc;
 
+	/* [fabric] capture: what the loop pairs' NICs send, after their encap rules */
+	if (strcmp(d->cfg.fabric.capture, "none") != 0) {
+		d->loop_capture = mrc_nic_capture_create(d->cfg.fabric.capture_pkts, 512);
+		if (d->loop_capture == NULL) {
+			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s, capture_pkts = %u: no memory",
+				d->cfg.fabric.capture, d->cfg.fabric.capture_pkts);
+			return -ENOMEM;
+		}
+	}
 	for (unsigned int h = 0; h + 1 < d->n_hosts; h += 2)
 		for (unsigned int p = 0; p < n_planes; p++) {
 			struct rte_mempool *pools[2] = {d->host[h].rx_pool, d->host[h + 1].rx_pool};
 			struct mrc_nic_loop_cfg lc = {.name = name,
 				.n_queues = (uint16_t)nq,
 				.ring_size = d->cfg.ports.rx_desc,
-				.socket = (int)rte_socket_id()};
+				.socket = (int)rte_socket_id(),
+				.capture = d->loop_capture};
 			struct mrc_nic_loop *l;
 
 			snprintf(name, sizeof(name), "mrcd_nl%u_%u", h / 2, p);
@@ -97,6 +111,12 @@ mrcd_loop_open(struct mrcd_daemon *d)
 
 	if (nq > 1)
 		return nic_loops_open(d, nq);
+	if (strcmp(d->cfg.fabric.capture, "none") != 0)
+		MRCD_LOG(ctrl, WARNING,
+			"[fabric] capture = %s: loop pairs capture with [lcores] workers_per_host "
+			">= "
+			"2 only (plain rings have no tx side to capture on); nothing captured",
+			d->cfg.fabric.capture);
 
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int p = 0; p < n_planes; p++) {
@@ -190,4 +210,21 @@ mrcd_loop_close(struct mrcd_daemon *d)
 			rte_ring_free(d->loop_ring[h][p]);
 			d->loop_ring[h][p] = NULL;
 		}
+	if (d->loop_capture != NULL) {
+		uint32_t n = 0;
+		uint64_t missed = 0;
+		const int rc =
+			mrc_nic_capture_write(d->loop_capture, d->cfg.fabric.capture, &n, &missed);
+
+		if (rc != 0)
+			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s: cannot write it: %s",
+				d->cfg.fabric.capture, strerror(-rc));
+		else
+			MRCD_LOG(ctrl, NOTICE,
+				"loop: %u packets the hosts sent captured in %s (%" PRIu64
+				" more not kept: [fabric] capture_pkts)",
+				n, d->cfg.fabric.capture, missed);
+		mrc_nic_capture_free(d->loop_capture);
+		d->loop_capture = NULL;
+	}
 }

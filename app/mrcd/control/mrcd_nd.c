@@ -6,7 +6,8 @@
  * Run by: the main lcore, at setup and every control tick.
  *
  * IPv6 neighbour discovery on every plane port of a host ([ports] mode =
- * ethdev, neighbour_discovery = true). A DPDK port answers nothing by
+ * ethdev, neighbour_discovery = true; on loop pairs when a host names a
+ * next hop). A DPDK port answers nothing by
  * itself, so without this a T0 switch cannot resolve the host's plane
  * address and no switch reaches the host unless every one is configured
  * by hand. The state lives here, on the control side; the workers only hand
@@ -26,7 +27,8 @@
  *     answers, reachable for 30 s, then unicast probes, failed after three
  *     unanswered ones and resolved again), and keep the plane out of the
  *     port mask while its next hop is not known: the EV pool then treats it
- *     as a port that is down;
+ *     as a port that is down; the port's SRv6 encap rules follow its MAC
+ *     (mrcd_encap_nd_tick);
  *   - count every other frame that is not MRC by kind, and give it to the
  *     port's kernel tap ([ports] tap, mrcd_tap.c), or drop it (counted);
  *     what the kernel writes to the tap goes out the port.
@@ -82,6 +84,23 @@ count(uint64_t *c)
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED); /* one writer: this thread */
 }
 
+/*
+ * Loop pairs are back to back: the next hop is the other host. Neighbour
+ * discovery runs on them (every host of the process, so the other one
+ * answers) only when a host names a next hop: what tests a port whose next
+ * hop is resolved without a NIC (doc/offload.md); other loop runs send no
+ * frame of it.
+ */
+static bool
+loop_names_next_hop(const struct mrcd_daemon *d)
+{
+	for (unsigned int j = 0; j < d->n_hosts; j++)
+		for (unsigned int p = 0; p < d->cfg.daemon.planes && p < MRC_EV_MAX_PLANES; p++)
+			if (!is_zero(d->cfg.host[d->cfg.daemon.first_host + j].next_hop[p]))
+				return true;
+	return false;
+}
+
 int
 mrcd_nd_setup(struct mrcd_daemon *d, unsigned int h)
 {
@@ -93,7 +112,9 @@ mrcd_nd_setup(struct mrcd_daemon *d, unsigned int h)
 
 	for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
 		hc->next_hop_mac[p] = mrc_qp_mac_word(&ch->peer_mac[p % MRC_EV_MAX_PLANES]);
-	hc->nd_on = d->cfg.ports.mode == MRCD_PORTS_ETHDEV && d->cfg.ports.neighbour_discovery;
+	hc->nd_on = d->cfg.ports.neighbour_discovery &&
+		    (d->cfg.ports.mode == MRCD_PORTS_ETHDEV ||
+			    (d->cfg.ports.mode == MRCD_PORTS_LOOP && loop_names_next_hop(d)));
 	if (!hc->nd_on)
 		return 0;
 	snprintf(name, sizeof(name), "mrcd_exc%u", h);
@@ -373,6 +394,8 @@ uint32_t
 mrcd_nd_tick(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 {
 	struct mrcd_hostctx *hc = &d->host[h];
+	/* ports set down by hand (node controller, drill): their encap rules go too */
+	const uint32_t down = mrcd_ports_admin_down(d, h, now - d->start_tsc);
 	struct mrc_nd_timing t;
 	uint32_t mask = 0;
 
@@ -391,10 +414,17 @@ mrcd_nd_tick(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 		}
 		np->link_up = up;
 		from_tap(hc, p);
-		if (!up)
+		if (!up) {
+			mrcd_encap_nd_tick(d, h, p, NULL); /* its rules go: the MAC may change */
 			continue;
+		}
 		if (!np->resolve || resolve(d, h, p, &t, now))
 			mask |= 1u << p;
+		/* the encap rules of the port follow the next hop's MAC */
+		if (np->resolve)
+			mrcd_encap_nd_tick(d, h, p,
+				mrc_nd_neigh_usable(&np->nh) && !(down >> p & 1) ? &np->nh.mac
+										 : NULL);
 	}
 	return mask;
 }

@@ -12,10 +12,17 @@
  *
  *   a flow removed   1. its sender's worker stops posting on it and answers
  *                       what it still has in flight or queued (asked again
- *                       until nothing, or [daemon] drain_ms passed)
+ *                       until nothing, or [daemon] drain_ms passed); with
+ *                       its sender in another process, which takes the
+ *                       reload at its own moment, its receiver instead
+ *                       keeps taking messages for drain_ms +
+ *                       MRCD_RECOVER_QUIET_MS (OP_HOLD), the sender's
+ *                       drain and the time between the two processes'
+ *                       reloads
  *                    2. each end's worker takes it out of its shard's lists
  *                       (the QPs' counters carried into the host's totals)
- *                    3. both QPs retired from their shards
+ *                    3. both QPs (those of this process) retired from
+ *                       their shards
  *                    4. MRCD_RECOVER_QUIET_MS later (telemetry may hold a
  *                       QP pointer, a late packet finds no QP) the QPs are
  *                       destroyed and its slots and QP numbers are free
@@ -53,6 +60,7 @@ enum op_state {
 	OP_ATTACH_RECV, /* the receiver's worker listing it */
 	OP_ATTACH_SEND, /* the sender's worker listing it */
 	OP_STOP,	/* the sender's worker stopping it, until nothing is in flight */
+	OP_HOLD,	/* its sender elsewhere: the receiver takes messages until deadline */
 	OP_DETACH_SEND, /* the sender's worker unlisting it */
 	OP_DETACH_RECV, /* the receiver's worker unlisting it */
 	OP_RETIRE,	/* both QPs asked out of their shards */
@@ -95,8 +103,13 @@ mrcd_reload_init(struct mrcd_daemon *d)
 {
 	struct mrcd_reload *r;
 
-	if (d->flow_cap == d->n_flows || d->recover == NULL)
-		return 0; /* no room made: every change to the flows is refused */
+	/*
+	 * No room made, nor a cluster spread over processes (whose flows may go
+	 * but not come: room 0): every change to the flows is refused.
+	 */
+	if (!d->cli.service || d->no_traffic || d->recover == NULL ||
+		(d->flow_cap == d->n_flows && d->n_hosts == mrcd_config_cluster_hosts(&d->cfg)))
+		return 0;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
@@ -202,13 +215,20 @@ slots_free(const struct slot_pool *p, size_t bytes)
 	return p->n_free + (uint32_t)((p->end - p->bump) / RTE_MAX(bytes, (size_t)1));
 }
 
+/* Is cluster host c one of this process's? */
+static bool
+local_end(const struct mrcd_daemon *d, unsigned int c)
+{
+	const unsigned int lo = d->cfg.daemon.first_host;
+
+	return c >= lo && c < lo + d->n_hosts;
+}
+
 /* Is (src, dst) a flow of ours at both ends? */
 static bool
 local_pair(const struct mrcd_daemon *d, unsigned int src, unsigned int dst)
 {
-	const unsigned int lo = d->cfg.daemon.first_host;
-
-	return src >= lo && src < lo + d->n_hosts && dst >= lo && dst < lo + d->n_hosts;
+	return local_end(d, src) && local_end(d, dst);
 }
 
 /* Check everything a change needs before changing anything: 0, or -errno with `what`. */
@@ -224,14 +244,6 @@ can_apply(struct mrcd_daemon *d, const struct mrcd_flow_key *live, const uint32_
 	for (uint32_t i = 0; i < n_live; i++) {
 		if (keep[i])
 			continue;
-		if (!local_pair(d, live[i].src, live[i].dst)) {
-			snprintf(what, len,
-				"flow host %u -> %u (q %u) would go, and its other end is in "
-				"another "
-				"process (they would have to agree on the wire)",
-				live[i].src, live[i].dst, live[i].q);
-			return -EXDEV;
-		}
 		if (mrcd_recover_busy(d, live_fi[i])) {
 			snprintf(what, len,
 				"flow host %u -> %u (q %u) would go while it is being brought back "
@@ -247,7 +259,9 @@ can_apply(struct mrcd_daemon *d, const struct mrcd_flow_key *live, const uint32_
 		if (!local_pair(d, want[j].src, want[j].dst)) {
 			snprintf(what, len,
 				"flow host %u -> %u (q %u) would come, and its other end is in "
-				"another process (they would have to agree on the wire)",
+				"another process (the two would have to agree on its new QPs on "
+				"the wire, which mrcd does not do yet; flows across processes "
+				"may go, not come)",
 				want[j].src, want[j].dst, want[j].q);
 			return -EXDEV;
 		}
@@ -392,9 +406,16 @@ remove_flow(struct mrcd_daemon *d, uint32_t fi, uint64_t now)
 	o->send = __atomic_load_n(&f->qp, __ATOMIC_ACQUIRE);
 	o->recv = __atomic_load_n(&d->peer_qp[fi], __ATOMIC_ACQUIRE);
 	o->deadline = now + (uint64_t)d->cfg.daemon.drain_ms * d->hz / 1000;
-	ask_gen(o, MRCD_GEN_STOP, NULL);
+	if (f->src_local >= 0) {
+		ask_gen(o, MRCD_GEN_STOP, NULL);
+	} else {
+		/* Its sender drains in its own process, from its own reload: wait for both. */
+		o->deadline += (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
+		o->state = OP_HOLD;
+	}
 	MRCD_LOG(ctrl, INFO, "reload: flow host %u -> %u (q %u) goes: draining QPs 0x%x -> 0x%x",
-		f->src, f->dst, f->q, mrc_qp_qpn(o->send), mrc_qp_qpn(o->recv));
+		f->src, f->dst, f->q, o->send != NULL ? mrc_qp_qpn(o->send) : f->qpn,
+		o->recv != NULL ? mrc_qp_qpn(o->recv) : f->qpn + 1);
 }
 
 int
@@ -407,6 +428,15 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	int rc;
 
 	rc = mrcd_reload_want(d, next, &want, &n_want);
+	/* This process's part of the cluster's list: the flows with an end here. */
+	for (uint32_t j = 0, k = 0; rc == 0; j++) {
+		if (j == n_want) {
+			n_want = k;
+			break;
+		}
+		if (local_end(d, want[j].src) || local_end(d, want[j].dst))
+			want[k++] = want[j];
+	}
 	live = calloc((size_t)d->n_flows + 1, sizeof(*live));
 	live_fi = calloc((size_t)d->n_flows + 1, sizeof(*live_fi));
 	if (rc != 0 || live == NULL || live_fi == NULL) {
@@ -434,11 +464,9 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 		snprintf(what, len,
 			"the flows would change, and this run made no room for that (%s)",
 			!d->cli.service ? "not a service"
-			: d->n_hosts != mrcd_config_cluster_hosts(&d->cfg)
-				? "the cluster's other hosts run in other processes, which would "
-				  "have "
-				  "to agree on new QPs on the wire"
-				: "it started without a profile");
+			: d->no_traffic ? "it started without a profile"
+					: "several workers per host, and the cluster's other hosts "
+					  "in other processes");
 		rc = -EPERM;
 		goto out;
 	}
@@ -493,11 +521,14 @@ static bool
 shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct reload_op *o)
 {
 	/* each QP to (and out of) the shard that owns its QPN, where its flow is listed */
-	struct mrc_shard *const end[2] = {d->host[f->src_local].shard[f->src_shard].rt,
-		d->host[f->dst_local].shard[f->dst_shard].rt};
+	struct mrc_shard *const end[2] = {
+		f->src_local >= 0 ? d->host[f->src_local].shard[f->src_shard].rt : NULL,
+		f->dst_local >= 0 ? d->host[f->dst_local].shard[f->dst_shard].rt : NULL};
 	bool done = true;
 
 	for (int k = 0; k < 2; k++) {
+		if (end[k] == NULL || o->sreq[k].qp == NULL)
+			continue; /* that end is in another process */
 		if (!o->sent[k])
 			o->sent[k] = mrc_shard_request(end[k], &o->sreq[k]) == 0;
 		done = done && o->sent[k] && mrc_shard_req_done(&o->sreq[k]);
@@ -557,8 +588,21 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 	case OP_DETACH_SEND:
 		if (!gen_done(d, f->src_local, f->src_shard, o))
 			break;
+		if (f->dst_local < 0) {
+			ask_shards(o, MRC_SHARD_RETIRE_QP);
+			o->state = OP_RETIRE;
+			goto retire; /* its receiving end is in another process */
+		}
 		ask_gen(o, MRCD_GEN_DETACH_RECV, NULL);
 		o->state = OP_DETACH_RECV;
+		/* fall through */
+	case OP_HOLD:
+		if (o->state == OP_HOLD) {
+			if (now < o->deadline)
+				break;
+			ask_gen(o, MRCD_GEN_DETACH_RECV, NULL);
+			o->state = OP_DETACH_RECV;
+		}
 		/* fall through */
 	case OP_DETACH_RECV:
 		if (!gen_done(d, f->dst_local, f->dst_shard, o))
@@ -567,6 +611,7 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->state = OP_RETIRE;
 		/* fall through */
 	case OP_RETIRE:
+	retire:
 		if (!shard_reqs_done(d, f, o))
 			break;
 		mrcd_recover_forget(d, o->fi, now);
@@ -586,8 +631,11 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->send = o->recv = NULL;
 		rte_free(f->post_tsc);
 		f->post_tsc = NULL;
-		slot_give(&r->slots[f->src_local], f->src_off);
-		slot_give(&r->slots[f->dst_local], f->dst_off);
+		/* each end's slots, in its host's region (an end elsewhere has none here) */
+		if (f->src_local >= 0)
+			slot_give(&r->slots[f->src_local], f->src_off);
+		if (f->dst_local >= 0)
+			slot_give(&r->slots[f->dst_local], f->dst_off);
 		o->state = OP_DONE;
 		break;
 	default:

@@ -24,9 +24,11 @@
  * QPs or schedule at start: such a change is refused, naming the key and
  * why.
  *
- * Limits (each refusal names it): both ends of every flow added or removed
- * are hosts of this process (a peer elsewhere would have to agree on the
- * wire), and room: the flow table and
+ * Limits (each refusal names it): both ends of every flow added are hosts
+ * of this process (a peer elsewhere would have to agree on the new QPs on
+ * the wire); a flow with an end in another process may go (each process
+ * removes its end: a sending end drains, a receiving end waits for the
+ * other process's sender to drain first); and room: the flow table and
  * each host's registered region are made at twice what the start needed
  * in service mode, and an added flow takes a freed slot or one of that
  * reserve. With several workers per host a new flow's QPs go to the
@@ -82,8 +84,9 @@ void mrcd_reload_params_free(struct mrcd_daemon *d);
  * caller if not published). 0, or <0 refused, nothing changed, the reason
  * in `what`: the workers have not all taken the last block, a reload's
  * flows are still changing, a message shape change while messages of the
- * shape before the last are still on their way, or one to a receiver in
- * another process.
+ * shape before the last are still on their way (flows with both ends in
+ * this process; a receiver elsewhere takes each message's length from its
+ * write), or a change of verify with a flow's other end in another process.
  */
 int mrcd_reload_params_check(struct mrcd_daemon *d, const struct mrcd_profile *next, bool shape,
 	struct mrcd_gen_params **out, char *what, size_t len);

@@ -14,6 +14,12 @@
  * block carries the shape before the last change, and each flow the
  * number of its first message of the new one, so a second change of the
  * shape waits until every message of the first's old shape has arrived.
+ *
+ * Across processes (one mrcd per host), each takes the same SIGHUP at its
+ * own moment, so a receiver cannot know which message is the first of a
+ * sender's new sizes: it takes the length from the write itself (any
+ * whole KiB up to a slot) and checks every byte of it, which needs no
+ * agreement and no waiting; only a change of `verify` is refused there.
  */
 
 #include <errno.h>
@@ -90,11 +96,23 @@ mrcd_reload_params_check(struct mrcd_daemon *d, const struct mrcd_profile *next,
 		if (f->gone)
 			continue;
 		if (f->src_local < 0 || f->dst_local < 0) {
-			snprintf(what, len,
-				"flow host %u -> %u (q %u) has its other end in another process, "
-				"which would check the new messages by the old sizes",
-				f->src, f->dst, f->q);
-			return -EXDEV;
+			/*
+			 * The sizes need no agreement across processes (a receiver takes
+			 * a message's length from its write, mrcd_gen_received) but the
+			 * check does: a sender that stops filling before its receiver
+			 * stops checking would fail every message in between.
+			 */
+			if (next->verify != cur->p.verify) {
+				snprintf(what, len,
+					"flow host %u -> %u (q %u) has its other end in another "
+					"process, whose receivers check by the verify in force "
+					"there, taken at its own moment",
+					f->src, f->dst, f->q);
+				return -EXDEV;
+			}
+			/* No older shape to wait for: the sender's completions count what they
+			 * carried. */
+			continue;
 		}
 		/* Taken by every shard (above): shape_from is this block's. */
 		from = __atomic_load_n(&f->shape_from, __ATOMIC_RELAXED);

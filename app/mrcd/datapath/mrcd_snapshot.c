@@ -87,6 +87,7 @@ mrcd_snapshot_publish(
 	n.sent_bytes = hc->sent_bytes;
 	n.verified_bytes = hc->verified_bytes;
 	n.verify_errors = hc->verify_errors;
+	n.verified_msgs = hc->verified_msgs;
 	/*
 	 * The QPs' own counters take a walk over the flows: a slice per
 	 * snapshot, MRCD_SWEEP_PER_MS flows per millisecond since the last one,

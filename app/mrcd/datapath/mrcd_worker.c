@@ -67,16 +67,21 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 					mrcd_sched_wake(d, f, (uint32_t)fi);
 				}
 			} else if (e[k].opcode == MRC_CQE_RECV_IMM) {
-				const uint64_t vb = f->verified_bytes, ve = f->verify_errors;
+				const uint64_t vb = f->verified_bytes, ve = f->verify_errors,
+					       vm = f->verified_msgs;
 
-				/* Its sender took newer parameters than this shard has: take them.
+				/*
+				 * Its sender, in this process, took newer parameters than this
+				 * shard has: take them (one elsewhere: mrcd_gen_received).
 				 */
 				if (unlikely(__atomic_load_n(&f->shape_gen, __ATOMIC_RELAXED) !=
-					     hc->gen->shape_gen))
+						     hc->gen->shape_gen &&
+					     f->src_local >= 0))
 					mrcd_sched_take(
 						d, (unsigned int)f->dst_local, f->dst_shard);
 				mrcd_gen_received(hc->gen, f, &e[k]);
 				hc->verified_bytes += f->verified_bytes - vb;
+				hc->verified_msgs += f->verified_msgs - vm;
 				hc->verify_errors += f->verify_errors - ve;
 				mrcd_gaps_add(&hc->gaps, now);
 			} else {
@@ -88,6 +93,28 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 				mrcd_sched_wake(d, f, (uint32_t)fi);
 			}
 		}
+}
+
+/*
+ * Inside the shard's pass, between its input and its output round
+ * (mrc_shard_set_before_output): the completions the input made, then the
+ * posts they and the generator allow, so that a message is filled, posted
+ * and sent with its payload and QP still in the cache, and a flow whose
+ * message just completed posts its next in the same pass.
+ */
+struct pass_ctx {
+	struct mrcd_daemon *d;
+	struct mrcd_shardctx *sc;
+	bool stopping;
+};
+
+static void
+take_and_post(void *arg, uint64_t now)
+{
+	const struct pass_ctx *pc = arg;
+
+	completions(pc->d, pc->sc, now);
+	mrcd_sched_post(pc->d, pc->sc, now, pc->stopping);
 }
 
 /*
@@ -209,8 +236,12 @@ mrcd_worker_main(void *arg)
 			/* A reload's parameters, when published; then only flows that may post
 			 * are visited (mrcd_sched.h). */
 			mrcd_sched_take(d, w->units[k].host, w->units[k].shard);
-			mrcd_sched_post(d, sc, now, stopping);
+			struct pass_ctx pc = {.d = d, .sc = sc, .stopping = stopping};
+
+			mrc_shard_set_before_output(sc->rt, take_and_post, &pc);
 			mrc_shard_iterate(sc->rt, now, &sc->rand);
+			mrc_shard_set_before_output(sc->rt, NULL, NULL);
+			/* what the output round completed (a QP it failed flushes its queue) */
 			completions(d, sc, now);
 		}
 		mrcd_apps_worker_poll(d, (unsigned int)(w - d->workers));

@@ -213,7 +213,12 @@ mrcd_gen_shape(const struct mrcd_gen_params *g, const struct mrcd_flow *f, uint6
 void mrcd_gen_sent(const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e,
 	uint64_t now_tsc, uint64_t tsc_hz, struct mrcd_hist *hist);
 
-/* An immediate arrived for flow f (on f->dst): verify the message. */
+/*
+ * An immediate arrived for flow f (on f->dst): verify the message, of the
+ * length of the shape it was posted with when f's sender is in this
+ * process, of the write's length (any whole KiB up to a slot) when it is
+ * in another, which takes a reload at its own moment.
+ */
 void mrcd_gen_received(
 	const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct mrc_cqe *e);
 

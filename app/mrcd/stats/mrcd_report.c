@@ -69,6 +69,7 @@ add_snapshot(struct mrcd_snapshot *t, const struct mrcd_snapshot *s)
 	t->sent_bytes += s->sent_bytes;
 	t->verified_bytes += s->verified_bytes;
 	t->verify_errors += s->verify_errors;
+	t->verified_msgs += s->verified_msgs;
 	t->retx += s->retx;
 	t->data_pkts += s->data_pkts;
 	t->spurious += s->spurious;

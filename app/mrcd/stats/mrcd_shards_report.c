@@ -17,6 +17,7 @@
 
 #include "mrc_qp.h"
 #include "mrcd_control.h"
+#include "mrc_nic_loop.h"
 #include "mrcd_daemon.h"
 #include "mrcd_stats.h"
 
@@ -122,13 +123,15 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 					"%u, \"steering\": \"%s\", \"why\": \"%s\", "
 					"\"encap_offload\": \"%s\", "
 					"\"encap_rule_accepted\": %s, \"encap_why\": \"%s\", "
-					"\"encap_rules\": %u, \"encap_rule_fails\": %u}",
+					"\"encap_rules\": %u, \"encap_rule_fails\": %u, "
+					"\"encap_remakes\": %u}",
 					first ? "" : ", ", d->cfg.daemon.first_host + h, p,
 					hc->port[p], hc->rx_queues[p],
 					mrcd_steer_name(hc->steer[p]), hc->steer_why[p],
 					mrcd_encap_port_mode(d, h, p),
 					hc->encap_ok[p] ? "true" : "false", hc->encap_why[p],
-					hc->encap_rules[p], hc->encap_fails[p]);
+					hc->encap_rules[p], hc->encap_fails[p],
+					hc->encap_remakes[p]);
 				first = false;
 			}
 		fprintf(f, "],\n \"encap_pkts\": [");
@@ -154,6 +157,26 @@ mrcd_summary_shards(const struct mrcd_daemon *d, FILE *f, bool json)
 				", \"encap_nomatch_pkts\": %" PRIu64
 				", \"encap_noroom_pkts\": %" PRIu64 "}",
 				nc->encap_pkts, nc->encap_nomatch_pkts, nc->encap_noroom_pkts);
+		} else if (d->nic_loop[0][0] != NULL) {
+			struct mrc_nic_emu_counters sum = {0};
+
+			/* the loop pairs' emulated NICs (several workers a host), both ways */
+			for (unsigned int k = 0; k < MRCD_MAX_HOSTS / 2; k++)
+				for (unsigned int p = 0; p < MRC_SHARD_MAX_PLANES; p++)
+					for (unsigned int side = 0;
+						d->nic_loop[k][p] != NULL && side < 2; side++) {
+						struct mrc_nic_emu_counters c;
+
+						mrc_nic_loop_counters(d->nic_loop[k][p], side, &c);
+						sum.encap_pkts += c.encap_pkts;
+						sum.encap_nomatch_pkts += c.encap_nomatch_pkts;
+						sum.encap_noroom_pkts += c.encap_noroom_pkts;
+					}
+			fprintf(f,
+				"],\n \"loop_nic\": {\"encap_pkts\": %" PRIu64
+				", \"encap_nomatch_pkts\": %" PRIu64
+				", \"encap_noroom_pkts\": %" PRIu64 "}",
+				sum.encap_pkts, sum.encap_nomatch_pkts, sum.encap_noroom_pkts);
 		} else {
 			fprintf(f, "]");
 		}

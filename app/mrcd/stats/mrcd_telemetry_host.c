@@ -157,6 +157,7 @@ mrcd_tel_cmd_host(const char *cmd, const char *params, struct rte_tel_data *d)
 		d, "tx_pool_in_use", rte_mempool_in_use_count(m->host[h].tx_pool));
 	rte_tel_data_add_dict_u64(d, "bytes_sent", s.sent_bytes);
 	rte_tel_data_add_dict_u64(d, "bytes_verified", s.verified_bytes);
+	rte_tel_data_add_dict_u64(d, "msgs_verified", s.verified_msgs);
 	rte_tel_data_add_dict_u64(d, "verify_errors", s.verify_errors);
 	rte_tel_data_add_dict_u64(d, "retransmits", s.retx);
 	rte_tel_data_add_dict_u64(d, "nacks", s.nacks);

@@ -43,10 +43,10 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	const uint32_t up = mrc_shard_port_mask(m->host[h].shard[0].rt);
 	struct mrc_shard_snapshot ss;
 	struct mrc_qp_encap_counters ec;
-	struct rte_tel_data *a[14];
-	static const char *const names[14] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
+	struct rte_tel_data *a[15];
+	static const char *const names[15] = {"port_id", "name", "link_up", "tx_pkts", "tx_bytes",
 		"rx_pkts", "rx_bytes", "rx_queues", "steering", "steering_why", "encap_offload",
-		"encap_offload_why", "encap_rules", "encap_rule_fails"};
+		"encap_offload_why", "encap_rules", "encap_rule_fails", "encap_remakes"};
 
 	for (unsigned int i = 0; i < RTE_DIM(a); i++) {
 		a[i] = rte_tel_data_alloc();
@@ -81,6 +81,9 @@ mrcd_tel_cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[11], m->host[h].encap_why[p]);
 		rte_tel_data_add_array_u64(a[12], m->host[h].encap_rules[p]);
 		rte_tel_data_add_array_u64(a[13], m->host[h].encap_fails[p]);
+		/* a port whose next hop is resolved: its rules made again for a new MAC */
+		rte_tel_data_add_array_u64(
+			a[14], __atomic_load_n(&m->host[h].encap_remakes[p], __ATOMIC_RELAXED));
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "host", h);
