@@ -70,6 +70,9 @@ struct mrcd_qp_sums {
 	uint64_t ev_good, ev_skip, ev_bad, ev_denied;
 };
 
+/* Generations of the peers' port masks a shard remembers taking (mrcd_shardctx.peer_gen_hist). */
+#define MRCD_PEER_GEN_HIST 4
+
 /*
  * One shard of a host: the part of it one worker runs (its QPs, by QP
  * number, and the generator's state for the flows whose QP it owns). Made
@@ -125,9 +128,23 @@ struct mrcd_shardctx {
 	 * The worker writes (rarely: when the generation moves); the summary reads
 	 * after the workers stopped.
 	 */
-	uint32_t peer_gen;
+	uint32_t peer_gen; /* the worker writes (release) once its QPs were told; control reads */
 	uint64_t peer_gen_tsc;
 	uint64_t peer_gen_plane_tx[MRC_SHARD_MAX_PLANES];
+	/*
+	 * The same for the last MRCD_PEER_GEN_HIST generations taken (entry n %
+	 * MRCD_PEER_GEN_HIST is the n-th, counting from 0; peer_gen_n taken in all):
+	 * what the shard sent on each plane between two changes. Worker writes, the
+	 * summary reads after the workers stopped.
+	 */
+	struct mrcd_peer_gen_rec {
+		uint32_t gen;
+		uint64_t tsc;
+		uint64_t plane_tx[MRC_SHARD_MAX_PLANES];
+		uint64_t plane_qp_tx[MRC_SHARD_MAX_PLANES]; /* the QPs' own (mrc_shard_plane_qp_tx)
+							     */
+	} peer_gen_hist[MRCD_PEER_GEN_HIST];
+	uint32_t peer_gen_n;
 };
 
 /* Addresses a plane port answers for: link-local, the host's, its workers' (SRv6). */

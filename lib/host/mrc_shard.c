@@ -497,6 +497,22 @@ mrc_shard_paths_snapshot(const struct mrc_shard *s, struct mrc_path_counters *ou
 	return s->n_paths;
 }
 
+uint64_t
+mrc_shard_plane_qp_tx(const struct mrc_shard *s, unsigned int plane)
+{
+	const unsigned int cols = mrc_path_cols(&s->paths);
+	uint64_t n = 0;
+
+	if (s->paths.c == NULL || plane >= s->paths.n_planes)
+		return 0;
+	for (unsigned int t = 0; t < cols; t++) {
+		const struct mrc_path_counters *c = &s->paths.c[plane * cols + t];
+
+		n += c->tx_data_pkts + c->tx_retx_pkts + c->tx_probes;
+	}
+	return n;
+}
+
 struct mrc_trk_pool *
 mrc_shard_trk_pool(const struct mrc_shard *s)
 {

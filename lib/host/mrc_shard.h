@@ -576,5 +576,12 @@ const struct mrc_shard_counters *mrc_shard_counters(const struct mrc_shard *s);
 const struct mrc_shard_plane_counters *mrc_shard_plane_counters(
 	const struct mrc_shard *s, unsigned int plane);
 const struct mrc_wire_rx_stats *mrc_shard_rx_verdicts(const struct mrc_shard *s);
+/*
+ * Owner (or once the owner has stopped): the packets the shard's QPs sent on
+ * `plane` (data, resends and probes: its per-path counters summed), live.
+ * Unlike the plane's tx_pkts it leaves out the control thread's frames
+ * (neighbour discovery, endpoint operations) sent through the shard.
+ */
+uint64_t mrc_shard_plane_qp_tx(const struct mrc_shard *s, unsigned int plane);
 
 #endif /* MRC_SHARD_H */

@@ -65,6 +65,23 @@ struct ep_ask {
 	struct ep_out *out; /* main lcore only: whose probe answers the ask taken */
 };
 
+/*
+ * A port-status answer waiting until every worker of this process told its
+ * QPs the peers' masks of generation `gen` (the request's, or a later one):
+ * an answer that left then means no QP here still sends on a plane the
+ * request took away, and the requester's round trip bounds when ours stopped.
+ */
+struct ep_held {
+	uint32_t gen;
+	uint8_t h, c;
+	uint32_t ev;
+	uint64_t rx_tsc;
+	struct mrc_ep_view r;
+};
+
+/* Answers held at most (more: answered at once); one per peer and update is the usual need. */
+#define EP_HELD 16
+
 struct mrcd_ep {
 	uint32_t epoch;
 	uint32_t all_planes;
@@ -73,6 +90,8 @@ struct mrcd_ep {
 	uint64_t retry_tsc;
 	int rx_tsc_off; /* the workers' arrival stamp (mrc_shard_rx_tsc_offset) */
 	struct ep_ask ask;
+	unsigned int n_held;
+	struct ep_held held[EP_HELD];
 	uint32_t announced[MRCD_MAX_HOSTS]; /* the mask last told, per local host */
 	bool told[MRCD_MAX_HOSTS];
 	struct mrcd_ep_seen seen[MRCD_CONFIG_MAX_HOSTS];
@@ -370,6 +389,50 @@ announce(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint32_t mask, u
 	o->next_tsc = now;
 }
 
+/* Whether every shard of this process's hosts told its QPs generation gen of the peers' masks. */
+static bool
+workers_took(const struct mrcd_daemon *d, uint32_t gen)
+{
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		for (unsigned int k = 0; k < d->host[h].n_shards; k++)
+			if ((int32_t)(__atomic_load_n(
+					      &d->host[h].shard[k].peer_gen, __ATOMIC_ACQUIRE) -
+				      gen) < 0)
+				return false;
+	return true;
+}
+
+/*
+ * Answer a request of cluster host c to local host h. The service time runs
+ * to now: the answer's wait for shard 0 to send it, after, is not in it
+ * (doc/protocol.md, "ERTH and EETH").
+ */
+static void
+answer(struct mrcd_daemon *d, unsigned int h, unsigned int c, struct mrc_ep_view *r, uint32_t ev,
+	uint64_t rx_tsc)
+{
+	r->svc_valid = mrcd_ep_svc_ns(rx_tsc, rte_rdtsc(), d->hz, &r->svc_time_ns);
+	(void)ep_send(d, h, &d->ep->out[h][c], MRC_OP_EP_RESPONSE, r, ev);
+}
+
+/* Send the held port-status answers whose generation every worker took, in their order. */
+static void
+answer_held(struct mrcd_daemon *d)
+{
+	struct mrcd_ep *ep = d->ep;
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < ep->n_held; i++) {
+		struct ep_held *a = &ep->held[i];
+
+		if (workers_took(d, a->gen))
+			answer(d, a->h, a->c, &a->r, a->ev, a->rx_tsc);
+		else
+			ep->held[k++] = *a;
+	}
+	ep->n_held = k;
+}
+
 /* Settle the ask taken: its probe answered (rc 1, *res) or could not be sent. */
 static void
 ask_done(struct mrcd_ep *ep, int rc, const struct mrcd_ep_probe_rtt *res)
@@ -421,6 +484,10 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 		return next;
 	if (take_ask(d))
 		next = now;
+	answer_held(d);
+	/* answers still held wait for the workers: keep the loop's short tick */
+	if (ep->n_held)
+		next = now;
 	for (unsigned int h = 0; h < d->n_hosts; h++) {
 		const uint32_t m = mrc_shard_port_mask(d->host[h].shard[0].rt);
 
@@ -456,7 +523,7 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 					"host %u: host %u did not answer port-status update %u "
 					"(planes 0x%x) in %u tries over %u ms; given up",
 					d->cfg.daemon.first_host + h, c, o->id, o->mask, o->tries,
-					(MRCD_EP_RETRY_US << o->tries) / 1000);
+					((MRCD_EP_RETRY_US << o->tries) - MRCD_EP_RETRY_US) / 1000);
 				continue;
 			}
 			send_update(d, h, c, now);
@@ -623,14 +690,25 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 					return;
 				ev = ev_on(d->ep, (unsigned int)q, 0);
 			}
+			/* held until our QPs took the mask (struct ep_held) */
+			const uint32_t gen = __atomic_load_n(&d->ep_peer_gen, __ATOMIC_RELAXED);
+
+			if (!workers_took(d, gen)) {
+				if (d->ep->n_held < EP_HELD) {
+					d->ep->held[d->ep->n_held++] = (struct ep_held){.gen = gen,
+						.h = (uint8_t)h,
+						.c = (uint8_t)c,
+						.ev = ev,
+						.rx_tsc = rx_tsc,
+						.r = r};
+					BUMP(hc, held);
+					return;
+				}
+				BUMP(hc, held_full);
+			}
 		}
-		/*
-		 * An EV probe is answered on its own EV: the path it tests. The
-		 * service time runs to now: the answer's wait for shard 0 to send
-		 * it, after, is not in it (doc/protocol.md, "ERTH and EETH").
-		 */
-		r.svc_valid = mrcd_ep_svc_ns(rx_tsc, rte_rdtsc(), d->hz, &r.svc_time_ns);
-		(void)ep_send(d, h, o, MRC_OP_EP_RESPONSE, &r, ev);
+		/* An EV probe is answered on its own EV, at once: the path it tests. */
+		answer(d, h, (unsigned int)c, &r, ev, rx_tsc);
 		return;
 	}
 	BUMP(hc, rsp_rx);

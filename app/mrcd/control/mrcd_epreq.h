@@ -19,7 +19,8 @@
  *     epoch (drawn at start): a receiver takes a request whose epoch is new
  *     to it, or whose id is newer than the last it took, publishes the mask
  *     for the workers (mrcd_daemon.ep_peer_mask, then ep_peer_gen), and
- *     answers every request, old or new. A peer seen with a new epoch has
+ *     answers every request, old or new, once every worker of this process
+ *     told its QPs the masks (mrcd_shardctx.peer_gen). A peer seen with a new epoch has
  *     (re)started: it is told our masks again.
  *   - EV probe: a request is answered with the echoed timestamp, request
  *     id and EV, and the responder's service time (mrcd_ep_svc_ns: from
@@ -57,6 +58,8 @@ struct mrcd_daemon;
 	X(unknown_peer, "endpoint packets from an address that is no host of the cluster")     \
 	X(refused, "endpoint packets the parser refused on a second look")                     \
 	X(peer_updates, "port masks of peers that changed")                                    \
+	X(held, "port-status answers that waited for every worker to take the mask")           \
+	X(held_full, "port-status answers sent without that wait: 16 were waiting")            \
 	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker " \
 		     "full")
 
@@ -97,8 +100,9 @@ enum mrcd_ep_verdict mrcd_ep_take(
 int mrcd_ep_init(struct mrcd_daemon *d);
 void mrcd_ep_free(struct mrcd_daemon *d);
 
-/* Control tick: announce changed port masks, resend what is unanswered. Returns the
- * TSC of the next resend due (UINT64_MAX: none), or `now` when it sent anything. */
+/* Control tick: send the answers the workers caught up with, announce changed port masks,
+ * resend what is unanswered. Returns the TSC of the next resend due (UINT64_MAX: none), or
+ * `now` when it sent anything or still holds an answer (its workers are awaited). */
 uint64_t mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now);
 
 /* Endpoint packets host h's shards handed off (QPN 2): act on them and free them. */

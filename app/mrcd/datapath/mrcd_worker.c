@@ -165,12 +165,32 @@ note_peer_gen(struct mrcd_daemon *d, const struct mrcd_worker *w, uint32_t gen, 
 {
 	for (unsigned int k = 0; k < w->n_units; k++) {
 		struct mrcd_shardctx *sc = &d->host[w->units[k].host].shard[w->units[k].shard];
+		struct mrcd_peer_gen_rec *r =
+			&sc->peer_gen_hist[sc->peer_gen_n % MRCD_PEER_GEN_HIST];
 
-		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++) {
 			sc->peer_gen_plane_tx[p] = mrc_shard_plane_counters(sc->rt, p)->tx_pkts;
+			r->plane_qp_tx[p] = mrc_shard_plane_qp_tx(sc->rt, p);
+		}
 		sc->peer_gen_tsc = now;
-		sc->peer_gen = gen;
+		r->gen = gen;
+		r->tsc = now;
+		memcpy(r->plane_tx, sc->peer_gen_plane_tx, sizeof(r->plane_tx));
+		sc->peer_gen_n++;
 	}
+}
+
+/*
+ * Say that this worker's QPs were told generation gen: control answers a
+ * port-status request only once every shard says so (mrcd_epreq.h), so an
+ * answer that left means no QP of ours still picks the planes it took away.
+ */
+static void
+published_peer_gen(struct mrcd_daemon *d, const struct mrcd_worker *w, uint32_t gen)
+{
+	for (unsigned int k = 0; k < w->n_units; k++)
+		__atomic_store_n(&d->host[w->units[k].host].shard[w->units[k].shard].peer_gen, gen,
+			__ATOMIC_RELEASE);
 }
 
 int
@@ -202,9 +222,11 @@ mrcd_worker_main(void *arg)
 		}
 		if (gen != seen_gen)
 			note_peer_gen(d, w, gen, now);
-		seen_gen = gen;
 		if (changed)
 			tell_peer_planes(d, w);
+		if (gen != seen_gen)
+			published_peer_gen(d, w, gen);
+		seen_gen = gen;
 		if (w->runs_fabric)
 			mrc_fabric_poll(d->fab, now);
 		for (unsigned int k = 0; k < w->n_units; k++) {

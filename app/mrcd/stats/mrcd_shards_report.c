@@ -74,6 +74,29 @@ print_peer_gen(const struct mrcd_daemon *d, const struct mrcd_shardctx *sc, FILE
 	fprintf(f, "], \"plane_tx_pkts_at_peer_gen\": [");
 	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
 		fprintf(f, "%s%" PRIu64, p ? ", " : "", sc->peer_gen_plane_tx[p]);
+	/* the last few generations taken, oldest first: what it sent between two changes */
+	fprintf(f, "], \"peer_gens\": [");
+	const uint32_t from =
+		sc->peer_gen_n > MRCD_PEER_GEN_HIST ? sc->peer_gen_n - MRCD_PEER_GEN_HIST : 0;
+
+	for (uint32_t n = from; n < sc->peer_gen_n; n++) {
+		const struct mrcd_peer_gen_rec *r = &sc->peer_gen_hist[n % MRCD_PEER_GEN_HIST];
+
+		fprintf(f, "%s{\"gen\": %u, \"mono_ns\": %" PRIu64 ", \"plane_tx_pkts_at\": [",
+			n == from ? "" : ", ", r->gen,
+			d->start_mono_ns +
+				(uint64_t)((double)(r->tsc - d->start_tsc) * 1e9 / (double)d->hz));
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+			fprintf(f, "%s%" PRIu64, p ? ", " : "", r->plane_tx[p]);
+		fprintf(f, "], \"plane_qp_tx_pkts_at\": [");
+		for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+			fprintf(f, "%s%" PRIu64, p ? ", " : "", r->plane_qp_tx[p]);
+		fprintf(f, "]}");
+	}
+	/* the QPs' own packets per plane now (the workers stopped): the end of the last interval */
+	fprintf(f, "], \"plane_qp_tx_pkts\": [");
+	for (unsigned int p = 0; p < d->cfg.daemon.planes; p++)
+		fprintf(f, "%s%" PRIu64, p ? ", " : "", mrc_shard_plane_qp_tx(sc->rt, p));
 	fprintf(f, "]");
 }
 
