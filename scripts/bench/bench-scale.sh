@@ -18,10 +18,11 @@
 # would not fit in MEM_MB (default 2048) of DPDK heap is not run and is
 # recorded with what it would need.
 # Then the daemon itself: mrcd with config/examples/scale.ini (2 hosts in
-# loop mode, one worker lcore, on 2 MiB hugepages as users run it: every
-# flow count fits in the 512 that scripts/setup.sh reserves; mrcd falls back
-# to 4 KiB pages by itself when fewer are free than it needs, and the run
-# then says so; NO_HUGE=1 asks for --no-huge) and config/profiles/scale-64k.ini
+# loop mode, one worker lcore, on 2 MiB hugepages as users run it: 128 to
+# 10,000 flows fit in the 512 that scripts/setup.sh reserves, 65,536 flows
+# need about 2.2 GiB; mrcd falls back to 4 KiB pages by itself when fewer
+# are free than it needs, and the run then says so; NO_HUGE=1 asks for
+# --no-huge) and config/profiles/scale-64k.ini
 # at 128, 1,024, 10,000 and 65,536 flows (as many QPs sending, as many
 # receiving), 256 flows per host in flight at a time, 1 KiB messages, every
 # byte verified, DAEMON_S seconds (default 3) per run, on the worker as it
