@@ -33,6 +33,7 @@
 
 #include "mrc_fabric.h"
 #include "mrc_log.h"
+#include "mrc_nic_capture.h"
 #include "mrc_nic_emu.h"
 #include "mrc_rand.h"
 
@@ -171,7 +172,7 @@ struct mrc_fabric {
 	char why[320];
 	struct mrc_fabric_counters cnt;
 	struct mrc_nic_emu_counters nic_cnt; /* host ports with several queues */
-	struct fab_capture *cap;	     /* NULL: no capture (fabric_capture.c) */
+	struct mrc_nic_capture *cap;	     /* NULL: no capture (fabric_capture.c) */
 };
 
 /* ---- capture (fabric_capture.c) ---- */

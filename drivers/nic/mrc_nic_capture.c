@@ -14,12 +14,13 @@
 #include "mrc_nic_capture.h"
 
 struct cap_rec {
-	uint64_t tsc;
+	uint64_t stamp;
 	uint32_t len, caplen;
 };
 
 struct mrc_nic_capture {
 	uint32_t max, snap;
+	uint64_t stamp_hz;
 	uint32_t next;	 /* slots taken (atomic add); beyond max: missed */
 	uint64_t missed; /* atomic */
 	struct cap_rec *rec;
@@ -27,7 +28,7 @@ struct mrc_nic_capture {
 };
 
 struct mrc_nic_capture *
-mrc_nic_capture_create(uint32_t max_pkts, uint32_t snaplen)
+mrc_nic_capture_create(uint32_t max_pkts, uint32_t snaplen, uint64_t stamp_hz)
 {
 	struct mrc_nic_capture *c;
 
@@ -38,6 +39,9 @@ mrc_nic_capture_create(uint32_t max_pkts, uint32_t snaplen)
 		return NULL;
 	c->max = max_pkts;
 	c->snap = snaplen;
+	c->stamp_hz = stamp_hz ? stamp_hz : rte_get_tsc_hz();
+	if (c->stamp_hz == 0)
+		c->stamp_hz = 1;
 	c->rec = calloc(max_pkts, sizeof(*c->rec));
 	c->data = malloc((size_t)max_pkts * snaplen);
 	if (c->rec == NULL || c->data == NULL) {
@@ -48,7 +52,8 @@ mrc_nic_capture_create(uint32_t max_pkts, uint32_t snaplen)
 }
 
 void
-mrc_nic_capture_burst(struct mrc_nic_capture *c, struct rte_mbuf *const *pkts, uint16_t n)
+mrc_nic_capture_burst(
+	struct mrc_nic_capture *c, struct rte_mbuf *const *pkts, uint16_t n, uint64_t stamp)
 {
 	uint32_t i;
 
@@ -68,7 +73,7 @@ mrc_nic_capture_burst(struct mrc_nic_capture *c, struct rte_mbuf *const *pkts, u
 		}
 		r = &c->rec[i];
 		dst = c->data + (size_t)i * c->snap;
-		r->tsc = rte_rdtsc();
+		r->stamp = stamp;
 		r->len = pkts[k]->pkt_len;
 		r->caplen = RTE_MIN(r->len, c->snap);
 		src = rte_pktmbuf_read(pkts[k], 0, r->caplen, dst);
@@ -94,7 +99,6 @@ mrc_nic_capture_write(
 		int32_t zone;
 		uint32_t sigfigs, snaplen, linktype;
 	} gh = {0xa1b2c3d4, 2, 4, 0, 0, c != NULL ? c->snap : 0, 1};
-	const uint64_t hz = rte_get_tsc_hz() ? rte_get_tsc_hz() : 1;
 	uint32_t n;
 	FILE *f;
 	int rc;
@@ -108,7 +112,9 @@ mrc_nic_capture_write(
 	rc = put(f, &gh, sizeof(gh));
 	for (uint32_t i = 0; rc == 0 && i < n; i++) {
 		const struct cap_rec *r = &c->rec[i];
-		const uint64_t us = r->tsc / hz * 1000000 + r->tsc % hz * 1000000 / hz;
+		const uint64_t hz = c->stamp_hz;
+		/* exact for any hz up to a picosecond's: the remainder times 10^6 fits */
+		const uint64_t us = r->stamp / hz * 1000000 + r->stamp % hz * 1000000 / hz;
 		const uint32_t rh[4] = {
 			(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), r->caplen, r->len};
 

@@ -7,7 +7,7 @@
 /**
  * @file
  * A capture of what an emulated NIC puts on the wire, after its egress
- * encap rules (the loop pairs' tx side; the fabric keeps its own): the
+ * encap rules (the loop pairs' tx side, and the fabric's host ports): the
  * first packets, copied into memory set aside at creation (no allocation or
  * syscall per packet) from any number of lcores at once (a slot is taken
  * with one atomic add), and written as a pcap file once they stopped. So a
@@ -21,14 +21,20 @@
 
 struct mrc_nic_capture;
 
-/** Room for `max_pkts` packets of `snaplen` bytes at most (64..65535); NULL: no memory. */
-struct mrc_nic_capture *mrc_nic_capture_create(uint32_t max_pkts, uint32_t snaplen);
+/**
+ * Room for `max_pkts` packets of `snaplen` bytes at most (64..65535), stamped
+ * in units of which `stamp_hz` make a second (0: the TSC's); NULL: a size out
+ * of range or no memory.
+ */
+struct mrc_nic_capture *mrc_nic_capture_create(
+	uint32_t max_pkts, uint32_t snaplen, uint64_t stamp_hz);
 
-/** Keep what fits of the burst; the rest is counted as missed. Any lcore. */
-void mrc_nic_capture_burst(struct mrc_nic_capture *c, struct rte_mbuf *const *pkts, uint16_t n);
+/** Keep what fits of the burst, stamped `stamp`; the rest is counted as missed. Any lcore. */
+void mrc_nic_capture_burst(
+	struct mrc_nic_capture *c, struct rte_mbuf *const *pkts, uint16_t n, uint64_t stamp);
 
 /**
- * Write the packets as a pcap file (Ethernet, stamps from the TSC); once
+ * Write the packets as a pcap file (Ethernet, microsecond stamps); once
  * nobody captures any more. 0 or -errno; how many were kept and missed.
  */
 int mrc_nic_capture_write(

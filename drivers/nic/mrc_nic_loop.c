@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -99,7 +100,7 @@ loop_tx_cb(uint16_t port, uint16_t q, struct rte_mbuf **pkts, uint16_t n, void *
 	mrc_nic_emu_encap_port(port, pkts, n, &t->cnt);
 	/* on the wire as the switch takes it: after the encap, before it shifts uSIDs */
 	if (unlikely(t->cap != NULL))
-		mrc_nic_capture_burst(t->cap, pkts, n);
+		mrc_nic_capture_burst(t->cap, pkts, n, rte_rdtsc());
 	for (uint16_t i = 0; i < n; i++)
 		mrc_nic_emu_consume_switch_usids(pkts[i]);
 	mrc_nic_emu_classify(rules, pkts, n, t->n_queues, queue, &t->cnt);

@@ -7,14 +7,15 @@
  * refusals, the probe on it and on ports that cannot steer), the emulated
  * NIC's classifier (RSS spreading of what no rule names; hostile frames),
  * a loop pair with 2 queues a side (packets to worker k's address on rx
- * queue k, the rest spread by RSS, counted; a full queue returns packets unsent), and the fabric's
- * host ports with 2 queues.
+ * queue k, the rest spread by RSS, counted; a full queue returns packets unsent), the fabric's
+ * host ports with 2 queues, and the capture both write as pcap files.
  */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
@@ -24,6 +25,7 @@
 #include "mrc_fabric.h"
 #include "mrc_shard.h"
 #include "mrc_flow.h"
+#include "mrc_nic_capture.h"
 #include "mrc_nic_emu.h"
 #include "mrc_nic_loop.h"
 #include "mrc_steer.h"
@@ -748,6 +750,73 @@ test_engine_steered_loop(void)
 	return engine_steered(true);
 }
 
+/*
+ * The capture the loop pairs and the fabric share: what fits is kept (snapped),
+ * the rest counted as missed, and the pcap says each packet's stamp in the
+ * capture's own unit (here the fabric's picoseconds), length and bytes.
+ */
+static int
+test_capture_pcap(void)
+{
+	const uint64_t ps = 1000000000000ull;
+	const uint64_t stamp[2] = {3 * ps + 250000000000ull, 7 * ps + 999999ull};
+	char path[] = "/tmp/test_nic_capXXXXXX";
+	struct rte_mbuf *m[3];
+	struct mrc_nic_capture *c;
+	uint32_t n = 0, gh[6], rh[4];
+	uint64_t missed = 0;
+	uint8_t bytes[64];
+	FILE *f;
+	int rc = setup(), fd;
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	MRC_T_ASSERT(mrc_nic_capture_create(4, 63, ps) == NULL, "a snap under 64 is refused");
+	c = mrc_nic_capture_create(2, 64, ps);
+	MRC_T_ASSERT(c != NULL, "capture");
+	for (unsigned int i = 0; i < 3; i++) {
+		m[i] = rte_pktmbuf_alloc(pool);
+		MRC_T_ASSERT(m[i] != NULL, "mbuf");
+		char *d = rte_pktmbuf_append(m[i], i == 0 ? 100 : 40);
+
+		MRC_T_ASSERT(d != NULL, "append");
+		memset(d, 0xa0 + i, i == 0 ? 100 : 40);
+	}
+	mrc_nic_capture_burst(c, m, 1, stamp[0]);
+	mrc_nic_capture_burst(c, m + 1, 2, stamp[1]); /* room for one of the two */
+	fd = mkstemp(path);
+	MRC_T_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	MRC_T_EQ(mrc_nic_capture_write(c, path, &n, &missed), 0);
+	MRC_T_EQ(n, 2);
+	MRC_T_EQ(missed, 1);
+	f = fopen(path, "rb");
+	MRC_T_ASSERT(f != NULL, "%s", path);
+	MRC_T_EQ(fread(gh, 4, 6, f), 6);
+	MRC_T_EQ(gh[0], 0xa1b2c3d4u);
+	MRC_T_EQ(gh[4], 64); /* snaplen */
+	MRC_T_EQ(gh[5], 1);  /* Ethernet */
+	for (unsigned int i = 0; i < 2; i++) {
+		const uint32_t len = i == 0 ? 100 : 40, cap = i == 0 ? 64 : 40;
+
+		MRC_T_EQ(fread(rh, 4, 4, f), 4);
+		MRC_T_EQ(rh[0], i == 0 ? 3 : 7);
+		MRC_T_EQ(rh[1], i == 0 ? 250000 : 0); /* 999,999 ps is under a microsecond */
+		MRC_T_EQ(rh[2], cap);
+		MRC_T_EQ(rh[3], len);
+		MRC_T_EQ(fread(bytes, 1, cap, f), cap);
+		MRC_T_EQ(bytes[0], 0xa0 + i);
+		MRC_T_EQ(bytes[cap - 1], 0xa0 + i);
+	}
+	MRC_T_EQ(fread(bytes, 1, 1, f), 0); /* nothing after the two */
+	fclose(f);
+	unlink(path);
+	mrc_nic_capture_free(c);
+	for (unsigned int i = 0; i < 3; i++)
+		rte_pktmbuf_free(m[i]);
+	return check_no_leak();
+}
+
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_rec_backend),
 	MRC_TEST_CASE(test_real_backend_unsupported),
@@ -758,6 +827,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_fabric_steers),
 	MRC_TEST_CASE(test_engine_steered_fabric),
 	MRC_TEST_CASE(test_engine_steered_loop),
+	MRC_TEST_CASE(test_capture_pcap),
 };
 
 MRC_TEST_MAIN("nic", cases)

@@ -61,7 +61,7 @@ nic_loops_open(struct mrcd_daemon *d, unsigned int nq)
 
 	/* [fabric] capture: what the loop pairs' NICs send, after their encap rules */
 	if (strcmp(d->cfg.fabric.capture, "none") != 0) {
-		d->loop_capture = mrc_nic_capture_create(d->cfg.fabric.capture_pkts, 512);
+		d->loop_capture = mrc_nic_capture_create(d->cfg.fabric.capture_pkts, 512, 0);
 		if (d->loop_capture == NULL) {
 			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s, capture_pkts = %u: no memory",
 				d->cfg.fabric.capture, d->cfg.fabric.capture_pkts);
