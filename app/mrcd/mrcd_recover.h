@@ -75,7 +75,8 @@
 	X(no_spare, "no spare QP numbers were free")                                              \
 	X(no_qp, "a new QP could not be made")                                                    \
 	X(refused, "a shard refused a request")                                                   \
-	X(ending, "the run was ending")
+	X(ending, "the run was ending")                                                           \
+	X(split_shards, "its two ends are on shards of different indexes ([lcores] peer_shard)")
 
 enum mrcd_recover_why {
 #define MRCD_RECOVER_WHY_ENUM(name, text) MRCD_RECOVER_##name,

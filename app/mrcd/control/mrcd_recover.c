@@ -77,7 +77,7 @@ mrcd_recover_why_text(enum mrcd_recover_why why)
 	return why < MRCD_RECOVER_N_WHY ? why_texts[why] : "?";
 }
 
-/* The shard of local host h that owns `qp` (recovery runs with one shard per host). */
+/* The shard of local host h that owns `qp` (by the host's QPN map with several). */
 static struct mrc_shard *
 shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
 {
@@ -92,18 +92,6 @@ mrcd_recover_init(struct mrcd_daemon *d)
 {
 	struct mrcd_recover *r;
 
-	/*
-	 * With several workers per host a spare pair's QPs belong to the shards
-	 * mrcd_spare_shard() names, while a failed flow's generator state stays on
-	 * its own shards: a failed QP is reported, not recovered. The spares and
-	 * generator rings are still made where a reload may add flows on them.
-	 */
-	if (d->cfg.lcores.workers_per_host > 1) {
-		MRCD_LOG(ctrl, NOTICE,
-			"several workers per host: QPs that fail are reported, not recovered");
-		if (d->flow_cap == d->n_flows)
-			return 0;
-	}
 	r = rte_zmalloc("mrcd_recover", sizeof(*r), RTE_CACHE_LINE_SIZE);
 	if (r == NULL)
 		goto nomem;
@@ -213,8 +201,6 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 
 	if (fi < 0 || d->flows[fi].gone)
 		return; /* a reload removes it (mrcd_reload.h): its QPs go anyway */
-	if (d->cfg.lcores.workers_per_host > 1)
-		return; /* reported, not recovered (mrcd_recover_init) */
 	f = &d->flows[fi];
 	if (f->src_local < 0 || f->dst_local < 0) {
 		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
@@ -280,14 +266,14 @@ shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct mrcd_fl
 	return done;
 }
 
-/* Ask host h's worker (once); true when it has answered. */
+/* Ask the worker of host h's shard k, which lists the flow's end (once); true when it
+ * has answered. */
 static bool
-gen_req_done(struct mrcd_daemon *d, unsigned int h, struct mrcd_flow_rec *x)
+gen_req_done(struct mrcd_daemon *d, unsigned int h, unsigned int k, struct mrcd_flow_rec *x)
 {
 	if (!x->sent[0]) {
 		__atomic_store_n(&x->greq.done, 0, __ATOMIC_RELAXED);
-		/* recovery runs with one shard per host */
-		x->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h][0], &x->greq) == 0;
+		x->sent[0] = rte_ring_sp_enqueue(d->recover->gen_req[h][k], &x->greq) == 0;
 	}
 	return x->sent[0] && __atomic_load_n(&x->greq.done, __ATOMIC_ACQUIRE) != 0;
 }
@@ -304,6 +290,26 @@ take_spare(struct mrcd_recover *r, uint64_t now)
 {
 	for (uint32_t s = 0; s < r->n_spares; s++)
 		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now)
+			return (int32_t)s;
+	return -1;
+}
+
+/*
+ * A spare pair free now whose QPs live, at both hosts, on the shards that list
+ * flow f's ends: the generator state of each end stays with its shard's worker,
+ * so the new QP must too. -1: none free there.
+ */
+static int32_t
+take_spare_for(const struct mrcd_daemon *d, const struct mrcd_flow *f, uint64_t now)
+{
+	const struct mrcd_recover *r = d->recover;
+	const unsigned int ns = d->host[f->src_local].n_shards;
+	const unsigned int nd = d->host[f->dst_local].n_shards;
+
+	for (uint32_t s = 0; s < r->n_spares; s++)
+		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now &&
+			mrcd_spare_shard(s, ns) == f->src_shard &&
+			mrcd_spare_shard(s, nd) == f->dst_shard)
 			return (int32_t)s;
 	return -1;
 }
@@ -367,9 +373,16 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 	struct mrcd_recover *r = d->recover;
 	const struct mrcd_flow *f = &d->flows[fi];
 	const unsigned int src = (unsigned int)f->src_local, dst = (unsigned int)f->dst_local;
-	const int32_t s = take_spare(r, now);
+	int32_t s;
 	uint32_t sq;
 
+	/* Both QPs of a spare pair are on one shard index (mrcd_spare_shard()): a flow whose
+	 * ends are on two ([lcores] peer_shard = other, half) has no pair to move to. */
+	if (f->src_shard != f->dst_shard) {
+		give_up(d, src, fi, x, MRCD_RECOVER_split_shards);
+		return;
+	}
+	s = take_spare_for(d, f, now);
 	if (s < 0) {
 		give_up(d, src, fi, x, MRCD_RECOVER_no_spare);
 		return;
@@ -454,14 +467,14 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		x->state = REC_SEQ;
 		/* fall through */
 	case REC_SEQ:
-		if (!gen_req_done(d, src, x))
+		if (!gen_req_done(d, src, f->src_shard, x))
 			break;
 		x->seq = x->greq.seq;
 		ask_gen(x, MRCD_GEN_RESUME_RECV, fi, x->new_recv, x->seq);
 		x->state = REC_RECV;
 		/* fall through */
 	case REC_RECV:
-		if (!gen_req_done(d, dst, x))
+		if (!gen_req_done(d, dst, f->dst_shard, x))
 			break;
 		mrcd_gen_qp_destroy(d, x->old_recv); /* a previous recovery's, long out of use */
 		x->old_recv = x->cur_recv;
@@ -471,7 +484,7 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		x->state = REC_SEND;
 		/* fall through */
 	case REC_SEND:
-		if (!gen_req_done(d, src, x))
+		if (!gen_req_done(d, src, f->src_shard, x))
 			break;
 		mrcd_gen_qp_destroy(d, x->old_send);
 		x->old_send = x->cur_send;

@@ -352,7 +352,7 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 			return -ENOMEM;
 		sc->n_send = sc->n_recv = 0;
 		/* one shard: the flows' QPNs, then the spare pairs of recovered flows
-		 * (mrcd_recover.h; recovery runs with one worker per host) */
+		 * (mrcd_recover.h); with several, the map below counts them */
 		max_qps[k] = hc->n_shards == 1
 				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows) +
 					       MRCD_APPS_QPNS /* then the applications' */
@@ -371,11 +371,9 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 
 			hc->qpn_map[q] = mrc_shard_map_entry(k, max_qps[k]++);
 		}
-		/* Where a reload may add flows, the spare pairs they take, both ends, on
-		 * the shards mrcd_spare_shard() names: the map never changes at run time. */
-		for (uint32_t sp = 0;
-			d->flow_cap > d->n_flows && sp < mrcd_recover_spares(d->n_cluster_flows);
-			sp++) {
+		/* The spare pairs recovered and reloaded flows take, both ends, on the
+		 * shards mrcd_spare_shard() names: the map never changes at run time. */
+		for (uint32_t sp = 0; sp < mrcd_recover_spares(d->n_cluster_flows); sp++) {
 			const unsigned int k = mrcd_spare_shard(sp, hc->n_shards);
 
 			for (uint32_t e = 0; e < 2; e++)

@@ -6,7 +6,8 @@
  * Run by: the worker lcore of each host's shard, once a millisecond, after
  * its passes over its shards (so after the completions of every earlier
  * pass). Each shard has its own ring: a flow's requests go to the shard
- * that lists it (recovery: shard 0, it runs with one shard per host).
+ * that lists its end (f->src_shard, f->dst_shard), whose worker alone
+ * writes that end's state.
  *
  * The worker's side of a flow's recovery (mrcd_recover.h, steps 4-6): the
  * control thread asks, through the host's generator ring, for the next
