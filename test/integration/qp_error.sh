@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # A QP that goes to ERROR is reported, and its generator flow brought back
-# on a new QP pair, within bounds. Two runs, each with a retry budget of one
+# on a new QP pair, within bounds. Four runs, each with a retry budget of one
 # expiry, so a sending QP that hears nothing gives up (RETRY_EXCEEDED):
 #
 #  1. null: the two hosts of config/examples/null.ini send into net_null
@@ -23,6 +23,11 @@
 #     numbered from the "from message S" of the log on). While it runs,
 #     /mrc/host counts one recovery per host, /mrc/qps lists the new pairs'
 #     QPNs and the retired 0x100 is not answered.
+#  3. blackout, two workers per host: the same recoveries and checks, each
+#     flow's new pair on spare QPNs owned by the shard that lists its ends.
+#  4. blackout, two workers per host, peer_shard = other: each flow's ends are
+#     on different shard indexes, no spare pair fits, so each stays down,
+#     counted as split_shards, no message lost.
 # Usage: qp_error.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -30,11 +35,52 @@ work=$2
 src=$(realpath "$(dirname "$0")/../..")
 mkdir -p "$work"
 cd "$work"
-rm -f null.json blackout.json telemetry.json
+rm -f null.json blackout.json blackout2w.json split.json telemetry.json
 if [ "$(nproc)" -lt 2 ]; then
 	echo "qp_error: needs 2 CPUs (main + worker lcore); skipping"
 	exit 77
 fi
+# check_recovered NAME: NAME.json and NAME.log of a blackout run in which every flow
+# was brought back once, ran on and had every byte it completed checked.
+check_recovered() {
+	local name=$1 resumed
+	# The message each recovered flow resumed from, summed over flows (one recovery each).
+	resumed=$(sed -n 's/.* recovered on QPs .*, from message \([0-9]*\)$/\1/p' "$name.log" |
+		awk '{ s += $1 } END { print s + 0 }')
+	/usr/bin/python3 - "$name.json" "$resumed" "$name" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+resumed, name = int(sys.argv[2]), sys.argv[3]
+flows, qerr, m = s["flows"], s["qps_in_error"], s["messages"]
+rec, why = s["flows_recovered"], s["recover_failed"]
+msg = 1024 * 1024  # the built-in profile's messages
+bad = []
+if rec != flows or qerr != flows:
+    bad.append(f"flows_recovered {rec}, qps_in_error {qerr}: want {flows} each (one per flow)")
+if sum(why.values()) != 0:
+    bad.append(f"recover_failed {why}: want none")
+if m["lost"] != 0 or m["posted"] != m["completed"] + m["failed"]:
+    bad.append(f"messages {m}: want posted = completed + failed, none lost")
+if not 1 <= m["failed"] <= 4 * flows:
+    bad.append(f"{m['failed']} messages failed: want 1..{4 * flows} (those in flight)")
+# Messages numbered below each flow's restart point either completed or failed.
+after = m["completed"] - (resumed - m["failed"])
+if after < flows:
+    bad.append(f"{after} messages completed after the recoveries: want some on each flow")
+if s["verify_errors"] != 0:
+    bad.append(f"{s['verify_errors']} verify errors")
+# Every completed message was checked at its receiver; a failed one may have arrived too.
+if not m["completed"] * msg <= s["bytes_verified"] <= (m["completed"] + m["failed"]) * msg:
+    bad.append(f"bytes_verified {s['bytes_verified']} is not that of the "
+               f"{m['completed']} completed messages (+ up to {m['failed']} failed)")
+for b in bad:
+    print(f"qp_error: FAIL: {name}:", b)
+print(f"qp_error: {name}: {rec} flows recovered, {after} messages completed after, "
+      f"{m['failed']} failed, {m['lost']} lost, {s['bytes_verified']} bytes verified")
+sys.exit(1 if bad else 0)
+PY
+}
+
 fails=0
 one_retry=(--set transport.retry_linear=1 --set transport.retry_exp=0)
 
@@ -115,39 +161,46 @@ sys.exit(1 if bad else 0)
 PY
 grep -v '^EAL\|^TELEMETRY' blackout.log | tail -n 24
 [ "$rc" = 1 ] || { echo "qp_error: FAIL: blackout: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
-# The message each recovered flow resumed from, summed over flows (one recovery each).
-resumed=$(sed -n 's/.* recovered on QPs .*, from message \([0-9]*\)$/\1/p' blackout.log |
-	awk '{ s += $1 } END { print s + 0 }')
-/usr/bin/python3 - blackout.json "$resumed" <<'PY' || fails=$((fails + 1))
+check_recovered blackout || fails=$((fails + 1))
+
+# 3. The same blackout with two workers per host: each flow's ends are on shard g mod 2
+#    of their hosts, and its new pair is a spare pair whose QPs live on that shard.
+set +e
+"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+	--set lcores.workers_per_host=2 --duration 2 --json blackout2w.json > blackout2w.log 2>&1
+rc=$?
+set -e
+grep -v '^EAL\|^TELEMETRY' blackout2w.log | tail -n 12
+[ "$rc" = 1 ] || { echo "qp_error: FAIL: blackout2w: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
+check_recovered blackout2w || fails=$((fails + 1))
+
+# 4. Two workers per host, each flow's receiving end on the other shard index
+#    (peer_shard = other): no spare pair has its QPs on both, so each failed flow
+#    stays down, counted as split_shards, its messages all accounted for.
+set +e
+"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+	--set lcores.workers_per_host=2 --set lcores.peer_shard=other --duration 1 \
+	--json split.json > split.log 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] || { echo "qp_error: FAIL: split: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
+down=$(grep -c 'is not brought back: its two ends are on shards of different indexes' split.log || true)
+/usr/bin/python3 - split.json "$down" <<'PY' || fails=$((fails + 1))
 import json, sys
 s = json.load(open(sys.argv[1]))
-resumed = int(sys.argv[2])
+down = int(sys.argv[2])
 flows, qerr, m = s["flows"], s["qps_in_error"], s["messages"]
 rec, why = s["flows_recovered"], s["recover_failed"]
-msg = 1024 * 1024  # the built-in profile's messages
 bad = []
-if rec != flows or qerr != flows:
-    bad.append(f"flows_recovered {rec}, qps_in_error {qerr}: want {flows} each (one per flow)")
-if sum(why.values()) != 0:
-    bad.append(f"recover_failed {why}: want none")
-if m["lost"] != 0 or m["posted"] != m["completed"] + m["failed"]:
-    bad.append(f"messages {m}: want posted = completed + failed, none lost")
-if not 1 <= m["failed"] <= 4 * flows:
-    bad.append(f"{m['failed']} messages failed: want 1..{4 * flows} (those in flight)")
-# Messages numbered below each flow's restart point either completed or failed.
-after = m["completed"] - (resumed - m["failed"])
-if after < flows:
-    bad.append(f"{after} messages completed after the recoveries: want some on each flow")
-if s["verify_errors"] != 0:
-    bad.append(f"{s['verify_errors']} verify errors")
-# Every completed message was checked at its receiver; a failed one may have arrived too.
-if not m["completed"] * msg <= s["bytes_verified"] <= (m["completed"] + m["failed"]) * msg:
-    bad.append(f"bytes_verified {s['bytes_verified']} is not that of the "
-               f"{m['completed']} completed messages (+ up to {m['failed']} failed)")
+if rec != 0 or qerr != flows:
+    bad.append(f"flows_recovered {rec}, qps_in_error {qerr}: want 0 and {flows}")
+if why.get("split_shards") != flows or sum(why.values()) != flows or down != flows:
+    bad.append(f"recover_failed {why} ({down} logged): want split_shards = {flows}, nothing else")
+if m["lost"] != 0 or m["posted"] != m["completed"] + m["failed"] or s["verify_errors"] != 0:
+    bad.append(f"messages {m}, {s['verify_errors']} verify errors: want none lost, none wrong")
 for b in bad:
-    print("qp_error: FAIL: blackout:", b)
-print(f"qp_error: blackout: {rec} flows recovered, {after} messages completed after, "
-      f"{m['failed']} failed, {m['lost']} lost, {s['bytes_verified']} bytes verified")
+    print("qp_error: FAIL: split:", b)
+print(f"qp_error: split: {why.get('split_shards')} flows down as split_shards, {m['lost']} lost")
 sys.exit(1 if bad else 0)
 PY
 [ "$fails" = 0 ]
