@@ -132,24 +132,13 @@ if [ "${dropped:-0}" != 1 ]; then
 	fails=$((fails + 1))
 fi
 grep -h 'planes\|port-status' h0.log h1.log h1b.log || true
-/usr/bin/python3 - "$msgs" <<'PY' || fails=$((fails + 1))
+/usr/bin/python3 - "$msgs" "$src/test/integration" <<'PY' || fails=$((fails + 1))
 import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from port_status_check import Checks
 msgs = int(sys.argv[1])
-bad = []
-def load(f):
-    try:
-        return json.load(open(f))
-    except (OSError, ValueError) as e:
-        bad.append(f"{f}: {e}")
-        return None
-def mono(log, pattern):
-    for line in open(log):
-        if re.search(pattern, line):
-            m = re.search(r"monotonic (\d+) ns", line)
-            r = re.search(r"answered in (\d+) ns", line)
-            return int(m.group(1)), int(r.group(1)) if r else None
-    bad.append(f"{log}: no line matching {pattern!r}")
-    return None, None
+chk = Checks("netns_port_status")
+bad, load, mono = chk.bad, chk.load, chk.mono
 a, b = load("h0.json"), load("h1.json")
 if a is not None:
     m = a["messages"]
@@ -174,40 +163,10 @@ t_learn, _ = mono("h0.log", r"host 1's planes are 0x1 \(were 0x3")
 t_ack, rtt = mono("h1.log", r"host 0 took port-status update \d+ \(planes 0x1\)")
 t_down, _ = mono("h1.log", r"host 1: planes 0x1 \(were 0x3\)")
 if None not in (t_learn, t_ack, rtt, t_down):
-    # Between B's first copy of the update and B's first answer (port_status.sh says why
-    # not the matched answer's own round trip).
-    if not (t_down <= t_learn <= t_ack):
-        bad.append(f"A learned at {t_learn}, outside [B's first request {t_down}, "
-                   f"B's first answer {t_ack}]")
-    print(f"netns_port_status: B took its port down; {(t_learn - t_down) / 1e3:.1f} us later "
-          f"A learned it, {(t_ack - t_learn) / 1e3:.1f} us before B had an answer (the "
-          f"answer's round trip {rtt / 1e3:.1f} us)")
-    # A's shard took it in that interval, sent on plane 1 before and nothing there until
-    # B came back (generation 2).
-    for s in (s for s in (a or {}).get("shards", []) if s["host"] == 0):
-        k, gens = s["shard"], s["peer_gens"]
-        if not gens or gens[0]["gen"] != 1:
-            bad.append(f"A shard {k}: did not take generation 1 of the peers' masks: {gens}")
-            continue
-        g = gens[0]
-        # the QPs' own packets: the control thread's frames (neighbour discovery with the
-        # T0, answers) also leave through the shard, on any plane whose port is up
-        before = g["plane_qp_tx_pkts_at"]
-        nxt = gens[1]["plane_qp_tx_pkts_at"] if len(gens) > 1 else s["plane_qp_tx_pkts"]
-        after = [x - y for x, y in zip(nxt, before)]
-        print(f"netns_port_status: A shard {k} took B's mask "
-              f"{(g['mono_ns'] - t_learn) / 1e3:.1f} us after A learned it, "
-              f"{(t_ack - g['mono_ns']) / 1e3:.1f} us before B had the answer; plane tx "
-              f"before {before}, until B came back {after}")
-        if not t_learn - 1_000_000 <= g["mono_ns"] <= t_ack:
-            bad.append(f"A shard {k}: took B's mask at {g['mono_ns']}, outside [A learned it "
-                       f"{t_learn} - 1 ms, B had the answer {t_ack}]")
-        if before[1] == 0:
-            bad.append(f"A shard {k}: sent nothing on plane 1 before: proves nothing")
-        if after[1] != 0:
-            bad.append(f"A shard {k}: sent {after[1]} packets on plane 1 after it took the mask")
-        if sum(after) == 0:
-            bad.append(f"A shard {k}: sent nothing after the change: proves nothing")
+    # Between B's first copy of the update and B's first answer, A learned it, and each of
+    # A's shards took it and stopped using plane 1 until B came back (port_status_check.py).
+    chk.learned(t_down, t_learn, t_ack, rtt)
+    chk.stopped(a, t_learn, t_ack)
 took = [l for l in open("h1.log")
         if re.search(r"host 0 took port-status update \d+ \(planes 0x1\)", l)]
 if not took or not re.search(r"after ([2-9]|\d\d+) requests", took[0]):

@@ -42,6 +42,7 @@ work=$3
 mrcctl=$(realpath "$4")
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
+here=$(realpath "$(dirname "$0")")
 cd "$work"
 rm -f ./*.json ./*.log host*.ini
 if [ "$(nproc)" -lt 2 ]; then
@@ -201,52 +202,13 @@ set -e
 [ "$rc" = 0 ] || fail "mrc-fabric exited $rc"
 grep -h 'planes\|port-status\|endpoint' h0.log h1a.log h1b.log || true
 grep -E 'drops the next|link (down|up)' fabric.log || true
-/usr/bin/python3 - "$msgs" <<'PY' || fails=$((fails + 1))
+/usr/bin/python3 - "$msgs" "$here" <<'PY' || fails=$((fails + 1))
 import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from port_status_check import Checks
 msgs = int(sys.argv[1])
-bad = []
-def load(f):
-    try:
-        return json.load(open(f))
-    except (OSError, ValueError) as e:
-        bad.append(f"{f}: {e}")
-        return None
-def mono(log, pattern):
-    for line in open(log):
-        if re.search(pattern, line):
-            m = re.search(r"monotonic (\d+) ns", line)
-            r = re.search(r"answered in (\d+) ns", line)
-            return int(m.group(1)), int(r.group(1)) if r else None
-    bad.append(f"{log}: no line matching {pattern!r}")
-    return None, None
-def stopped(a, t_learn, t_ack, bad):
-    """Each of A's shards took the first change of B's mask (generation 1) after A
-    learned it (1 ms of slack: a worker stamps its pass before it reads the generation)
-    and before B had A's answer, had sent on plane 1 before, sent nothing there until the
-    next change (B back) and kept sending on the others."""
-    for s in (s for s in a["shards"] if s["host"] == 0):
-        k, gens = s["shard"], s["peer_gens"]
-        if not gens or gens[0]["gen"] != 1:
-            bad.append(f"A shard {k}: did not take generation 1 of the peers' masks: {gens}")
-            continue
-        g = gens[0]
-        # the QPs' own packets: the control thread's frames (neighbour discovery with the
-        # T0, answers) also leave through the shard, on any plane whose port is up
-        before = g["plane_qp_tx_pkts_at"]
-        nxt = gens[1]["plane_qp_tx_pkts_at"] if len(gens) > 1 else s["plane_qp_tx_pkts"]
-        after = [x - y for x, y in zip(nxt, before)]
-        print(f"port_status: A shard {k} took B's mask {(g['mono_ns'] - t_learn) / 1e3:.1f} us "
-              f"after A learned it, {(t_ack - g['mono_ns']) / 1e3:.1f} us before B had the "
-              f"answer; its QPs' packets per plane before {before}, until B came back {after}")
-        if not t_learn - 1_000_000 <= g["mono_ns"] <= t_ack:
-            bad.append(f"A shard {k}: took B's mask at {g['mono_ns']}, outside [A learned it "
-                       f"{t_learn} - 1 ms, B had the answer {t_ack}]")
-        if before[1] == 0:
-            bad.append(f"A shard {k}: sent nothing on plane 1 before: proves nothing")
-        if after[1] != 0:
-            bad.append(f"A shard {k}: sent {after[1]} packets on plane 1 after it took the mask")
-        if sum(after) == 0:
-            bad.append(f"A shard {k}: sent nothing after the change: proves nothing")
+chk = Checks("port_status")
+bad, load, mono = chk.bad, chk.load, chk.mono
 fab, a, b1, b2 = (load(f) for f in ("fabric.json", "h0.json", "h1a.json", "h1b.json"))
 if a is not None and b1 is not None:
     # a stalled machine shows here first: a host that came up long after the other
@@ -281,18 +243,10 @@ t_ack, rtt = mono("h1a.log", r"host 0 took port-status update \d+ \(planes 0xd\)
 t_down, _ = mono("h1a.log", r"host 1: planes 0xd \(were 0xf\)")
 if None not in (t_learn, t_ack, rtt, t_down):
     # B's first copy of the update left at t_down; A takes the first copy that reaches it
-    # and answers only once its QPs stopped using the plane. Copies overlap when the round
-    # trip is longer than the retry time (a loaded machine), and their answers may arrive
-    # out of order, so the answer B matched first need not be the copy A took: the bound is
-    # B's first copy and B's first answer.
-    if not (t_down <= t_learn <= t_ack):
-        bad.append(f"A learned at {t_learn}, outside [B's first request {t_down}, "
-                   f"B's first answer {t_ack}]")
-    print(f"port_status: B saw its port down; {(t_learn - t_down) / 1e3:.1f} us later A "
-          f"learned it, {(t_ack - t_learn) / 1e3:.1f} us before B had an answer (the "
-          f"answer's round trip {rtt / 1e3:.1f} us)")
+    # and answers only once its QPs stopped using the plane (port_status_check.py).
+    chk.learned(t_down, t_learn, t_ack, rtt)
     if a is not None:
-        stopped(a, t_learn, t_ack, bad)
+        chk.stopped(a, t_learn, t_ack)
 if fab is not None:
     lost = sum(l["drop_down"] for l in fab["links"] if l["plane"] == 1)
     print(f"port_status: packets lost on B's dead cable before A knew: {lost}")
