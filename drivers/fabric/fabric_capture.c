@@ -36,11 +36,10 @@ fab_capture_burst(struct mrc_fabric *fab, struct rte_mbuf **pkts, unsigned int n
 	mrc_nic_capture_burst(fab->cap, pkts, (uint16_t)n, fab->now_ps);
 }
 
-int
-mrc_fabric_capture_write(
-	const struct mrc_fabric *fab, const char *path, uint32_t *n_pkts, uint64_t *missed)
+const struct mrc_nic_capture *
+mrc_fabric_capture(const struct mrc_fabric *fab)
 {
-	return mrc_nic_capture_write(fab->cap, path, n_pkts, missed);
+	return fab->cap;
 }
 
 void

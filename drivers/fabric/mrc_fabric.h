@@ -222,6 +222,7 @@ void mrc_fabric_cfg_defaults(struct mrc_fabric_cfg *cfg);
 int mrc_fabric_cfg_check(const struct mrc_fabric_cfg *cfg, const char **why);
 
 struct mrc_fabric;
+struct mrc_nic_capture;
 
 /**
  * Build the topology, its tables, the rings and the ports (not started: see
@@ -549,11 +550,10 @@ const struct mrc_nic_emu_counters *mrc_fabric_nic_counters(const struct mrc_fabr
  */
 int mrc_fabric_capture_start(struct mrc_fabric *fab, uint32_t max_pkts, uint32_t snaplen);
 /**
- * Write what was captured as a pcap file (Ethernet, stamps in fabric time);
- * *n_pkts and *missed (packets past max_pkts) when not NULL. 0 or -errno.
+ * What was captured (NULL: no capture), in the emulated NIC's capture,
+ * stamped in fabric time: write it with mrc_nic_capture_write().
  */
-int mrc_fabric_capture_write(
-	const struct mrc_fabric *fab, const char *path, uint32_t *n_pkts, uint64_t *missed);
+const struct mrc_nic_capture *mrc_fabric_capture(const struct mrc_fabric *fab);
 
 /** Links, for walking them all: ids 0..n-1. */
 unsigned int mrc_fabric_n_links(const struct mrc_fabric *fab);

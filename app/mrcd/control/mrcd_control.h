@@ -130,6 +130,10 @@ void mrcd_ports_drops(const struct mrcd_daemon *d, struct mrcd_port_drops *out);
  * Close after mrcd_ports_close. */
 int mrcd_loop_open(struct mrcd_daemon *d);
 void mrcd_loop_close(struct mrcd_daemon *d);
+/* Write a capture (the loop pairs' or the fabric's) to [fabric] capture, and say so; `who`
+ * names it in the log. At teardown. */
+struct mrc_nic_capture;
+void mrcd_capture_save(struct mrcd_daemon *d, const char *who, const struct mrc_nic_capture *c);
 
 /*
  * Steering (mrcd_steer.c): probe plane p's port of host h (configured and

@@ -101,6 +101,23 @@ nic_loops_open(struct mrcd_daemon *d, unsigned int nq)
 	return 0;
 }
 
+void
+mrcd_capture_save(struct mrcd_daemon *d, const char *who, const struct mrc_nic_capture *c)
+{
+	uint32_t n = 0;
+	uint64_t missed = 0;
+	const int rc = mrc_nic_capture_write(c, d->cfg.fabric.capture, &n, &missed);
+
+	if (rc != 0)
+		MRCD_LOG(ctrl, ERR, "[fabric] capture = %s: cannot write it: %s",
+			d->cfg.fabric.capture, strerror(-rc));
+	else
+		MRCD_LOG(ctrl, NOTICE,
+			"%s: %u packets the hosts sent captured in %s (%" PRIu64
+			" more not kept: [fabric] capture_pkts)",
+			who, n, d->cfg.fabric.capture, missed);
+}
+
 int
 mrcd_loop_open(struct mrcd_daemon *d)
 {
@@ -211,19 +228,7 @@ mrcd_loop_close(struct mrcd_daemon *d)
 			d->loop_ring[h][p] = NULL;
 		}
 	if (d->loop_capture != NULL) {
-		uint32_t n = 0;
-		uint64_t missed = 0;
-		const int rc =
-			mrc_nic_capture_write(d->loop_capture, d->cfg.fabric.capture, &n, &missed);
-
-		if (rc != 0)
-			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s: cannot write it: %s",
-				d->cfg.fabric.capture, strerror(-rc));
-		else
-			MRCD_LOG(ctrl, NOTICE,
-				"loop: %u packets the hosts sent captured in %s (%" PRIu64
-				" more not kept: [fabric] capture_pkts)",
-				n, d->cfg.fabric.capture, missed);
+		mrcd_capture_save(d, "loop", d->loop_capture);
 		mrc_nic_capture_free(d->loop_capture);
 		d->loop_capture = NULL;
 	}

@@ -71,20 +71,8 @@ mrcd_network_close(struct mrcd_daemon *d)
 	mrcd_ports_close(d);  /* their rings give back the mbufs they hold */
 	mrcd_loop_close(d);
 	mrcd_service_timeline_drop(d); /* a reload's timeline the fabric never took */
-	if (d->fab != NULL && strcmp(d->cfg.fabric.capture, "none") != 0) {
-		uint32_t n = 0;
-		uint64_t missed = 0;
-		const int rc = mrc_fabric_capture_write(d->fab, d->cfg.fabric.capture, &n, &missed);
-
-		if (rc != 0)
-			MRCD_LOG(ctrl, ERR, "[fabric] capture = %s: cannot write it: %s",
-				d->cfg.fabric.capture, strerror(-rc));
-		else
-			MRCD_LOG(ctrl, NOTICE,
-				"fabric: %u packets the hosts sent captured in %s (%" PRIu64
-				" more not kept: [fabric] capture_pkts)",
-				n, d->cfg.fabric.capture, missed);
-	}
+	if (d->fab != NULL && strcmp(d->cfg.fabric.capture, "none") != 0)
+		mrcd_capture_save(d, "fabric", mrc_fabric_capture(d->fab));
 	mrc_fabric_free(d->fab); /* returns every packet still inside */
 }
 
