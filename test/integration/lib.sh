@@ -238,3 +238,17 @@ C
 		sleep 0.1
 	done
 }
+
+# mrc_wait_ctl MRCCTL SOCK SECONDS: wait until the mrcd serving the control
+# socket SOCK answers `status` (its control thread runs: it is past its
+# start, ports included), at most SECONDS; 1 if it never did. A socket
+# bound but not served yet takes the request and stays silent: each try is
+# bounded.
+mrc_wait_ctl() {
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt "$end" ]; do
+		timeout 2 "$1" -s "$2" status > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}

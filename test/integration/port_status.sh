@@ -161,6 +161,17 @@ sed -e 's/^admin_down_planes = .*/admin_down_planes = 4/' \
 mrc_spawn h1b.status "$mrcd" --lcores=0@1,1@1 -- -f h1b.ini --json h1b.json > h1b.log 2>&1
 b=$mrc_spawned
 pids+=($b)
+# B's start is over (EAL, its memif ports connected to the fabric, its
+# threads) once its control socket answers. Seen twice under load: B's
+# start stood still until A was gone; where B and the fabric wait shows.
+t_spawn=$SECONDS
+if ! mrc_wait_ctl "$mrcctl" "$dir/host1-control.sock" 30; then
+	fail "B's second mrcd did not finish starting in 30 s (its control socket never answered); B's threads, then the fabric's:"
+	mrc_dump_threads $b
+	mrc_dump_threads $fab
+	grep -E 'memif (connected|gone)' fabric.log || true
+fi
+echo "port_status: B's second mrcd answered on its control socket $((SECONDS - t_spawn)) s after it was started"
 for _ in $(seq 100); do
 	grep -q "host 1's planes are 0xb" h0.log && break
 	sleep 0.1
