@@ -252,3 +252,13 @@ mrc_wait_ctl() {
 	done
 	return 1
 }
+
+# mrc_dump_cpus: every thread on the machine that used CPU lately, the CPU it
+# last ran on, its scheduling class, priority and nice, state and kernel wait
+# channel, busiest first. A start that stands still while another process
+# runs (seen: B's start resumed the moment A exited or gdb stopped A) shows
+# who holds the CPU it waits for. Touches no process: take it first.
+mrc_dump_cpus() {
+	echo "threads by CPU use (psr: last CPU), load $(cut -d' ' -f1-3 /proc/loadavg):"
+	ps -eLo pid,tid,psr,pcpu,cls,rtprio,ni,stat,wchan:22,comm --sort=-pcpu 2>/dev/null | head -40 || true
+}

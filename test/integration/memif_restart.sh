@@ -78,9 +78,11 @@ for i in $(seq 0 $restarts); do
 	pids+=($b)
 	t0=$SECONDS
 	if ! mrc_wait_ctl "$mrcctl" "$dir/host1-control.sock" 30; then
-		fail "B's start $i did not finish in 30 s (its control socket never answered); B's threads, then the fabric's:"
+		fail "B's start $i did not finish in 30 s (its control socket never answered); the machine's threads, then B's, the fabric's and A's:"
+		mrc_dump_cpus
 		mrc_dump_threads $b
 		mrc_dump_threads $fab
+		mrc_dump_threads $a
 		grep -E 'memif (connected|gone)' fabric.log || true
 		break
 	fi

@@ -109,8 +109,15 @@ for _ in $(seq 200); do
 	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 	sleep 0.1
 done
-grep -q 'host 0 took port-status update [0-9]* (planes 0xf)' h1a.log ||
-	fail "A did not take B's start announcement (all ports up) in 20 s"
+if ! grep -q 'host 0 took port-status update [0-9]* (planes 0xf)' h1a.log; then
+	# seen once under ASan: B's start stood still 59 s, until gdb stopped A
+	fail "A did not take B's start announcement (all ports up) in 20 s; the machine's threads, then B's, the fabric's and A's:"
+	mrc_dump_cpus
+	mrc_dump_threads $b
+	mrc_dump_threads $fab
+	mrc_dump_threads $a
+	grep -E 'memif (connected|gone)|waiting for hosts' fabric.log || true
+fi
 cat > scenario.ini <<S
 [scenario]
 name = port-status
@@ -188,9 +195,11 @@ pids+=($b)
 # start stood still until A was gone; where B and the fabric wait shows.
 t_spawn=$SECONDS
 if ! mrc_wait_ctl "$mrcctl" "$dir/host1-control.sock" 30; then
-	fail "B's second mrcd did not finish starting in 30 s (its control socket never answered); B's threads, then the fabric's:"
+	fail "B's second mrcd did not finish starting in 30 s (its control socket never answered); the machine's threads, then B's, the fabric's and A's:"
+	mrc_dump_cpus
 	mrc_dump_threads $b
 	mrc_dump_threads $fab
+	mrc_dump_threads $a
 	grep -E 'memif (connected|gone)' fabric.log || true
 fi
 echo "port_status: B's second mrcd answered on its control socket $((SECONDS - t_spawn)) s after it was started"
