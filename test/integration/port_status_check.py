@@ -49,8 +49,8 @@ class Checks:
     def stopped(self, a, t_learn, t_ack, first_gen=1):
         """Each of A's shards took the change of B's mask A learned at t_learn
         (generation `first_gen`: B's start may have changed it before) after A
-        learned it (1 ms of slack: a worker stamps its pass before it reads the
-        generation) and before B had A's answer, had sent on plane 1 before, sent
+        learned it (a worker stamps the take after it read the generation; 1 ms of
+        slack for the CPUs' clocks) and before B had A's answer, had sent on plane 1 before, sent
         nothing there until the next change (B back) and kept sending on the others."""
         bad = self.bad
         for s in (s for s in (a or {}).get("shards", []) if s["host"] == 0):
