@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # A QP that goes to ERROR is reported, and its generator flow brought back
-# on a new QP pair, within bounds. Four runs, each with a retry budget of one
+# on a new QP pair, within bounds. Five runs, each with a retry budget of one
 # expiry, so a sending QP that hears nothing gives up (RETRY_EXCEEDED):
 #
 #  1. null: the two hosts of config/examples/null.ini send into net_null
@@ -28,6 +28,8 @@
 #  4. blackout, two workers per host, peer_shard = other: each flow's ends are
 #     on different shard indexes, and so are its new pair's QPs: the same
 #     recoveries and checks as 2.
+#  5. blackout, two workers per host, peer_shard = half, 8 flows: half of
+#     them on one shard index, half on two; all 8 recovered, checked as 2.
 # Usage: qp_error.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -35,7 +37,7 @@ work=$2
 src=$(realpath "$(dirname "$0")/../..")
 mkdir -p "$work"
 cd "$work"
-rm -f null.json blackout.json blackout2w.json split.json telemetry.json
+rm -f null.json blackout.json blackout2w.json split.json half.json telemetry.json
 if [ "$(nproc)" -lt 2 ]; then
 	echo "qp_error: needs 2 CPUs (main + worker lcore); skipping"
 	exit 77
@@ -186,4 +188,21 @@ set -e
 grep -v '^EAL\|^TELEMETRY' split.log | tail -n 12
 [ "$rc" = 1 ] || { echo "qp_error: FAIL: split: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
 check_recovered split || fails=$((fails + 1))
+# 5. peer_shard = half with 4 QPs a pair (8 flows): half the flows on one shard
+#    index, half on two, all failing at once; each comes back on a spare pair of
+#    its own placement.
+cat > half.ini <<'P'
+[profile]
+pattern = pairs
+qps_per_peer = 4
+P
+set +e
+"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+	--set "daemon.profile=$PWD/half.ini" --set lcores.workers_per_host=2 \
+	--set lcores.peer_shard=half --duration 2 --json half.json > half.log 2>&1
+rc=$?
+set -e
+grep -v '^EAL\|^TELEMETRY' half.log | tail -n 6
+[ "$rc" = 1 ] || { echo "qp_error: FAIL: half: mrcd exited $rc, want 1 (messages failed)"; fails=$((fails + 1)); }
+check_recovered half || fails=$((fails + 1))
 [ "$fails" = 0 ]
