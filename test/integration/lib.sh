@@ -117,8 +117,9 @@ PY
 }
 
 # mrc_dump_threads PID: each thread of PID (or of its one child: `ip netns
-# exec` may still be its parent) with its state and kernel wait channel,
-# then every thread's stack when gdb is installed. Says whether a worker
+# exec` may still be its parent) with its state and kernel wait channel (and
+# its kernel stack when it is in D, readable as root), then every thread's
+# stack when gdb is installed. Says whether a worker
 # runs, or sleeps in a system call it should never block in.
 mrc_dump_threads() {
 	local pid=$1 t c
@@ -129,6 +130,10 @@ mrc_dump_threads() {
 		[ -d "$t" ] || continue
 		echo "thread ${t##*/} $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null)" \
 			"wchan $(cat "$t/wchan" 2>/dev/null) utime+stime $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null)"
+		# in the kernel (root only): where a thread in D waits, and on what
+		case $(awk '{print $3}' "$t/stat" 2>/dev/null) in
+		D) sed 's/^/    kernel: /' "$t/stack" 2>/dev/null | head -16 || true ;;
+		esac
 	done
 	if command -v gdb > /dev/null; then
 		timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |

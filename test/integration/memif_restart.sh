@@ -99,7 +99,13 @@ for i in $(seq 0 $restarts); do
 	fi
 	[ "$i" = $restarts ] && break
 	kill -TERM $b
-	mrc_wait_dead $b 15 || fail "B ($i) still runs 15 s after SIGTERM"
+	if ! mrc_wait_dead $b 15; then
+		# seen: B in D for more than 15 s at exit, and the next B's start in D in
+		# hugetlb_fault meanwhile
+		fail "B ($i) still runs 15 s after SIGTERM; the machine's threads, then B's:"
+		mrc_dump_cpus
+		mrc_dump_threads $b
+	fi
 	[ "$(mrc_status h1-$i.status 30)" = 0 ] || fail "B's mrcd ($i) exited $(cat h1-$i.status 2>/dev/null)"
 done
 kill -TERM $b $a 2>/dev/null || true
