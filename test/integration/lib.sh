@@ -266,4 +266,17 @@ mrc_wait_ctl() {
 mrc_dump_cpus() {
 	echo "threads by CPU use (psr: last CPU), load $(cut -d' ' -f1-3 /proc/loadavg):"
 	ps -eLo pid,tid,psr,pcpu,cls,rtprio,ni,stat,wchan:22,comm --sort=-pcpu 2>/dev/null | head -40 || true
+	# every thread of the machine in the kernel now (D: waiting; R with a kernel
+	# stack: working there), with that stack: who holds what a stuck start waits on
+	local t st stk
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		st=$(awk '{print $3}' "$t/stat" 2>/dev/null) || continue
+		case $st in D | R) ;; *) continue ;; esac
+		stk=$(head -14 "$t/stack" 2>/dev/null) || continue
+		[ -n "$stk" ] || continue
+		# preempted on its way back to user space: not working in the kernel
+		case $stk in *irqentry_exit_to_user_mode*) [ "$(printf '%s\n' "$stk" | wc -l)" -gt 2 ] || continue ;; esac
+		echo "in the kernel: ${t#/proc/} $(cat "$t/comm" 2>/dev/null) state $st cpu $(awk '{print $39}' "$t/stat" 2>/dev/null)"
+		printf '%s\n' "$stk" | sed 's/^/    /'
+	done
 }
