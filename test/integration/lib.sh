@@ -138,6 +138,9 @@ mrc_dump_threads() {
 	if command -v gdb > /dev/null; then
 		timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |
 			grep -E '^(Thread|#)' || true
+		# gdb stops a thread in D only when it leaves D: a gdb timed out by then
+		# leaves the process stopped (seen: T for good, deaf to SIGTERM)
+		kill -CONT "$pid" 2>/dev/null || true
 	fi
 }
 
