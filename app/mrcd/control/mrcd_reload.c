@@ -348,8 +348,8 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	f->dst_local = (int16_t)(k->dst - lo);
 	f->qpn = sq;
 	/* Its QPs' QPNs belong to these shards in every host's QPN map (mrcd_setup.c). */
-	f->src_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, src->n_shards);
-	f->dst_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, dst->n_shards);
+	mrcd_spare_shards(
+		(uint32_t)s, src->n_shards, d->cfg.lcores.peer_shard, &f->src_shard, &f->dst_shard);
 	if (!slot_take(&r->slots[f->src_local], r->slot_bytes, &f->src_off))
 		return -ENOSPC;
 	if (!slot_take(&r->slots[f->dst_local], r->slot_bytes, &f->dst_off)) {

@@ -32,7 +32,8 @@
  * each host's registered region are made at twice what the start needed
  * in service mode, and an added flow takes a freed slot or one of that
  * reserve. With several workers per host a new flow's QPs go to the
- * shards its spare pair's QPNs belong to (mrcd_spare_shard()), each end's
+ * shards its spare pair's QPNs belong to (mrcd_spare_shards(): placed by
+ * [lcores] peer_shard as the start's flows are), each end's
  * generator requests to that shard's ring, and a removed flow's to the
  * shards that list it.
  *
