@@ -109,6 +109,7 @@ struct mrcd_shardctx {
 	/* worker only (after setup fills them): the generator's queues, mrcd_sched.h */
 	struct mrcd_flowq ready, wait, turns;
 	uint32_t active, active_max; /* worker: flows holding a turn; setup: at most */
+	uint64_t pass_tsc; /* worker only: its pass's time, stamped on a flow made ready */
 	/* worker only: the generator's parameters it posts and checks with (mrcd_gen.h) */
 	const struct mrcd_gen_params *gen;
 	/* the worker writes (release) once it took a block, control reads: which it took */
