@@ -28,10 +28,12 @@
 #                          made yet is resent to (its packets counted
 #                          rx_pending_qpn there); then both new flows
 #                          carry messages;
+#   qps_per_peer 2 -> 1    (host 0 first) the added flows go again, as the
+#                          start's did; the start's q 0 flows still carry;
 #   messages = 1           every flow stops; then each host has verified
 #                          exactly the bytes and messages the other sent.
 # Then both stop (SIGTERM): each exits 0, every message posted completed,
-# none failed or lost, no verify error, 5 reloads taken and 1 refused each.
+# none failed or lost, no verify error, 6 reloads taken and 1 refused each.
 # Usage: reload_process.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -258,11 +260,26 @@ for p in 0 1; do
 	echo "reload_process: host $p: rx_pending_qpn $pend"
 	[ "$pend" != none ] || fail "host $p: no rx_pending_qpn in /mrc/drops"
 done
+sed -i 's/^qps_per_peer = 2/qps_per_peer = 1/' "$t/traffic.ini"
+hup 0 6 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+sleep 0.3
+hup 1 6 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+for h in 0 1; do
+	for _ in $(seq 50); do [ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 3 ] && break; sleep 0.1; done
+	[ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 3 ] || fail "host $h: the added flows never went"
+done
+[ "$(mrc_qpns "$(sock 0)")" = "0x100 0x105" ] || fail "host 0's QPs after the added flows went: $(mrc_qpns "$(sock 0)")"
+[ "$(mrc_qpns "$(sock 1)")" = "0x101 0x104" ] || fail "host 1's QPs after the added flows went: $(mrc_qpns "$(sock 1)")"
+window "one flow each way again"
+for p in 0 1; do
+	mix "host $p sent, one flow each way again" "${sb[$p]}" "${sm[$p]}"
+	mix "host $p verified, one flow each way again" "${vb[$p]}" "${vm[$p]}"
+done
 
 # Each flow has sent more than one message: messages = 1 stops them both.
 printf 'messages = 1\n' >> "$t/traffic.ini"
-hup 0 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
-hup 1 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 0 7 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 1 7 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
 took 0 3
 took 1 3
 sleep 0.5
@@ -301,7 +318,7 @@ for f in sys.argv[1:]:
         bad.append(f"{f}: messages {m}")
     if s["bytes_verified"] == 0 or s["verify_errors"]:
         bad.append(f"{f}: {s['bytes_verified']} bytes verified, {s['verify_errors']} errors")
-    if s.get("reloads") != {"ok": 5, "refused": 1}:
+    if s.get("reloads") != {"ok": 6, "refused": 1}:
         bad.append(f"{f}: reloads {s.get('reloads')}")
     print(f"reload_process: {f}: {m['completed']} messages, {s['bytes_verified']} bytes verified")
 for b in bad:
