@@ -75,8 +75,7 @@
 	X(no_spare, "no spare QP numbers were free")                                              \
 	X(no_qp, "a new QP could not be made")                                                    \
 	X(refused, "a shard refused a request")                                                   \
-	X(ending, "the run was ending")                                                           \
-	X(split_shards, "its two ends are on shards of different indexes ([lcores] peer_shard)")
+	X(ending, "the run was ending")
 
 enum mrcd_recover_why {
 #define MRCD_RECOVER_WHY_ENUM(name, text) MRCD_RECOVER_##name,
@@ -159,16 +158,48 @@ mrcd_recover_spares(uint32_t n_cluster_flows)
 }
 
 /*
- * The shard of a host with n shards that owns spare pair s's QPs, at both
- * ends: spread over the shards, and fixed at start (each host's QPN map
+ * The shards of a host with n that own cluster flow g's ends ([lcores]
+ * peer_shard, enum mrcd_peer_shard): the sending end on g mod n, the
+ * receiving end on the same index, the next one, or each for half the
+ * flows. A pure function of g, n and the mode, so every process places
+ * every flow's ends alike.
+ */
+static inline void
+mrcd_flow_shards(uint32_t g, unsigned int n_shards, unsigned int mode, uint8_t *send, uint8_t *recv)
+{
+	const uint32_t n = n_shards ? n_shards : 1;
+
+	*send = (uint8_t)(g % n);
+	*recv = mode == MRCD_PEER_OTHER	 ? (uint8_t)((g + 1) % n)
+		: mode == MRCD_PEER_HALF ? (uint8_t)((g + (g / n) % 2) % n)
+					 : *send;
+}
+
+/*
+ * The shards that own spare pair s's QPs: its sending QP (QPN + 0) on the
+ * sending host's, its receiving QP (+ 1) on the receiving host's, placed
+ * as cluster flow s is. So the spares cover every (sending, receiving)
+ * shard pair the flows use, each about as often as the flows do (a flow
+ * moves to a spare placed as itself); fixed at start (each host's QPN map
  * has them, mrcd_setup.c), so a peer addresses the owner's worker and
  * software steering finds it with no change at run time.
  */
-static inline unsigned int
-mrcd_spare_shard(uint32_t s, unsigned int n_shards)
+static inline void
+mrcd_spare_shards(
+	uint32_t s, unsigned int n_shards, unsigned int mode, uint8_t *send, uint8_t *recv)
 {
-	return n_shards > 1 ? s % n_shards : 0;
+	mrcd_flow_shards(s, n_shards, mode, send, recv);
 }
+
+/*
+ * A spare pair for a flow whose ends are on shards send and recv (-1: any
+ * placement), free now: not in use (spare_flow[s] < 0) and rested
+ * (free_tsc[s] <= now). The lowest such s, -1 for none. Pure: the
+ * recovery and a reload take their spares by it.
+ */
+int32_t mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc,
+	uint32_t n_spares, unsigned int n_shards, unsigned int mode, int send, int recv,
+	uint64_t now);
 
 /*
  * QPN -> flow index (the sender's QPN or the receiver's), -1 for none: the

@@ -5,12 +5,13 @@
 # A reload of the flows with two workers per host (doc/service.md,
 # "Reload"): mrcd --service on the emulated fabric, [lcores]
 # workers_per_host = 2, once with flow steering and once with software
-# steering. Pairs over 2 hosts with 2 QPs each way (flows 0x100 and 0x102
+# steering, and once more with flow steering and peer_shard = other (each
+# flow's receiving end on the next shard index, the new pairs' too). Pairs over 2 hosts with 2 QPs each way (flows 0x100 and 0x102
 # from host 0, 0x104 and 0x106 from host 1, the shards alternating), then
 # SIGHUP to incast onto host 1 with 4 QPs: 0x100 and 0x102 stay, host 1's
 # two flows go, two flows come on spare QP pairs, one on each shard.
 # Checked: the reload's line says 2 kept, 2 removed, 2 added and the new
-# pairs' shards (0 and 1); the kept QP keeps counting (telemetry before and
+# pairs' shards (0 and 1 sending, placed by peer_shard); the kept QP keeps counting (telemetry before and
 # after); the removed QPs are gone and the new ones are in RTS and sending,
 # their receivers placing data; at SIGTERM it exits 0 and the summary
 # (--json) has every posted message completed, none failed or lost, every
@@ -38,8 +39,9 @@ trap '[ -n "$pid" ] && kill -KILL "$pid" 2> /dev/null || true' EXIT
 tele() { mrc_tel "$sock" "$1" "$2"; } # COMMAND KEY: its value
 qps() { mrc_qpns "$sock"; } # our QPNs, sorted, on one line
 
-run() { # NAME STEERING
-	local name=$1 t=$work/$1 state=$work/$1/state rundir=$work/$1/run
+run() { # NAME STEERING PEER_SHARD
+	local name=$1 t=$work/$1 state=$work/$1/state rundir=$work/$1/run far=0
+	[ "$3" = other ] && far=1 # the receiving end on the next shard index
 	mkdir -p "$t"
 	cat > "$t/traffic.ini" << 'P'
 [profile]
@@ -56,6 +58,7 @@ scenario = none
 [lcores]
 workers = 2
 workers_per_host = 2
+peer_shard = $3
 [ports]
 steering = $2
 [telemetry]
@@ -86,7 +89,7 @@ C
 		{ fail "$name: the reload was not applied as 2 kept, 2 removed, 2 added"; grep SIGHUP "$t.err" | tail -2; }
 	grep -q "reload: the flows' changes are done" "$t.err" || fail "$name: the flows' changes never finished"
 	for k in 0 1; do
-		grep -q "reload: flow host 0 -> 1 (q [23]) comes on QPs 0x[0-9a-f]* (shard $k) -> 0x[0-9a-f]* (shard $k)" "$t.err" ||
+		grep -q "reload: flow host 0 -> 1 (q [23]) comes on QPs 0x[0-9a-f]* (shard $k) -> 0x[0-9a-f]* (shard $(((k + far) % 2)))" "$t.err" ||
 			fail "$name: no new flow on shard $k"
 	done
 	sleep 1
@@ -138,7 +141,8 @@ PY
 	echo "reload_shards: $name: QPs $q0 -> $q1; 0x100 sent $s0 -> $s1 data packets"
 }
 
-run flow flow
-run software software
+run flow flow same
+run software software same
+run split flow other
 echo "reload_shards: $((fails == 0 ? 1 : 0)) passed, $fails failed"
 [ "$fails" = 0 ]

@@ -356,10 +356,8 @@ test_exact_timing(void)
 	struct rte_mbuf *rx[2];
 	uint64_t now = 1000, arrive_ps;
 	uint32_t len;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 1;
 	c.link_gbps = 25;
@@ -414,10 +412,8 @@ test_tx_backlog(void)
 	const uint64_t now = 1000;
 	uint64_t ser_ps, d_ns;
 	uint32_t wire;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 2;
 	c.link_gbps = 25; /* 320 ps per byte */
@@ -501,10 +497,8 @@ test_srh_containers(void)
 	struct rte_mbuf *rx[2];
 	struct mrc_pkt v;
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 2;
 	f = mkfab(&c);
@@ -570,10 +564,8 @@ test_structured_ev_ecmp(void)
 	struct rte_mbuf *rx[64];
 	unsigned int rh[64];
 	uint64_t now = 0, used = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 4;
 	c.n_planes = 2;
@@ -637,10 +629,8 @@ test_worker_usid(void)
 	struct mrc_fabric_cfg c;
 	struct mrc_fabric *f;
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 4;
 	c.n_planes = 2;
@@ -721,10 +711,8 @@ test_drop_reasons(void)
 	struct mrc_fabric *f;
 	struct rte_mbuf *rx[2];
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 2;
 	f = mkfab(&c);
@@ -849,10 +837,8 @@ test_black_hole(void)
 	struct rte_mbuf *rx[8];
 	struct rte_eth_link el;
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 4;
 	f = mkfab(&c);

@@ -113,10 +113,8 @@ int
 test_overload_mid_fabric(void)
 {
 	struct overload o;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	MRC_T_RUN(overload(false, false, 1, &o));
 	/* The queue grew to the trim threshold and stayed there (one frame of slack). */
 	MRC_T_ASSERT(o.peak > 200000 && o.peak <= 200000 + 2 * 1700, "peak %llu",
@@ -146,10 +144,8 @@ int
 test_overload_last_hop(void)
 {
 	struct overload o;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	MRC_T_RUN(overload(true, false, 1, &o));
 	MRC_T_EQ(o.marks, 0); /* no ECN on the last hop */
 	MRC_T_ASSERT(o.trims > 100 && o.trims == o.trims_lasthop, "%llu trims, %llu last hop",
@@ -170,10 +166,8 @@ test_queue_limit_and_host_ring(void)
 	struct mrc_fabric *f;
 	struct rte_mbuf *rx[256];
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 3;
 	c.n_planes = 1;
@@ -277,10 +271,8 @@ int
 test_control_priority(void)
 {
 	unsigned int with, without;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	MRC_T_RUN(control_position(true, &with));
 	MRC_T_RUN(control_position(false, &without));
 	MRC_T_EQ(with, 0);
@@ -333,10 +325,8 @@ int
 test_random_loss(void)
 {
 	uint64_t a, b, d;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	MRC_T_RUN(loss_run(7, &a));
 	MRC_T_RUN(loss_run(7, &b));
 	MRC_T_RUN(loss_run(8, &d));
@@ -355,10 +345,8 @@ test_free_in_flight(void)
 {
 	struct mrc_fabric_cfg c;
 	struct mrc_fabric *f;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 2;
 	f = mkfab(&c);

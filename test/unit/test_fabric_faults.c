@@ -337,10 +337,8 @@ test_qp_pair_plane_down(void)
 	uint32_t done = 0, errors = 0, port_ok[2] = {0xff, 0xff};
 	uint64_t sent_p3_at_fail = 0, tx_refused = 0;
 	bool failed = false;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_test_pair_cfg_defaults(&pc);
 	pc.mem_len = 8u << 20;
 	pc.seed = 31;

@@ -107,10 +107,8 @@ test_jitter_keeps_paths_in_order(void)
 	static struct arrival a[J_N], b[J_N], d[J_N];
 	uint64_t base;
 	unsigned int crossings = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	/* Without jitter: every frame exactly one unloaded path delay after it was sent. */
 	MRC_T_RUN(jitter_run(0, 11, a, &base));
 	for (unsigned int i = 0; i < J_N; i++) {
@@ -197,10 +195,8 @@ test_forced_mark(void)
 	unsigned int ce[4], ce_not_ect, n_log;
 	char text[96], path[64];
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 1;
 	f = mkfab(&c);
@@ -343,10 +339,8 @@ test_nic_queue_plain(void)
 	struct rte_mbuf *rx[64];
 	uint64_t now = 0, got = 0;
 	uint32_t wire = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 1;
 	c.ring_size = 1024;
@@ -451,10 +445,8 @@ int
 test_untrimmable_dropped_trimmable_trimmed(void)
 {
 	uint64_t trims, drops, got;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	MRC_T_RUN(untrimmable_round(true, &trims, &drops, &got));
 	MRC_T_EQ(trims, 0);
 	MRC_T_ASSERT(drops > 100, "%llu dropped", (unsigned long long)drops);
@@ -477,10 +469,8 @@ test_poll_at_the_end_of_time(void)
 	struct mrc_fabric_cfg c;
 	struct mrc_fabric *f;
 	struct rte_mbuf *rx[2];
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_planes = 1;
 	f = mkfab(&c);
@@ -534,10 +524,8 @@ test_back_to_back_timing(void)
 	struct mrc_fabric *f;
 	struct rte_mbuf *m[2];
 	uint64_t ser_ps, ctl_ps;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 3;
 	c.n_planes = 1;
@@ -626,10 +614,8 @@ test_faults_in_time(void)
 	struct mrc_fabric_cfg c;
 	struct mrc_fabric *f;
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 3;
 	c.n_planes = 1;
@@ -754,10 +740,8 @@ test_trim_any_chain(void)
 	static const unsigned int n_cuts[] = {0, 3, 1, 2};
 	struct mrc_fabric_cfg c;
 	struct mrc_fabric *f;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 3;
 	c.n_planes = 1;
@@ -836,10 +820,8 @@ test_random_ops(void)
 	struct rte_mbuf *rx[64];
 	unsigned int rh[64], bad = 0, broken = 0;
 	uint64_t now = 0;
-	int rc = setup();
 
-	if (rc != MRC_TEST_OK)
-		return rc;
+	MRC_T_RUN(setup());
 	mrc_fabric_cfg_defaults(&c);
 	c.n_hosts = 5;
 	c.n_planes = 3;

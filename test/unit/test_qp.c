@@ -100,6 +100,40 @@ run(struct mrc_test_pair *p, struct wire *w, uint64_t limit_ns)
 	}
 }
 
+/* How a test's wire behaves; whatever it leaves out is 0 (no reversal, no drops). */
+struct wire_cfg {
+	uint64_t latency_ns;
+	bool reverse;
+	bool (*drop)(void *ctx, const struct mrc_pkt *v);
+	void *ctx;
+};
+
+/* Empty the wire and give it `c`: each test starts from a clean one. */
+static void
+wire_reset(struct wire *w, struct wire_cfg c)
+{
+	memset(w, 0, sizeof(*w));
+	w->latency_ns = c.latency_ns;
+	w->reverse = c.reverse;
+	w->drop = c.drop;
+	w->ctx = c.ctx;
+}
+
+/* `imm` of post_at() for a plain WRITE: no immediate. */
+#define NO_IMM (-1ll)
+
+/*
+ * Host 0 writes `len` bytes at `off` in its buffer to the same offset in
+ * host 1's, as a WRITE, or a WRITE with immediate `imm` unless NO_IMM.
+ */
+static int
+post_at(struct mrc_test_pair *p, uint64_t wr_id, size_t off, uint32_t len, long long imm)
+{
+	return mrc_qp_post_write(p->h[0].qp, wr_id, p->h[0].mem + off, len, p->h[0].key,
+		(uint64_t)(uintptr_t)p->h[1].mem + off, p->h[1].key, imm != NO_IMM,
+		imm == NO_IMM ? 0 : (uint32_t)imm);
+}
+
 static void
 wire_drain(struct wire *w)
 {
@@ -114,6 +148,23 @@ no_leak(const struct mrc_test_pair *p)
 	for (int i = 0; i < 2; i++)
 		MRC_T_EQ(mrc_mr_attached(p->h[i].mrs, p->h[i].mrs->mr[0].key), 0);
 	return MRC_TEST_OK;
+}
+
+/* The end of a test: nothing leaked, the pair destroyed. */
+static int
+finish(struct mrc_test_pair *p)
+{
+	MRC_T_RUN(no_leak(p));
+	mrc_test_pair_destroy(p);
+	return MRC_TEST_OK;
+}
+
+/* The same after freeing what is still on the wire. */
+static int
+drained_no_leak(struct mrc_test_pair *p, struct wire *w)
+{
+	wire_drain(w);
+	return finish(p);
 }
 
 #define SETUP(p, cfg)                                            \
@@ -174,10 +225,7 @@ static int
 post_four(struct mrc_test_pair *p, bool imm, uint32_t imm0)
 {
 	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_EQ(mrc_qp_post_write(p->h[0].qp, k, p->h[0].mem + k * 10000, 3000 + k,
-				 p->h[0].key, (uint64_t)(uintptr_t)p->h[1].mem + k * 10000,
-				 p->h[1].key, imm, imm ? imm0 + k : 0),
-			0);
+		MRC_T_EQ(post_at(p, k, k * 10000, 3000 + k, imm ? (long long)imm0 + k : NO_IMM), 0);
 	return MRC_TEST_OK;
 }
 
@@ -206,9 +254,7 @@ test_lifecycle(void)
 	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, 0, &p.rand, &why), -EINVAL);
 	MRC_T_ASSERT(why != NULL && strstr(why, "RESET->INIT") != NULL, "reason: %s", why);
 	/* ERROR flushes what was posted; RESET then INIT needs a valid profile. */
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 7, p.h[0].mem, 100, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 7, 0, 100, NO_IMM), 0);
 	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_ERROR, NULL, 0, &p.rand, &why), 0);
 	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_USER);
 	struct mrc_cqe e;
@@ -260,9 +306,7 @@ test_write_sprayed_reordered(void)
 
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.reverse = true;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .reverse = true});
 	mrc_test_fill(&p.h[0], 0, len, 42);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 99, p.h[0].mem, len, p.h[0].key,
 			 (uint64_t)(uintptr_t)p.h[1].mem + 4096, p.h[1].key, false, 0),
@@ -284,9 +328,7 @@ test_write_sprayed_reordered(void)
 	for (int pl = 0; pl < 8; pl++) /* sprayed evenly: 32 data packets per plane, plus SACKs */
 		MRC_T_ASSERT(w.pkts_per_plane[pl] >= 32, "plane %d carried %llu", pl,
 			(unsigned long long)w.pkts_per_plane[pl]);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /* Packets take the next hop's MAC from the live table, as another thread changes it. */
@@ -303,9 +345,7 @@ test_next_hop_mac_read_live(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.next_hop_mac = nh;
 	SETUP(p, cfg);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 1024, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 64 * 1024, NO_IMM), 0);
 	for (int round = 0; round < 2; round++) {
 		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
 
@@ -341,15 +381,10 @@ test_imm_completions_in_order(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.mtu = 1024;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
-	w.reverse = true;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US, .reverse = true});
 	mrc_test_fill(&p.h[0], 0, 65536, 7);
 	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 10000, 5000 + k,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
-				 p.h[1].key, true, 0xa0 + k),
-			0);
+		MRC_T_EQ(post_at(&p, k, k * 10000, 5000 + k, 0xa0 + k), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 4);
 	for (uint32_t k = 0; k < 4; k++) {
@@ -363,9 +398,7 @@ test_imm_completions_in_order(void)
 		MRC_T_EQ(e[k].wr_id, k);
 		MRC_T_EQ(e[k].opcode, MRC_CQE_WRITE_IMM);
 	}
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /* A write aimed outside the peer's region: refused, counted, never written. */
@@ -379,8 +412,7 @@ refused_write(uint32_t rkey_delta, uint64_t raddr_off)
 
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 2 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US});
 	mrc_test_fill(&p.h[0], 0, 8192, 3);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, 8192, p.h[0].key,
 			 (uint64_t)(uintptr_t)p.h[1].mem + raddr_off, p.h[1].key + rkey_delta,
@@ -398,10 +430,7 @@ refused_write(uint32_t rkey_delta, uint64_t raddr_off)
 	MRC_T_EQ(e.status, MRC_CQE_FLUSHED);
 	MRC_T_EQ(mrc_qp_state(p.h[1].qp), MRC_QP_RTS); /* the responder is fine */
 	run(&p, &w, 1000 * US);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /*
@@ -420,8 +449,7 @@ test_zero_based_region(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.zero_based = true;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 2 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US});
 	mrc_test_fill(&p.h[0], 0, 3 * 4096, 5);
 	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3 * 4096, p.h[0].key, 8192, p.h[1].key,
 			 true, 0x77),
@@ -439,16 +467,11 @@ test_zero_based_region(void)
 			 p.h[1].key, false, 0),
 		-EINVAL);
 	/* The pointer value as a remote address: beyond [0, len), refused. */
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 3, 0, 4096, NO_IMM), 0);
 	run(&p, &w, 1000 * US);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->rx_bad_rkey >= 1, "refusal counted");
 	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /*
@@ -484,9 +507,7 @@ test_region_lanes_per_lcore(void)
 	MRC_T_ASSERT((uintptr_t)mrc_mr_shinfo(t, mr, 0) >= (uintptr_t)&t->mr[t->n_slots],
 		"the lanes are not on the slots' lines");
 	mrc_qp_set_mr_lane(p.h[0].qp, 3);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 1024, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 64 * 1024, NO_IMM), 0);
 	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
 	MRC_T_EQ(n, RTE_DIM(m));
 	for (uint16_t k = 0; k < n; k++)
@@ -708,12 +729,8 @@ test_silent_peer_is_not_flooded(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.attr.timeout = 8; /* 262 us base */
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 2 * US;
-	w.drop = drop_everything;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 256 * 1024, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US, .drop = drop_everything});
+	MRC_T_EQ(post_at(&p, 1, 0, 256 * 1024, NO_IMM), 0);
 	run(&p, &w, 50000 * US);
 	c = mrc_qp_counters(p.h[0].qp);
 	probes_mid = c->tx_ev_probes;
@@ -746,12 +763,8 @@ test_retry_budget_exhausted(void)
 	cfg.attr.retry_linear = 2;
 	cfg.attr.retry_exp = 2;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 2 * US;
-	w.drop = drop_all_data;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 11, p.h[0].mem, 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US, .drop = drop_all_data});
+	MRC_T_EQ(post_at(&p, 11, 0, 4096, NO_IMM), 0);
 	run(&p, &w, 100000 * US);
 	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
 	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_RETRY_EXCEEDED);
@@ -759,10 +772,7 @@ test_retry_budget_exhausted(void)
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_FLUSHED);
 	MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.rto_fired, 5);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 struct drop_psn {
@@ -803,16 +813,10 @@ test_peer_wimm_holds_back_write_imm(void)
 	cfg.attr.wimm = 4;
 	cfg.attr.peer_wimm = 4;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US, .drop = drop_once, .ctx = &d});
 	mrc_test_fill(&p.h[0], 0, 16 * 2048, 9);
 	for (uint32_t k = 0; k < 16; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 2048, 2048, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem + k * 2048, p.h[1].key, true,
-				 0xb0 + k),
-			0);
+		MRC_T_EQ(post_at(&p, k, k * 2048, 2048, 0xb0 + k), 0);
 	run(&p, &w, 100000 * US);
 	MRC_T_EQ(d.left, 0);
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_wimm_exceeded, 0);
@@ -828,10 +832,7 @@ test_peer_wimm_holds_back_write_imm(void)
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 32), 16);
 	for (uint32_t k = 0; k < 16; k++)
 		MRC_T_EQ(e[k].status, MRC_CQE_OK);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /* mrc_qp_mem_parts() adds up to mrc_qp_mem_bytes(). */
@@ -872,11 +873,9 @@ test_imm_table_lent(void)
 	MRC_T_EQ(m.imm, 0);
 	MRC_T_RUN(parts_add_up(p.h[1].qp));
 	idle = mrc_qp_mem_bytes(p.h[1].qp);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
-	w.reverse = true;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(
+		&w, (struct wire_cfg){
+			    .latency_ns = 3 * US, .reverse = true, .drop = drop_once, .ctx = &d});
 	mrc_test_fill(&p.h[0], 0, 65536, 9);
 	MRC_T_RUN(post_four(&p, true, 0xc0));
 	/* Step until an immediate waits for its message's other packets. */
@@ -930,8 +929,7 @@ test_ctrl_ring_lent(void)
 		MRC_T_RUN(parts_add_up(p.h[i].qp));
 	}
 	idle = mrc_qp_mem_bytes(p.h[1].qp);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US});
 	mrc_test_fill(&p.h[0], 0, 65536, 5);
 	MRC_T_RUN(post_four(&p, false, 0));
 	for (int step = 0; step < 2000 && !seen_held; step++) {
@@ -974,12 +972,9 @@ test_ctrl_ring_pool_empty(void)
 	MRC_T_RUN(setup_lent(&p, &cfg, LENT_CTRL_RING, &rings));
 	taken = mrc_trk_pool_get(rings);
 	MRC_T_ASSERT(taken != NULL, "the only ring");
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US});
 	mrc_test_fill(&p.h[0], 0, 65536, 6);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 3000, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 3000, NO_IMM), 0);
 	run(&p, &w, 200 * US);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->tx_ctrl_dropped > 0, "answers dropped");
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_sacks, 0);
@@ -1013,13 +1008,10 @@ test_imm_table_pool_empty(void)
 	MRC_T_RUN(setup_lent(&p, &cfg, LENT_IMM_TABLE, &tables));
 	taken = mrc_trk_pool_get(tables);
 	MRC_T_ASSERT(taken != NULL, "the table");
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US});
 	w.reverse = true; /* the immediate (the last packet) arrives first */
 	mrc_test_fill(&p.h[0], 0, 65536, 5);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x5a),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 4000, 0x5a), 0);
 	run(&p, &w, 10000 * US);
 	const struct mrc_qp_counters *rc = mrc_qp_counters(p.h[1].qp);
 
@@ -1040,10 +1032,7 @@ test_imm_table_pool_empty(void)
 	/* In order: nothing is refused, and the pool is never asked. */
 	w.reverse = false;
 	for (uint32_t k = 0; k < 4; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 10 + k, p.h[0].mem + k * 10000, 3000,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 10000,
-				 p.h[1].key, true, 0x60 + k),
-			0);
+		MRC_T_EQ(post_at(&p, 10 + k, k * 10000, 3000, 0x60 + k), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 8), 4);
 	for (uint32_t k = 0; k < 4; k++)
@@ -1066,13 +1055,10 @@ test_imm_table_back_on_reset(void)
 	struct drop_psn d = {.psn = 0, .left = 1};
 
 	MRC_T_RUN(setup_lent(&p, &cfg, LENT_IMM_TABLE, &tables));
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 3 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US});
 	w.drop = drop_once; /* the first packet is lost: the immediate waits for its resend */
 	w.ctx = &d;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4000, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x11),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 4000, 0x11), 0);
 	for (int step = 0; step < 200 && !mrc_qp_imm_held(p.h[1].qp); step++)
 		run(&p, &w, 100);
 	MRC_T_ASSERT(mrc_qp_imm_held(p.h[1].qp), "the immediate waits in the table");
@@ -1104,14 +1090,9 @@ test_tail_loss_recovered_by_probe(void)
 
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once, .ctx = &d});
 	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1126,9 +1107,7 @@ test_tail_loss_recovered_by_probe(void)
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 1);
 	/* Recovered within a few RTTs (10 us here), far inside the 262 us timer. */
 	MRC_T_ASSERT(p.now < 100 * US, "took %llu ns", (unsigned long long)p.now);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /*
@@ -1149,13 +1128,10 @@ test_tx_pending_follows_work(void)
 
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US});
 	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp), "idle: nothing to send");
 	mrc_test_fill(&p.h[0], 0, 4 * 4096, 3);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 4 * 4096, NO_IMM), 0);
 	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[0].qp), "posted: data to send");
 	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
 	MRC_T_EQ(n, 4);
@@ -1176,10 +1152,7 @@ test_tx_pending_follows_work(void)
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
 	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp) && !mrc_qp_tx_pending(p.h[1].qp), "done");
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /* What test_head_resend_goes_twice drops and sees: PSNs 3 and 12 once, then copies. */
@@ -1233,16 +1206,10 @@ test_head_resend_goes_twice(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_watch;
-	w.ctx = &t;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_watch, .ctx = &t});
 	mrc_test_fill(&p.h[0], 0, 16 * 4096, 3);
 	for (uint64_t k = 0; k < 2; k++)
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem + k * 8 * 4096, 8 * 4096,
-				 p.h[0].key, (uint64_t)(uintptr_t)p.h[1].mem + k * 8 * 4096,
-				 p.h[1].key, false, 0),
-			0);
+		MRC_T_EQ(post_at(&p, k, k * 8 * 4096, 8 * 4096, NO_IMM), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 2);
 	MRC_T_EQ(e[0].status, MRC_CQE_OK);
@@ -1256,9 +1223,7 @@ test_head_resend_goes_twice(void)
 	MRC_T_EQ(t.copies12, 1);
 	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 3);
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 1);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /*
@@ -1281,14 +1246,9 @@ test_no_second_copy_when_queued(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 1 * US;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 1 * US, .drop = drop_once, .ctx = &d});
 	for (uint64_t k = 0; k < 6; k++) {
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, k, p.h[0].mem, 8 * 4096, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-			0);
+		MRC_T_EQ(post_at(&p, k, 0, 8 * 4096, NO_IMM), 0);
 		run(&p, &w, 10000 * US);
 		MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 		MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1301,9 +1261,7 @@ test_no_second_copy_when_queued(void)
 		(unsigned long long)rtx->srtt_tsc, (unsigned long long)rtx->min_rtt_tsc);
 	MRC_T_EQ(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts, 1);
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_dup_pkts, 0);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /*
@@ -1390,9 +1348,7 @@ test_loss_proven_by_path_order(void)
 		SETUP(p, cfg);
 		const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
 
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 64 * 4096, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-			0);
+		MRC_T_EQ(post_at(&p, 1, 0, 64 * 4096, NO_IMM), 0);
 		p.now = 0;
 		MRC_T_EQ(xfer(&p, 0, 1, 64, NULL, &n_held, 0), 64); /* PSN 0 dropped */
 		p.now = 5 * US;
@@ -1432,9 +1388,7 @@ test_dest_worker_usid(void)
 		cfg.attr.dest_workers = (uint16_t)mode; /* 0, 1: none; 2: worker uSID */
 		cfg.attr.dest_worker = mode == 2 ? 1 : 0;
 		SETUP(p, cfg);
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-			0);
+		MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
 		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);
 
 		MRC_T_EQ(n, 8);
@@ -1492,9 +1446,7 @@ test_late_packet_leaves_flight_once(void)
 	SETUP(p, cfg);
 	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
 
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 16 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 16 * 4096, NO_IMM), 0);
 	p.now = 0;
 	MRC_T_EQ(xfer(&p, 0, 1, 4, held, &n_held, 1), 4); /* 0 held, 1..3 arrive */
 	MRC_T_EQ(n_held, 1);
@@ -1575,13 +1527,9 @@ test_sound_ev_readmitted_soon(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	cfg.attr.ev.n_backup = 0;
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_once_unprobed;
-	w.ctx = &d;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	wire_reset(
+		&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once_unprobed, .ctx = &d});
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(d.left, 0);
@@ -1604,10 +1552,7 @@ test_sound_ev_readmitted_soon(void)
 	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_ev_probes >= 3, "probed");
 	run(&p, &w, 100 * US);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /* Plane of the first retired EV of `qp`, or -1. */
@@ -1669,13 +1614,9 @@ test_ev_probe_waits_for_room(void)
 	cfg.attr.ev.n_backup = 0;
 	SETUP(p, cfg);
 	c = mrc_qp_counters(p.h[0].qp);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_once_unprobed;
-	w.ctx = &d;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	wire_reset(
+		&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once_unprobed, .ctx = &d});
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
@@ -1702,10 +1643,7 @@ test_ev_probe_waits_for_room(void)
 	       "past the room\n",
 		pl, (p.now - from) / 1e3, (unsigned long long)c->tx_ev_probes_past_room);
 	run(&p, &w, 100 * US);
-	wire_drain(&w);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return drained_no_leak(&p, &w);
 }
 
 /* ---- reference modes: paths ECMP, reliability GBN ---- */
@@ -1763,11 +1701,8 @@ test_ecmp_qpns_hash_to_planes(void)
 		cfg.attr.paths = MRC_QP_PATHS_ECMP;
 		cfg.qpn_base = 0x200 + 2 * q;
 		SETUP(p, cfg);
-		memset(&w, 0, sizeof(w));
-		w.latency_ns = 2 * US;
-		MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 4 * 4096, p.h[0].key,
-				 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-			0);
+		wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US});
+		MRC_T_EQ(post_at(&p, 1, 0, 4 * 4096, NO_IMM), 0);
 		run(&p, &w, 1000 * US);
 		for (unsigned int pl = 0; pl < 8; pl++)
 			if (w.pkts_per_plane[pl] != 0) {
@@ -1802,14 +1737,9 @@ test_gbn_rewinds_on_gap(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	ref_modes(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once, .ctx = &d});
 	mrc_test_fill(&p.h[0], 0, 32 * 4096, 5);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 32 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 32 * 4096, NO_IMM), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1829,9 +1759,7 @@ test_gbn_rewinds_on_gap(void)
 	MRC_T_EQ(mrc_qp_rel_rx(p.h[1].qp)->stats.ooo_pkts, 0); /* nothing placed out of order */
 	MRC_T_EQ(rtx->stats.rto_fired, 0);
 	MRC_T_EQ(tx->tx_probes, 0);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /* The tail vanishes: no later packet to reveal the gap, so the timer rewinds (no probes in RC). */
@@ -1847,14 +1775,9 @@ test_gbn_tail_loss_timer(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	ref_modes(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.drop = drop_once;
-	w.ctx = &d;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once, .ctx = &d});
 	mrc_test_fill(&p.h[0], 0, 8 * 4096, 9);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 8 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
 	run(&p, &w, 10000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1867,9 +1790,7 @@ test_gbn_tail_loss_timer(void)
 	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->tx_nacks, 0);
 	/* Waited for the 262 us timer, as RC does (the sprayed QP's probe takes ~20 us). */
 	MRC_T_ASSERT(p.now > 262 * US, "done at %llu ns", (unsigned long long)p.now);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /*
@@ -1888,13 +1809,9 @@ test_gbn_reordered_never_placed(void)
 	mrc_test_pair_cfg_defaults(&cfg);
 	ref_modes(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = 5 * US;
-	w.reverse = true;
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .reverse = true});
 	mrc_test_fill(&p.h[0], 0, len, 77);
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, len, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x77),
-		0);
+	MRC_T_EQ(post_at(&p, 5, 0, len, 0x77), 0);
 	run(&p, &w, 100000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.status, MRC_CQE_OK);
@@ -1909,9 +1826,7 @@ test_gbn_reordered_never_placed(void)
 	MRC_T_ASSERT(rx->tx_nacks > 0 && rx->tx_nacks <= rx->rx_oos_pkts, "%llu NACKs",
 		(unsigned long long)rx->tx_nacks);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_retx_pkts > 0, "no rewind");
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 static int
@@ -1924,20 +1839,15 @@ test_zero_length_write(void)
 
 	mrc_test_pair_cfg_defaults(&cfg);
 	SETUP(p, cfg);
-	memset(&w, 0, sizeof(w));
-	w.latency_ns = US;
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 3, p.h[0].mem, 0, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, true, 0x55),
-		0);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = US});
+	MRC_T_EQ(post_at(&p, 3, 0, 0, 0x55), 0);
 	run(&p, &w, 1000 * US);
 	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, &e, 1), 1);
 	MRC_T_EQ(e.imm, 0x55);
 	MRC_T_EQ(e.byte_len, 0);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
 	MRC_T_EQ(e.wr_id, 3);
-	MRC_T_RUN(no_leak(&p));
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return finish(&p);
 }
 
 /*
@@ -1965,9 +1875,7 @@ test_waiting_sack_reports_far_arrivals(void)
 	SETUP(p, cfg);
 	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
 
-	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 1, p.h[0].mem, 256 * 4096, p.h[0].key,
-			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
-		0);
+	MRC_T_EQ(post_at(&p, 1, 0, 256 * 4096, NO_IMM), 0);
 	/* The requester sends 256 packets; only PSNs 50 and 200 reach the responder. */
 	for (int burst = 0; burst < 16 && sent < 256; burst++) {
 		const uint16_t n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64);

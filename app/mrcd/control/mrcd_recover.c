@@ -285,39 +285,47 @@ ask_gen(struct mrcd_flow_rec *x, uint8_t op, uint32_t fi, struct mrc_qp *qp, uin
 	x->sent[0] = false;
 }
 
-static int32_t
-take_spare(struct mrcd_recover *r, uint64_t now)
+int32_t
+mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc, uint32_t n_spares,
+	unsigned int n_shards, unsigned int mode, int send, int recv, uint64_t now)
 {
-	for (uint32_t s = 0; s < r->n_spares; s++)
-		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now)
+	for (uint32_t s = 0; s < n_spares; s++) {
+		uint8_t ss, rs;
+
+		if (__atomic_load_n(&spare_flow[s], __ATOMIC_RELAXED) >= 0 || free_tsc[s] > now)
+			continue;
+		mrcd_spare_shards(s, n_shards, mode, &ss, &rs);
+		if ((send < 0 || ss == send) && (recv < 0 || rs == recv))
 			return (int32_t)s;
+	}
 	return -1;
 }
 
 /*
- * A spare pair free now whose QPs live, at both hosts, on the shards that list
- * flow f's ends: the generator state of each end stays with its shard's worker,
- * so the new QP must too. -1: none free there.
+ * A spare pair free now whose sending QP lives on the shard that lists flow
+ * f's sending end and whose receiving QP on the one that lists its
+ * receiving end (at both hosts: every host has the same shard count): the
+ * generator state of each end stays with its shard's worker, so the new QP
+ * must too. -1: none free there.
  */
 static int32_t
 take_spare_for(const struct mrcd_daemon *d, const struct mrcd_flow *f, uint64_t now)
 {
 	const struct mrcd_recover *r = d->recover;
-	const unsigned int ns = d->host[f->src_local].n_shards;
-	const unsigned int nd = d->host[f->dst_local].n_shards;
 
-	for (uint32_t s = 0; s < r->n_spares; s++)
-		if (r->spare_flow[s] < 0 && r->spare_free_tsc[s] <= now &&
-			mrcd_spare_shard(s, ns) == f->src_shard &&
-			mrcd_spare_shard(s, nd) == f->dst_shard)
-			return (int32_t)s;
-	return -1;
+	return mrcd_recover_pick_spare(r->spare_flow, r->spare_free_tsc, r->n_spares,
+		d->host[f->src_local].n_shards, d->cfg.lcores.peer_shard, f->src_shard,
+		f->dst_shard, now);
 }
 
 int32_t
 mrcd_recover_take_spare(struct mrcd_daemon *d, uint64_t now)
 {
-	return d->recover != NULL ? take_spare(d->recover, now) : -1;
+	const struct mrcd_recover *r = d->recover;
+
+	return r != NULL ? mrcd_recover_pick_spare(r->spare_flow, r->spare_free_tsc, r->n_spares,
+				   d->host[0].n_shards, d->cfg.lcores.peer_shard, -1, -1, now)
+			 : -1;
 }
 
 int
@@ -376,12 +384,6 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 	int32_t s;
 	uint32_t sq;
 
-	/* Both QPs of a spare pair are on one shard index (mrcd_spare_shard()): a flow whose
-	 * ends are on two ([lcores] peer_shard = other, half) has no pair to move to. */
-	if (f->src_shard != f->dst_shard) {
-		give_up(d, src, fi, x, MRCD_RECOVER_split_shards);
-		return;
-	}
 	s = take_spare_for(d, f, now);
 	if (s < 0) {
 		give_up(d, src, fi, x, MRCD_RECOVER_no_spare);

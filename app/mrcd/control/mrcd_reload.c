@@ -408,8 +408,8 @@ add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
 	f->dst_local = (int16_t)(local_end(d, k->dst) ? (int)(k->dst - lo) : -1);
 	f->qpn = sq;
 	/* the owner of each QPN in every host's map (mrcd_setup.c), in every process */
-	f->src_shard = (uint8_t)mrcd_spare_shard(pl->pair, n_shards);
-	f->dst_shard = f->src_shard;
+	mrcd_spare_shards(
+		pl->pair, n_shards, d->cfg.lcores.peer_shard, &f->src_shard, &f->dst_shard);
 	f->src_off = r->layout[k->src] + (uint64_t)pl->src_slot * r->slot_bytes;
 	f->dst_off = r->layout[k->dst] + (uint64_t)pl->dst_slot * r->slot_bytes;
 	/* every host's region has the same key (mrcd_connect_flows) */
@@ -493,8 +493,8 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	f->dst_local = (int16_t)(k->dst - lo);
 	f->qpn = sq;
 	/* Its QPs' QPNs belong to these shards in every host's QPN map (mrcd_setup.c). */
-	f->src_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, src->n_shards);
-	f->dst_shard = (uint8_t)mrcd_spare_shard((uint32_t)s, dst->n_shards);
+	mrcd_spare_shards(
+		(uint32_t)s, src->n_shards, d->cfg.lcores.peer_shard, &f->src_shard, &f->dst_shard);
 	if (!slot_take(&r->slots[f->src_local], r->slot_bytes, &f->src_off))
 		return -ENOSPC;
 	if (!slot_take(&r->slots[f->dst_local], r->slot_bytes, &f->dst_off)) {

@@ -31,8 +31,9 @@
  * made at twice what the start needed in service mode, and an added flow
  * takes a freed slot or one of that reserve. With several workers per
  * host a new flow's QPs go to the shards its spare pair's QPNs belong to
- * (mrcd_spare_shard()), each end's generator requests to that shard's
- * ring, and a removed flow's to the shards that list it.
+ * (mrcd_spare_shards(): placed by [lcores] peer_shard as the start's flows
+ * are), each end's generator requests to that shard's ring, and a removed
+ * flow's to the shards that list it.
  *
  * Across processes (the cluster's hosts spread over several mrcd, each
  * reloaded at its own moment), the two ends of an added flow agree on its
@@ -40,15 +41,15 @@
  * cluster's flow list in force and numbers the flows each reload adds in
  * the new list's order (mrcd_reload_number): the k-th added over the run
  * takes QPN pair k of a range after the applications' QPNs (d->added_qpn,
- * mrcd_reload_added_pairs() of them), and each end the next slot of its
- * host's reserve, which follows the host's layout at start
- * (mrcd_make_flows); every process computes every host's. Neither is
- * given back in a run: a remove and an add again take new ones, so a late
- * packet of the old flow never lands in the new. A process whose peer
- * made its end first gets packets for a QP it has not made yet: counted
- * (rx_pending_qpn), and the sender resends them once it has. Every
- * process must take the same reloads in the same order (a reload one
- * refuses and another takes leaves their lists apart).
+ * mrcd_reload_added_pairs() of them, placed on the shards as spare pair k
+ * is), and each end the next slot of its host's reserve, which follows the
+ * host's layout at start (mrcd_make_flows); every process computes every
+ * host's. Neither is given back in a run: a remove and an add again take
+ * new ones, so a late packet of the old flow never lands in the new. A
+ * process whose peer made its end first gets packets for a QP it has not
+ * made yet: counted (rx_pending_qpn), and the sender resends them once it
+ * has. Every process must take the same reloads in the same order (a
+ * reload one refuses and another takes leaves their lists apart).
  *
  * mrcd_reload_profile_check() and mrcd_reload_diff() are pure (unit
  * tested); the rest runs on the main lcore and asks the workers through

@@ -60,31 +60,6 @@ mrcd_make_pools(struct mrcd_daemon *d, unsigned int h)
 }
 
 /*
- * Which shard of its host owns each end of cluster flow g ([lcores]
- * peer_shard): the sending end on g mod n, the receiving end on the same
- * index, the next one, or each for half the flows. A pure function of g, so
- * every process places every flow's ends alike.
- */
-static void
-peer_shards(const struct mrcd_daemon *d, uint32_t g, uint8_t *near, uint8_t *far)
-{
-	const uint32_t n = d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
-
-	*near = (uint8_t)(g % n);
-	switch (d->cfg.lcores.peer_shard) {
-	case MRCD_PEER_OTHER:
-		*far = (uint8_t)((g + 1) % n);
-		break;
-	case MRCD_PEER_HALF:
-		*far = (uint8_t)((g + (g / n) % 2) % n);
-		break;
-	default:
-		*far = *near;
-		break;
-	}
-}
-
-/*
  * The cluster's flows, from the profile over every cluster host (the same
  * list in every process), kept when one end is ours. Each host's region is
  * laid out as [its outgoing slots][its incoming slots] in flow order, which
@@ -205,7 +180,8 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 				f->dst_local = (int16_t)(dst_ours ? (int)(dst - lo) : -1);
 				f->dst_off = in_off[dst];
 				f->src_off = out_off[src];
-				peer_shards(d, g, &f->src_shard, &f->dst_shard);
+				mrcd_flow_shards(g, d->cfg.lcores.workers_per_host,
+					d->cfg.lcores.peer_shard, &f->src_shard, &f->dst_shard);
 				d->flow_of[g] = (int32_t)(d->n_flows - 1);
 			}
 			out_off[src] += slot_bytes;
@@ -384,23 +360,25 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 
 			hc->qpn_map[q] = mrc_shard_map_entry(k, max_qps[k]++);
 		}
-		/* The pairs reloads add across processes, both ends on one shard, the same
-		 * in every process (mrcd_reload.c add_flow_cluster). */
+		/* The pairs reloads add across processes, placed as the spares are (below),
+		 * the same in every process (mrcd_reload.c add_flow_cluster). */
 		for (uint32_t ap = 0; ap < d->n_added_pairs; ap++) {
-			const unsigned int k = mrcd_spare_shard(ap, hc->n_shards);
+			uint8_t k[2];
 
+			mrcd_spare_shards(ap, hc->n_shards, d->cfg.lcores.peer_shard, &k[0], &k[1]);
 			for (uint32_t e = 0; e < 2; e++)
 				hc->qpn_map[d->added_qpn - MRCD_QPN_BASE + 2 * ap + e] =
-					mrc_shard_map_entry(k, max_qps[k]++);
+					mrc_shard_map_entry(k[e], max_qps[k[e]]++);
 		}
-		/* The spare pairs recovered and reloaded flows take, both ends, on the
-		 * shards mrcd_spare_shard() names: the map never changes at run time. */
+		/* The spare pairs recovered and reloaded flows take, each end on the
+		 * shard mrcd_spare_shards() names: the map never changes at run time. */
 		for (uint32_t sp = 0; sp < mrcd_recover_spares(d->n_cluster_flows); sp++) {
-			const unsigned int k = mrcd_spare_shard(sp, hc->n_shards);
+			uint8_t k[2];
 
+			mrcd_spare_shards(sp, hc->n_shards, d->cfg.lcores.peer_shard, &k[0], &k[1]);
 			for (uint32_t e = 0; e < 2; e++)
 				hc->qpn_map[n_qpns + 2 * sp + e] =
-					mrc_shard_map_entry(k, max_qps[k]++);
+					mrc_shard_map_entry(k[e], max_qps[k[e]]++);
 		}
 	}
 	for (uint32_t j = 0; j < hc->n_send; j++) {

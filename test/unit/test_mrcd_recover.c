@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * Recovery's pure half (app/mrcd/mrcd_recover.h, control/mrcd_recover.c):
+ * where each flow's ends and each spare pair's QPs live with several
+ * workers per host, and which spare a failed flow moves to. A flow's new
+ * pair must have its sending QP on the shard of the flow's sending end and
+ * its receiving QP on that of its receiving end, whatever [lcores]
+ * peer_shard puts them on.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mrc_test.h"
+#include "mrcd_recover.h"
+
+static const unsigned int modes[] = {MRCD_PEER_SAME, MRCD_PEER_OTHER, MRCD_PEER_HALF};
+
+/* The placement rule [lcores] peer_shard documents, for a few flows. */
+static int
+test_flow_shards(void)
+{
+	uint8_t s, r;
+
+	for (uint32_t g = 0; g < 64; g++) {
+		mrcd_flow_shards(g, 1, MRCD_PEER_OTHER, &s, &r);
+		MRC_T_ASSERT(s == 0 && r == 0, "g %u, one shard: %u -> %u", g, s, r);
+		mrcd_flow_shards(g, 4, MRCD_PEER_SAME, &s, &r);
+		MRC_T_ASSERT(s == g % 4 && r == s, "g %u same: %u -> %u", g, s, r);
+		mrcd_flow_shards(g, 4, MRCD_PEER_OTHER, &s, &r);
+		MRC_T_ASSERT(s == g % 4 && r == (g + 1) % 4, "g %u other: %u -> %u", g, s, r);
+		mrcd_flow_shards(g, 4, MRCD_PEER_HALF, &s, &r);
+		/* flows 0-3 on one index, 4-7 on two, 8-11 on one ... */
+		MRC_T_ASSERT(s == g % 4 && r == (g / 4 % 2 ? (g + 1) % 4 : g % 4),
+			"g %u half: %u -> %u", g, s, r);
+	}
+	return MRC_TEST_OK;
+}
+
+/*
+ * For every shard count and mode, each (sending, receiving) shard pair a
+ * flow uses has spare pairs placed there: at least one, and at least as
+ * many as the flows there while the spares are not capped. With every
+ * spare on one index at both ends (as before), a flow of peer_shard =
+ * other had none.
+ */
+static int
+cover(unsigned int mode, unsigned int n, uint32_t nf)
+{
+	uint32_t flows[MRC_SHARD_MAX_SHARDS][MRC_SHARD_MAX_SHARDS] = {{0}};
+	uint32_t spares[MRC_SHARD_MAX_SHARDS][MRC_SHARD_MAX_SHARDS] = {{0}};
+	const uint32_t ns = mrcd_recover_spares(nf);
+	uint8_t s, r;
+
+	for (uint32_t g = 0; g < nf; g++) {
+		mrcd_flow_shards(g, n, mode, &s, &r);
+		flows[s][r]++;
+	}
+	for (uint32_t p = 0; p < ns; p++) {
+		mrcd_spare_shards(p, n, mode, &s, &r);
+		MRC_T_ASSERT(s < n && r < n, "spare %u on %u -> %u of %u", p, s, r, n);
+		spares[s][r]++;
+	}
+	for (s = 0; s < n; s++)
+		for (r = 0; r < n; r++) {
+			/* capped at MRCD_RECOVER_SPARES_MAX: at least one */
+			const uint32_t want =
+				2 * nf <= MRCD_RECOVER_SPARES_MAX ? RTE_MAX(flows[s][r], 1u) : 1;
+
+			MRC_T_ASSERT(flows[s][r] == 0 || spares[s][r] >= want,
+				"mode %u, %u shards, %u flows: %u flows on %u -> %u, %u spares "
+				"there",
+				mode, n, nf, flows[s][r], s, r, spares[s][r]);
+		}
+	return MRC_TEST_OK;
+}
+
+static int
+test_spares_cover_flows(void)
+{
+	static const uint32_t n_flows[] = {1, 2, 3, 17, 64, 1000, 2048, 10000, 65536};
+
+	for (unsigned int m = 0; m < RTE_DIM(modes); m++)
+		for (unsigned int n = 1; n <= MRC_SHARD_MAX_SHARDS; n++)
+			for (unsigned int i = 0; i < RTE_DIM(n_flows); i++)
+				MRC_T_RUN(cover(modes[m], n, n_flows[i]));
+	return MRC_TEST_OK;
+}
+
+/* The spare chosen fits both ends, is free and has rested; -1 where none does. */
+static int
+test_pick(void)
+{
+	int32_t used[16];
+	uint64_t rest[16] = {0};
+	uint8_t s, r;
+
+	for (unsigned int k = 0; k < RTE_DIM(used); k++)
+		used[k] = -1;
+	/* two shards, peer_shard = other: even spares 0 -> 1, odd ones 1 -> 0 */
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 0, 1, 10), 0);
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 1, 0, 10), 1);
+	/* no flow of that mode sits on one index, nor does any spare */
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 0, 0, 10), -1);
+	used[0] = 7;  /* in use by flow 7 */
+	rest[2] = 11; /* given up, resting until 11 */
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 0, 1, 10), 4);
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 0, 1, 11), 2);
+	/* a reload takes any free one */
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, -1, -1, 10), 1);
+	/* all of one placement taken: none, the others still there */
+	for (unsigned int k = 0; k < RTE_DIM(used); k += 2)
+		used[k] = (int32_t)k;
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 0, 1, 99), -1);
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 2, MRCD_PEER_OTHER, 1, 0, 99), 1);
+	/* half, four shards: the first spare placed 2 -> 3 is spare 6 (as flow 6 is) */
+	for (unsigned int k = 0; k < RTE_DIM(used); k++)
+		used[k] = -1;
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 4, MRCD_PEER_HALF, 2, 3, 99), 6);
+	mrcd_spare_shards(6, 4, MRCD_PEER_HALF, &s, &r);
+	MRC_T_ASSERT(s == 2 && r == 3, "spare 6: %u -> %u", s, r);
+	MRC_T_EQ(mrcd_recover_pick_spare(used, rest, 16, 4, MRCD_PEER_HALF, 2, 2, 99), 2);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_flow_shards),
+	MRC_TEST_CASE(test_spares_cover_flows),
+	MRC_TEST_CASE(test_pick),
+};
+
+MRC_TEST_MAIN("mrcd_recover", cases)
