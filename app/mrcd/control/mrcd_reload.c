@@ -450,9 +450,9 @@ add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
 	ask_shards(o, MRC_SHARD_ADD_QP);
 	MRCD_LOG(ctrl, INFO,
 		"reload: flow host %u -> %u (q %u) comes on QPs 0x%x -> 0x%x (added pair %u, "
-		"shard %u; slots at 0x%" PRIx64 " -> 0x%" PRIx64 "), our end%s %s",
-		f->src, f->dst, f->q, sq, sq + 1, pl->pair, f->src_shard, f->src_off, f->dst_off,
-		f->qp != NULL && d->peer_qp[fi] != NULL ? "s" : "",
+		"shards %u -> %u; slots at 0x%" PRIx64 " -> 0x%" PRIx64 "), our end%s %s",
+		f->src, f->dst, f->q, sq, sq + 1, pl->pair, f->src_shard, f->dst_shard, f->src_off,
+		f->dst_off, f->qp != NULL && d->peer_qp[fi] != NULL ? "s" : "",
 		f->qp != NULL && d->peer_qp[fi] != NULL ? "both"
 		: f->qp != NULL				? "the sender"
 							: "the receiver");
