@@ -4,7 +4,8 @@
 
 /*
  * A reload's pure half (app/mrcd/control/mrcd_reload_diff.c): which profile
- * keys may change at run time, and which flows stay, go and come; a
+ * keys may change at run time, and which flows stay, go and come, and
+ * the QPN pairs and slots the flows that come across processes take; a
  * receiver's check of a message whose sender is in another process
  * (app/mrcd/gen/mrcd_gen.c); and systemd's notify protocol
  * (app/mrcd/control/mrcd_notify.c): the address $NOTIFY_SOCKET names, and

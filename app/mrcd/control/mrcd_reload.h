@@ -182,9 +182,10 @@ int mrcd_reload_number(struct mrcd_reload_count *c, const struct mrcd_flow_key *
 	struct mrcd_reload_place *place, char *what, size_t len);
 
 /*
- * Control, at setup in service mode: the reload's state (slot allocators).
- * 0 or -ENOMEM; without it (not a service, no profile) every
- * change to the flows is refused.
+ * Control, at setup in service mode: the reload's state (slot allocators;
+ * across processes the cluster's numbering). 0, -ENOMEM, or -EINVAL when a
+ * host's region is not the layout the numbering computes (logged); without
+ * it (not a service, no profile) every change to the flows is refused.
  */
 int mrcd_reload_init(struct mrcd_daemon *d);
 void mrcd_reload_free(struct mrcd_daemon *d);
