@@ -415,6 +415,14 @@ struct mrcd_daemon {
 	unsigned int flow_cap;
 	struct mrcd_reload *reload; /* setup (service mode); control only */
 	int32_t *flow_of; /* setup: cluster flow -> index in flows, or -1; read-only after */
+	/*
+	 * A cluster spread over processes, in service mode (mrcd_reload.h): the
+	 * QPN pairs reloads add flows on, from added_qpn (setup); pair k ->
+	 * index in flows or -1 (control writes with release before the pair's
+	 * QPs go to a shard; workers, control and telemetry read).
+	 */
+	uint32_t added_qpn, n_added_pairs;
+	int32_t *added_of;
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
 	/* setup: n_flows; a flow's identity (ends, QPNs, buffers) is read-only after
 	 * setup, its counters and pacing belong to the worker of its local end */
