@@ -118,6 +118,9 @@
 	X(iterations, "loops", "iterations of the shard's loop")                                   \
 	X(rx_pkts, "pkts", "packets received on the shard's queues")                               \
 	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist")  \
+	X(rx_pending_qpn, "pkts",                                                                  \
+		"valid MRC packets for a QPN of the pending range (cfg pending_qpn) with no QP: "  \
+		"one its peer made first, not made here yet (or no longer here)")                  \
 	X(rx_handoff, "pkts",                                                                      \
 		"packets handed off: endpoint requests (QPN 2), other shards' QPs without a "      \
 		"dispatch ring")                                                                   \
@@ -207,6 +210,13 @@ struct mrc_shard_cfg {
 	 */
 	const uint32_t *qpn_map;
 	uint32_t qpn_map_len;
+	/*
+	 * QPNs [pending_qpn, pending_qpn + n_pending_qpns) may get a QP at run
+	 * time after a peer in another process made its end and sent: a valid
+	 * packet to one with no QP is counted rx_pending_qpn, not rx_unknown_qpn
+	 * (the sender resends it). 0: none.
+	 */
+	uint32_t pending_qpn, n_pending_qpns;
 	uint32_t trk_blocks;	/* in-flight rings lent to the QPs (0: none, each owns one) */
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;
@@ -523,6 +533,14 @@ unsigned int mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc
  * an age read from them must be measured against it, not the wall clock.
  */
 uint64_t mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc);
+
+/*
+ * Owner: QPs a post put on the busy list that the output round has not
+ * visited yet. A poster that holds its next messages back while this is
+ * high keeps each message's payload and QP lines cached from its post to
+ * its send (doc/architecture.md, "Many flows on one worker").
+ */
+uint32_t mrc_shard_posts_waiting(const struct mrc_shard *s);
 
 /* Control thread: planes whose local port is up (bit p = plane p). */
 void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);

@@ -333,6 +333,8 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 			if (sl == NULL || sl->qp == NULL) {
 				if (inbound && sl == NULL)
 					s->cnt.rx_misdispatched++;
+				else if (v[k].bth.dqpn - s->cfg.pending_qpn < s->cfg.n_pending_qpns)
+					s->cnt.rx_pending_qpn++;
 				else
 					s->cnt.rx_unknown_qpn++;
 				continue;
@@ -647,6 +649,10 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 			s->busy_head = 0;
 		s->busy_n--;
 		sl->listed = false;
+		if (sl->by_post) {
+			sl->by_post = false;
+			s->posts_waiting--;
+		}
 		if (sl->qp == NULL)
 			continue;
 		/*

@@ -28,6 +28,7 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, ui
 	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
 		return -ENOMEM;
 	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
+	hc->pass_tsc = now_tsc; /* until the worker's first pass */
 	hc->gen = hc->gen_taken = d->gen_pub;
 	/* [profile] active_flows is per host: its shards share it out */
 	const uint32_t n_shards = d->host[host].n_shards ? d->host[host].n_shards : 1;
@@ -56,6 +57,7 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, ui
 		} else if (hc->active < hc->active_max) {
 			hc->active++;
 			f->queued = MRCD_FLOW_READY;
+			f->ready_tsc = now_tsc;
 			mrcd_flowq_push(&hc->ready, hc->send_flows[k]);
 		} else {
 			f->queued = MRCD_FLOW_TURN;
@@ -85,6 +87,7 @@ grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 
 		hc->active++;
 		d->flows[fi].queued = MRCD_FLOW_READY;
+		d->flows[fi].ready_tsc = hc->pass_tsc;
 		mrcd_flowq_push(&hc->ready, fi);
 		mrcd_flow_prefetch(&d->flows[fi]); /* it posts in the next pass */
 	}
@@ -144,6 +147,12 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
  * flight as a core tracks at once.
  */
 #define POST_AHEAD 8u
+/*
+ * Posts that may wait for the output round at once: about what one round
+ * sends on two planes (mrc_shard.h, a burst of 32 each). Fewer let the
+ * round run short; many more put the wait back between post and send.
+ */
+#define POST_BACKLOG 64u
 /* A slot's first lines; the hardware prefetcher follows the fill through the rest. */
 #define POST_PAYLOAD_LINES 16u
 
@@ -199,10 +208,18 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		const uint32_t fi = mrcd_flowq_pop(&hc->wait);
 
 		d->flows[fi].queued = MRCD_FLOW_READY;
+		d->flows[fi].ready_tsc = d->flows[fi].next_post_tsc; /* due since */
 		mrcd_flowq_push(&hc->ready, fi);
 	}
-	/* One turn each for the flows ready now; a flow put back waits for the next pass. */
-	const uint32_t n_ready = hc->ready.n;
+	/*
+	 * One turn each for the flows ready now; a flow put back waits for the
+	 * next pass. Not more than the output round takes soon: a message posted
+	 * behind many others waits passes for its send while the rest of the
+	 * traffic evicts its payload and QP lines, and is read back cold.
+	 */
+	const uint32_t waiting = mrc_shard_posts_waiting(hc->rt);
+	const uint32_t n_ready =
+		RTE_MIN(hc->ready.n, waiting >= POST_BACKLOG ? 0 : POST_BACKLOG - waiting);
 
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, 2 * POST_AHEAD); j++)
 		mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, j)]);
@@ -242,6 +259,7 @@ enqueue_idle(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *
 		return;
 	}
 	f->queued = MRCD_FLOW_READY;
+	f->ready_tsc = hc->pass_tsc;
 	mrcd_flowq_push(&hc->ready, fi);
 }
 
