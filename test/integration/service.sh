@@ -3,8 +3,9 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # mrcd as installed and as systemd starts it (doc/service.md):
-# 1. `meson install --destdir` puts every file where the manual says (and
-#    mrcctl's page when the tree has mrcctl); the unit is hardened as said.
+# 1. `meson install --destdir` puts every file where the manual says, and
+#    nothing the manual does not name; the unit is hardened as said (and
+#    passes `systemd-analyze verify` where that is installed).
 # 2. The unit's ExecStart command line, its paths moved into the destdir,
 #    run as systemd would: from /, with STATE_DIRECTORY and
 #    RUNTIME_DIRECTORY set to temporary directories and little else. First
@@ -60,16 +61,32 @@ bindir=$(abs "$(opt bindir)")
 sysconfdir=$(abs "$(opt sysconfdir)")
 mandir=$(abs "$(opt mandir)")
 datadir=$(abs "$(opt datadir)")
+libdir=$(abs "$(opt libdir)")
+includedir=$(abs "$(opt includedir)")
 unitdir=$prefix/lib/systemd/system
+# Every file doc/service.md's "Install" table names (the library's from sdk.md)...
 want=("$bindir/mrcd" "$bindir/mrc-fabric" "$bindir/mrc-dump" "$bindir/mrc-report"
+	"$bindir/mrcctl" "$bindir/mrc-nic-probe" "$bindir/mrc-encap-check"
+	"$bindir/mrc_write_bw" "$bindir/mrc_write_lat" "$bindir/mrc-run"
 	"$sysconfdir/mrcd/mrcd.ini" "$unitdir/mrcd.service"
 	"$mandir/man8/mrcd.8" "$mandir/man1/mrc-fabric.1" "$mandir/man1/mrc-dump.1"
-	"$mandir/man1/mrc-report.1" "$datadir/mrcd/profiles/default.ini"
-	"$datadir/mrcd/scenarios/plane3-fail.ini" "$datadir/mrcd/examples/single-host-ethdev.ini")
-[ -d "$src/app/mrcctl" ] && want+=("$bindir/mrcctl" "$mandir/man1/mrcctl.1")
+	"$mandir/man1/mrc-report.1" "$mandir/man1/mrcctl.1" "$datadir/mrcd/demo.ini"
+	"$libdir/lib_mrc.so" "$libdir/lib_mrc.so.1" "$libdir/pkgconfig/mrc.pc"
+	"$libdir/mrcd/verbs/libibverbs.so.1" "$includedir/mrc.h" "$includedir/mrc_api_ver.h")
+for d in profiles scenarios examples; do
+	for f in "$src/config/$d"/*; do want+=("$datadir/mrcd/$d/${f##*/}"); done
+done
 for f in "${want[@]}"; do
 	[ -f "$dest$f" ] || fail "install: $f missing"
 done
+# ... and nothing the table does not name (the library's versioned file and the verbs
+# front's link name are sdk.md's): a file installed anew gets its line in the manual.
+while IFS= read -r f; do
+	f=${f#"$dest"}
+	case " ${want[*]} " in *" $f "*) continue ;; esac
+	case "$f" in "$libdir"/lib_mrc.so.1.* | "$libdir/mrcd/verbs/libibverbs.so") continue ;; esac
+	fail "install: $f is installed but not in doc/service.md's table"
+done < <(find "$dest" -type f -o -type l)
 for x in mrcd mrc-fabric mrc-dump mrc-report; do
 	[ -x "$dest$bindir/$x" ] || fail "install: $bindir/$x not executable"
 done
@@ -90,6 +107,18 @@ cmd=()
 for w in $exec_start; do
 	if [ "${w#/}" != "$w" ] && [ -e "$dest$w" ]; then cmd+=("$dest$w"); else cmd+=("$w"); fi
 done
+# systemd's own check of the unit, where systemd-analyze is (not in CI's container):
+# with its ExecStart moved into the destdir, any word from it (an unknown key, a bad
+# value, a command that is not there) fails the test, not only its exit status.
+if command -v systemd-analyze > /dev/null; then
+	mkdir -p "$work/unit"
+	sed "s#^ExecStart=$bindir/mrcd#ExecStart=$dest$bindir/mrcd#" "$unit" > "$work/unit/mrcd.service"
+	set +e
+	said=$(cd / && systemd-analyze verify --man=no "$work/unit/mrcd.service" 2>&1)
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] && [ -z "$said" ] || fail "unit: systemd-analyze verify exited $rc: $said"
+fi
 conf=$dest$sysconfdir/mrcd/mrcd.ini
 echo "service: installed ${#want[@]} files; ExecStart: ${cmd[*]}"
 
