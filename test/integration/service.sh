@@ -26,8 +26,8 @@
 #    counted (telemetry, summary);
 #    systemd's notify socket (an abstract socket a python3 listener reads)
 #    gets READY=1, RELOADING=1 / READY=1 per reload, STOPPING=1, in order;
-#    SIGTERM drains and exits 0 with nothing lost; log lines carry the
-#    journal's <N> level prefix; the pid file goes at exit; and nothing is
+#    SIGINT (idle) and SIGTERM (traffic) drain and exit 0 with nothing lost;
+#    every log line carries the journal's <N> level prefix; the pid file goes at exit; and nothing is
 #    written outside the state and runtime directories (/ and the EAL's
 #    default runtime directory stay untouched).
 # Usage: service.sh BUILD_DIR SOURCE_DIR WORKDIR
@@ -187,8 +187,10 @@ hup() { # LOG PATTERN: SIGHUP, then wait for the (next) log line (-E) it should 
 	fail "$1: SIGHUP did not bring '$2'"
 	grep 'SIGHUP' "$1.err" | tail -2
 }
-stop() { # LOG: SIGTERM, exit 0, pid file gone
-	kill -TERM "$pid"
+stop() { # LOG [SIGNAL]: SIGTERM (or SIGINT), exit 0, pid file gone
+	local sig=${2:-TERM} said=Terminated
+	[ "$sig" = INT ] && said=Interrupt
+	kill -"$sig" "$pid"
 	set +e
 	wait "$pid"
 	local rc=$?
@@ -196,8 +198,12 @@ stop() { # LOG: SIGTERM, exit 0, pid file gone
 	[ "$rc" = 0 ] || { fail "$1: exited $rc"; tail -5 "$1.err" "$1.out"; }
 	[ -e "$run/mrcd.pid" ] && fail "$1: pid file left behind"
 	[ -e "$run/dpdk/mrcd_$pid" ] && fail "$1: DPDK's runtime directory left behind"
-	grep -q '^<5>mrcd.ctrl: Terminated: stopping, draining' "$1.err" ||
-		fail "$1: no drain notice with its journal level (<5>)"
+	grep -q "^<5>mrcd.ctrl: $said: stopping, draining" "$1.err" ||
+		fail "$1: no drain notice for SIG$sig with its journal level (<5>)"
+	# every log line with its level for the journal, DPDK's too
+	local bare
+	bare=$(grep -v '^<[0-7]>' "$1.err" || true)
+	[ -z "$bare" ] || fail "$1: log lines without a journal level: $(echo "$bare" | head -3)"
 }
 
 # a. As installed: hosts and ports, no traffic, until stopped.
@@ -209,7 +215,7 @@ sleep 0.5
 grep -q '^<5>mrcd.ctrl: SIGHUP: configuration, profile and scenario unchanged' "$work/idle.err" ||
 	fail "idle: SIGHUP not answered as nothing to reload"
 kill -0 "$pid" 2> /dev/null || fail "idle: SIGHUP stopped it"
-stop "$work/idle"
+stop "$work/idle" INT
 grep -q 'messages: 0 posted' "$work/idle.out" || fail "idle: the summary does not say 0 posted"
 [ "$(notified "$work/idle")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ] ||
 	fail "idle: notify messages '$(notified "$work/idle")', not READY=1 RELOADING=1 READY=1 STOPPING=1"
