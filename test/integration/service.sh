@@ -10,7 +10,8 @@
 #    run as systemd would: from /, with STATE_DIRECTORY and
 #    RUNTIME_DIRECTORY set to temporary directories and little else. First
 #    with the installed configuration (no traffic of its own), then with a
-#    profile named in it. Checked: it runs until stopped; its pid file;
+#    profile named in it. Checked: it runs until stopped; its pid file (a
+#    second service on the same directories refused, naming the first);
 #    telemetry answers from the runtime directory; SIGHUP with nothing
 #    changed keeps every QP and the traffic going; a reload that removes a
 #    flow and adds one (incast onto host 1 with two QPs), then one back to
@@ -208,6 +209,17 @@ stop() { # LOG [SIGNAL]: SIGTERM (or SIGINT), exit 0, pid file gone
 
 # a. As installed: hosts and ports, no traffic, until stopped.
 start "$work/idle"
+# A second service on the same runtime directory: refused by the pid file's lock,
+# naming the first, before it touches anything (the first's pid file stays).
+set +e
+(cd / && exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STATE_DIRECTORY="$state" \
+	RUNTIME_DIRECTORY="$run" ${MRC_NO_HUGE:+MRC_NO_HUGE=$MRC_NO_HUGE} timeout 30 "${cmd[@]}" \
+	> "$work/second.out" 2> "$work/second.err")
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "^<3>mrcd.ctrl: service: another mrcd runs from $run (pid $pid): stop it first" \
+	"$work/second.err" || fail "second service: exit $rc, '$(tail -2 "$work/second.err")'"
+[ "$(cat "$run/mrcd.pid" 2> /dev/null)" = "$pid" ] || fail "second service: the pid file now says '$(cat "$run/mrcd.pid")'"
 sleep 1
 [ "$(host0 msgs_posted)" = 0 ] || fail "idle: posted $(host0 msgs_posted) messages with profile none"
 kill -HUP "$pid"
