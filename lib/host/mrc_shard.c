@@ -22,8 +22,13 @@ static void
 qp_wake(void *arg)
 {
 	struct mrc_shard_slot *sl = arg;
+	const bool was_listed = sl->listed;
 
 	mrc_shard_mark_busy(sl->shard, sl);
+	if (!was_listed && sl->listed) {
+		sl->by_post = true;
+		sl->shard->posts_waiting++;
+	}
 }
 
 static void
@@ -406,6 +411,12 @@ uint32_t
 mrc_shard_port_mask(const struct mrc_shard *s)
 {
 	return __atomic_load_n(&s->port_mask, __ATOMIC_ACQUIRE);
+}
+
+uint32_t
+mrc_shard_posts_waiting(const struct mrc_shard *s)
+{
+	return s->posts_waiting;
 }
 
 uint32_t

@@ -524,6 +524,14 @@ unsigned int mrc_shard_iterate(struct mrc_shard *s, uint64_t now_tsc, struct mrc
  */
 uint64_t mrc_shard_run_clock(const struct mrc_shard *s, uint64_t wall_tsc);
 
+/*
+ * Owner: QPs a post put on the busy list that the output round has not
+ * visited yet. A poster that holds its next messages back while this is
+ * high keeps each message's payload and QP lines cached from its post to
+ * its send (doc/architecture.md, "Many flows on one worker").
+ */
+uint32_t mrc_shard_posts_waiting(const struct mrc_shard *s);
+
 /* Control thread: planes whose local port is up (bit p = plane p). */
 void mrc_shard_set_port_mask(struct mrc_shard *s, uint32_t mask);
 uint32_t mrc_shard_port_mask(const struct mrc_shard *s);

@@ -647,6 +647,10 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 			s->busy_head = 0;
 		s->busy_n--;
 		sl->listed = false;
+		if (sl->by_post) {
+			sl->by_post = false;
+			s->posts_waiting--;
+		}
 		if (sl->qp == NULL)
 			continue;
 		/*

@@ -36,6 +36,7 @@ struct mrc_shard_slot {
 	uint64_t armed_tsc; /* the timer's deadline; UINT64_MAX when not armed */
 	struct mrc_shard *shard;
 	bool listed;		     /* on the busy list */
+	bool by_post;		     /* listed there by a post, not visited since */
 	bool parked;		     /* on the ring waiters' list */
 	bool failed;		     /* its QP's ERROR was reported */
 	struct mrc_ev_notify notify; /* the QP's EV pool tells the shard (mrc_shard_ev.c) */
@@ -70,6 +71,7 @@ struct mrc_shard {
 	 */
 	uint32_t *busy;
 	uint32_t busy_head, busy_n;
+	uint32_t posts_waiting; /* busy entries listed by a post, not yet visited */
 	/*
 	 * QPs with new data and no in-flight ring, the pool being empty: they
 	 * leave the busy list (visiting them would only be refused again) and

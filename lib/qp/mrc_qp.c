@@ -22,6 +22,9 @@
 #include "mrc_time.h"
 
 MRC_COUNTER_BLOCK_DEFINE(mrc_qp_counters, MRC_QP_COUNTERS);
+/* A message's sender and receiver each write one line of counters (mrc_qp.h). */
+_Static_assert(offsetof(struct mrc_qp_counters, imm_delivered) + sizeof(uint64_t) <= 64,
+	"the per-message counters leave the first line");
 
 static const char *const state_names[] = {"RESET", "INIT", "RTR", "RTS", "ERROR"};
 static const char *const error_names[] = {"none", "retry count exceeded",

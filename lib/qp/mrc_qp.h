@@ -533,12 +533,20 @@ void mrc_qp_prefetch_post(const struct mrc_qp *qp);
 #define MRC_QP_PREFETCH_PLACE_BYTES 1024u
 void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);
 
-/** Per-QP counters (all per lcore, since the QP is). */
+/**
+ * Per-QP counters (all per lcore, since the QP is). The first eight are
+ * the ones every message counts: they share the block's first cache line.
+ */
 #define MRC_QP_COUNTERS(X)                                                                     \
 	X(tx_data_pkts, "pkts", "data packets sent, first transmissions")                      \
 	X(tx_data_bytes, "bytes", "payload bytes sent, first transmissions")                   \
-	X(tx_retx_pkts, "pkts", "data packets resent")                                         \
 	X(tx_sacks, "pkts", "SACKs sent")                                                      \
+	X(rx_data_pkts, "pkts", "new data packets placed")                                     \
+	X(rx_data_bytes, "bytes", "payload bytes placed")                                      \
+	X(rx_sacks, "pkts", "SACKs received")                                                  \
+	X(msgs_done, "msgs", "messages sent and fully acknowledged")                           \
+	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                         \
+	X(tx_retx_pkts, "pkts", "data packets resent")                                         \
 	X(tx_nacks, "pkts", "NACKs sent")                                                      \
 	X(tx_probes, "pkts", "reliability probes sent")                                        \
 	X(tx_ev_probes, "pkts", "EV probes sent to test retired paths")                        \
@@ -548,20 +556,15 @@ void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);
 	X(tx_no_mbuf, "events", "sends deferred: no mbuf in the pool")                         \
 	X(tx_no_ev, "events", "sends deferred: no usable EV on an allowed plane")              \
 	X(tx_ctrl_dropped, "pkts", "control answers dropped: queue full or no ring free")      \
-	X(rx_data_pkts, "pkts", "new data packets placed")                                     \
-	X(rx_data_bytes, "bytes", "payload bytes placed")                                      \
 	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                    \
 	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                      \
 	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                            \
 	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")     \
 	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                    \
-	X(rx_sacks, "pkts", "SACKs received")                                                  \
 	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")           \
 	X(rx_nacks, "pkts", "NACKs received")                                                  \
 	X(rx_probes, "pkts", "probes received (answered with a SACK)")                         \
 	X(rx_unexpected, "pkts", "packets this QP has no use for in its state")                \
-	X(msgs_done, "msgs", "messages sent and fully acknowledged")                           \
-	X(imm_delivered, "msgs", "immediate data delivered to the CQ")                         \
 	X(ecn_echoes, "pkts", "SACKs echoing an ECN mark")                                     \
 	X(ev_losses, "events", "packets lost on an EV (path blamed)")                          \
 	X(rx_oos_pkts, "pkts", "go-back-N: data packets out of sequence, dropped unplaced")    \

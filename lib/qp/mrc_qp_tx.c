@@ -614,7 +614,8 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		struct rte_mbuf *m;
 		bool past_room = false;
 
-		if (pr->busy)
+		/* The mask, not pr->busy: every burst comes here, the array is a line away */
+		if ((qp->ev_probe_busy >> i) & 1)
 			continue;
 		if (qp->ev_probe_held) {
 			slot = qp->ev_probe_held_slot;

@@ -10,6 +10,11 @@
 #include "mrc_rel_rx.h"
 #include "mrc_seq.h"
 
+/* A data packet and the SACK that answers it count in one line of stats (mrc_rel_rx.h). */
+_Static_assert(offsetof(struct mrc_rel_rx, stats.sacks) / 64 ==
+		       offsetof(struct mrc_rel_rx, stats.new_pkts) / 64,
+	"the per-message stats span two lines");
+
 /* The bitmap never has fewer than 128 bits, so a 64-bit SACK window never wraps onto itself. */
 #define MIN_BITMAP_BITS 128
 

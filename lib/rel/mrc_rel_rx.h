@@ -133,14 +133,15 @@ struct mrc_rel_rx_verdict {
 
 /** Responder counters (per QP; the worker sums them per lcore). */
 struct mrc_rel_rx_stats {
+	/* what every message counts, in the line of the state a packet reads */
 	uint64_t new_pkts;
 	uint64_t new_bytes;
+	uint64_t sacks;
 	uint64_t dup_pkts;
 	uint64_t oor_pkts;
 	uint64_t trimmed_pkts;
 	uint64_t ooo_pkts; /**< new packets that arrived out of order */
 	uint64_t oos_pkts; /**< go-back-N: packets beyond epsn, dropped */
-	uint64_t sacks;
 	uint64_t nacks;
 	uint64_t probes;
 	uint64_t no_bitmap_pkts; /**< refused: beyond the current window, inside the negotiated */

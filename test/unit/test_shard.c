@@ -741,6 +741,42 @@ test_posts_before_output_leave_in_the_same_pass(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * mrc_shard_posts_waiting(): a post that puts its QP on the busy list
+ * counts once (a second post to the listed QP adds nothing) until the
+ * output round visits the QP, whether or not it sends.
+ */
+static int
+test_counts_posts_waiting_for_the_output_round(void)
+{
+	static struct lone l;
+	struct mrc_test_host *h;
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	memset(&l, 0, sizeof(l));
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	h = &l.p.h[0];
+	MRC_T_EQ(mrc_shard_add_qp(l.s, h->qp, l.p.now), 0);
+	MRC_T_EQ(mrc_shard_posts_waiting(l.s), 0);
+	for (unsigned int k = 0; k < 2; k++) {
+		MRC_T_EQ(mrc_qp_post_write(h->qp, k, h->mem, 1024, h->key,
+				 (uint64_t)(uintptr_t)l.p.h[1].mem, l.p.h[1].key, false, 0),
+			0);
+		MRC_T_EQ(mrc_shard_posts_waiting(l.s), 1);
+	}
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	MRC_T_EQ(mrc_shard_posts_waiting(l.s), 0);
+	MRC_T_EQ(mrc_shard_counters(l.s)->tx_pkts, 2);
+	while ((n = rte_ring_dequeue_burst(l.wire, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(mrc_shard_del_qp(l.s, h->qp), 0);
+	mrc_shard_drop_staged(l.s);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
 static int
 test_takes_qps_through_its_request_ring(void)
 {
@@ -1508,6 +1544,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_posts_before_output_leave_in_the_same_pass),
+	MRC_TEST_CASE(test_counts_posts_waiting_for_the_output_round),
 	MRC_TEST_CASE(test_takes_qps_through_its_request_ring),
 	MRC_TEST_CASE(test_runs_calls_on_its_owner),
 	MRC_TEST_CASE(test_stall_is_not_loss),

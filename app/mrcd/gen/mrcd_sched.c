@@ -144,6 +144,12 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
  * flight as a core tracks at once.
  */
 #define POST_AHEAD 8u
+/*
+ * Posts that may wait for the output round at once: about what one round
+ * sends on two planes (mrc_shard.h, a burst of 32 each). Fewer let the
+ * round run short; many more put the wait back between post and send.
+ */
+#define POST_BACKLOG 64u
 /* A slot's first lines; the hardware prefetcher follows the fill through the rest. */
 #define POST_PAYLOAD_LINES 16u
 
@@ -201,8 +207,15 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		d->flows[fi].queued = MRCD_FLOW_READY;
 		mrcd_flowq_push(&hc->ready, fi);
 	}
-	/* One turn each for the flows ready now; a flow put back waits for the next pass. */
-	const uint32_t n_ready = hc->ready.n;
+	/*
+	 * One turn each for the flows ready now; a flow put back waits for the
+	 * next pass. Not more than the output round takes soon: a message posted
+	 * behind many others waits passes for its send while the rest of the
+	 * traffic evicts its payload and QP lines, and is read back cold.
+	 */
+	const uint32_t waiting = mrc_shard_posts_waiting(hc->rt);
+	const uint32_t n_ready =
+		RTE_MIN(hc->ready.n, waiting >= POST_BACKLOG ? 0 : POST_BACKLOG - waiting);
 
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, 2 * POST_AHEAD); j++)
 		mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, j)]);

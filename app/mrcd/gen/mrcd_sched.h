@@ -80,7 +80,11 @@ struct mrcd_shardctx;
 int mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, uint64_t now_tsc);
 void mrcd_sched_free(struct mrcd_daemon *d, unsigned int host, unsigned int shard);
 
-/* Worker: post on the flows of shard `sc` that may; returns the messages posted. */
+/*
+ * Worker: post on the flows of shard `sc` that may, while fewer than
+ * POST_BACKLOG posts wait for the shard's output round (the rest stay
+ * ready for the next pass); returns the messages posted.
+ */
 unsigned int mrcd_sched_post(
 	struct mrcd_daemon *d, struct mrcd_shardctx *sc, uint64_t now_tsc, bool stopping);
 
