@@ -154,10 +154,13 @@ with open(sys.argv[2], "a") as out:
 # the notify messages' first keys, in order: READY=1, RELOADING=1, STOPPING=1
 notified() { sed -n 's/^\(READY=1\|RELOADING=1\|STOPPING=1\).*/\1/p' "$1.notify" | tr '\n' ' '; }
 # start LOG: the unit's command line from /, systemd's variables, in the background
+# (each naming two directories, as systemd does for a unit that asks for two: the
+# first is mrcd's, the second must stay untouched)
 start() {
 	listen "$1"
 	(cd / && exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-		STATE_DIRECTORY="$state" RUNTIME_DIRECTORY="$run" NOTIFY_SOCKET="@$notify_name" \
+		STATE_DIRECTORY="$state:$work/state-b" RUNTIME_DIRECTORY="$run:$work/run-b" \
+		NOTIFY_SOCKET="@$notify_name" \
 		${MRC_NO_HUGE:+MRC_NO_HUGE=$MRC_NO_HUGE} INVOCATION_ID=test \
 		"${cmd[@]}" > "$1.out" 2> "$1.err") &
 	pid=$!
@@ -372,6 +375,8 @@ want="READY=1$(printf ' RELOADING=1 READY=1%.0s' $(seq 9)) STOPPING=1 "
 
 # Nothing outside the state and runtime directories.
 [ "$(ls -A /)" = "$root_before" ] || fail "/ changed: $(diff <(echo "$root_before") <(ls -A /) || true)"
+[ -e "$work/state-b" ] || [ -e "$work/run-b" ] &&
+	fail "the second of the directories systemd listed was used: $(ls -d "$work"/*-b)"
 extra=$(cd "$state" && ls -A | grep -v -x -e mrcd-timeseries.jsonl -e mrcd.prom || true)
 [ -z "$extra" ] || fail "state directory holds unexpected files: $extra"
 [ -s "$state/mrcd-timeseries.jsonl" ] && [ -s "$state/mrcd.prom" ] ||
