@@ -109,6 +109,7 @@ struct mrcd_shardctx {
 	/* worker only (after setup fills them): the generator's queues, mrcd_sched.h */
 	struct mrcd_flowq ready, wait, turns;
 	uint32_t active, active_max; /* worker: flows holding a turn; setup: at most */
+	uint64_t pass_tsc; /* worker only: its pass's time, stamped on a flow made ready */
 	/* worker only: the generator's parameters it posts and checks with (mrcd_gen.h) */
 	const struct mrcd_gen_params *gen;
 	/* the worker writes (release) once it took a block, control reads: which it took */
@@ -414,6 +415,14 @@ struct mrcd_daemon {
 	unsigned int flow_cap;
 	struct mrcd_reload *reload; /* setup (service mode); control only */
 	int32_t *flow_of; /* setup: cluster flow -> index in flows, or -1; read-only after */
+	/*
+	 * A cluster spread over processes, in service mode (mrcd_reload.h): the
+	 * QPN pairs reloads add flows on, from added_qpn (setup); pair k ->
+	 * index in flows or -1 (control writes with release before the pair's
+	 * QPs go to a shard; workers, control and telemetry read).
+	 */
+	uint32_t added_qpn, n_added_pairs;
+	int32_t *added_of;
 	struct mrcd_hostctx host[MRCD_MAX_HOSTS];
 	/* setup: n_flows; a flow's identity (ends, QPNs, buffers) is read-only after
 	 * setup, its counters and pacing belong to the worker of its local end */

@@ -203,7 +203,8 @@ int32_t mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_
 
 /*
  * QPN -> flow index (the sender's QPN or the receiver's), -1 for none: the
- * flows' own QPNs, MRCD_QPN_BASE + 2 x cluster flow (+ 1), then the spares.
+ * flows' own QPNs, MRCD_QPN_BASE + 2 x cluster flow (+ 1), then the spares,
+ * and the pairs reloads add across processes (d->added_qpn, mrcd_reload.h).
  */
 static inline int32_t
 mrcd_flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
@@ -214,6 +215,8 @@ mrcd_flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
 		return -1;
 	if (g < d->n_cluster_flows)
 		return d->flow_of[g];
+	if (qpn - d->added_qpn < 2 * d->n_added_pairs) /* a reload's, across processes */
+		return __atomic_load_n(&d->added_of[(qpn - d->added_qpn) / 2], __ATOMIC_ACQUIRE);
 	if (d->recover == NULL || g - d->n_cluster_flows >= d->recover->n_spares)
 		return -1;
 	return __atomic_load_n(&d->recover->spare_flow[g - d->n_cluster_flows], __ATOMIC_ACQUIRE);

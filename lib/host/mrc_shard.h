@@ -118,6 +118,9 @@
 	X(iterations, "loops", "iterations of the shard's loop")                                   \
 	X(rx_pkts, "pkts", "packets received on the shard's queues")                               \
 	X(rx_unknown_qpn, "pkts", "valid MRC packets for a QP of this shard that does not exist")  \
+	X(rx_pending_qpn, "pkts",                                                                  \
+		"valid MRC packets for a QPN of the pending range (cfg pending_qpn) with no QP: "  \
+		"one its peer made first, not made here yet (or no longer here)")                  \
 	X(rx_handoff, "pkts",                                                                      \
 		"packets handed off: endpoint requests (QPN 2), other shards' QPs without a "      \
 		"dispatch ring")                                                                   \
@@ -207,6 +210,13 @@ struct mrc_shard_cfg {
 	 */
 	const uint32_t *qpn_map;
 	uint32_t qpn_map_len;
+	/*
+	 * QPNs [pending_qpn, pending_qpn + n_pending_qpns) may get a QP at run
+	 * time after a peer in another process made its end and sent: a valid
+	 * packet to one with no QP is counted rx_pending_qpn, not rx_unknown_qpn
+	 * (the sender resends it). 0: none.
+	 */
+	uint32_t pending_qpn, n_pending_qpns;
 	uint32_t trk_blocks;	/* in-flight rings lent to the QPs (0: none, each owns one) */
 	size_t trk_block_bytes; /* ... each this big (mrc_qp_trk_block_bytes) */
 	uint64_t tsc_hz;

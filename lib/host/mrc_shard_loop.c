@@ -333,6 +333,8 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 			if (sl == NULL || sl->qp == NULL) {
 				if (inbound && sl == NULL)
 					s->cnt.rx_misdispatched++;
+				else if (v[k].bth.dqpn - s->cfg.pending_qpn < s->cfg.n_pending_qpns)
+					s->cnt.rx_pending_qpn++;
 				else
 					s->cnt.rx_unknown_qpn++;
 				continue;

@@ -21,12 +21,19 @@
 #                          the receiving ends until the other's sender has
 #                          drained; then each lists only the QPs of the
 #                          flows kept, which still carry messages;
-#   qps_per_peer 1 -> 2    refused by both: a flow across processes may go,
-#                          not come;
+#   qps_per_peer 1 -> 2    (host 1 first) a flow each way comes back, on
+#                          new QPNs both processes compute alike (the first
+#                          two pairs after the applications' QPNs): each
+#                          makes its ends; a sender whose receiver is not
+#                          made yet is resent to (its packets counted
+#                          rx_pending_qpn there); then both new flows
+#                          carry messages;
+#   qps_per_peer 2 -> 1    (host 0 first) the added flows go again, as the
+#                          start's did; the start's q 0 flows still carry;
 #   messages = 1           every flow stops; then each host has verified
 #                          exactly the bytes and messages the other sent.
 # Then both stop (SIGTERM): each exits 0, every message posted completed,
-# none failed or lost, no verify error, 4 reloads taken and 2 refused each.
+# none failed or lost, no verify error, 6 reloads taken and 1 refused each.
 # Usage: reload_process.sh MRCD_BINARY WORKDIR
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -217,16 +224,62 @@ for p in 0 1; do
 	mix "host $p verified, one flow each way" "${vb[$p]}" "${vm[$p]}"
 done
 sed -i 's/^qps_per_peer = 1/qps_per_peer = 2/' "$t/traffic.ini"
-# (each process's first flow to add: 0 -> 1, q 1)
+# Host 1 first: its sender 1 -> 0 (q 1) posts before host 0 has the receiver.
+hup 1 5 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 0 removed, 2 added; the flows kept keep their QPs"
+sleep 0.3
+hup 0 5 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 0 removed, 2 added; the flows kept keep their QPs"
 for h in 0 1; do
-	hup $h 5 "SIGHUP: refused a change \(profile .*traffic.ini: .qps_per_peer = 1. -> .qps_per_peer = 2.: flow host 0 -> 1 \(q 1\) would come, and its other end is in another process"
+	for _ in $(seq 50); do [ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 2 ] || fail "host $h: the flows added never finished"
+done
+# 4 flows, 64 spare pairs, 256 applications' QPNs: the added pairs from 0x100 + 2 x (4 + 64) + 256.
+[ "$(mrc_qpns "$(sock 0)")" = "0x100 0x105 0x288 0x28b" ] || fail "host 0's QPs after the flows q 1 came back: $(mrc_qpns "$(sock 0)")"
+[ "$(mrc_qpns "$(sock 1)")" = "0x101 0x104 0x289 0x28a" ] || fail "host 1's QPs after the flows q 1 came back: $(mrc_qpns "$(sock 1)")"
+window "two flows each way again"
+for p in 0 1; do
+	mix "host $p sent, two flows each way again" "${sb[$p]}" "${sm[$p]}"
+	mix "host $p verified, two flows each way again" "${vb[$p]}" "${vm[$p]}"
+done
+# qp P QPN KEY: KEY of QP QPN at process P.
+qp() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(sock "$1")" "/mrc/qp,$2" 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['$3'])" 2> /dev/null || echo none
+}
+# Each new flow's sender had its packets acknowledged, each receiver took them.
+for f in "0 0x288 1 0x289" "1 0x28a 0 0x28b"; do
+	set -- $f
+	una=$(qp "$1" "$2" snd_una)
+	epsn=$(qp "$3" "$4" rx_epsn)
+	echo "reload_process: added flow $2 -> $4: sender's snd_una $una, receiver's rx_epsn $epsn"
+	[ "$una" != none ] && [ "$una" -gt 0 ] && [ "$epsn" != none ] && [ "$epsn" -gt 0 ] ||
+		fail "added flow $2 -> $4 carried nothing: snd_una $una, rx_epsn $epsn"
+done
+for p in 0 1; do
+	pend=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(sock $p)" /mrc/drops,0 2> /dev/null |
+		/usr/bin/python3 -c "import json,sys; print(list(json.load(sys.stdin).values())[0]['rx_pending_qpn'])" 2> /dev/null || echo none)
+	echo "reload_process: host $p: rx_pending_qpn $pend"
+	[ "$pend" != none ] || fail "host $p: no rx_pending_qpn in /mrc/drops"
 done
 sed -i 's/^qps_per_peer = 2/qps_per_peer = 1/' "$t/traffic.ini"
+hup 0 6 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+sleep 0.3
+hup 1 6 "SIGHUP: reloaded the profile .*traffic.ini: 2 flows kept, 2 removed, 0 added; the flows kept keep their QPs"
+for h in 0 1; do
+	for _ in $(seq 50); do [ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 3 ] && break; sleep 0.1; done
+	[ "$(grep -c "reload: the flows' changes are done" "$t/h$h.err")" -ge 3 ] || fail "host $h: the added flows never went"
+done
+[ "$(mrc_qpns "$(sock 0)")" = "0x100 0x105" ] || fail "host 0's QPs after the added flows went: $(mrc_qpns "$(sock 0)")"
+[ "$(mrc_qpns "$(sock 1)")" = "0x101 0x104" ] || fail "host 1's QPs after the added flows went: $(mrc_qpns "$(sock 1)")"
+window "one flow each way again"
+for p in 0 1; do
+	mix "host $p sent, one flow each way again" "${sb[$p]}" "${sm[$p]}"
+	mix "host $p verified, one flow each way again" "${vb[$p]}" "${vm[$p]}"
+done
 
 # Each flow has sent more than one message: messages = 1 stops them both.
 printf 'messages = 1\n' >> "$t/traffic.ini"
-hup 0 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
-hup 1 6 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 0 7 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
+hup 1 7 "SIGHUP: reloaded the profile .*traffic.ini: messages 0 -> 1;"
 took 0 3
 took 1 3
 sleep 0.5
@@ -265,7 +318,7 @@ for f in sys.argv[1:]:
         bad.append(f"{f}: messages {m}")
     if s["bytes_verified"] == 0 or s["verify_errors"]:
         bad.append(f"{f}: {s['bytes_verified']} bytes verified, {s['verify_errors']} errors")
-    if s.get("reloads") != {"ok": 4, "refused": 2}:
+    if s.get("reloads") != {"ok": 6, "refused": 1}:
         bad.append(f"{f}: reloads {s.get('reloads')}")
     print(f"reload_process: {f}: {m['completed']} messages, {s['bytes_verified']} bytes verified")
 for b in bad:

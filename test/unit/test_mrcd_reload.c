@@ -4,7 +4,8 @@
 
 /*
  * A reload's pure half (app/mrcd/control/mrcd_reload_diff.c): which profile
- * keys may change at run time, and which flows stay, go and come; a
+ * keys may change at run time, and which flows stay, go and come, and
+ * the QPN pairs and slots the flows that come across processes take; a
  * receiver's check of a message whose sender is in another process
  * (app/mrcd/gen/mrcd_gen.c); and systemd's notify protocol
  * (app/mrcd/control/mrcd_notify.c): the address $NOTIFY_SOCKET names, and
@@ -180,6 +181,147 @@ test_diff_empty(void)
 	return MRC_TEST_OK;
 }
 
+/* The cluster's flow list a profile makes, in mrcd_reload_want()'s order. */
+static uint32_t
+cluster_list(uint8_t pattern, uint16_t qpp, unsigned int nc, struct mrcd_flow_key *out)
+{
+	struct mrcd_profile p;
+	uint16_t pairs[64][2];
+	uint32_t n = 0;
+
+	mrcd_profile_defaults(&p);
+	p.pattern = pattern;
+	p.qps_per_peer = qpp;
+	const unsigned int np = mrcd_pattern_pairs(&p, nc, 1, pairs, 64);
+
+	for (unsigned int i = 0; i < np; i++)
+		for (uint16_t q = 0; q < qpp; q++)
+			out[n++] = (struct mrcd_flow_key){pairs[i][0], pairs[i][1], q};
+	return n;
+}
+
+/* One process's view of the cluster's numbering: the flows in force, the count. */
+struct side {
+	struct mrcd_flow_key cl[64];
+	uint32_t n;
+	struct mrcd_reload_count c;
+	struct mrcd_reload_place place[64];
+	uint8_t add[64];
+	char what[256];
+};
+
+/* A reload of the cluster's list to want[n] on one side, as mrcd_reload_flows() does it. */
+static int
+take(struct side *s, const struct mrcd_flow_key *want, uint32_t n, uint32_t max_pairs,
+	const uint32_t *reserve)
+{
+	uint8_t keep[64];
+	int rc = mrcd_reload_diff(s->cl, s->n, want, n, keep, s->add);
+
+	memset(s->place, 0xff, sizeof(s->place));
+	if (rc >= 0)
+		rc = mrcd_reload_number(&s->c, want, n, s->add, max_pairs, reserve, s->place,
+			s->what, sizeof(s->what));
+	if (rc >= 0) {
+		memcpy(s->cl, want, n * sizeof(*want));
+		s->n = n;
+	}
+	return rc;
+}
+
+/*
+ * Across processes, each process numbers the flows a reload adds from the
+ * cluster's lists alone: two processes given the same reloads hand every
+ * added flow the same QPN pair and slots; a flow removed and added again
+ * takes new ones; a reserve spent is refused with its size named, nothing
+ * taken.
+ */
+static int
+test_number_across_processes(void)
+{
+	static struct side a, b;
+	struct mrcd_flow_key two[64], one[64];
+	const uint32_t n2 = cluster_list(MRCD_PAT_PAIRS, 2, 2, two);
+	const uint32_t n1 = cluster_list(MRCD_PAT_PAIRS, 1, 2, one);
+	uint32_t reserve[MRCD_RELOAD_MAX_HOSTS] = {4, 4};
+
+	MRC_T_EQ(n2, 4u);
+	MRC_T_EQ(n1, 2u);
+	a.n = b.n = cluster_list(MRCD_PAT_PAIRS, 2, 2, a.cl);
+	memcpy(b.cl, a.cl, sizeof(a.cl));
+	/* qps_per_peer 2 -> 1: nothing to number */
+	MRC_T_EQ(take(&a, one, n1, 64, reserve), 0);
+	MRC_T_EQ(take(&b, one, n1, 64, reserve), 0);
+	/* 1 -> 2: 0 -> 1 (q 1) then 1 -> 0 (q 1), in the list's order, alike at both */
+	MRC_T_EQ(take(&a, two, n2, 64, reserve), 2);
+	MRC_T_EQ(take(&b, two, n2, 64, reserve), 2);
+	MRC_T_EQ(memcmp(a.place, b.place, sizeof(a.place)), 0);
+	MRC_T_EQ(a.add[1] + a.add[3], 2);
+	MRC_T_EQ(a.place[1].pair, 0u);
+	MRC_T_EQ(a.place[1].src_slot, 0u); /* host 0's first */
+	MRC_T_EQ(a.place[1].dst_slot, 0u); /* host 1's first */
+	MRC_T_EQ(a.place[3].pair, 1u);
+	MRC_T_EQ(a.place[3].src_slot, 1u); /* host 1's second */
+	MRC_T_EQ(a.place[3].dst_slot, 1u); /* host 0's second */
+	/* removed and added again: new pairs and slots, never the ones before */
+	MRC_T_EQ(take(&a, one, n1, 64, reserve), 0);
+	MRC_T_EQ(take(&b, one, n1, 64, reserve), 0);
+	MRC_T_EQ(take(&a, two, n2, 64, reserve), 2);
+	MRC_T_EQ(take(&b, two, n2, 64, reserve), 2);
+	MRC_T_EQ(memcmp(a.place, b.place, sizeof(a.place)), 0);
+	MRC_T_EQ(a.place[1].pair, 2u);
+	MRC_T_EQ(a.place[3].pair, 3u);
+	MRC_T_EQ(a.place[1].src_slot, 2u);
+	MRC_T_EQ(a.place[3].dst_slot, 3u);
+	MRC_T_EQ(a.c.slots[0], 4u);
+	MRC_T_EQ(a.c.slots[1], 4u);
+	/* a third time: each host's 4 slots are spent; refused, nothing taken */
+	MRC_T_EQ(take(&a, one, n1, 64, reserve), 0);
+	MRC_T_EQ(take(&a, two, n2, 64, reserve), -ENOSPC);
+	MRC_T_ASSERT(strstr(a.what, "host 0's 4 reserve message slots") != NULL, "'%s'", a.what);
+	MRC_T_EQ(a.c.pairs, 4u);
+	MRC_T_EQ(a.n, n1);
+	/* and with room for one more pair only: the pairs' count is named */
+	reserve[0] = reserve[1] = 8;
+	MRC_T_EQ(take(&a, two, n2, 5, reserve), -ENOSPC);
+	MRC_T_ASSERT(strstr(a.what, "the 5 QPN pairs") != NULL, "'%s'", a.what);
+	MRC_T_EQ(a.c.pairs, 4u);
+	MRC_T_EQ(a.c.slots[0], 4u);
+	MRC_T_EQ(take(&a, two, n2, 6, reserve), 2);
+	MRC_T_EQ(a.place[1].pair, 4u);
+	MRC_T_EQ(a.place[3].pair, 5u);
+	return MRC_TEST_OK;
+}
+
+/*
+ * A process counts the flows between hosts it does not have too: with
+ * three hosts, pairs -> all to all numbers 1 -> 2 and 2 -> 1 as well, and
+ * host 2's slots, in every process.
+ */
+static int
+test_number_other_hosts(void)
+{
+	static struct side a;
+	struct mrcd_flow_key all[64];
+	const uint32_t reserve[MRCD_RELOAD_MAX_HOSTS] = {8, 8, 8};
+	const uint32_t n = cluster_list(MRCD_PAT_ALL_TO_ALL, 1, 3, all);
+	int added = 0;
+
+	a.n = cluster_list(MRCD_PAT_RING, 1, 3, a.cl); /* 0->1, 1->2, 2->0 */
+	MRC_T_EQ(a.n, 3u);
+	MRC_T_EQ(n, 6u);
+	MRC_T_EQ(take(&a, all, n, 64, reserve), 3);
+	for (uint32_t j = 0; j < n; j++) {
+		if (!a.add[j])
+			continue;
+		MRC_T_EQ(a.place[j].pair, (uint32_t)added);
+		added++;
+	}
+	MRC_T_EQ(a.c.slots[0] + a.c.slots[1] + a.c.slots[2], 6u);
+	MRC_T_EQ(a.c.slots[2], 2u);
+	return MRC_TEST_OK;
+}
+
 /* A path keeps its NUL; '@' is an abstract name: a leading NUL, no terminator counted. */
 static int
 test_notify_addr(void)
@@ -346,6 +488,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_diff_kept_removed_added),
 	MRC_TEST_CASE(test_diff_order_and_q),
 	MRC_TEST_CASE(test_diff_empty),
+	MRC_TEST_CASE(test_number_across_processes),
+	MRC_TEST_CASE(test_number_other_hosts),
 	MRC_TEST_CASE(test_received_across_processes),
 	MRC_TEST_CASE(test_notify_addr),
 	MRC_TEST_CASE(test_notify_send),

@@ -272,6 +272,8 @@ struct lone {
 	 * its descriptors through fake_desc_status */
 	uint16_t tx_room_desc;
 	bool desc_status;
+	/* set before lone_make: QPNs whose QP may come at run time (cfg pending_qpn) */
+	uint32_t pending_qpn, n_pending_qpns;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
@@ -345,6 +347,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.ctl_tx = l->ctl_tx,
 		.tx_ring_desc = {64},
 		.tx_room_desc = {l->tx_room_desc},
+		.pending_qpn = l->pending_qpn,
+		.n_pending_qpns = l->n_pending_qpns,
 		.requests = l->requests};
 
 	l->wire_cfg = l->p.wire;
@@ -547,6 +551,34 @@ static int
 test_counts_hand_offs_it_cannot_make(void)
 {
 	return hand_off_case(false);
+}
+
+/*
+ * A packet for a QPN of the pending range with no QP (its peer in another
+ * process made its end first) is counted rx_pending_qpn; one for any other
+ * QPN with no QP, and one just past the range, rx_unknown_qpn.
+ */
+static int
+test_counts_pending_qpns_apart(void)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+
+	l.pending_qpn = 0x104;
+	l.n_pending_qpns = 2;
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x104));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x105));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x106));
+	MRC_T_RUN(lone_receive(&l, "probe_srv6", 0x103));
+	l.p.now += 1000;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	c = mrc_shard_counters(l.s);
+	MRC_T_EQ(c->rx_pkts, 4);
+	MRC_T_EQ(c->rx_pending_qpn, 2);
+	MRC_T_EQ(c->rx_unknown_qpn, 2);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
 }
 
 /* A frame of `len` bytes, EtherType `et`, IPv6 next header `nh` when IPv6, on `ring`. */
@@ -1540,6 +1572,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
 	MRC_TEST_CASE(test_refuses_single_producer_hand_off),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
+	MRC_TEST_CASE(test_counts_pending_qpns_apart),
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),

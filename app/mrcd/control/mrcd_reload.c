@@ -30,7 +30,10 @@
  *                    each end's region, both QPs in RTS connected to each
  *                    other; then 1. both added to their shards, 2. the
  *                    receiver's worker lists it, 3. the sender's worker
- *                    lists it and queues it to post.
+ *                    lists it and queues it to post. With the cluster
+ *                    spread over processes, the pair and slots are the
+ *                    cluster's numbering's (mrcd_reload_number) and each
+ *                    process makes, adds and lists its own ends only.
  */
 
 #include <errno.h>
@@ -84,18 +87,88 @@ struct mrcd_reload {
 	struct reload_op *ops;
 	uint32_t n_ops;
 	uint64_t added, removed; /* flows, over the run */
+	/*
+	 * The cluster spread over processes (mrcd_reload.h, "Across processes"):
+	 * every flow added takes the cluster's numbering, counted from the
+	 * cluster's flows in force (cl, in the profile's order). Per cluster
+	 * host: its layout at start (bytes; its reserve follows) and its
+	 * reserve (slots), as every process computes them.
+	 */
+	bool cluster;
+	struct mrcd_flow_key *cl;
+	uint32_t n_cl;
+	struct mrcd_reload_count count;
+	uint64_t layout[MRCD_RELOAD_MAX_HOSTS];
+	uint32_t reserve[MRCD_RELOAD_MAX_HOSTS];
 };
+
+_Static_assert(MRCD_RELOAD_MAX_HOSTS == MRCD_CONFIG_MAX_HOSTS, "one host count");
+
+unsigned int
+mrcd_reload_reserve(unsigned int n, unsigned int min)
+{
+	const unsigned int room = n > min ? n : min;
+
+	return room < MRCD_RECOVER_SPARES_MAX ? room : MRCD_RECOVER_SPARES_MAX;
+}
 
 unsigned int
 mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min)
 {
-	/* A host of a cluster spread over processes could add no flow (its peers are
-	 * elsewhere): no memory set aside for it. */
-	if (!d->cli.service || d->no_traffic || d->n_hosts != mrcd_config_cluster_hosts(&d->cfg))
+	if (!d->cli.service || d->no_traffic)
 		return 0;
-	const unsigned int room = n > min ? n : min;
+	return mrcd_reload_reserve(n, min);
+}
 
-	return room < MRCD_RECOVER_SPARES_MAX ? room : MRCD_RECOVER_SPARES_MAX;
+/* Are some of the cluster's hosts in other processes? */
+static bool
+spread(const struct mrcd_daemon *d)
+{
+	return d->n_hosts != mrcd_config_cluster_hosts(&d->cfg);
+}
+
+uint32_t
+mrcd_reload_added_pairs(const struct mrcd_daemon *d)
+{
+	if (!d->cli.service || d->no_traffic || !spread(d))
+		return 0;
+	return mrcd_recover_spares(d->n_cluster_flows);
+}
+
+/*
+ * The cluster's numbering's start: its flows in force, and each host's
+ * layout and reserve as mrcd_make_flows() lays them out (a host's slots
+ * at start, out and in, then its reserve).
+ */
+static int
+cluster_init(struct mrcd_daemon *d, struct mrcd_reload *r)
+{
+	const unsigned int lo = d->cfg.daemon.first_host;
+	uint32_t per_host[MRCD_RELOAD_MAX_HOSTS] = {0};
+	const int rc = mrcd_reload_want(d, &d->prof, &r->cl, &r->n_cl);
+
+	if (rc != 0)
+		return rc;
+	for (uint32_t i = 0; i < r->n_cl; i++) {
+		per_host[r->cl[i].src]++;
+		per_host[r->cl[i].dst]++;
+	}
+	for (unsigned int c = 0; c < mrcd_config_cluster_hosts(&d->cfg); c++) {
+		r->layout[c] = (uint64_t)per_host[c] * r->slot_bytes;
+		r->reserve[c] = mrcd_reload_reserve(per_host[c], 4);
+	}
+	for (unsigned int h = 0; h < d->n_hosts; h++)
+		if (r->layout[lo + h] + (uint64_t)r->reserve[lo + h] * r->slot_bytes !=
+			d->host[h].region_bytes) {
+			MRCD_LOG(ctrl, ERR,
+				"host %u: its region is %zu bytes, the cluster's numbering "
+				"counts %" PRIu64 " + %u slots of %zu",
+				lo + h, d->host[h].region_bytes, r->layout[lo + h],
+				r->reserve[lo + h], r->slot_bytes);
+			return -EINVAL;
+		}
+	r->cluster = true;
+	return 0;
 }
 
 int
@@ -103,12 +176,8 @@ mrcd_reload_init(struct mrcd_daemon *d)
 {
 	struct mrcd_reload *r;
 
-	/*
-	 * No room made, nor a cluster spread over processes (whose flows may go
-	 * but not come: room 0): every change to the flows is refused.
-	 */
-	if (!d->cli.service || d->no_traffic || d->recover == NULL ||
-		(d->flow_cap == d->n_flows && d->n_hosts == mrcd_config_cluster_hosts(&d->cfg)))
+	/* No room made: every change to the flows is refused. */
+	if (!d->cli.service || d->no_traffic || d->recover == NULL || d->flow_cap == d->n_flows)
 		return 0;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -130,8 +199,10 @@ mrcd_reload_init(struct mrcd_daemon *d)
 			return -ENOMEM;
 		p->end = d->host[h].region_bytes;
 		p->bump = p->end - RTE_MIN(room * r->slot_bytes, p->end);
+		if (spread(d))
+			p->bump = p->end; /* the reserve is the cluster's numbering's */
 	}
-	return 0;
+	return spread(d) ? cluster_init(d, r) : 0;
 }
 
 void
@@ -144,6 +215,7 @@ mrcd_reload_free(struct mrcd_daemon *d)
 	/* The QPs of flows still being removed are still the flows' own: freed with theirs. */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		free(r->slots[h].free);
+	free(r->cl);
 	free(r->ops);
 	free(r);
 	d->reload = NULL;
@@ -224,13 +296,6 @@ local_end(const struct mrcd_daemon *d, unsigned int c)
 	return c >= lo && c < lo + d->n_hosts;
 }
 
-/* Is (src, dst) a flow of ours at both ends? */
-static bool
-local_pair(const struct mrcd_daemon *d, unsigned int src, unsigned int dst)
-{
-	return local_end(d, src) && local_end(d, dst);
-}
-
 /* Check everything a change needs before changing anything: 0, or -errno with `what`. */
 static int
 can_apply(struct mrcd_daemon *d, const struct mrcd_flow_key *live, const uint32_t *live_fi,
@@ -256,16 +321,10 @@ can_apply(struct mrcd_daemon *d, const struct mrcd_flow_key *live, const uint32_
 	for (uint32_t j = 0; j < n_want; j++) {
 		if (!add[j])
 			continue;
-		if (!local_pair(d, want[j].src, want[j].dst)) {
-			snprintf(what, len,
-				"flow host %u -> %u (q %u) would come, and its other end is in "
-				"another process (the two would have to agree on its new QPs on "
-				"the wire, which mrcd does not do yet; flows across processes "
-				"may go, not come)",
-				want[j].src, want[j].dst, want[j].q);
-			return -EXDEV;
-		}
 		adds++;
+		/* across processes the cluster's numbering places it (checked before) */
+		if (r->cluster)
+			continue;
 		need[want[j].src - lo]++;
 		need[want[j].dst - lo]++;
 	}
@@ -289,7 +348,7 @@ can_apply(struct mrcd_daemon *d, const struct mrcd_flow_key *live, const uint32_
 		}
 	for (uint32_t s = 0; s < d->recover->n_spares; s++)
 		spares += d->recover->spare_flow[s] < 0 && d->recover->spare_free_tsc[s] <= now;
-	if (adds > spares) {
+	if (adds > spares && !r->cluster) {
 		snprintf(what, len, "%u flows would come and %u spare QP number pairs are free",
 			adds, spares);
 		return -ENOSPC;
@@ -319,6 +378,92 @@ ask_shards(struct reload_op *o, uint8_t op)
 	o->sreq[0] = (struct mrc_shard_req){.op = op, .qp = o->send};
 	o->sreq[1] = (struct mrc_shard_req){.op = op, .qp = o->recv};
 	o->sent[0] = o->sent[1] = false;
+}
+
+/*
+ * A new flow with an end in another process, made at our ends and
+ * published: the pair and slots the cluster's numbering gave it (pl), so
+ * the other process makes the same flow's other end alike.
+ */
+static int
+add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
+	const struct mrcd_reload_place *pl, uint64_t now)
+{
+	struct mrcd_reload *r = d->reload;
+	const unsigned int lo = d->cfg.daemon.first_host;
+	const unsigned int n_shards =
+		d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
+	const uint32_t fi = d->n_flows, sq = d->added_qpn + 2 * pl->pair;
+	struct mrcd_flow *f = &d->flows[fi];
+	struct reload_op *o;
+
+	memset(f, 0, sizeof(*f));
+	/* its payload's name, the same at both ends, apart from every other flow's */
+	f->id = d->n_cluster_flows + d->recover->n_spares + pl->pair;
+	f->src = k->src;
+	f->dst = k->dst;
+	f->q = k->q;
+	f->shape_gen = d->gen_pub->shape_gen;
+	f->src_local = (int16_t)(local_end(d, k->src) ? (int)(k->src - lo) : -1);
+	f->dst_local = (int16_t)(local_end(d, k->dst) ? (int)(k->dst - lo) : -1);
+	f->qpn = sq;
+	/* the owner of each QPN in every host's map (mrcd_setup.c), in every process */
+	mrcd_spare_shards(
+		pl->pair, n_shards, d->cfg.lcores.peer_shard, &f->src_shard, &f->dst_shard);
+	f->src_off = r->layout[k->src] + (uint64_t)pl->src_slot * r->slot_bytes;
+	f->dst_off = r->layout[k->dst] + (uint64_t)pl->dst_slot * r->slot_bytes;
+	/* every host's region has the same key (mrcd_connect_flows) */
+	f->src_key = f->dst_key = d->host[0].key;
+	if (f->src_local >= 0) {
+		struct mrcd_hostctx *src = &d->host[f->src_local];
+
+		f->src_buf = src->mem + f->src_off;
+		f->post_tsc = rte_zmalloc("mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);
+		f->qp = f->post_tsc != NULL
+				? mrcd_make_qp_rts(d, (unsigned int)f->src_local, f->src_shard,
+					  f->dst, f->dst_shard, sq, sq + 1, now, &d->recover->rand)
+				: NULL;
+		if (f->qp == NULL)
+			goto fail;
+	}
+	if (f->dst_local >= 0) {
+		f->dst_buf = d->host[f->dst_local].mem + f->dst_off;
+		d->peer_qp[fi] = mrcd_make_qp_rts(d, (unsigned int)f->dst_local, f->dst_shard,
+			f->src, f->src_shard, sq + 1, sq, now, &d->recover->rand);
+		if (d->peer_qp[fi] == NULL)
+			goto fail;
+	}
+	if (f->qp != NULL && d->peer_qp[fi] != NULL) {
+		mrc_qp_set_peer_planes(
+			f->qp, mrc_shard_port_mask(d->host[f->dst_local].shard[f->dst_shard].rt));
+		mrc_qp_set_peer_planes(d->peer_qp[fi],
+			mrc_shard_port_mask(d->host[f->src_local].shard[f->src_shard].rt));
+	}
+	d->qp_bytes += (f->qp != NULL ? mrc_qp_mem_bytes(f->qp) : 0) +
+		       (d->peer_qp[fi] != NULL ? mrc_qp_mem_bytes(d->peer_qp[fi]) : 0);
+	/* The pair's QPNs name the flow before any packet or completion can carry them. */
+	__atomic_store_n(&d->added_of[pl->pair], (int32_t)fi, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->n_flows, fi + 1, __ATOMIC_RELEASE);
+	o = new_op(r, fi, OP_ADD_QPS);
+	o->send = f->qp;
+	o->recv = d->peer_qp[fi];
+	ask_shards(o, MRC_SHARD_ADD_QP);
+	MRCD_LOG(ctrl, INFO,
+		"reload: flow host %u -> %u (q %u) comes on QPs 0x%x -> 0x%x (added pair %u, "
+		"shards %u -> %u; slots at 0x%" PRIx64 " -> 0x%" PRIx64 "), our end%s %s",
+		f->src, f->dst, f->q, sq, sq + 1, pl->pair, f->src_shard, f->dst_shard, f->src_off,
+		f->dst_off, f->qp != NULL && d->peer_qp[fi] != NULL ? "s" : "",
+		f->qp != NULL && d->peer_qp[fi] != NULL ? "both"
+		: f->qp != NULL				? "the sender"
+							: "the receiver");
+	return 0;
+fail:
+	mrcd_gen_qp_destroy(d, f->qp);
+	mrcd_gen_qp_destroy(d, d->peer_qp[fi]);
+	rte_free(f->post_tsc);
+	memset(f, 0, sizeof(*f));
+	d->peer_qp[fi] = NULL;
+	return -ENOMEM;
 }
 
 /* A new flow, made whole and published; its steps ask the shards and workers to take it. */
@@ -418,24 +563,68 @@ remove_flow(struct mrcd_daemon *d, uint32_t fi, uint64_t now)
 		o->recv != NULL ? mrc_qp_qpn(o->recv) : f->qpn + 1);
 }
 
+/*
+ * Across processes: number the flows `next` adds to the cluster's list in
+ * force (mrcd_reload_number), into *place (per entry of want, the whole
+ * cluster's list) and *count, nothing changed yet. 0, or <0 with `what`.
+ */
+static int
+cluster_number(struct mrcd_daemon *d, const struct mrcd_flow_key *want, uint32_t n_want,
+	struct mrcd_reload_place **place, struct mrcd_reload_count *count, char *what, size_t len)
+{
+	struct mrcd_reload *r = d->reload;
+	uint8_t *keep = malloc((size_t)r->n_cl + 1), *add = malloc((size_t)n_want + 1);
+	int rc;
+
+	*place = calloc((size_t)n_want + 1, sizeof(**place));
+	*count = r->count;
+	rc = keep != NULL && add != NULL && *place != NULL
+		     ? mrcd_reload_diff(r->cl, r->n_cl, want, n_want, keep, add)
+		     : -ENOMEM;
+	if (rc < 0)
+		snprintf(what, len, "out of memory comparing the cluster's flows");
+	else
+		rc = mrcd_reload_number(
+			count, want, n_want, add, d->n_added_pairs, r->reserve, *place, what, len);
+	free(keep);
+	free(add);
+	return rc < 0 ? rc : 0;
+}
+
 int
 mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64_t now, char *what,
 	size_t len)
 {
-	struct mrcd_flow_key *live = NULL, *want = NULL;
-	uint32_t *live_fi = NULL, n_live = 0, n_want = 0, adds = 0, dels = 0;
+	struct mrcd_reload *r = d->reload;
+	struct mrcd_flow_key *live = NULL, *want = NULL, *cl = NULL;
+	uint32_t *live_fi = NULL, *from = NULL, n_live = 0, n_want = 0, n_cl = 0, adds = 0,
+		 dels = 0;
 	uint8_t *keep = NULL, *add = NULL;
+	struct mrcd_reload_place *place = NULL;
+	struct mrcd_reload_count count;
 	int rc;
 
 	rc = mrcd_reload_want(d, next, &want, &n_want);
+	if (rc == 0 && r != NULL && r->cluster) {
+		/* the whole cluster's list, kept in force once this reload is taken */
+		cl = malloc(((size_t)n_want + 1) * sizeof(*cl));
+		rc = cl != NULL ? 0 : -ENOMEM;
+		if (cl != NULL)
+			memcpy(cl, want, (size_t)n_want * sizeof(*cl));
+		n_cl = n_want;
+	}
+	from = malloc(((size_t)n_want + 1) * sizeof(*from));
+	rc = rc == 0 && from == NULL ? -ENOMEM : rc;
 	/* This process's part of the cluster's list: the flows with an end here. */
 	for (uint32_t j = 0, k = 0; rc == 0; j++) {
 		if (j == n_want) {
 			n_want = k;
 			break;
 		}
-		if (local_end(d, want[j].src) || local_end(d, want[j].dst))
+		if (local_end(d, want[j].src) || local_end(d, want[j].dst)) {
+			from[k] = j;
 			want[k++] = want[j];
+		}
 	}
 	live = calloc((size_t)d->n_flows + 1, sizeof(*live));
 	live_fi = calloc((size_t)d->n_flows + 1, sizeof(*live_fi));
@@ -444,6 +633,12 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 			rc == -E2BIG ? "more flows than mrcd takes" : "out of memory");
 		rc = rc != 0 ? rc : -ENOMEM;
 		goto out;
+	}
+	/* Every process refuses alike what the cluster's numbering cannot place. */
+	if (cl != NULL) {
+		rc = cluster_number(d, cl, n_cl, &place, &count, what, len);
+		if (rc != 0)
+			goto out;
 	}
 	for (uint32_t i = 0; i < d->n_flows; i++)
 		if (!d->flows[i].gone) {
@@ -455,18 +650,27 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	add = malloc((size_t)n_want + 1);
 	rc = keep != NULL && add != NULL ? mrcd_reload_diff(live, n_live, want, n_want, keep, add)
 					 : -ENOMEM;
-	if (rc <= 0) {
-		if (rc < 0)
-			snprintf(what, len, "out of memory comparing the flows");
+	if (rc < 0) {
+		snprintf(what, len, "out of memory comparing the flows");
 		goto out;
 	}
-	if (d->reload == NULL) {
+	if (rc == 0) {
+		/* none of ours changes; the cluster's list (others' flows) may have */
+		if (cl != NULL) {
+			free(r->cl);
+			r->cl = cl;
+			r->n_cl = n_cl;
+			r->count = count;
+			cl = NULL;
+		}
+		goto out;
+	}
+	if (r == NULL) {
 		snprintf(what, len,
 			"the flows would change, and this run made no room for that (%s)",
 			!d->cli.service ? "not a service"
 			: d->no_traffic ? "it started without a profile"
-					: "several workers per host, and the cluster's other hosts "
-					  "in other processes");
+					: "no room was made at start");
 		rc = -EPERM;
 		goto out;
 	}
@@ -483,6 +687,14 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	rc = can_apply(d, live, live_fi, n_live, keep, want, n_want, add, now, what, len);
 	if (rc != 0)
 		goto out;
+	/* Taken: the cluster's numbering moves on, whatever happens below. */
+	if (cl != NULL) {
+		free(r->cl);
+		r->cl = cl;
+		r->n_cl = n_cl;
+		r->count = count;
+		cl = NULL;
+	}
 	for (uint32_t i = 0; i < n_live; i++)
 		if (!keep[i]) {
 			remove_flow(d, live_fi[i], now);
@@ -490,27 +702,30 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 		}
 	for (uint32_t j = 0; j < n_want; j++)
 		if (add[j]) {
-			rc = add_flow(d, &want[j], now);
+			rc = r->cluster ? add_flow_cluster(d, &want[j], &place[from[j]], now)
+					: add_flow(d, &want[j], now);
 			if (rc != 0) {
 				/* out of memory half-way: what was started goes on, said */
 				snprintf(what, len,
 					"flow host %u -> %u (q %u) could not be made: %s; %u of "
-					"the "
-					"changes were made",
+					"the changes were made",
 					want[j].src, want[j].dst, want[j].q, strerror(-rc),
 					dels + adds);
 				goto out;
 			}
 			adds++;
 		}
-	d->reload->added += adds;
-	d->reload->removed += dels;
+	r->added += adds;
+	r->removed += dels;
 	snprintf(what, len, "%u flows kept, %u removed, %u added", n_live - dels, dels, adds);
 	rc = 1;
 out:
 	free(live);
 	free(live_fi);
 	free(want);
+	free(from);
+	free(cl);
+	free(place);
 	free(keep);
 	free(add);
 	return rc;
@@ -564,13 +779,14 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->state = OP_ATTACH_RECV;
 		/* fall through */
 	case OP_ATTACH_RECV:
-		if (!gen_done(d, f->dst_local, f->dst_shard, o))
+		/* (an end in another process is listed there, by its own reload) */
+		if (f->dst_local >= 0 && !gen_done(d, f->dst_local, f->dst_shard, o))
 			break;
 		ask_gen(o, MRCD_GEN_ATTACH_SEND, NULL);
 		o->state = OP_ATTACH_SEND;
 		/* fall through */
 	case OP_ATTACH_SEND:
-		if (!gen_done(d, f->src_local, f->src_shard, o))
+		if (f->src_local >= 0 && !gen_done(d, f->src_local, f->src_shard, o))
 			break;
 		o->state = OP_DONE;
 		break;
@@ -617,6 +833,10 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		mrcd_recover_forget(d, o->fi, now);
 		if (f->id < d->n_cluster_flows)
 			__atomic_store_n(&d->flow_of[f->id], -1, __ATOMIC_RELEASE);
+		/* an added pair is never handed out again: its late packets find no flow */
+		if (f->qpn - d->added_qpn < 2 * d->n_added_pairs)
+			__atomic_store_n(
+				&d->added_of[(f->qpn - d->added_qpn) / 2], -1, __ATOMIC_RELEASE);
 		o->free_tsc = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
 		o->state = OP_QUIET;
 		/* fall through */
@@ -631,10 +851,11 @@ step(struct mrcd_daemon *d, struct reload_op *o, uint64_t now)
 		o->send = o->recv = NULL;
 		rte_free(f->post_tsc);
 		f->post_tsc = NULL;
-		/* each end's slots, in its host's region (an end elsewhere has none here) */
-		if (f->src_local >= 0)
+		/* each end's slots, in its host's region (an end elsewhere has none here);
+		 * across processes the cluster's numbering never gives one back */
+		if (f->src_local >= 0 && !r->cluster)
 			slot_give(&r->slots[f->src_local], f->src_off);
-		if (f->dst_local >= 0)
+		if (f->dst_local >= 0 && !r->cluster)
 			slot_give(&r->slots[f->dst_local], f->dst_off);
 		o->state = OP_DONE;
 		break;

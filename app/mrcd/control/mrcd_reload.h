@@ -24,18 +24,32 @@
  * QPs or schedule at start: such a change is refused, naming the key and
  * why.
  *
- * Limits (each refusal names it): both ends of every flow added are hosts
- * of this process (a peer elsewhere would have to agree on the new QPs on
- * the wire); a flow with an end in another process may go (each process
- * removes its end: a sending end drains, a receiving end waits for the
- * other process's sender to drain first); and room: the flow table and
- * each host's registered region are made at twice what the start needed
- * in service mode, and an added flow takes a freed slot or one of that
- * reserve. With several workers per host a new flow's QPs go to the
- * shards its spare pair's QPNs belong to (mrcd_spare_shards(): placed by
- * [lcores] peer_shard as the start's flows are), each end's
- * generator requests to that shard's ring, and a removed flow's to the
- * shards that list it.
+ * Limits (each refusal names it): a flow with an end in another process
+ * may go (each process removes its end: a sending end drains, a receiving
+ * end waits for the other process's sender to drain first) and come
+ * (below); and room: the flow table and each host's registered region are
+ * made at twice what the start needed in service mode, and an added flow
+ * takes a freed slot or one of that reserve. With several workers per
+ * host a new flow's QPs go to the shards its spare pair's QPNs belong to
+ * (mrcd_spare_shards(): placed by [lcores] peer_shard as the start's flows
+ * are), each end's generator requests to that shard's ring, and a removed
+ * flow's to the shards that list it.
+ *
+ * Across processes (the cluster's hosts spread over several mrcd, each
+ * reloaded at its own moment), the two ends of an added flow agree on its
+ * QPNs and receive slot with no exchange: every process keeps the
+ * cluster's flow list in force and numbers the flows each reload adds in
+ * the new list's order (mrcd_reload_number): the k-th added over the run
+ * takes QPN pair k of a range after the applications' QPNs (d->added_qpn,
+ * mrcd_reload_added_pairs() of them, placed on the shards as spare pair k
+ * is), and each end the next slot of its host's reserve, which follows the
+ * host's layout at start (mrcd_make_flows); every process computes every
+ * host's. Neither is given back in a run: a remove and an add again take
+ * new ones, so a late packet of the old flow never lands in the new. A
+ * process whose peer made its end first gets packets for a QP it has not
+ * made yet: counted (rx_pending_qpn), and the sender resends them once it
+ * has. Every process must take the same reloads in the same order (a
+ * reload one refuses and another takes leaves their lists apart).
  *
  * mrcd_reload_profile_check() and mrcd_reload_diff() are pure (unit
  * tested); the rest runs on the main lcore and asks the workers through
@@ -120,16 +134,58 @@ int mrcd_reload_want(const struct mrcd_daemon *d, const struct mrcd_profile *p,
 
 /*
  * Setup: how many more than `n` (flows, or slots of a host's region) to make
- * room for: n, at least `min`, at most MRCD_RECOVER_SPARES_MAX (new flows
- * take spare QP numbers), in service mode with a profile and every host
- * of the cluster in this process; 0 otherwise.
+ * room for: mrcd_reload_reserve(n, min) in service mode with a profile; 0
+ * otherwise.
  */
 unsigned int mrcd_reload_room(const struct mrcd_daemon *d, unsigned int n, unsigned int min);
 
+/* n, at least `min`, at most MRCD_RECOVER_SPARES_MAX (new flows take spare QP numbers). */
+unsigned int mrcd_reload_reserve(unsigned int n, unsigned int min);
+
 /*
- * Control, at setup in service mode: the reload's state (slot allocators).
- * 0 or -ENOMEM; without it (not a service, no profile) every
- * change to the flows is refused.
+ * Setup: QPN pairs reloads may add flows on across processes over a run:
+ * in service mode with a profile and the cluster's hosts spread over
+ * processes, as many as the cluster's spare pairs (mrcd_recover_spares of
+ * its flows at start, the same in every process); 0 otherwise.
+ */
+uint32_t mrcd_reload_added_pairs(const struct mrcd_daemon *d);
+
+/* Cluster hosts at most (MRCD_CONFIG_MAX_HOSTS). */
+#define MRCD_RELOAD_MAX_HOSTS 64
+
+/*
+ * Across processes: what every process counts alike from the same
+ * profiles, over the run (never given back): added QPN pairs handed out,
+ * and per cluster host the slots of its reserve.
+ */
+struct mrcd_reload_count {
+	uint32_t pairs;
+	uint32_t slots[MRCD_RELOAD_MAX_HOSTS];
+};
+
+/* Where a flow added across processes goes: its QPN pair, each end's reserve slot. */
+struct mrcd_reload_place {
+	uint32_t pair, src_slot, dst_slot;
+};
+
+/*
+ * Number the flows a reload adds: want[] the cluster's new flow list in the
+ * profile's order, add[j] = 1 for those not in force before
+ * (mrcd_reload_diff). Each in turn takes the next pair (at most max_pairs
+ * over the run) and the next slot of each end's reserve (reserve[host]
+ * slots), written to place[j]. Returns how many, c advanced; or -ENOSPC, c
+ * unchanged, with what ran out in `what`; -EINVAL for a host number past
+ * MRCD_RELOAD_MAX_HOSTS.
+ */
+int mrcd_reload_number(struct mrcd_reload_count *c, const struct mrcd_flow_key *want,
+	uint32_t n_want, const uint8_t *add, uint32_t max_pairs, const uint32_t *reserve,
+	struct mrcd_reload_place *place, char *what, size_t len);
+
+/*
+ * Control, at setup in service mode: the reload's state (slot allocators;
+ * across processes the cluster's numbering). 0, -ENOMEM, or -EINVAL when a
+ * host's region is not the layout the numbering computes (logged); without
+ * it (not a service, no profile) every change to the flows is refused.
  */
 int mrcd_reload_init(struct mrcd_daemon *d);
 void mrcd_reload_free(struct mrcd_daemon *d);

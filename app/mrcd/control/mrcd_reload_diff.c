@@ -168,3 +168,52 @@ mrcd_reload_diff(const struct mrcd_flow_key *live, uint32_t n_live,
 	free(b);
 	return changes;
 }
+
+int
+mrcd_reload_number(struct mrcd_reload_count *c, const struct mrcd_flow_key *want, uint32_t n_want,
+	const uint8_t *add, uint32_t max_pairs, const uint32_t *reserve,
+	struct mrcd_reload_place *place, char *what, size_t len)
+{
+	struct mrcd_reload_count n = *c;
+	int added = 0;
+
+	/* In the list's order, so every process hands out the same numbers. */
+	for (uint32_t j = 0; j < n_want; j++) {
+		const struct mrcd_flow_key *k = &want[j];
+
+		if (!add[j])
+			continue;
+		if (k->src >= MRCD_RELOAD_MAX_HOSTS || k->dst >= MRCD_RELOAD_MAX_HOSTS) {
+			snprintf(what, len, "flow host %u -> %u: a host number past %u", k->src,
+				k->dst, MRCD_RELOAD_MAX_HOSTS - 1);
+			return -EINVAL;
+		}
+		if (n.pairs >= max_pairs) {
+			snprintf(what, len,
+				"flow host %u -> %u (q %u) would come across processes, and the "
+				"%u QPN pairs for such flows are all taken in this run (never "
+				"reused: restart to add more)",
+				k->src, k->dst, k->q, max_pairs);
+			return -ENOSPC;
+		}
+		for (int e = 0; e < 2; e++) {
+			const unsigned int h = e == 0 ? k->src : k->dst;
+
+			if (n.slots[h] >= reserve[h]) {
+				snprintf(what, len,
+					"flow host %u -> %u (q %u) would come across processes, "
+					"and "
+					"host %u's %u reserve message slots for such flows are all "
+					"taken in this run (never reused: restart to add more)",
+					k->src, k->dst, k->q, h, reserve[h]);
+				return -ENOSPC;
+			}
+		}
+		place[j] = (struct mrcd_reload_place){.pair = n.pairs++,
+			.src_slot = n.slots[k->src]++,
+			.dst_slot = n.slots[k->dst]++};
+		added++;
+	}
+	*c = n;
+	return added;
+}

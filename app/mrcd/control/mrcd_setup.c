@@ -105,12 +105,20 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	for (unsigned int c = 0; c < nc; c++)
 		in_off[c] = out_bytes[c];
 	d->n_cluster_flows = (unsigned int)n_cluster;
+	/* the pairs reloads add flows on across processes: after the applications' QPNs */
+	d->n_added_pairs = mrcd_reload_added_pairs(d);
+	d->added_qpn = MRCD_QPN_BASE + 2 * d->n_cluster_flows +
+		       2 * mrcd_recover_spares(d->n_cluster_flows) + MRCD_APPS_QPNS;
 	if (fill) {
 		d->flow_cap = d->n_flows + mrcd_reload_room(d, d->n_flows, 16);
 		d->flow_of = rte_malloc("mrcd_flow_of", (n_cluster + 1) * sizeof(*d->flow_of), 64);
 		d->flows = rte_zmalloc("mrcd_flows", (d->flow_cap + 1) * sizeof(*d->flows), 64);
 		d->peer_qp =
 			rte_zmalloc("mrcd_peer_qp", (d->flow_cap + 1) * sizeof(*d->peer_qp), 64);
+		d->added_of = rte_malloc(
+			"mrcd_added_of", (d->n_added_pairs + 1) * sizeof(*d->added_of), 64);
+		for (uint32_t k = 0; d->added_of != NULL && k < d->n_added_pairs; k++)
+			d->added_of[k] = -1;
 		for (unsigned int h = 0; h < d->n_hosts; h++) {
 			struct mrcd_hostctx *hc = &d->host[h];
 
@@ -121,7 +129,8 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 			if (hc->send_flows == NULL || hc->recv_flows == NULL)
 				d->flows = NULL; /* reported below */
 		}
-		if (d->flow_of == NULL || d->flows == NULL || d->peer_qp == NULL) {
+		if (d->flow_of == NULL || d->flows == NULL || d->peer_qp == NULL ||
+			d->added_of == NULL) {
 			MRCD_LOG(ctrl, ERR,
 				"out of memory for %u flows' state (raise -m, or use "
 				"hugepages; or lower qps_per_peer)",
@@ -182,7 +191,8 @@ mrcd_make_flows(struct mrcd_daemon *d, bool fill)
 	/* A host's region spans its whole layout, including slots of flows it does not run. */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		d->host[h].region_bytes = in_off[lo + h];
-	/* in service mode the region has as much again for flows a reload adds (mrcd_reload.h) */
+	/* in service mode the region has as much again for flows a reload adds (mrcd_reload.h);
+	 * across processes every process computes every host's alike (its reserve) */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		d->host[h].region_bytes +=
 			mrcd_reload_room(d,
@@ -266,8 +276,10 @@ mrcd_size_memory(struct mrcd_daemon *d)
 		12288ull + 64ull * d->cfg.transport.sq_size +
 		(d->cfg.telemetry.ev_stats ? 152ull * (a.ev.n_active + a.ev.n_backup) : 0);
 
-	/* The QP table also covers the spare pairs that recovered flows move to. */
-	qps = 64ull * 2 * (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows)) *
+	/* The QP table also covers the spare pairs that recovered flows move to, and the
+	 * pairs reloads add across processes. */
+	qps = 64ull * 2 *
+	      (d->n_cluster_flows + mrcd_recover_spares(d->n_cluster_flows) + d->n_added_pairs) *
 	      d->n_hosts;
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		qps += per_qp * (d->host[h].n_send + d->host[h].n_recv);
@@ -294,12 +306,15 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	return 0;
 }
 
-/* QPNs of a host the map covers: the flows', their spare pairs', then the applications'. */
+/*
+ * QPNs of a host the map covers: the flows', their spare pairs', the
+ * applications', then the pairs reloads add across processes.
+ */
 static uint32_t
 map_len(const struct mrcd_daemon *d)
 {
 	return 2 * d->n_cluster_flows + 2 * mrcd_recover_spares(d->n_cluster_flows) +
-	       MRCD_APPS_QPNS;
+	       MRCD_APPS_QPNS + 2 * d->n_added_pairs;
 }
 
 /*
@@ -329,10 +344,7 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 		sc->n_send = sc->n_recv = 0;
 		/* one shard: the flows' QPNs, then the spare pairs of recovered flows
 		 * (mrcd_recover.h); with several, the map below counts them */
-		max_qps[k] = hc->n_shards == 1
-				     ? n_qpns + 2 * mrcd_recover_spares(d->n_cluster_flows) +
-					       MRCD_APPS_QPNS /* then the applications' */
-				     : 0;
+		max_qps[k] = hc->n_shards == 1 ? map_len(d) : 0;
 	}
 	if (hc->n_shards > 1) {
 		hc->qpn_map = rte_malloc("mrcd_qpn_map", (map_len(d) + 1) * sizeof(uint32_t), 64);
@@ -342,10 +354,21 @@ split_host(struct mrcd_daemon *d, unsigned int h, uint32_t *max_qps)
 			hc->qpn_map[q] = mrc_shard_map_entry(0xff, 0); /* nobody's */
 		/* The applications' QPNs, by the rule every process of the cluster computes
 		 * from the QPN alone (mrcd_apps_qpn_shard), so a peer addresses the owner. */
-		for (uint32_t q = map_len(d) - MRCD_APPS_QPNS; q < map_len(d); q++) {
+		for (uint32_t q = d->added_qpn - MRCD_APPS_QPNS - MRCD_QPN_BASE;
+			q < d->added_qpn - MRCD_QPN_BASE; q++) {
 			const unsigned int k = mrcd_apps_qpn_shard(MRCD_QPN_BASE + q, hc->n_shards);
 
 			hc->qpn_map[q] = mrc_shard_map_entry(k, max_qps[k]++);
+		}
+		/* The pairs reloads add across processes, placed as the spares are (below),
+		 * the same in every process (mrcd_reload.c add_flow_cluster). */
+		for (uint32_t ap = 0; ap < d->n_added_pairs; ap++) {
+			uint8_t k[2];
+
+			mrcd_spare_shards(ap, hc->n_shards, d->cfg.lcores.peer_shard, &k[0], &k[1]);
+			for (uint32_t e = 0; e < 2; e++)
+				hc->qpn_map[d->added_qpn - MRCD_QPN_BASE + 2 * ap + e] =
+					mrc_shard_map_entry(k[e], max_qps[k[e]]++);
 		}
 		/* The spare pairs recovered and reloaded flows take, each end on the
 		 * shard mrcd_spare_shards() names: the map never changes at run time. */
@@ -495,6 +518,9 @@ mrcd_make_host(struct mrcd_daemon *d, unsigned int h, uint64_t now)
 	cfg.n_shards = (uint16_t)hc->n_shards;
 	cfg.qpn_map = hc->qpn_map;
 	cfg.qpn_map_len = hc->qpn_map != NULL ? map_len(d) : 0;
+	/* a peer in another process may make its end of an added flow first */
+	cfg.pending_qpn = d->added_qpn;
+	cfg.n_pending_qpns = 2 * d->n_added_pairs;
 	for (unsigned int k = 0; k < hc->n_shards && hc->n_shards > 1; k++)
 		cfg.dispatch[k] = hc->shard[k].inbound;
 	for (unsigned int k = 0; k < hc->n_shards; k++) {

@@ -118,5 +118,6 @@ mrcd_free_hosts(struct mrcd_daemon *d)
 	rte_free(d->flows);
 	rte_free(d->peer_qp);
 	rte_free(d->flow_of);
+	rte_free(d->added_of);
 	return rc;
 }

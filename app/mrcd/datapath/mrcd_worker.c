@@ -113,6 +113,7 @@ take_and_post(void *arg, uint64_t now)
 {
 	const struct pass_ctx *pc = arg;
 
+	pc->sc->pass_tsc = now;
 	completions(pc->d, pc->sc, now);
 	mrcd_sched_post(pc->d, pc->sc, now, pc->stopping);
 }

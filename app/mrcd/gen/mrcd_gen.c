@@ -384,7 +384,10 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 			    f->dst_off + (uint64_t)slot * stride, f->dst_key,
 			    p->opcode == MRCD_OP_WRITE_IMM, (uint32_t)f->posted) != 0)
 			break;
-		f->post_tsc[slot] = now_tsc;
+		/* Wanted since it joined the ready queue, or since its pace made it due. */
+		const uint64_t wanted = RTE_MAX(f->ready_tsc, f->next_post_tsc);
+
+		f->post_tsc[slot] = RTE_MIN(now_tsc, wanted);
 		f->posted++;
 		n++;
 		if (p->rate_gbps > 0) {

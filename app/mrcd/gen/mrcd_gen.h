@@ -131,8 +131,15 @@ struct mrcd_flow {
 	/* the src worker's (setup seeds next_post_tsc and queued) */
 	uint64_t next_post_tsc; /* pacing */
 	uint64_t posted, completed, completed_bytes;
-	uint64_t failed;    /* completed with an error (its QP went to ERROR or was retired) */
-	uint64_t *post_tsc; /* per slot; setup allocates */
+	uint64_t failed; /* completed with an error (its QP went to ERROR or was retired) */
+	/*
+	 * Per slot: when its message was wanted (the flow's ready_tsc, or its
+	 * pace's due time), not when it was posted, so a completion time counts
+	 * the wait in the ready queue too (mrcd_sched.c holds posts back while
+	 * the output round is behind); setup allocates.
+	 */
+	uint64_t *post_tsc;
+	uint64_t ready_tsc; /* when it last joined its shard's ready queue */
 	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
 	/*
 	 * The src worker writes (shape_gen with release, after shape_from), the

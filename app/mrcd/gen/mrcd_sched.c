@@ -28,6 +28,7 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, ui
 	if (hc->ready.slot == NULL || hc->wait.slot == NULL || hc->turns.slot == NULL)
 		return -ENOMEM;
 	hc->ready.cap = hc->wait.cap = hc->turns.cap = cap;
+	hc->pass_tsc = now_tsc; /* until the worker's first pass */
 	hc->gen = hc->gen_taken = d->gen_pub;
 	/* [profile] active_flows is per host: its shards share it out */
 	const uint32_t n_shards = d->host[host].n_shards ? d->host[host].n_shards : 1;
@@ -56,6 +57,7 @@ mrcd_sched_init(struct mrcd_daemon *d, unsigned int host, unsigned int shard, ui
 		} else if (hc->active < hc->active_max) {
 			hc->active++;
 			f->queued = MRCD_FLOW_READY;
+			f->ready_tsc = now_tsc;
 			mrcd_flowq_push(&hc->ready, hc->send_flows[k]);
 		} else {
 			f->queued = MRCD_FLOW_TURN;
@@ -85,6 +87,7 @@ grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 
 		hc->active++;
 		d->flows[fi].queued = MRCD_FLOW_READY;
+		d->flows[fi].ready_tsc = hc->pass_tsc;
 		mrcd_flowq_push(&hc->ready, fi);
 		mrcd_flow_prefetch(&d->flows[fi]); /* it posts in the next pass */
 	}
@@ -205,6 +208,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		const uint32_t fi = mrcd_flowq_pop(&hc->wait);
 
 		d->flows[fi].queued = MRCD_FLOW_READY;
+		d->flows[fi].ready_tsc = d->flows[fi].next_post_tsc; /* due since */
 		mrcd_flowq_push(&hc->ready, fi);
 	}
 	/*
@@ -255,6 +259,7 @@ enqueue_idle(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *
 		return;
 	}
 	f->queued = MRCD_FLOW_READY;
+	f->ready_tsc = hc->pass_tsc;
 	mrcd_flowq_push(&hc->ready, fi);
 }
 

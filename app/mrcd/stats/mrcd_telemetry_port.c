@@ -136,6 +136,7 @@ mrcd_tel_cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, key, v.pkts[r]);
 	}
 	rte_tel_data_add_dict_u64(d, "rx_unknown_qpn", ss.cnt.rx_unknown_qpn);
+	rte_tel_data_add_dict_u64(d, "rx_pending_qpn", ss.cnt.rx_pending_qpn);
 	rte_tel_data_add_dict_u64(d, "rx_ep_ops", peek(&m->host[h].ep_ops));
 	rte_tel_data_add_dict_u64(d, "rx_handoff_drops", ss.cnt.rx_handoff_drops);
 	rte_tel_data_add_dict_u64(d, "rx_dispatch_full", ss.cnt.rx_dispatch_full);

@@ -86,9 +86,12 @@ resolve_qpn(const char *params, unsigned int *host, struct mrc_qp **qp, const ch
 	const uint32_t spares = m->recover != NULL ? m->recover->n_spares : 0;
 	unsigned int qpn;
 
-	if (mrcd_tel_parse_index(params, MRCD_QPN_BASE + 2 * (m->n_cluster_flows + spares), &qpn) !=
-			0 ||
-		qpn < MRCD_QPN_BASE)
+	/* the flows', their spares', and the pairs reloads add across processes */
+	const uint32_t end = m->n_added_pairs > 0
+				     ? m->added_qpn + 2 * m->n_added_pairs
+				     : MRCD_QPN_BASE + 2 * (m->n_cluster_flows + spares);
+
+	if (mrcd_tel_parse_index(params, end, &qpn) != 0 || qpn < MRCD_QPN_BASE)
 		return -1;
 	const int32_t fi = mrcd_flow_of_qpn(m, qpn);
 	const bool sender = (qpn - MRCD_QPN_BASE) % 2 == 0;
