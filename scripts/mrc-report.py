@@ -23,10 +23,34 @@ LOSS_KEYS = ("tx_data_pkts", "tx_retx_pkts", "tx_probes", "lost", "ecn_echoes", 
 def load(path):
     with open(path) as f:
         s = json.load(f)
+    if not isinstance(s, dict):
+        raise ValueError("not an mrcd --json summary (not a JSON object)")
     for key in ("messages", "path_counters", "first_host", "hosts"):
         if key not in s:
             raise ValueError(f"no '{key}': not an mrcd --json summary of this version")
+    first, n = s["first_host"], s["hosts"]
+    for i, row in enumerate(s["path_counters"]):
+        for key in ("host", "plane", "t1") + LOSS_KEYS:
+            if key not in row:
+                raise ValueError(f"path_counters row {i}: no '{key}'")
+        if not first <= row["host"] < first + n:
+            raise ValueError(f"path_counters row {i}: host {row['host']}, but this summary's "
+                             f"process runs hosts {first}..{first + n - 1}")
     return s
+
+
+def overlap(files):
+    """The first host two summaries both claim, as an error text; None when none does.
+    Two processes that took the same host number (a launcher's variables, or a
+    configuration naming first_host, copied to two nodes) would be added up as one."""
+    owner = {}
+    for name, s in files:
+        for h in range(s["first_host"], s["first_host"] + s["hosts"]):
+            if h in owner:
+                return (f"host {h} is in {owner[h]} and in {name}: each host's summary "
+                        f"must come from one process")
+            owner[h] = name
+    return None
 
 
 def path_name(plane, t1):
@@ -50,7 +74,7 @@ def merge(files):
             p["hosts"].add(row["host"])
             for k in LOSS_KEYS:
                 p[k] += row[k]
-                per_host.setdefault(row["host"], {k2: 0 for k2 in LOSS_KEYS})[k] += row[k]
+                per_host[row["host"]][k] += row[k]
         m = s["messages"]
         for h, c in sorted(per_host.items()):
             sent = c["tx_data_pkts"] + c["tx_retx_pkts"]
@@ -116,13 +140,19 @@ def main():
     ap.add_argument("--top", type=int, default=0, metavar="N",
                     help="print only the N worst paths (default: all)")
     a = ap.parse_args()
+    if a.top < 0:
+        ap.error(f"--top {a.top}: must be 0 (every path) or more")
     files = []
     for f in a.summaries:
         try:
             files.append((f, load(f)))
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, TypeError) as e:
             print(f"mrc-report: {f}: {e}", file=sys.stderr)
             return 2
+    err = overlap(files)
+    if err:
+        print(f"mrc-report: {err}", file=sys.stderr)
+        return 2
     r = merge(files)
     if a.json == "-":
         json.dump(r, sys.stdout, indent=1)

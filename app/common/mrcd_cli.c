@@ -66,8 +66,9 @@ static const struct opt {
 	[OPT_JSON] = {NULL, "--json", "FILE", "none", "also write the summary as JSON to FILE"},
 	[OPT_SERVICE] = {NULL, "--service", NULL, NULL,
 		"a system service: until stopped; SIGHUP re-reads the\n"
-		"input files and applies a change of flows (any other\n"
-		"change needs a restart); a pid file;\n"
+		"input files and applies what can change at run time\n"
+		"(the profile's flows, message sizes, pace and counts;\n"
+		"the scenario), refusing the rest by name; a pid file;\n"
 		"state in $STATE_DIRECTORY (else /var/lib/mrcd),\n"
 		"runtime files in $RUNTIME_DIRECTORY (else /run/mrcd);\n"
 		"config " MRCD_SERVICE_CONFIG_PATH " unless -f"},

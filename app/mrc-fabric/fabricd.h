@@ -57,6 +57,13 @@ struct fabricd_attach_stats {
 	uint64_t to_host_dropped; /* dropped: memif ring full or host not connected */
 };
 
+/* A memif port's link as the main lcore last saw it (fabricd_links.c). */
+struct fabricd_link_watch {
+	bool up;
+	uint32_t connects;    /* down -> up: a host's mrcd connected */
+	uint32_t disconnects; /* up -> down: it went away */
+};
+
 enum fabricd_phase { FABRICD_RUN = 0, FABRICD_EXIT = 1 };
 
 struct fabricd {
@@ -84,6 +91,7 @@ struct fabricd {
 	struct fabricd_attach_stats snap_attach[FABRICD_MAX_ATTACH];
 	struct fabricd_attach_stats live[FABRICD_MAX_ATTACH]; /* the bridge's own */
 	uint64_t idle_sleeps;
+	struct fabricd_link_watch link[FABRICD_MAX_ATTACH]; /* the main lcore's own */
 };
 
 /* fabricd_cli.c: 0; 1 after --help/--version (exit 0); -EINVAL with err. */
@@ -97,6 +105,9 @@ int fabricd_ports_open(struct fabricd *fd);
 bool fabricd_hosts_connected(const struct fabricd *fd, char *missing, size_t len);
 int fabricd_bridge_main(void *arg);
 void fabricd_ports_close(struct fabricd *fd);
+
+/* fabricd_links.c: count and log each memif port's connects and disconnects. */
+void fabricd_links_watch(struct fabricd *fd, uint64_t now);
 void fabricd_snapshot_read(
 	const struct fabricd *fd, struct mrc_fabric_counters *fc, struct fabricd_attach_stats *as);
 

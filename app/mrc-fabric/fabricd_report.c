@@ -102,9 +102,11 @@ write_json(const struct fabricd *fd, const struct mrc_fabric_counters *fc,
 		fprintf(j,
 			"%s\n    {\"host\": %u, \"plane\": %u, \"from_host_pkts\": %" PRIu64
 			", \"to_fabric_full\": %" PRIu64 ", \"to_host_pkts\": %" PRIu64
-			", \"to_host_dropped\": %" PRIu64 "}",
+			", \"to_host_dropped\": %" PRIu64
+			", \"connects\": %u, \"disconnects\": %u}",
 			i ? "," : "", i / fd->n_planes, i % fd->n_planes, as[i].from_host_pkts,
-			as[i].to_fabric_full, as[i].to_host_pkts, as[i].to_host_dropped);
+			as[i].to_fabric_full, as[i].to_host_pkts, as[i].to_host_dropped,
+			fd->link[i].connects, fd->link[i].disconnects);
 	fprintf(j, "\n  ],\n  \"fabric\": {");
 	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++)
 		fprintf(j, "%s\"%s\": %" PRIu64, i ? ", " : "", mrc_fabric_counters_desc[i].name,
@@ -148,6 +150,15 @@ fabricd_summary(const struct fabricd *fd)
 		       "full), to it %" PRIu64 " pkts (%" PRIu64 " dropped, memif full or host "
 		       "gone)\n",
 			h, t.from_host_pkts, t.to_fabric_full, t.to_host_pkts, t.to_host_dropped);
+		/* per plane: a host that restarted, or one plane that never connected, shows */
+		for (unsigned int p = 0; p < fd->n_planes; p++) {
+			const unsigned int i = h * fd->n_planes + p;
+
+			printf("    plane %u: memif connects %u, disconnects %u; from it %" PRIu64
+			       ", to it %" PRIu64 " (%" PRIu64 " dropped)\n",
+				p, fd->link[i].connects, fd->link[i].disconnects,
+				as[i].from_host_pkts, as[i].to_host_pkts, as[i].to_host_dropped);
+		}
 	}
 	printf("  fabric:");
 	for (unsigned int i = 0; i < mrc_fabric_counters_count; i++) {

@@ -291,6 +291,7 @@ wait_hosts(struct fabricd *fd)
 	uint64_t next_say = rte_rdtsc();
 
 	for (;;) {
+		fabricd_links_watch(fd, rte_rdtsc());
 		if (fabricd_hosts_connected(fd, missing, sizeof(missing)))
 			return true;
 		if (signalled)
@@ -325,6 +326,7 @@ run(struct fabricd *fd, const char *scenario)
 			reload_scenario(fd, scenario);
 		}
 		reload_done(fd, false);
+		fabricd_links_watch(fd, now);
 		rte_delay_us_sleep(10000);
 	}
 	if (signalled)

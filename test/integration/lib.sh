@@ -117,8 +117,9 @@ PY
 }
 
 # mrc_dump_threads PID: each thread of PID (or of its one child: `ip netns
-# exec` may still be its parent) with its state and kernel wait channel,
-# then every thread's stack when gdb is installed. Says whether a worker
+# exec` may still be its parent) with its state and kernel wait channel (and
+# its kernel stack when it is in D, readable as root), then every thread's
+# stack when gdb is installed. Says whether a worker
 # runs, or sleeps in a system call it should never block in.
 mrc_dump_threads() {
 	local pid=$1 t c
@@ -129,10 +130,17 @@ mrc_dump_threads() {
 		[ -d "$t" ] || continue
 		echo "thread ${t##*/} $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null)" \
 			"wchan $(cat "$t/wchan" 2>/dev/null) utime+stime $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null)"
+		# in the kernel (root only): where a thread in D waits, and on what
+		case $(awk '{print $3}' "$t/stat" 2>/dev/null) in
+		D) sed 's/^/    kernel: /' "$t/stack" 2>/dev/null | head -16 || true ;;
+		esac
 	done
 	if command -v gdb > /dev/null; then
 		timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>/dev/null |
 			grep -E '^(Thread|#)' || true
+		# gdb stops a thread in D only when it leaves D: a gdb timed out by then
+		# leaves the process stopped (seen: T for good, deaf to SIGTERM)
+		kill -CONT "$pid" 2>/dev/null || true
 	fi
 }
 
@@ -236,5 +244,42 @@ C
 	for _ in $(seq 100); do
 		[ -f "$dir/host1.ini" ] && grep -q 'start each host' fabric.log && return 0
 		sleep 0.1
+	done
+}
+
+# mrc_wait_ctl MRCCTL SOCK SECONDS: wait until the mrcd serving the control
+# socket SOCK answers `status` (its control thread runs: it is past its
+# start, ports included), at most SECONDS; 1 if it never did. A socket
+# bound but not served yet takes the request and stays silent: each try is
+# bounded.
+mrc_wait_ctl() {
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt "$end" ]; do
+		timeout 2 "$1" -s "$2" status > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mrc_dump_cpus: every thread on the machine that used CPU lately, the CPU it
+# last ran on, its scheduling class, priority and nice, state and kernel wait
+# channel, busiest first. A start that stands still while another process
+# runs (seen: B's start resumed the moment A exited or gdb stopped A) shows
+# who holds the CPU it waits for. Touches no process: take it first.
+mrc_dump_cpus() {
+	echo "threads by CPU use (psr: last CPU), load $(cut -d' ' -f1-3 /proc/loadavg):"
+	ps -eLo pid,tid,psr,pcpu,cls,rtprio,ni,stat,wchan:22,comm --sort=-pcpu 2>/dev/null | head -40 || true
+	# every thread of the machine in the kernel now (D: waiting; R with a kernel
+	# stack: working there), with that stack: who holds what a stuck start waits on
+	local t st stk
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		st=$(awk '{print $3}' "$t/stat" 2>/dev/null) || continue
+		case $st in D | R) ;; *) continue ;; esac
+		stk=$(head -14 "$t/stack" 2>/dev/null) || continue
+		[ -n "$stk" ] || continue
+		# preempted on its way back to user space: not working in the kernel
+		case $stk in *irqentry_exit_to_user_mode*) [ "$(printf '%s\n' "$stk" | wc -l)" -gt 2 ] || continue ;; esac
+		echo "in the kernel: ${t#/proc/} $(cat "$t/comm" 2>/dev/null) state $st cpu $(awk '{print $39}' "$t/stat" 2>/dev/null)"
+		printf '%s\n' "$stk" | sed 's/^/    /'
 	done
 }

@@ -4,11 +4,15 @@
 #
 # Port status over real kernel links and Linux SRv6 routers (the topology of
 # netns_srv6.sh: two hosts, two planes, one T1): host 0 (A) writes 60 1 MiB
-# messages to host 1 (B), paced to last about 1.3 s; 500 ms into its run B
-# takes its plane-1 port down ([ports] admin_down_planes). B's plane-0 T0
-# drops, once (nftables, a 1-per-hour limit), the first endpoint request
-# that tells A "only port 1 up": B must send it again. When A is done, B
-# stops and starts again with both ports up (a new epoch): A must learn it.
+# messages to host 1 (B), paced to last about 2.5 s. Once B's start is over
+# (A acknowledged B's announcement that both its ports are up), B's plane-0
+# T0 is told to drop, once (nftables, a 1-per-hour limit), the next endpoint
+# request that tells A "only port 1 up", and then B's operator takes B's
+# plane-1 port down (mrcctl port): B must send its update again. Armed only
+# then, the rule cannot catch B's own start announcement, which says "only
+# port 1 up" too when B's plane-1 link comes up a moment after its start.
+# When A is done, B stops and starts again with both ports up (a new
+# epoch): A must learn it.
 # Checked: every mrcd exits 0; every message completes, none lost or failed,
 # every byte verified at B; the router dropped exactly one request; B
 # counted a retry and no timeout; A took the new mask after B sent its
@@ -17,10 +21,11 @@
 # stamp CLOCK_MONOTONIC); after B's restart A's mask of B is 0x3 again.
 # Needs root, network namespaces, nftables and seg6local NEXT-C-SID: else
 # exit 77.
-# Usage: netns_port_status.sh MRCD WORKDIR
+# Usage: netns_port_status.sh MRCD WORKDIR MRCCTL
 set -euo pipefail
 mrcd=$(realpath "$1")
 work=$2
+mrcctl=$(realpath "$3")
 src=$(realpath "$(dirname "$0")/../..")
 topo=$src/scripts/netns/netns-topology.sh
 . "$(dirname "$0")/lib.sh"
@@ -52,14 +57,17 @@ pattern = incast
 incast_target = 1
 msg_kb = 1024
 outstanding = 4
-rate_gbps = 0.4
+rate_gbps = 0.2
 messages = $msgs
 verify = true
 P
 pids=()
+dir=/run/mrcd-test-nps-$$
+mkdir -p "$dir"
 cleanup() {
 	kill -KILL "${pids[@]}" 2>/dev/null || true
 	"$topo" down --prefix "$pfx" >/dev/null 2>&1 || true
+	rm -rf "$dir"
 }
 trap cleanup EXIT
 "$topo" up --prefix "$pfx" --planes 2 --t1s 1 --conf-dir "$PWD" --profile profile.ini
@@ -68,13 +76,32 @@ for h in 0 1; do
 	printf '\n[cc]\nalgorithm = fixed\nfixed_cwnd_kb = 512\n' >> host$h.ini
 	printf '\n[telemetry]\ntimeseries = none\nprometheus = none\n' >> host$h.ini
 done
-sed 's/^\[ports\]$/[ports]\nadmin_down_planes = 2\nadmin_down_at_ms = 500/' host1.ini > host1a.ini
-grep -q '^admin_down_planes = 2' host1a.ini || { echo "netns_port_status: no [ports] in host1.ini"; exit 1; }
-# B's plane-0 T0 drops the first port-status request (BTH opcode 0xd8 to QP 2,
-# ERTH op 0) whose mask says only port 1 is up; later copies pass. Offsets
-# from the outer IPv6 header: SRv6 mode puts the whole RoCEv2 packet (inner
-# IPv6, UDP, BTH, ERTH) behind it, and one T1 needs no SRH (next header 41).
+# B's first run: its control socket where the test can reach it (its operator
+# takes its plane-1 port down below).
+printf '\n[control]\nsocket = %s/h1-control.sock\n' "$dir" | cat host1.ini - > host1a.ini
 t0b=$pfx-p0-t0-1
+ip netns exec "$pfx-h0" "$mrcd" --lcores=0@0,1@1 -- -f host0.ini --json h0.json > h0.log 2>&1 &
+pids+=($!)
+ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1a.ini --json h1.json > h1.log 2>&1 &
+pids+=($!)
+t_start=$SECONDS
+fails=0
+# B's start is over when A took B's announcement that both ports are up (B
+# may have said "only port 1 up" first, its plane-1 link a moment late).
+for _ in $(seq 200); do
+	grep -q 'host 0 took port-status update [0-9]* (planes 0x3)' h1.log && break
+	kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
+	sleep 0.1
+done
+if ! grep -q 'host 0 took port-status update [0-9]* (planes 0x3)' h1.log; then
+	echo "netns_port_status: FAIL: A never took B's start announcement (both ports up) in 20 s"
+	fails=$((fails + 1))
+fi
+# Only now: B's plane-0 T0 drops the next port-status request (BTH opcode 0xd8
+# to QP 2, ERTH op 0) whose mask says only port 1 is up; later copies pass.
+# Offsets from the outer IPv6 header: SRv6 mode puts the whole RoCEv2 packet
+# (inner IPv6, UDP, BTH, ERTH) behind it, and one T1 needs no SRH (next
+# header 41).
 ip netns exec "$t0b" nft -f - <<'NFT'
 table inet mrcdrill {
 	chain pre {
@@ -84,17 +111,16 @@ table inet mrcdrill {
 	}
 }
 NFT
-ip netns exec "$pfx-h0" "$mrcd" --lcores=0@0,1@1 -- -f host0.ini --json h0.json > h0.log 2>&1 &
-pids+=($!)
-ip netns exec "$pfx-h1" "$mrcd" --lcores=0@1,1@0 -- -f host1a.ini --json h1.json > h1.log 2>&1 &
-pids+=($!)
+# Then B's operator takes B's plane-1 port down, while A still sends (the
+# checks below fail when A sent nothing after: proves nothing).
+timeout 10 "$mrcctl" -s "$dir/h1-control.sock" port host=all plane=1 state=down > port_down.txt 2>&1 || true
+echo "netns_port_status: B's plane-1 port taken down $(((SECONDS - t_start) )) s after the hosts started: $(cat port_down.txt)"
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ]; do
 	[ "$(mrc_msgs_completed h0.log)" = $msgs ] && break
 	kill -0 "${pids[0]}" 2>/dev/null && kill -0 "${pids[1]}" 2>/dev/null || break
 	sleep 0.2
 done
-fails=0
 # B stops, then starts again with both ports up: A must learn it.
 kill -TERM "${pids[1]}" 2>/dev/null || true
 set +e
@@ -159,16 +185,22 @@ if b is not None:
     if e["retries"] < 1 or e["timeouts"] != 0:
         bad.append(f"B: {e['retries']} retries, {e['timeouts']} timeouts: the lost request "
                    "was not sent again, or never answered")
-t_learn, _ = mono("h0.log", r"host 1's planes are 0x1 \(were 0x3")
-t_ack, rtt = mono("h1.log", r"host 0 took port-status update \d+ \(planes 0x1\)")
+# B's operator took the port down (B's start may have said "only port 1 up" too, but
+# as a change from 0x0): what A learned and B was answered from then on.
 t_down, _ = mono("h1.log", r"host 1: planes 0x1 \(were 0x3\)")
+t_learn, _ = mono("h0.log", r"host 1's planes are 0x1 \(were 0x3", t_down or 0)
+t_ack, rtt = mono("h1.log", r"host 0 took port-status update \d+ \(planes 0x1\)", t_down or 0)
 if None not in (t_learn, t_ack, rtt, t_down):
     # Between B's first copy of the update and B's first answer, A learned it, and each of
     # A's shards took it and stopped using plane 1 until B came back (port_status_check.py).
+    # The generation: one more than A's changes of B's mask before it (B's start's).
+    gen = sum(1 for l in open("h0.log") if re.search(r"host 1's planes are 0x[0-9a-f]+ \(were", l)
+              and int(re.search(r"monotonic (\d+) ns", l).group(1)) < t_learn) + 1
     chk.learned(t_down, t_learn, t_ack, rtt)
-    chk.stopped(a, t_learn, t_ack)
+    chk.stopped(a, t_learn, t_ack, gen)
 took = [l for l in open("h1.log")
-        if re.search(r"host 0 took port-status update \d+ \(planes 0x1\)", l)]
+        if re.search(r"host 0 took port-status update \d+ \(planes 0x1\)", l)
+        and int(re.search(r"monotonic (\d+) ns", l).group(1)) >= (t_down or 0)]
 if not took or not re.search(r"after ([2-9]|\d\d+) requests", took[0]):
     bad.append(f"B: its update was not sent again after the router dropped it: {took}")
 t_again, _ = mono("h0.log", r"host 1's planes are 0x3 \(were 0x1")

@@ -4,16 +4,18 @@
 #
 # Port status on the wire between two mrcd processes joined by mrc-fabric
 # (2 hosts x 4 planes, net_memif): host 0 (A) writes 30 1 MiB messages to
-# host 1 (B) (pattern incast, target 1), paced to last about 0.6 s.
-# Scenario, from when both hosts are connected:
-#   300 ms  the next endpoint request B sends through its plane-0 uplink is
+# host 1 (B) (pattern incast, target 1), paced to last about 1.6 s.
+# Once B's start is over (A acknowledged B's announcement that all its ports
+# are up), the fabric's scenario is rewritten and reloaded (SIGHUP):
+#   at once the next endpoint request B sends through its plane-0 uplink is
 #           dropped (drop_request): the first request of B's update below
-#   400 ms  B's plane-1 cable goes down: the fabric drops what crosses it,
-#           and B's port goes down (memif carries no link state: B takes
-#           it down itself at 400 ms of its own run, [ports]
-#           admin_down_planes); A's port stays up
-#   later   it comes back once A is done and B has stopped: the fabric's
-#           scenario file is rewritten and mrc-fabric reloads it (SIGHUP)
+#   at once B's plane-1 cable goes down: the fabric drops what crosses it;
+#           then B's port goes down (memif carries no link state: B's
+#           operator takes it down, mrcctl port); A's port stays up
+#   later   it comes back once A is done and B has stopped: the scenario is
+#           rewritten and reloaded again
+# Armed only after B's start, the drop cannot take B's start announcement
+# (or a copy of it resent under load) instead of the update.
 # Checked, first run: both exit 0; every message A posted completes, none
 # lost or failed, every byte verified at B; the fabric dropped exactly one
 # request; B sent its update again and A took it (B counts a retry, no
@@ -56,31 +58,15 @@ pattern = incast
 incast_target = 1
 msg_kb = 1024
 outstanding = 4
-; paced: A is still sending when B's port goes down (30 MiB at 0.4 Gb/s: 0.6 s)
-rate_gbps = 0.4
+; paced: A is still sending when B's port goes down (30 MiB at 0.15 Gb/s: 1.6 s)
+rate_gbps = 0.15
 messages = $msgs
 verify = true
 P
 cat > scenario.ini <<S
 [scenario]
-name = port-status
-description = B's plane-1 cable down at 400 ms, its first request about it lost
-
-[event.lose_request]
-at = 300ms
-element = host_link
-plane = 0
-host = 1
-direction = up
-action = drop_request
-count = 1
-
-[event.b_down]
-at = 400ms
-element = host_link
-plane = 1
-host = 1
-action = down
+name = port-status-start
+description = nothing until B's start is over
 S
 dir=/run/mrcd-test-ps-$$
 mkdir -p "$dir"
@@ -97,11 +83,7 @@ fab=$mrc_fabric_pid
 mrc_spawn h0.status "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --json h0.json > h0.log 2>&1
 a=$mrc_spawned
 pids+=($a)
-# B's NIC sees plane 1 go down when the fabric's cable does (memif carries no link
-# state: B takes the port down itself, the fabric drops what A still sends on it)
-sed -e 's/^admin_down_planes = .*/admin_down_planes = 2/' \
-	-e 's/^admin_down_at_ms = .*/admin_down_at_ms = 400/' "$dir/host1.ini" > h1a.ini
-grep -q '^admin_down_planes = 2' h1a.ini || { echo "port_status: host1.ini has no admin_down_planes"; exit 1; }
+cp "$dir/host1.ini" h1a.ini
 mrc_spawn h1a.status "$mrcd" --lcores=0@1,1@1 -- -f h1a.ini --json h1a.json > h1a.log 2>&1
 b=$mrc_spawned
 pids+=($b)
@@ -110,6 +92,57 @@ fail() {
 	echo "port_status: FAIL: $*"
 	fails=$((fails + 1))
 }
+# fabric_reload: mrc-fabric reloads scenario.ini (SIGHUP); back once it runs it.
+reloads=0
+fabric_reload() {
+	reloads=$((reloads + 1))
+	kill -HUP $fab
+	for _ in $(seq 150); do
+		[ "$(grep -c 'runs the reloaded scenario' fabric.log)" -ge $reloads ] && return 0
+		sleep 0.1
+	done
+	fail "the fabric did not reload its scenario in 15 s (reload $reloads)"
+}
+# B's start is over once A took B's announcement that all its ports are up.
+for _ in $(seq 200); do
+	grep -q 'host 0 took port-status update [0-9]* (planes 0xf)' h1a.log && break
+	kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
+	sleep 0.1
+done
+if ! grep -q 'host 0 took port-status update [0-9]* (planes 0xf)' h1a.log; then
+	# seen once under ASan: B's start stood still 59 s, until gdb stopped A
+	fail "A did not take B's start announcement (all ports up) in 20 s; the machine's threads, then B's, the fabric's and A's:"
+	mrc_dump_cpus
+	mrc_dump_threads $b
+	mrc_dump_threads $fab
+	mrc_dump_threads $a
+	grep -E 'memif (connected|gone)|waiting for hosts' fabric.log || true
+fi
+cat > scenario.ini <<S
+[scenario]
+name = port-status
+description = B's plane-1 cable down, its first request about it lost
+
+[event.lose_request]
+at = 0ms
+element = host_link
+plane = 0
+host = 1
+direction = up
+action = drop_request
+count = 1
+
+[event.b_down]
+at = 0ms
+element = host_link
+plane = 1
+host = 1
+action = down
+S
+fabric_reload
+# B's NIC would see the cable go; memif carries no link state: B's operator.
+timeout 10 "$mrcctl" -s "$dir/host1-control.sock" port host=all plane=1 state=down > port_down_1.txt 2>&1 || true
+echo "port_status: B's plane-1 cable and port down: $(cat port_down_1.txt)"
 # A done, or 60 s.
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ]; do
@@ -148,11 +181,7 @@ plane = 1
 host = 1
 action = up
 S
-kill -HUP $fab
-for _ in $(seq 150); do
-	grep -q 'plane 1 host 1 link up' fabric.log && break
-	sleep 0.1
-done
+fabric_reload
 grep -q 'plane 1 host 1 link up' fabric.log || fail "the fabric did not bring B's cable back on SIGHUP"
 # B comes back with its plane-2 port down from the start: its first word to
 # A must say so (A holds 0xd from B's first run, and "all up" means nothing).
@@ -161,6 +190,19 @@ sed -e 's/^admin_down_planes = .*/admin_down_planes = 4/' \
 mrc_spawn h1b.status "$mrcd" --lcores=0@1,1@1 -- -f h1b.ini --json h1b.json > h1b.log 2>&1
 b=$mrc_spawned
 pids+=($b)
+# B's start is over (EAL, its memif ports connected to the fabric, its
+# threads) once its control socket answers. Seen twice under load: B's
+# start stood still until A was gone; where B and the fabric wait shows.
+t_spawn=$SECONDS
+if ! mrc_wait_ctl "$mrcctl" "$dir/host1-control.sock" 30; then
+	fail "B's second mrcd did not finish starting in 30 s (its control socket never answered); the machine's threads, then B's, the fabric's and A's:"
+	mrc_dump_cpus
+	mrc_dump_threads $b
+	mrc_dump_threads $fab
+	mrc_dump_threads $a
+	grep -E 'memif (connected|gone)' fabric.log || true
+fi
+echo "port_status: B's second mrcd answered on its control socket $((SECONDS - t_spawn)) s after it was started"
 for _ in $(seq 100); do
 	grep -q "host 1's planes are 0xb" h0.log && break
 	sleep 0.1

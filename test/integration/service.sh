@@ -3,13 +3,15 @@
 # Copyright (c) 2026 The mrcd authors
 #
 # mrcd as installed and as systemd starts it (doc/service.md):
-# 1. `meson install --destdir` puts every file where the manual says (and
-#    mrcctl's page when the tree has mrcctl); the unit is hardened as said.
+# 1. `meson install --destdir` puts every file where the manual says, and
+#    nothing the manual does not name; the unit is hardened as said (and
+#    passes `systemd-analyze verify` where that is installed).
 # 2. The unit's ExecStart command line, its paths moved into the destdir,
 #    run as systemd would: from /, with STATE_DIRECTORY and
 #    RUNTIME_DIRECTORY set to temporary directories and little else. First
 #    with the installed configuration (no traffic of its own), then with a
-#    profile named in it. Checked: it runs until stopped; its pid file;
+#    profile named in it. Checked: it runs until stopped; its pid file (a
+#    second service on the same directories refused, naming the first);
 #    telemetry answers from the runtime directory; SIGHUP with nothing
 #    changed keeps every QP and the traffic going; a reload that removes a
 #    flow and adds one (incast onto host 1 with two QPs), then one back to
@@ -25,8 +27,8 @@
 #    counted (telemetry, summary);
 #    systemd's notify socket (an abstract socket a python3 listener reads)
 #    gets READY=1, RELOADING=1 / READY=1 per reload, STOPPING=1, in order;
-#    SIGTERM drains and exits 0 with nothing lost; log lines carry the
-#    journal's <N> level prefix; the pid file goes at exit; and nothing is
+#    SIGINT (idle) and SIGTERM (traffic) drain and exit 0 with nothing lost;
+#    every log line carries the journal's <N> level prefix; the pid file goes at exit; and nothing is
 #    written outside the state and runtime directories (/ and the EAL's
 #    default runtime directory stay untouched).
 # Usage: service.sh BUILD_DIR SOURCE_DIR WORKDIR
@@ -60,16 +62,32 @@ bindir=$(abs "$(opt bindir)")
 sysconfdir=$(abs "$(opt sysconfdir)")
 mandir=$(abs "$(opt mandir)")
 datadir=$(abs "$(opt datadir)")
+libdir=$(abs "$(opt libdir)")
+includedir=$(abs "$(opt includedir)")
 unitdir=$prefix/lib/systemd/system
+# Every file doc/service.md's "Install" table names (the library's from sdk.md)...
 want=("$bindir/mrcd" "$bindir/mrc-fabric" "$bindir/mrc-dump" "$bindir/mrc-report"
+	"$bindir/mrcctl" "$bindir/mrc-nic-probe" "$bindir/mrc-encap-check"
+	"$bindir/mrc_write_bw" "$bindir/mrc_write_lat" "$bindir/mrc-run"
 	"$sysconfdir/mrcd/mrcd.ini" "$unitdir/mrcd.service"
 	"$mandir/man8/mrcd.8" "$mandir/man1/mrc-fabric.1" "$mandir/man1/mrc-dump.1"
-	"$mandir/man1/mrc-report.1" "$datadir/mrcd/profiles/default.ini"
-	"$datadir/mrcd/scenarios/plane3-fail.ini" "$datadir/mrcd/examples/single-host-ethdev.ini")
-[ -d "$src/app/mrcctl" ] && want+=("$bindir/mrcctl" "$mandir/man1/mrcctl.1")
+	"$mandir/man1/mrc-report.1" "$mandir/man1/mrcctl.1" "$datadir/mrcd/demo.ini"
+	"$libdir/lib_mrc.so" "$libdir/lib_mrc.so.1" "$libdir/pkgconfig/mrc.pc"
+	"$libdir/mrcd/verbs/libibverbs.so.1" "$includedir/mrc.h" "$includedir/mrc_api_ver.h")
+for d in profiles scenarios examples; do
+	for f in "$src/config/$d"/*; do want+=("$datadir/mrcd/$d/${f##*/}"); done
+done
 for f in "${want[@]}"; do
 	[ -f "$dest$f" ] || fail "install: $f missing"
 done
+# ... and nothing the table does not name (the library's versioned file and the verbs
+# front's link name are sdk.md's): a file installed anew gets its line in the manual.
+while IFS= read -r f; do
+	f=${f#"$dest"}
+	case " ${want[*]} " in *" $f "*) continue ;; esac
+	case "$f" in "$libdir"/lib_mrc.so.1.* | "$libdir/mrcd/verbs/libibverbs.so") continue ;; esac
+	fail "install: $f is installed but not in doc/service.md's table"
+done < <(find "$dest" -type f -o -type l)
 for x in mrcd mrc-fabric mrc-dump mrc-report; do
 	[ -x "$dest$bindir/$x" ] || fail "install: $bindir/$x not executable"
 done
@@ -90,6 +108,18 @@ cmd=()
 for w in $exec_start; do
 	if [ "${w#/}" != "$w" ] && [ -e "$dest$w" ]; then cmd+=("$dest$w"); else cmd+=("$w"); fi
 done
+# systemd's own check of the unit, where systemd-analyze is (not in CI's container):
+# with its ExecStart moved into the destdir, any word from it (an unknown key, a bad
+# value, a command that is not there) fails the test, not only its exit status.
+if command -v systemd-analyze > /dev/null; then
+	mkdir -p "$work/unit"
+	sed "s#^ExecStart=$bindir/mrcd#ExecStart=$dest$bindir/mrcd#" "$unit" > "$work/unit/mrcd.service"
+	set +e
+	said=$(cd / && systemd-analyze verify --man=no "$work/unit/mrcd.service" 2>&1)
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] && [ -z "$said" ] || fail "unit: systemd-analyze verify exited $rc: $said"
+fi
 conf=$dest$sysconfdir/mrcd/mrcd.ini
 echo "service: installed ${#want[@]} files; ExecStart: ${cmd[*]}"
 
@@ -124,10 +154,13 @@ with open(sys.argv[2], "a") as out:
 # the notify messages' first keys, in order: READY=1, RELOADING=1, STOPPING=1
 notified() { sed -n 's/^\(READY=1\|RELOADING=1\|STOPPING=1\).*/\1/p' "$1.notify" | tr '\n' ' '; }
 # start LOG: the unit's command line from /, systemd's variables, in the background
+# (each naming two directories, as systemd does for a unit that asks for two: the
+# first is mrcd's, the second must stay untouched)
 start() {
 	listen "$1"
 	(cd / && exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-		STATE_DIRECTORY="$state" RUNTIME_DIRECTORY="$run" NOTIFY_SOCKET="@$notify_name" \
+		STATE_DIRECTORY="$state:$work/state-b" RUNTIME_DIRECTORY="$run:$work/run-b" \
+		NOTIFY_SOCKET="@$notify_name" \
 		${MRC_NO_HUGE:+MRC_NO_HUGE=$MRC_NO_HUGE} INVOCATION_ID=test \
 		"${cmd[@]}" > "$1.out" 2> "$1.err") &
 	pid=$!
@@ -158,8 +191,10 @@ hup() { # LOG PATTERN: SIGHUP, then wait for the (next) log line (-E) it should 
 	fail "$1: SIGHUP did not bring '$2'"
 	grep 'SIGHUP' "$1.err" | tail -2
 }
-stop() { # LOG: SIGTERM, exit 0, pid file gone
-	kill -TERM "$pid"
+stop() { # LOG [SIGNAL]: SIGTERM (or SIGINT), exit 0, pid file gone
+	local sig=${2:-TERM} said=Terminated
+	[ "$sig" = INT ] && said=Interrupt
+	kill -"$sig" "$pid"
 	set +e
 	wait "$pid"
 	local rc=$?
@@ -167,12 +202,27 @@ stop() { # LOG: SIGTERM, exit 0, pid file gone
 	[ "$rc" = 0 ] || { fail "$1: exited $rc"; tail -5 "$1.err" "$1.out"; }
 	[ -e "$run/mrcd.pid" ] && fail "$1: pid file left behind"
 	[ -e "$run/dpdk/mrcd_$pid" ] && fail "$1: DPDK's runtime directory left behind"
-	grep -q '^<5>mrcd.ctrl: Terminated: stopping, draining' "$1.err" ||
-		fail "$1: no drain notice with its journal level (<5>)"
+	grep -q "^<5>mrcd.ctrl: $said: stopping, draining" "$1.err" ||
+		fail "$1: no drain notice for SIG$sig with its journal level (<5>)"
+	# every log line with its level for the journal, DPDK's too
+	local bare
+	bare=$(grep -v '^<[0-7]>' "$1.err" || true)
+	[ -z "$bare" ] || fail "$1: log lines without a journal level: $(echo "$bare" | head -3)"
 }
 
 # a. As installed: hosts and ports, no traffic, until stopped.
 start "$work/idle"
+# A second service on the same runtime directory: refused by the pid file's lock,
+# naming the first, before it touches anything (the first's pid file stays).
+set +e
+(cd / && exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin STATE_DIRECTORY="$state" \
+	RUNTIME_DIRECTORY="$run" ${MRC_NO_HUGE:+MRC_NO_HUGE=$MRC_NO_HUGE} timeout 30 "${cmd[@]}" \
+	> "$work/second.out" 2> "$work/second.err")
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "^<3>mrcd.ctrl: service: another mrcd runs from $run (pid $pid): stop it first" \
+	"$work/second.err" || fail "second service: exit $rc, '$(tail -2 "$work/second.err")'"
+[ "$(cat "$run/mrcd.pid" 2> /dev/null)" = "$pid" ] || fail "second service: the pid file now says '$(cat "$run/mrcd.pid")'"
 sleep 1
 [ "$(host0 msgs_posted)" = 0 ] || fail "idle: posted $(host0 msgs_posted) messages with profile none"
 kill -HUP "$pid"
@@ -180,7 +230,7 @@ sleep 0.5
 grep -q '^<5>mrcd.ctrl: SIGHUP: configuration, profile and scenario unchanged' "$work/idle.err" ||
 	fail "idle: SIGHUP not answered as nothing to reload"
 kill -0 "$pid" 2> /dev/null || fail "idle: SIGHUP stopped it"
-stop "$work/idle"
+stop "$work/idle" INT
 grep -q 'messages: 0 posted' "$work/idle.out" || fail "idle: the summary does not say 0 posted"
 [ "$(notified "$work/idle")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ] ||
 	fail "idle: notify messages '$(notified "$work/idle")', not READY=1 RELOADING=1 READY=1 STOPPING=1"
@@ -325,6 +375,8 @@ want="READY=1$(printf ' RELOADING=1 READY=1%.0s' $(seq 9)) STOPPING=1 "
 
 # Nothing outside the state and runtime directories.
 [ "$(ls -A /)" = "$root_before" ] || fail "/ changed: $(diff <(echo "$root_before") <(ls -A /) || true)"
+[ -e "$work/state-b" ] || [ -e "$work/run-b" ] &&
+	fail "the second of the directories systemd listed was used: $(ls -d "$work"/*-b)"
 extra=$(cd "$state" && ls -A | grep -v -x -e mrcd-timeseries.jsonl -e mrcd.prom || true)
 [ -z "$extra" ] || fail "state directory holds unexpected files: $extra"
 [ -s "$state/mrcd-timeseries.jsonl" ] && [ -s "$state/mrcd.prom" ] ||

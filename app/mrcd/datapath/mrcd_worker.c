@@ -221,8 +221,11 @@ mrcd_worker_main(void *arg)
 			changed |= m != seen_mask[h];
 			seen_mask[h] = m;
 		}
+		/* Stamped after the generation was read, not with the pass's now: a
+		 * worker preempted between the two would date the take before
+		 * control published it (seen under ASan: 2.4 ms early). */
 		if (gen != seen_gen)
-			note_peer_gen(d, w, gen, now);
+			note_peer_gen(d, w, gen, rte_rdtsc());
 		if (changed)
 			tell_peer_planes(d, w);
 		if (gen != seen_gen)
