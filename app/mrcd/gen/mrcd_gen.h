@@ -19,9 +19,11 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_common.h>
 #include <rte_prefetch.h>
 
 #include "mrc_qp.h"
@@ -111,47 +113,60 @@ void mrcd_profile_print(FILE *f, const struct mrcd_profile *p, const char *prefi
  * after the workers stopped.
  */
 struct mrcd_flow {
-	/* setup; read-only after */
-	uint32_t id;		      /* cluster-wide flow number */
-	uint16_t src, dst;	      /* cluster host numbers */
-	int16_t src_local, dst_local; /* this process's host index, or -1: elsewhere */
-	/* the shard of its host that owns each end's QP ([lcores] peer_shard) */
-	uint8_t src_shard, dst_shard;
-	uint32_t qpn;	   /* the sender's QPN; the receiver's is qpn + 1 */
-	uint16_t q;	   /* which of its pair's qps_per_peer flows (a reload's name for it) */
-	bool gone;	   /* control: a reload removed it (or is removing it) */
-	bool removed;	   /* the src worker's: a reload stopped it, it posts no more */
-	struct mrc_qp *qp; /* on src, when src is local (the src worker drives it) */
-	uint64_t src_off;  /* outstanding x msg bytes at this offset in src's region */
-	uint8_t *src_buf;  /* the same, as a pointer (local src) */
-	uint32_t src_key;
-	uint8_t *dst_buf; /* outstanding x msg bytes, in dst's region (local dst) */
-	uint64_t dst_off; /* the same, as dst's zero-based region sees it */
-	uint32_t dst_key;
-	/* the src worker's (setup seeds next_post_tsc and queued) */
-	uint64_t next_post_tsc; /* pacing */
-	uint64_t posted, completed, completed_bytes;
-	uint64_t failed; /* completed with an error (its QP went to ERROR or was retired) */
+	/*
+	 * Line 0: what the sender's post and its send completion both touch
+	 * (the completion wakes the flow: mrcd_sched_wake), so a completion
+	 * reads one line of the record. Sizes are asserted below.
+	 */
+	struct mrc_qp *qp;	    /* on src, when src is local (the src worker drives it) */
+	uint64_t posted, completed; /* the src worker's */
+	uint64_t failed; /* the src worker's: completed with an error (QP in ERROR or retired) */
+	uint64_t completed_bytes; /* the src worker's */
 	/*
 	 * Per slot: when its message was wanted (the flow's ready_tsc, or its
 	 * pace's due time), not when it was posted, so a completion time counts
 	 * the wait in the ready queue too (mrcd_sched.c holds posts back while
-	 * the output round is behind); setup allocates.
+	 * the output round is behind); setup allocates, the src worker writes.
 	 */
 	uint64_t *post_tsc;
+	uint32_t id;		      /* setup; read-only after: cluster-wide flow number */
+	uint32_t src_key;	      /* setup; read-only after */
+	int16_t src_local, dst_local; /* setup: this process's host index, or -1: elsewhere */
+	/* setup: the shard of its host that owns each end's QP ([lcores] peer_shard) */
+	uint8_t src_shard, dst_shard;
+	uint8_t queued; /* the src worker's: on its host's ready or wait queue (mrcd_sched.h) */
+	bool removed;	/* the src worker's: a reload stopped it, it posts no more */
+
+	/* Line 1: the rest a post reads (the src worker's; setup seeds them). */
+	uint64_t next_post_tsc __rte_cache_aligned; /* pacing */
 	uint64_t ready_tsc; /* when it last joined its shard's ready queue */
-	uint8_t queued;	    /* on its host's ready or wait queue (mrcd_sched.h) */
+	uint8_t *src_buf;   /* setup: outstanding x msg bytes in src's region (local src) */
+	uint64_t dst_off; /* setup: the same in dst's region, as dst's zero-based region sees it */
+	uint32_t dst_key; /* setup */
+	/* setup; read-only after: rarely read (telemetry, reload) */
+	uint32_t qpn;	   /* the sender's QPN; the receiver's is qpn + 1 */
+	uint64_t src_off;  /* src_buf as an offset in src's region */
+	uint16_t src, dst; /* cluster host numbers */
+	uint16_t q;	   /* which of its pair's qps_per_peer flows (a reload's name for it) */
+	bool gone;	   /* control: a reload removed it (or is removing it) */
+
+	/* Line 2: the dst worker's (it also reads id and src_local, line 0). */
+	uint64_t recv_seq __rte_cache_aligned; /* next message number the receiver expects */
+	uint64_t verified_msgs, verified_bytes, verify_errors;
+	uint8_t *dst_buf; /* setup: outstanding x msg bytes, in dst's region (local dst) */
 	/*
 	 * The src worker writes (shape_gen with release, after shape_from), the
 	 * dst worker and control read: message shape_from is the first posted
 	 * with the sizes of shape generation shape_gen (mrcd_gen_params).
 	 */
-	uint32_t shape_gen;
 	uint64_t shape_from;
-	/* the dst worker's */
-	uint64_t recv_seq; /* next message number the receiver expects */
-	uint64_t verified_msgs, verified_bytes, verify_errors;
-};
+	uint32_t shape_gen;
+} __rte_cache_aligned;
+
+/* The layout above, kept: a send completion reads line 0 only, a post lines 0 and 1. */
+_Static_assert(offsetof(struct mrcd_flow, removed) < 64, "mrcd_flow: line 0 overflows");
+_Static_assert(offsetof(struct mrcd_flow, gone) < 128, "mrcd_flow: line 1 overflows");
+_Static_assert(sizeof(struct mrcd_flow) == 192, "mrcd_flow: not three lines");
 
 /*
  * Completion-time histogram: log2 buckets, 16 linear steps each (exact
@@ -192,9 +207,9 @@ mrcd_gen_in_flight(const struct mrcd_flow *f)
 static inline void
 mrcd_flow_prefetch(const struct mrcd_flow *f)
 {
+	/* Line-aligned (its array too: mrcd_setup.c): three whole lines. */
 	for (size_t o = 0; o < sizeof(*f); o += 64)
 		rte_prefetch0((const char *)f + o);
-	rte_prefetch0((const char *)f + sizeof(*f) - 1);
 }
 
 /* Post what the profile allows now on `f`; returns messages posted. */
