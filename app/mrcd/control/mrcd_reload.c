@@ -381,6 +381,35 @@ ask_shards(struct reload_op *o, uint8_t op)
 }
 
 /*
+ * A flow made whole (its local ends' QPs in RTS) goes live: with both ends
+ * here each takes the other's planes as its port shows them (the worker
+ * keeps them up to date; an end elsewhere is told by port-status
+ * requests), the flow is counted (telemetry lists flows up to n_flows, so
+ * it is whole before), and its steps ask the shards to take its QPs.
+ */
+static void
+publish_added(struct mrcd_daemon *d, uint32_t fi)
+{
+	struct mrcd_flow *f = &d->flows[fi];
+	struct mrc_qp *recv = d->peer_qp[fi];
+	struct reload_op *o;
+
+	if (f->qp != NULL && recv != NULL) {
+		mrc_qp_set_peer_planes(
+			f->qp, mrc_shard_port_mask(d->host[f->dst_local].shard[f->dst_shard].rt));
+		mrc_qp_set_peer_planes(
+			recv, mrc_shard_port_mask(d->host[f->src_local].shard[f->src_shard].rt));
+	}
+	d->qp_bytes += (f->qp != NULL ? mrc_qp_mem_bytes(f->qp) : 0) +
+		       (recv != NULL ? mrc_qp_mem_bytes(recv) : 0);
+	__atomic_store_n(&d->n_flows, fi + 1, __ATOMIC_RELEASE);
+	o = new_op(d->reload, fi, OP_ADD_QPS);
+	o->send = f->qp;
+	o->recv = recv;
+	ask_shards(o, MRC_SHARD_ADD_QP);
+}
+
+/*
  * A new flow with an end in another process, made at our ends and
  * published: the pair and slots the cluster's numbering gave it (pl), so
  * the other process makes the same flow's other end alike.
@@ -395,7 +424,6 @@ add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
 		d->cfg.lcores.workers_per_host ? d->cfg.lcores.workers_per_host : 1;
 	const uint32_t fi = d->n_flows, sq = d->added_qpn + 2 * pl->pair;
 	struct mrcd_flow *f = &d->flows[fi];
-	struct reload_op *o;
 
 	memset(f, 0, sizeof(*f));
 	/* its payload's name, the same at both ends, apart from every other flow's */
@@ -433,21 +461,9 @@ add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
 		if (d->peer_qp[fi] == NULL)
 			goto fail;
 	}
-	if (f->qp != NULL && d->peer_qp[fi] != NULL) {
-		mrc_qp_set_peer_planes(
-			f->qp, mrc_shard_port_mask(d->host[f->dst_local].shard[f->dst_shard].rt));
-		mrc_qp_set_peer_planes(d->peer_qp[fi],
-			mrc_shard_port_mask(d->host[f->src_local].shard[f->src_shard].rt));
-	}
-	d->qp_bytes += (f->qp != NULL ? mrc_qp_mem_bytes(f->qp) : 0) +
-		       (d->peer_qp[fi] != NULL ? mrc_qp_mem_bytes(d->peer_qp[fi]) : 0);
 	/* The pair's QPNs name the flow before any packet or completion can carry them. */
 	__atomic_store_n(&d->added_of[pl->pair], (int32_t)fi, __ATOMIC_RELEASE);
-	__atomic_store_n(&d->n_flows, fi + 1, __ATOMIC_RELEASE);
-	o = new_op(r, fi, OP_ADD_QPS);
-	o->send = f->qp;
-	o->recv = d->peer_qp[fi];
-	ask_shards(o, MRC_SHARD_ADD_QP);
+	publish_added(d, fi);
 	MRCD_LOG(ctrl, INFO,
 		"reload: flow host %u -> %u (q %u) comes on QPs 0x%x -> 0x%x (added pair %u, "
 		"shards %u -> %u; slots at 0x%" PRIx64 " -> 0x%" PRIx64 "), our end%s %s",
@@ -476,7 +492,6 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	struct mrcd_flow *f = &d->flows[fi];
 	const int32_t s = mrcd_recover_take_spare(d, now);
 	struct mrcd_hostctx *src = &d->host[k->src - lo], *dst = &d->host[k->dst - lo];
-	struct reload_op *o;
 	uint32_t sq;
 
 	if (s < 0)
@@ -524,16 +539,7 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 		d->peer_qp[fi] = NULL;
 		return -ENOMEM;
 	}
-	/* Each end's planes as the other's port shows them; the worker keeps them up to date. */
-	mrc_qp_set_peer_planes(f->qp, mrc_shard_port_mask(dst->shard[f->dst_shard].rt));
-	mrc_qp_set_peer_planes(d->peer_qp[fi], mrc_shard_port_mask(src->shard[f->src_shard].rt));
-	d->qp_bytes += mrc_qp_mem_bytes(f->qp) + mrc_qp_mem_bytes(d->peer_qp[fi]);
-	/* Whole before anyone can count it (telemetry lists flows up to n_flows). */
-	__atomic_store_n(&d->n_flows, fi + 1, __ATOMIC_RELEASE);
-	o = new_op(r, fi, OP_ADD_QPS);
-	o->send = f->qp;
-	o->recv = d->peer_qp[fi];
-	ask_shards(o, MRC_SHARD_ADD_QP);
+	publish_added(d, fi);
 	MRCD_LOG(ctrl, INFO,
 		"reload: flow host %u -> %u (q %u) comes on QPs 0x%x (shard %u) -> 0x%x (shard %u)",
 		f->src, f->dst, f->q, sq, f->src_shard, sq + 1, f->dst_shard);
