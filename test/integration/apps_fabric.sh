@@ -44,14 +44,7 @@ element = plane
 plane = 1
 action = down
 S
-dir=/run/mrcd-test-apps-fabric-$$
-mkdir -p "$dir"
-pids=()
-cleanup() {
-	kill -KILL "${pids[@]}" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+mrc_run_dir apps-fabric
 mrc_fabric_cluster "$fabric" "$dir" 1
 "$mrcd" --lcores=0@0,1@0 -- -f "$dir/host0.ini" --profile none --set daemon.apps_socket="$dir/a0.sock" \
 	> h0.log 2>&1 &

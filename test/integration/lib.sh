@@ -197,6 +197,16 @@ mrc_status() {
 	cat "$1" 2>/dev/null || echo none
 }
 
+# mrc_run_dir NAME: the folder /run/mrcd-test-NAME-<pid> for memif sockets
+# and host configs, in dir, and an empty array pids; at exit every process
+# in pids is killed and the folder removed (the test's trap: it sets none).
+mrc_run_dir() {
+	dir=/run/mrcd-test-$1-$$
+	mkdir -p "$dir"
+	pids=()
+	trap 'kill -KILL "${pids[@]}" 2>/dev/null || true; rm -rf "$dir"' EXIT
+}
+
 # mrc_fabric_cluster FABRIC DIR LINK_GBPS [FABRIC_LINES]: the cluster of the
 # tests that join mrcd processes through mrc-fabric: 2 hosts x 4 planes, the
 # profile.ini and scenario.ini of the current folder, links of LINK_GBPS,

@@ -41,14 +41,7 @@ cat > scenario.ini <<S
 name = memif-restart
 description = no faults: B's restarts are the test
 S
-dir=/run/mrcd-test-mr-$$
-mkdir -p "$dir"
-pids=()
-cleanup() {
-	kill -KILL "${pids[@]}" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+mrc_run_dir mr
 mrc_fabric_cluster "$fabric" "$dir" 1
 fab=$mrc_fabric_pid
 fails=0

@@ -68,14 +68,7 @@ cat > scenario.ini <<S
 name = port-status-start
 description = nothing until B's start is over
 S
-dir=/run/mrcd-test-ps-$$
-mkdir -p "$dir"
-pids=()
-cleanup() {
-	kill -KILL "${pids[@]}" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+mrc_run_dir ps
 mrc_fabric_cluster "$fabric" "$dir" 1
 fab=$mrc_fabric_pid
 # Each mrcd under a reaper of its own (lib.sh, mrc_spawn): the shell that

@@ -67,14 +67,7 @@ plane = 1
 host = 1
 action = up
 S
-dir=/run/mrcd-test-psw-$$
-mkdir -p "$dir"
-pids=()
-cleanup() {
-	kill -KILL "${pids[@]}" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+mrc_run_dir psw
 # lib.sh's cluster, with two workers per host dispatching in software
 mrc_fabric_cluster "$fabric" "$dir" 1 "$(printf '\n[lcores]\nworkers = 2\nworkers_per_host = 2\n\n[ports]\nsteering = software')"
 fab=$mrc_fabric_pid
