@@ -597,6 +597,24 @@ cluster_number(struct mrcd_daemon *d, const struct mrcd_flow_key *want, uint32_t
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * A reload taken: the cluster's flow list `*cl` (made by this reload, or
+ * NULL when the hosts are in one process) and its numbering become the
+ * run's, so the next reload numbers from them; *cl is r's after.
+ */
+static void
+cluster_take(struct mrcd_reload *r, struct mrcd_flow_key **cl, uint32_t n_cl,
+	const struct mrcd_reload_count *count)
+{
+	if (*cl == NULL)
+		return;
+	free(r->cl);
+	r->cl = *cl;
+	r->n_cl = n_cl;
+	r->count = *count;
+	*cl = NULL;
+}
+
 int
 mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64_t now, char *what,
 	size_t len)
@@ -662,13 +680,7 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	}
 	if (rc == 0) {
 		/* none of ours changes; the cluster's list (others' flows) may have */
-		if (cl != NULL) {
-			free(r->cl);
-			r->cl = cl;
-			r->n_cl = n_cl;
-			r->count = count;
-			cl = NULL;
-		}
+		cluster_take(r, &cl, n_cl, &count);
 		goto out;
 	}
 	if (r == NULL) {
@@ -694,13 +706,7 @@ mrcd_reload_flows(struct mrcd_daemon *d, const struct mrcd_profile *next, uint64
 	if (rc != 0)
 		goto out;
 	/* Taken: the cluster's numbering moves on, whatever happens below. */
-	if (cl != NULL) {
-		free(r->cl);
-		r->cl = cl;
-		r->n_cl = n_cl;
-		r->count = count;
-		cl = NULL;
-	}
+	cluster_take(r, &cl, n_cl, &count);
 	for (uint32_t i = 0; i < n_live; i++)
 		if (!keep[i]) {
 			remove_flow(d, live_fi[i], now);
