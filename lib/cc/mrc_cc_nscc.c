@@ -223,12 +223,17 @@ enum {
 	NSCC_F_TRIMMING = 1 << 6,    /* the network trims: a silent loss is no congestion sign */
 	NSCC_F_QA_SILENT = 1 << 7,   /* a silent loss (the network trims) this QA period */
 	NSCC_F_WND_FULL = 1 << 8,    /* an ack this QA period found the window full */
+	NSCC_F_ALL = (1 << 9) - 1,   /* nscc_state.flags holds 9 bits */
 };
 
 /*
- * Control state: what on_ack needs. Ordered by size; <= 128 bytes (two cache
+ * Control state: what on_ack needs. Ordered by size; 128 bytes (two cache
  * lines). Times are absolute TSC deadlines or ns durations; ns -> tsc is a
- * multiply by tsc_per_ns_q16 and a shift.
+ * multiply by tsc_per_ns_q16 and a shift. With the counters, 184 bytes: the
+ * ops pointer and all of it fill three lines when struct mrc_cc starts a
+ * line (the QP's does), so an ack touches three lines, not four; hence the
+ * MTU's 16 bits (mrc_cc_params_check: <= 65535), the penalty's 7 bits
+ * beside the flags, and the ack count (a counter) in the state's last word.
  */
 struct nscc_state {
 	uint64_t adjust_due_tsc;    /* next time-based adjustment (and eta) */
@@ -238,7 +243,6 @@ struct nscc_state {
 	uint64_t lasthop_until_tsc; /* last-hop congestion seen (a trim) until then */
 	uint32_t cwnd_bytes;	    /* NSCC's window, before any receiver penalty */
 	uint32_t max_cwnd_bytes;
-	uint32_t mtu_bytes;
 	uint32_t base_rtt_ns;
 	uint32_t target_qdelay_ns;
 	uint32_t avg_delay_x8;	  /* EWMA of queueing delay, ns x 8 */
@@ -260,17 +264,18 @@ struct nscc_state {
 	uint16_t ecn_cur_marked;
 	uint16_t ecn_prev_acks; /* ... and the previous one */
 	uint16_t ecn_prev_marked;
+	uint16_t mtu_bytes;
 	uint8_t qa_gate;
-	uint8_t ecn_pct; /* 0: gate off, every mark counts */
-	uint8_t pen;	 /* receiver penalty in force, 0..127 */
-	uint16_t flags;	 /* NSCC_F_* */
+	uint8_t ecn_pct;    /* 0: gate off, every mark counts */
+	uint16_t flags : 9; /* NSCC_F_* */
+	uint16_t pen : 7;   /* receiver penalty in force, 0..127 */
+	uint32_t acks;	    /* acks taken (a counter: struct mrc_cc_stats) */
 };
 
-static_assert(sizeof(struct nscc_state) <= 128, "NSCC control state stays within 128 bytes");
+static_assert(sizeof(struct nscc_state) == 128, "NSCC control state is two cache lines");
 
 /* Per-instance event counts (wrap at 2^32; see struct mrc_cc_stats). */
 struct nscc_counters {
-	uint32_t acks;
 	uint32_t ecn_acks;
 	uint32_t ecn_gated;
 	uint32_t pi;
@@ -293,6 +298,7 @@ struct nscc {
 };
 
 static_assert(sizeof(struct nscc) <= MRC_CC_PRIV_MAX, "NSCC fits struct mrc_cc");
+static_assert(sizeof(struct nscc) <= MRC_CC_PRIV_LINES, "NSCC and ops fill three lines");
 
 static int
 nscc_init(void *priv, const struct mrc_cc_params *p)
@@ -650,7 +656,7 @@ nscc_on_ack(void *priv, const struct mrc_cc_ack *a, uint64_t now_tsc)
 	uint32_t delay;
 	bool marked;
 
-	n->c.acks++;
+	n->s.acks++;
 	start(s, now_tsc);
 	delay = delay_sample(s, a->rtt_ns);
 	s->achieved_bytes = mrc_cc_add_sat32(s->achieved_bytes, acked);
@@ -795,7 +801,7 @@ nscc_stats(const void *priv, struct mrc_cc_stats *out)
 	const struct nscc *n = priv;
 
 	*out = (struct mrc_cc_stats){
-		.acks = n->c.acks,
+		.acks = n->s.acks,
 		.ecn_acks = n->c.ecn_acks,
 		.ecn_gated = n->c.ecn_gated,
 		.pi_events = n->c.pi,

@@ -22,15 +22,16 @@
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
-	rte_prefetch0(qp);		      /* qpn, state, mtu, planes, pin, send queue */
-	rte_prefetch0(QP_LINE(ev));	      /* parts' pointers, control queue indices */
-	rte_prefetch0(QP_LINE(ctrl));	      /* answer ring, time, probe state, lent parts */
-	rte_prefetch0(QP_LINE(path_cnt));     /* EV layout, path counters, encap */
-	rte_prefetch0(QP_LINE(imm_mask));     /* responder, wake, wire */
-	rte_prefetch0(QP_LINE(addr));	      /* addresses */
-	rte_prefetch0(QP_LINE(cc.priv) + 64); /* CC state */
-	rte_prefetch0(QP_LINE(cc.priv) + 128);
-	rte_prefetch0(QP_LINE(cnt)); /* counters */
+	rte_prefetch0(qp);		  /* qpn, state, mtu, planes, pin, send queue */
+	rte_prefetch0(QP_LINE(ev));	  /* parts' pointers, control queue indices */
+	rte_prefetch0(QP_LINE(ctrl));	  /* answer ring, time, probe state, lent parts */
+	rte_prefetch0(QP_LINE(path_cnt)); /* EV layout, path counters, encap */
+	rte_prefetch0(QP_LINE(imm_mask)); /* responder, wake, wire */
+	rte_prefetch0(QP_LINE(addr));	  /* addresses */
+	rte_prefetch0(QP_LINE(cc));	  /* CC ops and state */
+	rte_prefetch0(QP_LINE(cc) + 64);
+	rte_prefetch0(QP_LINE(cc) + 128); /* CC state and counters */
+	rte_prefetch0(QP_LINE(cnt));	  /* counters */
 	rte_prefetch0(QP_LINE(cnt) + 64);
 }
 

@@ -147,8 +147,7 @@ struct mrc_qp {
 	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
 	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
 	uint64_t now_tsc;
-	uint16_t rto_seen;    /* rel's rto_count when mrc_qp_poll() last looked */
-	uint32_t op_probe_ev; /* the operator's probe (mrc_qp_op_probe): cold, but fills a hole */
+	uint64_t tsc_hz; /* a SACK's round trip in ns */
 
 	/* probes */
 	uint64_t ev_probe_timeout_tsc;
@@ -157,7 +156,8 @@ struct mrc_qp {
 	uint8_t op_probe_state; /* enum qp_op_probe_state: here, where tx and idle tests read it */
 	uint16_t ev_probe_held_slot;
 	uint8_t ev_probe_busy; /* bit i: ev_probe[i].busy; polls skip the array while 0 */
-	bool rx_unacked; /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
+	bool rx_unacked;   /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
+	uint16_t rto_seen; /* rel's rto_count when mrc_qp_poll() last looked */
 
 	/* read by every packet, or by every borrow of a lent part */
 	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
@@ -192,13 +192,19 @@ struct mrc_qp {
 	/* headers of every packet */
 	struct mrc_wire_cfg wire;
 	struct mrc_qp_addr addr;
-	struct mrc_cc cc;
+	uint32_t op_probe_ev; /* the operator's probe (mrc_qp_op_probe): cold, before cc's line */
+	/*
+	 * From a line's start: the ops pointer and NSCC's state and counters
+	 * then fill three lines (MRC_CC_PRIV_LINES), where 8 bytes before the
+	 * line put the pointer alone in a fourth that every ack and window
+	 * read touched.
+	 */
+	struct mrc_cc cc __rte_cache_aligned;
 
 	/* ---- set-up's ---- */
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	bool want_ev_stats;
 	int socket;
-	uint64_t tsc_hz;
 	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
 	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
 

@@ -427,6 +427,7 @@ test_received_across_processes(void)
 	f.src_local = -1;
 	f.dst_local = 0;
 	f.dst_buf = buf;
+	mrcd_flow_copy_rx(&f); /* as setup does with dst_buf */
 	f.post_tsc = post_tsc;
 	/* Message 0 of 16 KiB, sent by a process that took msg_kb 16 before this one. */
 	mrcd_gen_fill(buf, 16384, f.id, 0);
@@ -463,6 +464,7 @@ test_received_across_processes(void)
 	MRC_T_EQ(f.verified_msgs, 2u);
 	/* A sender in this process: only the length of its shape (64 KiB) passes. */
 	f.src_local = 0;
+	mrcd_flow_copy_rx(&f);
 	mrcd_gen_fill(buf + (f.recv_seq % 2) * 65536, 16384, f.id, f.recv_seq);
 	e = (struct mrc_cqe){
 		.byte_len = 16384, .imm = (uint32_t)f.recv_seq, .opcode = MRC_CQE_RECV_IMM};

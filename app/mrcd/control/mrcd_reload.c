@@ -456,6 +456,7 @@ add_flow_cluster(struct mrcd_daemon *d, const struct mrcd_flow_key *k,
 	}
 	if (f->dst_local >= 0) {
 		f->dst_buf = d->host[f->dst_local].mem + f->dst_off;
+		mrcd_flow_copy_rx(f);
 		d->peer_qp[fi] = mrcd_make_qp_rts(d, (unsigned int)f->dst_local, f->dst_shard,
 			f->src, f->src_shard, sq + 1, sq, now, &d->recover->rand);
 		if (d->peer_qp[fi] == NULL)
@@ -518,6 +519,7 @@ add_flow(struct mrcd_daemon *d, const struct mrcd_flow_key *k, uint64_t now)
 	}
 	f->src_buf = src->mem + f->src_off;
 	f->dst_buf = dst->mem + f->dst_off;
+	mrcd_flow_copy_rx(f);
 	f->src_key = src->key;
 	f->dst_key = dst->key;
 	f->post_tsc = rte_zmalloc("mrcd_slots", d->prof.outstanding * sizeof(uint64_t), 64);

@@ -780,6 +780,7 @@ mrcd_connect_flows(struct mrcd_daemon *d, uint64_t now)
 			if (d->peer_qp[i] == NULL)
 				return -rte_errno;
 			f->dst_buf = hc->mem + f->dst_off;
+			mrcd_flow_copy_rx(f);
 			d->qp_bytes += mrc_qp_mem_bytes(d->peer_qp[i]);
 		}
 	}

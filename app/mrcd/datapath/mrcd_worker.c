@@ -53,8 +53,12 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 				j <= k + COMPL_AHEAD && j < n; j++) {
 				const int32_t fj = mrcd_flow_of_qpn(d, e[j].qpn);
 
-				if (fj >= 0)
-					mrcd_flow_prefetch(&d->flows[fj]);
+				if (fj < 0)
+					continue;
+				if (e[j].opcode == MRC_CQE_RECV_IMM)
+					mrcd_flow_prefetch_recv(&d->flows[fj]);
+				else
+					mrcd_flow_prefetch_sent(&d->flows[fj]);
 			}
 			if (fi < 0)
 				continue;
@@ -76,7 +80,7 @@ completions(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now)
 				 */
 				if (unlikely(__atomic_load_n(&f->shape_gen, __ATOMIC_RELAXED) !=
 						     hc->gen->shape_gen &&
-					     f->src_local >= 0))
+					     f->rx_src_local >= 0))
 					mrcd_sched_take(
 						d, (unsigned int)f->dst_local, f->dst_shard);
 				mrcd_gen_received(hc->gen, f, &e[k]);

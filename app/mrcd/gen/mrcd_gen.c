@@ -387,7 +387,7 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 		/* Wanted since it joined the ready queue, or since its pace made it due. */
 		const uint64_t wanted = RTE_MAX(f->ready_tsc, f->next_post_tsc);
 
-		f->post_tsc[slot] = RTE_MIN(now_tsc, wanted);
+		*mrcd_flow_post_tsc(f, slot) = RTE_MIN(now_tsc, wanted);
 		f->posted++;
 		n++;
 		if (p->rate_gbps > 0) {
@@ -413,8 +413,8 @@ mrcd_gen_sent(const struct mrcd_gen_params *g, struct mrcd_flow *f, const struct
 	f->completed++;
 	/* The length it was posted with, whatever the sizes in force now. */
 	f->completed_bytes += e->byte_len;
-	mrcd_hist_add(
-		hist, (uint64_t)((double)(now_tsc - f->post_tsc[slot]) * 1e9 / (double)tsc_hz));
+	mrcd_hist_add(hist, (uint64_t)((double)(now_tsc - *mrcd_flow_post_tsc(f, slot)) * 1e9 /
+				       (double)tsc_hz));
 }
 
 /*
@@ -429,8 +429,8 @@ static inline bool
 recv_len_ok(const struct mrcd_gen_params *g, const struct mrcd_flow *f,
 	const struct mrcd_profile *p, uint64_t seq, uint32_t len)
 {
-	if (f->src_local >= 0)
-		return len == mrcd_msg_len(p, f->id, seq);
+	if (f->rx_src_local >= 0)
+		return len == mrcd_msg_len(p, f->rx_id, seq);
 	return len >= 1024u && len <= g->p.max_kb * 1024u && len % 1024u == 0;
 }
 
@@ -443,7 +443,7 @@ mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const st
 	 * A sender elsewhere: verify is the same in both processes (a reload that
 	 * changes it is refused), its length the write's.
 	 */
-	const struct mrcd_profile *p = f->src_local >= 0 ? mrcd_gen_shape(g, f, seq) : &g->p;
+	const struct mrcd_profile *p = f->rx_src_local >= 0 ? mrcd_gen_shape(g, f, seq) : &g->p;
 	const uint32_t len = e->byte_len;
 	const uint8_t *dst = f->dst_buf + (size_t)(seq % g->p.outstanding) * g->p.max_kb * 1024u;
 
@@ -456,7 +456,7 @@ mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const st
 	}
 	if (!p->verify)
 		return;
-	if (mrcd_gen_check(dst, len, f->id, seq)) {
+	if (mrcd_gen_check(dst, len, f->rx_id, seq)) {
 		f->verified_msgs++;
 		f->verified_bytes += len;
 	} else {

@@ -126,11 +126,13 @@ struct mrcd_flow {
 	 * Per slot: when its message was wanted (the flow's ready_tsc, or its
 	 * pace's due time), not when it was posted, so a completion time counts
 	 * the wait in the ready queue too (mrcd_sched.c holds posts back while
-	 * the output round is behind); setup allocates, the src worker writes.
+	 * the output round is behind); the src worker writes. Slot 0's is here,
+	 * in the line the completion reads anyway (one in flight per flow
+	 * touches no other); the other slots' in post_tsc[1..], which setup
+	 * allocates (mrcd_flow_post_tsc()).
 	 */
+	uint64_t post_tsc0;
 	uint64_t *post_tsc;
-	uint32_t id;		      /* setup; read-only after: cluster-wide flow number */
-	uint32_t src_key;	      /* setup; read-only after */
 	int16_t src_local, dst_local; /* setup: this process's host index, or -1: elsewhere */
 	/* setup: the shard of its host that owns each end's QP ([lcores] peer_shard) */
 	uint8_t src_shard, dst_shard;
@@ -143,6 +145,8 @@ struct mrcd_flow {
 	uint8_t *src_buf;   /* setup: outstanding x msg bytes in src's region (local src) */
 	uint64_t dst_off; /* setup: the same in dst's region, as dst's zero-based region sees it */
 	uint32_t dst_key; /* setup */
+	uint32_t src_key; /* setup; read-only after */
+	uint32_t id;	  /* setup; read-only after: cluster-wide flow number */
 	/* setup; read-only after: rarely read (telemetry, reload) */
 	uint32_t qpn;	   /* the sender's QPN; the receiver's is qpn + 1 */
 	uint64_t src_off;  /* src_buf as an offset in src's region */
@@ -150,7 +154,11 @@ struct mrcd_flow {
 	uint16_t q;	   /* which of its pair's qps_per_peer flows (a reload's name for it) */
 	bool gone;	   /* control: a reload removed it (or is removing it) */
 
-	/* Line 2: the dst worker's (it also reads id and src_local, line 0). */
+	/*
+	 * Line 2: the dst worker's, all a receive completion reads: the sender's
+	 * lines are written by another worker (or, on this one, evicted since
+	 * the post), so what it needs of them is copied here when dst_buf is set.
+	 */
 	uint64_t recv_seq __rte_cache_aligned; /* next message number the receiver expects */
 	uint64_t verified_msgs, verified_bytes, verify_errors;
 	uint8_t *dst_buf; /* setup: outstanding x msg bytes, in dst's region (local dst) */
@@ -161,12 +169,30 @@ struct mrcd_flow {
 	 */
 	uint64_t shape_from;
 	uint32_t shape_gen;
+	uint32_t rx_id;	      /* setup: id, for the payload's check */
+	int16_t rx_src_local; /* setup: src_local, for the check's sizes */
 } __rte_cache_aligned;
 
-/* The layout above, kept: a send completion reads line 0 only, a post lines 0 and 1. */
+/* The layout above, kept: a send completion reads line 0 only, a post lines 0 and 1,
+ * a receive completion line 2 only. */
 _Static_assert(offsetof(struct mrcd_flow, removed) < 64, "mrcd_flow: line 0 overflows");
 _Static_assert(offsetof(struct mrcd_flow, gone) < 128, "mrcd_flow: line 1 overflows");
 _Static_assert(sizeof(struct mrcd_flow) == 192, "mrcd_flow: not three lines");
+
+/* Where slot `slot`'s post time is kept (see post_tsc0). */
+static inline uint64_t *
+mrcd_flow_post_tsc(struct mrcd_flow *f, uint32_t slot)
+{
+	return slot == 0 ? &f->post_tsc0 : &f->post_tsc[slot];
+}
+
+/* What the receiving end reads of the sending end's fields: dst_buf's setter calls it. */
+static inline void
+mrcd_flow_copy_rx(struct mrcd_flow *f)
+{
+	f->rx_id = f->id;
+	f->rx_src_local = f->src_local;
+}
 
 /*
  * Completion-time histogram: log2 buckets, 16 linear steps each (exact
@@ -201,15 +227,30 @@ mrcd_gen_in_flight(const struct mrcd_flow *f)
 }
 
 /*
- * Start loading a flow's record (a hint; it reads nothing): with many flows
- * taking turns it is cold when the flow next posts or completes.
+ * Start loading the lines of a flow's record that its next step reads (a
+ * hint; it reads nothing): with many flows taking turns the record is cold
+ * when the flow next posts or completes. The record and its array are
+ * line-aligned (mrcd_setup.c). A post reads lines 0 and 1, a send
+ * completion line 0, a receive completion line 2 only: asking for the
+ * others would only evict lines that are wanted.
  */
 static inline void
-mrcd_flow_prefetch(const struct mrcd_flow *f)
+mrcd_flow_prefetch_post(const struct mrcd_flow *f)
 {
-	/* Line-aligned (its array too: mrcd_setup.c): three whole lines. */
-	for (size_t o = 0; o < sizeof(*f); o += 64)
-		rte_prefetch0((const char *)f + o);
+	rte_prefetch0(f);
+	rte_prefetch0(&f->next_post_tsc);
+}
+
+static inline void
+mrcd_flow_prefetch_sent(const struct mrcd_flow *f)
+{
+	rte_prefetch0(f);
+}
+
+static inline void
+mrcd_flow_prefetch_recv(const struct mrcd_flow *f)
+{
+	rte_prefetch0(&f->recv_seq);
 }
 
 /* Post what the profile allows now on `f`; returns messages posted. */

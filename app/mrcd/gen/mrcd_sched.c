@@ -89,7 +89,7 @@ grant(struct mrcd_daemon *d, struct mrcd_shardctx *hc)
 		d->flows[fi].queued = MRCD_FLOW_READY;
 		d->flows[fi].ready_tsc = hc->pass_tsc;
 		mrcd_flowq_push(&hc->ready, fi);
-		mrcd_flow_prefetch(&d->flows[fi]); /* it posts in the next pass */
+		mrcd_flow_prefetch_post(&d->flows[fi]); /* it posts in the next pass */
 	}
 }
 
@@ -185,7 +185,8 @@ prefetch_post_lines(const struct mrcd_daemon *d, const struct mrcd_profile *p, u
 		for (size_t o = 0; o < len; o += 64)
 			rte_prefetch0_write(src + o);
 	}
-	rte_prefetch0_write(&f->post_tsc[f->posted % p->outstanding]);
+	if (f->posted % p->outstanding != 0) /* slot 0's is in the record's line 0 */
+		rte_prefetch0_write(&f->post_tsc[f->posted % p->outstanding]);
 }
 
 /* Stage 3: the QP's first line has arrived; what the post writes through it. */
@@ -222,7 +223,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 		RTE_MIN(hc->ready.n, waiting >= POST_BACKLOG ? 0 : POST_BACKLOG - waiting);
 
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, 2 * POST_AHEAD); j++)
-		mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, j)]);
+		mrcd_flow_prefetch_post(&d->flows[ready_at(&hc->ready, j)]);
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD); j++)
 		prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, j));
 	for (uint32_t j = 0; j < RTE_MIN(n_ready, POST_AHEAD / 2); j++)
@@ -230,7 +231,7 @@ mrcd_sched_post(struct mrcd_daemon *d, struct mrcd_shardctx *hc, uint64_t now_ts
 	for (uint32_t n = n_ready; n > 0; n--) {
 		/* Entries still ahead in this pass; the queue's head is the flow posted now. */
 		if (n > 2 * POST_AHEAD)
-			mrcd_flow_prefetch(&d->flows[ready_at(&hc->ready, 2 * POST_AHEAD)]);
+			mrcd_flow_prefetch_post(&d->flows[ready_at(&hc->ready, 2 * POST_AHEAD)]);
 		if (n > POST_AHEAD)
 			prefetch_post_lines(d, &hc->gen->p, ready_at(&hc->ready, POST_AHEAD));
 		if (n > POST_AHEAD / 2)
