@@ -318,12 +318,10 @@ fail_on_owner(struct mrc_shard *s, void *arg)
 	/* the QP the flow's end uses now: its worker alone swaps it, and that is us */
 	struct mrc_qp *qp = a->sender ? a->d->flows[a->fi].qp : a->d->peer_qp[a->fi];
 
-	if (qp == NULL || mrc_qp_qpn(qp) != a->qpn || !mrc_shard_owns(s, a->qpn))
+	if (qp == NULL || mrc_qp_qpn(qp) != a->qpn)
 		return -ENOENT;
-	if (mrc_qp_state(qp) == MRC_QP_ERROR)
-		return -EALREADY;
-	/* reported like any failure at the shard's next look at it (MRC_QP_ERR_USER) */
-	return mrc_qp_modify(qp, MRC_QP_ERROR, NULL, 0, NULL, NULL);
+	/* reported like any failure (MRC_QP_ERR_USER) */
+	return mrc_shard_fail_qp(s, qp);
 }
 
 /*
@@ -371,8 +369,8 @@ fail_qp(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_r
 			r->rc == -EALREADY ? "already in ERROR" : "not in use (replaced?)");
 		return;
 	}
-	snprintf(out, outlen, "OK {\"host\":%d,\"qpn\":\"0x%x\",\"state\":\"error\"}\n",
-		rq->host, rq->qpn);
+	snprintf(out, outlen, "OK {\"host\":%d,\"qpn\":\"0x%x\",\"state\":\"error\"}\n", rq->host,
+		rq->qpn);
 	MRCD_LOG(ctrl, NOTICE, "control: uid %u puts QP 0x%x of host %d in ERROR (a drill)",
 		(unsigned int)c->uid, rq->qpn, rq->host);
 }
