@@ -7,12 +7,9 @@
 /*
  * Bringing a generator flow back after one of its QPs went to ERROR.
  *
- * Only flows whose two ends are hosts of this process: a peer in another
- * process would have to agree on the new pair on the wire (endpoint
- * requests), which mrcd does not do yet, so such a flow is reported and left
- * failed. For the others, the control thread (control/mrcd_recover.c)
- * walks each failed flow through these steps, one tick at a time, never
- * writing worker state itself:
+ * When both ends of the flow are hosts of this process, the control thread
+ * (control/mrcd_recover.c) walks the flow through these steps, one tick at
+ * a time, never writing worker state itself:
  *
  *   1. retire both old QPs: a MRC_SHARD_RETIRE_QP request to the shard of
  *      each end; the owner flushes what the sender had posted (each message
@@ -30,6 +27,17 @@
  *   6. the sender's worker takes the new QP and posts from message S on
  *      (MRCD_GEN_RESUME_SEND): the verifier expects exactly what the new
  *      sender sends. The flow is counted recovered on its sending host.
+ *
+ * Across processes (control/mrcd_recover_xp.c): each process does the
+ * steps for its own end, and the two agree by flow-recovery endpoint
+ * requests (doc/protocol.md, "Flow recovery"; mrcd_epreq.h). The sender's
+ * process leads: it numbers the flow's pairs (life), keeps the limits
+ * below, picks the spare and says the message number S; the receiver's
+ * process tells it of a failure of its end (FAILED), and makes its end of
+ * the spare pair asked for (MAKE), has its worker expect S, then says yes;
+ * only then does the sender make its QP and resume. A flow a reload added
+ * with an end elsewhere is not numbered alike by the two processes: it
+ * stays failed (other_process).
  *
  * A flow that fails more than MRCD_RECOVER_TRIES times within
  * MRCD_RECOVER_WINDOW_S stays down, logged and counted. Each reason a flow
