@@ -122,7 +122,7 @@ mrcd_ctl_changes(enum mrcd_ctl_cmd cmd)
 	return cmd == MRCD_CTL_DENY || cmd == MRCD_CTL_ALLOW || cmd == MRCD_CTL_PORT ||
 	       cmd == MRCD_CTL_PROFILE_ADD || cmd == MRCD_CTL_PROFILE_SET ||
 	       cmd == MRCD_CTL_PROFILE_STATE || cmd == MRCD_CTL_PROFILE_DEL ||
-	       cmd == MRCD_CTL_RELOAD;
+	       cmd == MRCD_CTL_RELOAD || cmd == MRCD_CTL_FAIL;
 }
 
 int
@@ -161,6 +161,7 @@ static const struct {
 	{"probe", MRCD_CTL_PROBE},
 	{"profile", MRCD_CTL_PROFILE_LIST}, /* the second word says which */
 	{"reload", MRCD_CTL_RELOAD},
+	{"fail", MRCD_CTL_FAIL},
 };
 
 static const struct {
@@ -314,7 +315,7 @@ parse_profile(
 	return 0;
 }
 
-/* Keys of deny, allow, probe and port; bit i of `seen` for keys[i]. */
+/* Keys of deny, allow, probe, port and fail; bit i of `seen` for keys[i]. */
 static const char *const keys[] = {"host", "plane", "t1", "qpn", "ev", "state", "peer"};
 
 static int
@@ -432,6 +433,12 @@ mrcd_ctl_parse(const char *line, size_t len, const struct mrcd_ctl_limits *lim,
 		if (seen != (1u | 2u | 32u))
 			return fail(err, errlen,
 				"bad-arg port takes host=, plane= and state=up|down%s", "", 0);
+		return 0;
+	}
+	if (out->cmd == MRCD_CTL_FAIL) {
+		if (seen != (1u | 8u) || out->host == MRCD_CTL_ALL_HOSTS)
+			return fail(
+				err, errlen, "bad-arg fail takes one host= and a qpn=%s", "", 0);
 		return 0;
 	}
 	if (seen & 32u)

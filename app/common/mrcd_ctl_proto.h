@@ -48,6 +48,7 @@ enum mrcd_ctl_cmd {
 	MRCD_CTL_PROFILE_STATE, /* change: one lifecycle step */
 	MRCD_CTL_PROFILE_DEL,	/* change: remove a profile */
 	MRCD_CTL_RELOAD,	/* change: what SIGHUP does (config, profile, scenario) */
+	MRCD_CTL_FAIL,		/* change: a fault drill, one QP of a host put in ERROR */
 };
 
 /* What a client may name, checked by the parser: the daemon's sizes. */
@@ -64,7 +65,7 @@ struct mrcd_ctl_limits {
  * A parsed request. deny/allow name exactly one of: a plane; a path
  * (plane, T1); an EV of a QP. probe names the same, on one host, or an
  * EV toward a host of another process (peer=, an endpoint EV probe). port
- * names a plane and state=up|down.
+ * names a plane and state=up|down. fail names one QP (host= qpn=).
  */
 struct mrcd_ctl_req {
 	enum mrcd_ctl_cmd cmd;

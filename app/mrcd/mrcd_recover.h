@@ -7,12 +7,9 @@
 /*
  * Bringing a generator flow back after one of its QPs went to ERROR.
  *
- * Only flows whose two ends are hosts of this process: a peer in another
- * process would have to agree on the new pair on the wire (endpoint
- * requests), which mrcd does not do yet, so such a flow is reported and left
- * failed. For the others, the control thread (control/mrcd_recover.c)
- * walks each failed flow through these steps, one tick at a time, never
- * writing worker state itself:
+ * When both ends of the flow are hosts of this process, the control thread
+ * (control/mrcd_recover.c) walks the flow through these steps, one tick at
+ * a time, never writing worker state itself:
  *
  *   1. retire both old QPs: a MRC_SHARD_RETIRE_QP request to the shard of
  *      each end; the owner flushes what the sender had posted (each message
@@ -30,6 +27,17 @@
  *   6. the sender's worker takes the new QP and posts from message S on
  *      (MRCD_GEN_RESUME_SEND): the verifier expects exactly what the new
  *      sender sends. The flow is counted recovered on its sending host.
+ *
+ * Across processes (control/mrcd_recover_xp.c): each process does the
+ * steps for its own end, and the two agree by flow-recovery endpoint
+ * requests (doc/protocol.md, "Flow recovery"; mrcd_epreq.h). The sender's
+ * process leads: it numbers the flow's pairs (life), keeps the limits
+ * below, picks the spare and says the message number S; the receiver's
+ * process tells it of a failure of its end (FAILED), and makes its end of
+ * the spare pair asked for (MAKE), has its worker expect S, then says yes;
+ * only then does the sender make its QP and resume. A flow a reload added
+ * with an end elsewhere is not numbered alike by the two processes: it
+ * stays failed (other_process).
  *
  * A flow that fails more than MRCD_RECOVER_TRIES times within
  * MRCD_RECOVER_WINDOW_S stays down, logged and counted. Each reason a flow
@@ -66,16 +74,26 @@
 #define MRCD_RECOVER_WINDOW_S	10   /* ... this long: one more failure and it stays down */
 #define MRCD_RECOVER_HOLD_MS	100  /* wait before the first new pair; doubles per failure */
 #define MRCD_RECOVER_QUIET_MS	1000 /* a spare pair rests, a retired QP waits to be freed */
+/* Across processes: a request is sent again after 2, 4, 8 ... ms, this many times in all
+ * (1 s, far more than a peer needs to make its end), and a sender tries this many spare
+ * pairs the receiver's process says are not free before it gives up (no_spare). */
+#define MRCD_RECOVER_X_TRIES	9
+#define MRCD_RECOVER_X_RETRY_MS 2
+#define MRCD_RECOVER_X_PICKS	8
 
 /* Why a flow was not brought back (counted per host, logged per flow). */
 #define MRCD_RECOVER_WHY(X)                                                                       \
-	X(other_process, "its other end is in another process (needs endpoint requests)")         \
+	X(other_process, "its other end is in another process, which it cannot ask (a flow a "    \
+			 "reload added, or no endpoint operations)")                              \
 	X(too_often, "it failed more than " RTE_STR(MRCD_RECOVER_TRIES) " times within " RTE_STR( \
 			     MRCD_RECOVER_WINDOW_S) " s")                                         \
 	X(no_spare, "no spare QP numbers were free")                                              \
 	X(no_qp, "a new QP could not be made")                                                    \
 	X(refused, "a shard refused a request")                                                   \
-	X(ending, "the run was ending")
+	X(ending, "the run was ending")                                                           \
+	X(no_answer, "the other end's process did not answer (" RTE_STR(                          \
+			     MRCD_RECOVER_X_TRIES) " requests)")                                  \
+	X(peer_refused, "the other end's process could not make its end")
 
 enum mrcd_recover_why {
 #define MRCD_RECOVER_WHY_ENUM(name, text) MRCD_RECOVER_##name,
@@ -200,6 +218,15 @@ mrcd_spare_shards(
 int32_t mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc,
 	uint32_t n_spares, unsigned int n_shards, unsigned int mode, int send, int recv,
 	uint64_t now);
+/*
+ * The same, searching from spare `from` up and round (from mod n_spares).
+ * A flow whose other end is in another process searches from its own
+ * cluster number: the two processes pick from the same numbers, each in
+ * its own view, and flows that start apart seldom ask for the same pair.
+ */
+int32_t mrcd_recover_pick_spare_from(const int32_t *spare_flow, const uint64_t *free_tsc,
+	uint32_t n_spares, unsigned int n_shards, unsigned int mode, int send, int recv,
+	uint64_t now, uint32_t from);
 
 /*
  * QPN -> flow index (the sender's QPN or the receiver's), -1 for none: the
@@ -243,6 +270,17 @@ int mrcd_recover_adopt(struct mrcd_daemon *d, uint32_t fi, int32_t s);
 void mrcd_recover_forget(struct mrcd_daemon *d, uint32_t fi, uint64_t now);
 int32_t mrcd_recover_take_spare(struct mrcd_daemon *d, uint64_t now);
 bool mrcd_recover_busy(const struct mrcd_daemon *d, uint32_t fi);
+
+/*
+ * Control, endpoint requests (mrcd_epreq.c): a flow-recovery request from
+ * cluster host c to local host h (answered now, or once our end is made),
+ * and an answer to one of ours.
+ */
+struct mrc_ep_view;
+void mrcd_recover_ep_request(struct mrcd_daemon *d, unsigned int h, unsigned int c,
+	const struct mrc_ep_view *v, uint64_t now);
+void mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
+	const struct mrc_ep_view *v, uint64_t now);
 
 /* Stats: flows host h brought back, and those it could not (all reasons). */
 uint64_t mrcd_recover_count(const struct mrcd_daemon *d, unsigned int h);

@@ -351,6 +351,21 @@ mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp)
 }
 
 int
+mrc_shard_fail_qp(struct mrc_shard *s, struct mrc_qp *qp)
+{
+	struct mrc_shard_slot *sl = mrc_shard_slot_of(s, mrc_qp_qpn(qp));
+
+	if (sl == NULL || sl->qp != qp)
+		return -ENOENT;
+	if (mrc_qp_state(qp) == MRC_QP_ERROR)
+		return -EALREADY;
+	(void)mrc_qp_modify(qp, MRC_QP_ERROR, NULL, s->now_tsc, NULL, NULL);
+	/* reported now: an idle QP may not be looked at again for long */
+	mrc_shard_check_error(s, sl);
+	return 0;
+}
+
+int
 mrc_shard_request(struct mrc_shard *s, struct mrc_shard_req *r)
 {
 	if (s->cfg.requests == NULL)

@@ -398,6 +398,13 @@ int mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp);
 int mrc_shard_retire_qp(struct mrc_shard *s, struct mrc_qp *qp);
 
 /*
+ * Owner lcore only: put `qp` in ERROR (MRC_QP_ERR_USER), as a failure would,
+ * and report it at once (cfg.events), idle or not. A fault drill's (mrcctl
+ * fail). 0, -ENOENT (not this shard's), -EALREADY (in ERROR already).
+ */
+int mrc_shard_fail_qp(struct mrc_shard *s, struct mrc_qp *qp);
+
+/*
  * A request from another thread: enqueued on cfg.requests, carried out by
  * the owner at its next iteration, which then stores the result in `rc`
  * and sets `done` (release order): the asker polls mrc_shard_req_done().

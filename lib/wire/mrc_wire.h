@@ -352,7 +352,45 @@ static_assert(sizeof(struct mrc_erth) == 16, "ERTH is 16 bytes");
 enum mrc_ep_op {
 	MRC_EP_OP_PORT_STATUS = 0,
 	MRC_EP_OP_EV_PROBE = 1,
-	/* 2 and 3 are reserved and rejected. */
+	/* ours: an EFRH follows the ERTH or EETH; 3 is reserved and rejected */
+	MRC_EP_OP_FLOW_RECOVER = 2,
+};
+
+/*
+ * EFRH (endpoint flow recovery), 24 bytes; ours (doc/protocol.md, "Flow
+ * recovery"). It follows the ERTH or EETH of an op-2 packet, and only there:
+ * the two processes of a flow's ends agree on its next QP pair with it.
+ * +---------------+---------------+-------------------------------+
+ * |     kind      |    status     |        life (16)              |
+ * +---------------+---------------+-------------------------------+
+ * |                    cluster flow (32)                          |
+ * +---------------------------------------------------------------+
+ * |                    spare pair (32)                            |
+ * +---------------------------------------------------------------+
+ * |                    reserved (32)                              |
+ * +---------------------------------------------------------------+
+ * |                next message number (64)                       |
+ * +---------------------------------------------------------------+
+ *   kind: enum mrc_ep_rec_kind. status: 0 in a request and in a "yes";
+ *   else why not (the answerer's reason, 1-based). life: the flow's pair,
+ *   0 for the one it started on, one more for each pair after.
+ */
+struct mrc_efrh {
+	uint8_t kind;
+	uint8_t status;
+	rte_be16_t life;
+	rte_be32_t flow;
+	rte_be32_t spare;
+	rte_be32_t rsvd;
+	rte_be64_t seq;
+} __rte_packed;
+static_assert(sizeof(struct mrc_efrh) == 24, "EFRH is 24 bytes");
+
+/** What an EFRH asks, or answers. */
+enum mrc_ep_rec_kind {
+	MRC_EP_REC_FAILED = 0, /**< receiver -> sender: my QP of this life failed */
+	MRC_EP_REC_MAKE = 1,   /**< sender -> receiver: make your end of spare pair s, life l */
+			       /* others are rejected */
 };
 
 /*

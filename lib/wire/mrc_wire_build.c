@@ -41,7 +41,7 @@ mrc_pkt_outer_hdr_len(const struct mrc_pkt *pkt)
 size_t
 mrc_pkt_hdr_len(const struct mrc_pkt *pkt)
 {
-	size_t thl = mrc_transport_hdr_len(pkt->bth.opcode, pkt->bth.ts);
+	size_t thl = mrc_pkt_transport_len(pkt);
 
 	return thl == 0 ? 0 : mrc_pkt_outer_hdr_len(pkt) + thl;
 }
@@ -136,10 +136,11 @@ mrc_pkt_encap_hdr(
 	return len;
 }
 
+/* thl: mrc_pkt_transport_len(pkt), 0 for an unknown opcode */
 static int
-check_spec(const struct mrc_pkt *pkt, uint32_t payload_len)
+check_spec(const struct mrc_pkt *pkt, uint32_t payload_len, size_t thl)
 {
-	if (mrc_transport_hdr_len(pkt->bth.opcode, pkt->bth.ts) == 0)
+	if (thl == 0)
 		return -EINVAL;
 	if (!mrc_opcode_is_data(pkt->bth.opcode) && payload_len != 0)
 		return -EINVAL;
@@ -188,10 +189,10 @@ mrc_pkt_build(struct rte_mbuf *m, const struct mrc_pkt *pkt, const struct mrc_wi
 	uint16_t inner_off;
 	int rc;
 
-	rc = check_spec(pkt, payload_len);
+	thl = mrc_pkt_transport_len(pkt);
+	rc = check_spec(pkt, payload_len, thl);
 	if (rc != 0)
 		return rc;
-	thl = mrc_transport_hdr_len(pkt->bth.opcode, pkt->bth.ts);
 	hdr_len = mrc_pkt_outer_hdr_len(pkt) + thl;
 	if (mrc_opcode_is_data(pkt->bth.opcode))
 		pad = (uint8_t)((4 - (payload_len & 3)) & 3);

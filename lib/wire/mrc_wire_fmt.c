@@ -145,12 +145,21 @@ put_ext(struct line *l, const struct mrc_pkt *p)
 	case MRC_OP_EP_RESPONSE:
 		put(l, " | %s %s id=%u ports=0x%08" PRIx32 " ts=%u",
 			op == MRC_OP_EP_REQUEST ? "erth" : "eeth",
-			p->ep.op == MRC_EP_OP_PORT_STATUS ? "port-status" : "ev-probe",
+			p->ep.op == MRC_EP_OP_PORT_STATUS ? "port-status"
+			: p->ep.op == MRC_EP_OP_EV_PROBE  ? "ev-probe"
+							  : "flow-recover",
 			p->ep.req_id, p->ep.port_status_mask, p->ep.ts);
 		if (p->ep.epoch != 0)
 			put(l, " epoch=0x%08" PRIx32, p->ep.epoch);
 		if (p->ep.svc_valid)
 			put(l, " svc=%" PRIu32 "ns", p->ep.svc_time_ns);
+		if (p->ep.op == MRC_EP_OP_FLOW_RECOVER)
+			put(l,
+				" | efrh %s flow=%" PRIu32 " life=%u spare=%" PRIu32 " seq=%" PRIu64
+				" status=%u",
+				p->ep.rec.kind == MRC_EP_REC_FAILED ? "failed" : "make",
+				p->ep.rec.flow, p->ep.rec.life, p->ep.rec.spare, p->ep.rec.seq,
+				p->ep.rec.status);
 		break;
 	default:
 		break;

@@ -24,8 +24,9 @@
 #include "mrc_icrc.h"
 #include "mrc_wire_priv.h"
 
-/* Largest transport header block: BTH + EETH. */
-#define MAX_TRANSPORT_HDR (sizeof(struct mrc_bth) + sizeof(struct mrc_eeth))
+/* Largest transport header block: BTH + EETH + EFRH. */
+#define MAX_TRANSPORT_HDR \
+	(sizeof(struct mrc_bth) + sizeof(struct mrc_eeth) + sizeof(struct mrc_efrh))
 
 static enum mrc_wire_rx
 read_ip6(const struct rte_mbuf *m, uint32_t off, struct mrc_ip6_view *v, uint8_t *next_hdr)
@@ -239,6 +240,22 @@ mrc_pkt_parse(const struct rte_mbuf *m, const struct mrc_wire_cfg *cfg, struct m
 	rc = mrc_transport_decode(th, cfg, pkt);
 	if (rc != MRC_WIRE_OK)
 		return rc;
+	/* An endpoint flow recovery: its EFRH follows, inside the UDP length. */
+	if ((pkt->bth.opcode == MRC_OP_EP_REQUEST || pkt->bth.opcode == MRC_OP_EP_RESPONSE) &&
+		pkt->ep.op == MRC_EP_OP_FLOW_RECOVER) {
+		const uint8_t *e;
+
+		if (trimmed || pkt->udp_len < sizeof(struct rte_udp_hdr) + thl +
+						      sizeof(struct mrc_efrh) + MRC_ICRC_LEN)
+			return MRC_WIRE_TRUNCATED;
+		e = rte_pktmbuf_read(m, off + thl, sizeof(struct mrc_efrh), tbuf);
+		if (e == NULL)
+			return MRC_WIRE_TRUNCATED;
+		rc = mrc_efrh_decode(e, &pkt->ep.rec);
+		if (rc != MRC_WIRE_OK)
+			return rc;
+		thl += (uint32_t)sizeof(struct mrc_efrh);
+	}
 	pkt->payload_off = off + thl;
 
 	if (trimmed) {

@@ -272,6 +272,15 @@ struct mrc_ep_view {
 	/* response only */
 	bool svc_valid;
 	uint32_t svc_time_ns;
+	/* op MRC_EP_OP_FLOW_RECOVER only: its EFRH */
+	struct mrc_ep_rec {
+		uint8_t kind;	/**< enum mrc_ep_rec_kind */
+		uint8_t status; /**< 0, or the answerer's why not */
+		uint16_t life;
+		uint32_t flow;
+		uint32_t spare;
+		uint64_t seq;
+	} rec;
 };
 
 /** Packet flags. */
@@ -350,6 +359,9 @@ const char *mrc_nack_reason_name(uint8_t reason);
  * (not the payload, pad or ICRC) for `opcode`; 0 when the opcode is unknown.
  */
 size_t mrc_transport_hdr_len(uint8_t opcode, bool ts);
+
+/** The same for a packet to build: an endpoint flow recovery adds its EFRH. */
+size_t mrc_pkt_transport_len(const struct mrc_pkt *pkt);
 
 /** Bytes in front of the BTH that mrc_pkt_build() writes for `pkt` (L2 + IPv6 [+ SRH] + UDP). */
 size_t mrc_pkt_outer_hdr_len(const struct mrc_pkt *pkt);

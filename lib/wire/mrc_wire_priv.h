@@ -22,6 +22,9 @@ enum mrc_wire_rx mrc_transport_decode(
 void mrc_transport_encode(
 	uint8_t *p, const struct mrc_pkt *pkt, const struct mrc_wire_cfg *cfg, uint8_t pad);
 
+/* Decode the EFRH that follows an endpoint flow recovery's ERTH or EETH. */
+enum mrc_wire_rx mrc_efrh_decode(const uint8_t *p, struct mrc_ep_rec *r);
+
 /* Decode the 12-byte BTH. */
 void mrc_bth_decode(const struct mrc_bth *b, struct mrc_bth_view *v);
 

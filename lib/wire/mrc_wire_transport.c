@@ -39,6 +39,18 @@ mrc_transport_hdr_len(uint8_t opcode, bool ts)
 	}
 }
 
+size_t
+mrc_pkt_transport_len(const struct mrc_pkt *pkt)
+{
+	const size_t thl = mrc_transport_hdr_len(pkt->bth.opcode, pkt->bth.ts);
+	const bool ep =
+		pkt->bth.opcode == MRC_OP_EP_REQUEST || pkt->bth.opcode == MRC_OP_EP_RESPONSE;
+
+	return thl != 0 && ep && pkt->ep.op == MRC_EP_OP_FLOW_RECOVER
+		       ? thl + sizeof(struct mrc_efrh)
+		       : thl;
+}
+
 void
 mrc_bth_decode(const struct mrc_bth *b, struct mrc_bth_view *v)
 {
@@ -223,9 +235,38 @@ decode_ep(const uint8_t *p, bool response, struct mrc_ep_view *v)
 		v->ts = rte_be_to_cpu_16(e->ts_echo);
 		tsr_ftype_decode(e->tsr_ftype, &v->tsr, &v->ftype);
 	}
-	if (v->op > MRC_EP_OP_EV_PROBE)
+	if (v->op > MRC_EP_OP_FLOW_RECOVER)
 		return MRC_WIRE_BAD_EP_OP;
 	return MRC_WIRE_OK;
+}
+
+enum mrc_wire_rx
+mrc_efrh_decode(const uint8_t *p, struct mrc_ep_rec *r)
+{
+	const struct mrc_efrh *e = (const struct mrc_efrh *)p;
+
+	r->kind = e->kind;
+	r->status = e->status;
+	r->life = rte_be_to_cpu_16(e->life);
+	r->flow = rte_be_to_cpu_32(e->flow);
+	r->spare = rte_be_to_cpu_32(e->spare);
+	r->seq = rte_be_to_cpu_64(e->seq);
+	/* an unknown kind is an operation we do not have */
+	return r->kind > MRC_EP_REC_MAKE ? MRC_WIRE_BAD_EP_OP : MRC_WIRE_OK;
+}
+
+static void
+encode_efrh(uint8_t *p, const struct mrc_ep_rec *r)
+{
+	struct mrc_efrh *e = (struct mrc_efrh *)p;
+
+	memset(e, 0, sizeof(*e));
+	e->kind = r->kind;
+	e->status = r->status;
+	e->life = rte_cpu_to_be_16(r->life);
+	e->flow = rte_cpu_to_be_32(r->flow);
+	e->spare = rte_cpu_to_be_32(r->spare);
+	e->seq = rte_cpu_to_be_64(r->seq);
 }
 
 enum mrc_wire_rx
@@ -422,6 +463,10 @@ mrc_transport_encode(
 	case MRC_OP_EP_REQUEST:
 	case MRC_OP_EP_RESPONSE:
 		encode_ep(ext, op == MRC_OP_EP_RESPONSE, &pkt->ep);
+		if (pkt->ep.op == MRC_EP_OP_FLOW_RECOVER)
+			encode_efrh(ext + (op == MRC_OP_EP_RESPONSE ? sizeof(struct mrc_eeth)
+								    : sizeof(struct mrc_erth)),
+				&pkt->ep.rec);
 		break;
 	default:
 		break; /* mrc_pkt_build() refused unknown opcodes already */

@@ -89,8 +89,10 @@ local NACK_HELP = {
 }
 local SACK_M = { [0] = "NONE", [1] = "SKIP_ONCE", [2] = "ALWAYS_SKIP",
                  [3] = "reserved" }
-local EP_OPS = { [0] = "PORT_STATUS", [1] = "EV_PROBE", [2] = "reserved",
+local EP_OPS = { [0] = "PORT_STATUS", [1] = "EV_PROBE", [2] = "FLOW_RECOVER",
                  [3] = "reserved" }
+-- EFRH kind (op 2, ours: doc/protocol.md "Flow recovery").
+local EFRH_KINDS = { [0] = "FAILED", [1] = "MAKE" }
 -- IBTA AETH syndrome bits 6..5 (bit 7 reserved).
 local AETH_TYPES = { [0] = "ACK", [1] = "RNR NAK", [2] = "reserved",
                      [3] = "NAK" }
@@ -204,6 +206,14 @@ local f_eeth_svc    = ProtoField.uint32("mrc.eeth.svc_time_ns", "Responder servi
 local f_eeth_ts, f_eeth_tsr, f_eeth_ftype, f_eeth_rsvd =
     ts_fields("mrc.eeth", "ts_echo", "Echoed TX timestamp")
 local f_eeth_tail   = ProtoField.bytes("mrc.eeth.reserved", "Reserved")
+local f_efrh_kind   = ProtoField.uint8("mrc.efrh.kind", "Kind", base.DEC, EFRH_KINDS)
+local f_efrh_status = ProtoField.uint8("mrc.efrh.status", "Status (0 yes, else why not)",
+    base.DEC)
+local f_efrh_life   = ProtoField.uint16("mrc.efrh.life", "Pair (life)", base.DEC)
+local f_efrh_flow   = ProtoField.uint32("mrc.efrh.flow", "Cluster flow", base.DEC)
+local f_efrh_spare  = ProtoField.uint32("mrc.efrh.spare", "Spare pair", base.DEC)
+local f_efrh_rsvd   = ProtoField.uint32("mrc.efrh.reserved", "Reserved", base.HEX)
+local f_efrh_seq    = ProtoField.uint64("mrc.efrh.seq", "Next message number", base.DEC)
 
 -- One FT_NONE item per header: its subtree, and "mrc.seth" etc. as filters.
 local h_meth  = ProtoField.none("mrc.meth", "METH")
@@ -216,6 +226,7 @@ local h_neth  = ProtoField.none("mrc.neth", "NETH (reliability NACK)")
 local h_peth  = ProtoField.none("mrc.peth", "PETH (reliability probe)")
 local h_erth  = ProtoField.none("mrc.erth", "ERTH (endpoint request)")
 local h_eeth  = ProtoField.none("mrc.eeth", "EETH (endpoint response)")
+local h_efrh  = ProtoField.none("mrc.efrh", "EFRH (endpoint flow recovery)")
 
 local f_payload     = ProtoField.bytes("mrc.payload", "Payload")
 local f_payload_len = ProtoField.uint32("mrc.payload_len", "Payload length", base.DEC)
@@ -232,7 +243,7 @@ local f_icrc_status   = ProtoField.uint8("mrc.icrc.status", "ICRC status",
 local f_icrc_computed = ProtoField.uint32("mrc.icrc.computed", "Computed ICRC", base.HEX)
 
 mrc.fields = {
-    h_meth, h_tseth, h_reth, h_aeth, h_seth, h_cc, h_neth, h_peth, h_erth, h_eeth,
+    h_meth, h_tseth, h_reth, h_aeth, h_seth, h_cc, h_neth, h_peth, h_erth, h_eeth, h_efrh,
     f_opcode, f_padcnt, f_rtx, f_ts,
     f_meth_rqmsn, f_meth_msn,
     f_tseth_ts, f_tseth_tsr, f_tseth_ftype, f_tseth_rsvd,
@@ -252,6 +263,8 @@ mrc.fields = {
     f_erth_ftype, f_erth_rsvd,
     f_eeth_op, f_eeth_svc_ok, f_eeth_vendor, f_eeth_req, f_eeth_mask,
     f_eeth_svc, f_eeth_ts, f_eeth_tsr, f_eeth_ftype, f_eeth_rsvd, f_eeth_tail,
+    f_efrh_kind, f_efrh_status, f_efrh_life, f_efrh_flow, f_efrh_spare, f_efrh_rsvd,
+    f_efrh_seq,
     f_payload, f_payload_len, f_pad, f_trimmed, f_trailing,
     f_icrc, f_icrc_status, f_icrc_computed,
 }
@@ -489,11 +502,30 @@ local function dissect_peth(tvb, off, tree, info)
     return off + 16
 end
 
+-- The EFRH after an op-2 ERTH or EETH (24 bytes, when the packet holds them).
+local function dissect_efrh(tvb, off, tree, info)
+    if tvb:len() < off + 24 then
+        info[#info + 1] = "[EFRH missing]"
+        return off
+    end
+    local t = tree:add(h_efrh, tvb(off, 24))
+    t:add(f_efrh_kind, tvb(off, 1))
+    t:add(f_efrh_status, tvb(off + 1, 1))
+    t:add(f_efrh_life, tvb(off + 2, 2))
+    t:add(f_efrh_flow, tvb(off + 4, 4))
+    t:add(f_efrh_spare, tvb(off + 8, 4))
+    t:add(f_efrh_rsvd, tvb(off + 12, 4))
+    t:add(f_efrh_seq, tvb(off + 16, 8))
+    info[#info + 1] = string.format("%s flow=%d life=%d",
+        EFRH_KINDS[tvb(off, 1):uint()] or "kind?", tvb(off + 4, 4):uint(), tvb(off + 2, 2):uint())
+    return off + 24
+end
+
 local function dissect_erth(tvb, off, tree, info)
     local t = tree:add(h_erth, tvb(off, 16))
     local op = rshift(tvb(off, 1):uint(), 6)
     local op_item = t:add(f_erth_op, tvb(off, 1))
-    if op > 1 then op_item:add_proto_expert_info(e_reserved, "endpoint op 2/3 is reserved") end
+    if op > 2 then op_item:add_proto_expert_info(e_reserved, "endpoint op 3 is reserved") end
     t:add(f_erth_vendor, tvb(off + 1, 1))
     t:add(f_erth_req, tvb(off + 2, 2))
     t:add(f_erth_mask, tvb(off + 4, 4)):append_text(
@@ -502,6 +534,7 @@ local function dissect_erth(tvb, off, tree, info)
     add_ts_word(t, tvb, off + 12, f_erth_ts, f_erth_tsr, f_erth_ftype, f_erth_rsvd)
     info[#info + 1] = EP_OPS[op]
     info[#info + 1] = string.format("req=0x%x", tvb(off + 2, 2):uint())
+    if op == 2 then return dissect_efrh(tvb, off + 16, tree, info) end
     return off + 16
 end
 
@@ -509,7 +542,7 @@ local function dissect_eeth(tvb, off, tree, info)
     local t = tree:add(h_eeth, tvb(off, 36))
     local op = rshift(tvb(off, 1):uint(), 6)
     local op_item = t:add(f_eeth_op, tvb(off, 1))
-    if op > 1 then op_item:add_proto_expert_info(e_reserved, "endpoint op 2/3 is reserved") end
+    if op > 2 then op_item:add_proto_expert_info(e_reserved, "endpoint op 3 is reserved") end
     t:add(f_eeth_svc_ok, tvb(off, 1))
     t:add(f_eeth_vendor, tvb(off + 1, 1))
     t:add(f_eeth_req, tvb(off + 2, 2))
@@ -520,6 +553,7 @@ local function dissect_eeth(tvb, off, tree, info)
     t:add(f_eeth_tail, tvb(off + 16, 20))
     info[#info + 1] = EP_OPS[op]
     info[#info + 1] = string.format("req=0x%x", tvb(off + 2, 2):uint())
+    if op == 2 then return dissect_efrh(tvb, off + 36, tree, info) end
     return off + 36
 end
 

@@ -75,6 +75,8 @@ unparse(const struct mrcd_ctl_req *rq, char *out, size_t len)
 		return unparse_profile(rq, out, len);
 	if (rq->cmd == MRCD_CTL_RELOAD)
 		return snprintf(out, len, "reload");
+	if (rq->cmd == MRCD_CTL_FAIL)
+		return snprintf(out, len, "fail host=%d qpn=0x%x", rq->host, rq->qpn);
 	o = snprintf(out, len, "%s", names[rq->cmd]);
 
 	if (rq->cmd == MRCD_CTL_STATUS || rq->cmd == MRCD_CTL_EVENTS)
@@ -111,7 +113,8 @@ one_request(const char *line, size_t len)
 		check_err(err);
 		return;
 	}
-	FUZZ_CHECK(rq.cmd <= MRCD_CTL_RELOAD, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd <= MRCD_CTL_FAIL, "command %d", (int)rq.cmd);
+	FUZZ_CHECK(rq.cmd != MRCD_CTL_FAIL || (rq.host >= 0 && rq.has_qp), "fail: one QP");
 	FUZZ_CHECK(rq.cmd != MRCD_CTL_PROBE || rq.host >= 0, "probe: one host");
 	if (is_profile(rq.cmd)) {
 		FUZZ_CHECK(rq.id < MRCD_PROFILE_MAX && rq.kind < MRCD_PROFILE_KINDS,

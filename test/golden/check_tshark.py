@@ -185,13 +185,16 @@ def icrc_expected(fr, w):
     return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(m)))
 
 
-def mrc_hdr_len(opcode, b8):
-    """Bytes of BTH + MRC headers before the payload, or None (not MRC)."""
+def mrc_hdr_len(opcode, b8, b12):
+    """Bytes of BTH + MRC headers before the payload, or None (not MRC).
+    b12 is the first byte after the BTH: an endpoint operation 2 (flow
+    recovery) has a 24-byte EFRH after its ERTH or EETH."""
     if opcode in MRC_DATA_OPS:
         return (12 + 4 + (4 if b8 & 0x10 else 0) + 16
                 + (4 if opcode in MRC_IMM_OPS else 0))
     if opcode in MRC_CONTROL_HDR:
-        return 12 + MRC_CONTROL_HDR[opcode]
+        efrh = 24 if opcode in (0xD8, 0xD9) and b12 >> 6 == 2 else 0
+        return 12 + MRC_CONTROL_HDR[opcode] + efrh
     return None
 
 
@@ -245,8 +248,9 @@ def raw_checks(p, fr):
     if end - bth < 12:
         return errs + ["UDP payload shorter than a BTH"]
     opcode, b1, b8 = fr[bth], fr[bth + 1], fr[bth + 8]
+    b12 = fr[bth + 12] if end - bth > 12 else 0
     pad = (b1 >> 4) & 3
-    hlen = mrc_hdr_len(opcode, b8)
+    hlen = mrc_hdr_len(opcode, b8, b12)
     if hlen is None:
         return errs + ["opcode 0x%02x is not an MRC opcode" % opcode]
     rest = end - bth - hlen          # bytes after the MRC headers

@@ -321,6 +321,37 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->ep.ts = 0x4444;
 		p->ep.ftype = MRC_FTYPE_DEFAULT;
 		break;
+	case 25:
+		/* a flow's sending process asks the receiving one for its end of spare pair 9 */
+		s->name = "ep_request_flow_recover_make_srv6";
+		base(p, MRC_OP_EP_REQUEST, true, cfg);
+		path(p, 2);
+		p->bth.dqpn = MRC_EP_QPN;
+		p->ep.op = MRC_EP_OP_FLOW_RECOVER;
+		p->ep.req_id = 3;
+		p->ep.epoch = 0x5eed0002;
+		p->ep.ts = 0x5555;
+		p->ep.ftype = MRC_FTYPE_DEFAULT;
+		p->ep.rec.kind = MRC_EP_REC_MAKE;
+		p->ep.rec.life = 2;
+		p->ep.rec.flow = 0x01020304;
+		p->ep.rec.spare = 9;
+		p->ep.rec.seq = 0x1122334455667788ull;
+		break;
+	case 26:
+		/* ... and the answer to a receiver's "my QP failed" */
+		s->name = "ep_response_flow_recover_failed_plain";
+		base(p, MRC_OP_EP_RESPONSE, false, cfg);
+		p->bth.dqpn = MRC_EP_QPN;
+		p->ep.op = MRC_EP_OP_FLOW_RECOVER;
+		p->ep.req_id = 4;
+		p->ep.ts = 0x6666;
+		p->ep.ftype = MRC_FTYPE_DEFAULT;
+		p->ep.rec.kind = MRC_EP_REC_FAILED;
+		p->ep.rec.status = 3;
+		p->ep.rec.life = 1;
+		p->ep.rec.flow = 7;
+		break;
 	default:
 		return -1;
 	}
@@ -330,7 +361,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 unsigned int
 mrc_test_sample_count(void)
 {
-	return 25;
+	return 27;
 }
 
 int

@@ -75,6 +75,17 @@ test_commands(void)
 	MRC_T_EQ(parse("reload now", &rq, err), -EINVAL);
 	MRC_T_ASSERT(
 		strstr(err, "bad-arg this command takes no argument: 'now'") != NULL, "%s", err);
+	/* a fault drill: one QP of one host */
+	MRC_T_EQ(parse("fail host=1 qpn=0x101", &rq, err), 0);
+	MRC_T_EQ(rq.cmd, MRCD_CTL_FAIL);
+	MRC_T_ASSERT(rq.host == 1 && rq.has_qp && rq.qpn == 0x101, "fail: host %d qpn 0x%x",
+		rq.host, rq.qpn);
+	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "fail changes: an admin's");
+	MRC_T_EQ(parse("fail host=all qpn=0x101", &rq, err), -EINVAL);
+	MRC_T_ASSERT(strstr(err, "bad-arg fail takes one host= and a qpn=") != NULL, "%s", err);
+	MRC_T_EQ(parse("fail host=0 qpn=0x101 ev=3", &rq, err), -EINVAL);
+	MRC_T_EQ(parse("fail host=0 plane=1", &rq, err), -EINVAL);
+	MRC_T_EQ(parse("fail host=0", &rq, err), -EINVAL);
 	MRC_T_EQ(parse("deny host=1 plane=2 t1=0", &rq, err), 0);
 	MRC_T_EQ(rq.cmd, MRCD_CTL_DENY);
 	MRC_T_ASSERT(mrcd_ctl_changes(rq.cmd), "deny changes");

@@ -16,6 +16,7 @@
 
 #include "mrc_test.h"
 #include "mrcd_recover.h"
+#include "mrcd_recover_xp.h"
 
 static const unsigned int modes[] = {MRCD_PEER_SAME, MRCD_PEER_OTHER, MRCD_PEER_HALF};
 
@@ -126,7 +127,91 @@ test_pick(void)
 	return MRC_TEST_OK;
 }
 
+/* Across processes a sender searches from its flow's own number, round the end. */
+static int
+test_pick_from(void)
+{
+	int32_t used[16];
+	uint64_t rest[16] = {0};
+
+	for (unsigned int k = 0; k < RTE_DIM(used); k++)
+		used[k] = -1;
+	/* flow 5, one shard: spare 5 first */
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 1, MRCD_PEER_SAME, 0, 0, 10, 5), 5);
+	used[5] = 3;
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 1, MRCD_PEER_SAME, 0, 0, 10, 5), 6);
+	/* from past the end: round to the start; a number past n_spares wraps */
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 1, MRCD_PEER_SAME, 0, 0, 10, 16), 0);
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 1, MRCD_PEER_SAME, 0, 0, 10, 37), 6);
+	/* two shards, other: flow 3 (1 -> 0) from 3 on, then round to 1 */
+	for (unsigned int k = 3; k < 16; k++)
+		used[k] = (int32_t)k;
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 2, MRCD_PEER_OTHER, 1, 0, 10, 3), 1);
+	used[1] = 1;
+	MRC_T_EQ(mrcd_recover_pick_spare_from(used, rest, 16, 2, MRCD_PEER_OTHER, 1, 0, 10, 3), -1);
+	/* from 0 it is the plain pick */
+	for (unsigned int k = 0; k < RTE_DIM(used); k++)
+		used[k] = k % 3 ? -1 : 0;
+	for (int send = 0; send < 2; send++)
+		MRC_T_EQ(mrcd_recover_pick_spare_from(
+				 used, rest, 16, 2, MRCD_PEER_OTHER, send, !send, 10, 0),
+			mrcd_recover_pick_spare(
+				used, rest, 16, 2, MRCD_PEER_OTHER, send, !send, 10));
+	return MRC_TEST_OK;
+}
+
+/* The receiver's process, a MAKE (flow's pair `life`, spare s), resent and late. */
+static int
+test_judge_make(void)
+{
+	struct mrcd_xrec_view x = {.life = 0};
+
+	/* running pair 0: pair 1 is news, pair 0 (or older) is late */
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 1, 9), MRCD_XREC_NEW);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 0, 9), MRCD_XREC_STALE);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 0xffff, 9), MRCD_XREC_STALE);
+	/* pair 1 on spare 9 being made: its resend waits for the answer */
+	x.mk_pending = true;
+	x.mk_life = 1;
+	x.mk_spare = 9;
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 1, 9), MRCD_XREC_BUSY);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 1, 10), MRCD_XREC_STALE);
+	/* made and answered: the resend gets the same answer, nothing more is made */
+	x.mk_pending = false;
+	x.mk_done = true;
+	x.life = 1;
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 1, 9), MRCD_XREC_AGAIN);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 1, 10), MRCD_XREC_STALE);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 2, 9), MRCD_XREC_NEW);
+	/* refused (pair 2 on spare 4 not free here): the sender asks for pair 2 on another */
+	x.mk_life = 2;
+	x.mk_spare = 4;
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 2, 4), MRCD_XREC_AGAIN);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 2, 5), MRCD_XREC_NEW);
+	/* lives wrap in 16 bits */
+	x = (struct mrcd_xrec_view){.life = 0xffff};
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 0, 1), MRCD_XREC_NEW);
+	MRC_T_EQ(mrcd_xrec_judge_make(&x, 0xfffe, 1), MRCD_XREC_STALE);
+	return MRC_TEST_OK;
+}
+
+/* The sender's process, a FAILED of pair `life`. */
+static int
+test_judge_failed(void)
+{
+	MRC_T_EQ(mrcd_xrec_judge_failed(3, true, 3), MRCD_XREC_NEW);
+	/* a resend while the recovery it started is under way: answered, nothing more */
+	MRC_T_EQ(mrcd_xrec_judge_failed(3, false, 3), MRCD_XREC_AGAIN);
+	/* about a pair already replaced */
+	MRC_T_EQ(mrcd_xrec_judge_failed(4, true, 3), MRCD_XREC_STALE);
+	MRC_T_EQ(mrcd_xrec_judge_failed(4, true, 5), MRCD_XREC_STALE);
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_pick_from),
+	MRC_TEST_CASE(test_judge_make),
+	MRC_TEST_CASE(test_judge_failed),
 	MRC_TEST_CASE(test_flow_shards),
 	MRC_TEST_CASE(test_spares_cover_flows),
 	MRC_TEST_CASE(test_pick),

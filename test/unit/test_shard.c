@@ -1100,6 +1100,52 @@ test_reports_qp_errors(void)
 }
 
 /*
+ * A fault drill (mrc_shard_fail_qp): an idle QP put in ERROR is reported at
+ * once, as a failure is, once; a QP the shard does not own is not touched.
+ */
+static int
+test_fail_qp_reports_at_once(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct mrc_shard *sh[2];
+	struct rte_ring *wire[2], *events;
+	void *ev = NULL;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	events = rte_ring_create("shard_ev_fail", 16, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	MRC_T_ASSERT(events != NULL, "event ring");
+	MRC_T_RUN(joined_shards(&p, sh, wire, events));
+	MRC_T_EQ(mrc_shard_fail_qp(sh[0], p.h[1].qp), -ENOENT); /* the other shard's */
+	MRC_T_EQ(mrc_qp_state(p.h[1].qp), MRC_QP_RTS);
+	MRC_T_EQ(mrc_shard_fail_qp(sh[0], p.h[0].qp), 0);
+	/* no iteration: nothing else would look at an idle QP */
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(rte_ring_count(events), 1);
+	MRC_T_EQ(rte_ring_dequeue(events, &ev), 0);
+	MRC_T_EQ(mrc_shard_event_qpn(ev), mrc_qp_qpn(p.h[0].qp));
+	MRC_T_EQ(mrc_shard_event_why(ev), MRC_QP_ERR_USER);
+	MRC_T_EQ(mrc_shard_fail_qp(sh[0], p.h[0].qp), -EALREADY);
+	for (int step = 0; step < 100; step++) {
+		p.now += US;
+		for (int i = 0; i < 2; i++)
+			mrc_shard_iterate(sh[i], p.now, &p.rand);
+	}
+	MRC_T_EQ(mrc_shard_counters(sh[0])->qp_errors, 1);
+	MRC_T_EQ(rte_ring_count(events), 0);
+	MRC_T_RUN(joined_free(&p, sh, wire));
+	rte_ring_free(events);
+	MRC_T_EQ(rte_mempool_avail_count(p.pool), p.pool->size);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
  * Software dispatch: two hosts of two shards each, one plane, joined by a
  * net_ring port with two queues each way (host i's tx queue q is host
  * 1 - i's rx queue q, so a packet lands on the queue of the shard index
@@ -1583,6 +1629,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_stall_is_not_loss),
 	MRC_TEST_CASE(test_rx_backlog_is_not_loss),
 	MRC_TEST_CASE(test_reports_qp_errors),
+	MRC_TEST_CASE(test_fail_qp_reports_at_once),
 	MRC_TEST_CASE(test_dispatches_to_the_owner),
 	MRC_TEST_CASE(test_horizon_waits_for_the_other_shards),
 	MRC_TEST_CASE(test_counts_dispatch_it_cannot_make),

@@ -342,6 +342,32 @@ test_control_fields(void)
 	MRC_T_EQ(v.ep.svc_time_ns, 850);
 	MRC_T_EQ(v.ep.ts, 0x3333);
 	MRC_T_EQ(b[14 + 40 + 40 + 8 + 12], 0x40 | 0x02);
+
+	MRC_T_RUN(sample_bytes(25, &s, b, &len)); /* flow recovery: make, after an SRH */
+	MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);
+	MRC_T_EQ(v.ep.op, MRC_EP_OP_FLOW_RECOVER);
+	MRC_T_EQ(v.ep.req_id, 3);
+	MRC_T_EQ(v.ep.epoch, 0x5eed0002);
+	MRC_T_EQ(v.ep.rec.kind, MRC_EP_REC_MAKE);
+	MRC_T_EQ(v.ep.rec.life, 2);
+	MRC_T_EQ(v.ep.rec.flow, 0x01020304);
+	MRC_T_EQ(v.ep.rec.spare, 9);
+	MRC_T_EQ(v.ep.rec.seq, 0x1122334455667788ull);
+	MRC_T_EQ(v.payload_len, 0);
+	/* the EFRH is the 24 bytes after the ERTH, then the ICRC */
+	MRC_T_EQ(v.payload_off + 4, len);
+	MRC_T_EQ(b[v.payload_off - 24], MRC_EP_REC_MAKE);
+	MRC_T_EQ(b[v.payload_off - 8], 0x11);
+	MRC_T_EQ(b[v.payload_off - 1], 0x88);
+
+	MRC_T_RUN(sample_bytes(26, &s, b, &len)); /* flow recovery: an answer, plain */
+	MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);
+	MRC_T_EQ(v.ep.op, MRC_EP_OP_FLOW_RECOVER);
+	MRC_T_EQ(v.ep.rec.kind, MRC_EP_REC_FAILED);
+	MRC_T_EQ(v.ep.rec.status, 3);
+	MRC_T_EQ(v.ep.rec.life, 1);
+	MRC_T_EQ(v.ep.rec.flow, 7);
+	MRC_T_EQ(len, 14 + 40 + 8 + 12 + 36 + 24 + 4);
 	return MRC_TEST_OK;
 }
 
@@ -542,7 +568,10 @@ static const struct edit_case edits[] = {
 	{"SACK verdict 3", 8, SB + 12 + 1, 0x60, 0x60, true, MRC_WIRE_BAD_SACK_VERDICT},
 	{"NACK reason 0x03", 11, PB + 12 + 2, 0xff, 0x03, true, MRC_WIRE_UNKNOWN_NACK_REASON},
 	{"NACK reason 0x00", 11, PB + 12 + 2, 0xff, 0x00, true, MRC_WIRE_UNKNOWN_NACK_REASON},
-	{"endpoint op 2", 13, PB + 12, 0xc0, 0x80, true, MRC_WIRE_BAD_EP_OP},
+	{"endpoint op 3", 13, PB + 12, 0xc0, 0xc0, true, MRC_WIRE_BAD_EP_OP},
+	/* op 2 with no EFRH after the ERTH: 24 bytes short */
+	{"endpoint op 2 without its EFRH", 13, PB + 12, 0xc0, 0x80, true, MRC_WIRE_TRUNCATED},
+	{"flow recovery kind 2", 26, PB + 12 + 36, 0xff, 0x02, true, MRC_WIRE_BAD_EP_OP},
 	{"endpoint request to QPN 3", 13, PB + 7, 0xff, 0x03, true, MRC_WIRE_BAD_EP_QPN},
 	{"payload bit flip", 5, PB + 12 + 4 + 4 + 16, 0x01, 0x00, false, MRC_WIRE_BAD_ICRC},
 	{"PSN changed", 5, PB + 11, 0xff, 0x65, false, MRC_WIRE_BAD_ICRC},

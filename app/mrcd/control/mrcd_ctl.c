@@ -252,7 +252,8 @@ on_line(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const char *line, size_
 			[MRCD_CTL_PROFILE_SET] = "change profiles",
 			[MRCD_CTL_PROFILE_STATE] = "change profiles",
 			[MRCD_CTL_PROFILE_DEL] = "remove profiles",
-			[MRCD_CTL_RELOAD] = "reload"};
+			[MRCD_CTL_RELOAD] = "reload",
+			[MRCD_CTL_FAIL] = "fail QPs"};
 
 		snprintf(out, sizeof(out), "ERR not-permitted uid %u may not %s: %s\n",
 			(unsigned int)c->uid, verb[rq.cmd], c->why);

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "mrc_ev.h"
 #include "mrcd_ctl.h"
 #include "mrcd_log.h"
+#include "mrcd_recover.h"
 
 /* Queue `op` on shard k of host h; false (and pending) if an earlier one is still out. */
 bool
@@ -302,6 +304,77 @@ port(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req 
 	mrcd_ctl_broadcast(ctl, line);
 }
 
+/* fail: on the worker that owns the QP, which alone may change it. */
+struct fail_ask {
+	struct mrcd_daemon *d;
+	uint32_t fi, qpn;
+	bool sender;
+};
+
+static int
+fail_on_owner(struct mrc_shard *s, void *arg)
+{
+	const struct fail_ask *a = arg;
+	/* the QP the flow's end uses now: its worker alone swaps it, and that is us */
+	struct mrc_qp *qp = a->sender ? a->d->flows[a->fi].qp : a->d->peer_qp[a->fi];
+
+	if (qp == NULL || mrc_qp_qpn(qp) != a->qpn)
+		return -ENOENT;
+	/* reported like any failure (MRC_QP_ERR_USER) */
+	return mrc_shard_fail_qp(s, qp);
+}
+
+/*
+ * fail host=N qpn=Q: a fault drill. QP Q of host N goes to ERROR as if it
+ * had failed, so an operator (or a test) sees what a failure does: it is
+ * logged and counted, and its generator flow brought back (mrcd_recover.h).
+ */
+static void
+fail_qp(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req *rq, char *out,
+	size_t outlen)
+{
+	struct mrcd_daemon *d = ctl->d;
+	const int32_t fi = rq->qpn >= MRCD_QPN_BASE ? mrcd_flow_of_qpn(d, rq->qpn) : -1;
+	const bool sender = fi >= 0 && (rq->qpn - MRCD_QPN_BASE) % 2 == 0;
+	struct fail_ask a = {.d = d, .fi = (uint32_t)fi, .qpn = rq->qpn, .sender = sender};
+	const struct mrcd_flow *f = fi >= 0 ? &d->flows[fi] : NULL;
+	struct mrc_shard_req *r;
+	unsigned int k;
+
+	if (f == NULL || (sender ? f->src_local : f->dst_local) != rq->host) {
+		snprintf(out, outlen, "ERR no-such-qp host %d has no QP 0x%x of a flow\n", rq->host,
+			rq->qpn);
+		return;
+	}
+	k = sender ? f->src_shard : f->dst_shard;
+	if (ctl->pending[rq->host][k] && !mrc_shard_req_done(&ctl->req[rq->host][k])) {
+		snprintf(out, outlen, "ERR busy host %d shard %u has a request out\n", rq->host, k);
+		return;
+	}
+	r = &ctl->req[rq->host][k];
+	*r = (struct mrc_shard_req){.op = MRC_SHARD_CALL, .fn = fail_on_owner, .arg = &a};
+	if (mrc_shard_request(d->host[rq->host].shard[k].rt, r) != 0) {
+		snprintf(out, outlen, "ERR busy host %d shard %u: its request ring is full\n",
+			rq->host, k);
+		return;
+	}
+	ctl->pending[rq->host][k] = true;
+	if (!mrcd_ctl_wait(ctl, 1u << rq->host)) {
+		/* `a` is on our stack: the owner must not run it later */
+		while (!mrc_shard_req_done(r))
+			sched_yield();
+	}
+	if (r->rc != 0) {
+		snprintf(out, outlen, "ERR no-such-qp QP 0x%x of host %d: %s\n", rq->qpn, rq->host,
+			r->rc == -EALREADY ? "already in ERROR" : "not in use (replaced?)");
+		return;
+	}
+	snprintf(out, outlen, "OK {\"host\":%d,\"qpn\":\"0x%x\",\"state\":\"error\"}\n", rq->host,
+		rq->qpn);
+	MRCD_LOG(ctrl, NOTICE, "control: uid %u puts QP 0x%x of host %d in ERROR (a drill)",
+		(unsigned int)c->uid, rq->qpn, rq->host);
+}
+
 /* status: who we are, what there is, what is denied. */
 static void
 status(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, char *out, size_t outlen)
@@ -474,6 +547,9 @@ mrcd_ctl_answer(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mr
 		break;
 	case MRCD_CTL_RELOAD:
 		reload(ctl, out, outlen);
+		break;
+	case MRCD_CTL_FAIL:
+		fail_qp(ctl, c, rq, out, outlen);
 		break;
 	}
 }

@@ -31,6 +31,7 @@
 #include "mrcd_daemon.h"
 #include "mrcd_epreq.h"
 #include "mrcd_log.h"
+#include "mrcd_recover.h"
 
 /* What local host h says to cluster host c. */
 struct ep_out {
@@ -534,6 +535,39 @@ mrcd_ep_tick(struct mrcd_daemon *d, uint64_t now)
 }
 
 int
+mrcd_ep_send_rec(struct mrcd_daemon *d, unsigned int h, unsigned int c, bool answer,
+	uint16_t req_id, uint16_t ts, const struct mrc_ep_rec *rec, unsigned int try_no)
+{
+	struct mrcd_ep *ep = d->ep;
+	const uint64_t now = rte_rdtsc();
+	struct mrc_ep_view v = {.op = MRC_EP_OP_FLOW_RECOVER, .req_id = req_id, .rec = *rec};
+	uint32_t local, ok;
+	int plane;
+
+	if (ep == NULL || h >= d->n_hosts || c >= MRCD_CONFIG_MAX_HOSTS || !ep->out[h][c].known)
+		return -EINVAL;
+	local = mrc_shard_port_mask(d->host[h].shard[0].rt);
+	/* a plane up at both ends, a different one each try; any of ours if none */
+	ok = local & __atomic_load_n(&d->ep_peer_mask[c], __ATOMIC_RELAXED);
+	plane = nth_plane(ok != 0 ? ok : local, try_no);
+	if (plane < 0)
+		return -ENETDOWN;
+	if (answer) {
+		v.ts = ts;
+		v.port_status_mask = local;
+		v.svc_valid =
+			false; /* the answer waited for workers: no service time to subtract */
+	} else {
+		v.epoch = ep->epoch;
+		v.ts = ts_of(d, now);
+		if (try_no > 0)
+			BUMP(&d->host[h], rec_retries);
+	}
+	return ep_send(d, h, &ep->out[h][c], answer ? MRC_OP_EP_RESPONSE : MRC_OP_EP_REQUEST, &v,
+		ev_on(ep, (unsigned int)plane, 0));
+}
+
+int
 mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev)
 {
 	struct ep_out *o;
@@ -677,6 +711,11 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 		uint32_t ev = p.ev;
 
 		BUMP(hc, req_rx);
+		if (p.ep.op == MRC_EP_OP_FLOW_RECOVER) {
+			/* answered by the recovery, now or once its end is made */
+			mrcd_recover_ep_request(d, h, (unsigned int)c, &p.ep, now);
+			return;
+		}
 		if (p.ep.op == MRC_EP_OP_PORT_STATUS) {
 			take_status(d, h, (unsigned int)c, &p.ep, now);
 			/* answer on a plane of ours that is up: the one it came on if it is */
@@ -712,7 +751,9 @@ input_one(struct mrcd_daemon *d, unsigned int h, const struct rte_mbuf *m, uint6
 		return;
 	}
 	BUMP(hc, rsp_rx);
-	if (p.ep.op == MRC_EP_OP_PORT_STATUS && o->pending && p.ep.req_id == o->id) {
+	if (p.ep.op == MRC_EP_OP_FLOW_RECOVER) {
+		mrcd_recover_ep_answer(d, h, (unsigned int)c, &p.ep, now);
+	} else if (p.ep.op == MRC_EP_OP_PORT_STATUS && o->pending && p.ep.req_id == o->id) {
 		o->pending = false;
 		o->rtt_ns = rtt_of(d, p.ep.ts, now);
 		MRCD_LOG(ctrl, NOTICE,

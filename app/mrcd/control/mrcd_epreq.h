@@ -31,6 +31,11 @@
  *     lcore; the control socket's thread asks for one through
  *     mrcd_ep_probe_ask() (mrcctl probe peer=).
  *
+ *   - flow recovery (mrcd_recover.h): the two processes of a generator
+ *     flow's ends agree on its next QP pair. mrcd_ep_send_rec() sends a
+ *     request or an answer; what comes in goes to mrcd_recover_ep_request()
+ *     and mrcd_recover_ep_answer(), which keep their own resend timers.
+ *
  * Hosts of this process read each other's port mask directly; nothing is
  * sent between them.
  */
@@ -61,7 +66,10 @@ struct mrcd_daemon;
 	X(held, "port-status answers that waited for every worker to take the mask")           \
 	X(held_full, "port-status answers sent without that wait: 16 were waiting")            \
 	X(tx_failed, "endpoint packets not sent: no mbuf, no path, or the ring to the worker " \
-		     "full")
+		     "full")                                                                   \
+	X(rec_retries, "flow-recovery requests sent again: no answer within the retry time")   \
+	X(rec_stale, "flow-recovery requests and answers about an older pair (ignored)")       \
+	X(rec_bad, "flow-recovery requests naming no flow of ours with its other end there")
 
 struct mrcd_ep_counters {
 #define MRCD_EP_FIELD(n, h) uint64_t n;
@@ -110,6 +118,15 @@ void mrcd_ep_input(struct mrcd_daemon *d, unsigned int h, struct rte_mbuf **m, u
 
 /* The summary's "endpoint" object (--json): counters summed over the hosts, and per peer. */
 void mrcd_ep_json(const struct mrcd_daemon *d, FILE *j);
+
+/*
+ * A flow-recovery request (answer false: id req_id, stamped now) or answer
+ * (answer true: echoing the request's req_id and ts) with EFRH `rec`, from
+ * local host h to cluster host c of another process, on a plane up at both
+ * ends, another for each try. 0 or -errno (-EINVAL: c is no such host).
+ */
+int mrcd_ep_send_rec(struct mrcd_daemon *d, unsigned int h, unsigned int c, bool answer,
+	uint16_t req_id, uint16_t ts, const struct mrc_ep_rec *rec, unsigned int try_no);
 
 /* Send an EV probe from local host h to cluster host `peer` on `ev`. 0 or -errno. */
 int mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev);

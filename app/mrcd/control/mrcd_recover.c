@@ -24,34 +24,7 @@
 #include "mrcd_control.h"
 #include "mrcd_log.h"
 #include "mrcd_recover.h"
-
-enum rec_state {
-	REC_UP = 0,   /* running (or never failed) */
-	REC_RETIRING, /* both old QPs asked to retire */
-	REC_HOLD,     /* both retired: waiting before a new pair */
-	REC_ADDING,   /* the new pair asked into the shards */
-	REC_SEQ,      /* the sender's worker asked for the next message number */
-	REC_RECV,     /* the receiver's worker taking its new QP */
-	REC_SEND,     /* the sender's worker taking its new QP */
-	REC_DOWN,     /* given up: stays failed */
-};
-
-/* One flow's recovery; control only. */
-struct mrcd_flow_rec {
-	uint8_t state; /* enum rec_state */
-	uint8_t fails; /* failures in the window that began at window_tsc */
-	bool listed;   /* on the active list */
-	bool sent[2];  /* the current step's request to each end is on its ring */
-	int32_t spare; /* the spare pair the flow's QPs use, -1: the flow's own QPNs */
-	int32_t next_spare;
-	uint64_t window_tsc, at_tsc, free_tsc;
-	struct mrc_qp *cur_send, *cur_recv; /* the pair now in use (or retired) */
-	struct mrc_qp *new_send, *new_recv; /* made, not yet taken by the workers */
-	struct mrc_qp *old_send, *old_recv; /* taken out, destroyed at free_tsc */
-	struct mrc_shard_req sreq[2];	    /* [0] the sender's end, [1] the receiver's */
-	struct mrcd_gen_req greq;
-	uint64_t seq;
-};
+#include "mrcd_recover_priv.h"
 
 static const char *const why_names[] = {
 #define WHY_NAME(name, text) #name,
@@ -77,9 +50,8 @@ mrcd_recover_why_text(enum mrcd_recover_why why)
 	return why < MRCD_RECOVER_N_WHY ? why_texts[why] : "?";
 }
 
-/* The shard of local host h that owns `qp` (by the host's QPN map with several). */
-static struct mrc_shard *
-shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
+struct mrc_shard *
+mrcd_rec_shard_of(const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp)
 {
 	for (unsigned int k = 1; k < d->host[h].n_shards; k++)
 		if (mrc_shard_owns(d->host[h].shard[k].rt, mrc_qp_qpn(qp)))
@@ -144,11 +116,13 @@ mrcd_recover_free(struct mrcd_daemon *d)
 		/* Made and maybe added, never taken: out of the shard (now ours), freed. */
 		if (x->new_send != NULL)
 			(void)mrc_shard_del_qp(
-				shard_of(d, (unsigned int)d->flows[i].src_local, x->new_send),
+				mrcd_rec_shard_of(
+					d, (unsigned int)d->flows[i].src_local, x->new_send),
 				x->new_send);
 		if (x->new_recv != NULL)
 			(void)mrc_shard_del_qp(
-				shard_of(d, (unsigned int)d->flows[i].dst_local, x->new_recv),
+				mrcd_rec_shard_of(
+					d, (unsigned int)d->flows[i].dst_local, x->new_recv),
 				x->new_recv);
 		mrcd_gen_qp_destroy(d, x->new_send);
 		mrcd_gen_qp_destroy(d, x->new_recv);
@@ -167,8 +141,8 @@ mrcd_recover_free(struct mrcd_daemon *d)
 	d->recover = NULL;
 }
 
-static void
-list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi)
+void
+mrcd_rec_list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi)
 {
 	if (!x->listed) {
 		x->listed = true;
@@ -176,9 +150,8 @@ list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi)
 	}
 }
 
-/* The flow stays failed: say why, count it on the host that saw it. */
-static void
-give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec *x,
+void
+mrcd_rec_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec *x,
 	enum mrcd_recover_why why)
 {
 	const struct mrcd_flow *f = &d->flows[fi];
@@ -189,6 +162,28 @@ give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 	MRCD_LOG(ctrl, WARNING, "flow %u (host %u -> %u) is not brought back: %s; it stays failed",
 		f->id, f->src, f->dst, mrcd_recover_why_text(why));
+}
+
+struct mrcd_flow_rec *
+mrcd_rec_of(struct mrcd_daemon *d, uint32_t fi)
+{
+	struct mrcd_recover *r = d->recover;
+	const struct mrcd_flow *f = &d->flows[fi];
+	struct mrcd_flow_rec *x = r->rec[fi];
+
+	if (x != NULL)
+		return x;
+	x = rte_zmalloc("mrcd_flow_rec", sizeof(*x), 0);
+	if (x == NULL)
+		return NULL;
+	/* Never recovered: the pair setup made, which no worker has changed (NULL: an
+	 * end in another process). */
+	x->cur_send = f->qp;
+	x->cur_recv = d->peer_qp[fi];
+	x->spare = -1;
+	x->xp = f->src_local < 0 || f->dst_local < 0;
+	r->rec[fi] = x;
+	return x;
 }
 
 void
@@ -202,26 +197,23 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 	if (fi < 0 || d->flows[fi].gone)
 		return; /* a reload removes it (mrcd_reload.h): its QPs go anyway */
 	f = &d->flows[fi];
-	if (f->src_local < 0 || f->dst_local < 0) {
-		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
-		return;
-	}
 	if (__atomic_load_n(&d->phase, __ATOMIC_ACQUIRE) != MRCD_RUN) {
-		give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_ending);
+		mrcd_rec_give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_ending);
 		return;
 	}
-	x = r->rec[fi];
+	if (f->src_local < 0 || f->dst_local < 0) {
+		/* Agreed with the other end's process by endpoint requests: a flow of the
+		 * cluster's list, which both processes number alike (a reload's are not). */
+		if (d->ep == NULL || f->id >= d->n_cluster_flows || d->flow_of[f->id] != fi)
+			mrcd_rec_give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
+		else
+			mrcd_rec_xp_failed(d, (uint32_t)fi, qpn, now);
+		return;
+	}
+	x = mrcd_rec_of(d, (uint32_t)fi);
 	if (x == NULL) {
-		x = rte_zmalloc("mrcd_flow_rec", sizeof(*x), 0);
-		if (x == NULL) {
-			give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_no_qp);
-			return;
-		}
-		/* Never recovered: the pair setup made, which no worker has changed. */
-		x->cur_send = f->qp;
-		x->cur_recv = d->peer_qp[fi];
-		x->spare = -1;
-		r->rec[fi] = x;
+		mrcd_rec_give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_no_qp);
+		return;
 	}
 	/* Only the pair in use now: the other end of it failing too, or a stale QPN, is no news. */
 	if (x->state != REC_UP ||
@@ -232,7 +224,8 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 		x->fails = 0;
 	}
 	if (++x->fails > MRCD_RECOVER_TRIES) {
-		give_up(d, (unsigned int)f->src_local, (uint32_t)fi, x, MRCD_RECOVER_too_often);
+		mrcd_rec_give_up(
+			d, (unsigned int)f->src_local, (uint32_t)fi, x, MRCD_RECOVER_too_often);
 		return;
 	}
 	x->at_tsc = now + ((uint64_t)MRCD_RECOVER_HOLD_MS << (x->fails - 1)) * d->hz / 1000;
@@ -240,7 +233,7 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 	x->sreq[1] = (struct mrc_shard_req){.op = MRC_SHARD_RETIRE_QP, .qp = x->cur_recv};
 	x->sent[0] = x->sent[1] = false;
 	x->state = REC_RETIRING;
-	list(r, x, (uint32_t)fi);
+	mrcd_rec_list(r, x, (uint32_t)fi);
 	MRCD_LOG(ctrl, NOTICE,
 		"flow %u (host %u -> %u): retiring QPs 0x%x and 0x%x, a new pair in %" PRIu64
 		" ms (failure %u of at most %u in %u s)",
@@ -258,18 +251,16 @@ shard_reqs_done(struct mrcd_daemon *d, const struct mrcd_flow *f, struct mrcd_fl
 
 	for (int k = 0; k < 2; k++) {
 		if (!x->sent[k])
-			x->sent[k] =
-				mrc_shard_request(shard_of(d, (unsigned int)end[k], x->sreq[k].qp),
-					&x->sreq[k]) == 0;
+			x->sent[k] = mrc_shard_request(mrcd_rec_shard_of(d, (unsigned int)end[k],
+							       x->sreq[k].qp),
+					     &x->sreq[k]) == 0;
 		done = done && x->sent[k] && mrc_shard_req_done(&x->sreq[k]);
 	}
 	return done;
 }
 
-/* Ask the worker of host h's shard k, which lists the flow's end (once); true when it
- * has answered. */
-static bool
-gen_req_done(struct mrcd_daemon *d, unsigned int h, unsigned int k, struct mrcd_flow_rec *x)
+bool
+mrcd_rec_gen_done(struct mrcd_daemon *d, unsigned int h, unsigned int k, struct mrcd_flow_rec *x)
 {
 	if (!x->sent[0]) {
 		__atomic_store_n(&x->greq.done, 0, __ATOMIC_RELAXED);
@@ -278,18 +269,19 @@ gen_req_done(struct mrcd_daemon *d, unsigned int h, unsigned int k, struct mrcd_
 	return x->sent[0] && __atomic_load_n(&x->greq.done, __ATOMIC_ACQUIRE) != 0;
 }
 
-static void
-ask_gen(struct mrcd_flow_rec *x, uint8_t op, uint32_t fi, struct mrc_qp *qp, uint64_t seq)
+void
+mrcd_rec_ask_gen(struct mrcd_flow_rec *x, uint8_t op, uint32_t fi, struct mrc_qp *qp, uint64_t seq)
 {
 	x->greq = (struct mrcd_gen_req){.op = op, .flow = fi, .qp = qp, .seq = seq};
 	x->sent[0] = false;
 }
 
 int32_t
-mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc, uint32_t n_spares,
-	unsigned int n_shards, unsigned int mode, int send, int recv, uint64_t now)
+mrcd_recover_pick_spare_from(const int32_t *spare_flow, const uint64_t *free_tsc, uint32_t n_spares,
+	unsigned int n_shards, unsigned int mode, int send, int recv, uint64_t now, uint32_t from)
 {
-	for (uint32_t s = 0; s < n_spares; s++) {
+	for (uint32_t k = 0; k < n_spares; k++) {
+		const uint32_t s = (uint32_t)(((uint64_t)from + k) % n_spares);
 		uint8_t ss, rs;
 
 		if (__atomic_load_n(&spare_flow[s], __ATOMIC_RELAXED) >= 0 || free_tsc[s] > now)
@@ -299,6 +291,14 @@ mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc, uin
 			return (int32_t)s;
 	}
 	return -1;
+}
+
+int32_t
+mrcd_recover_pick_spare(const int32_t *spare_flow, const uint64_t *free_tsc, uint32_t n_spares,
+	unsigned int n_shards, unsigned int mode, int send, int recv, uint64_t now)
+{
+	return mrcd_recover_pick_spare_from(
+		spare_flow, free_tsc, n_spares, n_shards, mode, send, recv, now, 0);
 }
 
 /*
@@ -386,7 +386,7 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 
 	s = take_spare_for(d, f, now);
 	if (s < 0) {
-		give_up(d, src, fi, x, MRCD_RECOVER_no_spare);
+		mrcd_rec_give_up(d, src, fi, x, MRCD_RECOVER_no_spare);
 		return;
 	}
 	sq = MRCD_QPN_BASE + 2 * (d->n_cluster_flows + (uint32_t)s);
@@ -398,7 +398,7 @@ make_pair(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 	if (x->new_recv == NULL) {
 		mrcd_gen_qp_destroy(d, x->new_send);
 		x->new_send = NULL;
-		give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
+		mrcd_rec_give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
 		return;
 	}
 	/* the NIC's encap rules its flow's first pair left (doc/offload.md) */
@@ -444,12 +444,14 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 	const struct mrcd_flow *f = &d->flows[fi];
 	const unsigned int src = (unsigned int)f->src_local, dst = (unsigned int)f->dst_local;
 
-	switch (x->state) {
+	if (x->xp)
+		mrcd_rec_xp_step(d, fi, x, now);
+	switch (x->xp ? REC_UP : x->state) {
 	case REC_RETIRING:
 		if (!shard_reqs_done(d, f, x))
 			break;
 		if (x->sreq[0].rc != 0 || x->sreq[1].rc != 0) {
-			give_up(d, src, fi, x, MRCD_RECOVER_refused);
+			mrcd_rec_give_up(d, src, fi, x, MRCD_RECOVER_refused);
 			break;
 		}
 		x->state = REC_HOLD;
@@ -462,31 +464,31 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		if (!shard_reqs_done(d, f, x))
 			break;
 		if (x->sreq[0].rc != 0 || x->sreq[1].rc != 0) {
-			give_up(d, src, fi, x, MRCD_RECOVER_refused);
+			mrcd_rec_give_up(d, src, fi, x, MRCD_RECOVER_refused);
 			break;
 		}
-		ask_gen(x, MRCD_GEN_SEQ, fi, NULL, 0);
+		mrcd_rec_ask_gen(x, MRCD_GEN_SEQ, fi, NULL, 0);
 		x->state = REC_SEQ;
 		/* fall through */
 	case REC_SEQ:
-		if (!gen_req_done(d, src, f->src_shard, x))
+		if (!mrcd_rec_gen_done(d, src, f->src_shard, x))
 			break;
 		x->seq = x->greq.seq;
-		ask_gen(x, MRCD_GEN_RESUME_RECV, fi, x->new_recv, x->seq);
+		mrcd_rec_ask_gen(x, MRCD_GEN_RESUME_RECV, fi, x->new_recv, x->seq);
 		x->state = REC_RECV;
 		/* fall through */
 	case REC_RECV:
-		if (!gen_req_done(d, dst, f->dst_shard, x))
+		if (!mrcd_rec_gen_done(d, dst, f->dst_shard, x))
 			break;
 		mrcd_gen_qp_destroy(d, x->old_recv); /* a previous recovery's, long out of use */
 		x->old_recv = x->cur_recv;
 		x->cur_recv = x->new_recv;
 		x->new_recv = NULL;
-		ask_gen(x, MRCD_GEN_RESUME_SEND, fi, x->new_send, 0);
+		mrcd_rec_ask_gen(x, MRCD_GEN_RESUME_SEND, fi, x->new_send, 0);
 		x->state = REC_SEND;
 		/* fall through */
 	case REC_SEND:
-		if (!gen_req_done(d, src, f->src_shard, x))
+		if (!mrcd_rec_gen_done(d, src, f->src_shard, x))
 			break;
 		mrcd_gen_qp_destroy(d, x->old_send);
 		x->old_send = x->cur_send;
@@ -498,13 +500,15 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		break;
 	}
 	/* Retired QPs are freed a while after the swap: telemetry may still hold one. */
-	if ((x->state == REC_UP || x->state == REC_DOWN) && now >= x->free_tsc) {
+	if ((x->state == REC_UP || x->state == REC_DOWN || x->state == REC_X_WAIT) &&
+		now >= x->free_tsc) {
 		mrcd_gen_qp_destroy(d, x->old_send);
 		mrcd_gen_qp_destroy(d, x->old_recv);
 		x->old_send = x->old_recv = NULL;
 	}
-	return !((x->state == REC_UP || x->state == REC_DOWN) && x->old_send == NULL &&
-		 x->old_recv == NULL);
+	/* a receiver waiting for the sender's process to ask is idle too */
+	return !((x->state == REC_UP || x->state == REC_DOWN || x->state == REC_X_WAIT) &&
+		 x->old_send == NULL && x->old_recv == NULL);
 }
 
 bool
@@ -519,7 +523,8 @@ mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now)
 
 		if (step(d, fi, x, now)) {
 			/* up or down, only its old QPs left to free a second later: idle */
-			moving |= x->state != REC_UP && x->state != REC_DOWN;
+			moving |= x->state != REC_UP && x->state != REC_DOWN &&
+				  x->state != REC_X_WAIT;
 			k++;
 			continue;
 		}

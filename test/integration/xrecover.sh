@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The mrcd authors
+#
+# A QP gone to ERROR whose flow's other end is in another process is brought
+# back on a spare pair both processes agree on (endpoint flow-recovery
+# requests, doc/protocol.md "Flow recovery"). Two mrcd processes joined by
+# mrc-fabric (2 hosts x 4 planes): A runs host 0, B host 1, one flow each
+# way, paced so that both still send when the drills come. Two drills, one
+# at a time, both on B (mrcctl fail):
+#
+#  1. the receiving end of A -> B fails: B retires it and tells A, A (the
+#     sender's process leads) retires its sending QP, asks B for its end of
+#     a spare pair, and resumes once B made it;
+#  2. the sending end of B -> A fails: B leads, A makes the receiving end.
+#
+# Twice: one worker per host, then two with each flow's receiving end on the
+# other shard index ([lcores] peer_shard = other), so the spare pair both
+# processes agree on must be placed as the flow is at each end.
+#
+# Each flow comes back once (flows_recovered 2 at A and 2 at B, none given
+# up: a recovery is counted at each end), on QPNs of the spare range, and
+# sends on: every message completes or failed (those in flight at a drill,
+# at most 4 per drill), none lost, every byte that completed checked at its
+# receiver with no error, and messages complete after the drills. Without
+# cross-process recovery each drill leaves its flow down (other_process).
+# Usage: xrecover.sh MRC_FABRIC MRCD WORKDIR MRCCTL
+set -euo pipefail
+fabric=$(realpath "$1")
+mrcd=$(realpath "$2")
+work=$3
+mrcctl=$(realpath "$4")
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$work"
+cd "$work"
+rm -rf one split
+if [ "$(nproc)" -lt 2 ]; then
+	echo "xrecover: needs 2 CPUs; skipping"
+	exit 77
+fi
+n=1500
+# 64 KiB messages at 0.25 Gb/s: about 480 a second each way, 3 s in all
+cat > profile.ini <<P
+[profile]
+pattern = pairs
+msg_kb = 64
+outstanding = 4
+rate_gbps = 0.25
+messages = $n
+verify = true
+P
+cat > scenario.ini <<S
+[scenario]
+name = xrecover
+description = no faults: the drills are the test
+S
+mrc_run_dir xr
+fails=0
+fail() {
+	echo "xrecover: FAIL: $*"
+	fails=$((fails + 1))
+}
+# host LOG KEY[+KEY]: KEY of /mrc/host,0 of the mrcd writing LOG (its only
+# host), or the sum of two
+host() {
+	local s
+	s=$(mrc_sock "$1")
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
+		/usr/bin/python3 -c "import json,sys; h=list(json.load(sys.stdin).values())[0]; print(sum(h[k] for k in '$2'.split('+')))" 2>/dev/null || echo 0
+}
+# recovered LOG: flows the mrcd writing LOG logged as recovered (cheaper than
+# telemetry, whose thread shares a CPU with polling workers here)
+recovered() {
+	grep -c ' recovered on QPs ' "$1" 2>/dev/null || true
+}
+# wait_for LOG KEY VALUE SECONDS: until KEY of LOG's host is at least VALUE
+wait_for() {
+	local end=$((SECONDS + $4))
+	while [ $SECONDS -lt "$end" ]; do
+		[ "$(host "$1" "$2")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# round NAME WORKERS [FABRIC_LINES]: one fabric (FABRIC_LINES added to its
+# config, which it hands to the hosts), A and B with WORKERS workers per
+# host, the two drills on B, the checks. In folder NAME.
+round() {
+	local name=$1 w=$2 lines=${3:-} lc_a lc_b a b sa sb qps recv_qpn send_qpn end da db ra rb
+	mkdir -p "$name"
+	cd "$name"
+	cp ../profile.ini ../scenario.ini .
+	mkdir -p "$dir/$name"
+	mrc_fabric_cluster "$fabric" "$dir/$name" 10 "$lines"
+	lc_a=0@0,1@0
+	lc_b=0@1,1@1
+	[ "$w" = 1 ] || { lc_a=$lc_a,2@0; lc_b=$lc_b,2@1; }
+	mrc_spawn a.status "$mrcd" --lcores=$lc_a -- -f "$dir/$name/host0.ini" --json a.json > a.log 2>&1
+	a=$mrc_spawned
+	pids+=($a)
+	mrc_spawn b.status "$mrcd" --lcores=$lc_b -- -f "$dir/$name/host1.ini" --json b.json > b.log 2>&1
+	b=$mrc_spawned
+	pids+=($b)
+	sa=$dir/$name/host0-control.sock
+	sb=$dir/$name/host1-control.sock
+	mrc_wait_ctl "$mrcctl" "$sa" 30 || fail "$name: A's control socket never answered"
+	mrc_wait_ctl "$mrcctl" "$sb" 30 || fail "$name: B's control socket never answered"
+	# B's QPs: its flow's sender (B -> A) and receiver (A -> B), from /mrc/qps
+	qps=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock b.log)" /mrc/qps 2>/dev/null |
+		/usr/bin/python3 -c '
+import json, sys
+q = list(json.load(sys.stdin).values())[0]
+role = {v.split(", ")[-1]: k for k, v in q.items() if k != "next"}
+print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) || qps="none none"
+	read -r recv_qpn send_qpn <<< "$qps"
+	echo "xrecover: $name: B receives on $recv_qpn, sends on $send_qpn"
+	wait_for a.log msgs_completed 20 10 || fail "$name: A completed no messages in 10 s"
+	wait_for b.log msgs_completed 20 10 || fail "$name: B completed no messages in 10 s"
+	drill "$name: the receiving end of A -> B" "$sb" "$recv_qpn" 1
+	drill "$name: the sending end of B -> A" "$sb" "$send_qpn" 2
+	# Both flows sent on after: all n messages done at both (completed or failed), 20 s at most.
+	end=$((SECONDS + 20))
+	while [ $SECONDS -lt $end ]; do
+		da=$(host a.log msgs_completed+msgs_failed)
+		db=$(host b.log msgs_completed+msgs_failed)
+		[ "$da" -ge $n ] && [ "$db" -ge $n ] && break
+		kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM $a $b 2>/dev/null || true
+	mrc_wait_dead $a 15 || fail "$name: A still runs 15 s after SIGTERM"
+	mrc_wait_dead $b 15 || fail "$name: B still runs 15 s after SIGTERM"
+	kill -TERM $mrc_fabric_pid 2>/dev/null || true
+	ra=$(mrc_status a.status 30)
+	rb=$(mrc_status b.status 30)
+	# 1: some messages failed (those in flight at a drill), which the JSON checks
+	case $ra in 0 | 1) ;; *) fail "$name: A's mrcd exited $ra" ;; esac
+	case $rb in 0 | 1) ;; *) fail "$name: B's mrcd exited $rb" ;; esac
+	grep -h 'flow-recovery\|recovered on QPs\|not brought back\|retiring QP\|went to ERROR\|spare pair' a.log b.log || true
+	check "$name" || fails=$((fails + 1))
+	# The new pairs are spares: past the flows' own QPNs (0x100-0x103).
+	for l in a.log b.log; do
+		grep -q 'recovered on QPs 0x10[4-9a-f]\|recovered on QPs 0x1[1-9a-f]' $l ||
+			fail "$name: $l: no flow recovered on a spare pair's QPNs"
+	done
+	cd ..
+}
+# drill DESC SOCK QPN WANT: fail QPN of host 0 of the mrcd on SOCK (B); each
+# process then counts WANT flows recovered
+drill() {
+	local out t0=$SECONDS
+	out=$(timeout 10 "$mrcctl" -s "$2" fail host=0 qpn="$3" 2>&1) || true
+	case $out in *'"state":"error"'*) ;; *) fail "$1: mrcctl fail qpn=$3: $out"; return ;; esac
+	while [ $((SECONDS - t0)) -lt 5 ]; do
+		[ "$(recovered a.log)" -ge "$4" ] && [ "$(recovered b.log)" -ge "$4" ] && break
+		sleep 0.1
+	done
+	if [ "$(recovered a.log)" -ge "$4" ] && [ "$(recovered b.log)" -ge "$4" ]; then
+		echo "xrecover: $1: recovered at both ends within $((SECONDS - t0 + 1)) s"
+	else
+		fail "$1: not recovered at both ends in 5 s: A $(recovered a.log), B $(recovered b.log);" \
+			"$(grep -h 'not brought back' a.log b.log)"
+	fi
+}
+# check NAME: the summaries of a round
+check() {
+	/usr/bin/python3 - a.json b.json $n "$1" <<'PY'
+import json, sys
+n, name = int(sys.argv[3]), sys.argv[4]
+msg = 64 * 1024
+bad = []
+for f in sys.argv[1:3]:
+    try:
+        s = json.load(open(f))
+    except (OSError, ValueError) as e:
+        bad.append(f"{f}: {e}")
+        continue
+    m, rec, why = s["messages"], s["flows_recovered"], s["recover_failed"]
+    if rec != 2 or sum(why.values()) != 0:
+        bad.append(f"{f}: flows_recovered {rec}, recover_failed {why}: want 2, none")
+    if m["lost"] != 0 or m["posted"] != n or m["completed"] + m["failed"] != n:
+        bad.append(f"{f}: messages {m}: want {n} posted, each completed or failed, none lost")
+    # at most the 4 in flight at the drill of this process's flow
+    if m["failed"] > 4:
+        bad.append(f"{f}: {m['failed']} messages failed: want at most 4")
+    if s["verify_errors"] != 0:
+        bad.append(f"{f}: {s['verify_errors']} verify errors")
+    print(f"xrecover: {name}: {f}: {rec} flows recovered, {m['completed']} messages completed, "
+          f"{m['failed']} failed, {m['lost']} lost, {s['bytes_verified']} bytes verified")
+# What one process completed, the other verified: every byte of it (a failed
+# message may have arrived whole, too).
+try:
+    sa, sb = (json.load(open(f)) for f in sys.argv[1:3])
+    for snd, rcv, way in ((sa, sb, "A -> B"), (sb, sa, "B -> A")):
+        c, fl = snd["messages"]["completed"], snd["messages"]["failed"]
+        if not c * msg <= rcv["bytes_verified"] <= (c + fl) * msg:
+            bad.append(f"{way}: {rcv['bytes_verified']} bytes verified, not those of the "
+                       f"{c} messages completed (+ up to {fl} failed)")
+except (OSError, ValueError, KeyError) as e:
+    bad.append(str(e))
+for b in bad:
+    print(f"xrecover: FAIL: {name}:", b)
+sys.exit(1 if bad else 0)
+PY
+}
+round one 1
+# two workers per host, each flow's receiving end on the other shard index:
+# the spare pair both processes agree on is placed as the flow is
+round split 2 "$(printf '\n[lcores]\nworkers = 2\nworkers_per_host = 2\npeer_shard = other\n\n[ports]\nsteering = software')"
+echo "xrecover: $((fails == 0 ? 1 : 0)) passed, $fails failed"
+[ "$fails" = 0 ]
