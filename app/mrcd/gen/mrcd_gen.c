@@ -469,28 +469,32 @@ mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const st
 static unsigned int
 bucket(uint64_t v)
 {
-	if (v < 16)
+	if (v < MRCD_HIST_SUB)
 		return (unsigned int)v;
 	unsigned int e = 63u - (unsigned int)__builtin_clzll(v); /* v in [2^e, 2^(e+1)) */
 
-	return (e - 3) * 16 + (unsigned int)((v >> (e - 4)) & 15);
+	return (e - MRCD_HIST_SUB_BITS + 1) * MRCD_HIST_SUB +
+	       (unsigned int)((v >> (e - MRCD_HIST_SUB_BITS)) & (MRCD_HIST_SUB - 1));
 }
 
-/* Bucket b holds [lower(b), lower(b) + width(b)): exact below 16, then 1/16 of a power of two. */
+/*
+ * Bucket b holds [lower(b), lower(b) + width(b)): exact below MRCD_HIST_SUB,
+ * then 1/MRCD_HIST_SUB of a power of two.
+ */
 static uint64_t
 bucket_lower(unsigned int b)
 {
-	if (b < 16)
+	if (b < MRCD_HIST_SUB)
 		return b;
-	unsigned int e = b / 16 + 3, s = b % 16;
+	unsigned int e = b / MRCD_HIST_SUB + MRCD_HIST_SUB_BITS - 1, s = b % MRCD_HIST_SUB;
 
-	return (uint64_t)(16 + s) << (e - 4);
+	return (uint64_t)(MRCD_HIST_SUB + s) << (e - MRCD_HIST_SUB_BITS);
 }
 
 static uint64_t
 bucket_width(unsigned int b)
 {
-	return b < 16 ? 1 : UINT64_C(1) << (b / 16 - 1);
+	return b < MRCD_HIST_SUB ? 1 : UINT64_C(1) << (b / MRCD_HIST_SUB - 1);
 }
 
 void
@@ -527,10 +531,10 @@ mrcd_hist_pct(const struct mrcd_hist *h, double pct)
 		/*
 		 * The samples of a bucket are taken as spread evenly over it (up to
 		 * max_ns in the top one): the k-th of c reads lo + span x (k - 1/2)
-		 * / c. The upper edge, reported before, read up to a bucket (6.25%)
-		 * high and about half a bucket high on average; this has no such
-		 * bias and is exact for evenly spread samples. Samples bunched at
-		 * one end of a bucket can still put it up to a bucket width off.
+		 * / c. A bucket's upper edge would read half a bucket high on
+		 * average; this has no such bias and is exact for evenly spread
+		 * samples. Samples bunched at one end of a bucket can still put it
+		 * up to a bucket width (1/MRCD_HIST_SUB) off.
 		 */
 		const uint64_t lo = bucket_lower(i);
 		const uint64_t top = lo < h->max_ns ? h->max_ns + 1 - lo : 1;
