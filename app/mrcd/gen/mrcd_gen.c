@@ -301,68 +301,19 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 	return k;
 }
 
-/* Word j of message `seq` of `flow`: distinct for every (flow, seq, j). */
-static inline uint64_t
-word(uint32_t flow, uint64_t seq, uint64_t j)
-{
-	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
-	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j ^
-		     ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
-
-	x ^= x >> 31;
-	x *= 0x9e3779b97f4a7c15ull;
-	return x ^ (x >> 29);
-}
-
 uint32_t
 mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq)
 {
 	if (p->n_mix == 0)
 		return p->msg_kb * 1024u;
 	/* A hash of (flow, seq), not a PRNG stream: the receiver needs no state to agree. */
-	const uint32_t r = (uint32_t)(word(flow ^ 0x5a5a, seq, ~0ull) % p->mix_cum[p->n_mix - 1]);
+	const uint32_t r =
+		(uint32_t)(mrcd_gen_word(flow ^ 0x5a5a, seq, ~0ull) % p->mix_cum[p->n_mix - 1]);
 	unsigned int i = 0;
 
 	while (r >= p->mix_cum[i])
 		i++;
 	return p->mix_kb[i] * 1024u;
-}
-
-void
-mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
-{
-	uint32_t j;
-
-	for (j = 0; j + 8 <= len; j += 8) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		memcpy(buf + j, &w, 8);
-	}
-	if (j < len) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		memcpy(buf + j, &w, len - j);
-	}
-}
-
-bool
-mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
-{
-	uint32_t j;
-
-	for (j = 0; j + 8 <= len; j += 8) {
-		uint64_t w = word(flow, seq, j / 8), got;
-
-		memcpy(&got, buf + j, 8);
-		if (got != w)
-			return false;
-	}
-	if (j < len) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		return memcmp(buf + j, &w, len - j) == 0;
-	}
-	return true;
 }
 
 unsigned int

@@ -197,9 +197,42 @@ uint64_t mrcd_hist_pct(const struct mrcd_hist *h, double pct);
 unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hosts, uint64_t seed,
 	uint16_t (*out)[2], unsigned int max);
 
-/* Fill / check message `seq` of a flow in `buf` (len bytes). */
+/*
+ * Word j of message `seq` of `flow`: distinct for every (flow, seq, j). The
+ * message's base with j folded in, then mixed; mrcd_fill.c computes eight
+ * at once from the same two parts.
+ */
+static inline uint64_t
+mrcd_gen_word_base(uint32_t flow, uint64_t seq)
+{
+	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
+	return ((uint64_t)flow << 48) ^ (seq << 24) ^
+	       ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
+}
+
+static inline uint64_t
+mrcd_gen_word_mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ull;
+	return x ^ (x >> 29);
+}
+
+static inline uint64_t
+mrcd_gen_word(uint32_t flow, uint64_t seq, uint64_t j)
+{
+	return mrcd_gen_word_mix(mrcd_gen_word_base(flow, seq) ^ j);
+}
+
+/* Fill / check message `seq` of a flow in `buf` (len bytes); mrcd_fill.c. */
 void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+/*
+ * For tests: 1 fills and checks eight words at a time with AVX-512 (-1
+ * when the CPU cannot), 0 one at a time, -1 as the CPU and the EAL's SIMD
+ * width allow (the default). 0, or -1 refused.
+ */
+int mrcd_gen_fill_set_wide(int wide);
 
 /* Messages of `f` posted and not yet completed, either way. */
 static inline uint64_t
