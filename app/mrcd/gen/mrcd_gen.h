@@ -139,8 +139,9 @@ struct mrcd_flow {
 
 	/* Line 1: the rest a post reads (the src worker's; setup seeds them). */
 	uint64_t next_post_tsc __rte_cache_aligned; /* pacing */
-	uint64_t ready_tsc; /* when it last joined its shard's ready queue */
-	uint8_t *src_buf;   /* setup: outstanding x msg bytes in src's region (local src) */
+	/* when it last joined its shard's ready queue; MRCD_READY_AT_POST: from its post */
+	uint64_t ready_tsc;
+	uint8_t *src_buf; /* setup: outstanding x msg bytes in src's region (local src) */
 	uint64_t dst_off; /* setup: the same in dst's region, as dst's zero-based region sees it */
 	uint32_t dst_key; /* setup */
 	/* setup; read-only after: rarely read (telemetry, reload) */
@@ -162,6 +163,9 @@ struct mrcd_flow {
 	uint64_t shape_from;
 	uint32_t shape_gen;
 } __rte_cache_aligned;
+
+/* A flow's ready_tsc before its first pass: the post that takes it stamps its own time. */
+#define MRCD_READY_AT_POST UINT64_MAX
 
 /* The layout above, kept: a send completion reads line 0 only, a post lines 0 and 1. */
 _Static_assert(offsetof(struct mrcd_flow, removed) < 64, "mrcd_flow: line 0 overflows");
