@@ -23,10 +23,10 @@
 #    emulated fabric, 2 s of fabric time per run, exact percentiles,
 #    median over SEEDS seeds; deterministic, whatever the machine's load;
 #  - the daemon (config/bench/incast.ini, every byte verified), median over
-#    REPS repetitions, both cases back to back in each. Its histogram has 16
+#    REPS repetitions, both cases back to back in each. Its histogram has 128
 #    buckets per octave; a percentile is interpolated within its bucket
-#    (mrcd_hist_pct), so it can be off by up to a bucket (6%) when samples
-#    bunch at one end.
+#    (mrcd_hist_pct), so it can be off by up to a bucket (0.8%) when samples
+#    bunch at one end (with 16 it read the p99 here 2% high).
 # Writes results/bench-incast.json and results/bench-incast.png.
 # Usage: scripts/bench/bench-incast.sh [BUILD_DIR] [REPS] [SEEDS]
 set -euo pipefail

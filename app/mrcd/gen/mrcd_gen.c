@@ -301,68 +301,19 @@ mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n, uint64_t seed, 
 	return k;
 }
 
-/* Word j of message `seq` of `flow`: distinct for every (flow, seq, j). */
-static inline uint64_t
-word(uint32_t flow, uint64_t seq, uint64_t j)
-{
-	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
-	uint64_t x = ((uint64_t)flow << 48) ^ (seq << 24) ^ j ^
-		     ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
-
-	x ^= x >> 31;
-	x *= 0x9e3779b97f4a7c15ull;
-	return x ^ (x >> 29);
-}
-
 uint32_t
 mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq)
 {
 	if (p->n_mix == 0)
 		return p->msg_kb * 1024u;
 	/* A hash of (flow, seq), not a PRNG stream: the receiver needs no state to agree. */
-	const uint32_t r = (uint32_t)(word(flow ^ 0x5a5a, seq, ~0ull) % p->mix_cum[p->n_mix - 1]);
+	const uint32_t r =
+		(uint32_t)(mrcd_gen_word(flow ^ 0x5a5a, seq, ~0ull) % p->mix_cum[p->n_mix - 1]);
 	unsigned int i = 0;
 
 	while (r >= p->mix_cum[i])
 		i++;
 	return p->mix_kb[i] * 1024u;
-}
-
-void
-mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
-{
-	uint32_t j;
-
-	for (j = 0; j + 8 <= len; j += 8) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		memcpy(buf + j, &w, 8);
-	}
-	if (j < len) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		memcpy(buf + j, &w, len - j);
-	}
-}
-
-bool
-mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq)
-{
-	uint32_t j;
-
-	for (j = 0; j + 8 <= len; j += 8) {
-		uint64_t w = word(flow, seq, j / 8), got;
-
-		memcpy(&got, buf + j, 8);
-		if (got != w)
-			return false;
-	}
-	if (j < len) {
-		uint64_t w = word(flow, seq, j / 8);
-
-		return memcmp(buf + j, &w, len - j) == 0;
-	}
-	return true;
 }
 
 unsigned int
@@ -469,28 +420,32 @@ mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const st
 static unsigned int
 bucket(uint64_t v)
 {
-	if (v < 16)
+	if (v < MRCD_HIST_SUB)
 		return (unsigned int)v;
 	unsigned int e = 63u - (unsigned int)__builtin_clzll(v); /* v in [2^e, 2^(e+1)) */
 
-	return (e - 3) * 16 + (unsigned int)((v >> (e - 4)) & 15);
+	return (e - MRCD_HIST_SUB_BITS + 1) * MRCD_HIST_SUB +
+	       (unsigned int)((v >> (e - MRCD_HIST_SUB_BITS)) & (MRCD_HIST_SUB - 1));
 }
 
-/* Bucket b holds [lower(b), lower(b) + width(b)): exact below 16, then 1/16 of a power of two. */
+/*
+ * Bucket b holds [lower(b), lower(b) + width(b)): exact below MRCD_HIST_SUB,
+ * then 1/MRCD_HIST_SUB of a power of two.
+ */
 static uint64_t
 bucket_lower(unsigned int b)
 {
-	if (b < 16)
+	if (b < MRCD_HIST_SUB)
 		return b;
-	unsigned int e = b / 16 + 3, s = b % 16;
+	unsigned int e = b / MRCD_HIST_SUB + MRCD_HIST_SUB_BITS - 1, s = b % MRCD_HIST_SUB;
 
-	return (uint64_t)(16 + s) << (e - 4);
+	return (uint64_t)(MRCD_HIST_SUB + s) << (e - MRCD_HIST_SUB_BITS);
 }
 
 static uint64_t
 bucket_width(unsigned int b)
 {
-	return b < 16 ? 1 : UINT64_C(1) << (b / 16 - 1);
+	return b < MRCD_HIST_SUB ? 1 : UINT64_C(1) << (b / MRCD_HIST_SUB - 1);
 }
 
 void
@@ -527,10 +482,10 @@ mrcd_hist_pct(const struct mrcd_hist *h, double pct)
 		/*
 		 * The samples of a bucket are taken as spread evenly over it (up to
 		 * max_ns in the top one): the k-th of c reads lo + span x (k - 1/2)
-		 * / c. The upper edge, reported before, read up to a bucket (6.25%)
-		 * high and about half a bucket high on average; this has no such
-		 * bias and is exact for evenly spread samples. Samples bunched at
-		 * one end of a bucket can still put it up to a bucket width off.
+		 * / c. A bucket's upper edge would read half a bucket high on
+		 * average; this has no such bias and is exact for evenly spread
+		 * samples. Samples bunched at one end of a bucket can still put it
+		 * up to a bucket width (1/MRCD_HIST_SUB) off.
 		 */
 		const uint64_t lo = bucket_lower(i);
 		const uint64_t top = lo < h->max_ns ? h->max_ns + 1 - lo : 1;

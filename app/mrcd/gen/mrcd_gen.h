@@ -141,8 +141,9 @@ struct mrcd_flow {
 
 	/* Line 1: the rest a post reads (the src worker's; setup seeds them). */
 	uint64_t next_post_tsc __rte_cache_aligned; /* pacing */
-	uint64_t ready_tsc; /* when it last joined its shard's ready queue */
-	uint8_t *src_buf;   /* setup: outstanding x msg bytes in src's region (local src) */
+	/* when it last joined its shard's ready queue; MRCD_READY_AT_POST: from its post */
+	uint64_t ready_tsc;
+	uint8_t *src_buf; /* setup: outstanding x msg bytes in src's region (local src) */
 	uint64_t dst_off; /* setup: the same in dst's region, as dst's zero-based region sees it */
 	uint32_t dst_key; /* setup */
 	uint32_t src_key; /* setup; read-only after */
@@ -173,6 +174,9 @@ struct mrcd_flow {
 	int16_t rx_src_local; /* setup: src_local, for the check's sizes */
 } __rte_cache_aligned;
 
+/* A flow's ready_tsc before its first pass: the post that takes it stamps its own time. */
+#define MRCD_READY_AT_POST UINT64_MAX
+
 /* The layout above, kept: a send completion reads line 0 only, a post lines 0 and 1,
  * a receive completion line 2 only. */
 _Static_assert(offsetof(struct mrcd_flow, removed) < 64, "mrcd_flow: line 0 overflows");
@@ -195,13 +199,21 @@ mrcd_flow_copy_rx(struct mrcd_flow *f)
 }
 
 /*
- * Completion-time histogram: log2 buckets, 16 linear steps each (exact
- * below 16 ns). mrcd_hist_pct() interpolates within the bucket that holds
- * the percentile, its samples taken as evenly spread (up to max_ns in the
- * top bucket): unbiased, exact for evenly spread samples, and never more
- * than a bucket width (1/16 of the value) off, nor above max_ns.
+ * Completion-time histogram: log2 buckets, MRCD_HIST_SUB linear steps each
+ * (exact below MRCD_HIST_SUB ns). mrcd_hist_pct() interpolates within the
+ * bucket that holds the percentile, its samples taken as evenly spread (up
+ * to max_ns in the top bucket): unbiased, exact for evenly spread samples,
+ * and never more than a bucket width (1/MRCD_HIST_SUB of the value) off,
+ * nor above max_ns. 128 steps, not 16: a tail that falls steeply across a
+ * bucket (the incast benchmark's p99, just past 2^25 ns) bunches its
+ * samples at the bucket's low end, and a 1/16 bucket read it up to 6% high
+ * (2% in that benchmark); 1/128 bounds that at 0.8%. 58 KiB per shard, read
+ * only by the summary.
  */
-#define MRCD_HIST_BUCKETS (64 * 16)
+#define MRCD_HIST_SUB_BITS 7
+#define MRCD_HIST_SUB	   (1u << MRCD_HIST_SUB_BITS)
+/* below MRCD_HIST_SUB one bucket per ns, then octaves 2^SUB_BITS .. 2^63 */
+#define MRCD_HIST_BUCKETS ((64 - MRCD_HIST_SUB_BITS + 1) * MRCD_HIST_SUB)
 struct mrcd_hist {
 	uint64_t n, max_ns;
 	uint64_t b[MRCD_HIST_BUCKETS];
@@ -215,9 +227,42 @@ uint64_t mrcd_hist_pct(const struct mrcd_hist *h, double pct);
 unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hosts, uint64_t seed,
 	uint16_t (*out)[2], unsigned int max);
 
-/* Fill / check message `seq` of a flow in `buf` (len bytes). */
+/*
+ * Word j of message `seq` of `flow`: distinct for every (flow, seq, j). The
+ * message's base with j folded in, then mixed; mrcd_fill.c computes eight
+ * at once from the same two parts.
+ */
+static inline uint64_t
+mrcd_gen_word_base(uint32_t flow, uint64_t seq)
+{
+	/* Flows past 65,535 fold their high bits in apart: the low 16 keep their old words. */
+	return ((uint64_t)flow << 48) ^ (seq << 24) ^
+	       ((uint64_t)(flow >> 16) * 0xd6e8feb86659fd93ull);
+}
+
+static inline uint64_t
+mrcd_gen_word_mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ull;
+	return x ^ (x >> 29);
+}
+
+static inline uint64_t
+mrcd_gen_word(uint32_t flow, uint64_t seq, uint64_t j)
+{
+	return mrcd_gen_word_mix(mrcd_gen_word_base(flow, seq) ^ j);
+}
+
+/* Fill / check message `seq` of a flow in `buf` (len bytes); mrcd_fill.c. */
 void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+/*
+ * For tests: 1 fills and checks eight words at a time with AVX-512 (-1
+ * when the CPU cannot), 0 one at a time, -1 as the CPU and the EAL's SIMD
+ * width allow (the default). 0, or -1 refused.
+ */
+int mrcd_gen_fill_set_wide(int wide);
 
 /* Messages of `f` posted and not yet completed, either way. */
 static inline uint64_t
