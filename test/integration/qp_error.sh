@@ -13,8 +13,11 @@
 #     QP gone to ERROR with its flow, count them (qps_in_error: 4 per flow),
 #     count 3 recoveries per flow and one "too_often" each, and account for
 #     every message (posted = failed, none lost).
-#  2. blackout: the emulated fabric black-holes everything for 60 ms
-#     (config/scenarios/fabric-blackout.ini). Both flows' sending QPs give
+#  2. blackout: the emulated fabric black-holes everything for 90 ms
+#     (config/scenarios/fabric-blackout.ini made 30 ms longer, so that a
+#     worker whose round trips a busy host stretched still times out in
+#     it, yet shorter than the 100 ms a flow waits before its new pair,
+#     which must not fail again). Both flows' sending QPs give
 #     up; each flow is brought back once the fabric works, on the spare
 #     QPNs, and completes messages again: the summary counts 2 recoveries,
 #     none failed, posted = completed + failed with none lost, at most 4
@@ -85,6 +88,8 @@ PY
 
 fails=0
 one_retry=(--set transport.retry_linear=1 --set transport.retry_exp=0)
+sed 's/^at = 560ms$/at = 590ms/' "$src/config/scenarios/fabric-blackout.ini" > blackout90.ini
+grep -q '^at = 590ms$' blackout90.ini || { echo "qp_error: fabric-blackout.ini no longer ends at 560ms"; exit 1; }
 
 # 1. Nothing ever arrives: every flow fails, comes back, and stays down at the bound.
 set +e
@@ -124,7 +129,7 @@ grep -q "QPs in error: .*flows recovered on a new QP pair: " null.log ||
 
 # 2. A 60 ms blackout of the whole fabric: both flows fail, come back, and run on.
 set +e
-"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+"$mrcd" -- --set "daemon.scenario=$PWD/blackout90.ini" "${one_retry[@]}" \
 	--duration 3 --json blackout.json > blackout.log 2>&1 &
 pid=$!
 # Once the flows are back (by about 0.7 s), telemetry shows the new pairs and the counts.
@@ -168,7 +173,7 @@ check_recovered blackout || fails=$((fails + 1))
 # 3. The same blackout with two workers per host: each flow's ends are on shard g mod 2
 #    of their hosts, and its new pair is a spare pair whose QPs live on that shard.
 set +e
-"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+"$mrcd" -- --set "daemon.scenario=$PWD/blackout90.ini" "${one_retry[@]}" \
 	--set lcores.workers_per_host=2 --duration 2 --json blackout2w.json > blackout2w.log 2>&1
 rc=$?
 set -e
@@ -180,7 +185,7 @@ check_recovered blackout2w || fails=$((fails + 1))
 #    (peer_shard = other): each flow comes back on a spare pair placed as it is,
 #    its sending QP on one shard index and its receiving QP on the other.
 set +e
-"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+"$mrcd" -- --set "daemon.scenario=$PWD/blackout90.ini" "${one_retry[@]}" \
 	--set lcores.workers_per_host=2 --set lcores.peer_shard=other --duration 2 \
 	--json split.json > split.log 2>&1
 rc=$?
@@ -197,7 +202,7 @@ pattern = pairs
 qps_per_peer = 4
 P
 set +e
-"$mrcd" -- --set "daemon.scenario=$src/config/scenarios/fabric-blackout.ini" "${one_retry[@]}" \
+"$mrcd" -- --set "daemon.scenario=$PWD/blackout90.ini" "${one_retry[@]}" \
 	--set "daemon.profile=$PWD/half.ini" --set lcores.workers_per_host=2 \
 	--set lcores.peer_shard=half --duration 2 --json half.json > half.log 2>&1
 rc=$?
