@@ -91,7 +91,10 @@ def main():
         try:
             hs = [query(f"/mrc/host,{h}") for h in hosts]
             rss = rss_kb(p.pid)
-        except (OSError, ValueError, KeyError) as e:
+            # A daemon tearing down its hosts answers null (or nothing) for them.
+            if not all(isinstance(h, dict) for h in hs):
+                raise ValueError(f"/mrc/host answered {hs!r}")
+        except (OSError, ValueError, KeyError, StopIteration) as e:
             if p.poll() is None:
                 print(f"soak: telemetry: {e!r}", flush=True)
             break  # mrcd is stopping
