@@ -166,27 +166,40 @@ refuse_make(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, enum mr
 	settle_make(d, fi, x, (uint8_t)(why + 1));
 }
 
+/*
+ * One end of a spare pair on local host h, ready to run: made in RTS, its
+ * encap rules attached, and the peer's planes as its port-status requests
+ * said (the worker keeps them up to date from then on). NULL: no QP.
+ */
+static struct mrc_qp *
+make_end(struct mrcd_daemon *d, unsigned int h, unsigned int shard, unsigned int peer,
+	unsigned int peer_shard, uint32_t qpn, uint32_t dqpn, uint64_t now)
+{
+	struct mrc_qp *qp =
+		mrcd_make_qp_rts(d, h, shard, peer, peer_shard, qpn, dqpn, now, &d->recover->rand);
+
+	if (qp == NULL)
+		return NULL;
+	mrcd_encap_attach_late(d, h, shard, peer, peer_shard, qp);
+	mrc_qp_set_peer_planes(qp, __atomic_load_n(&d->ep_peer_mask[peer], __ATOMIC_ACQUIRE));
+	return qp;
+}
+
 /* Receiver: make our end of the spare pair asked for, and ask it into the shard. */
 static void
 make_recv(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 {
-	struct mrcd_recover *r = d->recover;
 	const struct mrcd_flow *f = &d->flows[fi];
-	const unsigned int dst = (unsigned int)f->dst_local;
 	const uint32_t sq = MRCD_QPN_BASE + 2 * (d->n_cluster_flows + x->mk_spare);
 
-	x->new_recv = mrcd_make_qp_rts(
-		d, dst, f->dst_shard, f->src, f->src_shard, sq + 1, sq, now, &r->rand);
+	x->new_recv = make_end(
+		d, (unsigned int)f->dst_local, f->dst_shard, f->src, f->src_shard, sq + 1, sq, now);
 	if (x->new_recv == NULL) {
 		unclaim(d, x, now);
 		refuse_make(d, fi, x, MRCD_RECOVER_no_qp);
 		x->state = REC_X_WAIT; /* ours is out: the sender's process may ask again */
 		return;
 	}
-	mrcd_encap_attach_late(d, dst, f->dst_shard, f->src, f->src_shard, x->new_recv);
-	/* the sender's planes as its port-status requests said; the worker keeps them */
-	mrc_qp_set_peer_planes(
-		x->new_recv, __atomic_load_n(&d->ep_peer_mask[f->src], __ATOMIC_ACQUIRE));
 	x->sreq[0] = (struct mrc_shard_req){.op = MRC_SHARD_ADD_QP, .qp = x->new_recv};
 	x->sent[0] = false;
 	x->state = REC_X_RADDING;
@@ -196,20 +209,15 @@ make_recv(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 static void
 make_send(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 {
-	struct mrcd_recover *r = d->recover;
 	const struct mrcd_flow *f = &d->flows[fi];
 	const unsigned int src = (unsigned int)f->src_local;
 	const uint32_t sq = MRCD_QPN_BASE + 2 * (d->n_cluster_flows + (uint32_t)x->next_spare);
 
-	x->new_send = mrcd_make_qp_rts(
-		d, src, f->src_shard, f->dst, f->dst_shard, sq, sq + 1, now, &r->rand);
+	x->new_send = make_end(d, src, f->src_shard, f->dst, f->dst_shard, sq, sq + 1, now);
 	if (x->new_send == NULL) {
 		mrcd_rec_give_up(d, src, fi, x, MRCD_RECOVER_no_qp);
 		return;
 	}
-	mrcd_encap_attach_late(d, src, f->src_shard, f->dst, f->dst_shard, x->new_send);
-	mrc_qp_set_peer_planes(
-		x->new_send, __atomic_load_n(&d->ep_peer_mask[f->dst], __ATOMIC_ACQUIRE));
 	x->sreq[0] = (struct mrc_shard_req){.op = MRC_SHARD_ADD_QP, .qp = x->new_send};
 	x->sent[0] = false;
 	x->state = REC_X_ADDING;
