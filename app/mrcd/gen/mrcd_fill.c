@@ -179,39 +179,72 @@ path(void)
 	return MRCD_FILL_SCALAR;
 }
 
-/* The bytes from j on that no vector path wrote: whole words, then a cut one. */
+/*
+ * The bytes from j on that no vector path wrote: whole words, four to a
+ * turn (fewer loop instructions a word; the four multiplies are
+ * independent), then single words, then a cut one.
+ */
 static void
 fill_scalar(uint8_t *buf, uint32_t j, uint32_t len, uint64_t base)
 {
-	for (; j + 8 <= len; j += 8) {
-		const uint64_t w = mrcd_gen_word_mix(base ^ (j / 8));
+	uint64_t i = j / 8;
+	const uint64_t n = len / 8;
 
-		memcpy(buf + j, &w, 8);
+	for (; i + 4 <= n; i += 4) {
+		const uint64_t w0 = mrcd_gen_word_mix(base ^ i),
+			       w1 = mrcd_gen_word_mix(base ^ (i + 1)),
+			       w2 = mrcd_gen_word_mix(base ^ (i + 2)),
+			       w3 = mrcd_gen_word_mix(base ^ (i + 3));
+
+		/* word by word: one 32-byte copy of an array went through the stack */
+		memcpy(buf + i * 8, &w0, 8);
+		memcpy(buf + i * 8 + 8, &w1, 8);
+		memcpy(buf + i * 8 + 16, &w2, 8);
+		memcpy(buf + i * 8 + 24, &w3, 8);
 	}
-	if (j < len) {
-		const uint64_t w = mrcd_gen_word_mix(base ^ (j / 8));
+	for (; i < n; i++) {
+		const uint64_t w = mrcd_gen_word_mix(base ^ i);
 
-		memcpy(buf + j, &w, len - j);
+		memcpy(buf + i * 8, &w, 8);
+	}
+	if (i * 8 < len) {
+		const uint64_t w = mrcd_gen_word_mix(base ^ i);
+
+		memcpy(buf + i * 8, &w, len - i * 8);
 	}
 }
 
+/* Differences are gathered four words a turn, as the vector paths do. */
 static bool
 check_scalar(const uint8_t *buf, uint32_t j, uint32_t len, uint64_t base)
 {
-	for (; j + 8 <= len; j += 8) {
-		const uint64_t w = mrcd_gen_word_mix(base ^ (j / 8));
+	uint64_t i = j / 8, diff = 0;
+	const uint64_t n = len / 8;
+
+	for (; i + 4 <= n; i += 4) {
+		uint64_t g0, g1, g2, g3;
+
+		memcpy(&g0, buf + i * 8, 8);
+		memcpy(&g1, buf + i * 8 + 8, 8);
+		memcpy(&g2, buf + i * 8 + 16, 8);
+		memcpy(&g3, buf + i * 8 + 24, 8);
+		diff |= (g0 ^ mrcd_gen_word_mix(base ^ i)) |
+			(g1 ^ mrcd_gen_word_mix(base ^ (i + 1))) |
+			(g2 ^ mrcd_gen_word_mix(base ^ (i + 2))) |
+			(g3 ^ mrcd_gen_word_mix(base ^ (i + 3)));
+	}
+	for (; i < n; i++) {
 		uint64_t got;
 
-		memcpy(&got, buf + j, 8);
-		if (got != w)
-			return false;
+		memcpy(&got, buf + i * 8, 8);
+		diff |= got ^ mrcd_gen_word_mix(base ^ i);
 	}
-	if (j < len) {
-		const uint64_t w = mrcd_gen_word_mix(base ^ (j / 8));
+	if (i * 8 < len) {
+		const uint64_t w = mrcd_gen_word_mix(base ^ i);
 
-		return memcmp(buf + j, &w, len - j) == 0;
+		return diff == 0 && memcmp(buf + i * 8, &w, len - i * 8) == 0;
 	}
-	return true;
+	return diff == 0;
 }
 
 void
