@@ -9,11 +9,18 @@
  * Every message of a verified profile is written and read here in full:
  * 256 KiB twice per message in the incast benchmark, on the one worker that
  * also runs the emulated fabric and every host. The 64-bit multiply of each
- * word is the cost, one word at a time about 0.6 ns (21 us a 256 KiB
- * message); while it runs no host sends or answers, the round trips the
- * congestion control measures stretch by as much, and the incast's tail
- * grew with it (verify off: 1.9% of messages past 1.08 x ideal, on: 2.7%).
- * AVX-512 (its 64-bit multiply is AVX512DQ) computes eight words at once.
+ * word is the cost; while it runs no host sends or answers, the round trips
+ * the congestion control measures stretch by as much, and the incast's tail
+ * grows with it. So the words are computed as wide as the CPU and the EAL
+ * allow (test/bench/bench_fill.c; 256 KiB fill / check on the 2-vCPU Xeon
+ * of doc/performance.md):
+ *   - AVX-512 (AVX512F + AVX512DQ's 64-bit multiply): eight words at once,
+ *     5.6 / 6.7 us;
+ *   - AVX2 (AMD Zen 2/3, Intel parts without AVX-512): four words at once,
+ *     the 64-bit multiply made of three 32 x 32 -> 64 ones, 10.4 / 12.4 us;
+ *   - any CPU: four independent words a turn, 13.5 / 15.7 us.
+ * All three write the same bytes, so processes on different CPUs check
+ * each other's messages.
  */
 #include <stdbool.h>
 #include <string.h>
