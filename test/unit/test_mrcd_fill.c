@@ -3,12 +3,14 @@
  */
 
 /*
- * The generator's message contents (app/mrcd/gen/mrcd_fill.c): the
- * eight-word AVX-512 path writes what the one-word path writes, for every
- * length and alignment, and its check finds any byte out of place, in the
- * vector part or the tail, as the one-word check does.
+ * The generator's message contents (app/mrcd/gen/mrcd_fill.c): each path
+ * (one word, four with AVX2, eight with AVX-512) writes the words as the
+ * generator defines them, for every length and alignment, and its check
+ * finds any byte out of place, in the vector part or the tail. A path this
+ * CPU lacks is skipped (the test says so); the knob refuses it.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mrc_test.h"
@@ -58,7 +60,6 @@ test_word_unchanged(void)
 static int
 one_path(int wide)
 {
-	MRC_T_EQ(mrcd_gen_fill_set_wide(wide), 0);
 	for (uint32_t off = 0; off < 8; off++)
 		for (uint32_t len = 0; len <= MAXLEN; len += (len < 200 ? 1 : 61)) {
 			const uint32_t flow = 70000 + len, seq = 5 + off;
@@ -90,31 +91,61 @@ one_path(int wide)
 	return MRC_TEST_OK;
 }
 
+/* Force `path`; skip when this CPU lacks it. */
+static int
+test_path(int path, const char *name)
+{
+	int rc;
+
+	if (mrcd_gen_fill_set_wide(path) != 0) {
+		printf("  %s: this CPU (or OS) lacks it, skipped\n", name);
+		return MRC_TEST_SKIP;
+	}
+	rc = one_path(path);
+	mrcd_gen_fill_set_wide(MRCD_FILL_AUTO);
+	return rc;
+}
+
 static int
 test_one_word(void)
 {
-	const int rc = one_path(0);
+	return test_path(MRCD_FILL_SCALAR, "one word");
+}
 
-	mrcd_gen_fill_set_wide(-1);
-	return rc;
+static int
+test_four_words(void)
+{
+	return test_path(MRCD_FILL_AVX2, "AVX2");
 }
 
 static int
 test_eight_words(void)
 {
-	int rc;
+	return test_path(MRCD_FILL_AVX512, "AVX-512");
+}
 
-	if (mrcd_gen_fill_set_wide(1) != 0)
-		return MRC_TEST_SKIP; /* no AVX512F and AVX512DQ here */
-	rc = one_path(1);
-	mrcd_gen_fill_set_wide(-1);
-	return rc;
+/* A value that names no path is refused and leaves the choice as it was. */
+static int
+test_knob_refuses(void)
+{
+	static const int bad[] = {-2, 3, 4, 8, 0x7fffffff};
+
+	MRC_T_EQ(mrcd_gen_fill_set_wide(MRCD_FILL_SCALAR), 0);
+	for (size_t i = 0; i < RTE_DIM(bad); i++)
+		MRC_T_EQ(mrcd_gen_fill_set_wide(bad[i]), -1);
+	fill_ref(ref, 100, 3, 4);
+	mrcd_gen_fill(buf, 100, 3, 4);
+	MRC_T_ASSERT(memcmp(buf, ref, 100) == 0, "fill after a refused path");
+	MRC_T_EQ(mrcd_gen_fill_set_wide(MRCD_FILL_AUTO), 0);
+	return MRC_TEST_OK;
 }
 
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_word_unchanged),
 	MRC_TEST_CASE(test_one_word),
+	MRC_TEST_CASE(test_four_words),
 	MRC_TEST_CASE(test_eight_words),
+	MRC_TEST_CASE(test_knob_refuses),
 };
 
 MRC_TEST_MAIN("mrcd_fill", cases)

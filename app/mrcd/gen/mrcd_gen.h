@@ -229,8 +229,8 @@ unsigned int mrcd_pattern_pairs(const struct mrcd_profile *p, unsigned int n_hos
 
 /*
  * Word j of message `seq` of `flow`: distinct for every (flow, seq, j). The
- * message's base with j folded in, then mixed; mrcd_fill.c computes eight
- * at once from the same two parts.
+ * message's base with j folded in, then mixed; mrcd_fill.c computes four
+ * or eight at once from the same two parts.
  */
 static inline uint64_t
 mrcd_gen_word_base(uint32_t flow, uint64_t seq)
@@ -257,12 +257,20 @@ mrcd_gen_word(uint32_t flow, uint64_t seq, uint64_t j)
 /* Fill / check message `seq` of a flow in `buf` (len bytes); mrcd_fill.c. */
 void mrcd_gen_fill(uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
 bool mrcd_gen_check(const uint8_t *buf, uint32_t len, uint32_t flow, uint64_t seq);
+/* How mrcd_gen_fill() / mrcd_gen_check() compute the words (the bytes are the same). */
+enum mrcd_gen_fill_path {
+	MRCD_FILL_AUTO = -1,  /* the widest the CPU has and the EAL's SIMD width allows */
+	MRCD_FILL_SCALAR = 0, /* one word at a time, any CPU */
+	MRCD_FILL_AVX512 = 1, /* eight at a time: AVX512F and AVX512DQ */
+	MRCD_FILL_AVX2 = 2,   /* four at a time: AVX2 */
+};
+
 /*
- * For tests: 1 fills and checks eight words at a time with AVX-512 (-1
- * when the CPU cannot), 0 one at a time, -1 as the CPU and the EAL's SIMD
- * width allow (the default). 0, or -1 refused.
+ * For tests and benchmarks: use `path` (enum mrcd_gen_fill_path) from now
+ * on, whatever the EAL allows. -1 when this CPU (or OS) lacks it or the
+ * value is none of them; the choice stays as it was.
  */
-int mrcd_gen_fill_set_wide(int wide);
+int mrcd_gen_fill_set_wide(int path);
 
 /* Messages of `f` posted and not yet completed, either way. */
 static inline uint64_t
