@@ -388,9 +388,10 @@ static_assert(sizeof(struct mrc_efrh) == 24, "EFRH is 24 bytes");
 
 /** What an EFRH asks, or answers. */
 enum mrc_ep_rec_kind {
-	MRC_EP_REC_FAILED = 0, /**< receiver -> sender: my QP of this life failed */
-	MRC_EP_REC_MAKE = 1,   /**< sender -> receiver: make your end of spare pair s, life l */
-			       /* others are rejected */
+	MRC_EP_REC_FAILED = 0,	/**< receiver -> sender: my QP of this life failed */
+	MRC_EP_REC_MAKE = 1,	/**< sender -> receiver: make your end of spare pair s, life l */
+	MRC_EP_REC_GIVE_UP = 2, /**< sender -> receiver: the flow stays down, status says why */
+				/* others are rejected */
 };
 
 /*

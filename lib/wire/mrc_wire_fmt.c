@@ -157,7 +157,9 @@ put_ext(struct line *l, const struct mrc_pkt *p)
 			put(l,
 				" | efrh %s flow=%" PRIu32 " life=%u spare=%" PRIu32 " seq=%" PRIu64
 				" status=%u",
-				p->ep.rec.kind == MRC_EP_REC_FAILED ? "failed" : "make",
+				p->ep.rec.kind == MRC_EP_REC_FAILED ? "failed"
+				: p->ep.rec.kind == MRC_EP_REC_MAKE ? "make"
+								    : "give-up",
 				p->ep.rec.flow, p->ep.rec.life, p->ep.rec.spare, p->ep.rec.seq,
 				p->ep.rec.status);
 		break;

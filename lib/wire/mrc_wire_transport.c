@@ -252,7 +252,7 @@ mrc_efrh_decode(const uint8_t *p, struct mrc_ep_rec *r)
 	r->spare = rte_be_to_cpu_32(e->spare);
 	r->seq = rte_be_to_cpu_64(e->seq);
 	/* an unknown kind is an operation we do not have */
-	return r->kind > MRC_EP_REC_MAKE ? MRC_WIRE_BAD_EP_OP : MRC_WIRE_OK;
+	return r->kind > MRC_EP_REC_GIVE_UP ? MRC_WIRE_BAD_EP_OP : MRC_WIRE_OK;
 }
 
 static void

@@ -92,7 +92,7 @@ local SACK_M = { [0] = "NONE", [1] = "SKIP_ONCE", [2] = "ALWAYS_SKIP",
 local EP_OPS = { [0] = "PORT_STATUS", [1] = "EV_PROBE", [2] = "FLOW_RECOVER",
                  [3] = "reserved" }
 -- EFRH kind (op 2, ours: doc/protocol.md "Flow recovery").
-local EFRH_KINDS = { [0] = "FAILED", [1] = "MAKE" }
+local EFRH_KINDS = { [0] = "FAILED", [1] = "MAKE", [2] = "GIVE_UP" }
 -- IBTA AETH syndrome bits 6..5 (bit 7 reserved).
 local AETH_TYPES = { [0] = "ACK", [1] = "RNR NAK", [2] = "reserved",
                      [3] = "NAK" }

@@ -24,6 +24,10 @@
 # at most 4 per drill), none lost, every byte that completed checked at its
 # receiver with no error, and messages complete after the drills. Without
 # cross-process recovery each drill leaves its flow down (other_process).
+#
+# The first round then, every message done, fails B's sending end of B -> A
+# until B gives the flow up (too_often): A must count it given up too, told
+# by B's GIVE_UP (about 1 s more).
 # Usage: xrecover.sh MRC_FABRIC MRCD WORKDIR MRCCTL
 set -euo pipefail
 fabric=$(realpath "$1")
@@ -127,6 +131,7 @@ print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) ||
 		kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 		sleep 0.1
 	done
+	[ "$name" != one ] || give_up "$name" "$sb"
 	kill -TERM $a $b 2>/dev/null || true
 	mrc_wait_dead $a 15 || fail "$name: A still runs 15 s after SIGTERM"
 	mrc_wait_dead $b 15 || fail "$name: B still runs 15 s after SIGTERM"
@@ -137,7 +142,7 @@ print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) ||
 	case $ra in 0 | 1) ;; *) fail "$name: A's mrcd exited $ra" ;; esac
 	case $rb in 0 | 1) ;; *) fail "$name: B's mrcd exited $rb" ;; esac
 	grep -h 'flow-recovery\|recovered on QPs\|not brought back\|retiring QP\|went to ERROR\|spare pair' a.log b.log || true
-	check "$name" || fails=$((fails + 1))
+	check "$name" "$([ "$name" = one ] && echo 1 || echo 0)" || fails=$((fails + 1))
 	# The new pairs are spares: past the flows' own QPNs (0x100-0x103).
 	for l in a.log b.log; do
 		grep -q 'recovered on QPs 0x10[4-9a-f]\|recovered on QPs 0x1[1-9a-f]' $l ||
@@ -162,11 +167,43 @@ drill() {
 			"$(grep -h 'not brought back' a.log b.log)"
 	fi
 }
-# check NAME: the summaries of a round
+# give_up NAME SOCK: once every message is done, fail B's sending end of
+# B -> A again, each time the QP it last recovered to, until B gives the flow
+# up (more than 3 failures within 10 s: too_often). A, whose end of it still
+# runs, must hear it from B (GIVE_UP) and count the flow given up for the
+# same reason; without GIVE_UP it counts nothing.
+give_up() {
+	local k=0 qpn n0 end
+	while [ $k -lt 6 ]; do
+		grep -q 'is not brought back' b.log && break
+		k=$((k + 1))
+		qpn=$(sed -n 's/.* recovered on QPs \(0x[0-9a-f]*\) -> .*(its sending end.*/\1/p' b.log | tail -1)
+		n0=$(recovered b.log)
+		timeout 10 "$mrcctl" -s "$2" fail host=0 qpn="$qpn" > /dev/null 2>&1 || true
+		end=$((SECONDS + 3))
+		while [ $SECONDS -lt $end ]; do
+			grep -q 'is not brought back' b.log && break
+			[ "$(recovered b.log)" -gt "$n0" ] && [ "$(recovered a.log)" -ge "$(recovered b.log)" ] && break
+			sleep 0.1
+		done
+	done
+	end=$((SECONDS + 3))
+	until grep -q 'is not brought back' a.log || [ $SECONDS -ge $end ]; do sleep 0.1; done
+	if ! grep -q 'is not brought back: it failed more than' b.log; then
+		fail "$1: B did not give B -> A up after $k more failures"
+	elif ! grep -q "process gave it up" a.log ||
+		! grep -q 'is not brought back: it failed more than' a.log; then
+		fail "$1: A did not count B -> A given up (too_often): $(grep -h 'not brought back' a.log)"
+	else
+		echo "xrecover: $1: B gave B -> A up after $k more failures; A counted it"
+	fi
+}
+# check NAME GAVE_UP: the summaries of a round; GAVE_UP 1: B -> A was given up
+# (too_often) at both after recovering more times
 check() {
-	/usr/bin/python3 - a.json b.json $n "$1" <<'PY'
+	/usr/bin/python3 - a.json b.json $n "$1" "$2" <<'PY'
 import json, sys
-n, name = int(sys.argv[3]), sys.argv[4]
+n, name, gave_up = int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
 msg = 64 * 1024
 bad = []
 for f in sys.argv[1:3]:
@@ -176,7 +213,11 @@ for f in sys.argv[1:3]:
         bad.append(f"{f}: {e}")
         continue
     m, rec, why = s["messages"], s["flows_recovered"], s["recover_failed"]
-    if rec != 2 or sum(why.values()) != 0:
+    if gave_up:
+        if rec < 2 or why.get("too_often") != 1 or sum(why.values()) != 1:
+            bad.append(f"{f}: flows_recovered {rec}, recover_failed {why}: want 2 or more, "
+                       "too_often 1")
+    elif rec != 2 or sum(why.values()) != 0:
         bad.append(f"{f}: flows_recovered {rec}, recover_failed {why}: want 2, none")
     if m["lost"] != 0 or m["posted"] != n or m["completed"] + m["failed"] != n:
         bad.append(f"{f}: messages {m}: want {n} posted, each completed or failed, none lost")

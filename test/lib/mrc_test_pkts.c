@@ -352,6 +352,22 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 		p->ep.rec.life = 1;
 		p->ep.rec.flow = 7;
 		break;
+	case 27:
+		/* a flow's sending process tells the receiving one it gave the flow up (no_answer)
+		 */
+		s->name = "ep_request_flow_recover_give_up_plain";
+		base(p, MRC_OP_EP_REQUEST, false, cfg);
+		p->bth.dqpn = MRC_EP_QPN;
+		p->ep.op = MRC_EP_OP_FLOW_RECOVER;
+		p->ep.req_id = 5;
+		p->ep.epoch = 0x5eed0003;
+		p->ep.ts = 0x7777;
+		p->ep.ftype = MRC_FTYPE_DEFAULT;
+		p->ep.rec.kind = MRC_EP_REC_GIVE_UP;
+		p->ep.rec.status = 7;
+		p->ep.rec.life = 4;
+		p->ep.rec.flow = 11;
+		break;
 	default:
 		return -1;
 	}
@@ -361,7 +377,7 @@ sample(unsigned int i, struct mrc_test_sample *s, const struct mrc_wire_cfg *cfg
 unsigned int
 mrc_test_sample_count(void)
 {
-	return 27;
+	return 28;
 }
 
 int

@@ -11,6 +11,7 @@
  * peer_shard puts them on.
  */
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -208,7 +209,82 @@ test_judge_failed(void)
 	return MRC_TEST_OK;
 }
 
+/* The receiver's process, a GIVE_UP of pair `life` from the sender's. */
+static int
+test_judge_give_up(void)
+{
+	/* gave up on the pair we run (too_often, no_spare), or on the next one it asked us
+	 * for (no_answer, no_qp after our yes): counted down here */
+	MRC_T_EQ(mrcd_xrec_judge_give_up(3, false, false, 3), MRCD_XREC_NEW);
+	MRC_T_EQ(mrcd_xrec_judge_give_up(3, false, false, 4), MRCD_XREC_NEW);
+	/* a resend after we counted it: answered again, counted once */
+	MRC_T_EQ(mrcd_xrec_judge_give_up(3, true, false, 3), MRCD_XREC_AGAIN);
+	MRC_T_EQ(mrcd_xrec_judge_give_up(4, true, false, 4), MRCD_XREC_AGAIN);
+	/* a step of ours under way (a MAKE being made): not yet, the sender asks again */
+	MRC_T_EQ(mrcd_xrec_judge_give_up(3, false, true, 4), MRCD_XREC_BUSY);
+	/* about a pair older than ours, or two ahead (garbled): ignored, counted */
+	MRC_T_EQ(mrcd_xrec_judge_give_up(4, false, false, 3), MRCD_XREC_STALE);
+	MRC_T_EQ(mrcd_xrec_judge_give_up(4, true, false, 3), MRCD_XREC_STALE);
+	MRC_T_EQ(mrcd_xrec_judge_give_up(3, false, false, 5), MRCD_XREC_STALE);
+	/* in 16-bit serial order across the wrap */
+	MRC_T_EQ(mrcd_xrec_judge_give_up(0xffff, false, false, 0), MRCD_XREC_NEW);
+	MRC_T_EQ(mrcd_xrec_judge_give_up(0, false, false, 0xffff), MRCD_XREC_STALE);
+	return MRC_TEST_OK;
+}
+
+/*
+ * A request the other end's process never answers (no_answer): run the
+ * timer as the control tick does, once a millisecond (1 cycle = 1 us), and
+ * check it is sent MRCD_RECOVER_X_TRIES times, the first at once and each
+ * after it MRCD_RECOVER_X_RETRY_MS, then twice, four times ... that after
+ * the first, then expires after the last wait, once.
+ */
+static int
+test_retry_schedule(void)
+{
+	const uint64_t ms = 1000, retry = MRCD_RECOVER_X_RETRY_MS * ms;
+	uint64_t sent_at[MRCD_RECOVER_X_TRIES + 1], next_tsc, expired_at = 0, want;
+	uint8_t tries = 0;
+	unsigned int expiries = 0;
+
+	/* the first send, at 0 */
+	sent_at[tries] = 0;
+	next_tsc = mrcd_xrec_next_tsc(0, retry, tries++);
+	for (uint64_t now = 1; now < 10000 * ms; now += ms) {
+		switch (mrcd_xrec_timer(now, next_tsc, tries)) {
+		case MRCD_XREC_WAIT:
+			break;
+		case MRCD_XREC_RESEND:
+			MRC_T_ASSERT(tries < MRCD_RECOVER_X_TRIES, "a try past the last");
+			sent_at[tries] = now;
+			next_tsc = mrcd_xrec_next_tsc(now, retry, tries++);
+			break;
+		case MRCD_XREC_EXPIRE:
+			if (expiries++ == 0)
+				expired_at = now;
+			now = UINT64_MAX - ms; /* the flow is down: its timer stops */
+			break;
+		}
+	}
+	MRC_T_EQ(tries, MRCD_RECOVER_X_TRIES);
+	MRC_T_EQ(expiries, 1);
+	want = 0;
+	for (unsigned int k = 1; k < MRCD_RECOVER_X_TRIES; k++) {
+		want += retry << (k - 1); /* 2, 4, 8 ... ms after the one before */
+		MRC_T_ASSERT(sent_at[k] == want + 1, "try %u at %" PRIu64 " us, want %" PRIu64, k,
+			sent_at[k], want + 1);
+	}
+	/* expired one doubled wait after the last try: 2 * (2^9 - 1) ms after the first */
+	want += retry << (MRCD_RECOVER_X_TRIES - 1);
+	MRC_T_ASSERT(expired_at == want + 1, "expired at %" PRIu64 " us, want %" PRIu64, expired_at,
+		want + 1);
+	MRC_T_EQ(want, (uint64_t)MRCD_RECOVER_X_RETRY_MS * ms * ((1u << MRCD_RECOVER_X_TRIES) - 1));
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_judge_give_up),
+	MRC_TEST_CASE(test_retry_schedule),
 	MRC_TEST_CASE(test_pick_from),
 	MRC_TEST_CASE(test_judge_make),
 	MRC_TEST_CASE(test_judge_failed),

@@ -368,6 +368,15 @@ test_control_fields(void)
 	MRC_T_EQ(v.ep.rec.life, 1);
 	MRC_T_EQ(v.ep.rec.flow, 7);
 	MRC_T_EQ(len, 14 + 40 + 8 + 12 + 36 + 24 + 4);
+
+	MRC_T_RUN(sample_bytes(27, &s, b, &len)); /* flow recovery: a give-up, plain */
+	MRC_T_EQ(parse_bytes(b, len, NULL, 0, &v), MRC_WIRE_OK);
+	MRC_T_EQ(v.ep.op, MRC_EP_OP_FLOW_RECOVER);
+	MRC_T_EQ(v.ep.rec.kind, MRC_EP_REC_GIVE_UP);
+	MRC_T_EQ(v.ep.rec.status, 7);
+	MRC_T_EQ(v.ep.rec.life, 4);
+	MRC_T_EQ(v.ep.rec.flow, 11);
+	MRC_T_EQ(len, 14 + 40 + 8 + 12 + 16 + 24 + 4);
 	return MRC_TEST_OK;
 }
 
@@ -571,7 +580,8 @@ static const struct edit_case edits[] = {
 	{"endpoint op 3", 13, PB + 12, 0xc0, 0xc0, true, MRC_WIRE_BAD_EP_OP},
 	/* op 2 with no EFRH after the ERTH: 24 bytes short */
 	{"endpoint op 2 without its EFRH", 13, PB + 12, 0xc0, 0x80, true, MRC_WIRE_TRUNCATED},
-	{"flow recovery kind 2", 26, PB + 12 + 36, 0xff, 0x02, true, MRC_WIRE_BAD_EP_OP},
+	{"flow recovery kind 2 (give up)", 26, PB + 12 + 36, 0xff, 0x02, true, MRC_WIRE_OK},
+	{"flow recovery kind 3", 26, PB + 12 + 36, 0xff, 0x03, true, MRC_WIRE_BAD_EP_OP},
 	{"endpoint request to QPN 3", 13, PB + 7, 0xff, 0x03, true, MRC_WIRE_BAD_EP_QPN},
 	{"payload bit flip", 5, PB + 12 + 4 + 4 + 16, 0x01, 0x00, false, MRC_WIRE_BAD_ICRC},
 	{"PSN changed", 5, PB + 11, 0xff, 0x65, false, MRC_WIRE_BAD_ICRC},

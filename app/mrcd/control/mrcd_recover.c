@@ -157,8 +157,12 @@ mrcd_rec_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd
 	const struct mrcd_flow *f = &d->flows[fi];
 	uint64_t *c = &d->recover->not_recovered[h][why];
 
-	if (x != NULL)
+	if (x != NULL && x->state != REC_DOWN) {
+		if (x->xp && f->src_local >= 0)
+			mrcd_rec_xp_gave_up(d, fi, x);
+		x->why = (uint8_t)why;
 		x->state = REC_DOWN;
+	}
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 	MRCD_LOG(ctrl, WARNING, "flow %u (host %u -> %u) is not brought back: %s; it stays failed",
 		f->id, f->src, f->dst, mrcd_recover_why_text(why));
@@ -506,9 +510,10 @@ step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 		mrcd_gen_qp_destroy(d, x->old_recv);
 		x->old_send = x->old_recv = NULL;
 	}
-	/* a receiver waiting for the sender's process to ask is idle too */
+	/* a receiver waiting for the sender's process to ask is idle too; a sender that gave
+	 * up is not while it tells the receiver's process */
 	return !((x->state == REC_UP || x->state == REC_DOWN || x->state == REC_X_WAIT) &&
-		 x->old_send == NULL && x->old_recv == NULL);
+		 x->old_send == NULL && x->old_recv == NULL && !x->bye);
 }
 
 bool
@@ -523,8 +528,9 @@ mrcd_recover_tick(struct mrcd_daemon *d, uint64_t now)
 
 		if (step(d, fi, x, now)) {
 			/* up or down, only its old QPs left to free a second later: idle */
-			moving |= x->state != REC_UP && x->state != REC_DOWN &&
-				  x->state != REC_X_WAIT;
+			moving |= (x->state != REC_UP && x->state != REC_DOWN &&
+					  x->state != REC_X_WAIT) ||
+				  x->bye;
 			k++;
 			continue;
 		}

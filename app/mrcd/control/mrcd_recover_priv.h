@@ -70,6 +70,10 @@ struct mrcd_flow_rec {
 	uint8_t mk_status; /* its answer: 0 yes, else enum mrcd_recover_why + 1 */
 	uint16_t mk_life, mk_req_id, mk_ts;
 	uint32_t mk_spare;
+	uint8_t why; /* given up (REC_DOWN): enum mrcd_recover_why */
+	/* sender, given up: telling the receiver's process (a GIVE_UP of pair bye_life out) */
+	bool bye;
+	uint16_t bye_life;
 };
 
 /* The shard of local host h that owns `qp` (by the host's QPN map with several). */
@@ -91,6 +95,9 @@ struct mrcd_flow_rec *mrcd_rec_of(struct mrcd_daemon *d, uint32_t fi);
 
 /* mrcd_recover_xp.c: this end of a cross-process flow failed (QPN qpn); one step. */
 void mrcd_rec_xp_failed(struct mrcd_daemon *d, uint32_t fi, uint32_t qpn, uint64_t now);
+/* The sender of cross-process flow fi gives it up (x still in the step it gave up in):
+ * the receiver's process is told, from the next step on. */
+void mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x);
 void mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now);
 
 #endif /* MRCD_RECOVER_PRIV_H */

@@ -68,6 +68,32 @@ mrcd_xrec_judge_failed(uint16_t cur_life, bool up, uint16_t life)
 	return up ? MRCD_XREC_NEW : MRCD_XREC_AGAIN; /* a recovery of it is under way */
 }
 
+enum mrcd_xrec_verdict
+mrcd_xrec_judge_give_up(uint16_t cur_life, bool down, bool busy, uint16_t life)
+{
+	const uint16_t ahead = (uint16_t)(life - cur_life);
+
+	if (ahead > 1)
+		return MRCD_XREC_STALE; /* older than ours, or garbled */
+	if (down)
+		return MRCD_XREC_AGAIN;
+	return busy ? MRCD_XREC_BUSY : MRCD_XREC_NEW;
+}
+
+enum mrcd_xrec_timer
+mrcd_xrec_timer(uint64_t now, uint64_t next_tsc, uint8_t tries)
+{
+	if (now < next_tsc)
+		return MRCD_XREC_WAIT;
+	return tries < MRCD_RECOVER_X_TRIES ? MRCD_XREC_RESEND : MRCD_XREC_EXPIRE;
+}
+
+uint64_t
+mrcd_xrec_next_tsc(uint64_t now, uint64_t retry_tsc, uint8_t tries)
+{
+	return now + (retry_tsc << tries);
+}
+
 /* Flow number `id` of the cluster, if this process has it, -1 if not. */
 static int32_t
 local_flow(const struct mrcd_daemon *d, uint32_t id)
@@ -82,16 +108,21 @@ send_req(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t n
 	const struct mrcd_flow *f = &d->flows[fi];
 	const bool leader = f->src_local >= 0;
 	const struct mrc_ep_rec rec = {
-		.kind = leader ? MRC_EP_REC_MAKE : MRC_EP_REC_FAILED,
-		.life = leader ? (uint16_t)(x->life + 1) : x->life,
+		.kind = x->bye	 ? MRC_EP_REC_GIVE_UP
+			: leader ? MRC_EP_REC_MAKE
+				 : MRC_EP_REC_FAILED,
+		.status = x->bye ? (uint8_t)(x->why + 1) : 0,
+		.life = x->bye	 ? x->bye_life
+			: leader ? (uint16_t)(x->life + 1)
+				 : x->life,
 		.flow = f->id,
-		.spare = leader ? (uint32_t)x->next_spare : 0,
-		.seq = leader ? x->seq : 0,
+		.spare = leader && !x->bye ? (uint32_t)x->next_spare : 0,
+		.seq = leader && !x->bye ? x->seq : 0,
 	};
 
 	(void)mrcd_ep_send_rec(d, (unsigned int)(leader ? f->src_local : f->dst_local),
 		leader ? f->dst : f->src, false, x->req_id, 0, &rec, x->tries);
-	x->next_tsc = now + (ms_tsc(d, MRCD_RECOVER_X_RETRY_MS) << x->tries);
+	x->next_tsc = mrcd_xrec_next_tsc(now, ms_tsc(d, MRCD_RECOVER_X_RETRY_MS), x->tries);
 	x->tries++;
 }
 
@@ -109,10 +140,21 @@ new_req(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint8_t sta
 static void
 timed_out(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, unsigned int h, uint64_t now)
 {
-	if (now < x->next_tsc)
+	switch (mrcd_xrec_timer(now, x->next_tsc, x->tries)) {
+	case MRCD_XREC_WAIT:
 		return;
-	if (x->tries < MRCD_RECOVER_X_TRIES) {
+	case MRCD_XREC_RESEND:
 		send_req(d, fi, x, now);
+		return;
+	case MRCD_XREC_EXPIRE:
+		break;
+	}
+	if (x->bye) {
+		/* counted here already; the receiver's process may never hear it */
+		MRCD_LOG(ctrl, WARNING,
+			"flow %u: host %u did not answer %u requests saying the flow was given up",
+			d->flows[fi].id, d->flows[fi].dst, x->tries);
+		x->bye = false;
 		return;
 	}
 	MRCD_LOG(ctrl, WARNING, "flow %u: host %u did not answer %u flow-recovery requests",
@@ -330,6 +372,21 @@ mrcd_rec_xp_failed(struct mrcd_daemon *d, uint32_t fi, uint32_t qpn, uint64_t no
 }
 
 void
+mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
+{
+	/* the newest pair we ran or asked for: the receiver runs it or the one before */
+	const bool asked =
+		x->state == REC_X_ASK || x->state == REC_X_ADDING || x->state == REC_X_SEND;
+
+	x->bye = true;
+	x->bye_life = asked ? (uint16_t)(x->life + 1) : x->life;
+	x->req_id++;
+	x->tries = 0;
+	x->next_tsc = 0; /* sent at the next step */
+	mrcd_rec_list(d->recover, x, fi);
+}
+
+void
 mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 {
 	const struct mrcd_flow *f = &d->flows[fi];
@@ -377,6 +434,10 @@ mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, ui
 	case REC_X_ASK:
 	case REC_X_TELL:
 		(void)timed_out(d, fi, x, h, now);
+		break;
+	case REC_DOWN:
+		if (x->bye)
+			(void)timed_out(d, fi, x, h, now);
 		break;
 	case REC_X_ADDING:
 	case REC_X_RADDING:
@@ -532,8 +593,44 @@ take_failed(struct mrcd_daemon *d, unsigned int h, uint32_t fi, const struct mrc
 		break;
 	}
 	/* yes: heard (a flow given up says why, once) */
-	a.status = x->state == REC_DOWN ? (uint8_t)(MRCD_RECOVER_too_often + 1) : 0;
+	a.status = x->state == REC_DOWN ? (uint8_t)(x->why + 1) : 0;
 	(void)mrcd_ep_send_rec(d, h, f->dst, true, v->req_id, v->ts, &a, 0);
+}
+
+/* The receiver's process: a GIVE_UP, answered once the flow is counted down here. */
+static void
+take_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, const struct mrc_ep_view *v)
+{
+	const struct mrcd_flow *f = &d->flows[fi];
+	struct mrcd_flow_rec *x = mrcd_rec_of(d, fi);
+	const uint8_t st = v->rec.status;
+	/* a step of ours under way (retiring our QP, making our end): its answer first */
+	bool busy;
+
+	if (x == NULL)
+		return; /* out of memory: unanswered */
+	busy = x->state != REC_UP && x->state != REC_DOWN && x->state != REC_X_TELL &&
+	       x->state != REC_X_WAIT;
+	switch (mrcd_xrec_judge_give_up(x->life, x->state == REC_DOWN, busy, v->rec.life)) {
+	case MRCD_XREC_STALE:
+		BUMP(&d->host[h], rec_stale);
+		return;
+	case MRCD_XREC_BUSY:
+		BUMP(&d->host[h], repeated); /* ours settles in a few ticks; asked again then */
+		return;
+	case MRCD_XREC_AGAIN:
+		BUMP(&d->host[h], repeated);
+		break;
+	case MRCD_XREC_NEW:
+		MRCD_LOG(ctrl, NOTICE, "flow %u (host %u -> %u): host %u's process gave it up",
+			f->id, f->src, f->dst, f->src);
+		/* counted here for its reason, as if ours */
+		mrcd_rec_give_up(d, h, fi, x,
+			st >= 1 && st <= MRCD_RECOVER_N_WHY ? (enum mrcd_recover_why)(st - 1)
+							    : MRCD_RECOVER_peer_refused);
+		break;
+	}
+	(void)mrcd_ep_send_rec(d, h, f->src, true, v->req_id, v->ts, &v->rec, 0);
 }
 
 /* The flow `id` names with its ends at local host h and cluster host c, as `sender`
@@ -557,9 +654,10 @@ void
 mrcd_recover_ep_request(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 	const struct mrc_ep_view *v, uint64_t now)
 {
-	/* a MAKE comes to the receiving end, a FAILED to the sending one */
+	/* a MAKE or GIVE_UP comes to the receiving end, a FAILED to the sending one */
 	const bool make = v->rec.kind == MRC_EP_REC_MAKE;
-	const int32_t fi = flow_between(d, h, c, v->rec.flow, !make);
+	const bool bye = v->rec.kind == MRC_EP_REC_GIVE_UP;
+	const int32_t fi = flow_between(d, h, c, v->rec.flow, !make && !bye);
 
 	if (fi < 0) {
 		struct mrc_ep_rec no = v->rec;
@@ -570,6 +668,8 @@ mrcd_recover_ep_request(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 	}
 	if (make)
 		take_make(d, h, (uint32_t)fi, v, now);
+	else if (bye)
+		take_give_up(d, h, (uint32_t)fi, v);
 	else
 		take_failed(d, h, (uint32_t)fi, v, now);
 }
@@ -579,15 +679,21 @@ mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 	const struct mrc_ep_view *v, uint64_t now)
 {
 	const struct mrc_ep_rec *a = &v->rec;
-	/* an answer to our MAKE comes to the sending end, to our FAILED to the receiving one */
+	/* an answer to our MAKE or GIVE_UP comes to the sending end, to our FAILED to the
+	 * receiving one */
 	const bool make = a->kind == MRC_EP_REC_MAKE;
-	const int32_t fi = flow_between(d, h, c, a->flow, make);
+	const bool bye = a->kind == MRC_EP_REC_GIVE_UP;
+	const int32_t fi = flow_between(d, h, c, a->flow, make || bye);
 	struct mrcd_flow_rec *x = fi >= 0 ? d->recover->rec[fi] : NULL;
 	const struct mrcd_flow *f;
 
 	if (x == NULL)
 		return;
 	f = &d->flows[fi];
+	if (bye && x->bye && a->life == x->bye_life) {
+		x->bye = false; /* heard: the receiver's process counts the flow down too */
+		return;
+	}
 	if (make && x->state == REC_X_ASK && a->life == (uint16_t)(x->life + 1) &&
 		a->spare == (uint32_t)x->next_spare) {
 		struct mrcd_recover *r = d->recover;
@@ -615,7 +721,7 @@ mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 		new_req(d, (uint32_t)fi, x, REC_X_ASK, now);
 		return;
 	}
-	if (!make && x->state == REC_X_TELL && a->life == x->life) {
+	if (a->kind == MRC_EP_REC_FAILED && x->state == REC_X_TELL && a->life == x->life) {
 		if (a->status != 0) {
 			/* the sender's process gave the flow up: counted here for its reason */
 			mrcd_rec_give_up(d, h, (uint32_t)fi, x,

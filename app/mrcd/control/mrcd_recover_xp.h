@@ -39,4 +39,25 @@ enum mrcd_xrec_verdict mrcd_xrec_judge_make(
  * way): NEW starts one, AGAIN (one under way) and STALE are answered, nothing more. */
 enum mrcd_xrec_verdict mrcd_xrec_judge_failed(uint16_t cur_life, bool up, uint16_t life);
 
+/*
+ * The receiver, a GIVE_UP naming pair `life` (the newest the sender ran or
+ * asked for) while it runs pair cur_life: the sender's pair is ours or the
+ * one after (a MAKE of it may not have come, or been made), any other is
+ * STALE. down: we gave the flow up already (AGAIN); busy: a step of ours
+ * is under way (BUSY: unanswered, the sender asks again).
+ */
+enum mrcd_xrec_verdict mrcd_xrec_judge_give_up(
+	uint16_t cur_life, bool down, bool busy, uint16_t life);
+
+/* What to do with our request out, sent `tries` times, due again at next_tsc. */
+enum mrcd_xrec_timer {
+	MRCD_XREC_WAIT,	  /* not due yet */
+	MRCD_XREC_RESEND, /* due: send it again */
+	MRCD_XREC_EXPIRE, /* due after the last of MRCD_RECOVER_X_TRIES: no answer */
+};
+enum mrcd_xrec_timer mrcd_xrec_timer(uint64_t now, uint64_t next_tsc, uint8_t tries);
+/* When a request sent now for the (tries + 1)th time is due again: MRCD_RECOVER_X_RETRY_MS
+ * (retry_tsc in cycles) after the first send, doubling with each try after it. */
+uint64_t mrcd_xrec_next_tsc(uint64_t now, uint64_t retry_tsc, uint8_t tries);
+
 #endif /* MRCD_RECOVER_XP_H */
