@@ -386,6 +386,16 @@ mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
 	mrcd_rec_list(d->recover, x, fi);
 }
 
+/* This end's shard request on its ring (again, if the ring was full); true once done. */
+static bool
+end_req_done(struct mrcd_daemon *d, unsigned int h, struct mrcd_flow_rec *x)
+{
+	if (!x->sent[0])
+		x->sent[0] =
+			mrc_shard_request(mrcd_rec_shard_of(d, h, x->sreq[0].qp), &x->sreq[0]) == 0;
+	return x->sent[0] && mrc_shard_req_done(&x->sreq[0]);
+}
+
 void
 mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
 {
@@ -396,10 +406,7 @@ mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, ui
 
 	switch (x->state) {
 	case REC_X_RETIRING:
-		if (!x->sent[0])
-			x->sent[0] = mrc_shard_request(mrcd_rec_shard_of(d, h, x->sreq[0].qp),
-					     &x->sreq[0]) == 0;
-		if (!x->sent[0] || !mrc_shard_req_done(&x->sreq[0]))
+		if (!end_req_done(d, h, x))
 			break;
 		if (x->sreq[0].rc != 0) {
 			mrcd_rec_give_up(d, h, fi, x, MRCD_RECOVER_refused);
@@ -441,10 +448,7 @@ mrcd_rec_xp_step(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, ui
 		break;
 	case REC_X_ADDING:
 	case REC_X_RADDING:
-		if (!x->sent[0])
-			x->sent[0] = mrc_shard_request(mrcd_rec_shard_of(d, h, x->sreq[0].qp),
-					     &x->sreq[0]) == 0;
-		if (!x->sent[0] || !mrc_shard_req_done(&x->sreq[0]))
+		if (!end_req_done(d, h, x))
 			break;
 		if (x->sreq[0].rc != 0) {
 			if (!leader)
