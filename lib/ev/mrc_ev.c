@@ -621,6 +621,7 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	for (unsigned int i = 0; i < cfg->n_active; i++)
 		perm[i] = (uint16_t)i;
 	shuffle(pool, rand);
+	pool->peek = perm[0];
 	return 0;
 }
 
@@ -678,8 +679,11 @@ mrc_ev_pick(struct mrc_ev_pool *pool, uint32_t plane_ok_mask, struct mrc_rand *r
 		const unsigned int slot = perm[pool->cursor++];
 		const struct mrc_ev_meta *m = &meta[slot];
 
-		if (meta_state(m) == MRC_EV_GOOD && (ok >> m->plane) & 1)
+		if (meta_state(m) == MRC_EV_GOOD && (ok >> m->plane) & 1) {
+			/* from the line just read, most times */
+			pool->peek = perm[pool->cursor < pool->n_active ? pool->cursor : 0];
 			return (int)slot;
+		}
 	}
 none:
 	pool->cnt.pick_none++;

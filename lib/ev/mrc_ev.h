@@ -176,6 +176,7 @@
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_prefetch.h>
 
 #include "mrc_counters.h"
 #include "mrc_rand.h"
@@ -437,6 +438,7 @@ struct mrc_ev_pool {
 
 	/* Changing. */
 	uint16_t cursor;	   /**< next permutation index */
+	uint16_t peek;		   /**< perm[cursor] after the last pick: a prefetch hint */
 	uint16_t probe_cursor;	   /**< next slot the probe round looks at; 0 = between rounds */
 	uint16_t n_usable_active;  /**< GOOD or SKIP active EVs */
 	uint16_t n_skip;	   /**< SKIP EVs, all slots */
@@ -502,6 +504,23 @@ static inline const uint16_t *
 mrc_ev_evks_(const struct mrc_ev_pool *pool)
 {
 	return (const uint16_t *)(mrc_ev_metas_(pool) + pool->n_total);
+}
+
+/**
+ * Ask for the lines the next mrc_ev_pick() reads beyond the pool's first
+ * two: the permutation entry at the cursor and the state of the slot it
+ * most likely names (the peek hint). Reads the pool's second line; a hint
+ * only, it changes nothing. Once a worker's QPs outgrow its caches, these
+ * two loads, each waiting on the one before, were most of a pick's time.
+ */
+static inline void
+mrc_ev_prefetch_pick(const struct mrc_ev_pool *pool)
+{
+	const uint16_t *perm = mrc_ev_evks_(pool) + pool->n_total;
+
+	rte_prefetch0(&perm[pool->cursor < pool->n_active ? pool->cursor : 0]);
+	if (pool->peek < pool->n_total)
+		rte_prefetch0(&mrc_ev_metas_(pool)[pool->peek]);
 }
 
 /*

@@ -124,6 +124,14 @@ prefetch_qp(struct mrc_shard *s, uint32_t qpn, bool parts)
 #define BUSY_SLOT_AHEAD	 8u
 #define BUSY_QP_AHEAD	 4u
 #define BUSY_PARTS_AHEAD 2u
+#define BUSY_PICK_AHEAD	 1u
+
+/* What prefetch_busy asks for: each stage reads what the one before brought. */
+enum busy_stage {
+	BUSY_QP,    /* the QP's own lines */
+	BUSY_PARTS, /* its parts' first lines */
+	BUSY_PICK,  /* what its next EV pick reads */
+};
 
 /* The slot record of the busy list's entry `ahead` places after the head. */
 static inline void
@@ -140,7 +148,7 @@ prefetch_busy_slot(const struct mrc_shard *s, uint32_t ahead)
 
 /* The busy list's entry `ahead` places after the head, if there is one. */
 static inline void
-prefetch_busy(struct mrc_shard *s, uint32_t ahead, bool parts)
+prefetch_busy(struct mrc_shard *s, uint32_t ahead, enum busy_stage stage)
 {
 	uint32_t i = s->busy_head + ahead;
 	const struct mrc_shard_slot *sl;
@@ -152,7 +160,9 @@ prefetch_busy(struct mrc_shard *s, uint32_t ahead, bool parts)
 	sl = &s->qps[s->busy[i]];
 	if (sl->qp == NULL)
 		return;
-	if (parts)
+	if (stage == BUSY_PICK)
+		mrc_qp_prefetch_pick(sl->qp);
+	else if (stage == BUSY_PARTS)
 		mrc_qp_prefetch_parts(sl->qp);
 	else
 		mrc_qp_prefetch(sl->qp);
@@ -637,14 +647,15 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 	for (k = 0; k < BUSY_SLOT_AHEAD; k++)
 		prefetch_busy_slot(s, k);
 	for (k = 0; k < BUSY_QP_AHEAD; k++)
-		prefetch_busy(s, k, false);
+		prefetch_busy(s, k, BUSY_QP);
 	for (k = s->busy_n; k > 0 && (room != 0 || room_at_start == 0); k--) {
 		struct mrc_shard_slot *sl = &s->qps[s->busy[s->busy_head]];
 		uint16_t n = 0, got;
 
 		prefetch_busy_slot(s, BUSY_SLOT_AHEAD);
-		prefetch_busy(s, BUSY_QP_AHEAD, false);
-		prefetch_busy(s, BUSY_PARTS_AHEAD, true);
+		prefetch_busy(s, BUSY_QP_AHEAD, BUSY_QP);
+		prefetch_busy(s, BUSY_PARTS_AHEAD, BUSY_PARTS);
+		prefetch_busy(s, BUSY_PICK_AHEAD, BUSY_PICK);
 		if (++s->busy_head == s->cfg.max_qps)
 			s->busy_head = 0;
 		s->busy_n--;

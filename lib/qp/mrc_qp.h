@@ -515,6 +515,14 @@ void mrc_qp_prefetch(const struct mrc_qp *qp);
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
 /**
+ * When a posted message waits to be sent, the lines its next packet's EV
+ * pick reads beyond the pool's first two (mrc_ev_prefetch_pick()), found
+ * through the pool's second line, which mrc_qp_prefetch_parts() asks for:
+ * call it some time after that.
+ */
+void mrc_qp_prefetch_pick(const struct mrc_qp *qp);
+
+/**
  * The lines a post (mrc_qp_post_write() and the like) writes beyond the
  * QP's first: the send queue entry it fills and the wake callback's
  * context (the caller's record of the QP). Found through the QP's first

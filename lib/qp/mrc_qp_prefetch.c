@@ -45,8 +45,10 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	}
 	if (qp->rrx != NULL)
 		rte_prefetch0(qp->rrx);
-	if (qp->ev != NULL)
+	if (qp->ev != NULL) {
 		rte_prefetch0(qp->ev);
+		rte_prefetch0((const char *)qp->ev + 64);
+	}
 	/*
 	 * New data waiting: its entry was written at the post, not long ago;
 	 * the payload the fill wrote may have been evicted since (posts wait
@@ -65,6 +67,13 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 				rte_prefetch0((const void *)a);
 		}
 	}
+}
+
+void
+mrc_qp_prefetch_pick(const struct mrc_qp *qp)
+{
+	if (qp->ev != NULL && qp->sq_send != qp->sq_tail)
+		mrc_ev_prefetch_pick(qp->ev);
 }
 
 void

@@ -520,6 +520,55 @@ test_pick_rotation_each_once(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The peek hint (mrc_ev_prefetch_pick) names the slot the next pick
+ * returns whenever nothing changed in between, and stays a valid slot
+ * whatever did change: a worker prefetches through it.
+ */
+static int
+test_pick_peek(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	unsigned int hits = 0;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ);
+	cfg.reshuffle = false; /* the order repeats: the peek holds across rotation ends too */
+	p = pool_new(&cfg, 17, false);
+	MRC_T_ASSERT(p != NULL, "init");
+	for (int i = 0; i < 3 * 128; i++) {
+		const unsigned int peek = p->peek;
+
+		MRC_T_EQ(mrc_ev_pick(p, ALL_PLANES, &rnd), (int)peek);
+	}
+	cfg.reshuffle = true;
+	p = pool_new(&cfg, 17, false);
+	for (int i = 0; i < 3 * 128; i++) {
+		const unsigned int peek = p->peek;
+		const int s = mrc_ev_pick(p, ALL_PLANES, &rnd);
+
+		/* within a rotation: its end reshuffles after the peek was taken */
+		if (i % 128 != 0)
+			MRC_T_ASSERT(s == (int)peek, "pick %d: %d, peek %u", i, s, peek);
+	}
+	/*
+	 * Losses retire EVs (passed over by the pick) and bring backups into
+	 * the order: the peek goes stale now and then, but stays a slot.
+	 */
+	for (int i = 0; i < 4 * 128; i++) {
+		const unsigned int peek = p->peek;
+		const int s = mrc_ev_pick(p, ALL_PLANES, &rnd);
+
+		MRC_T_ASSERT(s >= 0, "pick %d", i);
+		if (i % 5 == 0)
+			MRC_T_EQ(mrc_ev_on_loss(p, s), 0);
+		MRC_T_ASSERT(p->peek < p->n_total, "peek %u", p->peek);
+		hits += s == (int)peek;
+	}
+	MRC_T_ASSERT(hits > 256, "the peek named the next pick %u times of 512", hits);
+	return MRC_TEST_OK;
+}
+
 static int
 test_pick_plane_mask(void)
 {
@@ -1548,6 +1597,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_init_narrow_layouts),
 	MRC_TEST_CASE(test_values_derived_invertible),
 	MRC_TEST_CASE(test_pick_rotation_each_once),
+	MRC_TEST_CASE(test_pick_peek),
 	MRC_TEST_CASE(test_pick_plane_mask),
 	MRC_TEST_CASE(test_skip_once_and_trimmed),
 	MRC_TEST_CASE(test_only_skips_end_rotation),
