@@ -108,10 +108,29 @@ prefetch_qp(struct mrc_shard *s, uint32_t qpn, bool parts)
 
 	if (sl == NULL || sl->qp == NULL)
 		return;
-	if (parts)
+	if (parts) {
 		mrc_qp_prefetch_parts(sl->qp);
-	else
+	} else {
 		mrc_qp_prefetch(sl->qp);
+		rte_prefetch0(&sl->timer); /* the re-arm after its packets */
+	}
+}
+
+/*
+ * A packet's slot record, which names its QP: the first of the lines its
+ * handling reads, asked for as the burst is parsed, RX_QP_BEHIND packets
+ * before its QP's own lines are (prefetch_qp reads the record).
+ */
+#define RX_QP_BEHIND 2u
+
+static inline void
+prefetch_slot(const struct mrc_shard *s, uint32_t qpn)
+{
+	uint32_t owner, i;
+
+	if (mrc_shard_locate(s, qpn, &owner, &i) && owner == s->cfg.shard_index &&
+		i < s->cfg.max_qps)
+		rte_prefetch0(&s->qps[i]);
 }
 
 /*
@@ -144,6 +163,7 @@ prefetch_busy_slot(const struct mrc_shard *s, uint32_t ahead)
 	if (i >= s->cfg.max_qps)
 		i -= s->cfg.max_qps;
 	rte_prefetch0(&s->qps[s->busy[i]]);
+	rte_prefetch0(&s->qps[s->busy[i]].timer); /* the re-arm after its turn */
 }
 
 /* The busy list's entry `ahead` places after the head, if there is one. */
@@ -307,8 +327,14 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		}
 		s->verdicts.pkts[r]++;
 		if (ok[k])
-			prefetch_qp(s, v[k].bth.dqpn, false);
+			prefetch_slot(s, v[k].bth.dqpn);
+		/* the slot record asked for RX_QP_BEHIND packets ago names the QP */
+		if (k >= RX_QP_BEHIND && ok[k - RX_QP_BEHIND])
+			prefetch_qp(s, v[k - RX_QP_BEHIND].bth.dqpn, false);
 	}
+	for (uint16_t k = n > RX_QP_BEHIND ? n - RX_QP_BEHIND : 0; k < n; k++)
+		if (ok[k])
+			prefetch_qp(s, v[k].bth.dqpn, false);
 	t1 = rte_rdtsc();
 	s->cnt.cyc_rx += t1 - t0;
 	if (n_out > 0)
