@@ -690,8 +690,13 @@ none:
 	return -1;
 }
 
-int
-mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev)
+/*
+ * Where `ev` would be in slot_of[] (plane x per_plane + k), or -1 when it
+ * cannot be this pool's: the arithmetic of mrc_ev_find(), which reads the
+ * pool's first two lines and nothing else.
+ */
+static inline int
+find_index(const struct mrc_ev_pool *pool, uint32_t ev)
 {
 	const struct mrc_ev_layout *l = &pool->layout;
 	const uint32_t plane = mrc_ev_layout_plane(l, ev);
@@ -711,7 +716,24 @@ mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev)
 
 	if (k >= pool->per_plane)
 		return -1;
-	return slot_of_arr_c(pool)[plane * pool->per_plane + k];
+	return (int)(plane * pool->per_plane + k);
+}
+
+int
+mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev)
+{
+	const int i = find_index(pool, ev);
+
+	return i < 0 ? -1 : slot_of_arr_c(pool)[i];
+}
+
+void
+mrc_ev_prefetch_find(const struct mrc_ev_pool *pool, uint32_t ev)
+{
+	const int i = find_index(pool, ev);
+
+	if (i >= 0)
+		rte_prefetch0(&slot_of_arr_c(pool)[i]);
 }
 
 void

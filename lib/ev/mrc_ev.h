@@ -611,6 +611,13 @@ mrc_ev_slot_is_active(const struct mrc_ev_pool *pool, int slot)
  */
 int mrc_ev_find(const struct mrc_ev_pool *pool, uint32_t ev);
 
+/**
+ * Ask for the line mrc_ev_find(pool, ev) reads beyond the pool's first two
+ * (which it reads): a hint for a worker about to handle a burst of
+ * acknowledgements, each echoing an EV. Changes nothing.
+ */
+void mrc_ev_prefetch_find(const struct mrc_ev_pool *pool, uint32_t ev);
+
 /** Count a packet of `len_bytes` sent on `slot` (statistics only; no-op without them). */
 void mrc_ev_on_tx(struct mrc_ev_pool *pool, int slot, uint32_t len_bytes);
 

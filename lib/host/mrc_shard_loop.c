@@ -357,6 +357,16 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		mrc_qp_prefetch_parts(sl->qp);
 		mrc_qp_prefetch_rx(sl->qp, &v[k]);
 	}
+	/* Then what each verdict reads through the parts' first lines. */
+	for (uint16_t k = 0; k < n; k++) {
+		const struct mrc_shard_slot *sl;
+
+		if (!ok[k])
+			continue;
+		sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
+		if (sl != NULL && sl->qp != NULL)
+			mrc_qp_prefetch_judge(sl->qp, &v[k]);
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint16_t k = 0; k < n; k++) {
 			const uint8_t op = v[k].bth.opcode;

@@ -542,6 +542,14 @@ void mrc_qp_prefetch_post(const struct mrc_qp *qp);
 void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);
 
 /**
+ * The line a received packet `v`'s verdict reads in the QP's parts: the
+ * arrival bitmap's word of a data packet, the echoed EV's entry in the pool
+ * of a SACK or NACK. Reads the parts' first lines (mrc_qp_prefetch_parts()
+ * asks for them), changes nothing: call it some time after that.
+ */
+void mrc_qp_prefetch_judge(const struct mrc_qp *qp, const struct mrc_pkt *v);
+
+/**
  * Per-QP counters (all per lcore, since the QP is). The first eight are
  * the ones every message counts: they share the block's first cache line.
  */

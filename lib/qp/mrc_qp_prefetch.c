@@ -105,3 +105,19 @@ mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v)
 	for (uintptr_t a = (uintptr_t)dst & ~(uintptr_t)63; a < (uintptr_t)dst + len; a += 64)
 		rte_prefetch0_write((const void *)a);
 }
+
+void
+mrc_qp_prefetch_judge(const struct mrc_qp *qp, const struct mrc_pkt *v)
+{
+	const uint8_t op = v->bth.opcode;
+
+	if (mrc_opcode_is_data(op)) {
+		if (qp->rrx != NULL)
+			mrc_rel_rx_prefetch_judge(qp->rrx, v->bth.psn);
+	} else if (qp->ev != NULL && qp->pin_slot < 0) {
+		if (op == MRC_OP_SACK)
+			mrc_ev_prefetch_find(qp->ev, v->sack.entropy);
+		else if (op == MRC_OP_NACK)
+			mrc_ev_prefetch_find(qp->ev, v->nack.entropy);
+	}
+}

@@ -80,6 +80,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_prefetch.h>
+
 #include "mrc_wire_pkt.h"
 
 /** Largest MPR the 8-bit SETH field can advertise (units of 128 PSNs). */
@@ -301,6 +303,17 @@ void mrc_rel_rx_fill_sack(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t 
  */
 void mrc_rel_rx_fill_sack_more(struct mrc_rel_rx *rx, uint32_t trigger_psn, uint32_t ev,
 	uint16_t ts_echo, struct mrc_sack_view *out);
+
+/**
+ * Ask for the bitmap word mrc_rel_rx_judge() reads for `psn` (through the
+ * state's first line, which it reads): a hint for a worker about to handle
+ * a burst of data packets. Changes nothing.
+ */
+static inline void
+mrc_rel_rx_prefetch_judge(const struct mrc_rel_rx *rx, uint32_t psn)
+{
+	rte_prefetch0(&rx->bitmap[(psn & rx->mask) >> 6]);
+}
 
 /** True when the SACK just filled left arrivals out: another must follow. */
 static inline bool

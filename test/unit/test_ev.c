@@ -452,6 +452,9 @@ test_values_derived_invertible(void)
 					const uint32_t v = mrc_rand_u32(&rnd);
 					const int f = mrc_ev_find(p, v);
 
+					mrc_ev_prefetch_find(
+						p, v); /* a stranger's: no line asked for */
+
 					MRC_T_ASSERT(f < 0 || mrc_ev_value(p, f) == v,
 						"%08x found as %d", v, f);
 				}
