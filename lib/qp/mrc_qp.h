@@ -516,9 +516,10 @@ void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
 /**
  * When a posted message waits to be sent, the lines its next packet's EV
- * pick reads beyond the pool's first two (mrc_ev_prefetch_pick()), found
- * through the pool's second line, which mrc_qp_prefetch_parts() asks for:
- * call it some time after that.
+ * pick reads beyond the pool's first two (mrc_ev_prefetch_pick()) and the
+ * lines recording the send writes in the reliability state
+ * (mrc_rel_tx_prefetch_send()), found through the first lines of both,
+ * which mrc_qp_prefetch_parts() asks for: call it some time after that.
  */
 void mrc_qp_prefetch_pick(const struct mrc_qp *qp);
 

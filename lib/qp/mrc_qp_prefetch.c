@@ -72,8 +72,12 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 void
 mrc_qp_prefetch_pick(const struct mrc_qp *qp)
 {
-	if (qp->ev != NULL && qp->sq_send != qp->sq_tail)
-		mrc_ev_prefetch_pick(qp->ev);
+	if (qp->ev == NULL || qp->sq_send == qp->sq_tail)
+		return;
+	mrc_ev_prefetch_pick(qp->ev);
+	/* what recording the send writes, from the slot the pick most likely returns */
+	if (qp->rtx != NULL)
+		mrc_rel_tx_prefetch_send(qp->rtx, qp->ev->peek);
 }
 
 void

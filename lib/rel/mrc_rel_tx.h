@@ -365,6 +365,14 @@ uint32_t mrc_rel_tx_sent_new(struct mrc_rel_tx *tx, uint16_t slot, uint32_t ev, 
 	uint32_t cookie, uint64_t now_tsc);
 
 /**
+ * Ask for the lines the next mrc_rel_tx_sent_new() from `slot` writes
+ * beyond the state's first three: its ring entry and the slot's list tail.
+ * Reads those first lines; a hint for a worker about to send on many QPs
+ * in turn, it changes nothing (nothing at all without tracking memory).
+ */
+void mrc_rel_tx_prefetch_send(const struct mrc_rel_tx *tx, uint16_t slot);
+
+/**
  * The oldest packet waiting to be resent: its PSN, the EV value it was lost
  * on (so the caller picks another), its cookie and length. -ENOENT if none.
  */

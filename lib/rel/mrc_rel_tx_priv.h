@@ -88,6 +88,12 @@ ev_tails(struct mrc_rel_tx *tx)
 	return ev_heads(tx) + tx->n_ev;
 }
 
+static inline const uint16_t *
+ev_tails_c(const struct mrc_rel_tx *tx)
+{
+	return (const uint16_t *)(tx->trk + ring_bytes(tx) + (tx->mask + 1) / 8) + tx->n_ev;
+}
+
 static inline uint32_t
 psn_of(const struct mrc_rel_tx *tx, uint16_t idx)
 {

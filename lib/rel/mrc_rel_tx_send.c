@@ -14,6 +14,8 @@
 
 #include <errno.h>
 
+#include <rte_prefetch.h>
+
 #include "mrc_rel_tx.h"
 #include "mrc_rel_tx_priv.h"
 #include "mrc_seq.h"
@@ -47,6 +49,16 @@ note_sending(struct mrc_rel_tx *tx, uint64_t now_tsc)
 	/* The retransmit timer measures lack of progress from the first packet after idle. */
 	if (tx->n_inflight == 0 && tx->n_lost == 0)
 		tx->progress_tsc = now_tsc;
+}
+
+void
+mrc_rel_tx_prefetch_send(const struct mrc_rel_tx *tx, uint16_t slot)
+{
+	if (tx->trk == NULL)
+		return;
+	rte_prefetch0_write(&ring_c(tx)[tx->snd_nxt & tx->mask]);
+	if (slot < tx->n_ev)
+		rte_prefetch0_write(&ev_tails_c(tx)[slot]);
 }
 
 uint32_t
