@@ -235,6 +235,14 @@ mrc_shard_rearm(struct mrc_shard *s, struct mrc_shard_slot *sl)
 	if (next < sl->armed_tsc) {
 		mrc_timer_arm(s->wheel, &sl->timer, next);
 		sl->armed_tsc = next;
+	} else if (next == UINT64_MAX && sl->armed_tsc != UINT64_MAX) {
+		/*
+		 * Nothing left to wait for: off the wheel now, while the timer's
+		 * line is at hand, rather than read back cold when it fires for
+		 * nothing (a wheel slot's timers are a chain of misses).
+		 */
+		mrc_timer_cancel(s->wheel, &sl->timer);
+		sl->armed_tsc = UINT64_MAX;
 	}
 }
 

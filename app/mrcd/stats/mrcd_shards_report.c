@@ -36,9 +36,12 @@ print_cycles(FILE *f, const struct mrc_shard_counters *c, bool json)
 	if (json)
 		fprintf(f,
 			", \"cycles\": %" PRIu64 ", \"share\": {\"rx\": %.4f, \"dispatch\": %.4f, "
-			"\"qp_input\": %.4f, \"timers\": %.4f, \"output\": %.4f, \"tx\": %.4f}",
+			"\"qp_input\": %.4f, \"timers\": %.4f, \"output\": %.4f, \"tx\": %.4f}"
+			", \"iterations\": %" PRIu64 ", \"timer_fires\": %" PRIu64
+			", \"timer_early\": %" PRIu64,
 			c->cyc_total, c->cyc_rx / t, c->cyc_dispatch / t, c->cyc_qp_input / t,
-			c->cyc_timers / t, c->cyc_output / t, c->cyc_tx / t);
+			c->cyc_timers / t, c->cyc_output / t, c->cyc_tx / t, c->iterations,
+			c->timer_fires, c->timer_early);
 	else
 		fprintf(f,
 			"; cycles: rx %.1f%%, dispatch %.1f%%, QP input %.1f%%, timers %.1f%%, "
