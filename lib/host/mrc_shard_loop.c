@@ -143,13 +143,13 @@ prefetch_slot(const struct mrc_shard *s, uint32_t qpn)
 #define BUSY_SLOT_AHEAD	 8u
 #define BUSY_QP_AHEAD	 4u
 #define BUSY_PARTS_AHEAD 2u
-#define BUSY_PICK_AHEAD	 1u
+#define BUSY_TURN_AHEAD	 1u
 
 /* What prefetch_busy asks for: each stage reads what the one before brought. */
 enum busy_stage {
 	BUSY_QP,    /* the QP's own lines */
 	BUSY_PARTS, /* its parts' first lines */
-	BUSY_PICK,  /* what its next EV pick reads */
+	BUSY_TURN,  /* what its turn reads last: MACs, EV pick, send record */
 };
 
 /* The slot record of the busy list's entry `ahead` places after the head. */
@@ -180,8 +180,8 @@ prefetch_busy(struct mrc_shard *s, uint32_t ahead, enum busy_stage stage)
 	sl = &s->qps[s->busy[i]];
 	if (sl->qp == NULL)
 		return;
-	if (stage == BUSY_PICK)
-		mrc_qp_prefetch_pick(sl->qp);
+	if (stage == BUSY_TURN)
+		mrc_qp_prefetch_turn(sl->qp);
 	else if (stage == BUSY_PARTS)
 		mrc_qp_prefetch_parts(sl->qp);
 	else
@@ -691,7 +691,7 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		prefetch_busy_slot(s, BUSY_SLOT_AHEAD);
 		prefetch_busy(s, BUSY_QP_AHEAD, BUSY_QP);
 		prefetch_busy(s, BUSY_PARTS_AHEAD, BUSY_PARTS);
-		prefetch_busy(s, BUSY_PICK_AHEAD, BUSY_PICK);
+		prefetch_busy(s, BUSY_TURN_AHEAD, BUSY_TURN);
 		if (++s->busy_head == s->cfg.max_qps)
 			s->busy_head = 0;
 		s->busy_n--;

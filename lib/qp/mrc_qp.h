@@ -515,13 +515,15 @@ void mrc_qp_prefetch(const struct mrc_qp *qp);
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
 /**
- * When a posted message waits to be sent, the lines its next packet's EV
- * pick reads beyond the pool's first two (mrc_ev_prefetch_pick()) and the
- * lines recording the send writes in the reliability state
- * (mrc_rel_tx_prefetch_send()), found through the first lines of both,
- * which mrc_qp_prefetch_parts() asks for: call it some time after that.
+ * The lines a turn at sending reads last, through the QP's first line and
+ * its parts' first lines (mrc_qp_prefetch() and mrc_qp_prefetch_parts()
+ * ask for those: call it some time after both): the MACs of the planes
+ * it may send on, which every packet it builds reads, and when a posted
+ * message waits, what its next packet's EV pick reads beyond the pool's
+ * first two lines (mrc_ev_prefetch_pick()) and what recording the send
+ * writes (mrc_rel_tx_prefetch_send()). Only a hint: it changes nothing.
  */
-void mrc_qp_prefetch_pick(const struct mrc_qp *qp);
+void mrc_qp_prefetch_turn(const struct mrc_qp *qp);
 
 /**
  * The lines a post (mrc_qp_post_write() and the like) writes beyond the

@@ -69,9 +69,26 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	}
 }
 
-void
-mrc_qp_prefetch_pick(const struct mrc_qp *qp)
+/* Each line of [from, to] once. */
+static inline void
+prefetch_span(const char *from, const char *to)
 {
+	for (uintptr_t a = (uintptr_t)from & ~(uintptr_t)63; a <= (uintptr_t)to; a += 64)
+		rte_prefetch0((const void *)a);
+}
+
+void
+mrc_qp_prefetch_turn(const struct mrc_qp *qp)
+{
+	/* The MACs of the planes it may send on: every packet's addresses. */
+	const unsigned int top =
+		qp->plane_mask != 0 ? 31u - (unsigned int)__builtin_clz(qp->plane_mask) : 0;
+	const unsigned int last = RTE_MIN(top, (unsigned int)MRC_EV_MAX_PLANES - 1);
+
+	prefetch_span((const char *)&qp->addr.src_mac[0],
+		(const char *)&qp->addr.src_mac[last] + sizeof(qp->addr.src_mac[0]) - 1);
+	prefetch_span((const char *)&qp->addr.dst_mac[0],
+		(const char *)&qp->addr.dst_mac[last] + sizeof(qp->addr.dst_mac[0]) - 1);
 	if (qp->ev == NULL || qp->sq_send == qp->sq_tail)
 		return;
 	mrc_ev_prefetch_pick(qp->ev);
