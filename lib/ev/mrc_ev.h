@@ -507,11 +507,12 @@ mrc_ev_evks_(const struct mrc_ev_pool *pool)
 }
 
 /**
- * Ask for the lines the next mrc_ev_pick() reads beyond the pool's first
- * two: the permutation entry at the cursor and the state of the slot it
- * most likely names (the peek hint). Reads the pool's second line; a hint
- * only, it changes nothing. Once a worker's QPs outgrow its caches, these
- * two loads, each waiting on the one before, were most of a pick's time.
+ * Ask for the lines the next mrc_ev_pick() and mrc_ev_value() read beyond
+ * the pool's first two: the permutation entry at the cursor, and the state
+ * and the number of the slot it most likely names (the peek hint). Reads
+ * the pool's second line; a hint only, it changes nothing. Once a worker's
+ * QPs outgrow its caches, these loads, each waiting on the one before, were
+ * most of a pick's time.
  */
 static inline void
 mrc_ev_prefetch_pick(const struct mrc_ev_pool *pool)
@@ -519,8 +520,10 @@ mrc_ev_prefetch_pick(const struct mrc_ev_pool *pool)
 	const uint16_t *perm = mrc_ev_evks_(pool) + pool->n_total;
 
 	rte_prefetch0(&perm[pool->cursor < pool->n_active ? pool->cursor : 0]);
-	if (pool->peek < pool->n_total)
+	if (pool->peek < pool->n_total) {
 		rte_prefetch0(&mrc_ev_metas_(pool)[pool->peek]);
+		rte_prefetch0(&mrc_ev_evks_(pool)[pool->peek]);
+	}
 }
 
 /*
