@@ -506,12 +506,13 @@ void mrc_qp_prefetch(const struct mrc_qp *qp);
 
 /**
  * The same for the QP's parts (reliability state, EV pool) and, when a
- * posted message waits to be sent, the first MRC_QP_PREFETCH_PLACE_BYTES
+ * posted message waits to be sent, the first MRC_QP_PREFETCH_SEND_BYTES
  * of the payload its next packet carries (which the ICRC reads), found
  * through pointers in the QP's own lines and its send queue entry, which
  * it reads (and changes nothing): call it some time after
  * mrc_qp_prefetch(), once those lines have had time to arrive.
  */
+#define MRC_QP_PREFETCH_SEND_BYTES 256u
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
 /**

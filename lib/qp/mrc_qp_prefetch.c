@@ -53,6 +53,9 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	 * New data waiting: its entry was written at the post, not long ago;
 	 * the payload the fill wrote may have been evicted since (posts wait
 	 * for room behind other QPs), and the ICRC reads every byte of it.
+	 * Only its first lines: the hardware prefetcher follows the ICRC
+	 * through the rest, and asking for all of them took the fill buffers
+	 * the QPs' own lines wait for.
 	 */
 	if (qp->sq_send != qp->sq_tail && qp->sq != NULL) {
 		const struct qp_wqe *w = &qp->sq[qp->sq_send & qp->sq_mask];
@@ -60,7 +63,7 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 		if (w->next_pkt < w->n_pkts && w->laddr != NULL) {
 			const uint8_t *src = w->laddr + (size_t)w->next_pkt * qp->mtu;
 			const uint32_t left = w->len - w->next_pkt * qp->mtu;
-			const uint32_t len = RTE_MIN(left, MRC_QP_PREFETCH_PLACE_BYTES);
+			const uint32_t len = RTE_MIN(left, MRC_QP_PREFETCH_SEND_BYTES);
 
 			for (uintptr_t a = (uintptr_t)src & ~(uintptr_t)63;
 				a < (uintptr_t)src + len; a += 64)

@@ -160,8 +160,13 @@ requeue(struct mrcd_daemon *d, struct mrcd_shardctx *hc, struct mrcd_flow *f, ui
  * round run short; many more put the wait back between post and send.
  */
 #define POST_BACKLOG 64u
-/* A slot's first lines; the hardware prefetcher follows the fill through the rest. */
-#define POST_PAYLOAD_LINES 16u
+/*
+ * A slot's first lines; the hardware prefetcher follows the fill through
+ * the rest (asking for all 16 of a 1 KiB slot took the fill buffers the
+ * QPs' own lines wait for: 1-3% fewer messages a CPU-second at 1,024 and
+ * 10,000 flows).
+ */
+#define POST_PAYLOAD_LINES 4u
 
 static inline uint32_t
 ready_at(const struct mrcd_flowq *q, uint32_t j)
