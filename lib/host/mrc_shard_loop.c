@@ -356,6 +356,8 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 			continue;
 		mrc_qp_prefetch_parts(sl->qp);
 		mrc_qp_prefetch_rx(sl->qp, &v[k]);
+		if (v[k].bth.opcode == MRC_OP_SACK || v[k].bth.opcode == MRC_OP_NACK)
+			mrc_qp_prefetch_cc(sl->qp); /* the window it opens */
 	}
 	/* Then what each verdict reads through the parts' first lines. */
 	for (uint16_t k = 0; k < n; k++) {

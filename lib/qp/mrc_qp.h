@@ -497,12 +497,22 @@ bool mrc_qp_tx_pending(const struct mrc_qp *qp);
 
 /**
  * Start loading the QP's own lines that every packet in or out touches
- * (state, send queue, CC, its parts' pointers, control queue, counters),
+ * (state, send queue, its parts' pointers, control queue, addresses,
+ * counters; a sender's congestion control: mrc_qp_prefetch_cc()),
  * so that a worker about to handle many QPs in turn has their misses
  * overlap instead of taking them one after the other. Only a hint: it
  * reads and changes nothing.
  */
 void mrc_qp_prefetch(const struct mrc_qp *qp);
+
+/**
+ * The QP's congestion control lines, which only a sender reads (its
+ * window, each acknowledgement): not among mrc_qp_prefetch()'s, since a
+ * responder's turns and packets never read them. mrc_qp_prefetch_parts()
+ * asks for them when new data waits; a caller about to hand the QP a SACK
+ * or NACK asks. Only a hint: it reads and changes nothing.
+ */
+void mrc_qp_prefetch_cc(const struct mrc_qp *qp);
 
 /**
  * The same for the QP's parts (reliability state, EV pool) and, when a

@@ -28,11 +28,16 @@ mrc_qp_prefetch(const struct mrc_qp *qp)
 	rte_prefetch0(QP_LINE(path_cnt)); /* EV layout, path counters, encap */
 	rte_prefetch0(QP_LINE(imm_mask)); /* responder, wake, wire */
 	rte_prefetch0(QP_LINE(addr));	  /* addresses */
-	rte_prefetch0(QP_LINE(cc));	  /* CC ops and state */
-	rte_prefetch0(QP_LINE(cc) + 64);
-	rte_prefetch0(QP_LINE(cc) + 128); /* CC state and counters */
 	rte_prefetch0(QP_LINE(cnt));	  /* counters */
 	rte_prefetch0(QP_LINE(cnt) + 64);
+}
+
+void
+mrc_qp_prefetch_cc(const struct mrc_qp *qp)
+{
+	rte_prefetch0(QP_LINE(cc)); /* CC ops and state */
+	rte_prefetch0(QP_LINE(cc) + 64);
+	rte_prefetch0(QP_LINE(cc) + 128); /* CC state and counters */
 }
 
 void
@@ -59,6 +64,8 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	 */
 	if (qp->sq_send != qp->sq_tail && qp->sq != NULL) {
 		const struct qp_wqe *w = &qp->sq[qp->sq_send & qp->sq_mask];
+
+		mrc_qp_prefetch_cc(qp); /* the window it is sent in */
 
 		if (w->next_pkt < w->n_pkts && w->laddr != NULL) {
 			const uint8_t *src = w->laddr + (size_t)w->next_pkt * qp->mtu;
