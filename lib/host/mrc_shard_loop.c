@@ -342,9 +342,10 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 	t2 = rte_rdtsc();
 	s->cnt.cyc_dispatch += t2 - t1;
 	/*
-	 * The QPs' own lines were asked for above; now their parts
-	 * (mrc_qp_prefetch_parts) and where each data packet's payload goes
-	 * (mrc_qp_prefetch_rx), both found through those lines.
+	 * The QPs' own lines were asked for above; now, through those lines,
+	 * what each packet's handling reads in their parts: a SACK's or NACK's
+	 * requester state (mrc_qp_prefetch_ack), a data packet's responder
+	 * state and where its payload goes (mrc_qp_prefetch_rx).
 	 */
 	for (uint16_t k = 0; k < n; k++) {
 		const struct mrc_shard_slot *sl;
@@ -354,10 +355,12 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		sl = mrc_shard_slot_of(s, v[k].bth.dqpn);
 		if (sl == NULL || sl->qp == NULL)
 			continue;
-		mrc_qp_prefetch_parts(sl->qp);
-		mrc_qp_prefetch_rx(sl->qp, &v[k]);
 		if (v[k].bth.opcode == MRC_OP_SACK || v[k].bth.opcode == MRC_OP_NACK)
-			mrc_qp_prefetch_cc(sl->qp); /* the window it opens */
+			mrc_qp_prefetch_ack(sl->qp);
+		else if (mrc_opcode_is_data(v[k].bth.opcode))
+			mrc_qp_prefetch_rx(sl->qp, &v[k]);
+		else
+			mrc_qp_prefetch_parts(sl->qp);
 	}
 	/* Then what each verdict reads through the parts' first lines. */
 	for (uint16_t k = 0; k < n; k++) {

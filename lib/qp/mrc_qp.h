@@ -515,15 +515,25 @@ void mrc_qp_prefetch(const struct mrc_qp *qp);
 void mrc_qp_prefetch_cc(const struct mrc_qp *qp);
 
 /**
- * The same for the QP's parts (reliability state, EV pool) and, when a
- * posted message waits to be sent, the first MRC_QP_PREFETCH_SEND_BYTES
- * of the payload its next packet carries (which the ICRC reads), found
- * through pointers in the QP's own lines and its send queue entry, which
- * it reads (and changes nothing): call it some time after
- * mrc_qp_prefetch(), once those lines have had time to arrive.
+ * The same for the parts a turn at sending reads: the requester's
+ * (reliability state, EV pool) while the QP has sends out or waiting, the
+ * responder's state while answers wait, and, when a posted message waits
+ * to be sent, its congestion control lines and the first
+ * MRC_QP_PREFETCH_SEND_BYTES of the payload its next packet carries (which
+ * the ICRC reads), found through pointers in the QP's own lines and its
+ * send queue entry, which it reads (and changes nothing): call it some
+ * time after mrc_qp_prefetch(), once those lines have had time to arrive.
  */
 #define MRC_QP_PREFETCH_SEND_BYTES 256u
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
+
+/**
+ * What handing the QP a SACK or NACK reads beyond its own lines: its
+ * requester parts' first lines (reliability state, EV pool) and its
+ * congestion control lines (mrc_qp_prefetch_cc()). Reads the QP's first
+ * lines: call it some time after mrc_qp_prefetch(). Changes nothing.
+ */
+void mrc_qp_prefetch_ack(const struct mrc_qp *qp);
 
 /**
  * The lines a turn at sending reads last, through the QP's first line and
@@ -546,11 +556,12 @@ void mrc_qp_prefetch_turn(const struct mrc_qp *qp);
 void mrc_qp_prefetch_post(const struct mrc_qp *qp);
 
 /**
- * The lines a received data packet `v` will be placed in (its first
- * MRC_QP_PREFETCH_PLACE_BYTES), when its region's key and range check out;
- * nothing for other packets. Reads the QP's first lines (the region
- * table's pointer) and the region table, changes nothing: call it some time
- * after mrc_qp_prefetch(), before mrc_qp_rx_keep().
+ * What a received data packet `v` reads beyond the QP's own lines: the
+ * responder state's first line and the lines the payload will be placed
+ * in (its first MRC_QP_PREFETCH_PLACE_BYTES), when its region's key and
+ * range check out; nothing for other packets. Reads the QP's first lines
+ * (the region table's pointer) and the region table, changes nothing: call
+ * it some time after mrc_qp_prefetch(), before mrc_qp_rx_keep().
  */
 #define MRC_QP_PREFETCH_PLACE_BYTES 1024u
 void mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v);

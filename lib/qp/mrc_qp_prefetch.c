@@ -40,20 +40,40 @@ mrc_qp_prefetch_cc(const struct mrc_qp *qp)
 	rte_prefetch0(QP_LINE(cc) + 128); /* CC state and counters */
 }
 
-void
-mrc_qp_prefetch_parts(const struct mrc_qp *qp)
+/* A requester's parts: its reliability state and EV pool, first lines. */
+static inline void
+prefetch_requester(const struct mrc_qp *qp)
 {
 	if (qp->rtx != NULL) {
 		rte_prefetch0(qp->rtx);
 		rte_prefetch0((const char *)qp->rtx + 64);
 		rte_prefetch0((const char *)qp->rtx + 128);
 	}
-	if (qp->rrx != NULL)
-		rte_prefetch0(qp->rrx);
 	if (qp->ev != NULL) {
 		rte_prefetch0(qp->ev);
 		rte_prefetch0((const char *)qp->ev + 64);
 	}
+}
+
+void
+mrc_qp_prefetch_ack(const struct mrc_qp *qp)
+{
+	prefetch_requester(qp);
+	mrc_qp_prefetch_cc(qp); /* the window it opens */
+}
+
+void
+mrc_qp_prefetch_parts(const struct mrc_qp *qp)
+{
+	/*
+	 * Only the parts its turn reads: a requester's while it has sends out
+	 * or waiting (new data, resends), the responder's while answers wait.
+	 * Asking for all of every QP's took the fill buffers of those needed.
+	 */
+	if (qp->sq_head != qp->sq_tail)
+		prefetch_requester(qp);
+	if (qp->ctrl_head != qp->ctrl_tail && qp->rrx != NULL)
+		rte_prefetch0(qp->rrx);
 	/*
 	 * New data waiting: its entry was written at the post, not long ago;
 	 * the payload the fill wrote may have been evicted since (posts wait
@@ -123,8 +143,11 @@ mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v)
 	const uint8_t *dst;
 	uint32_t len;
 
-	if (!mrc_opcode_is_data(v->bth.opcode) || (v->flags & MRC_PKT_F_TRIMMED) ||
-		v->payload_len == 0 || qp->mrs == NULL)
+	if (!mrc_opcode_is_data(v->bth.opcode))
+		return;
+	if (qp->rrx != NULL)
+		rte_prefetch0(qp->rrx); /* its verdict */
+	if ((v->flags & MRC_PKT_F_TRIMMED) || v->payload_len == 0 || qp->mrs == NULL)
 		return;
 	mr = mrc_mr_check(
 		qp->mrs, v->data.rkey, v->data.va, v->payload_len, MRC_MR_ACCESS_REMOTE_WRITE);
