@@ -63,8 +63,7 @@ chase(size_t bytes, uint64_t loads, bool huge, bool *got_huge)
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	*got_huge = mem != MAP_FAILED;
 	if (mem == MAP_FAILED)
-		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			0);
+		mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return -1;
 	order = malloc(lines * sizeof(*order));
@@ -114,13 +113,15 @@ parse_sizes(const char *s, unsigned int *mb, unsigned int *n)
 	*n = 0;
 	if (copy == NULL)
 		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
+		tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		const unsigned long v = strtoul(tok, &end, 10);
 
 		if (*tok == '\0' || *end != '\0' || v == 0 || v > 65536 || *n == MAX_SIZES) {
-			fprintf(stderr, "bench_memlat: --mb %s: sizes are 1..65536 MiB, at most %u\n",
-				s, MAX_SIZES);
+			fprintf(stderr,
+				"bench_memlat: --mb %s: sizes are 1..65536 MiB, at most %u\n", s,
+				MAX_SIZES);
 			free(copy);
 			return -EINVAL;
 		}
@@ -153,8 +154,10 @@ main(int argc, char **argv)
 			char *end;
 
 			loads = strtoull(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || loads < 1000 || loads > 1000000000ull) {
-				fprintf(stderr, "bench_memlat: --loads %s: must be 1000..1000000000\n",
+			if (*optarg == '\0' || *end != '\0' || loads < 1000 ||
+				loads > 1000000000ull) {
+				fprintf(stderr,
+					"bench_memlat: --loads %s: must be 1000..1000000000\n",
 					optarg);
 				return 2;
 			}
@@ -172,7 +175,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("{\"bench\": \"memlat\", \"loads\": %llu, \"regions\": [", (unsigned long long)loads);
+	printf("{\"bench\": \"memlat\", \"loads\": %llu, \"regions\": [",
+		(unsigned long long)loads);
 	for (unsigned int i = 0; i < n_mb; i++) {
 		bool got_huge;
 		const double ns = chase((size_t)mb[i] << 20, loads, huge, &got_huge);
