@@ -286,6 +286,9 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 	for (uint16_t k = 0; k < n; k++) {
 		enum mrc_wire_rx r;
 
+		/* the slot record asked for RX_QP_BEHIND packets ago names the QP */
+		if (k >= RX_QP_BEHIND && ok[k - RX_QP_BEHIND])
+			prefetch_qp(s, v[k - RX_QP_BEHIND].bth.dqpn, false);
 		r = mrc_pkt_parse(m[k], &s->cfg.wire, &v[k]);
 		ok[k] = r == MRC_WIRE_OK;
 		to[k] = OWNER_NONE;
@@ -328,9 +331,6 @@ input_pkts(struct mrc_shard *s, struct rte_mbuf **m, uint16_t n, unsigned int pl
 		s->verdicts.pkts[r]++;
 		if (ok[k])
 			prefetch_slot(s, v[k].bth.dqpn);
-		/* the slot record asked for RX_QP_BEHIND packets ago names the QP */
-		if (k >= RX_QP_BEHIND && ok[k - RX_QP_BEHIND])
-			prefetch_qp(s, v[k - RX_QP_BEHIND].bth.dqpn, false);
 	}
 	for (uint16_t k = n > RX_QP_BEHIND ? n - RX_QP_BEHIND : 0; k < n; k++)
 		if (ok[k])
