@@ -76,10 +76,17 @@ lost_bits_c(const struct mrc_rel_tx *tx)
 	return (const uint64_t *)(tx->trk + ring_bytes(tx));
 }
 
+/* Where the per-EV lists start in the tracking memory: after the ring and its lost bits. */
+static inline size_t
+ev_lists_off(const struct mrc_rel_tx *tx)
+{
+	return ring_bytes(tx) + (tx->mask + 1) / 8;
+}
+
 static inline uint16_t *
 ev_heads(struct mrc_rel_tx *tx)
 {
-	return (uint16_t *)(tx->trk + ring_bytes(tx) + (tx->mask + 1) / 8);
+	return (uint16_t *)(tx->trk + ev_lists_off(tx));
 }
 
 static inline uint16_t *
@@ -91,7 +98,7 @@ ev_tails(struct mrc_rel_tx *tx)
 static inline const uint16_t *
 ev_tails_c(const struct mrc_rel_tx *tx)
 {
-	return (const uint16_t *)(tx->trk + ring_bytes(tx) + (tx->mask + 1) / 8) + tx->n_ev;
+	return (const uint16_t *)(tx->trk + ev_lists_off(tx)) + tx->n_ev;
 }
 
 static inline uint32_t

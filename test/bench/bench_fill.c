@@ -101,14 +101,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t p = 0; p < RTE_DIM(paths); p++)
-		have[p] = mrcd_gen_fill_set_wide(paths[p].path) == 0;
+		have[p] = mrcd_gen_fill_set_path(paths[p].path) == 0;
 	for (uint32_t r = 0; r < rounds; r++)
 		for (size_t p = 0; p < RTE_DIM(paths); p++) {
 			double t0, t1, t2;
 
 			if (!have[p])
 				continue;
-			mrcd_gen_fill_set_wide(paths[p].path);
+			mrcd_gen_fill_set_path(paths[p].path);
 			t0 = cpu_ns();
 			for (uint32_t m = 0; m < MSGS; m++)
 				mrcd_gen_fill(buf, len, 7, r * MSGS + m);

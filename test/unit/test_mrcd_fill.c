@@ -97,12 +97,12 @@ test_path(int path, const char *name)
 {
 	int rc;
 
-	if (mrcd_gen_fill_set_wide(path) != 0) {
+	if (mrcd_gen_fill_set_path(path) != 0) {
 		printf("  %s: this CPU (or OS) lacks it, skipped\n", name);
 		return MRC_TEST_SKIP;
 	}
 	rc = one_path(path);
-	mrcd_gen_fill_set_wide(MRCD_FILL_AUTO);
+	mrcd_gen_fill_set_path(MRCD_FILL_AUTO);
 	return rc;
 }
 
@@ -130,13 +130,13 @@ test_knob_refuses(void)
 {
 	static const int bad[] = {-2, 3, 4, 8, 0x7fffffff};
 
-	MRC_T_EQ(mrcd_gen_fill_set_wide(MRCD_FILL_SCALAR), 0);
+	MRC_T_EQ(mrcd_gen_fill_set_path(MRCD_FILL_SCALAR), 0);
 	for (size_t i = 0; i < RTE_DIM(bad); i++)
-		MRC_T_EQ(mrcd_gen_fill_set_wide(bad[i]), -1);
+		MRC_T_EQ(mrcd_gen_fill_set_path(bad[i]), -1);
 	fill_ref(ref, 100, 3, 4);
 	mrcd_gen_fill(buf, 100, 3, 4);
 	MRC_T_ASSERT(memcmp(buf, ref, 100) == 0, "fill after a refused path");
-	MRC_T_EQ(mrcd_gen_fill_set_wide(MRCD_FILL_AUTO), 0);
+	MRC_T_EQ(mrcd_gen_fill_set_path(MRCD_FILL_AUTO), 0);
 	return MRC_TEST_OK;
 }
 

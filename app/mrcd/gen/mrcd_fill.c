@@ -147,7 +147,7 @@ static const bool avx512_cpu, avx2_cpu;
 static int path_choice = MRCD_FILL_AUTO; /* set for tests */
 
 int
-mrcd_gen_fill_set_wide(int path)
+mrcd_gen_fill_set_path(int path)
 {
 	switch (path) {
 	case MRCD_FILL_AUTO:

@@ -270,7 +270,7 @@ enum mrcd_gen_fill_path {
  * on, whatever the EAL allows. -1 when this CPU (or OS) lacks it or the
  * value is none of them; the choice stays as it was.
  */
-int mrcd_gen_fill_set_wide(int path);
+int mrcd_gen_fill_set_path(int path);
 
 /* Messages of `f` posted and not yet completed, either way. */
 static inline uint64_t
