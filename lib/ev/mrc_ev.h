@@ -511,7 +511,7 @@ mrc_ev_evks_(const struct mrc_ev_pool *pool)
  * the pool's first two: the permutation entry at the cursor, and the state
  * and the number of the slot it most likely names (the peek hint). Reads
  * the pool's second line; a hint only, it changes nothing. Once a worker's
- * QPs outgrow its caches, these loads, each waiting on the one before, were
+ * QPs outgrow its caches, these loads, each waiting on the one before, are
  * most of a pick's time.
  */
 static inline void

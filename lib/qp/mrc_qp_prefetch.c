@@ -68,7 +68,7 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	/*
 	 * Only the parts its turn reads: a requester's while it has sends out
 	 * or waiting (new data, resends), the responder's while answers wait.
-	 * Asking for all of every QP's took the fill buffers of those needed.
+	 * Asking for every QP's all would take the fill buffers those need.
 	 */
 	if (qp->sq_head != qp->sq_tail)
 		prefetch_requester(qp);
@@ -79,8 +79,8 @@ mrc_qp_prefetch_parts(const struct mrc_qp *qp)
 	 * the payload the fill wrote may have been evicted since (posts wait
 	 * for room behind other QPs), and the ICRC reads every byte of it.
 	 * Only its first lines: the hardware prefetcher follows the ICRC
-	 * through the rest, and asking for all of them took the fill buffers
-	 * the QPs' own lines wait for.
+	 * through the rest, and asking for all of them would take the fill
+	 * buffers the QPs' own lines wait for.
 	 */
 	if (qp->sq_send != qp->sq_tail && qp->sq != NULL) {
 		const struct qp_wqe *w = &qp->sq[qp->sq_send & qp->sq_mask];
