@@ -8,15 +8,21 @@
  * workers per host, and which spare a failed flow moves to. A flow's new
  * pair must have its sending QP on the shard of the flow's sending end and
  * its receiving QP on that of its receiving end, whatever [lcores]
- * peer_shard puts them on.
+ * peer_shard puts them on. And what a sender that gives a cross-process
+ * flow up lets go of (control/mrcd_recover_xp.c).
  */
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "mrc_test.h"
+#include "mrcd_daemon.h"
 #include "mrcd_recover.h"
+#include "mrcd_recover_priv.h"
 #include "mrcd_recover_xp.h"
 
 static const unsigned int modes[] = {MRCD_PEER_SAME, MRCD_PEER_OTHER, MRCD_PEER_HALF};
@@ -282,7 +288,75 @@ test_retry_schedule(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The sending end of cross-process flow 0 is here (host 0), its receiving
+ * end on cluster host 1 in another process. The sender has claimed spare
+ * pair 2 and asks the receiver's process to make its end of it; then it
+ * gives the flow up (no answer). No QP of ours has the spare's numbers, so
+ * the claim must go, resting like any freed pair: kept, each such give-up
+ * would cost the process one of its spares for good.
+ * Once our new QP exists (ADDING), the claim stays: that QP holds them.
+ */
+static int
+test_give_up_frees_asked_spare(void)
+{
+	static const uint8_t states[] = {REC_X_ASK, REC_X_ADDING};
+
+	for (unsigned int i = 0; i < RTE_DIM(states); i++) {
+		struct mrcd_daemon *d = calloc(1, sizeof(*d));
+		struct mrcd_recover *r = calloc(1, sizeof(*r));
+		struct mrcd_flow *f = calloc(1, sizeof(*f));
+		struct mrcd_flow_rec *x = calloc(1, sizeof(*x));
+		int32_t spare_flow[4] = {-1, -1, 0, -1};
+		uint64_t spare_free_tsc[4] = {0}, before;
+		struct mrcd_flow_rec *rec[1] = {x};
+		uint32_t active[2];
+
+		MRC_T_ASSERT(d != NULL && r != NULL && f != NULL && x != NULL, "memory");
+		d->hz = rte_get_tsc_hz() != 0 ? rte_get_tsc_hz() : 1000000000ull;
+		d->n_flows = d->flow_cap = 1;
+		d->flows = f;
+		d->recover = r;
+		f->src_local = 0;
+		f->dst_local = -1;
+		f->src = 0;
+		f->dst = 1;
+		r->n_spares = 4;
+		r->spare_flow = spare_flow;
+		r->spare_free_tsc = spare_free_tsc;
+		r->rec = rec;
+		r->active = active;
+		x->xp = true;
+		x->spare = -1;
+		x->state = states[i];
+		x->next_spare = 2;
+		before = rte_rdtsc();
+		mrcd_rec_give_up(d, 0, 0, x, MRCD_RECOVER_no_answer);
+		MRC_T_EQ(x->state, REC_DOWN);
+		MRC_T_ASSERT(x->bye, "the receiver's process is told (state %u)", states[i]);
+		MRC_T_EQ(r->not_recovered[0][MRCD_RECOVER_no_answer], 1);
+		if (states[i] == REC_X_ASK) {
+			MRC_T_ASSERT(spare_flow[2] == -1,
+				"asking: spare 2 still claimed by flow %d", spare_flow[2]);
+			MRC_T_ASSERT(spare_free_tsc[2] > before,
+				"asking: spare 2 free at once, not resting");
+		} else {
+			MRC_T_ASSERT(spare_flow[2] == 0,
+				"adding: spare 2 let go (%d) while our QP has it", spare_flow[2]);
+		}
+		/* the other spares untouched */
+		MRC_T_ASSERT(spare_flow[0] == -1 && spare_flow[1] == -1 && spare_flow[3] == -1,
+			"another spare changed");
+		free(x);
+		free(f);
+		free(r);
+		free(d);
+	}
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_give_up_frees_asked_spare),
 	MRC_TEST_CASE(test_judge_give_up),
 	MRC_TEST_CASE(test_retry_schedule),
 	MRC_TEST_CASE(test_pick_from),

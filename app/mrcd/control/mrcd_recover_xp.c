@@ -378,6 +378,18 @@ mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
 	const bool asked =
 		x->state == REC_X_ASK || x->state == REC_X_ADDING || x->state == REC_X_SEND;
 
+	/*
+	 * Still asking: no QP of ours has the spare's numbers, so our claim goes
+	 * (resting, as any freed pair: the receiver's process may have made its
+	 * end before its answer was lost, and the GIVE_UP tells it to let go).
+	 * From ADDING on our new QP holds them until teardown: the claim stays.
+	 */
+	if (x->state == REC_X_ASK && x->next_spare >= 0) {
+		struct mrcd_recover *r = d->recover;
+
+		r->spare_free_tsc[x->next_spare] = rte_rdtsc() + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
+		__atomic_store_n(&r->spare_flow[x->next_spare], -1, __ATOMIC_RELEASE);
+	}
 	x->bye = true;
 	x->bye_life = asked ? (uint16_t)(x->life + 1) : x->life;
 	x->req_id++;
