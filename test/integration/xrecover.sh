@@ -28,6 +28,13 @@
 # The first round then, every message done, fails B's sending end of B -> A
 # until B gives the flow up (too_often): A must count it given up too, told
 # by B's GIVE_UP (about 1 s more).
+#
+# A third round stops B's process (SIGSTOP) and fails A's sending end of
+# A -> B: A asks B's process for a new pair, gets no answer, and gives the
+# flow up (no_answer, after 9 tries over about 1 s). B then runs again and,
+# told by A's GIVE_UP, counts the flow given up for the same reason, even
+# if it first makes its end of the pair A's requests queued for it. B -> A
+# sends on to its last message; nothing is lost at either end.
 # Usage: xrecover.sh MRC_FABRIC MRCD WORKDIR MRCCTL
 set -euo pipefail
 fabric=$(realpath "$1")
@@ -37,7 +44,7 @@ mrcctl=$(realpath "$4")
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$work"
 cd "$work"
-rm -rf one split
+rm -rf one split mute
 if [ "$(nproc)" -lt 2 ]; then
 	echo "xrecover: needs 2 CPUs; skipping"
 	exit 77
@@ -86,11 +93,22 @@ wait_for() {
 	done
 	return 1
 }
-# round NAME WORKERS [FABRIC_LINES]: one fabric (FABRIC_LINES added to its
-# config, which it hands to the hosts), A and B with WORKERS workers per
-# host, the two drills on B, the checks. In folder NAME.
+# qps LOG: "RECEIVER SENDER", the QPNs of the flows' ends of the mrcd
+# writing LOG (its only host), from /mrc/qps
+qps() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/qps 2>/dev/null |
+		/usr/bin/python3 -c '
+import json, sys
+q = list(json.load(sys.stdin).values())[0]
+role = {v.split(", ")[-1]: k for k, v in q.items() if k != "next"}
+print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null || echo "none none"
+}
+# round NAME WORKERS [FABRIC_LINES [MUTE]]: one fabric (FABRIC_LINES added to
+# its config, which it hands to the hosts), A and B with WORKERS workers per
+# host, the two drills on B and the checks; with MUTE, the drill on A while
+# B is stopped instead. In folder NAME.
 round() {
-	local name=$1 w=$2 lines=${3:-} lc_a lc_b a b sa sb qps recv_qpn send_qpn end da db ra rb
+	local name=$1 w=$2 lines=${3:-} muted=${4:-} lc_a lc_b a b sa sb recv_qpn send_qpn end da db ra rb
 	mkdir -p "$name"
 	cd "$name"
 	cp ../profile.ini ../scenario.ini .
@@ -109,25 +127,24 @@ round() {
 	sb=$dir/$name/host1-control.sock
 	mrc_wait_ctl "$mrcctl" "$sa" 30 || fail "$name: A's control socket never answered"
 	mrc_wait_ctl "$mrcctl" "$sb" 30 || fail "$name: B's control socket never answered"
-	# B's QPs: its flow's sender (B -> A) and receiver (A -> B), from /mrc/qps
-	qps=$(timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock b.log)" /mrc/qps 2>/dev/null |
-		/usr/bin/python3 -c '
-import json, sys
-q = list(json.load(sys.stdin).values())[0]
-role = {v.split(", ")[-1]: k for k, v in q.items() if k != "next"}
-print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) || qps="none none"
-	read -r recv_qpn send_qpn <<< "$qps"
-	echo "xrecover: $name: B receives on $recv_qpn, sends on $send_qpn"
+	# B's QPs: its flow's sender (B -> A) and receiver (A -> B); with MUTE, A's
+	read -r recv_qpn send_qpn <<< "$(qps "$([ -z "$muted" ] && echo b.log || echo a.log)")"
+	echo "xrecover: $name: $([ -z "$muted" ] && echo B || echo A) receives on $recv_qpn, sends on $send_qpn"
 	wait_for a.log msgs_completed 20 10 || fail "$name: A completed no messages in 10 s"
 	wait_for b.log msgs_completed 20 10 || fail "$name: B completed no messages in 10 s"
-	drill "$name: the receiving end of A -> B" "$sb" "$recv_qpn" 1
-	drill "$name: the sending end of B -> A" "$sb" "$send_qpn" 2
-	# Both flows sent on after: all n messages done at both (completed or failed), 20 s at most.
+	if [ -z "$muted" ]; then
+		drill "$name: the receiving end of A -> B" "$sb" "$recv_qpn" 1
+		drill "$name: the sending end of B -> A" "$sb" "$send_qpn" 2
+	else
+		mute "$name: the sending end of A -> B, B stopped" "$sa" "$b" "$send_qpn"
+	fi
+	# Both flows sent on after: all n messages done at both (completed or failed), 20 s at
+	# most; with MUTE, at B (A's flow is given up).
 	end=$((SECONDS + 20))
 	while [ $SECONDS -lt $end ]; do
 		da=$(host a.log msgs_completed+msgs_failed)
 		db=$(host b.log msgs_completed+msgs_failed)
-		[ "$da" -ge $n ] && [ "$db" -ge $n ] && break
+		{ [ "$da" -ge $n ] || [ -n "$muted" ]; } && [ "$db" -ge $n ] && break
 		kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 		sleep 0.1
 	done
@@ -141,7 +158,12 @@ print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) ||
 	# 1: some messages failed (those in flight at a drill), which the JSON checks
 	case $ra in 0 | 1) ;; *) fail "$name: A's mrcd exited $ra" ;; esac
 	case $rb in 0 | 1) ;; *) fail "$name: B's mrcd exited $rb" ;; esac
-	grep -h 'flow-recovery\|recovered on QPs\|not brought back\|retiring QP\|went to ERROR\|spare pair' a.log b.log || true
+	grep -h 'flow-recovery\|recovered on QPs\|not brought back\|retiring QP\|went to ERROR\|spare pair\|gave it up' a.log b.log || true
+	if [ -n "$muted" ]; then
+		check_mute "$name" || fails=$((fails + 1))
+		cd ..
+		return
+	fi
 	check "$name" "$([ "$name" = one ] && echo 1 || echo 0)" || fails=$((fails + 1))
 	# The new pairs are spares: past the flows' own QPNs (0x100-0x103).
 	for l in a.log b.log; do
@@ -149,6 +171,76 @@ print(role.get("receiver", "none"), role.get("sender", "none"))' 2>/dev/null) ||
 			fail "$name: $l: no flow recovered on a spare pair's QPNs"
 	done
 	cd ..
+}
+# mute DESC SOCK B_PID QPN: stop B's process, fail QPN (A's sending end) of
+# host 0 of the mrcd on SOCK (A); A must give the flow up unanswered, and B,
+# running again, must hear it
+mute() {
+	local out t0=$SECONDS
+	kill -STOP "$3"
+	out=$(timeout 10 "$mrcctl" -s "$2" fail host=0 qpn="$4" 2>&1) || true
+	case $out in *'"state":"error"'*) ;; *) fail "$1: mrcctl fail qpn=$4: $out" ;; esac
+	until grep -q 'did not answer [0-9]* flow-recovery requests' a.log || [ $((SECONDS - t0)) -ge 10 ]; do
+		sleep 0.1
+	done
+	kill -CONT "$3"
+	if ! grep -q 'is not brought back: the other end.s process did not answer' a.log; then
+		fail "$1: A did not give A -> B up in 10 s with B stopped: $(grep -h 'not brought back' a.log)"
+		return
+	fi
+	until grep -q 'is not brought back' b.log || [ $((SECONDS - t0)) -ge 15 ]; do sleep 0.1; done
+	if grep -q "process gave it up" b.log &&
+		grep -q 'is not brought back: the other end.s process did not answer' b.log; then
+		echo "xrecover: $1: A gave A -> B up unanswered, B counted it once running again," \
+			"$((SECONDS - t0 + 1)) s in all"
+	else
+		fail "$1: B did not count A -> B given up (no_answer): $(grep -h 'not brought back' b.log)"
+	fi
+}
+# check_mute NAME: the summaries of the MUTE round: A -> B given up (no_answer)
+# at both ends, none recovered by A; B -> A every message done; none lost
+check_mute() {
+	/usr/bin/python3 - a.json b.json $n "$1" <<'PY'
+import json, sys
+n, name = int(sys.argv[3]), sys.argv[4]
+msg = 64 * 1024
+bad = []
+s = {}
+for f in sys.argv[1:3]:
+    try:
+        s[f] = json.load(open(f))
+    except (OSError, ValueError) as e:
+        bad.append(f"{f}: {e}")
+        continue
+    m, rec, why = s[f]["messages"], s[f]["flows_recovered"], s[f]["recover_failed"]
+    if why.get("no_answer") != 1 or sum(why.values()) != 1:
+        bad.append(f"{f}: recover_failed {why}: want no_answer 1, no other")
+    # B may make its end of the pair A's queued MAKE named before the GIVE_UP
+    # comes (counted recovered at its end); A never resumes on it.
+    if rec > (0 if f == sys.argv[1] else 1):
+        bad.append(f"{f}: flows_recovered {rec}")
+    if m["lost"] != 0 or m["completed"] + m["failed"] != m["posted"]:
+        bad.append(f"{f}: messages {m}: want each posted completed or failed, none lost")
+    if f == sys.argv[2] and m["posted"] != n:
+        bad.append(f"{f}: B -> A posted {m['posted']} messages, want {n}")
+    if m["failed"] > 4:
+        bad.append(f"{f}: {m['failed']} messages failed: want at most 4")
+    if s[f]["verify_errors"] != 0:
+        bad.append(f"{f}: {s[f]['verify_errors']} verify errors")
+    print(f"xrecover: {name}: {f}: recover_failed {why}, {m['completed']} messages "
+          f"completed, {m['failed']} failed, {m['lost']} lost, "
+          f"{s[f]['bytes_verified']} bytes verified")
+if len(s) == 2:
+    sa, sb = s[sys.argv[1]], s[sys.argv[2]]
+    for snd, rcv, way in ((sa, sb, "A -> B"), (sb, sa, "B -> A")):
+        c, fl = snd["messages"]["completed"], snd["messages"]["failed"]
+        if not c * msg <= rcv["bytes_verified"] <= (c + fl) * msg:
+            bad.append(f"{way}: {rcv['bytes_verified']} bytes verified, not those of the "
+                       f"{c} messages completed (+ up to {fl} failed)")
+for b in bad:
+    print(f"xrecover: FAIL: {name}:", b)
+sys.exit(1 if bad else 0)
+PY
 }
 # drill DESC SOCK QPN WANT: fail QPN of host 0 of the mrcd on SOCK (B); each
 # process then counts WANT flows recovered
@@ -248,5 +340,6 @@ round one 1
 # two workers per host, each flow's receiving end on the other shard index:
 # the spare pair both processes agree on is placed as the flow is
 round split 2 "$(printf '\n[lcores]\nworkers = 2\nworkers_per_host = 2\npeer_shard = other\n\n[ports]\nsteering = software')"
+round mute 1 "" mute
 echo "xrecover: $((fails == 0 ? 1 : 0)) passed, $fails failed"
 [ "$fails" = 0 ]
