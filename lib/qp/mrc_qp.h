@@ -443,7 +443,12 @@ void mrc_qp_rx(struct mrc_qp *qp, struct rte_mbuf *m, const struct mrc_pkt *v, u
 void mrc_qp_rx_keep(
 	struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, uint64_t now_tsc);
 
-/** Run timers (retransmit, probes, SACK coalescing); returns when to call again. */
+/**
+ * Run timers (retransmit, probes, SACK coalescing); returns when to call
+ * again. A SACK owed while a control answer is queued has no deadline: the
+ * burst that sends the queued answer (mrc_qp_tx_pending() is true) is to be
+ * followed by a poll, which returns it if the SACK is still owed.
+ */
 uint64_t mrc_qp_poll(struct mrc_qp *qp, uint64_t now_tsc);
 
 /**

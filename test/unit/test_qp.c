@@ -1424,6 +1424,67 @@ test_dest_worker_usid(void)
 }
 
 /*
+ * The SACK a message's last packet asks for is queued at once; while it
+ * waits for the next burst the responder's poll gives no SACK deadline (in
+ * a shard, that would be a timer fired per message for a SACK already on
+ * its way). A packet that asks for nothing (the first of two) is owed a
+ * SACK only after the coalescing delay: that deadline stays, and the SACK
+ * is queued when it comes.
+ */
+static int
+test_queued_sack_has_no_deadline(void)
+{
+	const uint32_t mtu = MRC_QP_DEF_MTU;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *held[4];
+	unsigned int n_held = 0;
+	uint64_t arrived;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.start_psn_tx = cfg.attr.start_psn_rx = 0;
+	cfg.attr.ack_delay_tsc = 2 * US;
+	SETUP(p, cfg);
+	const struct mrc_rel_tx *rtx = mrc_qp_rel_tx(p.h[0].qp);
+
+	/* One packet, the message's last: its SACK is queued, with no deadline. */
+	MRC_T_EQ(post_at(&p, 1, 0, mtu, NO_IMM), 0);
+	MRC_T_EQ(xfer(&p, 0, 0, 1, held, &n_held, 4), 1);
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[1].qp), "no SACK queued for the last packet");
+	MRC_T_U64_EQ(mrc_qp_poll(p.h[1].qp, p.now), UINT64_MAX);
+	xfer(&p, 1, 0, 0, NULL, &n_held, 0); /* the SACK */
+	MRC_T_EQ(rtx->stats.acked_pkts, 1);
+	MRC_T_U64_EQ(mrc_qp_poll(p.h[1].qp, p.now), UINT64_MAX);
+	/* Two packets: the first, which asks for nothing, arrives alone. */
+	MRC_T_EQ(post_at(&p, 2, 0, 2 * mtu, NO_IMM), 0);
+	p.now += 10 * US;
+	arrived = p.now;
+	MRC_T_EQ(xfer(&p, 0, 1, 2, held, &n_held, 4), 2); /* PSN 1 arrives, 2 is held */
+	MRC_T_EQ(n_held, 1);
+	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[1].qp), "a SACK queued for a packet that asks none");
+	MRC_T_U64_EQ(mrc_qp_poll(p.h[1].qp, p.now), arrived + 2 * US);
+	p.now = arrived + 2 * US;
+	MRC_T_U64_EQ(mrc_qp_poll(p.h[1].qp, p.now), UINT64_MAX); /* due: queued now */
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[1].qp), "the SACK owed was not queued at its deadline");
+	xfer(&p, 1, 0, 0, NULL, &n_held, 0);
+	MRC_T_EQ(rtx->stats.acked_pkts, 2);
+	/* The last packet (PSN 2) asks for its SACK: queued, no deadline. */
+	p.now += US;
+	{
+		struct mrc_pkt v;
+
+		MRC_T_EQ(mrc_pkt_parse(held[0], &p.wire, &v), MRC_WIRE_OK);
+		mrc_qp_rx(p.h[1].qp, held[0], &v, p.now);
+	}
+	MRC_T_ASSERT(mrc_qp_tx_pending(p.h[1].qp), "no SACK queued for the last packet");
+	MRC_T_U64_EQ(mrc_qp_poll(p.h[1].qp, p.now), UINT64_MAX);
+	xfer(&p, 1, 0, 0, NULL, &n_held, 0);
+	MRC_T_EQ(rtx->stats.acked_pkts, 3);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
  * A packet declared lost and then acknowledged before it is resent leaves
  * the flight once, not twice: counting it out twice made the QP send past
  * its window. Window 4 packets; PSN 0 is late, 1..3 arrive, 4..6 go out
@@ -1916,6 +1977,7 @@ test_waiting_sack_reports_far_arrivals(void)
 }
 
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_queued_sack_has_no_deadline),
 	MRC_TEST_CASE(test_lifecycle),
 	MRC_TEST_CASE(test_post_checks_local_buffer),
 	MRC_TEST_CASE(test_write_sprayed_reordered),
