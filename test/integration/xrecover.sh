@@ -31,9 +31,10 @@
 #
 # A third round stops B's process (SIGSTOP) and fails A's sending end of
 # A -> B: A asks B's process for a new pair, gets no answer, and gives the
-# flow up (no_answer, after 9 tries over about 1 s). B then runs again and,
-# told by A's GIVE_UP, counts the flow given up for the same reason, even
-# if it first makes its end of the pair A's requests queued for it. B -> A
+# flow up (no_answer, after 9 tries over about 1 s), then tells B's process
+# so, unanswered too (about 1 s more). B then runs again: it makes its end
+# of the pair the MAKE queued for it names and says yes, which makes A send
+# its GIVE_UP again; B counts the flow given up for the same reason. B -> A
 # sends on to its last message; nothing is lost at either end.
 # Usage: xrecover.sh MRC_FABRIC MRCD WORKDIR MRCCTL
 set -euo pipefail
@@ -173,26 +174,30 @@ round() {
 	cd ..
 }
 # mute DESC SOCK B_PID QPN: stop B's process, fail QPN (A's sending end) of
-# host 0 of the mrcd on SOCK (A); A must give the flow up unanswered, and B,
-# running again, must hear it
+# host 0 of the mrcd on SOCK (A); A must give the flow up unanswered and
+# stop telling B's process so; B, running again, must hear it all the same
 mute() {
 	local out t0=$SECONDS
 	kill -STOP "$3"
 	out=$(timeout 10 "$mrcctl" -s "$2" fail host=0 qpn="$4" 2>&1) || true
 	case $out in *'"state":"error"'*) ;; *) fail "$1: mrcctl fail qpn=$4: $out" ;; esac
-	until grep -q 'did not answer [0-9]* flow-recovery requests' a.log || [ $((SECONDS - t0)) -ge 10 ]; do
+	until grep -q 'did not answer [0-9]* requests saying the flow was given up' a.log ||
+		[ $((SECONDS - t0)) -ge 10 ]; do
 		sleep 0.1
 	done
 	kill -CONT "$3"
-	if ! grep -q 'is not brought back: the other end.s process did not answer' a.log; then
-		fail "$1: A did not give A -> B up in 10 s with B stopped: $(grep -h 'not brought back' a.log)"
+	if ! grep -q 'is not brought back: the other end.s process did not answer' a.log ||
+		! grep -q 'did not answer [0-9]* requests saying the flow was given up' a.log; then
+		fail "$1: with B stopped, A did not give A -> B up and stop telling B in 10 s:" \
+			"$(grep -h 'not brought back\|did not answer' a.log)"
 		return
 	fi
 	until grep -q 'is not brought back' b.log || [ $((SECONDS - t0)) -ge 15 ]; do sleep 0.1; done
 	if grep -q "process gave it up" b.log &&
-		grep -q 'is not brought back: the other end.s process did not answer' b.log; then
-		echo "xrecover: $1: A gave A -> B up unanswered, B counted it once running again," \
-			"$((SECONDS - t0 + 1)) s in all"
+		grep -q 'is not brought back: the other end.s process did not answer' b.log &&
+		grep -q 'after we gave the flow up: telling it again' a.log; then
+		echo "xrecover: $1: A gave A -> B up unanswered, B made its end once running again," \
+			"A told it again, B counted it given up; $((SECONDS - t0 + 1)) s in all"
 	else
 		fail "$1: B did not count A -> B given up (no_answer): $(grep -h 'not brought back' b.log)"
 	fi

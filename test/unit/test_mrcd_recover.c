@@ -289,13 +289,61 @@ test_retry_schedule(void)
 }
 
 /*
- * The sending end of cross-process flow 0 is here (host 0), its receiving
- * end on cluster host 1 in another process. The sender has claimed spare
- * pair 2 and asks the receiver's process to make its end of it; then it
- * gives the flow up (no answer). No QP of ours has the spare's numbers, so
- * the claim must go, resting like any freed pair: kept, each such give-up
- * would cost the process one of its spares for good.
- * Once our new QP exists (ADDING), the claim stays: that QP holds them.
+ * A daemon with one cross-process flow, made in the test: flow 0's sending
+ * end is here (host 0), its receiving end on cluster host 1 in another
+ * process; 4 spare pairs, spare 2 claimed by flow 0. Only what recovery's
+ * control side reads of it.
+ */
+struct xp_fixture {
+	struct mrcd_daemon d;
+	struct mrcd_recover r;
+	struct mrcd_flow f;
+	struct mrcd_flow_rec x;
+	int32_t spare_flow[4];
+	uint64_t spare_free_tsc[4];
+	struct mrcd_flow_rec *rec[1];
+	uint32_t active[2];
+	int32_t flow_of[1];
+};
+
+static struct xp_fixture *
+xp_fixture_make(uint8_t state)
+{
+	struct xp_fixture *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	t->d.hz = rte_get_tsc_hz() != 0 ? rte_get_tsc_hz() : 1000000000ull;
+	t->d.n_flows = t->d.flow_cap = t->d.n_cluster_flows = 1;
+	t->d.flows = &t->f;
+	t->d.flow_of = t->flow_of;
+	t->d.recover = &t->r;
+	t->f.src_local = 0;
+	t->f.dst_local = -1;
+	t->f.src = 0;
+	t->f.dst = 1;
+	t->r.n_spares = 4;
+	t->r.spare_flow = t->spare_flow;
+	t->r.spare_free_tsc = t->spare_free_tsc;
+	t->r.rec = t->rec;
+	t->r.active = t->active;
+	t->rec[0] = &t->x;
+	for (unsigned int s = 0; s < 4; s++)
+		t->spare_flow[s] = s == 2 ? 0 : -1;
+	t->x.xp = true;
+	t->x.spare = -1;
+	t->x.state = state;
+	t->x.next_spare = 2;
+	return t;
+}
+
+/*
+ * The sender has claimed spare pair 2 and asks the receiver's process to
+ * make its end of it; then it gives the flow up (no answer). No QP of ours
+ * has the spare's numbers, so the claim must go, resting like any freed
+ * pair: kept, each such give-up would cost the process one of its spares
+ * for good. Once our new QP exists (ADDING), the claim stays: that QP
+ * holds them.
  */
 static int
 test_give_up_frees_asked_spare(void)
@@ -303,60 +351,86 @@ test_give_up_frees_asked_spare(void)
 	static const uint8_t states[] = {REC_X_ASK, REC_X_ADDING};
 
 	for (unsigned int i = 0; i < RTE_DIM(states); i++) {
-		struct mrcd_daemon *d = calloc(1, sizeof(*d));
-		struct mrcd_recover *r = calloc(1, sizeof(*r));
-		struct mrcd_flow *f = calloc(1, sizeof(*f));
-		struct mrcd_flow_rec *x = calloc(1, sizeof(*x));
-		int32_t spare_flow[4] = {-1, -1, 0, -1};
-		uint64_t spare_free_tsc[4] = {0}, before;
-		struct mrcd_flow_rec *rec[1] = {x};
-		uint32_t active[2];
+		struct xp_fixture *t = xp_fixture_make(states[i]);
+		uint64_t before;
 
-		MRC_T_ASSERT(d != NULL && r != NULL && f != NULL && x != NULL, "memory");
-		d->hz = rte_get_tsc_hz() != 0 ? rte_get_tsc_hz() : 1000000000ull;
-		d->n_flows = d->flow_cap = 1;
-		d->flows = f;
-		d->recover = r;
-		f->src_local = 0;
-		f->dst_local = -1;
-		f->src = 0;
-		f->dst = 1;
-		r->n_spares = 4;
-		r->spare_flow = spare_flow;
-		r->spare_free_tsc = spare_free_tsc;
-		r->rec = rec;
-		r->active = active;
-		x->xp = true;
-		x->spare = -1;
-		x->state = states[i];
-		x->next_spare = 2;
+		MRC_T_ASSERT(t != NULL, "memory");
 		before = rte_rdtsc();
-		mrcd_rec_give_up(d, 0, 0, x, MRCD_RECOVER_no_answer);
-		MRC_T_EQ(x->state, REC_DOWN);
-		MRC_T_ASSERT(x->bye, "the receiver's process is told (state %u)", states[i]);
-		MRC_T_EQ(r->not_recovered[0][MRCD_RECOVER_no_answer], 1);
+		mrcd_rec_give_up(&t->d, 0, 0, &t->x, MRCD_RECOVER_no_answer);
+		MRC_T_EQ(t->x.state, REC_DOWN);
+		MRC_T_ASSERT(t->x.bye, "the receiver's process is told (state %u)", states[i]);
+		MRC_T_EQ(t->r.not_recovered[0][MRCD_RECOVER_no_answer], 1);
 		if (states[i] == REC_X_ASK) {
-			MRC_T_ASSERT(spare_flow[2] == -1,
-				"asking: spare 2 still claimed by flow %d", spare_flow[2]);
-			MRC_T_ASSERT(spare_free_tsc[2] > before,
+			MRC_T_ASSERT(t->spare_flow[2] == -1,
+				"asking: spare 2 still claimed by flow %d", t->spare_flow[2]);
+			MRC_T_ASSERT(t->spare_free_tsc[2] > before,
 				"asking: spare 2 free at once, not resting");
 		} else {
-			MRC_T_ASSERT(spare_flow[2] == 0,
-				"adding: spare 2 let go (%d) while our QP has it", spare_flow[2]);
+			MRC_T_ASSERT(t->spare_flow[2] == 0,
+				"adding: spare 2 let go (%d) while our QP has it",
+				t->spare_flow[2]);
 		}
 		/* the other spares untouched */
-		MRC_T_ASSERT(spare_flow[0] == -1 && spare_flow[1] == -1 && spare_flow[3] == -1,
+		MRC_T_ASSERT(
+			t->spare_flow[0] == -1 && t->spare_flow[1] == -1 && t->spare_flow[3] == -1,
 			"another spare changed");
-		free(x);
-		free(f);
-		free(r);
-		free(d);
+		free(t);
+	}
+	return MRC_TEST_OK;
+}
+
+/*
+ * The sender gave flow 0 up while asking for pair 1 (no answer), and its
+ * GIVE_UP's tries ran out too: the receiver's process was stopped, then
+ * busy making its end for the MAKE it found queued, and a GIVE_UP that
+ * comes during a step of its own is left unanswered. Its yes to that MAKE
+ * then comes. The sender must tell it again, with fresh tries: told
+ * nothing, the receiver would keep that end, counted recovered, for a flow
+ * nobody sends on. A refusal, or a yes to an older pair, changes nothing.
+ */
+static int
+test_made_after_give_up_is_told_again(void)
+{
+	static const struct {
+		uint8_t status;
+		uint16_t life;
+		bool told;
+	} answers[] = {{0, 1, true}, {MRCD_RECOVER_no_spare + 1, 1, false}, {0, 0, false}};
+
+	for (unsigned int i = 0; i < RTE_DIM(answers); i++) {
+		struct xp_fixture *t = xp_fixture_make(REC_X_ASK);
+		struct mrc_ep_view v = {.op = MRC_EP_OP_FLOW_RECOVER};
+		uint16_t req;
+
+		MRC_T_ASSERT(t != NULL, "memory");
+		mrcd_rec_give_up(&t->d, 0, 0, &t->x, MRCD_RECOVER_no_answer);
+		MRC_T_EQ(t->x.bye_life, 1);
+		t->x.bye = false; /* its tries ran out */
+		req = t->x.req_id;
+		v.rec = (struct mrc_ep_rec){.kind = MRC_EP_REC_MAKE,
+			.status = answers[i].status,
+			.life = answers[i].life,
+			.flow = 0,
+			.spare = 2};
+		mrcd_recover_ep_answer(&t->d, 0, 1, &v, rte_rdtsc());
+		MRC_T_ASSERT(t->x.bye == answers[i].told,
+			"answer %u (status %u, pair %u): GIVE_UP %s", i, answers[i].status,
+			answers[i].life, t->x.bye ? "sent again" : "not sent again");
+		if (answers[i].told) {
+			MRC_T_EQ(t->x.tries, 0);
+			MRC_T_EQ(t->x.req_id, (uint16_t)(req + 1));
+			MRC_T_ASSERT(t->x.listed, "not on the active list: nothing would send it");
+		}
+		MRC_T_EQ(t->x.state, REC_DOWN);
+		MRC_T_EQ(t->r.not_recovered[0][MRCD_RECOVER_no_answer], 1); /* counted once */
+		free(t);
 	}
 	return MRC_TEST_OK;
 }
 
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_give_up_frees_asked_spare),
+	MRC_TEST_CASE(test_made_after_give_up_is_told_again),
 	MRC_TEST_CASE(test_judge_give_up),
 	MRC_TEST_CASE(test_retry_schedule),
 	MRC_TEST_CASE(test_pick_from),

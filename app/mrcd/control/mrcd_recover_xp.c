@@ -710,6 +710,25 @@ mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 		x->bye = false; /* heard: the receiver's process counts the flow down too */
 		return;
 	}
+	/*
+	 * A yes to the MAKE of a flow we gave up while asking: the receiver's
+	 * process made its end after all. It was away, or busy with that very
+	 * MAKE, while our GIVE_UP went unanswered; told nothing more, it would
+	 * keep that end, counted recovered, for a flow nobody sends on. Tell it
+	 * again, with a fresh run of tries.
+	 */
+	if (make && x->state == REC_DOWN && a->status == 0 && a->life == x->bye_life) {
+		x->bye = true;
+		x->req_id++;
+		x->tries = 0;
+		x->next_tsc = 0; /* sent at the next step */
+		mrcd_rec_list(d->recover, x, (uint32_t)fi);
+		MRCD_LOG(ctrl, NOTICE,
+			"flow %u (host %u -> %u): host %u's process made its end of pair %u after "
+			"we gave the flow up: telling it again",
+			f->id, f->src, f->dst, f->dst, a->life);
+		return;
+	}
 	if (make && x->state == REC_X_ASK && a->life == (uint16_t)(x->life + 1) &&
 		a->spare == (uint32_t)x->next_spare) {
 		struct mrcd_recover *r = d->recover;
