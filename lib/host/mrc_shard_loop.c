@@ -742,7 +742,12 @@ mrc_shard_iterate(struct mrc_shard *s, uint64_t wall_tsc, struct mrc_rand *rand)
 		} else if (!mrc_qp_tx_pending(sl->qp)) {
 			continue; /* it waits: what ends the wait lists it again */
 		} else if (s->trk != NULL && s->trk->n_free == 0 && !mrc_qp_trk_held(sl->qp) &&
-			   !mrc_qp_idle(sl->qp)) {
+			   !mrc_qp_idle(sl->qp) && !mrc_qp_answers_queued(sl->qp)) {
+			/*
+			 * Waits for an in-flight ring. Not one with answers queued: they
+			 * need none, only room, and set aside they would wait for a ring
+			 * to come back while their peer waits for them.
+			 */
 			park(s, sl);
 			continue;
 		}

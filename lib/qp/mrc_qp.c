@@ -673,6 +673,12 @@ mrc_qp_idle(const struct mrc_qp *qp)
 }
 
 bool
+mrc_qp_answers_queued(const struct mrc_qp *qp)
+{
+	return qp->ctrl_head != qp->ctrl_tail;
+}
+
+bool
 mrc_qp_tx_pending(const struct mrc_qp *qp)
 {
 	const struct mrc_rel_tx *rtx = qp->rtx;

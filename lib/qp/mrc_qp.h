@@ -491,6 +491,13 @@ void mrc_qp_set_mr_lane(struct mrc_qp *qp, unsigned int lane);
 bool mrc_qp_idle(const struct mrc_qp *qp);
 
 /**
+ * True while control answers (SACKs, NACKs, probe answers) wait for a tx
+ * burst. They need no in-flight tracking memory: a QP that has them is
+ * never one waiting for it.
+ */
+bool mrc_qp_answers_queued(const struct mrc_qp *qp);
+
+/**
  * True when a tx burst may find something to send now: control answers
  * queued, data not sent yet, resends, a probe wanted or waiting for room,
  * or retired EVs to probe while packets are in flight. False for a QP

@@ -26,6 +26,7 @@
 
 #include "mrc_rel_tx.h"
 #include "mrc_shard.h"
+#include "mrc_trk_pool.h"
 #include "mrc_test_pkts.h"
 
 #define US  1000ull
@@ -291,6 +292,10 @@ struct lone {
 	bool desc_status;
 	/* set before lone_make: QPNs whose QP may come at run time (cfg pending_qpn) */
 	uint32_t pending_qpn, n_pending_qpns;
+	/* set before lone_make: the shard's in-flight rings (0: none), and the pool
+	 * the pair's QPs borrow theirs from (NULL: each owns one) */
+	uint32_t trk_blocks;
+	struct mrc_trk_pool *qp_trk;
 	struct mrc_shard *s;
 	struct mrc_wire_cfg wire_cfg;
 	uint16_t port;
@@ -324,6 +329,7 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		return rc;
 	mrc_test_pair_cfg_defaults(&pc);
 	pc.n_planes = 1;
+	pc.trk_pool = l->qp_trk;
 	MRC_T_EQ(mrc_test_pair_create(&l->p, &pc), 0);
 	seq++;
 	snprintf(name, sizeof(name), "shw%u", seq);
@@ -366,6 +372,8 @@ lone_make(struct lone *l, uint16_t n_shards, uint16_t index, bool handoff, bool 
 		.tx_room_desc = {l->tx_room_desc},
 		.pending_qpn = l->pending_qpn,
 		.n_pending_qpns = l->n_pending_qpns,
+		.trk_blocks = l->trk_blocks,
+		.trk_block_bytes = l->trk_blocks > 0 ? mrc_qp_trk_block_bytes(&pc.attr) : 0,
 		.requests = l->requests};
 
 	l->wire_cfg = l->p.wire;
@@ -717,6 +725,75 @@ nic_desc_room_case(bool reports)
 	if (reports)
 		rte_eth_fp_ops[l.port].tx_descriptor_status = NULL;
 	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
+/*
+ * A responder whose SACK waits for tx room is not set aside for want of an
+ * in-flight ring: answers need none. The shard's rings are all lent (the
+ * test holds its only one), and the NIC's ring is full when the SACK is
+ * queued, then has room again: the SACK goes in the next pass, and the
+ * sender's packet is acknowledged. Set aside, the responder would wait for
+ * a ring to come back (none does here), and its sender for a timeout.
+ */
+static int
+test_answer_waiting_for_room_is_not_parked(void)
+{
+	static struct lone l;
+	const struct mrc_shard_counters *c;
+	const struct mrc_rel_tx *rtx;
+	struct mrc_qp_attr a;
+	struct rte_mbuf *m[64];
+	void *ring;
+	unsigned int n;
+	int rc = mrc_test_eal_init("test_shard");
+
+	if (rc != 0)
+		return rc;
+	memset(&l, 0, sizeof(l));
+	mrc_qp_attr_defaults(&a, 1, MRC_TEST_HZ);
+	l.qp_trk = mrc_trk_pool_create(2, mrc_qp_trk_block_bytes(&a), SOCKET_ID_ANY);
+	MRC_T_ASSERT(l.qp_trk != NULL, "the QPs' ring pool");
+	l.tx_room_desc = 16;
+	l.desc_status = true;
+	l.trk_blocks = 1;
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	c = mrc_shard_counters(l.s);
+	ring = mrc_trk_pool_get(mrc_shard_trk_pool(l.s));
+	MRC_T_ASSERT(ring != NULL, "the shard's only ring");
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[1].qp, l.p.now), 0);
+	rtx = mrc_qp_rel_tx(l.p.h[0].qp);
+	MRC_T_EQ(mrc_qp_post_write(l.p.h[0].qp, 1, l.p.h[0].mem, 1024, l.p.h[0].key,
+			 (uint64_t)(uintptr_t)l.p.h[1].mem, l.p.h[1].key, false, 0),
+		0);
+	fake_waiting = 0;
+	l.p.now += US;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand); /* the packet goes out */
+	MRC_T_EQ(c->tx_pkts, 1);
+	fake_waiting = 16; /* the NIC's ring full */
+	l.p.now += US;
+	mrc_shard_iterate(l.s, l.p.now, &l.p.rand); /* it comes back: its SACK waits */
+	MRC_T_ASSERT(mrc_qp_answers_queued(l.p.h[1].qp), "no SACK queued for the packet");
+	MRC_T_EQ(c->tx_pkts, 1);
+	MRC_T_EQ(c->trk_parked, 0);
+	fake_waiting = 0; /* room again */
+	for (int k = 0; k < 4 && rtx->stats.acked_pkts == 0; k++) {
+		l.p.now += US;
+		mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	}
+	MRC_T_EQ(rtx->stats.acked_pkts, 1);
+	MRC_T_EQ(c->trk_parked, 0);
+	MRC_T_EQ(mrc_qp_counters(l.p.h[0].qp)->tx_retx_pkts, 0);
+	mrc_trk_pool_put(mrc_shard_trk_pool(l.s), ring);
+	while ((n = rte_ring_dequeue_burst(l.wire, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[i].qp), 0);
+	mrc_shard_drop_staged(l.s);
+	rte_eth_fp_ops[l.port].tx_descriptor_status = NULL;
+	MRC_T_RUN(lone_free(&l));
+	MRC_T_EQ(mrc_trk_pool_free(l.qp_trk), 0);
 	return MRC_TEST_OK;
 }
 
@@ -1638,6 +1715,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_counts_pending_qpns_apart),
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
+	MRC_TEST_CASE(test_answer_waiting_for_room_is_not_parked),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_posts_before_output_leave_in_the_same_pass),
 	MRC_TEST_CASE(test_counts_posts_waiting_for_the_output_round),
