@@ -35,7 +35,8 @@ want_codespell=2.2.2
 #   unparseable  the drop counters drop_unparseable / MRC_SIM_DROP_UNPARSEABLE
 #   transprt     a misspelt section a unit test feeds the config loader
 #   nd           IPv6 neighbour discovery (ND), in names (mrc_nd_*, /mrc/nd)
-spell_ok=ser,ect,clos,inflight,unparseable,transprt,nd
+#   damon        the kernel's DAMON memory monitor, which .ci/run pauses
+spell_ok=ser,ect,clos,inflight,unparseable,transprt,nd,damon
 fix=0
 [ "${1:-}" = "--fix" ] && fix=1
 failed=()
