@@ -814,7 +814,7 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 		if (mrc_rel_rx_sack_due(qp->rrx, now_tsc))
 			mrc_qp_queue_ctrl(qp, CTRL_SACK, MRC_SACK_M_NONE, false,
 				mrc_rel_rx_cack(qp->rrx), qp->last_rx_ev, 0);
-		else if (qp->ctrl_head == qp->ctrl_tail)
+		else if (!mrc_qp_answers_queued(qp))
 			next = RTE_MIN(next, mrc_rel_rx_sack_deadline(qp->rrx));
 		/*
 		 * An answer already queued (a message's last packet asks for its

@@ -151,6 +151,15 @@ mrcd_rec_list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi)
 }
 
 void
+mrcd_rec_rest_spare(struct mrcd_daemon *d, uint32_t s, uint64_t now)
+{
+	struct mrcd_recover *r = d->recover;
+
+	r->spare_free_tsc[s] = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
+	__atomic_store_n(&r->spare_flow[s], -1, __ATOMIC_RELEASE);
+}
+
+void
 mrcd_rec_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec *x,
 	enum mrcd_recover_why why)
 {
@@ -361,10 +370,8 @@ mrcd_recover_forget(struct mrcd_daemon *d, uint32_t fi, uint64_t now)
 
 	if (x == NULL)
 		return;
-	if (x->spare >= 0) {
-		r->spare_free_tsc[x->spare] = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
-		__atomic_store_n(&r->spare_flow[x->spare], -1, __ATOMIC_RELEASE);
-	}
+	if (x->spare >= 0)
+		mrcd_rec_rest_spare(d, (uint32_t)x->spare, now);
 	x->spare = -1;
 	x->state = REC_DOWN; /* its QPs are the reload's to free: a late failure is no news */
 	x->cur_send = x->cur_recv = NULL;
@@ -428,10 +435,8 @@ recovered(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t 
 	const struct mrcd_flow *f = &d->flows[fi];
 	uint64_t *c = &r->recovered[f->src_local];
 
-	if (x->spare >= 0) {
-		r->spare_free_tsc[x->spare] = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
-		__atomic_store_n(&r->spare_flow[x->spare], -1, __ATOMIC_RELEASE);
-	}
+	if (x->spare >= 0)
+		mrcd_rec_rest_spare(d, (uint32_t)x->spare, now);
 	x->spare = x->next_spare;
 	x->free_tsc = now + (uint64_t)MRCD_RECOVER_QUIET_MS * d->hz / 1000;
 	x->state = REC_UP;

@@ -81,6 +81,12 @@ struct mrc_shard *mrcd_rec_shard_of(
 	const struct mrcd_daemon *d, unsigned int h, const struct mrc_qp *qp);
 /* Put flow fi on the active list (once). */
 void mrcd_rec_list(struct mrcd_recover *r, struct mrcd_flow_rec *x, uint32_t fi);
+/*
+ * Spare pair s is no flow's any more: free in this process's view once it
+ * has rested MRCD_RECOVER_QUIET_MS from `now` (its packets still on the way
+ * drain before another flow takes its numbers).
+ */
+void mrcd_rec_rest_spare(struct mrcd_daemon *d, uint32_t s, uint64_t now);
 /* The flow stays failed: say why, count it on local host h (the end that saw it). */
 void mrcd_rec_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, struct mrcd_flow_rec *x,
 	enum mrcd_recover_why why);

@@ -192,10 +192,7 @@ settle_make(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint8_t
 static void
 unclaim(struct mrcd_daemon *d, struct mrcd_flow_rec *x, uint64_t now)
 {
-	struct mrcd_recover *r = d->recover;
-
-	r->spare_free_tsc[x->mk_spare] = now + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
-	__atomic_store_n(&r->spare_flow[x->mk_spare], -1, __ATOMIC_RELEASE);
+	mrcd_rec_rest_spare(d, x->mk_spare, now);
 }
 
 /* Receiver: refuse the MAKE taken; the caller says where the flow's steps go. */
@@ -293,10 +290,8 @@ x_recovered(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, int32_t
 	const unsigned int h = (unsigned int)(f->src_local >= 0 ? f->src_local : f->dst_local);
 	uint64_t *c = &r->recovered[h];
 
-	if (x->spare >= 0 && x->spare != s) {
-		r->spare_free_tsc[x->spare] = now + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
-		__atomic_store_n(&r->spare_flow[x->spare], -1, __ATOMIC_RELEASE);
-	}
+	if (x->spare >= 0 && x->spare != s)
+		mrcd_rec_rest_spare(d, (uint32_t)x->spare, now);
 	x->spare = s;
 	x->life = life;
 	x->free_tsc = now + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
@@ -371,6 +366,18 @@ mrcd_rec_xp_failed(struct mrcd_daemon *d, uint32_t fi, uint32_t qpn, uint64_t no
 		f->id, f->src, f->dst, qpn, x->life, f->src);
 }
 
+/* Sender: tell the receiver's process that the flow is given up (pair x->bye_life),
+ * a fresh run of tries from the next step on. */
+static void
+start_bye(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
+{
+	x->bye = true;
+	x->req_id++;
+	x->tries = 0;
+	x->next_tsc = 0; /* sent at the next step */
+	mrcd_rec_list(d->recover, x, fi);
+}
+
 void
 mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
 {
@@ -384,18 +391,10 @@ mrcd_rec_xp_gave_up(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x)
 	 * end before its answer was lost, and the GIVE_UP tells it to let go).
 	 * From ADDING on our new QP holds them until teardown: the claim stays.
 	 */
-	if (x->state == REC_X_ASK && x->next_spare >= 0) {
-		struct mrcd_recover *r = d->recover;
-
-		r->spare_free_tsc[x->next_spare] = rte_rdtsc() + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
-		__atomic_store_n(&r->spare_flow[x->next_spare], -1, __ATOMIC_RELEASE);
-	}
-	x->bye = true;
+	if (x->state == REC_X_ASK && x->next_spare >= 0)
+		mrcd_rec_rest_spare(d, (uint32_t)x->next_spare, rte_rdtsc());
 	x->bye_life = asked ? (uint16_t)(x->life + 1) : x->life;
-	x->req_id++;
-	x->tries = 0;
-	x->next_tsc = 0; /* sent at the next step */
-	mrcd_rec_list(d->recover, x, fi);
+	start_bye(d, fi, x);
 }
 
 /* This end's shard request on its ring (again, if the ring was full); true once done. */
@@ -718,11 +717,7 @@ mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 	 * again, with a fresh run of tries.
 	 */
 	if (make && x->state == REC_DOWN && a->status == 0 && a->life == x->bye_life) {
-		x->bye = true;
-		x->req_id++;
-		x->tries = 0;
-		x->next_tsc = 0; /* sent at the next step */
-		mrcd_rec_list(d->recover, x, (uint32_t)fi);
+		start_bye(d, (uint32_t)fi, x);
 		MRCD_LOG(ctrl, NOTICE,
 			"flow %u (host %u -> %u): host %u's process made its end of pair %u after "
 			"we gave the flow up: telling it again",
@@ -731,15 +726,12 @@ mrcd_recover_ep_answer(struct mrcd_daemon *d, unsigned int h, unsigned int c,
 	}
 	if (make && x->state == REC_X_ASK && a->life == (uint16_t)(x->life + 1) &&
 		a->spare == (uint32_t)x->next_spare) {
-		struct mrcd_recover *r = d->recover;
-
 		if (a->status == 0) {
 			make_send(d, (uint32_t)fi, x, now);
 			return;
 		}
 		/* not that pair: it rests in our view too; the next one, a few times */
-		r->spare_free_tsc[x->next_spare] = now + ms_tsc(d, MRCD_RECOVER_QUIET_MS);
-		__atomic_store_n(&r->spare_flow[x->next_spare], -1, __ATOMIC_RELEASE);
+		mrcd_rec_rest_spare(d, (uint32_t)x->next_spare, now);
 		MRCD_LOG(ctrl, NOTICE,
 			"flow %u (host %u -> %u): host %u cannot take spare pair %u: %s", f->id,
 			f->src, f->dst, f->dst, a->spare,
