@@ -18,7 +18,7 @@
 #   every result file present.
 #   --budget S     seconds one benchmark may take (default 300; the soak takes
 #                  SOAK_S, default 1800, and a margin; scale-cache, which runs
-#                  only with CACHE=1, 2400)
+#                  only with CACHE=1, 3600)
 #   --total S      seconds for all of them (default 3600); the rest are skipped
 #   --report-only  run nothing: regenerate the docs from results/*.json
 set -uo pipefail
@@ -80,14 +80,14 @@ for s in "${scripts[@]}"; do
 		continue
 	fi
 	b=$((budget < left ? budget : left))
-	# The cache count runs mrcd under valgrind for about half an hour: only when asked.
+	# The cache count runs mrcd under valgrind for about 45 minutes: only when asked.
 	if [ "$name" = scale-cache ] && [ "${CACHE:-0}" != 1 ]; then
 		echo "[$i/$n] $name: skipped (slow: CACHE=1 runs it)"
 		echo "{\"name\": \"$name\", \"status\": \"skipped\", \"seconds\": 0}" >> "$status"
 		continue
 	fi
 	if [ "$name" = scale-cache ]; then
-		b=$((2400 < left ? 2400 : left))
+		b=$((3600 < left ? 3600 : left))
 	fi
 	# The soak runs SOAK_S seconds (default 1800): its budget is that, and a margin.
 	if [ "$name" = soak ]; then

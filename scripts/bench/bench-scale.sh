@@ -34,7 +34,7 @@
 # Writes results/bench-scale.json and results/bench-scale.png. With CACHE=1
 # it then runs scripts/bench/bench-scale-cache.sh, the same daemon settings
 # under callgrind's cache simulator, for the cache misses per message beside
-# the rates (slow: about half an hour; LOCK is passed on).
+# the rates (slow: about 45 minutes; LOCK is passed on).
 # Usage: scripts/bench/bench-scale.sh [BUILD_DIR]
 #   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 CACHE=0 NO_HUGE=0)
 set -euo pipefail

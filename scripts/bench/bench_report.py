@@ -107,6 +107,14 @@ def rows_scale(r):
                     "the last level)",
                     f"{fmt(c['l2_miss_per_msg'])} misses",
                     "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
+    # The same count with a worker's share of the L3 as the last level: misses to memory.
+    l3 = cache.get("l3", {})
+    for c in l3.get("scales", []):
+        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated misses per message past a "
+                    f"{l3.get('mib', '?')} MiB last level (callgrind; a worker's share of the L3, "
+                    "so these go to memory)",
+                    f"{fmt(c['l2_miss_per_msg'])} misses",
+                    "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
