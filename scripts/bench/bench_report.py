@@ -100,21 +100,20 @@ def rows_scale(r):
                         ">= 0.8 of 128 flows, resends < 0.1%" if d["flows"] > 128 else "",
                         "`scripts/bench/bench-scale.sh`"))
     # bench-scale-cache.json, under callgrind: counted, so it holds on any machine's load.
+    # Two series: one core's L2 as the last level, then a worker's share of the L3,
+    # whose misses go to memory.
     cache = r.get("cache", {})
-    for c in cache.get("scales", []):
-        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated L2 misses per message "
-                    f"(callgrind, one core's {cache.get('last_level', '?').split(',')[0]} as "
-                    "the last level)",
-                    f"{fmt(c['l2_miss_per_msg'])} misses",
-                    "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
-    # The same count with a worker's share of the L3 as the last level: misses to memory.
     l3 = cache.get("l3", {})
-    for c in l3.get("scales", []):
-        out.append((f"mrcd, {fmt(c['flows'])} flows, simulated misses per message past a "
-                    f"{l3.get('mib', '?')} MiB last level (callgrind; a worker's share of the L3, "
-                    "so these go to memory)",
-                    f"{fmt(c['l2_miss_per_msg'])} misses",
-                    "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
+    series = [(cache.get("scales", []), "simulated L2 misses per message (callgrind, one "
+               f"core's {cache.get('last_level', '?').split(',')[0]} as the last level)"),
+              (l3.get("scales", []), "simulated misses per message past a "
+               f"{l3.get('mib', '?')} MiB last level (callgrind; a worker's share of the L3, "
+               "so these go to memory)")]
+    for rows, what in series:
+        for c in rows:
+            out.append((f"mrcd, {fmt(c['flows'])} flows, {what}",
+                        f"{fmt(c['l2_miss_per_msg'])} misses",
+                        "", "", "", "`scripts/bench/bench-scale-cache.sh`"))
     for s in r.get("not_fitting", []):
         out.append((f"{fmt(s['qp_pairs'])} QP pairs on one worker",
                     f"not run: needs {fmt(s['need_mb'])} MB of DPDK heap "
