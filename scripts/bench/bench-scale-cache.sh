@@ -190,10 +190,9 @@ if l3_spec:
 elif old_l3:
     out["l3"] = old_l3
 json.dump(out, open(dst, "w"), indent=1)
-for key, name in (("scales", "L2"), ("l3", None)):
-    sc = out[key] if key == "scales" else out.get("l3", {}).get("scales", [])
-    label = name or f"{out['l3']['mib']} MiB last-level"
-    for r in sc:
+l3 = out.get("l3", {})
+for label, rows in (("L2", out["scales"]), (f"{l3.get('mib')} MiB last-level", l3.get("scales", []))):
+    for r in rows:
         print(f"bench-scale-cache: {r['flows']} flows: {r['instr_per_msg']:.0f} instructions, "
               f"{r['l1d_miss_per_msg']:.1f} L1d misses, {r['l2_miss_per_msg']:.1f} {label} "
               f"misses per message ({r['messages']} messages)")
