@@ -35,8 +35,10 @@
  * below, picks the spare and says the message number S; the receiver's
  * process tells it of a failure of its end (FAILED), and makes its end of
  * the spare pair asked for (MAKE), has its worker expect S, then says yes;
- * only then does the sender make its QP and resume. A flow a reload added
- * with an end elsewhere is not numbered alike by the two processes: it
+ * only then does the sender make its QP and resume. The requests name the
+ * flow by the number both processes give it: its place in the cluster's
+ * list, or for a flow a reload added, the one the reload gave it alike in
+ * both (mrcd_flow_of_cluster_id). Without endpoint operations the flow
  * stays failed (other_process).
  *
  * A flow that fails more than MRCD_RECOVER_TRIES times within
@@ -83,8 +85,8 @@
 
 /* Why a flow was not brought back (counted per host, logged per flow). */
 #define MRCD_RECOVER_WHY(X)                                                                       \
-	X(other_process, "its other end is in another process, which it cannot ask (a flow a "    \
-			 "reload added, or no endpoint operations)")                              \
+	X(other_process, "its other end is in another process, which it cannot ask (no "          \
+			 "endpoint operations)")                                                  \
 	X(too_often, "it failed more than " RTE_STR(MRCD_RECOVER_TRIES) " times within " RTE_STR( \
 			     MRCD_RECOVER_WINDOW_S) " s")                                         \
 	X(no_spare, "no spare QP numbers were free")                                              \
@@ -247,6 +249,27 @@ mrcd_flow_of_qpn(const struct mrcd_daemon *d, uint32_t qpn)
 	if (d->recover == NULL || g - d->n_cluster_flows >= d->recover->n_spares)
 		return -1;
 	return __atomic_load_n(&d->recover->spare_flow[g - d->n_cluster_flows], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A flow's cluster number (the name both processes give it in flow-recovery
+ * requests) -> flow index here, -1 for none: the cluster's flows, then past
+ * the spares those a reload added across processes, pair k numbered
+ * n_cluster_flows + n_spares + k alike in every process (mrcd_reload.h).
+ */
+static inline int32_t
+mrcd_flow_of_cluster_id(const struct mrcd_daemon *d, uint32_t id)
+{
+	uint32_t k;
+
+	if (id < d->n_cluster_flows)
+		return __atomic_load_n(&d->flow_of[id], __ATOMIC_ACQUIRE);
+	if (d->recover == NULL || d->added_of == NULL)
+		return -1;
+	k = id - d->n_cluster_flows;
+	if (k < d->recover->n_spares || k - d->recover->n_spares >= d->n_added_pairs)
+		return -1;
+	return __atomic_load_n(&d->added_of[k - d->recover->n_spares], __ATOMIC_ACQUIRE);
 }
 
 /* Control, setup: the state and the generator rings (after the hosts); 0 or -ENOMEM. */

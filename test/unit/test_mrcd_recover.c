@@ -428,7 +428,48 @@ test_made_after_give_up_is_told_again(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The number flow-recovery requests name a flow by, back to the flow here:
+ * the cluster's flows (8 here), then, past the spares (16), the pairs
+ * reloads added (4). A number in the spare range, past the added pairs, or
+ * of an added pair not in use names no flow.
+ */
+static int
+test_cluster_id(void)
+{
+	struct mrcd_daemon d;
+	struct mrcd_recover r;
+	int32_t flow_of[8], added_of[4];
+
+	memset(&d, 0, sizeof(d));
+	memset(&r, 0, sizeof(r));
+	for (unsigned int g = 0; g < 8; g++)
+		flow_of[g] = g == 3 ? -1 : (int32_t)(100 + g);
+	for (unsigned int k = 0; k < 4; k++)
+		added_of[k] = k == 1 ? -1 : (int32_t)(200 + k);
+	d.n_cluster_flows = 8;
+	d.flow_of = flow_of;
+	MRC_T_ASSERT(mrcd_flow_of_cluster_id(&d, 5) == 105, "cluster flow 5, no recovery state");
+	MRC_T_ASSERT(mrcd_flow_of_cluster_id(&d, 8 + 16) == -1, "an added one, no recovery state");
+	d.recover = &r;
+	r.n_spares = 16;
+	d.added_of = added_of;
+	d.n_added_pairs = 4;
+	for (uint32_t id = 0; id < 8 + 16 + 4 + 2; id++) {
+		const int32_t want = id < 8	       ? flow_of[id]
+				     : id < 8 + 16     ? -1
+				     : id < 8 + 16 + 4 ? added_of[id - 8 - 16]
+						       : -1;
+		const int32_t got = mrcd_flow_of_cluster_id(&d, id);
+
+		MRC_T_ASSERT(got == want, "number %u: flow %d, want %d", id, got, want);
+	}
+	MRC_T_ASSERT(mrcd_flow_of_cluster_id(&d, UINT32_MAX) == -1, "the last number");
+	return MRC_TEST_OK;
+}
+
 static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_cluster_id),
 	MRC_TEST_CASE(test_give_up_frees_asked_spare),
 	MRC_TEST_CASE(test_made_after_give_up_is_told_again),
 	MRC_TEST_CASE(test_judge_give_up),

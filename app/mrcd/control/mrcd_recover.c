@@ -215,9 +215,9 @@ mrcd_recover_qp_failed(struct mrcd_daemon *d, unsigned int h, uint32_t qpn, uint
 		return;
 	}
 	if (f->src_local < 0 || f->dst_local < 0) {
-		/* Agreed with the other end's process by endpoint requests: a flow of the
-		 * cluster's list, which both processes number alike (a reload's are not). */
-		if (d->ep == NULL || f->id >= d->n_cluster_flows || d->flow_of[f->id] != fi)
+		/* Agreed with the other end's process by endpoint requests, which name
+		 * the flow by the number both give it (the cluster's or a reload's). */
+		if (d->ep == NULL || mrcd_flow_of_cluster_id(d, f->id) != fi)
 			mrcd_rec_give_up(d, h, (uint32_t)fi, NULL, MRCD_RECOVER_other_process);
 		else
 			mrcd_rec_xp_failed(d, (uint32_t)fi, qpn, now);

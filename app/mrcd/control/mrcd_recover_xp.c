@@ -94,13 +94,6 @@ mrcd_xrec_next_tsc(uint64_t now, uint64_t retry_tsc, uint8_t tries)
 	return now + (retry_tsc << tries);
 }
 
-/* Flow number `id` of the cluster, if this process has it, -1 if not. */
-static int32_t
-local_flow(const struct mrcd_daemon *d, uint32_t id)
-{
-	return id < d->n_cluster_flows ? d->flow_of[id] : -1;
-}
-
 /* Our request (FAILED or MAKE) of flow fi, try x->tries, to the other end's host. */
 static void
 send_req(struct mrcd_daemon *d, uint32_t fi, struct mrcd_flow_rec *x, uint64_t now)
@@ -653,7 +646,7 @@ take_give_up(struct mrcd_daemon *d, unsigned int h, uint32_t fi, const struct mr
 static int32_t
 flow_between(struct mrcd_daemon *d, unsigned int h, unsigned int c, uint32_t id, bool we_send)
 {
-	const int32_t fi = d->recover != NULL ? local_flow(d, id) : -1;
+	const int32_t fi = d->recover != NULL ? mrcd_flow_of_cluster_id(d, id) : -1;
 	const struct mrcd_flow *f = fi >= 0 ? &d->flows[fi] : NULL;
 
 	if (f == NULL || f->gone ||
