@@ -73,12 +73,20 @@ fail() {
 	fails=$((fails + 1))
 }
 # host LOG KEY[+KEY]: KEY of /mrc/host,0 of the mrcd writing LOG (its only
-# host), or the sum of two
+# host), or the sum of two; a read that takes 2 s or more is said on stderr
+# (the telemetry thread shares a CPU with polling workers here)
 host() {
-	local s
+	local s t0=$SECONDS
 	s=$(mrc_sock "$1")
 	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$s" /mrc/host,0 2>/dev/null |
 		/usr/bin/python3 -c "import json,sys; h=list(json.load(sys.stdin).values())[0]; print(sum(h[k] for k in '$2'.split('+')))" 2>/dev/null || echo 0
+	[ $((SECONDS - t0)) -lt 2 ] || echo "xrecover: $1's telemetry took $((SECONDS - t0)) s to answer $2" >&2
+}
+# replies LOG: how the stats thread of the mrcd writing LOG has answered (/mrc/info)
+replies() {
+	timeout 10 /usr/bin/python3 "$mrc_telemetry" -s "$(mrc_sock "$1")" /mrc/info 2>/dev/null |
+		/usr/bin/python3 -c "import json,sys; i=list(json.load(sys.stdin).values())[0]; print(*(f'{k} {i[k]}' for k in ('replies_served','replies_timed_out','stats_passes','control_passes')))" 2>/dev/null ||
+		echo "no answer to /mrc/info"
 }
 # recovered LOG: flows the mrcd writing LOG logged as recovered (cheaper than
 # telemetry, whose thread shares a CPU with polling workers here)
@@ -149,6 +157,8 @@ round() {
 		kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null || break
 		sleep 0.1
 	done
+	[ $SECONDS -lt $end ] ||
+		echo "xrecover: $name: not every message done in 20 s (A $da, B $db of $n); A: $(replies a.log); B: $(replies b.log)"
 	[ "$name" != one ] || give_up "$name" "$sb"
 	kill -TERM $a $b 2>/dev/null || true
 	mrc_wait_dead $a 15 || fail "$name: A still runs 15 s after SIGTERM"
