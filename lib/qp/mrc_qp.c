@@ -69,6 +69,8 @@ mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int max)
 		out[n++] = cq->e[cq->head & cq->mask];
 		cq->head++;
 	}
+	if (cq->head == cq->tail)
+		cq->head = cq->tail = 0;
 	return n;
 }
 

@@ -124,7 +124,11 @@ struct mrc_cq {
 size_t mrc_cq_memsize(uint32_t n_entries);
 /** n_entries: a power of two. 0 or -EINVAL. */
 int mrc_cq_init(struct mrc_cq *cq, uint32_t n_entries);
-/** Take up to `max` completions. */
+/**
+ * Take up to `max` completions. A CQ left empty starts over at its first
+ * entry, so the lines it writes are those its backlog spans, not the whole
+ * ring's in turn.
+ */
 unsigned int mrc_cq_poll(struct mrc_cq *cq, struct mrc_cqe *out, unsigned int max);
 
 /**

@@ -401,6 +401,45 @@ test_imm_completions_in_order(void)
 	return finish(&p);
 }
 
+/*
+ * A CQ its poller drains starts over at its first entry: with many QPs
+ * completing in turn, a ring that went round wrote each completion into a
+ * line untouched for thousands of completions, a miss each time; started
+ * over, it keeps writing the few lines its backlog spans. One not drained
+ * goes on where it was.
+ */
+static int
+test_cq_starts_over_when_drained(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e[4];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 3 * US, .reverse = true});
+	mrc_test_fill(&p.h[0], 0, 65536, 9);
+	for (uint32_t k = 0; k < 3; k++)
+		MRC_T_EQ(post_at(&p, k, k * 4096, 1000, NO_IMM), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 2), 2);
+	MRC_T_EQ(p.h[0].cq->head, 2); /* one left: not started over */
+	MRC_T_EQ(p.h[0].cq->tail, 3);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 4), 1);
+	MRC_T_EQ(e[0].wr_id, 2);
+	MRC_T_EQ(p.h[0].cq->head, 0);
+	MRC_T_EQ(p.h[0].cq->tail, 0);
+	MRC_T_EQ(post_at(&p, 3, 3 * 4096, 1000, NO_IMM), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(p.h[0].cq->tail, 1);
+	MRC_T_EQ(p.h[0].cq->e[0].wr_id, 3); /* in the first entry */
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 4), 1);
+	MRC_T_EQ(e[0].wr_id, 3);
+	MRC_T_EQ(e[0].status, MRC_CQE_OK);
+	return finish(&p);
+}
+
 /* A write aimed outside the peer's region: refused, counted, never written. */
 static int
 refused_write(uint32_t rkey_delta, uint64_t raddr_off)
@@ -1983,6 +2022,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_write_sprayed_reordered),
 	MRC_TEST_CASE(test_next_hop_mac_read_live),
 	MRC_TEST_CASE(test_imm_completions_in_order),
+	MRC_TEST_CASE(test_cq_starts_over_when_drained),
 	MRC_TEST_CASE(test_peer_wimm_holds_back_write_imm),
 	MRC_TEST_CASE(test_imm_table_lent),
 	MRC_TEST_CASE(test_ctrl_ring_lent),
