@@ -271,6 +271,35 @@ mrc_wait_ctl() {
 	return 1
 }
 
+# mrc_drill MRCCTL SOCK QPN WANT LOG_A LOG_B: put QPN of host 0 of the mrcd
+# serving the control socket SOCK in ERROR (mrcctl fail), then wait at most
+# 5 s until the mrcd writing LOG_A and the one writing LOG_B have each
+# logged WANT flows recovered. 0 with the seconds it took on stdout; 1 with
+# why not.
+mrc_drill() {
+	local out t0=$SECONDS ra rb
+	out=$(timeout 10 "$1" -s "$2" fail host=0 qpn="$3" 2>&1) || true
+	case $out in *'"state":"error"'*) ;; *)
+		echo "mrcctl fail qpn=$3: $out"
+		return 1
+		;;
+	esac
+	while :; do
+		ra=$(grep -c ' recovered on QPs ' "$5" 2> /dev/null || true)
+		rb=$(grep -c ' recovered on QPs ' "$6" 2> /dev/null || true)
+		if [ "$ra" -ge "$4" ] && [ "$rb" -ge "$4" ]; then
+			echo $((SECONDS - t0 + 1))
+			return 0
+		fi
+		if [ $((SECONDS - t0)) -ge 5 ]; then
+			echo "not recovered at both ends in 5 s: $ra and $rb of $4;" \
+				"$(grep -h 'not brought back' "$5" "$6")"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # mrc_dump_cpus: every thread on the machine that used CPU lately, the CPU it
 # last ran on, its scheduling class, priority and nice, state and kernel wait
 # channel, busiest first. A start that stands still while another process

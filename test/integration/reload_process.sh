@@ -273,22 +273,13 @@ for p in 0 1; do
 	echo "reload_process: host $p: rx_pending_qpn $pend"
 	[ "$pend" != none ] || fail "host $p: no rx_pending_qpn in /mrc/drops"
 done
-# recovered P: the flows process P logged as recovered at its end.
-recovered() { grep -c ' recovered on QPs ' "$t/h$1.err" 2> /dev/null || true; }
 # drill DESC QPN WANT: fail QPN of host 0 (process 0); each process then has WANT flows recovered.
 drill() {
-	local out t0=$SECONDS
-	out=$(timeout 10 "$mrcctl" -s "$t/h0.ctl" fail host=0 qpn="$2" 2>&1) || true
-	case $out in *'"state":"error"'*) ;; *) fail "$1: mrcctl fail qpn=$2: $out"; return ;; esac
-	while [ $((SECONDS - t0)) -lt 5 ]; do
-		[ "$(recovered 0)" -ge "$3" ] && [ "$(recovered 1)" -ge "$3" ] && break
-		sleep 0.1
-	done
-	if [ "$(recovered 0)" -ge "$3" ] && [ "$(recovered 1)" -ge "$3" ]; then
-		echo "reload_process: $1: recovered at both ends within $((SECONDS - t0 + 1)) s"
+	local out
+	if out=$(mrc_drill "$mrcctl" "$t/h0.ctl" "$2" "$3" "$t/h0.err" "$t/h1.err"); then
+		echo "reload_process: $1: recovered at both ends within $out s"
 	else
-		fail "$1: not recovered at both ends in 5 s: host 0 $(recovered 0), host 1 $(recovered 1);" \
-			"$(grep -h 'not brought back' "$t/h0.err" "$t/h1.err")"
+		fail "$1: $out"
 	fi
 }
 drill "the added 0 -> 1's sending end" 0x288 1

@@ -260,18 +260,11 @@ PY
 # drill DESC SOCK QPN WANT: fail QPN of host 0 of the mrcd on SOCK (B); each
 # process then counts WANT flows recovered
 drill() {
-	local out t0=$SECONDS
-	out=$(timeout 10 "$mrcctl" -s "$2" fail host=0 qpn="$3" 2>&1) || true
-	case $out in *'"state":"error"'*) ;; *) fail "$1: mrcctl fail qpn=$3: $out"; return ;; esac
-	while [ $((SECONDS - t0)) -lt 5 ]; do
-		[ "$(recovered a.log)" -ge "$4" ] && [ "$(recovered b.log)" -ge "$4" ] && break
-		sleep 0.1
-	done
-	if [ "$(recovered a.log)" -ge "$4" ] && [ "$(recovered b.log)" -ge "$4" ]; then
-		echo "xrecover: $1: recovered at both ends within $((SECONDS - t0 + 1)) s"
+	local out
+	if out=$(mrc_drill "$mrcctl" "$2" "$3" "$4" a.log b.log); then
+		echo "xrecover: $1: recovered at both ends within $out s"
 	else
-		fail "$1: not recovered at both ends in 5 s: A $(recovered a.log), B $(recovered b.log);" \
-			"$(grep -h 'not brought back' a.log b.log)"
+		fail "$1: $out"
 	fi
 }
 # give_up NAME SOCK: once every message is done, fail B's sending end of
