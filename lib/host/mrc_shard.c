@@ -97,6 +97,12 @@ mrc_shard_create(const struct mrc_shard_cfg *cfg, uint64_t now_tsc, const char *
 		*why = "the hand-off ring is single-producer, but n_shards shards share it";
 		return NULL;
 	}
+	/* ... and so they do into the one event ring. */
+	if (n_shards > 1 && cfg->events != NULL &&
+		rte_ring_get_prod_sync_type(cfg->events) == RTE_RING_SYNC_ST) {
+		*why = "the event ring is single-producer, but n_shards shards share it";
+		return NULL;
+	}
 	if (cfg->path_t1s > MRC_PATH_MAX_T1) {
 		*why = "path_t1s (T1s per plane) is above MRC_PATH_MAX_T1 (64)";
 		return NULL;

@@ -265,8 +265,11 @@ struct mrc_shard_cfg {
 	struct rte_ring *ctl_tx;
 	/* Requests from other threads (struct mrc_shard_req *; multi producer); NULL: none. */
 	struct rte_ring *requests;
-	/* QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; single producer); NULL:
-	 * counted only. */
+	/*
+	 * QPs that went to ERROR, one event each (MRC_SHARD_EVENT_*; producers:
+	 * the host's shards, so multi-producer when n_shards > 1, which create
+	 * checks; consumer: the control thread); NULL: counted only.
+	 */
 	struct rte_ring *events;
 	/*
 	 * EVs of the shard's QPs going out of use and back (struct

@@ -219,9 +219,10 @@ mrc_shard_check_error(struct mrc_shard *s, struct mrc_shard_slot *sl)
 		return;
 	sl->failed = true;
 	s->cnt.qp_errors++;
+	/* in the ring's own mode: the shards of a host share it (mrc_shard_cfg.events) */
 	if (s->cfg.events == NULL ||
-		rte_ring_sp_enqueue(s->cfg.events, mrc_shard_event_qp_error(mrc_qp_qpn(sl->qp),
-							   (uint8_t)mrc_qp_error(sl->qp))) != 0)
+		rte_ring_enqueue(s->cfg.events, mrc_shard_event_qp_error(mrc_qp_qpn(sl->qp),
+							(uint8_t)mrc_qp_error(sl->qp))) != 0)
 		s->cnt.events_dropped++;
 }
 

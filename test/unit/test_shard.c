@@ -12,7 +12,9 @@
  */
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -26,6 +28,7 @@
 
 #include "mrc_rel_tx.h"
 #include "mrc_shard.h"
+#include "mrc_shard_priv.h"
 #include "mrc_trk_pool.h"
 #include "mrc_test_pkts.h"
 
@@ -500,6 +503,177 @@ test_refuses_single_producer_hand_off(void)
 	mrc_shard_free(s);
 	rte_ring_free(sp);
 	rte_ring_free(mp);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/* The same for the event ring the host's shards report QPs in ERROR on. */
+static int
+test_refuses_single_producer_event_ring(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct rte_ring *sp, *mp;
+	struct mrc_shard *s;
+	const char *why = NULL;
+
+	MRC_T_EQ(mrc_test_eal_init("test_shard"), 0);
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	sp = rte_ring_create("shev_sp", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mp = rte_ring_create("shev_mp", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	MRC_T_ASSERT(sp != NULL && mp != NULL, "rings");
+	struct mrc_shard_cfg c = {.n_planes = 1,
+		.port_id = {0},
+		.qpn_base = 0x100,
+		.max_qps = 8,
+		.n_shards = 2,
+		.tsc_hz = MRC_TEST_HZ,
+		.wire = p.wire,
+		.socket = SOCKET_ID_ANY,
+		.events = sp};
+
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s == NULL, "a single-producer event ring shared by 2 shards");
+	MRC_T_ASSERT(why != NULL && strstr(why, "event ring") != NULL, "why: %s", why);
+	c.events = mp;
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s != NULL, "a multi-producer one: %s", why);
+	mrc_shard_free(s);
+	c.n_shards = 1;
+	c.events = sp;
+	s = mrc_shard_create(&c, p.now, &why);
+	MRC_T_ASSERT(s != NULL, "one shard: %s", why);
+	mrc_shard_free(s);
+	rte_ring_free(sp);
+	rte_ring_free(mp);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
+ * Two shards of a host, on two threads, report QPs in ERROR on their one
+ * event ring at once: every report arrives (the ring has room for all),
+ * and none arrives damaged. The reports are the shards' own
+ * (mrc_shard_check_error), each slot made to report again and again. This
+ * is a race, so the test can only show it with both threads running at
+ * once: on two CPUs, before the shards enqueued in the ring's own mode,
+ * single-producer enqueues at once lost reports in every run.
+ */
+#define EVENT_RACE_REPORTS 200000u
+
+struct event_racer {
+	struct mrc_shard *s;
+	struct mrc_shard_slot *sl;
+	volatile bool *go;
+	volatile bool done;
+	int cpu; /* -1: where the scheduler puts it */
+};
+
+static void *
+event_racer_run(void *arg)
+{
+	struct event_racer *r = arg;
+
+	if (r->cpu >= 0) { /* each on a CPU of its own, so that the two run at once */
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(r->cpu, &set);
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	while (!*r->go)
+		rte_pause();
+	for (unsigned int i = 0; i < EVENT_RACE_REPORTS; i++) {
+		r->sl->failed = false; /* report it again */
+		mrc_shard_check_error(r->s, r->sl);
+	}
+	r->done = true;
+	return NULL;
+}
+
+static int
+test_shards_share_the_event_ring(void)
+{
+	static struct mrc_test_pair p;
+	struct mrc_test_pair_cfg pc;
+	struct event_racer racer[2];
+	pthread_t th[2];
+	volatile bool go = false;
+	struct rte_ring *events;
+	uint64_t got[2] = {0, 0}, bad = 0;
+	const char *why = NULL;
+
+	MRC_T_EQ(mrc_test_eal_init("test_shard"), 0);
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
+	/* room for every report: each enqueue writes, none stops at a full ring */
+	events = rte_ring_create("shev_race", 2 * EVENT_RACE_REPORTS, SOCKET_ID_ANY,
+		RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	MRC_T_ASSERT(events != NULL, "event ring");
+	for (int i = 0; i < 2; i++) {
+		struct mrc_shard_cfg c = {.host_id = 0,
+			.n_planes = 1,
+			.port_id = {0},
+			.qpn_base = 0x100,
+			.max_qps = 8,
+			.n_shards = 2,
+			.shard_index = (uint16_t)i,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = p.wire,
+			.socket = SOCKET_ID_ANY,
+			.events = events};
+
+		racer[i].s = mrc_shard_create(&c, p.now, &why);
+		MRC_T_ASSERT(racer[i].s != NULL, "shard %d: %s", i, why);
+		MRC_T_EQ(mrc_shard_add_qp(racer[i].s, p.h[i].qp, p.now), 0);
+		racer[i].sl = mrc_shard_slot_of(racer[i].s, mrc_qp_qpn(p.h[i].qp));
+		MRC_T_ASSERT(racer[i].sl != NULL && racer[i].sl->qp == p.h[i].qp, "slot %d", i);
+		(void)mrc_qp_modify(p.h[i].qp, MRC_QP_ERROR, NULL, p.now, NULL, NULL);
+		racer[i].go = &go;
+		racer[i].done = false;
+		racer[i].cpu = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? i : -1;
+	}
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(pthread_create(&th[i], NULL, event_racer_run, &racer[i]), 0);
+	go = true;
+	for (;;) {
+		const bool last = racer[0].done && racer[1].done;
+		void *ev[64];
+		unsigned int n;
+
+		while ((n = rte_ring_sc_dequeue_burst(events, ev, RTE_DIM(ev), NULL)) > 0)
+			for (unsigned int k = 0; k < n; k++) {
+				const uint32_t qpn = mrc_shard_event_qpn(ev[k]);
+
+				if (qpn == mrc_qp_qpn(p.h[0].qp))
+					got[0]++;
+				else if (qpn == mrc_qp_qpn(p.h[1].qp))
+					got[1]++;
+				else
+					bad++;
+			}
+		if (last)
+			break;
+		usleep(100); /* leave the CPUs to the racers */
+	}
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(pthread_join(th[i], NULL), 0);
+	MRC_T_EQ(bad, 0);
+	for (int i = 0; i < 2; i++) {
+		const struct mrc_shard_counters *cnt = mrc_shard_counters(racer[i].s);
+
+		MRC_T_EQ(cnt->qp_errors, EVENT_RACE_REPORTS);
+		MRC_T_ASSERT(got[i] + cnt->events_dropped == EVENT_RACE_REPORTS,
+			"shard %d: %" PRIu64 " reports arrived and %" PRIu64
+			" were counted dropped, of %u",
+			i, got[i], (uint64_t)cnt->events_dropped, EVENT_RACE_REPORTS);
+		MRC_T_EQ(mrc_shard_del_qp(racer[i].s, p.h[i].qp), 0);
+		mrc_shard_free(racer[i].s);
+	}
+	rte_ring_free(events);
 	mrc_test_pair_destroy(&p);
 	return MRC_TEST_OK;
 }
@@ -1711,6 +1885,8 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_owns_only_its_share_of_qpns),
 	MRC_TEST_CASE(test_hands_off_what_it_does_not_own),
 	MRC_TEST_CASE(test_refuses_single_producer_hand_off),
+	MRC_TEST_CASE(test_refuses_single_producer_event_ring),
+	MRC_TEST_CASE(test_shards_share_the_event_ring),
 	MRC_TEST_CASE(test_counts_hand_offs_it_cannot_make),
 	MRC_TEST_CASE(test_counts_pending_qpns_apart),
 	MRC_TEST_CASE(test_exception_path),
