@@ -19,7 +19,23 @@
 #include "mrcd_apps_ctl.h"
 #include "mrcd_apps_priv.h"
 
-/* Run fn on the lcore of host h's shard k: through its request ring while the workers run. */
+/* Give the CPU up after a few looks: the worker may share this thread's CPU. */
+static inline void
+wait_a_little(unsigned int spins)
+{
+	if (spins < 64)
+		rte_pause();
+	else
+		sched_yield();
+}
+
+/*
+ * Run fn on the lcore of host h's shard k: through its request ring while the
+ * workers run. A full ring (other threads ask the shard too) is waited out,
+ * never given up: what the callers run must run before they go on (a QP out
+ * of the shard before its memory is freed, a key retired before its pages are
+ * unmapped), and the worker empties the ring every pass.
+ */
 int
 mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_shard_call_fn fn,
 	struct mrcd_apps_call *c)
@@ -30,7 +46,8 @@ mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_sh
 
 	if (__atomic_load_n(&a->d->phase, __ATOMIC_ACQUIRE) == MRCD_EXIT)
 		return fn(sc->rt, c); /* the workers are gone: this thread is the only one */
-	rc = mrc_shard_request(sc->rt, &r);
+	for (unsigned int spins = 0; (rc = mrc_shard_request(sc->rt, &r)) == -ENOSPC; spins++)
+		wait_a_little(spins);
 	if (rc != 0)
 		return rc;
 	/*
@@ -41,10 +58,7 @@ mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_sh
 	 * preempts us, milliseconds per call.
 	 */
 	for (unsigned int spins = 0; !mrc_shard_req_done(&r); spins++)
-		if (spins < 64)
-			rte_pause();
-		else
-			sched_yield();
+		wait_a_little(spins);
 	return r.rc;
 }
 
@@ -76,8 +90,7 @@ mrcd_apps_host_barrier(struct mrcd_apps *a, unsigned int h, unsigned int first)
 {
 	struct mrcd_apps_call c = {.a = a};
 
-	/* A full request ring is waited out: a pass skipped would be no grace period. */
+	/* each call waits out a full request ring: no shard's pass is skipped */
 	for (unsigned int k = first; k < a->d->host[h].n_shards; k++)
-		while (mrcd_apps_call_shard(a, h, k, on_nothing, &c) == -ENOSPC)
-			rte_pause();
+		(void)mrcd_apps_call_shard(a, h, k, on_nothing, &c);
 }

@@ -33,7 +33,10 @@ struct mrcd_apps_call {
 	uint32_t access;
 };
 
-/* Run fn on the lcore of host h's shard k; its return value, or the request ring's error. */
+/*
+ * Run fn on the lcore of host h's shard k; its return value, or -ENOTSUP (the
+ * shard takes no requests). A full request ring is waited out.
+ */
 int mrcd_apps_call_shard(struct mrcd_apps *a, unsigned int h, unsigned int k, mrc_shard_call_fn fn,
 	struct mrcd_apps_call *c);
 /* Run fn on the shard that owns QP q. */
