@@ -70,6 +70,8 @@
 static bool expect_death;
 static struct mrc_context *the_ctx;
 
+static unsigned int my_host; /* the host this program attached to */
+
 struct peer_info {
 	uint32_t qpn, rkey, psn;
 	uint64_t addr;
@@ -491,6 +493,18 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 			recv(d->fd, &rep, sizeof(rep), 0) == (ssize_t)sizeof(rep) &&
 			rep.rc == -EINVAL,
 		"a 3-byte socket message: refused with EINVAL");
+	/* a second HELLO, for the other host: refused, the session stays on its host */
+	{
+		struct mrc_chan_req hr = {.op = MRC_CHAN_HELLO};
+
+		hr.u.hello.version = MRC_CHAN_VERSION;
+		hr.u.hello.api_version = MRC_API_CURRENT_VERSION;
+		hr.u.hello.host = my_host == 0 ? 1 : 0; /* a host of this mrcd, not ours */
+		hr.u.hello.pid = (uint32_t)getpid();
+		errno = 0;
+		expect(mrc_lib_rpc(d, &hr, -1, &rep, NULL) != 0 && errno == EPROTO,
+			"a second HELLO, for the peer's host: refused with EPROTO");
+	}
 	printf("hostile: done\n");
 	fflush(stdout);
 	sleep(2); /* the test reads /mrc/apps meanwhile */
@@ -590,7 +604,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "mrc-app-test: QPS %u: 1..%u\n", nq, MAX_QPS);
 		return 2;
 	}
-	dev = mrc_sw_open_device(argv[2], (unsigned int)atoi(argv[3]));
+	my_host = (unsigned int)atoi(argv[3]);
+	dev = mrc_sw_open_device(argv[2], my_host);
 	if (dev == NULL)
 		die("mrc_sw_open_device");
 	pd = mrc_sw_alloc_pd(dev);

@@ -117,6 +117,16 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	rep->u.hello.version = MRC_CHAN_VERSION;
 	rep->u.hello.first_host = first;
 	rep->u.hello.n_hosts = d->n_hosts;
+	/*
+	 * Once: the session's regions and QPs live in its host's tables, and
+	 * letting them go looks them up there (mrcd_apps_release_mr).
+	 */
+	if (s->hello)
+		return mrcd_apps_fail(rep, EPROTO,
+			"HELLO again: this session is attached to host %u; open another for "
+			"another "
+			"host",
+			first + s->host);
 	if (r->u.hello.version != MRC_CHAN_VERSION) {
 		s->closing = true;
 		return mrcd_apps_fail(rep, EPROTO,
