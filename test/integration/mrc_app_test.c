@@ -47,6 +47,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -440,6 +441,58 @@ reset_drops_old_work(struct mrc_cq *scq, struct mrc_qp *qp, struct ibv_mr *mr,
 	expect(n == 0, "a reset with writes in flight leaves no completion for the next life");
 }
 
+/*
+ * A flood of receives in a QP in ERROR, each flushed at once: the receive
+ * ring's head kept a full ring ahead of the daemon's tail and the receive
+ * CQ's rings kept empty, from a thread of its own, while the main thread
+ * asks the daemon for something its worker must do.
+ */
+struct flood {
+	struct mrc_qp *qp;
+	struct mrc_cq *rcq;
+	volatile bool stop;
+};
+
+static void *
+flood_run(void *arg)
+{
+	struct flood *f = arg;
+	const double end = now_s() + 3; /* a worker held by it is let go then */
+
+	while (!f->stop && now_s() < end) {
+		const uint32_t tail = __atomic_load_n(&f->qp->rq->tail, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&f->qp->rq->head, tail + f->qp->rq_size, __ATOMIC_RELEASE);
+		for (uint32_t w = 0; w < f->rcq->n_rings; w++) {
+			struct mrc_chan_ring *r =
+				(struct mrc_chan_ring *)(f->rcq->shm +
+							 mrc_chan_cq_ring_off(f->rcq->entries, w));
+
+			__atomic_store_n(&r->tail, __atomic_load_n(&r->head, __ATOMIC_ACQUIRE),
+				__ATOMIC_RELEASE);
+		}
+	}
+	return NULL;
+}
+
+/* The program's view of its receive ring and CQ after the flood took them behind its back. */
+static void
+flood_resync(struct mrc_qp *qp, struct mrc_cq *rcq)
+{
+	const uint32_t tail = __atomic_load_n(&qp->rq->tail, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&qp->rq->head, tail, __ATOMIC_RELEASE);
+	qp->rq_head = tail;
+	qp->rq_done = tail;
+	for (uint32_t w = 0; w < rcq->n_rings; w++) {
+		struct mrc_chan_ring *r =
+			(struct mrc_chan_ring *)(rcq->shm + mrc_chan_cq_ring_off(rcq->entries, w));
+
+		rcq->tail[w] = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&r->tail, rcq->tail[w], __ATOMIC_RELEASE);
+	}
+}
+
 static void
 hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
 	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
@@ -504,6 +557,38 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 		errno = 0;
 		expect(mrc_lib_rpc(d, &hr, -1, &rep, NULL) != 0 && errno == EPROTO,
 			"a second HELLO, for the peer's host: refused with EPROTO");
+	}
+	/*
+	 * Flushed receives without end: the worker flushes a ring's worth a
+	 * pass and goes on with its other work, so what the daemon does on it
+	 * (here: the QP reset and connected again) is done while the flood
+	 * goes on.
+	 */
+	{
+		struct flood f = {.qp = qp, .rcq = qp->init.recv_cq};
+		pthread_t th;
+		double t0, took;
+
+		w.opcode = 9;
+		hostile_post(qp, &w);
+		hostile_expect(
+			ctx, scq, qp, IBV_WC_LOC_QP_OP_ERR, "opcode 9 again: the QP in ERROR");
+		if (pthread_create(&th, NULL, flood_run, &f) != 0)
+			die("pthread_create");
+		const uint32_t tail0 = __atomic_load_n(&qp->rq->tail, __ATOMIC_ACQUIRE);
+
+		usleep(200000);
+		printf("hostile: %u receives flushed in 0.2 s of flood\n",
+			__atomic_load_n(&qp->rq->tail, __ATOMIC_ACQUIRE) - tail0);
+		t0 = now_s();
+		reconnect(qp, mine, theirs);
+		took = now_s() - t0;
+		f.stop = true;
+		pthread_join(th, NULL);
+		flood_resync(qp, qp->init.recv_cq);
+		reconnect(qp, mine, theirs);
+		printf("hostile: reconnect under a flood of flushed receives took %.3f s\n", took);
+		expect(took < 1.0, "a flood of flushed receives: the worker goes on with its work");
 	}
 	printf("hostile: done\n");
 	fflush(stdout);

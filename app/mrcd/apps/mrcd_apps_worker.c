@@ -244,12 +244,16 @@ poll_qp(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint64_t now)
 	}
 	take_sends(d, q, now);
 	take_completions(q, now);
-	/* In ERROR, posted receives complete flushed (as verbs). */
+	/*
+	 * In ERROR, posted receives complete flushed (as verbs): at most a ring's
+	 * worth a pass, since take_recv reads the application's head afresh each
+	 * time and an application that keeps moving it would keep the worker here.
+	 */
 	if (q->error_told) {
 		struct mrc_chan_cqe c = {
 			.qpn = q->qpn, .opcode = MRC_CHAN_WC_RECV_IMM, .status = MRC_CHAN_WC_FLUSH};
 
-		while (take_recv(q, &c.wr_id)) {
+		for (uint32_t i = 0; i < q->rq_size && take_recv(q, &c.wr_id); i++) {
 			q->cnt.flushed++;
 			if (!push(q->rcq, q->worker, &c)) {
 				q->cnt.cq_overruns++;
