@@ -112,7 +112,8 @@ mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key)
 		return -ENOENT;
 	if (mrc_mr_attached(t, key) != 0)
 		return -EBUSY;
-	t->mr[slot].key = 0;
+	/* atomic: a send building a posted message's packet reads it (mrc_qp_tx.c) */
+	__atomic_store_n(&t->mr[slot].key, 0, __ATOMIC_RELEASE);
 	t->used--;
 	return 0;
 }
@@ -153,7 +154,7 @@ mrc_mr_retire(struct mrc_mr_table *t, uint32_t key)
 		return -ENOENT;
 	mr = &t->mr[slot];
 	if (slot_attached(t, slot) == 0) {
-		mr->key = 0;
+		__atomic_store_n(&mr->key, 0, __ATOMIC_RELEASE);
 		t->used--;
 		return 0;
 	}

@@ -718,7 +718,7 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	w = &qp->sq[qp->sq_tail & qp->sq_mask];
 	*w = (struct qp_wqe){
 		.wr_id = wr_id,
-		.mr = mr,
+		.lkey = lkey,
 		.laddr = laddr,
 		.raddr = raddr,
 		.rkey = rkey,

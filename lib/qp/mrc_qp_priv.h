@@ -26,7 +26,12 @@
 
 struct qp_wqe {
 	uint64_t wr_id;
-	struct mrc_mr *mr; /* the local region the payload attaches to */
+	/*
+	 * The local region the payload attaches to: its key, checked at every
+	 * packet built, since the region may be let go while the message is
+	 * posted (mrc_mr_retire) and its memory with it.
+	 */
+	uint32_t lkey;
 	const uint8_t *laddr;
 	uint64_t raddr;
 	uint32_t rkey;
@@ -188,6 +193,8 @@ struct mrc_qp {
 	void *wake_ctx;
 	struct mrc_mr_table *mrs;
 	uint8_t mr_lane; /* the regions' shared-info lane we attach to (mrc_qp_set_mr_lane) */
+	/* a posted message's region was let go: the burst that found it fails the QP */
+	bool region_gone;
 
 	/* headers of every packet */
 	struct mrc_wire_cfg wire;

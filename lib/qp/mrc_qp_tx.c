@@ -214,10 +214,23 @@ build_data(
 		if (hdr == NULL)
 			return NULL;
 	} else {
-		struct mrc_mr *mr = w->mr;
-		struct rte_mbuf_ext_shared_info *sh = mrc_mr_shinfo(qp->mrs, mr, qp->mr_lane);
+		/* the key was checked at the post: its slot is in the table */
+		struct mrc_mr *mr = &qp->mrs->mr[w->lkey >> 8];
+		struct rte_mbuf_ext_shared_info *sh;
 		const uint8_t *src = w->laddr + off;
 		struct rte_mbuf *m3[3];
+
+		/*
+		 * Let go since the post: the memory may be unmapped. Whoever lets a
+		 * region go retires its key first and waits for every shard's next
+		 * pass before the memory goes (mrc_mr.h), so a key still found here
+		 * holds it for this pass.
+		 */
+		if (unlikely(__atomic_load_n(&mr->key, __ATOMIC_ACQUIRE) != w->lkey)) {
+			qp->region_gone = true;
+			return NULL;
+		}
+		sh = mrc_mr_shinfo(qp->mrs, mr, qp->mr_lane);
 
 		/* Header, trailer and payload segment from one pool access. */
 		if (rte_pktmbuf_alloc_bulk(qp->pool, m3, 3) != 0) {
@@ -733,6 +746,11 @@ mrc_qp_tx_burst_room(struct mrc_qp *qp, uint64_t now_tsc, uint32_t port_up_mask,
 		n = tx_ctrl(qp, usable, rand, pkts, max);
 	if (qp->state == MRC_QP_RTS && n < max)
 		n += tx_requester(qp, now_tsc, up, usable, rand, pkts + n, (uint16_t)(max - n));
+	if (unlikely(qp->region_gone)) {
+		/* as a NIC finding a deregistered region: the QP fails, its messages flushed */
+		qp->region_gone = false;
+		mrc_qp_fail(qp, MRC_QP_ERR_LOCAL);
+	}
 	return n;
 }
 

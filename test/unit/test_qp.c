@@ -618,6 +618,39 @@ test_region_retired_while_packets_hold_it(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A region let go while a message from it is posted and not yet sent (an
+ * application deregistering it with work outstanding): its memory may be
+ * unmapped next, so not one packet of it is built; the QP fails (LOCAL) and
+ * the message completes flushed, as a NIC finding the region gone would.
+ */
+static int
+test_region_let_go_under_a_posted_message(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *m[8];
+	struct mrc_cqe e[4];
+	uint16_t n;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 7, p.h[0].mem, 32 * 1024, p.h[0].key,
+			 (uint64_t)(uintptr_t)p.h[1].mem, p.h[1].key, false, 0),
+		0);
+	MRC_T_EQ(mrc_mr_retire(p.h[0].mrs, p.h[0].key), 0); /* nothing attached: freed */
+	n = mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, m, RTE_DIM(m));
+	rte_pktmbuf_free_bulk(m, n);
+	MRC_T_EQ(n, 0);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_LOCAL);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e)), 1);
+	MRC_T_U64_EQ(e[0].wr_id, 7);
+	MRC_T_EQ(e[0].status, MRC_CQE_FLUSHED);
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
 /* Nothing attached: retired and freed at once, as mrc_mr_deregister() would. */
 static int
 test_region_retired_idle_is_freed(void)
@@ -2036,6 +2069,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_payload_iova_is_regions),
 	MRC_TEST_CASE(test_region_retired_while_packets_hold_it),
 	MRC_TEST_CASE(test_region_retired_idle_is_freed),
+	MRC_TEST_CASE(test_region_let_go_under_a_posted_message),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),

@@ -143,10 +143,11 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
  * once no packet holds them. Every shard of the host reads the region
  * table, so each step waits for all of them to pass
  * (mrcd_apps_host_barrier): first no post of the application's may find the
- * region any more (the owner mark), so no packet attaches to it after that;
- * then the key goes (retired: its slot keeps counting the packets in
- * flight), and no peer's write being placed under it on another shard is
- * left. Packets still on their way (a shard's staging, a port's tx queue, a
+ * region any more (the owner mark); then the key goes (retired: its slot
+ * keeps counting the packets in flight), and after the next pass no peer's
+ * write being placed under it is left, nor a packet being built from it: a
+ * message still posted from it finds its key gone at its next packet and
+ * fails its QP (mrc_qp_tx.c). Packets still on their way (a shard's staging, a port's tx queue, a
  * NIC's descriptors not yet reclaimed) hold the pages: then this returns
  * false and the control thread tries again every tick (mrcd_apps_reap) until
  * they are gone. True once the pages are unmapped.
