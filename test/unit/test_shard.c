@@ -457,13 +457,16 @@ test_owns_only_its_share_of_qpns(void)
 	return MRC_TEST_OK;
 }
 
+/* The ring a host's shards share, as the hand-off or the event ring. */
+enum shared_ring { HAND_OFF, EVENTS };
+
 /*
- * A host's shards share one hand-off ring and enqueue at once: with several
- * shards a single-producer ring is refused, as the engine once enqueued with
- * rte_ring_sp_enqueue whatever the ring's mode.
+ * A ring every shard of a host enqueues on at once: with several shards a
+ * single-producer one is refused (`what` names it in the refusal); one
+ * shard alone may have it.
  */
 static int
-test_refuses_single_producer_hand_off(void)
+single_producer_case(enum shared_ring which, const char *what)
 {
 	static struct mrc_test_pair p;
 	struct mrc_test_pair_cfg pc;
@@ -475,8 +478,10 @@ test_refuses_single_producer_hand_off(void)
 	mrc_test_pair_cfg_defaults(&pc);
 	pc.n_planes = 1;
 	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
-	sp = rte_ring_create("sho_sp", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	mp = rte_ring_create("sho_mp", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	sp = rte_ring_create(which == HAND_OFF ? "sho_sp" : "shev_sp", 64, SOCKET_ID_ANY,
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mp = rte_ring_create(
+		which == HAND_OFF ? "sho_mp" : "shev_mp", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	MRC_T_ASSERT(sp != NULL && mp != NULL, "rings");
 	struct mrc_shard_cfg c = {.n_planes = 1,
 		.port_id = {0},
@@ -485,19 +490,20 @@ test_refuses_single_producer_hand_off(void)
 		.n_shards = 2,
 		.tsc_hz = MRC_TEST_HZ,
 		.wire = p.wire,
-		.socket = SOCKET_ID_ANY,
-		.handoff = sp};
+		.socket = SOCKET_ID_ANY};
+	struct rte_ring **ring = which == HAND_OFF ? &c.handoff : &c.events;
 
+	*ring = sp;
 	s = mrc_shard_create(&c, p.now, &why);
-	MRC_T_ASSERT(s == NULL, "a single-producer hand-off ring shared by 2 shards");
-	MRC_T_ASSERT(why != NULL && strstr(why, "single-producer") != NULL, "why: %s", why);
-	c.handoff = mp;
+	MRC_T_ASSERT(s == NULL, "a single-producer %s shared by 2 shards", what);
+	MRC_T_ASSERT(why != NULL && strstr(why, what) != NULL && strstr(why, "single-producer"),
+		"why: %s", why);
+	*ring = mp;
 	s = mrc_shard_create(&c, p.now, &why);
 	MRC_T_ASSERT(s != NULL, "a multi-producer one: %s", why);
 	mrc_shard_free(s);
-	/* One shard alone may have a single-producer ring. */
 	c.n_shards = 1;
-	c.handoff = sp;
+	*ring = sp;
 	s = mrc_shard_create(&c, p.now, &why);
 	MRC_T_ASSERT(s != NULL, "one shard: %s", why);
 	mrc_shard_free(s);
@@ -507,49 +513,21 @@ test_refuses_single_producer_hand_off(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A host's shards share one hand-off ring and enqueue at once, as the engine
+ * once did with rte_ring_sp_enqueue whatever the ring's mode.
+ */
+static int
+test_refuses_single_producer_hand_off(void)
+{
+	return single_producer_case(HAND_OFF, "hand-off ring");
+}
+
 /* The same for the event ring the host's shards report QPs in ERROR on. */
 static int
 test_refuses_single_producer_event_ring(void)
 {
-	static struct mrc_test_pair p;
-	struct mrc_test_pair_cfg pc;
-	struct rte_ring *sp, *mp;
-	struct mrc_shard *s;
-	const char *why = NULL;
-
-	MRC_T_EQ(mrc_test_eal_init("test_shard"), 0);
-	mrc_test_pair_cfg_defaults(&pc);
-	pc.n_planes = 1;
-	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
-	sp = rte_ring_create("shev_sp", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	mp = rte_ring_create("shev_mp", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	MRC_T_ASSERT(sp != NULL && mp != NULL, "rings");
-	struct mrc_shard_cfg c = {.n_planes = 1,
-		.port_id = {0},
-		.qpn_base = 0x100,
-		.max_qps = 8,
-		.n_shards = 2,
-		.tsc_hz = MRC_TEST_HZ,
-		.wire = p.wire,
-		.socket = SOCKET_ID_ANY,
-		.events = sp};
-
-	s = mrc_shard_create(&c, p.now, &why);
-	MRC_T_ASSERT(s == NULL, "a single-producer event ring shared by 2 shards");
-	MRC_T_ASSERT(why != NULL && strstr(why, "event ring") != NULL, "why: %s", why);
-	c.events = mp;
-	s = mrc_shard_create(&c, p.now, &why);
-	MRC_T_ASSERT(s != NULL, "a multi-producer one: %s", why);
-	mrc_shard_free(s);
-	c.n_shards = 1;
-	c.events = sp;
-	s = mrc_shard_create(&c, p.now, &why);
-	MRC_T_ASSERT(s != NULL, "one shard: %s", why);
-	mrc_shard_free(s);
-	rte_ring_free(sp);
-	rte_ring_free(mp);
-	mrc_test_pair_destroy(&p);
-	return MRC_TEST_OK;
+	return single_producer_case(EVENTS, "event ring");
 }
 
 /*
