@@ -60,6 +60,13 @@ struct mrcd_ctl_client {
 	char in[MRCD_CTL_MAX_LINE];
 };
 
+/* What a fault drill (mrcctl fail) asks of the worker that owns the QP. */
+struct mrcd_ctl_fail_ask {
+	struct mrcd_daemon *d;
+	uint32_t fi, qpn;
+	bool sender;
+};
+
 struct mrcd_ctl {
 	struct mrcd_daemon *d;
 	int lfd;     /* the listening socket; -1: none */
@@ -75,6 +82,8 @@ struct mrcd_ctl {
 	 * change that timed out leaves them pending; the next change waits for them). */
 	struct mrc_shard_req req[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	bool pending[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
+	/* the arguments of the fault drills in req[][]: they live as long as the request */
+	struct mrcd_ctl_fail_ask fail_ask[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	struct mrc_shard_ev_sel sel;
 	/* probe of a path: the EVs each shard listed (MRC_SHARD_EV_LIST) */
 	struct mrc_shard_ev_ref probe_list[MRC_SHARD_MAX_SHARDS][MRCD_CTL_PROBE_MAX];

@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,16 +304,10 @@ port(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_req 
 }
 
 /* fail: on the worker that owns the QP, which alone may change it. */
-struct fail_ask {
-	struct mrcd_daemon *d;
-	uint32_t fi, qpn;
-	bool sender;
-};
-
 static int
 fail_on_owner(struct mrc_shard *s, void *arg)
 {
-	const struct fail_ask *a = arg;
+	const struct mrcd_ctl_fail_ask *a = arg;
 	/* the QP the flow's end uses now: its worker alone swaps it, and that is us */
 	struct mrc_qp *qp = a->sender ? a->d->flows[a->fi].qp : a->d->peer_qp[a->fi];
 
@@ -336,7 +329,6 @@ fail_qp(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_r
 	struct mrcd_daemon *d = ctl->d;
 	const int32_t fi = rq->qpn >= MRCD_QPN_BASE ? mrcd_flow_of_qpn(d, rq->qpn) : -1;
 	const bool sender = fi >= 0 && (rq->qpn - MRCD_QPN_BASE) % 2 == 0;
-	struct fail_ask a = {.d = d, .fi = (uint32_t)fi, .qpn = rq->qpn, .sender = sender};
 	const struct mrcd_flow *f = fi >= 0 ? &d->flows[fi] : NULL;
 	struct mrc_shard_req *r;
 	unsigned int k;
@@ -352,17 +344,28 @@ fail_qp(struct mrcd_ctl *ctl, struct mrcd_ctl_client *c, const struct mrcd_ctl_r
 		return;
 	}
 	r = &ctl->req[rq->host][k];
-	*r = (struct mrc_shard_req){.op = MRC_SHARD_CALL, .fn = fail_on_owner, .arg = &a};
+	/* in ctl, not on this stack: a request that times out may still run */
+	ctl->fail_ask[rq->host][k] = (struct mrcd_ctl_fail_ask){
+		.d = d, .fi = (uint32_t)fi, .qpn = rq->qpn, .sender = sender};
+	*r = (struct mrc_shard_req){
+		.op = MRC_SHARD_CALL, .fn = fail_on_owner, .arg = &ctl->fail_ask[rq->host][k]};
 	if (mrc_shard_request(d->host[rq->host].shard[k].rt, r) != 0) {
 		snprintf(out, outlen, "ERR busy host %d shard %u: its request ring is full\n",
 			rq->host, k);
 		return;
 	}
 	ctl->pending[rq->host][k] = true;
+	/*
+	 * Not waited for without end: once the workers have stopped (mrcd is
+	 * exiting) nobody would run it, and this thread, which the exit joins,
+	 * would never return. Left pending, the shard's next change waits for it.
+	 */
 	if (!mrcd_ctl_wait(ctl, 1u << rq->host)) {
-		/* `a` is on our stack: the owner must not run it later */
-		while (!mrc_shard_req_done(r))
-			sched_yield();
+		snprintf(out, outlen,
+			"ERR busy host %d shard %u did not answer within %u ms: QP 0x%x goes to "
+			"ERROR when it does\n",
+			rq->host, k, MRCD_CTL_WAIT_MS, rq->qpn);
+		return;
 	}
 	if (r->rc != 0) {
 		snprintf(out, outlen, "ERR no-such-qp QP 0x%x of host %d: %s\n", rq->qpn, rq->host,
