@@ -82,6 +82,8 @@ struct mrcd_ctl {
 	 * change that timed out leaves them pending; the next change waits for them). */
 	struct mrc_shard_req req[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	bool pending[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
+	/* the selection each request in req[][] reads, as long as it is queued */
+	struct mrc_shard_ev_sel req_sel[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	/* the arguments of the fault drills in req[][]: they live as long as the request */
 	struct mrcd_ctl_fail_ask fail_ask[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	struct mrc_shard_ev_sel sel;

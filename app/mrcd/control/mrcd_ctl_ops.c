@@ -31,7 +31,11 @@
 #include "mrcd_log.h"
 #include "mrcd_recover.h"
 
-/* Queue `op` on shard k of host h; false (and pending) if an earlier one is still out. */
+/*
+ * Queue `op` on shard k of host h; false (and pending) if an earlier one is
+ * still out. The selection is copied beside the request: one that times out
+ * stays queued, and the next command's selection must not become its own.
+ */
 bool
 mrcd_ctl_post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_shard_op op,
 	const struct mrc_shard_ev_sel *sel, struct mrc_shard_ev_ref *list, uint32_t list_max)
@@ -42,7 +46,10 @@ mrcd_ctl_post(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, enum mrc_sha
 		return false;
 	memset(r, 0, sizeof(*r));
 	r->op = op;
-	r->sel = sel;
+	if (sel != NULL) {
+		ctl->req_sel[h][k] = *sel;
+		r->sel = &ctl->req_sel[h][k];
+	}
 	r->list = list;
 	r->list_max = list_max;
 	if (mrc_shard_request(ctl->d->host[h].shard[k].rt, r) != 0)

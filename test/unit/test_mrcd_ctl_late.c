@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 The mrcd authors
+ */
+
+/*
+ * The control socket's changes (app/mrcd/control/mrcd_ctl_ops.c) run on
+ * the worker that owns what they change, through the shard's request ring,
+ * and answer after MRCD_CTL_WAIT_MS (2 s) when the worker has not: such a
+ * request stays queued and may run later. So:
+ *  - a worker that never answers (stopped: mrcd is exiting) must not hold
+ *    the control socket's thread, which mrcd's exit joins: the fault drill
+ *    (mrcctl fail) answers `busy`, and its request holds nothing of that
+ *    thread's;
+ *  - a deny left queued denies what its own command named, not what the
+ *    next command names.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ring.h>
+
+#include "mrc_shard.h"
+#include "mrc_shard_priv.h" /* mrc_shard_take_requests: the worker's side */
+#include "mrc_test.h"
+#include "mrc_test_qp.h"
+#include "mrcd_ctl.h"
+#include "mrcd_daemon.h"
+
+struct drill {
+	struct mrcd_ctl *ctl;
+	struct mrcd_ctl_req rq;
+	char out[256];
+	volatile bool done;
+};
+
+static void *
+drill_run(void *arg)
+{
+	struct drill *dr = arg;
+	struct mrcd_ctl_client c = {.fd = -1, .admin = true, .hello = true};
+
+	mrcd_ctl_answer(dr->ctl, &c, &dr->rq, dr->out, sizeof(dr->out));
+	dr->done = true;
+	return NULL;
+}
+
+/* A host of one shard whose worker has stopped, and one flow sending from it. */
+struct late {
+	struct mrc_test_pair p;
+	struct mrcd_daemon d;
+	struct mrcd_ctl ctl;
+	struct mrcd_flow flows[1];
+	int32_t flow_of[1];
+	struct rte_ring *requests;
+	struct mrc_shard *s;
+};
+
+static int
+late_setup(struct late *l, const char *ring_name)
+{
+	struct mrc_test_pair_cfg pc;
+	const char *why = NULL;
+
+	memset(l, 0, sizeof(*l));
+	MRC_T_EQ(mrc_test_eal_init("test_mrcd_ctl_late"), 0);
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(&l->p, &pc), 0);
+	l->requests = rte_ring_create(ring_name, 16, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	MRC_T_ASSERT(l->requests != NULL, "request ring");
+	struct mrc_shard_cfg c = {.n_planes = 1,
+		.port_id = {0},
+		.qpn_base = 0x100,
+		.max_qps = 8,
+		.tsc_hz = MRC_TEST_HZ,
+		.wire = l->p.wire,
+		.socket = SOCKET_ID_ANY,
+		.requests = l->requests};
+
+	l->s = mrc_shard_create(&c, l->p.now, &why);
+	MRC_T_ASSERT(l->s != NULL, "shard: %s", why);
+	l->d.n_hosts = 1;
+	l->d.n_cluster_flows = 1;
+	l->d.flow_of = l->flow_of;
+	l->d.flows = l->flows;
+	l->flows[0].src_local = 0;
+	l->flows[0].dst_local = -1;
+	l->flows[0].src_shard = 0;
+	l->flows[0].qp = l->p.h[0].qp;
+	l->d.host[0].n_shards = 1;
+	l->d.host[0].shard[0].rt = l->s;
+	l->ctl.d = &l->d;
+	return MRC_TEST_OK;
+}
+
+static void
+late_free(struct late *l)
+{
+	mrc_shard_free(l->s);
+	rte_ring_free(l->requests);
+	mrc_test_pair_destroy(&l->p);
+}
+
+/* Answer rq on a thread of its own; true once answered, within 10 s. */
+static bool
+answered(struct drill *dr, struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq)
+{
+	pthread_t th;
+
+	*dr = (struct drill){.ctl = ctl, .rq = *rq};
+	if (pthread_create(&th, NULL, drill_run, dr) != 0)
+		return false;
+	for (int i = 0; i < 100 && !dr->done; i++) {
+		const struct timespec nap = {.tv_nsec = 100 * 1000 * 1000};
+
+		nanosleep(&nap, NULL);
+	}
+	if (!dr->done)
+		return false; /* the thread is left spinning: the test fails anyway */
+	pthread_join(th, NULL);
+	return true;
+}
+
+static int
+test_drill_on_a_worker_that_does_not_answer(void)
+{
+	static struct late l;
+	static struct drill dr;
+	const struct mrcd_ctl_req rq = {
+		.cmd = MRCD_CTL_FAIL, .host = 0, .has_qp = true, .qpn = MRCD_QPN_BASE};
+
+	MRC_T_RUN(late_setup(&l, "ctll_fail"));
+	/* the drill waits MRCD_CTL_WAIT_MS (2 s), then answers */
+	MRC_T_ASSERT(answered(&dr, &l.ctl, &rq),
+		"the drill still waits for a worker that will never answer");
+	MRC_T_ASSERT(strncmp(dr.out, "ERR busy ", 9) == 0, "answer: %s", dr.out);
+	/* Served late, the request finds what it needs where it left it. */
+	mrc_shard_take_requests(l.s);
+	MRC_T_ASSERT(mrc_shard_req_done(&l.ctl.req[0][0]), "served");
+	late_free(&l);
+	return MRC_TEST_OK;
+}
+
+static int
+test_late_deny_keeps_its_selection(void)
+{
+	static struct late l;
+	static struct drill dr;
+	struct mrcd_ctl_req rq = {
+		.cmd = MRCD_CTL_DENY, .host = 0, .has_qp = true, .qpn = MRCD_QPN_BASE, .ev = 0x11};
+
+	MRC_T_RUN(late_setup(&l, "ctll_deny"));
+	MRC_T_ASSERT(answered(&dr, &l.ctl, &rq), "deny: no answer");
+	MRC_T_ASSERT(strncmp(dr.out, "ERR not-running ", 16) == 0, "answer: %s", dr.out);
+	/* The next deny, another EV: refused while the first is queued... */
+	rq.ev = 0x22;
+	MRC_T_ASSERT(answered(&dr, &l.ctl, &rq), "second deny: no answer");
+	MRC_T_ASSERT(strncmp(dr.out, "ERR busy ", 9) == 0, "answer: %s", dr.out);
+	/* ... and the first, still queued, names its own EV. */
+	MRC_T_ASSERT(l.ctl.req[0][0].sel != NULL, "a selection");
+	MRC_T_EQ(l.ctl.req[0][0].sel->ev, 0x11);
+	mrc_shard_take_requests(l.s);
+	late_free(&l);
+	return MRC_TEST_OK;
+}
+
+static const struct mrc_test_case cases[] = {
+	MRC_TEST_CASE(test_drill_on_a_worker_that_does_not_answer),
+	MRC_TEST_CASE(test_late_deny_keeps_its_selection),
+};
+
+MRC_TEST_MAIN("mrcd_ctl_late", cases)
