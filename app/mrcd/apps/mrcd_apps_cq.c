@@ -88,6 +88,7 @@ mrcd_apps_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s, const struc
 	cq->id = (uint32_t)(cq - s->cq) + 1;
 	cq->channel = ch;
 	cq->wakes = a->wakes;
+	cq->owed = &a->wakes_owed;
 	cq->token = (void *)(((uintptr_t)(s - a->sess) << 8 | (uintptr_t)(cq - s->cq)) + 1);
 	rep->u.create_cq.cq = cq->id;
 	rep->u.create_cq.n_rings = cq->n_rings;
@@ -121,27 +122,49 @@ mrcd_apps_destroy_cq(
 	return 0;
 }
 
-/* The workers' wake-ups: each armed CQ that got an entry, its channel's eventfd written. */
+/* Write the eventfd of cq's channel. */
+static void
+wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
+{
+	const uint64_t one = 1;
+
+	/* A CQ or session gone since: nothing to wake (a spare wake-up is harmless). */
+	if (!s->used || cq->id == 0 || cq->channel == 0 || s->chan_fd[cq->channel - 1] < 0)
+		return;
+	if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
+		a->wakes_sent++;
+}
+
+/*
+ * The workers' wake-ups: each armed CQ that got an entry, its channel's
+ * eventfd written; those the ring could not take too, found by their owed mark.
+ */
 unsigned int
 mrcd_apps_wake_channels(struct mrcd_apps *a)
 {
+	const uint64_t owed = __atomic_load_n(&a->wakes_owed, __ATOMIC_ACQUIRE);
 	void *tok[64];
 	unsigned int n, got = 0;
 
 	while ((n = rte_ring_sc_dequeue_burst(a->wakes, tok, RTE_DIM(tok), NULL)) > 0)
 		for (unsigned int k = 0; k < n; k++, got++) {
 			const uintptr_t t = (uintptr_t)tok[k] - 1;
-			struct mrcd_app_session *s = &a->sess[(t >> 8) % MRCD_APPS_SESSIONS];
-			const struct mrcd_app_cq *cq = &s->cq[(t & 0xff) % MRCD_APPS_SESSION_CQS];
-			const uint64_t one = 1;
+			const struct mrcd_app_session *s = &a->sess[(t >> 8) % MRCD_APPS_SESSIONS];
 
-			/* A CQ or session gone since: nothing to wake (a spare wake-up is
-			 * harmless). */
-			if (!s->used || cq->id == 0 || cq->channel == 0 ||
-				s->chan_fd[cq->channel - 1] < 0)
-				continue;
-			if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
-				a->wakes_sent++;
+			wake(a, s, &s->cq[(t & 0xff) % MRCD_APPS_SESSION_CQS]);
+		}
+	if (owed == a->wakes_owed_seen)
+		return got;
+	a->wakes_owed_seen = owed;
+	for (unsigned int i = 0; i < MRCD_APPS_SESSIONS; i++)
+		for (unsigned int k = 0; k < MRCD_APPS_SESSION_CQS; k++) {
+			struct mrcd_app_cq *cq = &a->sess[i].cq[k];
+
+			if (__atomic_load_n(&cq->wake_owed, __ATOMIC_ACQUIRE) != 0 &&
+				__atomic_exchange_n(&cq->wake_owed, 0, __ATOMIC_ACQ_REL) != 0) {
+				wake(a, &a->sess[i], cq);
+				got++;
+			}
 		}
 	return got;
 }

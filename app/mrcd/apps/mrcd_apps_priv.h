@@ -16,6 +16,14 @@
 #include "mrcd_apps_dma.h"
 #include "mrcd_daemon.h"
 
+/*
+ * A CQ got an entry: if the application armed it, spend the arming and wake
+ * its channel through control (the wake-up ring, or owed when that is full).
+ * Run by the worker that wrote the entry.
+ */
+struct mrcd_app_cq;
+void mrcd_apps_cq_notify(struct mrcd_app_cq *cq);
+
 /* Per application (session) at most: a QP or region beyond is refused with ENOMEM. The
  * limits are the channel's, which mrc.h publishes (MRC_SW_MAX_*). */
 #define MRCD_APPS_SESSIONS	   16
@@ -46,6 +54,14 @@ struct mrcd_app_cq {
 	struct rte_ring *wakes;
 	void *token;
 	uint64_t wakes_dropped; /* the wake-up ring was full: any worker (atomic) */
+	/*
+	 * A wake-up the ring could not take, owed: a worker sets it (atomic) and
+	 * bumps *owed, the applications' count; control writes the eventfd and
+	 * clears it (mrcd_apps_wake_channels). The armed flag is spent by then,
+	 * so nothing else would wake the application.
+	 */
+	uint32_t wake_owed;
+	uint64_t *owed;
 };
 
 struct mrcd_app_session;
@@ -156,7 +172,9 @@ struct mrcd_apps {
 	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
 	 * channel's eventfd (a worker makes no system call) */
 	struct rte_ring *wakes;
-	uint64_t wakes_sent; /* control */
+	uint64_t wakes_sent;	  /* control */
+	uint64_t wakes_owed;	  /* any worker bumps (atomic) as it owes a CQ a wake-up */
+	uint64_t wakes_owed_seen; /* control: the count its last look went through */
 };
 
 /* mrcd_apps_worker.c, on the worker: the QP's status once it went to ERROR. */

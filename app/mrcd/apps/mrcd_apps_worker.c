@@ -35,6 +35,23 @@ mrcd_app_qp_to_error(struct mrcd_app_qp *q, uint32_t why, uint64_t now)
 }
 
 /* One completion on this worker's ring of `cq`; false when it is full (an overrun). */
+void
+mrcd_apps_cq_notify(struct mrcd_app_cq *cq)
+{
+	struct mrc_chan_cq_status *st = (struct mrc_chan_cq_status *)cq->shm;
+
+	/* Armed: one wake-up, through the control thread (it writes the eventfd). */
+	if (__atomic_exchange_n(&st->armed, 0, __ATOMIC_ACQ_REL) == 0)
+		return;
+	__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
+	if (rte_ring_mp_enqueue(cq->wakes, cq->token) == 0)
+		return;
+	/* The ring is full (other applications' wake-ups): owed, control finds it. */
+	__atomic_fetch_add(&cq->wakes_dropped, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&cq->wake_owed, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(cq->owed, 1, __ATOMIC_RELEASE);
+}
+
 static bool
 push(struct mrcd_app_cq *cq, unsigned int w, const struct mrc_chan_cqe *e)
 {
@@ -52,16 +69,8 @@ push(struct mrcd_app_cq *cq, unsigned int w, const struct mrc_chan_cqe *e)
 	memcpy(&ring[head & (cq->entries - 1)], e, sizeof(*e));
 	cq->head[w] = head + 1;
 	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
-	if (cq->channel != 0) {
-		struct mrc_chan_cq_status *st = (struct mrc_chan_cq_status *)cq->shm;
-
-		/* Armed: one wake-up, through the control thread (it writes the eventfd). */
-		if (__atomic_exchange_n(&st->armed, 0, __ATOMIC_ACQ_REL) != 0) {
-			__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
-			if (rte_ring_mp_enqueue(cq->wakes, cq->token) != 0)
-				__atomic_fetch_add(&cq->wakes_dropped, 1, __ATOMIC_RELAXED);
-		}
-	}
+	if (cq->channel != 0)
+		mrcd_apps_cq_notify(cq);
 	return true;
 }
 
