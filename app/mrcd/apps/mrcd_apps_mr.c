@@ -147,10 +147,11 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
  * keeps counting the packets in flight), and after the next pass no peer's
  * write being placed under it is left, nor a packet being built from it: a
  * message still posted from it finds its key gone at its next packet and
- * fails its QP (mrc_qp_tx.c). Packets still on their way (a shard's staging, a port's tx queue, a
- * NIC's descriptors not yet reclaimed) hold the pages: then this returns
- * false and the control thread tries again every tick (mrcd_apps_reap) until
- * they are gone. True once the pages are unmapped.
+ * fails its QP (mrc_qp_tx.c). Packets still on their way (a shard's
+ * staging, a port's tx queue, a NIC's descriptors not yet reclaimed) hold
+ * the pages: then this returns false and the control thread tries again
+ * every tick (mrcd_apps_reap) until they are gone. True once the pages are
+ * unmapped.
  */
 bool
 mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrcd_app_mr *mr)
