@@ -12,7 +12,8 @@
  *    (mrcctl fail) answers `busy`, and its request holds nothing of that
  *    thread's;
  *  - a deny left queued denies what its own command named, not what the
- *    next command names.
+ *    next command names, and a path probe left queued lists its EVs where
+ *    no other host's probe reads.
  */
 
 #include <errno.h>
@@ -47,15 +48,18 @@ drill_run(void *arg)
 	return NULL;
 }
 
-/* A host of one shard whose worker has stopped, and one flow sending from it. */
+/*
+ * Two hosts of one shard each, whose workers have stopped, and one flow
+ * sending from host 0.
+ */
 struct late {
 	struct mrc_test_pair p;
 	struct mrcd_daemon d;
 	struct mrcd_ctl ctl;
 	struct mrcd_flow flows[1];
 	int32_t flow_of[1];
-	struct rte_ring *requests;
-	struct mrc_shard *s;
+	struct rte_ring *requests[2];
+	struct mrc_shard *s[2];
 };
 
 static int
@@ -69,20 +73,28 @@ late_setup(struct late *l, const char *ring_name)
 	mrc_test_pair_cfg_defaults(&pc);
 	pc.n_planes = 1;
 	MRC_T_EQ(mrc_test_pair_create(&l->p, &pc), 0);
-	l->requests = rte_ring_create(ring_name, 16, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	MRC_T_ASSERT(l->requests != NULL, "request ring");
-	struct mrc_shard_cfg c = {.n_planes = 1,
-		.port_id = {0},
-		.qpn_base = 0x100,
-		.max_qps = 8,
-		.tsc_hz = MRC_TEST_HZ,
-		.wire = l->p.wire,
-		.socket = SOCKET_ID_ANY,
-		.requests = l->requests};
+	for (unsigned int h = 0; h < 2; h++) {
+		char name[32];
 
-	l->s = mrc_shard_create(&c, l->p.now, &why);
-	MRC_T_ASSERT(l->s != NULL, "shard: %s", why);
-	l->d.n_hosts = 1;
+		snprintf(name, sizeof(name), "%s%u", ring_name, h);
+		l->requests[h] = rte_ring_create(name, 16, SOCKET_ID_ANY, RING_F_SC_DEQ);
+		MRC_T_ASSERT(l->requests[h] != NULL, "request ring");
+		struct mrc_shard_cfg c = {.host_id = (uint8_t)h,
+			.n_planes = 1,
+			.port_id = {0},
+			.qpn_base = 0x100,
+			.max_qps = 8,
+			.tsc_hz = MRC_TEST_HZ,
+			.wire = l->p.wire,
+			.socket = SOCKET_ID_ANY,
+			.requests = l->requests[h]};
+
+		l->s[h] = mrc_shard_create(&c, l->p.now, &why);
+		MRC_T_ASSERT(l->s[h] != NULL, "shard: %s", why);
+		l->d.host[h].n_shards = 1;
+		l->d.host[h].shard[0].rt = l->s[h];
+	}
+	l->d.n_hosts = 2;
 	l->d.n_cluster_flows = 1;
 	l->d.flow_of = l->flow_of;
 	l->d.flows = l->flows;
@@ -90,8 +102,6 @@ late_setup(struct late *l, const char *ring_name)
 	l->flows[0].dst_local = -1;
 	l->flows[0].src_shard = 0;
 	l->flows[0].qp = l->p.h[0].qp;
-	l->d.host[0].n_shards = 1;
-	l->d.host[0].shard[0].rt = l->s;
 	l->ctl.d = &l->d;
 	return MRC_TEST_OK;
 }
@@ -99,8 +109,11 @@ late_setup(struct late *l, const char *ring_name)
 static void
 late_free(struct late *l)
 {
-	mrc_shard_free(l->s);
-	rte_ring_free(l->requests);
+	for (unsigned int h = 0; h < 2; h++) {
+		mrc_shard_take_requests(l->s[h]); /* what was left queued */
+		mrc_shard_free(l->s[h]);
+		rte_ring_free(l->requests[h]);
+	}
 	mrc_test_pair_destroy(&l->p);
 }
 
@@ -138,7 +151,7 @@ test_drill_on_a_worker_that_does_not_answer(void)
 		"the drill still waits for a worker that will never answer");
 	MRC_T_ASSERT(strncmp(dr.out, "ERR busy ", 9) == 0, "answer: %s", dr.out);
 	/* Served late, the request finds what it needs where it left it. */
-	mrc_shard_take_requests(l.s);
+	mrc_shard_take_requests(l.s[0]);
 	MRC_T_ASSERT(mrc_shard_req_done(&l.ctl.req[0][0]), "served");
 	late_free(&l);
 	return MRC_TEST_OK;
@@ -162,7 +175,27 @@ test_late_deny_keeps_its_selection(void)
 	/* ... and the first, still queued, names its own EV. */
 	MRC_T_ASSERT(l.ctl.req[0][0].sel != NULL, "a selection");
 	MRC_T_EQ(l.ctl.req[0][0].sel->ev, 0x11);
-	mrc_shard_take_requests(l.s);
+	late_free(&l);
+	return MRC_TEST_OK;
+}
+
+/* Two hosts' path probes left queued: each shard writes the list of its own request. */
+static int
+test_late_probes_keep_their_lists(void)
+{
+	static struct late l;
+	static struct drill dr;
+	struct mrcd_ctl_req rq = {.cmd = MRCD_CTL_PROBE, .host = 0, .has_plane = true, .plane = 0};
+
+	MRC_T_RUN(late_setup(&l, "ctll_probe"));
+	MRC_T_ASSERT(answered(&dr, &l.ctl, &rq), "probe of host 0: no answer");
+	MRC_T_ASSERT(strncmp(dr.out, "ERR not-running ", 16) == 0, "answer: %s", dr.out);
+	rq.host = 1;
+	MRC_T_ASSERT(answered(&dr, &l.ctl, &rq), "probe of host 1: no answer");
+	MRC_T_ASSERT(strncmp(dr.out, "ERR not-running ", 16) == 0, "answer: %s", dr.out);
+	MRC_T_ASSERT(l.ctl.req[0][0].list != NULL && l.ctl.req[1][0].list != NULL, "lists");
+	MRC_T_ASSERT(l.ctl.req[0][0].list != l.ctl.req[1][0].list,
+		"host 0's and host 1's queued probes write one list");
 	late_free(&l);
 	return MRC_TEST_OK;
 }
@@ -170,6 +203,7 @@ test_late_deny_keeps_its_selection(void)
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_drill_on_a_worker_that_does_not_answer),
 	MRC_TEST_CASE(test_late_deny_keeps_its_selection),
+	MRC_TEST_CASE(test_late_probes_keep_their_lists),
 };
 
 MRC_TEST_MAIN("mrcd_ctl_late", cases)

@@ -87,8 +87,12 @@ struct mrcd_ctl {
 	/* the arguments of the fault drills in req[][]: they live as long as the request */
 	struct mrcd_ctl_fail_ask fail_ask[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS];
 	struct mrc_shard_ev_sel sel;
-	/* probe of a path: the EVs each shard listed (MRC_SHARD_EV_LIST) */
-	struct mrc_shard_ev_ref probe_list[MRC_SHARD_MAX_SHARDS][MRCD_CTL_PROBE_MAX];
+	/*
+	 * probe of a path: the EVs each shard of each host listed (MRC_SHARD_EV_LIST),
+	 * one list per request in req[][]: one that timed out may still write its own
+	 */
+	struct mrc_shard_ev_ref probe_list[MRCD_MAX_HOSTS][MRC_SHARD_MAX_SHARDS]
+					  [MRCD_CTL_PROBE_MAX];
 	/* EV events taken off the shards' rings; sent to at least one client */
 	uint64_t events_in, events_out;
 };

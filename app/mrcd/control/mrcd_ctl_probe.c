@@ -190,7 +190,7 @@ path(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outl
 	else
 		ctl->sel.planes = (uint8_t)(1u << rq->plane);
 	for (unsigned int k = 0; k < n_shards; k++)
-		if (!mrcd_ctl_post(ctl, h, k, MRC_SHARD_EV_LIST, &ctl->sel, ctl->probe_list[k],
+		if (!mrcd_ctl_post(ctl, h, k, MRC_SHARD_EV_LIST, &ctl->sel, ctl->probe_list[h][k],
 			    MRCD_CTL_PROBE_MAX)) {
 			snprintf(out, outlen,
 				"ERR busy host %u shard %u has not answered an earlier request\n",
@@ -214,7 +214,7 @@ path(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outl
 	o += (size_t)snprintf(out + o, outlen - o, "\"probes\":[");
 	for (unsigned int k = 0; k < n_shards; k++)
 		for (uint32_t i = 0; i < listed[k] && probed < MRCD_CTL_PROBE_MAX; i++) {
-			const struct mrc_shard_ev_ref e = ctl->probe_list[k][i];
+			const struct mrc_shard_ev_ref e = ctl->probe_list[h][k][i];
 			uint64_t rtt = 0, now = mono_ns();
 			char res[96];
 			int rc;
