@@ -16,6 +16,8 @@
 #     its other work meanwhile): each refused with its verbs error
 #     and counted by reason in /mrc/apps (the QP to ERROR, brought back by
 #     the program), then the transfer works.
+#  1c. 16 connections that never say HELLO (every session slot): each
+#     closed by mrcd after 5 s and counted, so that step 2's programs attach.
 #  2. an application killed mid-transfer (SIGKILL): mrcd lets its session go
 #     (its QPs to ERROR, its regions released once no packet holds them:
 #     /mrc/apps no longer lists it), and a new pair of processes then moves its
@@ -104,6 +106,34 @@ wait $cpid || fail "hostile: client"
 wait $spid || fail "hostile: server"
 cat hostile_client.log
 [ "$(grep -c "as expected" hostile_client.log)" = 12 ] || fail "hostile: want 12 checks"
+
+# 1c. Every session slot taken by connections that never say HELLO: mrcd closes
+# each after 5 s (counted), so applications can attach again.
+timeout 20 /usr/bin/python3 - "$sock" "$mrc_telemetry" "$(mrc_sock mrcd1.log)" <<'PY' || fail "silent connections"
+import importlib.util, select, socket, sys, time
+conns = []
+for _ in range(16):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.connect(sys.argv[1])
+    conns.append(c)
+t0 = time.monotonic()
+open_ = set(conns)
+while open_ and time.monotonic() - t0 < 12:
+    ready, _, _ = select.select(list(open_), [], [], 0.5)
+    for c in ready:
+        if c.recv(64) == b"":
+            open_.discard(c)
+took = time.monotonic() - t0
+print(f"apps_failures: silent connections: {16 - len(open_)} of 16 closed by mrcd in {took:.1f} s")
+if open_:
+    sys.exit("apps_failures: FAIL: connections without HELLO hold their session slots")
+spec = importlib.util.spec_from_file_location("tel", sys.argv[2])
+tel = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tel)
+apps = list(tel.Client(sys.argv[3]).query("/mrc/apps").values())[0]
+if apps.get("sessions_no_hello", 0) < 16:
+    sys.exit(f"apps_failures: FAIL: sessions_no_hello {apps.get('sessions_no_hello')}")
+PY
 
 # 2. A client killed mid-transfer; then a new pair.
 port=$((port + 1))

@@ -296,7 +296,7 @@ end_session(struct mrcd_apps *a, struct mrcd_app_session *s)
 
 /* Take the connections waiting; true if there was any. */
 static bool
-accept_new(struct mrcd_apps *a)
+accept_new(struct mrcd_apps *a, uint64_t now)
 {
 	for (bool any = false;; any = true) {
 		const int fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -319,6 +319,7 @@ accept_new(struct mrcd_apps *a)
 		s->used = true;
 		s->fd = fd;
 		s->id = ++a->next_id;
+		s->hello_by_tsc = now + a->d->hz * MRCD_APPS_HELLO_MS / 1000;
 		a->sessions_total++;
 		pthread_mutex_unlock(&a->lock);
 	}
@@ -330,11 +331,10 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 	struct mrcd_apps *a = d->apps;
 	bool busy;
 
-	RTE_SET_USED(now);
 	if (a == NULL)
 		return false;
 	busy = mrcd_apps_wake_channels(a) > 0;
-	busy |= accept_new(a);
+	busy |= accept_new(a, now);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		struct mrcd_app_session *s = &a->sess[k];
 		unsigned int n = 0;
@@ -344,6 +344,13 @@ mrcd_apps_tick(struct mrcd_daemon *d, uint64_t now)
 		/* a few requests per session per tick: one application cannot starve the others */
 		while (n < 16 && s->fd >= 0 && read_one(a, s))
 			n++;
+		if (!s->hello && !s->closing && now >= s->hello_by_tsc) {
+			a->sessions_no_hello++;
+			MRCD_LOG(ctrl, WARNING,
+				"application session %u closed: no HELLO within %u ms", s->id,
+				MRCD_APPS_HELLO_MS);
+			s->closing = true;
+		}
 		busy |= n > 0 || s->closing;
 		if (s->closing)
 			end_session(a, s);

@@ -32,6 +32,11 @@ void mrcd_apps_cq_notify(struct mrcd_app_cq *cq);
 #define MRCD_APPS_SESSION_MRS	   MRC_CHAN_SESSION_MRS
 #define MRCD_APPS_SESSION_MR_BYTES MRC_CHAN_SESSION_MR_BYTES
 #define MRCD_APPS_SESSION_CHANNELS 8
+/*
+ * A connection has this long to say HELLO: sessions are few (16), and one
+ * that says nothing would hold its slot for good.
+ */
+#define MRCD_APPS_HELLO_MS 5000
 /* QPs a worker serves for applications at most. */
 #define MRCD_APPS_WORKER_QPS (MRCD_APPS_SESSIONS * MRCD_APPS_SESSION_QPS)
 
@@ -134,6 +139,7 @@ struct mrcd_app_session {
 	pid_t pid;
 	unsigned int host; /* local index */
 	bool hello, closing;
+	uint64_t hello_by_tsc; /* a connection that has not said HELLO by then is closed */
 	struct mrcd_app_qp qp[MRCD_APPS_SESSION_QPS];
 	struct mrcd_app_cq cq[MRCD_APPS_SESSION_CQS];
 	struct mrcd_app_mr mr[MRCD_APPS_SESSION_MRS];
@@ -168,6 +174,7 @@ struct mrcd_apps {
 	bool qpn_used[MRCD_MAX_HOSTS][MRCD_APPS_QPNS];
 	struct mrc_rand rand; /* control's, for the QPs' INIT */
 	uint64_t sessions_total, sessions_refused;
+	uint64_t sessions_no_hello;   /* closed: no HELLO within MRCD_APPS_HELLO_MS */
 	uint64_t regions_dma_refused; /* control: a port's device could not read a region */
 	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
 	 * channel's eventfd (a worker makes no system call) */

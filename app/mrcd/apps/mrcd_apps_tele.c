@@ -73,6 +73,7 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&a->lock);
 	rte_tel_data_add_dict_u64(d, "sessions_total", a->sessions_total);
 	rte_tel_data_add_dict_u64(d, "sessions_refused", a->sessions_refused);
+	rte_tel_data_add_dict_u64(d, "sessions_no_hello", a->sessions_no_hello);
 	rte_tel_data_add_dict_u64(d, "regions_dma_refused", a->regions_dma_refused);
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
