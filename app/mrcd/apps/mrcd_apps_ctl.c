@@ -123,8 +123,7 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	 */
 	if (s->hello)
 		return mrcd_apps_fail(rep, EPROTO,
-			"HELLO again: this session is attached to host %u (a session, one host)",
-			first + s->host);
+			"a session attaches to one host: this one is on host %u", first + s->host);
 	if (r->u.hello.version != MRC_CHAN_VERSION) {
 		s->closing = true;
 		return mrcd_apps_fail(rep, EPROTO,

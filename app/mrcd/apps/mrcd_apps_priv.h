@@ -16,14 +16,6 @@
 #include "mrcd_apps_dma.h"
 #include "mrcd_daemon.h"
 
-/*
- * A CQ got an entry: if the application armed it, spend the arming and wake
- * its channel through control (the wake-up ring, or owed when that is full).
- * Run by the worker that wrote the entry.
- */
-struct mrcd_app_cq;
-void mrcd_apps_cq_notify(struct mrcd_app_cq *cq);
-
 /* Per application (session) at most: a QP or region beyond is refused with ENOMEM. The
  * limits are the channel's, which mrc.h publishes (MRC_SW_MAX_*). */
 #define MRCD_APPS_SESSIONS	   16
@@ -68,6 +60,13 @@ struct mrcd_app_cq {
 	uint32_t wake_owed;
 	uint64_t *owed;
 };
+
+/*
+ * A CQ got an entry: if the application armed it, spend the arming and wake
+ * its channel through control (the wake-up ring, or owed when that is full).
+ * Run by the worker that wrote the entry.
+ */
+void mrcd_apps_cq_notify(struct mrcd_app_cq *cq);
 
 struct mrcd_app_session;
 
