@@ -107,7 +107,8 @@ dead:
 }
 
 bool
-mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len)
+mrc_lib_region_ok(
+	const struct mrc_lib_dev *dev, uint32_t pd, uint32_t lkey, uint64_t addr, uint64_t len)
 {
 	if (lkey == 0)
 		return false;
@@ -115,7 +116,7 @@ mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, u
 		const struct mrc_lib_region *r = &dev->regions[k];
 
 		if (__atomic_load_n(&r->key, __ATOMIC_ACQUIRE) == lkey)
-			return addr >= r->addr && addr - r->addr <= r->len &&
+			return r->pd == pd && addr >= r->addr && addr - r->addr <= r->len &&
 			       len <= r->len - (addr - r->addr);
 	}
 	return false;
@@ -491,6 +492,7 @@ mrc_sw_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 		if (dev->regions[k].key == 0) {
 			dev->regions[k].addr = a;
 			dev->regions[k].len = length;
+			dev->regions[k].pd = pd->handle;
 			__atomic_store_n(&dev->regions[k].key, rep.u.reg_mr.key, __ATOMIC_RELEASE);
 			break;
 		}

@@ -62,8 +62,9 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 				wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM) ||
 			wr->num_sge < 0 || wr->num_sge > MRC_SW_MAX_SGE ||
 			(wr->num_sge == 1 && wr->sg_list == NULL) ||
-			(wr->num_sge == 1 && !mrc_lib_region_ok(qp->ctx->dev, wr->sg_list[0].lkey,
-						     wr->sg_list[0].addr, wr->sg_list[0].length))) {
+			(wr->num_sge == 1 && !mrc_lib_region_ok(qp->ctx->dev, qp->init.pd->handle,
+						     wr->sg_list[0].lkey, wr->sg_list[0].addr,
+						     wr->sg_list[0].length))) {
 			err = EINVAL;
 			break;
 		}
@@ -83,11 +84,15 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 			e->lkey = wr->sg_list[0].lkey;
 		} else {
 			/* No data (a Write-with-immediate as a signal): mrcd sends from a region,
-			 * so name the start of any of ours, for 0 bytes. */
+			 * so name the start of any of ours in the QP's domain, for 0 bytes. */
 			for (unsigned int k = 0; k < MRC_LIB_MAX_MRS && e->lkey == 0; k++) {
-				e->lkey = __atomic_load_n(
-					&qp->ctx->dev->regions[k].key, __ATOMIC_ACQUIRE);
-				e->laddr = qp->ctx->dev->regions[k].addr;
+				const struct mrc_lib_region *g = &qp->ctx->dev->regions[k];
+				const uint32_t key = __atomic_load_n(&g->key, __ATOMIC_ACQUIRE);
+
+				if (key != 0 && g->pd == qp->init.pd->handle) {
+					e->lkey = key;
+					e->laddr = g->addr;
+				}
 			}
 		}
 		e->raddr = wr->wr.rdma.remote_addr;

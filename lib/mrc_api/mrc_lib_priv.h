@@ -49,12 +49,14 @@ struct mrc_lib_dev {
 	 * (EINVAL) instead of taking the QP to ERROR; key 0: a free entry */
 	struct mrc_lib_region {
 		uint32_t key;
+		uint32_t pd; /* its protection domain's handle */
 		uint64_t addr, len;
 	} regions[MRC_LIB_MAX_MRS];
 };
 
-/* Is [addr, addr + len) inside the device's region `lkey`? */
-bool mrc_lib_region_ok(const struct mrc_lib_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len);
+/* Is [addr, addr + len) inside the device's region `lkey`, of protection domain `pd`? */
+bool mrc_lib_region_ok(
+	const struct mrc_lib_dev *dev, uint32_t pd, uint32_t lkey, uint64_t addr, uint64_t len);
 
 struct mrc_context {
 	struct mrc_lib_dev *dev;

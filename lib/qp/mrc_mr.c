@@ -57,12 +57,12 @@ mrc_mr_register(struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iov
 {
 	const uint64_t va = (access & MRC_MR_ZERO_BASED) ? 0 : (uint64_t)(uintptr_t)addr;
 
-	return mrc_mr_register_va(t, addr, va, len, iova, access);
+	return mrc_mr_register_va(t, 0, addr, va, len, iova, access);
 }
 
 uint32_t
-mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len, rte_iova_t iova,
-	uint32_t access)
+mrc_mr_register_va(struct mrc_mr_table *t, uint64_t pd, void *addr, uint64_t va, uint64_t len,
+	rte_iova_t iova, uint32_t access)
 {
 	uintptr_t a = (uintptr_t)addr;
 
@@ -84,6 +84,7 @@ mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len
 		mr->len = len;
 		mr->iova = iova;
 		mr->access = access;
+		mr->pd = pd;
 		for (unsigned int k = 0; k < MRC_MR_LANES; k++) {
 			struct rte_mbuf_ext_shared_info *sh = mrc_mr_shinfo(t, mr, k);
 

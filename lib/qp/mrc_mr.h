@@ -17,6 +17,12 @@
  * carries a generation in its low byte, so a key of a deregistered region
  * never matches a new region in the same slot.
  *
+ * A region also belongs to a protection domain, as in verbs: only a QP of
+ * the same domain may send from it or have it written (mrc_qp_init.pd).
+ * Keys are small numbers anyone can guess; the domain is what keeps one
+ * application's peers out of another's memory, and every application out
+ * of the daemon's own (domain 0).
+ *
  * Each region also owns the rte_mbuf_ext_shared_info its payload segments
  * attach to (senders never copy), counting the attachments in flight; a
  * region with packets in flight cannot be deregistered. It has one per
@@ -53,12 +59,14 @@ struct mrc_mr {
 	rte_iova_t iova;
 	uint32_t key; /**< rkey == lkey; 0 means the slot is free */
 	uint32_t access;
+	uint64_t pd; /**< protection domain: only QPs of it reach the region (0: the daemon's) */
 };
 
 struct mrc_mr_stats {
 	uint64_t bad_key; /**< key unknown, stale or of a free slot */
 	uint64_t out_of_bounds;
 	uint64_t no_access;
+	uint64_t other_pd; /**< the key of a region in another protection domain */
 };
 
 struct mrc_mr_table {
@@ -82,20 +90,21 @@ size_t mrc_mr_table_memsize(uint32_t n_slots);
 int mrc_mr_table_init(struct mrc_mr_table *t, uint32_t n_slots);
 
 /**
- * Register [addr, addr + len) with `access`; IOVA of addr is `iova` (0 for
- * virtual devices). Returns the key (never 0), or 0 with rte_errno set:
- * EINVAL (empty or wrapping range, no access), ENOSPC (table full).
+ * Register [addr, addr + len) with `access`, in protection domain 0 (the
+ * daemon's own); IOVA of addr is `iova` (0 for virtual devices). Returns
+ * the key (never 0), or 0 with rte_errno set: EINVAL (empty or wrapping
+ * range, no access), ENOSPC (table full).
  */
 uint32_t mrc_mr_register(
 	struct mrc_mr_table *t, void *addr, uint64_t len, rte_iova_t iova, uint32_t access);
 
 /**
- * As mrc_mr_register(), with peers addressing the region from `va` (another
- * process's pointer to the same memory, mapped at `addr` here). `access`
- * without MRC_MR_ZERO_BASED (va says where it starts).
+ * As mrc_mr_register(), in protection domain `pd`, with peers addressing the
+ * region from `va` (another process's pointer to the same memory, mapped at
+ * `addr` here). `access` without MRC_MR_ZERO_BASED (va says where it starts).
  */
-uint32_t mrc_mr_register_va(struct mrc_mr_table *t, void *addr, uint64_t va, uint64_t len,
-	rte_iova_t iova, uint32_t access);
+uint32_t mrc_mr_register_va(struct mrc_mr_table *t, uint64_t pd, void *addr, uint64_t va,
+	uint64_t len, rte_iova_t iova, uint32_t access);
 
 /** Deregister `key`: 0, -ENOENT (unknown key), -EBUSY (packets still attached). */
 int mrc_mr_deregister(struct mrc_mr_table *t, uint32_t key);
@@ -115,10 +124,10 @@ int mrc_mr_retire(struct mrc_mr_table *t, uint32_t key);
  */
 int mrc_mr_reap(struct mrc_mr_table *t, uint32_t key);
 
-/* The check behind both lookups; `base` picks the address space. */
+/* The check behind both lookups; `local` picks the address space. */
 static inline struct mrc_mr *
-mrc_mr_check_(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access,
-	bool local)
+mrc_mr_check_(struct mrc_mr_table *t, uint64_t pd, uint32_t key, uint64_t va, uint64_t len,
+	uint32_t access, bool local)
 {
 	uint32_t slot = key >> 8;
 	struct mrc_mr *mr;
@@ -129,6 +138,11 @@ mrc_mr_check_(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, u
 		return NULL;
 	}
 	mr = &t->mr[slot];
+	/* Before the bounds: a key of another domain tells its owner nothing more. */
+	if (mr->pd != pd) {
+		t->stats.other_pd++;
+		return NULL;
+	}
 	base = local ? (uint64_t)(uintptr_t)mr->addr : mr->va;
 	/* va - base cannot wrap below base; len is bounded before it is added. */
 	if (va < base || va - base > mr->len || len > mr->len - (va - base)) {
@@ -143,23 +157,25 @@ mrc_mr_check_(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, u
 }
 
 /**
- * The region for `key` if [va, va + len), in the peers' address space (a
- * pointer, or an offset for a zero-based region), lies inside it and
- * `access` is granted, else NULL (and the reason is counted). len 0 checks
- * va only. The bytes are at mrc_mr_ptr(mr, va).
+ * The region for `key` if it is in protection domain `pd` (the QP's), [va,
+ * va + len), in the peers' address space (a pointer, or an offset for a
+ * zero-based region), lies inside it and `access` is granted, else NULL
+ * (and the reason is counted). len 0 checks va only. The bytes are at
+ * mrc_mr_ptr(mr, va).
  */
 static inline struct mrc_mr *
-mrc_mr_check(struct mrc_mr_table *t, uint32_t key, uint64_t va, uint64_t len, uint32_t access)
+mrc_mr_check(struct mrc_mr_table *t, uint64_t pd, uint32_t key, uint64_t va, uint64_t len,
+	uint32_t access)
 {
-	return mrc_mr_check_(t, key, va, len, access, false);
+	return mrc_mr_check_(t, pd, key, va, len, access, false);
 }
 
 /** As mrc_mr_check() for our own posts: [ptr, ptr + len) is a local pointer range. */
 static inline struct mrc_mr *
-mrc_mr_check_local(
-	struct mrc_mr_table *t, uint32_t key, const void *ptr, uint64_t len, uint32_t access)
+mrc_mr_check_local(struct mrc_mr_table *t, uint64_t pd, uint32_t key, const void *ptr, uint64_t len,
+	uint32_t access)
 {
-	return mrc_mr_check_(t, key, (uint64_t)(uintptr_t)ptr, len, access, true);
+	return mrc_mr_check_(t, pd, key, (uint64_t)(uintptr_t)ptr, len, access, true);
 }
 
 /** Where peers' address `va` (checked) is in our memory. */

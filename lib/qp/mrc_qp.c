@@ -410,6 +410,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->mtu = init->mtu & ~3u; /* whole words: only the last packet carries pad */
 	qp->tsc_hz = init->tsc_hz;
 	qp->mrs = init->mrs;
+	qp->pd = init->pd;
 	qp->cq = init->cq;
 	qp->pool = init->hdr_pool;
 	qp->wire = init->wire;
@@ -712,7 +713,7 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	n_pkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
 	if (n_pkts > MAX_MSG_PKTS)
 		return -EINVAL;
-	mr = mrc_mr_check_local(qp->mrs, lkey, laddr, len, MRC_MR_ACCESS_LOCAL_READ);
+	mr = mrc_mr_check_local(qp->mrs, qp->pd, lkey, laddr, len, MRC_MR_ACCESS_LOCAL_READ);
 	if (mr == NULL)
 		return -EINVAL;
 	w = &qp->sq[qp->sq_tail & qp->sq_mask];

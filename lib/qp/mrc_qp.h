@@ -223,7 +223,12 @@ struct mrc_qp_init {
 	uint16_t sq_size; /**< messages postable at once (power of two) */
 	uint16_t mtu;	  /**< payload bytes per packet (256..9000) */
 	uint64_t tsc_hz;
-	struct mrc_mr_table *mrs;     /**< regions for lkeys and rkeys */
+	struct mrc_mr_table *mrs; /**< regions for lkeys and rkeys */
+	/**
+	 * Protection domain: the QP sends only from regions of this domain and
+	 * lets its peer write only into them (mrc_mr.h); 0 is the daemon's own.
+	 */
+	uint64_t pd;
 	struct mrc_cq *cq;	      /**< where completions go */
 	struct rte_mempool *hdr_pool; /**< header, payload-attach and trailer mbufs */
 	struct mrc_wire_cfg wire;
@@ -616,7 +621,7 @@ void mrc_qp_prefetch_judge(const struct mrc_qp *qp, const struct mrc_pkt *v);
 	X(rx_dup_pkts, "pkts", "duplicate data packets (not placed again)")                    \
 	X(rx_oor_pkts, "pkts", "data packets beyond our window (NACKed)")                      \
 	X(rx_trimmed_pkts, "pkts", "trimmed data packets (NACKed)")                            \
-	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, out of bounds or no access")     \
+	X(rx_bad_rkey, "pkts", "writes refused: unknown rkey, other domain, bounds or access") \
 	X(rx_wimm_exceeded, "pkts", "Write-IMM beyond the negotiated WIMM")                    \
 	X(rx_sacks_refused, "pkts", "SACKs acknowledging PSNs never sent (ignored)")           \
 	X(rx_nacks, "pkts", "NACKs received")                                                  \

@@ -180,8 +180,8 @@ struct mrc_qp {
 	struct mrc_qp_encap *encap;
 
 	/* responder */
-	struct qp_imm *imm;	       /* NULL while not held (lent: see imm_pool) */
-	struct mrc_trk_pool *imm_pool; /* lends the table (mrc_qp_init), or NULL: ours for life */
+	struct qp_imm *imm; /* NULL while not held (lent: see imm_pool) */
+	uint64_t pd;	    /* protection domain: the regions it may reach (mrc_qp_init) */
 	uint32_t imm_mask;
 	uint16_t imm_next;
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
@@ -195,11 +195,14 @@ struct mrc_qp {
 	uint8_t mr_lane; /* the regions' shared-info lane we attach to (mrc_qp_set_mr_lane) */
 	/* a posted message's region was let go: the burst that found it fails the QP */
 	bool region_gone;
+	bool want_ev_stats; /* set-up's: in a hole of this line, where it costs no line */
 
 	/* headers of every packet */
 	struct mrc_wire_cfg wire;
 	struct mrc_qp_addr addr;
-	uint32_t op_probe_ev; /* the operator's probe (mrc_qp_op_probe): cold, before cc's line */
+	/* lends the Write-IMM table (mrc_qp_init), or NULL: ours for life; read only
+	 * while a table is held or taken, so it fills the line before cc's */
+	struct mrc_trk_pool *imm_pool;
 	/*
 	 * From a line's start: the ops pointer and NSCC's state and counters
 	 * then fill three lines (MRC_CC_PRIV_LINES), where 8 bytes before the
@@ -210,7 +213,7 @@ struct mrc_qp {
 
 	/* ---- set-up's ---- */
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
-	bool want_ev_stats;
+	uint32_t op_probe_ev;	       /* the operator's probe (mrc_qp_op_probe): cold */
 	int socket;
 	struct mrc_rel_rtt_share *rtt_share; /* mrc_qp_set_rtt_share(), given to rtx */
 	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */

@@ -131,7 +131,7 @@ rx_data(struct mrc_qp *qp, const struct rte_mbuf *m, const struct mrc_pkt *v, ui
 	qp->last_rx_ev = v->ev;
 	if (!trimmed) {
 		/* Nothing is written, or acknowledged, outside registered memory. */
-		mr = mrc_mr_check(qp->mrs, v->data.rkey, v->data.va, v->payload_len,
+		mr = mrc_mr_check(qp->mrs, qp->pd, v->data.rkey, v->data.va, v->payload_len,
 			MRC_MR_ACCESS_REMOTE_WRITE);
 		if (mr == NULL) {
 			qp->cnt.rx_bad_rkey++;

@@ -5,13 +5,15 @@
 # Applications on mrcd when things go wrong (doc/applications.md), on one
 # mrcd with hosts 0 and 1 of the emulated fabric:
 #  1. bad requests: mrc-app-test in `bad` mode. A SEND, a wrong lkey,
-#     memory no region holds and a post on a QP in RESET each fail alone with
+#     memory no region holds, a region of another protection domain of
+#     the program and a post on a QP in RESET each fail alone with
 #     EINVAL and complete nothing, and the transfer after them works; a write
 #     with a wrong rkey completes IBV_WC_REM_ACCESS_ERR, the QP goes to ERROR
 #     with IBV_EVENT_QP_FATAL, and a write after it is flushed.
 #  1b. hostile requests written straight into the shared rings (a bad
-#     opcode, keys not its own, memory past its region, a scribbled ring
-#     head), a malformed socket message, a second HELLO for the other
+#     opcode, keys not its own, memory past its region, a region of its
+#     other protection domain, an rkey of mrcd's own memory at the peer, a
+#     scribbled ring head), a malformed socket message, a second HELLO for the other
 #     host, and receives flushed without end (the worker must go on with
 #     its other work meanwhile): each refused with its verbs error
 #     and counted by reason in /mrc/apps (the QP to ERROR, brought back by
@@ -68,7 +70,7 @@ spid=$!
 "$app" client "$sock" 0 "$port" 65536 4096 0.2 bad $qps > bad_client.log 2>&1 || fail "bad requests: client"
 wait $spid || fail "bad requests: server"
 cat bad_client.log
-[ "$(grep -c "as expected" bad_client.log)" = 10 ] || fail "bad requests: want 10 checks"
+[ "$(grep -c "as expected" bad_client.log)" = 11 ] || fail "bad requests: want 11 checks"
 
 # 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
 # counted by reason in /mrc/apps, and the transfer after them works.
@@ -95,7 +97,7 @@ if len(sess) != 1:
 s = sess[0]
 detail = list(c.query(f"/mrc/apps,{s['session']}").values())[0]
 qps = [v for k, v in detail.items() if k.startswith("qp_")]
-want = {"refused_wqe_opcode": 1, "refused_wqe_key": 2, "refused_ring_index": 1}
+want = {"refused_wqe_opcode": 1, "refused_wqe_key": 3, "refused_ring_index": 1}
 got = {k: sum(q[k] for q in qps) for k in want}
 print("apps_failures: hostile: refused", got, "and socket messages",
       s.get("refused_msg_size", 0))
@@ -105,7 +107,7 @@ PY
 wait $cpid || fail "hostile: client"
 wait $spid || fail "hostile: server"
 cat hostile_client.log
-[ "$(grep -c "as expected" hostile_client.log)" = 12 ] || fail "hostile: want 12 checks"
+[ "$(grep -c "as expected" hostile_client.log)" = 16 ] || fail "hostile: want 16 checks"
 
 # 1c. Every session slot taken by connections that never say HELLO: mrcd closes
 # each after 5 s (counted), so applications can attach again.

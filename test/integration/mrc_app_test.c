@@ -309,6 +309,22 @@ bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, str
 	sge.lkey = mr->lkey;
 	sge.addr = (uintptr_t)stack;
 	expect(mrc_post_send(qp, &wr, &bad) == EINVAL, "memory no region holds fails with EINVAL");
+	{
+		static uint8_t other[4096] __attribute__((aligned(4096)));
+		struct ibv_pd *pd2 = mrc_sw_alloc_pd(pd->context);
+		struct ibv_mr *mr2 =
+			pd2 != NULL ? mrc_sw_reg_mr(pd2, other, sizeof(other), 0) : NULL;
+
+		if (mr2 == NULL)
+			die("a region in a second protection domain");
+		sge.lkey = mr2->lkey;
+		sge.addr = (uintptr_t)other;
+		expect(mrc_post_send(qp, &wr, &bad) == EINVAL,
+			"a region of another protection domain fails with EINVAL");
+		if (mrc_sw_dereg_mr(mr2) != 0 || mrc_sw_dealloc_pd(pd2) != 0)
+			die("the second protection domain's region");
+		sge.lkey = mr->lkey;
+	}
 	fresh = mrc_create_qp(ctx, &qa);
 	sge.addr = (uintptr_t)mr->addr;
 	expect(fresh != NULL && mrc_post_send(fresh, &wr, &bad) == EINVAL,
@@ -382,6 +398,9 @@ hostile_expect(struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
 
 	while ((n = mrc_poll_cq(scq, 1, &wc)) == 0 && now_s() < end)
 		;
+	if (n == 1 && wc.status != want)
+		fprintf(stderr, "mrc-app-test: %s: completed %s\n", what,
+			ibv_wc_status_str(wc.status));
 	expect(n == 1 && wc.status == want, what);
 	expect(mrc_get_async_event(ctx, &ev) == 0 && ev.event_type == IBV_EVENT_QP_FATAL &&
 			ev.element.qp == qp,
@@ -493,6 +512,42 @@ flood_resync(struct mrc_qp *qp, struct mrc_cq *rcq)
 	}
 }
 
+/*
+ * Memory of another protection domain: a region of this program's second
+ * domain named in the ring (the QP is of its first), and the peer host's
+ * own message buffers (mrcd's first region there, key 0x1, zero-based),
+ * which a peer could guess. Neither is read or written.
+ */
+static void
+other_domain(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq,
+	struct mrc_qp *qp, struct mrc_chan_swqe *w, const struct peer_info *mine,
+	const struct peer_info *theirs)
+{
+	static uint8_t other[4096] __attribute__((aligned(4096)));
+	struct ibv_pd *pd2 = mrc_sw_alloc_pd(dev);
+	struct ibv_mr *mr2 = pd2 != NULL ? mrc_sw_reg_mr(pd2, other, sizeof(other), 0) : NULL;
+	const struct mrc_chan_swqe keep = *w;
+
+	if (mr2 == NULL)
+		die("a region in a second protection domain");
+	w->lkey = mr2->lkey;
+	w->laddr = (uintptr_t)other;
+	hostile_post(qp, w);
+	hostile_expect(ctx, scq, qp, IBV_WC_LOC_PROT_ERR,
+		"a region of our other protection domain in the ring: LOC_PROT_ERR");
+	reconnect(qp, mine, theirs);
+	*w = keep;
+	w->rkey = 0x1;
+	w->raddr = 0;
+	hostile_post(qp, w);
+	hostile_expect(ctx, scq, qp, IBV_WC_REM_ACCESS_ERR,
+		"a write into mrcd's own memory at the peer (key 0x1): REM_ACCESS_ERR");
+	reconnect(qp, mine, theirs);
+	*w = keep;
+	if (mrc_sw_dereg_mr(mr2) != 0 || mrc_sw_dealloc_pd(pd2) != 0)
+		die("the second protection domain's region");
+}
+
 static void
 hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
 	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
@@ -524,6 +579,8 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 	hostile_expect(ctx, scq, qp, IBV_WC_LOC_PROT_ERR,
 		"memory past the region in the ring: LOC_PROT_ERR");
 	reconnect(qp, mine, theirs);
+	w.laddr = (uintptr_t)mr->addr;
+	other_domain(dev, ctx, scq, qp, &w, mine, theirs);
 	/* a head far ahead of the tail: nothing of the ring is taken */
 	__atomic_store_n(&qp->sq->head, qp->sq_head + 100000, __ATOMIC_RELEASE);
 	{

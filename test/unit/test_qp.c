@@ -592,7 +592,8 @@ test_region_retired_while_packets_hold_it(void)
 	MRC_T_EQ(mrc_mr_deregister(t, key), -EBUSY); /* the strict call refuses */
 	MRC_T_EQ(mrc_mr_retire(t, key), 1);	     /* retired, packets still attached */
 	bad = t->stats.bad_key;
-	MRC_T_ASSERT(mrc_mr_check_local(t, key, p.h[0].mem, 64, MRC_MR_ACCESS_LOCAL_READ) == NULL,
+	MRC_T_ASSERT(
+		mrc_mr_check_local(t, 0, key, p.h[0].mem, 64, MRC_MR_ACCESS_LOCAL_READ) == NULL,
 		"the retired key no longer matches");
 	MRC_T_U64_EQ(t->stats.bad_key, bad + 1);
 	MRC_T_EQ(mrc_mr_retire(t, key), -ENOENT);
@@ -730,27 +731,34 @@ test_region_at_another_address(void)
 
 	MRC_T_ASSERT(mrc_mr_table_memsize(4) <= sizeof(u), "table fits");
 	MRC_T_EQ(mrc_mr_table_init(t, 4), 0);
-	key = mrc_mr_register_va(
-		t, mem, va, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+	key = mrc_mr_register_va(t, 7, mem, va, sizeof(mem), 0,
+		MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
 	MRC_T_ASSERT(key != 0, "registered");
-	mr = mrc_mr_check(t, key, va + 100, 50, MRC_MR_ACCESS_REMOTE_WRITE);
+	mr = mrc_mr_check(t, 7, key, va + 100, 50, MRC_MR_ACCESS_REMOTE_WRITE);
 	MRC_T_ASSERT(mr != NULL, "the other address space is the region's");
 	MRC_T_ASSERT(mrc_mr_ptr(mr, va + 100) == mem + 100, "and lands in our mapping");
-	MRC_T_ASSERT(mrc_mr_check(t, key, va - 1, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+	MRC_T_ASSERT(mrc_mr_check(t, 7, key, va - 1, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
 		"below it refused");
-	MRC_T_ASSERT(
-		mrc_mr_check(t, key, va + sizeof(mem) - 10, 11, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+	MRC_T_ASSERT(mrc_mr_check(t, 7, key, va + sizeof(mem) - 10, 11,
+			     MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
 		"past it refused");
-	MRC_T_ASSERT(mrc_mr_check(t, key, (uint64_t)(uintptr_t)mem, 1,
+	MRC_T_ASSERT(mrc_mr_check(t, 7, key, (uint64_t)(uintptr_t)mem, 1,
 			     MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
 		"our own pointer is not its address");
-	MRC_T_ASSERT(mrc_mr_check_local(t, key, mem + 10, 10, MRC_MR_ACCESS_LOCAL_READ) != NULL,
+	MRC_T_ASSERT(mrc_mr_check_local(t, 7, key, mem + 10, 10, MRC_MR_ACCESS_LOCAL_READ) != NULL,
 		"local posts name our mapping");
+	/* Another domain's QP: refused both ways, counted as such, before the bounds. */
+	MRC_T_ASSERT(mrc_mr_check(t, 8, key, va + 100, 50, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+		"a peer of another domain refused");
+	MRC_T_ASSERT(mrc_mr_check_local(t, 0, key, mem + 10, 10, MRC_MR_ACCESS_LOCAL_READ) == NULL,
+		"a post of the daemon's domain refused");
+	MRC_T_U64_EQ(t->stats.other_pd, 2);
+	MRC_T_U64_EQ(t->stats.out_of_bounds, 3);
 	MRC_T_EQ(mrc_mr_register_va(
-			 t, mem, UINT64_MAX - 10, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ),
+			 t, 7, mem, UINT64_MAX - 10, sizeof(mem), 0, MRC_MR_ACCESS_LOCAL_READ),
 		0);
 	MRC_T_EQ(mrc_mr_deregister(t, key), 0);
-	MRC_T_ASSERT(mrc_mr_check(t, key, va, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
+	MRC_T_ASSERT(mrc_mr_check(t, 7, key, va, 1, MRC_MR_ACCESS_REMOTE_WRITE) == NULL,
 		"its key stops matching");
 	return MRC_TEST_OK;
 }
@@ -766,6 +774,53 @@ test_out_of_region_refused(void)
 {
 	/* Each packet is checked on its own: these start inside and run past the end. */
 	return refused_write(0, (4u << 20) - 100);
+}
+
+/*
+ * Regions of another protection domain, at both ends of a pair of the
+ * daemon's domain (0): a peer's write aimed at one with its right key and
+ * address is refused and writes nothing, and a post naming one fails.
+ */
+static int
+test_other_domain_refused(void)
+{
+	static struct wire w;
+	static uint8_t theirs[8192], ours[8192];
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e;
+	uint32_t key, our_key;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US});
+	memset(theirs, 0, sizeof(theirs));
+	key = mrc_mr_register_va(p.h[1].mrs, 9, theirs, (uint64_t)(uintptr_t)theirs, sizeof(theirs),
+		0, MRC_MR_ACCESS_LOCAL_READ | MRC_MR_ACCESS_REMOTE_WRITE);
+	our_key = mrc_mr_register_va(p.h[0].mrs, 9, ours, (uint64_t)(uintptr_t)ours, sizeof(ours),
+		0, MRC_MR_ACCESS_LOCAL_READ);
+	MRC_T_ASSERT(key != 0 && our_key != 0, "registered");
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 4, ours, 64, our_key, (uint64_t)(uintptr_t)p.h[1].mem,
+			 p.h[1].key, false, 0),
+		-EINVAL);
+	MRC_T_U64_EQ(p.h[0].mrs->stats.other_pd, 1);
+	mrc_test_fill(&p.h[0], 0, 4096, 3);
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 5, p.h[0].mem, 4096, p.h[0].key,
+			 (uint64_t)(uintptr_t)theirs, key, false, 0),
+		0);
+	run(&p, &w, 1000 * US);
+	for (size_t i = 0; i < sizeof(theirs); i++)
+		MRC_T_ASSERT(theirs[i] == 0, "byte %zu of the other domain's region written", i);
+	MRC_T_ASSERT(mrc_qp_counters(p.h[1].qp)->rx_bad_rkey >= 1, "refusal counted");
+	MRC_T_ASSERT(p.h[1].mrs->stats.other_pd >= 1, "as another domain's key");
+	MRC_T_EQ(mrc_qp_counters(p.h[1].qp)->rx_data_pkts, 0);
+	MRC_T_EQ(mrc_qp_state(p.h[0].qp), MRC_QP_ERROR);
+	MRC_T_EQ(mrc_qp_error(p.h[0].qp), MRC_QP_ERR_REMOTE_OP);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.wr_id, 5);
+	MRC_T_EQ(mrc_qp_state(p.h[1].qp), MRC_QP_RTS);
+	run(&p, &w, 1000 * US);
+	return drained_no_leak(&p, &w);
 }
 
 static bool
@@ -2071,6 +2126,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_region_retired_idle_is_freed),
 	MRC_TEST_CASE(test_region_let_go_under_a_posted_message),
 	MRC_TEST_CASE(test_out_of_region_refused),
+	MRC_TEST_CASE(test_other_domain_refused),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),

@@ -34,6 +34,17 @@ struct mrcd_apps_call {
 };
 
 /*
+ * The engine's protection domain of an application's domain `handle`: the
+ * session's number above it, so that no two sessions share one and none is
+ * the daemon's own (0, its generator's regions and QPs).
+ */
+static inline uint64_t
+mrcd_apps_pd(const struct mrcd_app_session *s, uint32_t handle)
+{
+	return (uint64_t)s->id << 32 | handle;
+}
+
+/*
  * Run fn on the lcore of host h's shard k; its return value, or -ENOTSUP (the
  * shard takes no requests). A full request ring is waited out.
  */

@@ -30,8 +30,9 @@ on_reg(struct mrc_shard *s, void *arg)
 	uint32_t key;
 
 	RTE_SET_USED(s);
-	key = mrc_mr_register_va(c->mrs, c->mr->map + (c->mr->addr & 4095), c->mr->addr, c->mr->len,
-		c->mr->dma.iova != 0 ? c->mr->dma.iova + (c->mr->addr & 4095) : 0, c->access);
+	key = mrc_mr_register_va(c->mrs, c->mr->pd, c->mr->map + (c->mr->addr & 4095), c->mr->addr,
+		c->mr->len, c->mr->dma.iova != 0 ? c->mr->dma.iova + (c->mr->addr & 4095) : 0,
+		c->access);
 	return key != 0 ? (int)(key & 0x7fffffff) : -rte_errno;
 }
 
@@ -115,6 +116,7 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 	mr->map_len = map_len;
 	mr->addr = addr;
 	mr->len = len;
+	mr->pd = mrcd_apps_pd(s, r->u.reg_mr.pd); /* only its QPs of that domain reach it */
 	c = (struct mrcd_apps_call){.a = a,
 		.mrs = a->d->host[s->host].mrs,
 		.mr = mr,

@@ -79,6 +79,7 @@ struct mrcd_app_qp {
 	bool added;	/* on its shard (from RTR until destroyed) */
 	bool sig_all;
 	uint32_t access, mtu, dest_qpn, rq_psn, sq_psn;
+	uint64_t pd; /* its protection domain in the engine (mrcd_apps_pd) */
 	uint8_t timeout, retry_linear, retry_exp, mpr, mpr_dest;
 	uint32_t mod_mask; /* MRC_CHAN_MOD_* given so far */
 	uint8_t dgid[16];
@@ -126,6 +127,7 @@ struct mrcd_app_mr {
 	uint8_t *map; /* mrcd's mapping of the memfd pages */
 	size_t map_len;
 	uint64_t addr, len;
+	uint64_t pd;		  /* its protection domain in the engine (mrcd_apps_pd) */
 	struct mrcd_apps_dma dma; /* the mapping's standing with DPDK and the ports' devices */
 	bool dying; /* deregistered by the application or its end: freed when no packet holds it */
 	bool retired; /* its key is gone, its slot waits for the packets that hold it */

@@ -139,6 +139,7 @@ mrcd_apps_create_qp(struct mrcd_apps *a, struct mrcd_app_session *s, const struc
 	q->scq = scq;
 	q->rcq = rcq;
 	q->sig_all = r->u.create_qp.sq_sig_all != 0;
+	q->pd = mrcd_apps_pd(s, r->u.create_qp.pd);
 	q->mtu = a->d->cfg.transport.mtu;
 	a->qpn_used[h][slot] = true;
 	a->qpn_next[h] = (slot + 1) % MRCD_APPS_QPNS;
@@ -227,6 +228,7 @@ qp_to_rtr(struct mrcd_apps *a, struct mrcd_app_qp *q, struct mrc_chan_rep *rep)
 		.mtu = (uint16_t)RTE_MIN(q->mtu, d->cfg.transport.mtu),
 		.tsc_hz = d->hz,
 		.mrs = hc->mrs,
+		.pd = q->pd,
 		.cq = q->icq,
 		.hdr_pool = hc->tx_pool,
 		.socket = (int)rte_socket_id(),

@@ -106,7 +106,7 @@ refuse(struct mrcd_app_qp *q, const struct mrc_chan_swqe *w, uint32_t idx,
 	mrcd_app_qp_to_error(q, MRC_CHAN_QPE_LOCAL, now);
 }
 
-/* The region of this session holding [addr, addr + len), or NULL. */
+/* The region of this session and the QP's domain holding [addr, addr + len), or NULL. */
 static struct mrc_mr *
 local_mr(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint32_t lkey, uint64_t addr, uint32_t len)
 {
@@ -116,7 +116,7 @@ local_mr(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint32_t lkey, uint64_t a
 
 	if (slot >= a->mr_slots || a->mr_owner[q->host][slot] != q->s->id)
 		return NULL;
-	return mrc_mr_check(t, lkey, addr, len, MRC_MR_ACCESS_LOCAL_READ);
+	return mrc_mr_check(t, q->pd, lkey, addr, len, MRC_MR_ACCESS_LOCAL_READ);
 }
 
 static void
