@@ -39,13 +39,13 @@
 #                          start's q 0 flows still carry;
 #   messages = 1           every flow stops; then each host has verified
 #                          exactly the bytes and messages the other sent.
-# Then both stop (SIGTERM): every message posted completed or failed (those
-# in flight at a drill, at most 2 per process), none lost, each exits 0 or,
-# with some failed, 1; each receiver verified what its sender completed
-# (and up to the failed ones more), no verify error; each process counts
-# both flows recovered and none left failed; 6 reloads taken and 1 refused
-# each. Without recovery of the flows a reload added, both stay failed
-# (other_process).
+# Then both stop (SIGTERM), each gone within 30 s: every message posted
+# completed or failed (those in flight at a drill, at most 2 per process),
+# none lost, each exits 0 or, with some failed, 1; each receiver verified
+# what its sender completed (and up to the failed ones more), no verify
+# error; each process counts both flows recovered and none left failed; 6
+# reloads taken and 1 refused each. Without recovery of the flows a reload
+# added, both stay failed (other_process).
 # Usage: reload_process.sh MRCD_BINARY WORKDIR MRCCTL
 set -euo pipefail
 mrcd=$(realpath "$1")
@@ -340,6 +340,17 @@ fi
 
 # Both at once: each closes its memif ports while the other's disconnect arrives (two_process.sh).
 kill -TERM "${pid[0]}" "${pid[1]}"
+# Each exit is bounded (drain, the memif ports' close delay, teardown: a few
+# seconds), judged by the process rather than the shell's wait (lib.sh,
+# mrc_wait_dead); one still running is shown thread by thread, then killed.
+for h in 0 1; do
+	if ! mrc_wait_dead "${pid[$h]}" 30; then
+		fail "host $h's mrcd still runs 30 s after SIGTERM; its threads:"
+		mrc_dump_threads "${pid[$h]}"
+		tail -5 "$t/h$h.err" "$t/h$h.out"
+		kill -KILL "${pid[$h]}" 2> /dev/null || true
+	fi
+done
 set +e
 for h in 0 1; do
 	wait "${pid[$h]}"
