@@ -108,13 +108,14 @@ fired_cq(struct mrc_comp_channel *ch)
 int
 mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq, void **cq_context)
 {
-	struct mrc_cq *got;
+	struct mrc_cq *got = NULL;
 
 	if (channel == NULL || cq == NULL || cq_context == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	while ((got = fired_cq(channel)) == NULL) {
+	/* A CQ taken in the loop's last look is kept: its fired mark is spent. */
+	while (got == NULL && (got = fired_cq(channel)) == NULL) {
 		struct pollfd p[2] = {{.fd = channel->fd, .events = POLLIN},
 			{.fd = channel->ctx->dev->fd, .events = POLLIN}};
 		uint64_t v;
