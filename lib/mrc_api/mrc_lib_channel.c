@@ -3,8 +3,8 @@
  */
 
 /*
- * lib_mrc: completion channels, the eventfd mrcd writes when an armed CQ
- * gets an entry, and the calls that arm a CQ and take its events. Apart
+ * lib_mrc: completion channels, a datagram socket mrcd sends a byte on when
+ * an armed CQ gets an entry, and the calls that arm a CQ and take its events. Apart
  * from the CQs themselves (mrc_lib_cq.c) because a program that only polls
  * never touches any of it.
  */
@@ -13,12 +13,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "mrc_lib_priv.h"
 
-/* ---- completion channels: an eventfd mrcd writes when an armed CQ gets an entry ---- */
+/*
+ * ---- completion channels: one end of an AF_UNIX SOCK_DGRAM socket pair,
+ * mrcd holding the other and sending a byte on it (MSG_DONTWAIT) when an
+ * armed CQ gets an entry ----
+ */
 
 int
 mrc_create_comp_channel(struct mrc_context *c, struct mrc_comp_channel **channel)
@@ -26,6 +30,7 @@ mrc_create_comp_channel(struct mrc_context *c, struct mrc_comp_channel **channel
 	struct mrc_chan_req r = {.op = MRC_CHAN_CREATE_CHANNEL};
 	struct mrc_chan_rep rep;
 	struct mrc_comp_channel *ch;
+	int sv[2];
 
 	if (c == NULL || channel == NULL) {
 		errno = EINVAL;
@@ -35,16 +40,22 @@ mrc_create_comp_channel(struct mrc_context *c, struct mrc_comp_channel **channel
 	if (ch == NULL)
 		return -1;
 	ch->ctx = c;
-	ch->fd = eventfd(0, EFD_CLOEXEC);
-	if (ch->fd < 0 || mrc_lib_rpc(c->dev, &r, ch->fd, &rep, NULL) != 0) {
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		free(ch);
+		return -1;
+	}
+	/* sv[1] goes to mrcd, sv[0] is the channel's fd */
+	if (mrc_lib_rpc(c->dev, &r, sv[1], &rep, NULL) != 0) {
 		const int err = errno;
 
-		if (ch->fd >= 0)
-			close(ch->fd);
+		close(sv[0]);
+		close(sv[1]);
 		free(ch);
 		errno = err;
 		return -1;
 	}
+	close(sv[1]);
+	ch->fd = sv[0];
 	ch->id = rep.u.create_channel.channel;
 	*channel = ch;
 	return 0;
@@ -105,6 +116,18 @@ fired_cq(struct mrc_comp_channel *ch)
 	return NULL;
 }
 
+/* Take every byte mrcd sent on the channel; how many. */
+static unsigned int
+drain(int fd)
+{
+	unsigned int n = 0;
+	uint8_t b;
+
+	while (recv(fd, &b, sizeof(b), MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
+}
+
 int
 mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq, void **cq_context)
 {
@@ -118,25 +141,34 @@ mrc_get_cq_event(struct mrc_comp_channel *channel, struct mrc_cq **cq, void **cq
 	while (got == NULL && (got = fired_cq(channel)) == NULL) {
 		struct pollfd p[2] = {{.fd = channel->fd, .events = POLLIN},
 			{.fd = channel->ctx->dev->fd, .events = POLLIN}};
-		uint64_t v;
+		const int flags = fcntl(channel->fd, F_GETFL);
+		int ready = 0;
 
 		if (channel->ctx->dev->dead) {
 			errno = EIO;
 			return -1;
 		}
-		/* A non-blocking fd: one look. Else wait for mrcd's write, or its end. */
-		if ((fcntl(channel->fd, F_GETFL) & O_NONBLOCK) == 0 && poll(p, 2, -1) > 0 &&
-			(p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
-			(p[0].revents & POLLIN) == 0) {
-			mrc_lib_dev_died(channel->ctx->dev);
-			continue;
+		if (flags < 0)
+			return -1;
+		/* A non-blocking fd: one look. Else wait for mrcd's byte, or its end. */
+		if ((flags & O_NONBLOCK) == 0) {
+			ready = poll(p, 2, -1);
+			if (ready < 0 && errno != EINTR)
+				return -1;
+			if (ready > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+				(p[0].revents & POLLIN) == 0) {
+				mrc_lib_dev_died(channel->ctx->dev);
+				continue;
+			}
 		}
-		if (read(channel->fd, &v, sizeof(v)) < 0 && errno == EAGAIN &&
+		if (drain(channel->fd) == 0 && (flags & O_NONBLOCK) != 0 &&
 			(got = fired_cq(channel)) == NULL) {
 			/* Nothing yet; and if mrcd is gone, nothing ever. */
 			if (poll(&p[1], 1, 0) == 1 && (p[1].revents & (POLLIN | POLLHUP)) != 0) {
 				mrc_lib_dev_died(channel->ctx->dev);
 				errno = EIO;
+			} else {
+				errno = EAGAIN;
 			}
 			return -1;
 		}

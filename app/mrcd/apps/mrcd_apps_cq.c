@@ -5,8 +5,9 @@
 /*
  * Run by: the control thread (mrcd_apps_ctl.h). Owns the sessions' CQs (the
  * shared memory mrcd makes for each, one ring per worker) and their
- * completion channels (the application's eventfds), and writes an eventfd
- * when a worker reports that an armed CQ got an entry.
+ * completion channels (one end of a datagram socket pair the application
+ * made), and sends a byte on a channel when a worker reports that an armed
+ * CQ got an entry.
  */
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,27 +34,44 @@ mrcd_apps_find_cq(struct mrcd_app_session *s, uint32_t id)
 	return NULL;
 }
 
-/* A channel: the application's eventfd (checked to be one), written when an armed CQ fires. */
+/*
+ * A channel: one end of an AF_UNIX SOCK_DGRAM socket pair the application
+ * made, the other end its own. A wake-up is a byte sent with MSG_DONTWAIT:
+ * the flag is the call's, so no file flag the application sets on the
+ * socket (it shares the open file description) can make control wait on it.
+ * An eventfd or a pipe the application handed over could: a write blocks on
+ * a full counter or buffer once the application clears O_NONBLOCK. The read side
+ * is shut: the application cannot park its datagrams in mrcd's socket.
+ */
 int
 mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
 {
-	static const char eventfd_link[] = "anon_inode:[eventfd]";
-	char path[64], what[64];
-	ssize_t n;
+	int domain = -1, type = -1;
+	socklen_t len = sizeof(domain);
 
 	if (fd < 0)
+		return mrcd_apps_fail(rep, EINVAL,
+			"a channel comes with an AF_UNIX SOCK_DGRAM socket; none came");
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 ||
+		(len = sizeof(type), getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len)) != 0 ||
+		domain != AF_UNIX || type != SOCK_DGRAM)
 		return mrcd_apps_fail(
-			rep, EINVAL, "a channel comes with its eventfd (SCM_RIGHTS); none came");
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, what, sizeof(what) - 1);
-	if (n != (ssize_t)strlen(eventfd_link) || memcmp(what, eventfd_link, (size_t)n) != 0)
-		return mrcd_apps_fail(rep, EINVAL, "a channel's fd must be an eventfd");
+			rep, EINVAL, "a channel's fd must be an AF_UNIX SOCK_DGRAM socket");
 	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
 		if (s->chan_fd[k] < 0) {
-			s->chan_fd[k] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-			if (s->chan_fd[k] < 0)
+			const int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+			if (dup < 0)
 				return mrcd_apps_fail(
-					rep, errno, "cannot keep the eventfd: %s", strerror(errno));
+					rep, errno, "cannot keep the channel: %s", strerror(errno));
+			if (shutdown(dup, SHUT_RD) != 0) {
+				const int err = errno;
+
+				close(dup);
+				return mrcd_apps_fail(rep, err,
+					"cannot shut the channel's read side: %s", strerror(err));
+			}
+			s->chan_fd[k] = dup;
 			rep->u.create_channel.channel = k + 1;
 			return 0;
 		}
@@ -122,22 +141,28 @@ mrcd_apps_destroy_cq(
 	return 0;
 }
 
-/* Write the eventfd of cq's channel. */
+/*
+ * A byte on cq's channel, never waiting: the application's queue full means
+ * wake-ups it has not taken yet, one of which does.
+ */
 static void
 wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
 {
-	const uint64_t one = 1;
+	const uint8_t one = 1;
 
 	/* A CQ or session gone since: nothing to wake (a spare wake-up is harmless). */
 	if (!s->used || cq->id == 0 || cq->channel == 0 || s->chan_fd[cq->channel - 1] < 0)
 		return;
-	if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
+	if (send(s->chan_fd[cq->channel - 1], &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		sizeof(one))
 		a->wakes_sent++;
+	else if (errno == EAGAIN || errno == EWOULDBLOCK)
+		a->wakes_pending++;
 }
 
 /*
- * The workers' wake-ups: each armed CQ that got an entry, its channel's
- * eventfd written; those the ring could not take too, found by their owed mark.
+ * The workers' wake-ups: each armed CQ that got an entry, a byte sent on its
+ * channel; those the ring could not take too, found by their owed mark.
  */
 unsigned int
 mrcd_apps_wake_channels(struct mrcd_apps *a)

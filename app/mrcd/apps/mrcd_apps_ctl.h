@@ -76,7 +76,7 @@ bool mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struc
 void mrcd_apps_reap(struct mrcd_apps *a, struct mrcd_app_session *s);
 /* QP q out of its shard (flushed), its memory unmapped, its QPN and slot free. */
 void mrcd_apps_qp_free(struct mrcd_apps *a, struct mrcd_app_qp *q);
-/* Write the eventfd of each channel whose armed CQ got an entry; how many tokens came. */
+/* A byte on each channel whose armed CQ got an entry (never waiting); how many tokens came. */
 unsigned int mrcd_apps_wake_channels(struct mrcd_apps *a);
 
 #endif
