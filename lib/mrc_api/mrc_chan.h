@@ -56,8 +56,8 @@ enum mrc_chan_op {
 	MRC_CHAN_CREATE_QP, /* reply + the QP's shared memory */
 	MRC_CHAN_MODIFY_QP,
 	MRC_CHAN_DESTROY_QP,
-	/* + an end of an AF_UNIX SOCK_DGRAM socket pair: mrcd sends a byte on it
-	 * (MSG_DONTWAIT) when an armed CQ gets an entry */
+	/* no fd; reply + the read end of a pipe mrcd makes and writes a byte on
+	 * (its write end non-blocking, mrcd's alone) when an armed CQ gets an entry */
 	MRC_CHAN_CREATE_CHANNEL,
 	MRC_CHAN_OP_END,
 };
@@ -197,8 +197,8 @@ struct mrc_chan_ring {
 /*
  * A CQ's first line: its notification state. The application sets `armed`
  * (mrc_req_notify_cq); the worker that next completes into the CQ takes it
- * back to 0, sets `fired` and has the control thread send a byte on the
- * channel; mrc_get_cq_event takes `fired` back.
+ * back to 0, sets `fired` and has the control thread write a byte on the
+ * channel's pipe; mrc_get_cq_event takes `fired` back.
  */
 struct mrc_chan_cq_status {
 	uint32_t armed;

@@ -64,7 +64,7 @@ struct mrc_context {
 
 struct mrc_comp_channel {
 	struct mrc_context *ctx;
-	int fd; /* our end of the socket pair: mrcd sends a byte on the other */
+	int fd; /* the read end of the pipe mrcd writes a byte on */
 	uint32_t id;
 };
 

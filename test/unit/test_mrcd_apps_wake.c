@@ -6,16 +6,17 @@
  * An application's armed CQ that gets an entry wakes its completion channel
  * (app/mrcd/apps): the worker spends the arming and hands a token to the
  * control thread on one ring all applications share, and the control
- * thread sends a byte on the channel, one end of a datagram socket pair the
- * application made. When that ring is full (other applications' wake-ups),
- * the wake-up must still come: the arming is spent, so nothing else would
- * wake the application, which would wait in mrc_get_cq_event for good.
+ * thread writes a byte on the channel, a pipe whose write end mrcd keeps
+ * and whose read end the application got. When that ring is full (other
+ * applications' wake-ups), the wake-up must still come: the arming is
+ * spent, so nothing else would wake the application, which would wait in
+ * mrc_get_cq_event for good.
  *
  * The control thread is every tenant's control plane: no application may
- * make it wait. The channel's socket is shared with the application, which
- * can clear O_NONBLOCK on it and leave its queue full; a wake-up must still
- * return at once. A channel mrcd could be made to block on (an eventfd) is
- * refused.
+ * make it wait, nor use it to write anywhere but its own channel. The
+ * application holds the read end only: it can set it blocking and never
+ * read, or close it, and a wake-up must still return at once; it can
+ * neither write the pipe nor point mrcd's writes elsewhere.
  */
 
 #include <errno.h>
@@ -28,6 +29,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_ring.h>
@@ -40,34 +43,37 @@
 
 #define N_CQS 3
 
-/* Bytes waiting on the application's end of a channel, taken. */
+/* Bytes waiting in the application's end of a channel, taken (never waiting on a blocking one). */
 static unsigned int
 take(int fd)
 {
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	unsigned int n = 0;
-	uint8_t b;
+	uint8_t b[256];
+	ssize_t got;
 
-	while (recv(fd, &b, sizeof(b), MSG_DONTWAIT) == 1)
-		n++;
+	while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0 &&
+		(got = read(fd, b, sizeof(b))) > 0)
+		n += (unsigned int)got;
 	return n;
 }
 
-/* A channel as lib_mrc makes it: mrcd keeps its end, *mine is the application's. */
+/*
+ * A channel as mrcd makes it: it keeps the write end, *mine is the read end
+ * its reply carries (mrcd closes its copy once sent; here the one fd is the
+ * application's).
+ */
 static int
-make_channel(struct mrcd_app_session *s, int *mine, int *theirs)
+make_channel(struct mrcd_app_session *s, int *mine)
 {
 	struct mrc_chan_rep rep = {0};
-	int sv[2];
 
-	*mine = *theirs = -1;
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
-		return -errno;
-	*mine = sv[0];
-	*theirs = sv[1];
-	if (mrcd_apps_create_channel(s, sv[1], &rep) != 0) {
+	if (mrcd_apps_create_channel(s, -1, &rep, mine) != 0) {
 		fprintf(stderr, "  the channel refused: %s\n", rep.msg);
 		return rep.rc;
 	}
+	if (*mine < 0)
+		return -EPROTO;
 	return (int)rep.u.create_channel.channel;
 }
 
@@ -77,7 +83,7 @@ test_wake_up_owed_when_the_ring_is_full(void)
 	static struct mrc_chan_cq_status st[N_CQS];
 	struct mrcd_apps *a;
 	struct mrcd_app_session *s;
-	int mine[N_CQS], theirs;
+	int mine[N_CQS];
 
 	MRC_T_EQ(mrc_test_eal_init("test_mrcd_apps_wake"), 0);
 	a = calloc(1, sizeof(*a));
@@ -92,8 +98,7 @@ test_wake_up_owed_when_the_ring_is_full(void)
 	for (unsigned int i = 0; i < N_CQS; i++) {
 		struct mrcd_app_cq *cq = &s->cq[i];
 
-		MRC_T_EQ(make_channel(s, &mine[i], &theirs), i + 1);
-		close(theirs);
+		MRC_T_EQ(make_channel(s, &mine[i]), i + 1);
 		cq->id = i + 1;
 		cq->channel = i + 1;
 		cq->shm = (uint8_t *)&st[i];
@@ -135,25 +140,27 @@ wake_blocked(int sig)
 }
 
 /*
- * A hostile application: its channel's socket in blocking mode (both ends:
- * it kept a copy of the one it handed over, which shares mrcd's open file
- * description) and its queue full, for it never takes a byte. Every
- * wake-up must still return at once (a watchdog fails the test rather than
- * hang it), the ones the full queue cannot take counted; once it takes its
- * bytes, the next wake-up comes.
+ * A hostile application: it sets its read end of the channel blocking and
+ * never reads, so the pipe fills. Every wake-up must still return at once
+ * (a watchdog fails the test rather than hang it), the ones the full pipe
+ * cannot take counted; once it reads its bytes, the next wake-up comes; once
+ * it closes its read end, a wake-up fails with EPIPE, counted, and the
+ * process lives on (mrcd ignores SIGPIPE: mrcd_signals_catch; so does this
+ * test).
  */
 static int
 test_a_full_blocking_channel_does_not_block_control(void)
 {
 	static struct mrc_chan_cq_status st;
-	const unsigned int tries = 5000; /* more than any queue limit holds */
+	const unsigned int tries = 5000; /* more than the channel's pipe holds */
 	struct mrcd_apps *a;
 	struct mrcd_app_session *s;
 	struct mrcd_app_cq *cq;
 	struct pollfd p;
-	int mine, theirs;
+	int mine;
 
 	MRC_T_EQ(mrc_test_eal_init("test_mrcd_apps_wake"), 0);
+	MRC_T_ASSERT(signal(SIGPIPE, SIG_IGN) != SIG_ERR, "SIGPIPE");
 	a = calloc(1, sizeof(*a));
 	MRC_T_ASSERT(a != NULL, "calloc");
 	a->wakes = rte_ring_create("apw_wakes_full", 64, SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -162,10 +169,11 @@ test_a_full_blocking_channel_does_not_block_control(void)
 	s->used = true;
 	for (unsigned int i = 0; i < MRCD_APPS_SESSION_CHANNELS; i++)
 		s->chan_fd[i] = -1;
-	MRC_T_EQ(make_channel(s, &mine, &theirs), 1);
-	MRC_T_EQ(fcntl(theirs, F_SETFL, fcntl(theirs, F_GETFL) & ~O_NONBLOCK), 0);
+	MRC_T_EQ(make_channel(s, &mine), 1);
 	MRC_T_EQ(fcntl(mine, F_SETFL, fcntl(mine, F_GETFL) & ~O_NONBLOCK), 0);
-	MRC_T_EQ(fcntl(s->chan_fd[0], F_GETFL) & O_NONBLOCK, 0);
+	MRC_T_EQ(fcntl(mine, F_GETFL) & O_NONBLOCK, 0);
+	/* mrcd's end: a file description of its own, untouched by the application's flags */
+	MRC_T_EQ(fcntl(s->chan_fd[0], F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	cq = &s->cq[0];
 	cq->id = 1;
 	cq->channel = 1;
@@ -184,12 +192,13 @@ test_a_full_blocking_channel_does_not_block_control(void)
 	alarm(0);
 	signal(SIGALRM, SIG_DFL);
 	MRC_T_ASSERT(
-		a->wakes_pending > 0, "the queue never filled (%" PRIu64 " sent)", a->wakes_sent);
+		a->wakes_pending > 0, "the pipe never filled (%" PRIu64 " written)", a->wakes_sent);
 	MRC_T_U64_EQ(a->wakes_sent + a->wakes_pending, tries);
-	printf("  %" PRIu64 " wake-ups queued, %" PRIu64 " found the queue full\n", a->wakes_sent,
+	MRC_T_U64_EQ(a->wakes_failed, 0);
+	printf("  %" PRIu64 " wake-ups written, %" PRIu64 " found the pipe full\n", a->wakes_sent,
 		a->wakes_pending);
 
-	/* The application takes its bytes: the next wake-up reaches it. */
+	/* The application reads its bytes: the next wake-up reaches it. */
 	p = (struct pollfd){.fd = mine, .events = POLLIN};
 	MRC_T_EQ(poll(&p, 1, 0), 1);
 	MRC_T_U64_EQ(take(mine), a->wakes_sent);
@@ -198,59 +207,85 @@ test_a_full_blocking_channel_does_not_block_control(void)
 	MRC_T_EQ(mrcd_apps_wake_channels(a), 1);
 	MRC_T_EQ(take(mine), 1);
 
-	/* mrcd's end is shut for reading: the application cannot fill it. */
-	MRC_T_ASSERT(send(mine, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EPIPE,
-		"the application sent into mrcd's end");
+	/* The application closes its read end: the wake-up returns, EPIPE counted. */
 	close(mine);
-	close(theirs);
+	st.armed = 1;
+	mrcd_apps_cq_notify(cq);
+	alarm(10);
+	MRC_T_EQ(mrcd_apps_wake_channels(a), 1);
+	alarm(0);
+	MRC_T_U64_EQ(a->wakes_failed, 1);
 	close(s->chan_fd[0]);
 	rte_ring_free(a->wakes);
 	free(a);
 	return MRC_TEST_OK;
 }
 
-/* Anything but an AF_UNIX SOCK_DGRAM socket is refused with EINVAL, and kept nowhere. */
+/*
+ * What the application gets is the pipe's read end and nothing else: it
+ * cannot write mrcd's pipe, and it is no socket it could connect elsewhere
+ * (mrcd's writes go to the application's channel and nowhere else).
+ */
 static int
-test_a_channel_must_be_a_datagram_socket(void)
+test_the_application_gets_the_read_end_only(void)
 {
+	const struct sockaddr_un log = {.sun_family = AF_UNIX, .sun_path = "/dev/log"};
 	struct mrcd_app_session *s;
-	struct {
-		const char *what;
-		int fd, other;
-	} bad[4];
-	int sv[2], pv[2];
+	struct stat st;
+	int mine;
 
 	s = calloc(1, sizeof(*s));
 	MRC_T_ASSERT(s != NULL, "calloc");
 	for (unsigned int i = 0; i < MRCD_APPS_SESSION_CHANNELS; i++)
 		s->chan_fd[i] = -1;
-	bad[0].what = "an eventfd";
-	bad[0].fd = eventfd(0, EFD_CLOEXEC);
-	bad[0].other = -1;
-	MRC_T_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	bad[1].what = "a stream socket";
-	bad[1].fd = sv[0];
-	bad[1].other = sv[1];
-	MRC_T_EQ(pipe2(pv, O_CLOEXEC), 0);
-	bad[2].what = "a pipe";
-	bad[2].fd = pv[1];
-	bad[2].other = pv[0];
-	bad[3].what = "no fd";
-	bad[3].fd = -1;
-	bad[3].other = -1;
-	MRC_T_ASSERT(bad[0].fd >= 0, "eventfd");
-	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
-		struct mrc_chan_rep rep = {0};
+	MRC_T_EQ(make_channel(s, &mine), 1);
+	MRC_T_EQ(fcntl(mine, F_GETFL) & O_ACCMODE, O_RDONLY);
+	MRC_T_EQ(fcntl(mine, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	MRC_T_EQ(fstat(mine, &st), 0);
+	MRC_T_ASSERT(S_ISFIFO(st.st_mode), "the channel is no pipe (mode 0%o)", st.st_mode);
+	MRC_T_ASSERT(write(mine, "x", 1) < 0 && errno == EBADF, "the application wrote the pipe");
+	MRC_T_ASSERT(
+		connect(mine, (const struct sockaddr *)&log, sizeof(log)) < 0 && errno == ENOTSOCK,
+		"the channel connects elsewhere");
+	MRC_T_EQ(fcntl(s->chan_fd[0], F_GETFL) & (O_ACCMODE | O_NONBLOCK), O_WRONLY | O_NONBLOCK);
+	MRC_T_EQ(fcntl(s->chan_fd[0], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	close(mine);
+	close(s->chan_fd[0]);
+	free(s);
+	return MRC_TEST_OK;
+}
 
-		MRC_T_ASSERT(mrcd_apps_create_channel(s, bad[i].fd, &rep) == -EINVAL &&
-				     rep.rc == -EINVAL,
-			"%s taken for a channel", bad[i].what);
-		MRC_T_ASSERT(strstr(rep.msg, "AF_UNIX SOCK_DGRAM") != NULL, "%s: \"%s\"",
-			bad[i].what, rep.msg);
-		if (bad[i].fd >= 0)
-			close(bad[i].fd);
-		if (bad[i].other >= 0)
-			close(bad[i].other);
+/*
+ * A channel's request carries no fd: one that comes with any (an old
+ * lib_mrc's socket, an eventfd) is refused with EINVAL, no channel made and
+ * no fd given back; the fd stays the caller's to close (read_one closes
+ * every fd a request brings).
+ */
+static int
+test_a_channel_request_with_an_fd_is_refused(void)
+{
+	struct mrcd_app_session *s;
+	int fds[3], sv[2];
+
+	s = calloc(1, sizeof(*s));
+	MRC_T_ASSERT(s != NULL, "calloc");
+	for (unsigned int i = 0; i < MRCD_APPS_SESSION_CHANNELS; i++)
+		s->chan_fd[i] = -1;
+	MRC_T_EQ(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+	fds[0] = sv[0];
+	fds[1] = sv[1];
+	fds[2] = eventfd(0, EFD_CLOEXEC);
+	MRC_T_ASSERT(fds[2] >= 0, "eventfd");
+	for (unsigned int i = 0; i < RTE_DIM(fds); i++) {
+		struct mrc_chan_rep rep = {0};
+		int out = 0;
+
+		MRC_T_EQ(mrcd_apps_create_channel(s, fds[i], &rep, &out), -EINVAL);
+		MRC_T_EQ(rep.rc, -EINVAL);
+		MRC_T_EQ(out, -1);
+		MRC_T_ASSERT(strstr(rep.msg, "carries no fd") != NULL, "\"%s\"", rep.msg);
+		MRC_T_ASSERT(fcntl(fds[i], F_GETFD) >= 0, "fd %u closed by the handler", i);
+		close(fds[i]);
 	}
 	for (unsigned int i = 0; i < MRCD_APPS_SESSION_CHANNELS; i++)
 		MRC_T_EQ(s->chan_fd[i], -1);
@@ -261,7 +296,8 @@ test_a_channel_must_be_a_datagram_socket(void)
 static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_wake_up_owed_when_the_ring_is_full),
 	MRC_TEST_CASE(test_a_full_blocking_channel_does_not_block_control),
-	MRC_TEST_CASE(test_a_channel_must_be_a_datagram_socket),
+	MRC_TEST_CASE(test_the_application_gets_the_read_end_only),
+	MRC_TEST_CASE(test_a_channel_request_with_an_fd_is_refused),
 };
 
 MRC_TEST_MAIN("mrcd_apps_wake", cases)

@@ -5,9 +5,9 @@
 /*
  * Run by: the control thread (mrcd_apps_ctl.h). Owns the sessions' CQs (the
  * shared memory mrcd makes for each, one ring per worker) and their
- * completion channels (one end of a datagram socket pair the application
- * made), and sends a byte on a channel when a worker reports that an armed
- * CQ got an entry.
+ * completion channels (pipes mrcd makes, keeping the write end and giving
+ * the application the read end), and writes a byte on a channel when a
+ * worker reports that an armed CQ got an entry.
  */
 
 #include <errno.h>
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,46 +34,44 @@ mrcd_apps_find_cq(struct mrcd_app_session *s, uint32_t id)
 }
 
 /*
- * A channel: one end of an AF_UNIX SOCK_DGRAM socket pair the application
- * made, the other end its own. A wake-up is a byte sent with MSG_DONTWAIT:
- * the flag is the call's, so no file flag the application sets on the
- * socket (it shares the open file description) can make control wait on it.
- * An eventfd or a pipe the application handed over could: a write blocks on
- * a full counter or buffer once the application clears O_NONBLOCK. The read side
- * is shut: the application cannot park its datagrams in mrcd's socket.
+ * A channel: a pipe mrcd makes. mrcd keeps the write end, whose open file
+ * description no one else ever holds, so its O_NONBLOCK is mrcd's alone and
+ * a wake-up's write() never waits; the read end goes to the application in
+ * the reply (*fd) and is closed here once sent. The application can read,
+ * poll and set its own end's flags, and reach nothing else: no write end to
+ * fill or block, no socket to connect elsewhere. A page of buffer is plenty:
+ * one byte waiting wakes the application. The request carries no fd; one
+ * that comes with an fd is refused (EINVAL), as a lib_mrc that hands mrcd
+ * its own end would wait on it for wake-ups that never come.
  */
 int
-mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
+mrcd_apps_create_channel(struct mrcd_app_session *s, int req_fd, struct mrc_chan_rep *rep, int *fd)
 {
-	int domain = -1, type = -1;
-	socklen_t len = sizeof(domain);
+	int p[2];
 
-	if (fd < 0)
-		return mrcd_apps_fail(rep, EINVAL,
-			"a channel comes with an AF_UNIX SOCK_DGRAM socket; none came");
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 ||
-		(len = sizeof(type), getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len)) != 0 ||
-		domain != AF_UNIX || type != SOCK_DGRAM)
+	*fd = -1;
+	if (req_fd >= 0)
 		return mrcd_apps_fail(
-			rep, EINVAL, "a channel's fd must be an AF_UNIX SOCK_DGRAM socket");
-	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
-		if (s->chan_fd[k] < 0) {
-			const int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			rep, EINVAL, "a channel's request carries no fd: mrcd makes the pipe");
+	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++) {
+		if (s->chan_fd[k] >= 0)
+			continue;
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0)
+			return mrcd_apps_fail(
+				rep, errno, "cannot make the channel's pipe: %s", strerror(errno));
+		if (fcntl(p[1], F_SETPIPE_SZ, 4096) < 0) {
+			const int err = errno;
 
-			if (dup < 0)
-				return mrcd_apps_fail(
-					rep, errno, "cannot keep the channel: %s", strerror(errno));
-			if (shutdown(dup, SHUT_RD) != 0) {
-				const int err = errno;
-
-				close(dup);
-				return mrcd_apps_fail(rep, err,
-					"cannot shut the channel's read side: %s", strerror(err));
-			}
-			s->chan_fd[k] = dup;
-			rep->u.create_channel.channel = k + 1;
-			return 0;
+			close(p[0]);
+			close(p[1]);
+			return mrcd_apps_fail(
+				rep, err, "cannot size the channel's pipe: %s", strerror(err));
 		}
+		s->chan_fd[k] = p[1];
+		*fd = p[0]; /* the caller sends it with the reply and closes it */
+		rep->u.create_channel.channel = k + 1;
+		return 0;
+	}
 	return mrcd_apps_fail(rep, ENOMEM, "this application has its %u channels already",
 		MRCD_APPS_SESSION_CHANNELS);
 }
@@ -142,8 +139,10 @@ mrcd_apps_destroy_cq(
 }
 
 /*
- * A byte on cq's channel, never waiting: the application's queue full means
- * wake-ups it has not taken yet, one of which does.
+ * A byte written on cq's channel, never waiting (the write end is mrcd's and
+ * non-blocking): a full pipe (EAGAIN) holds bytes the application has not
+ * read yet, which wake it anyway; EPIPE, its read end closed, is counted and
+ * nothing more (mrcd ignores SIGPIPE: mrcd_signals_catch, before any session).
  */
 static void
 wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
@@ -153,16 +152,17 @@ wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_ap
 	/* A CQ or session gone since: nothing to wake (a spare wake-up is harmless). */
 	if (!s->used || cq->id == 0 || cq->channel == 0 || s->chan_fd[cq->channel - 1] < 0)
 		return;
-	if (send(s->chan_fd[cq->channel - 1], &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) ==
-		sizeof(one))
+	if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
 		a->wakes_sent++;
 	else if (errno == EAGAIN || errno == EWOULDBLOCK)
 		a->wakes_pending++;
+	else
+		a->wakes_failed++;
 }
 
 /*
- * The workers' wake-ups: each armed CQ that got an entry, a byte sent on its
- * channel; those the ring could not take too, found by their owed mark.
+ * The workers' wake-ups: each armed CQ that got an entry, a byte written on
+ * its channel; those the ring could not take too, found by their owed mark.
  */
 unsigned int
 mrcd_apps_wake_channels(struct mrcd_apps *a)

@@ -143,8 +143,8 @@ struct mrcd_app_session {
 	struct mrcd_app_cq cq[MRCD_APPS_SESSION_CQS];
 	struct mrcd_app_mr mr[MRCD_APPS_SESSION_MRS];
 	uint64_t mr_bytes;
-	/* the channels: mrcd's ends of the application's AF_UNIX SOCK_DGRAM socket
-	 * pairs, a byte sent with MSG_DONTWAIT per wake-up (-1: none) */
+	/* the channels: the write ends, non-blocking and mrcd's alone, of pipes whose
+	 * read ends the application got; a byte written per wake-up (-1: none) */
 	int chan_fd[MRCD_APPS_SESSION_CHANNELS];
 	uint64_t requests;
 	uint64_t refused[MRC_CHAN_REF_END]; /* socket messages; its QPs count their own */
@@ -177,11 +177,12 @@ struct mrcd_apps {
 	uint64_t sessions_total, sessions_refused;
 	uint64_t sessions_no_hello;   /* closed: no HELLO within MRCD_APPS_HELLO_MS */
 	uint64_t regions_dma_refused; /* control: a port's device could not read a region */
-	/* armed CQs that got an entry: workers enqueue a CQ's token, control sends a
+	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes a
 	 * byte on the channel (a worker makes no system call) */
 	struct rte_ring *wakes;
 	uint64_t wakes_sent;	  /* control */
-	uint64_t wakes_pending;	  /* control: not sent, the application's queue full */
+	uint64_t wakes_pending;	  /* control: not written, the channel's pipe full */
+	uint64_t wakes_failed;	  /* control: not written, else (EPIPE: its read end closed) */
 	uint64_t wakes_owed;	  /* any worker bumps (atomic) as it owes a CQ a wake-up */
 	uint64_t wakes_owed_seen; /* control: the count its last look went through */
 };
