@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MRC_CHAN_MAGIC	 0x4d524343u /* "MRCC" */
-#define MRC_CHAN_VERSION 2u	     /* bumped on any change to this file's layouts */
+#define MRC_CHAN_VERSION 3u /* bumped on any change to this file's layouts or to the fds sent */
 
 /* Sizes mrcd accepts (entries, powers of two after rounding up). */
 #define MRC_CHAN_MAX_SQ	 4096u
@@ -56,7 +56,9 @@ enum mrc_chan_op {
 	MRC_CHAN_CREATE_QP, /* reply + the QP's shared memory */
 	MRC_CHAN_MODIFY_QP,
 	MRC_CHAN_DESTROY_QP,
-	MRC_CHAN_CREATE_CHANNEL, /* + the eventfd mrcd writes when an armed CQ gets an entry */
+	/* no fd; reply + the read end of a pipe mrcd makes and writes a byte on
+	 * (its write end non-blocking, mrcd's alone) when an armed CQ gets an entry */
+	MRC_CHAN_CREATE_CHANNEL,
 	MRC_CHAN_OP_END,
 };
 
@@ -195,8 +197,8 @@ struct mrc_chan_ring {
 /*
  * A CQ's first line: its notification state. The application sets `armed`
  * (mrc_req_notify_cq); the worker that next completes into the CQ takes it
- * back to 0, sets `fired` and has the control thread write the channel's
- * eventfd; mrc_get_cq_event takes `fired` back.
+ * back to 0, sets `fired` and has the control thread write a byte on the
+ * channel's pipe; mrc_get_cq_event takes `fired` back.
  */
 struct mrc_chan_cq_status {
 	uint32_t armed;

@@ -66,7 +66,7 @@ struct mrc_context {
 
 struct mrc_comp_channel {
 	struct mrc_context *ctx;
-	int fd; /* the eventfd mrcd writes */
+	int fd; /* the read end of the pipe mrcd writes a byte on */
 	uint32_t id;
 };
 

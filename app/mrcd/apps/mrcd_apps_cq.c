@@ -5,8 +5,9 @@
 /*
  * Run by: the control thread (mrcd_apps_ctl.h). Owns the sessions' CQs (the
  * shared memory mrcd makes for each, one ring per worker) and their
- * completion channels (the application's eventfds), and writes an eventfd
- * when a worker reports that an armed CQ got an entry.
+ * completion channels (pipes mrcd makes, keeping the write end and giving
+ * the application the read end), and writes a byte on a channel when a
+ * worker reports that an armed CQ got an entry.
  */
 
 #include <errno.h>
@@ -32,30 +33,45 @@ mrcd_apps_find_cq(struct mrcd_app_session *s, uint32_t id)
 	return NULL;
 }
 
-/* A channel: the application's eventfd (checked to be one), written when an armed CQ fires. */
+/*
+ * A channel: a pipe mrcd makes. mrcd keeps the write end, whose open file
+ * description no one else ever holds, so its O_NONBLOCK is mrcd's alone and
+ * a wake-up's write() never waits; the read end goes to the application in
+ * the reply (*fd) and is closed here once sent. The application can read,
+ * poll and set its own end's flags, and reach nothing else: no write end to
+ * fill or block, no socket to connect elsewhere. A page of buffer is plenty:
+ * one byte waiting wakes the application. The request carries no fd; one
+ * that comes with an fd is refused (EINVAL), as a lib_mrc that hands mrcd
+ * its own end would wait on it for wake-ups that never come.
+ */
 int
-mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep)
+mrcd_apps_create_channel(struct mrcd_app_session *s, int req_fd, struct mrc_chan_rep *rep, int *fd)
 {
-	static const char eventfd_link[] = "anon_inode:[eventfd]";
-	char path[64], what[64];
-	ssize_t n;
+	int p[2];
 
-	if (fd < 0)
+	*fd = -1;
+	if (req_fd >= 0)
 		return mrcd_apps_fail(
-			rep, EINVAL, "a channel comes with its eventfd (SCM_RIGHTS); none came");
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, what, sizeof(what) - 1);
-	if (n != (ssize_t)strlen(eventfd_link) || memcmp(what, eventfd_link, (size_t)n) != 0)
-		return mrcd_apps_fail(rep, EINVAL, "a channel's fd must be an eventfd");
-	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++)
-		if (s->chan_fd[k] < 0) {
-			s->chan_fd[k] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-			if (s->chan_fd[k] < 0)
-				return mrcd_apps_fail(
-					rep, errno, "cannot keep the eventfd: %s", strerror(errno));
-			rep->u.create_channel.channel = k + 1;
-			return 0;
+			rep, EINVAL, "a channel's request carries no fd: mrcd makes the pipe");
+	for (unsigned int k = 0; k < RTE_DIM(s->chan_fd); k++) {
+		if (s->chan_fd[k] >= 0)
+			continue;
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0)
+			return mrcd_apps_fail(
+				rep, errno, "cannot make the channel's pipe: %s", strerror(errno));
+		if (fcntl(p[1], F_SETPIPE_SZ, 4096) < 0) {
+			const int err = errno;
+
+			close(p[0]);
+			close(p[1]);
+			return mrcd_apps_fail(
+				rep, err, "cannot size the channel's pipe: %s", strerror(err));
 		}
+		s->chan_fd[k] = p[1];
+		*fd = p[0]; /* the caller sends it with the reply and closes it */
+		rep->u.create_channel.channel = k + 1;
+		return 0;
+	}
 	return mrcd_apps_fail(rep, ENOMEM, "this application has its %u channels already",
 		MRCD_APPS_SESSION_CHANNELS);
 }
@@ -122,22 +138,31 @@ mrcd_apps_destroy_cq(
 	return 0;
 }
 
-/* Write the eventfd of cq's channel. */
+/*
+ * A byte written on cq's channel, never waiting (the write end is mrcd's and
+ * non-blocking): a full pipe (EAGAIN) holds bytes the application has not
+ * read yet, which wake it anyway; EPIPE, its read end closed, is counted and
+ * nothing more (mrcd ignores SIGPIPE: mrcd_signals_catch, before any session).
+ */
 static void
 wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
 {
-	const uint64_t one = 1;
+	const uint8_t one = 1;
 
 	/* A CQ or session gone since: nothing to wake (a spare wake-up is harmless). */
 	if (!s->used || cq->id == 0 || cq->channel == 0 || s->chan_fd[cq->channel - 1] < 0)
 		return;
 	if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
 		a->wakes_sent++;
+	else if (errno == EAGAIN || errno == EWOULDBLOCK)
+		a->wakes_pending++;
+	else
+		a->wakes_failed++;
 }
 
 /*
- * The workers' wake-ups: each armed CQ that got an entry, its channel's
- * eventfd written; those the ring could not take too, found by their owed mark.
+ * The workers' wake-ups: each armed CQ that got an entry, a byte written on
+ * its channel; those the ring could not take too, found by their owed mark.
  */
 unsigned int
 mrcd_apps_wake_channels(struct mrcd_apps *a)

@@ -67,7 +67,10 @@ int mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const stru
 	int fd, struct mrc_chan_rep *rep);
 int mrcd_apps_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s,
 	const struct mrc_chan_req *r, struct mrc_chan_rep *rep);
-int mrcd_apps_create_channel(struct mrcd_app_session *s, int fd, struct mrc_chan_rep *rep);
+/* A channel: a pipe whose write end mrcd keeps, its read end in *fd for the reply; req_fd, an
+ * fd the request came with, refused. */
+int mrcd_apps_create_channel(
+	struct mrcd_app_session *s, int req_fd, struct mrc_chan_rep *rep, int *fd);
 int mrcd_apps_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s,
 	const struct mrc_chan_req *r, struct mrc_chan_rep *rep, int *fd);
 int mrcd_apps_destroy_cq(
@@ -87,7 +90,7 @@ bool mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struc
 void mrcd_apps_reap(struct mrcd_apps *a, struct mrcd_app_session *s);
 /* QP q out of its shard (flushed), its memory unmapped, its QPN and slot free. */
 void mrcd_apps_qp_free(struct mrcd_apps *a, struct mrcd_app_qp *q);
-/* Write the eventfd of each channel whose armed CQ got an entry; how many tokens came. */
+/* A byte written on each channel whose armed CQ got an entry (never waiting); tokens taken. */
 unsigned int mrcd_apps_wake_channels(struct mrcd_apps *a);
 
 #endif

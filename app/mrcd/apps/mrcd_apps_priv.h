@@ -53,7 +53,7 @@ struct mrcd_app_cq {
 	uint64_t wakes_dropped; /* the wake-up ring was full: any worker (atomic) */
 	/*
 	 * A wake-up the ring could not take, owed: a worker sets it (atomic) and
-	 * bumps *owed, the applications' count; control writes the eventfd and
+	 * bumps *owed, the applications' count; control wakes the channel and
 	 * clears it (mrcd_apps_wake_channels). The armed flag is spent by then,
 	 * so nothing else would wake the application.
 	 */
@@ -145,7 +145,9 @@ struct mrcd_app_session {
 	struct mrcd_app_cq cq[MRCD_APPS_SESSION_CQS];
 	struct mrcd_app_mr mr[MRCD_APPS_SESSION_MRS];
 	uint64_t mr_bytes;
-	int chan_fd[MRCD_APPS_SESSION_CHANNELS]; /* eventfds mrcd writes (-1: none) */
+	/* the channels: the write ends, non-blocking and mrcd's alone, of pipes whose
+	 * read ends the application got; a byte written per wake-up (-1: none) */
+	int chan_fd[MRCD_APPS_SESSION_CHANNELS];
 	uint64_t requests;
 	uint64_t refused[MRC_CHAN_REF_END]; /* socket messages; its QPs count their own */
 };
@@ -177,10 +179,12 @@ struct mrcd_apps {
 	uint64_t sessions_total, sessions_refused;
 	uint64_t sessions_no_hello;   /* closed: no HELLO within MRCD_APPS_HELLO_MS */
 	uint64_t regions_dma_refused; /* control: a port's device could not read a region */
-	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes the
-	 * channel's eventfd (a worker makes no system call) */
+	/* armed CQs that got an entry: workers enqueue a CQ's token, control writes a
+	 * byte on the channel (a worker makes no system call) */
 	struct rte_ring *wakes;
 	uint64_t wakes_sent;	  /* control */
+	uint64_t wakes_pending;	  /* control: not written, the channel's pipe full */
+	uint64_t wakes_failed;	  /* control: not written, else (EPIPE: its read end closed) */
 	uint64_t wakes_owed;	  /* any worker bumps (atomic) as it owes a CQ a wake-up */
 	uint64_t wakes_owed_seen; /* control: the count its last look went through */
 };
