@@ -76,12 +76,13 @@ sess = [v for k, v in d.items() if k.startswith("session_")]
 hosts = sorted(s["host"] for s in sess)
 owned = [d.get(f"worker_{w}_qps", 0) for w in range(2)]
 ok = d.get("sessions") == 2 and hosts == [0, 1] and all(s["n_qps"] == 4 for s in sess) \
-    and sum(owned) == 8 and min(owned) > 0
+    and sum(owned) == 8 and min(owned) > 0 \
+    and all(k in d for k in ("channel_wakes", "channel_wakes_pending", "channel_wakes_failed"))
 if not ok:
     print("apps_channel: FAIL: /mrc/apps:", json.dumps(d)[:2000])
     sys.exit(1)
 print("apps_channel: /mrc/apps lists", d["sessions"], "sessions, hosts", hosts,
-      "; application QPs per worker", owned)
+      "; application QPs per worker", owned, "; channel wake-ups so far", d["channel_wakes"])
 PY
 # Both programs gone: their regions too, once no packet holds them. A
 # region's count gone wrong (two workers attaching at once) would hold its

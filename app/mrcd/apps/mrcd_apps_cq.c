@@ -153,11 +153,11 @@ wake(struct mrcd_apps *a, const struct mrcd_app_session *s, const struct mrcd_ap
 	if (!s->used || cq->id == 0 || cq->channel == 0 || s->chan_fd[cq->channel - 1] < 0)
 		return;
 	if (write(s->chan_fd[cq->channel - 1], &one, sizeof(one)) == sizeof(one))
-		a->wakes_sent++;
+		__atomic_fetch_add(&a->wakes_sent, 1, __ATOMIC_RELAXED);
 	else if (errno == EAGAIN || errno == EWOULDBLOCK)
-		a->wakes_pending++;
+		__atomic_fetch_add(&a->wakes_pending, 1, __ATOMIC_RELAXED);
 	else
-		a->wakes_failed++;
+		__atomic_fetch_add(&a->wakes_failed, 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -75,6 +75,13 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "sessions_refused", a->sessions_refused);
 	rte_tel_data_add_dict_u64(d, "sessions_no_hello", a->sessions_no_hello);
 	rte_tel_data_add_dict_u64(d, "regions_dma_refused", a->regions_dma_refused);
+	/* the control thread's counts, written outside the lock: whole words */
+	rte_tel_data_add_dict_u64(
+		d, "channel_wakes", __atomic_load_n(&a->wakes_sent, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(
+		d, "channel_wakes_pending", __atomic_load_n(&a->wakes_pending, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(
+		d, "channel_wakes_failed", __atomic_load_n(&a->wakes_failed, __ATOMIC_RELAXED));
 	for (unsigned int k = 0; k < RTE_DIM(a->sess); k++) {
 		const struct mrcd_app_session *s = &a->sess[k];
 		struct rte_tel_data *t;

@@ -40,7 +40,7 @@ mrcd_apps_cq_notify(struct mrcd_app_cq *cq)
 {
 	struct mrc_chan_cq_status *st = (struct mrc_chan_cq_status *)cq->shm;
 
-	/* Armed: one wake-up, through the control thread (it sends on the channel). */
+	/* Armed: one wake-up, through the control thread (it writes a byte on the channel). */
 	if (__atomic_exchange_n(&st->armed, 0, __ATOMIC_ACQ_REL) == 0)
 		return;
 	__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
