@@ -94,6 +94,7 @@ mrc_chan_req_check(const void *buf, size_t len, struct mrc_chan_req *out)
 	switch (r->op) {
 	case MRC_CHAN_HELLO:
 	case MRC_CHAN_CREATE_CHANNEL:
+	case MRC_CHAN_DESTROY_CHANNEL:
 	case MRC_CHAN_DEREG_MR:
 	case MRC_CHAN_DESTROY_CQ:
 	case MRC_CHAN_DESTROY_QP:

@@ -59,6 +59,7 @@ enum mrc_chan_op {
 	/* no fd; reply + the read end of a pipe mrcd makes and writes a byte on
 	 * (its write end non-blocking, mrcd's alone) when an armed CQ gets an entry */
 	MRC_CHAN_CREATE_CHANNEL,
+	MRC_CHAN_DESTROY_CHANNEL, /* mrcd closes its write end; EBUSY while a CQ uses it */
 	MRC_CHAN_OP_END,
 };
 
@@ -121,6 +122,9 @@ struct mrc_chan_req {
 		struct {
 			uint32_t cq;
 		} destroy_cq;
+		struct {
+			uint32_t channel;
+		} destroy_channel;
 		struct {
 			uint32_t send_cq, recv_cq;
 			uint32_t max_send_wr, max_recv_wr;

@@ -77,6 +77,9 @@ mrc_get_comp_channel_fd(struct mrc_comp_channel *channel, int *fd)
 int
 mrc_destroy_comp_channel(struct mrc_comp_channel *channel)
 {
+	struct mrc_chan_req r = {.op = MRC_CHAN_DESTROY_CHANNEL};
+	struct mrc_chan_rep rep;
+
 	if (channel == NULL) {
 		errno = EINVAL;
 		return -1;
@@ -86,6 +89,10 @@ mrc_destroy_comp_channel(struct mrc_comp_channel *channel)
 			errno = EBUSY;
 			return -1;
 		}
+	/* mrcd lets its write end and the session's slot go; with mrcd gone, nothing is held */
+	r.u.destroy_channel.channel = channel->id;
+	if (mrc_lib_rpc(channel->ctx->dev, &r, -1, &rep, NULL) != 0 && !channel->ctx->dev->dead)
+		return -1;
 	close(channel->fd);
 	free(channel);
 	return 0;

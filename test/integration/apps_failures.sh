@@ -70,7 +70,7 @@ spid=$!
 "$app" client "$sock" 0 "$port" 65536 4096 0.2 bad $qps > bad_client.log 2>&1 || fail "bad requests: client"
 wait $spid || fail "bad requests: server"
 cat bad_client.log
-[ "$(grep -c "as expected" bad_client.log)" = 11 ] || fail "bad requests: want 11 checks"
+[ "$(grep -c "as expected" bad_client.log)" = 12 ] || fail "bad requests: want 12 checks"
 
 # 1b. Hostile writes into the shared rings and a malformed socket message: each refused,
 # counted by reason in /mrc/apps, and the transfer after them works.
@@ -107,7 +107,7 @@ PY
 wait $cpid || fail "hostile: client"
 wait $spid || fail "hostile: server"
 cat hostile_client.log
-[ "$(grep -c "as expected" hostile_client.log)" = 16 ] || fail "hostile: want 16 checks"
+[ "$(grep -c "as expected" hostile_client.log)" = 18 ] || fail "hostile: want 18 checks"
 
 # 1c. Every session slot taken by connections that never say HELLO: mrcd closes
 # each after 5 s (counted), so applications can attach again.

@@ -331,6 +331,18 @@ bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, str
 		"a post on a QP in RESET fails with EINVAL");
 	mrc_destroy_qp(fresh);
 	expect(mrc_poll_cq(scq, 1, &wc) == 0, "none of them completed anything");
+	{
+		/* Three times as many as a session may hold at once: each let go frees its slot. */
+		struct mrc_comp_channel *ch = NULL;
+		int made = 0;
+
+		for (int k = 0; k < 24; k++) {
+			if (mrc_create_comp_channel(ctx, &ch) != 0)
+				break;
+			made += mrc_destroy_comp_channel(ch) == 0;
+		}
+		expect(made == 24, "24 completion channels made and let go, one after another");
+	}
 }
 
 /* A wrong rkey: the write completes REM_ACCESS_ERR, the QP goes to ERROR, later posts flush. */
@@ -581,6 +593,26 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 	reconnect(qp, mine, theirs);
 	w.laddr = (uintptr_t)mr->addr;
 	other_domain(dev, ctx, scq, qp, &w, mine, theirs);
+	/* mrcd's own checks, whatever lib_mrc would have said: a channel a CQ uses stays */
+	{
+		struct mrc_comp_channel *ch = NULL;
+		struct mrc_cq *cq = NULL;
+		struct mrc_chan_req dr = {.op = MRC_CHAN_DESTROY_CHANNEL};
+
+		if (mrc_create_comp_channel(ctx, &ch) != 0 ||
+			(cq = mrc_create_cq(ctx, 16, NULL, ch, 0)) == NULL)
+			die("a channel and its CQ");
+		dr.u.destroy_channel.channel = ch->id;
+		errno = 0;
+		expect(mrc_lib_rpc(d, &dr, -1, &rep, NULL) != 0 && errno == EBUSY,
+			"letting go of a channel a CQ uses: refused with EBUSY");
+		dr.u.destroy_channel.channel = 99;
+		errno = 0;
+		expect(mrc_lib_rpc(d, &dr, -1, &rep, NULL) != 0 && errno == EINVAL,
+			"letting go of channel 99, not ours: refused with EINVAL");
+		if (mrc_destroy_cq(cq) != 0 || mrc_destroy_comp_channel(ch) != 0)
+			die("the channel and its CQ");
+	}
 	/* a head far ahead of the tail: nothing of the ring is taken */
 	__atomic_store_n(&qp->sq->head, qp->sq_head + 100000, __ATOMIC_RELEASE);
 	{

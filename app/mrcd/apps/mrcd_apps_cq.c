@@ -123,6 +123,24 @@ cq_in_use(struct mrcd_app_session *s, const struct mrcd_app_cq *cq)
 }
 
 int
+mrcd_apps_destroy_channel(
+	struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep)
+{
+	const uint32_t ch = r->u.destroy_channel.channel;
+
+	if (ch == 0 || ch > RTE_DIM(s->chan_fd) || s->chan_fd[ch - 1] < 0)
+		return mrcd_apps_fail(
+			rep, EINVAL, "channel %u is not one of this application's", ch);
+	for (unsigned int k = 0; k < RTE_DIM(s->cq); k++)
+		if (s->cq[k].id != 0 && s->cq[k].channel == ch)
+			return mrcd_apps_fail(
+				rep, EBUSY, "channel %u still has CQ %u", ch, s->cq[k].id);
+	close(s->chan_fd[ch - 1]);
+	s->chan_fd[ch - 1] = -1;
+	return 0;
+}
+
+int
 mrcd_apps_destroy_cq(
 	struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep)
 {

@@ -169,6 +169,8 @@ serve(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_req
 		return mrcd_apps_dereg_mr(a, s, r, rep);
 	case MRC_CHAN_CREATE_CHANNEL:
 		return mrcd_apps_create_channel(s, fd, rep, out_fd);
+	case MRC_CHAN_DESTROY_CHANNEL:
+		return mrcd_apps_destroy_channel(s, r, rep);
 	case MRC_CHAN_CREATE_CQ:
 		return mrcd_apps_create_cq(a, s, r, rep, out_fd);
 	case MRC_CHAN_DESTROY_CQ:

@@ -71,6 +71,9 @@ int mrcd_apps_dereg_mr(struct mrcd_apps *a, struct mrcd_app_session *s,
  * fd the request came with, refused. */
 int mrcd_apps_create_channel(
 	struct mrcd_app_session *s, int req_fd, struct mrc_chan_rep *rep, int *fd);
+/* Channel r names let go: its write end closed, its slot free; EBUSY while a CQ of s uses it. */
+int mrcd_apps_destroy_channel(
+	struct mrcd_app_session *s, const struct mrc_chan_req *r, struct mrc_chan_rep *rep);
 int mrcd_apps_create_cq(struct mrcd_apps *a, struct mrcd_app_session *s,
 	const struct mrc_chan_req *r, struct mrc_chan_rep *rep, int *fd);
 int mrcd_apps_destroy_cq(
