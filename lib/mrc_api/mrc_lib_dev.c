@@ -93,6 +93,11 @@ mrc_lib_rpc(struct mrc_lib_dev *dev, struct mrc_chan_req *r, int send_fd, struct
 	pthread_mutex_unlock(&dev->lock);
 	rep->msg[sizeof(rep->msg) - 1] = '\0';
 	if (rep->rc != 0) {
+		/* A refusal hands over nothing: an fd that came with it is not the caller's. */
+		if (recv_fd != NULL && *recv_fd >= 0) {
+			close(*recv_fd);
+			*recv_fd = -1;
+		}
 		if (getenv("MRC_DEBUG") != NULL)
 			fprintf(stderr, "lib_mrc: mrcd refused: %s\n", rep->msg);
 		errno = -rep->rc;

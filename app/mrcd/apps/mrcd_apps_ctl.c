@@ -252,8 +252,8 @@ read_one(struct mrcd_apps *a, struct mrcd_app_session *s)
 		pthread_mutex_unlock(&a->lock);
 	}
 	if (fd >= 0)
-		close(fd); /* a region keeps its mapping, not the fd */
-	reply(s, &rep, out_fd);
+		close(fd);			   /* a region keeps its mapping, not the fd */
+	reply(s, &rep, rep.rc == 0 ? out_fd : -1); /* a refusal hands over nothing */
 	if (out_fd >= 0)
 		close(out_fd);
 	return !s->closing;
