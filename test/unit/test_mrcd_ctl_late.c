@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,16 +35,28 @@ struct drill {
 	struct mrcd_ctl *ctl;
 	struct mrcd_ctl_req rq;
 	char out[256];
+	double took_s; /* the answer's wait */
 	volatile bool done;
 };
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void *
 drill_run(void *arg)
 {
 	struct drill *dr = arg;
 	struct mrcd_ctl_client c = {.fd = -1, .admin = true, .hello = true};
+	const double t0 = now_s();
 
 	mrcd_ctl_answer(dr->ctl, &c, &dr->rq, dr->out, sizeof(dr->out));
+	dr->took_s = now_s() - t0;
 	dr->done = true;
 	return NULL;
 }
@@ -159,6 +172,12 @@ test_drill_on_a_worker_that_does_not_answer(void)
 	MRC_T_RUN(late_setup(&l, "ctll_fail"));
 	/* the drill waits MRCD_CTL_WAIT_MS (2 s), then answers: not without end */
 	MRC_T_RUN(answer_starts(&dr, &l.ctl, &rq, "ERR busy "));
+	/* MRCD_CTL_WAIT_MS of time, not a count of naps, each of which lasts
+	 * what the scheduler makes it */
+	printf("  answered busy after %.3f s\n", dr.took_s);
+	MRC_T_ASSERT(
+		dr.took_s >= MRCD_CTL_WAIT_MS * 1e-3 && dr.took_s < MRCD_CTL_WAIT_MS * 1e-3 + 0.5,
+		"busy after %.3f s, for a wait of %u ms", dr.took_s, MRCD_CTL_WAIT_MS);
 	/* Served late, the request finds what it needs where it left it. */
 	mrc_shard_take_requests(l.s[0]);
 	MRC_T_ASSERT(mrc_shard_req_done(&l.ctl.req[0][0]), "served");

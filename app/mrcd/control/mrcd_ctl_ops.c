@@ -70,8 +70,14 @@ bool
 mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts)
 {
 	const struct timespec nap = {.tv_nsec = 100 * 1000};
+	struct timespec now;
+	uint64_t end_ns;
 
-	for (unsigned int t = 0; t < MRCD_CTL_WAIT_MS * 10; t++) {
+	/* A deadline in time: a nap lasts 100 us or what the scheduler makes it. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	end_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
+		 (uint64_t)MRCD_CTL_WAIT_MS * 1000000u;
+	for (;;) {
 		bool all = true;
 
 		for (unsigned int h = 0; h < ctl->d->n_hosts; h++)
@@ -86,9 +92,11 @@ mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts)
 						ctl->pending[h][k] = false;
 			return true;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+			return false;
 		nanosleep(&nap, NULL);
 	}
-	return false;
 }
 
 /* Post op on every shard of the hosts in `hosts` and wait; 0, or an "ERR ..." in out. */
