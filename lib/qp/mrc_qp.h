@@ -364,7 +364,10 @@ void mrc_qp_destroy(struct mrc_qp *qp);
 /**
  * Move to `to`, taking the attributes that transition sets from `attr`.
  * Legal: RESET->INIT->RTR->RTS, any->ERROR, ERROR->RESET.
- * 0, -EINVAL (illegal transition or bad attribute; *why says which).
+ * 0, -EINVAL (illegal transition or bad attribute; *why says which),
+ * -ENOMEM. INIT and RTR take the QP's parts from the heap; RTS takes
+ * nothing when the QP has a worker's in-flight pool (mrc_qp_init.trk_pool),
+ * so a QP given to its shard at RTR goes to RTS on its worker.
  */
 int mrc_qp_modify(struct mrc_qp *qp, enum mrc_qp_state to, const struct mrc_qp_attr *attr,
 	uint64_t now_tsc, struct mrc_rand *rand, const char **why);

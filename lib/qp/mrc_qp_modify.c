@@ -153,6 +153,16 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 		*why = "out of memory for the responder";
 		return -ENOMEM;
 	}
+	/*
+	 * The requester's state too, set up at RTS: a QP given to its shard at
+	 * RTR goes to RTS on its worker, which must not allocate (the heap's
+	 * lock, a page fault). With a worker's in-flight pool nothing at RTS does.
+	 */
+	qp->rtx = mrc_qp_zalloc(qp, sizeof(*qp->rtx));
+	if (qp->rtx == NULL) {
+		*why = "out of memory for the requester";
+		return -ENOMEM;
+	}
 	if (mrc_rel_rx_init(qp->rrx, &rc, a->start_psn_rx) != 0) {
 		*why = "responder rejected its configuration";
 		return -EINVAL;
@@ -226,11 +236,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		*why = "peer_mpr needs a bigger in-flight ring than the worker's pool lends";
 		return -EINVAL;
 	}
-	qp->rtx = mrc_qp_zalloc(qp, sizeof(*qp->rtx));
-	if (qp->rtx == NULL) {
-		*why = "out of memory for the requester";
-		return -ENOMEM;
-	}
+	/* made at RTR (to_rtr) */
 	if (mrc_rel_tx_init_lent(qp->rtx, &tc, a->start_psn_tx, now_tsc) != 0) {
 		*why = "requester rejected its configuration";
 		return -EINVAL;

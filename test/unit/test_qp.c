@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "mrc_ev.h"
 #include "mrc_rel_rx.h"
 #include "mrc_rel_tx.h"
+
 #include "mrc_test.h"
 #include "mrc_test_qp.h"
 
@@ -1205,6 +1208,56 @@ test_imm_table_back_on_reset(void)
 	return MRC_TEST_OK;
 }
 
+/* Allocations from DPDK's heap so far, on every socket. */
+static uint64_t
+heap_allocs(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned int s = 0; s < rte_socket_count(); s++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(s), &st) == 0)
+			n += st.alloc_count;
+	}
+	return n;
+}
+
+/*
+ * A QP given to its shard at RTR goes to RTS on the worker that owns it
+ * (an application's QP, mrcd's apps code), which must not allocate: with
+ * the worker's in-flight pool, RTS takes nothing from the heap.
+ */
+static int
+test_rts_allocates_nothing(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_trk_pool *pool;
+	struct mrc_qp_attr a;
+	const char *why = NULL;
+	uint64_t before;
+
+	MRC_T_EQ(mrc_test_eal_init("test_qp"), 0);
+	mrc_test_pair_cfg_defaults(&cfg);
+	pool = mrc_trk_pool_create(2, mrc_qp_trk_block_bytes(&cfg.attr), SOCKET_ID_ANY);
+	MRC_T_ASSERT(pool != NULL, "the worker's in-flight pool");
+	cfg.trk_pool = pool;
+	MRC_T_EQ(mrc_test_pair_create(&p, &cfg), 0);
+	a = cfg.attr;
+	a.dest_qpn = 0x101;
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_ERROR, NULL, p.now, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_RESET, NULL, p.now, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_INIT, &a, p.now, &p.rand, &why), 0);
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_RTR, &a, p.now, &p.rand, &why), 0);
+	before = heap_allocs();
+	MRC_T_EQ(mrc_qp_modify(p.h[0].qp, MRC_QP_RTS, &a, p.now, &p.rand, &why), 0);
+	MRC_T_U64_EQ(heap_allocs(), before);
+	mrc_test_pair_destroy(&p);
+	MRC_T_EQ(mrc_trk_pool_free(pool), 0);
+	return MRC_TEST_OK;
+}
+
 /* The last packet of a message vanishes: a probe recovers it, not the retransmit timer. */
 static int
 test_tail_loss_recovered_by_probe(void)
@@ -2127,6 +2180,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_region_let_go_under_a_posted_message),
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_other_domain_refused),
+	MRC_TEST_CASE(test_rts_allocates_nothing),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),
