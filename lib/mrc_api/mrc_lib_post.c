@@ -82,19 +82,8 @@ mrc_post_send(struct mrc_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **ba
 			e->laddr = wr->sg_list[0].addr;
 			e->len = wr->sg_list[0].length;
 			e->lkey = wr->sg_list[0].lkey;
-		} else {
-			/* No data (a Write-with-immediate as a signal): mrcd sends from a region,
-			 * so name the start of any of ours in the QP's domain, for 0 bytes. */
-			for (unsigned int k = 0; k < MRC_LIB_MAX_MRS && e->lkey == 0; k++) {
-				const struct mrc_lib_region *g = &qp->ctx->dev->regions[k];
-				const uint32_t key = __atomic_load_n(&g->key, __ATOMIC_ACQUIRE);
-
-				if (key != 0 && g->pd == qp->init.pd->handle) {
-					e->lkey = key;
-					e->laddr = g->addr;
-				}
-			}
 		}
+		/* else no data (a Write-with-immediate as a signal): no region, lkey 0 */
 		e->raddr = wr->wr.rdma.remote_addr;
 		e->rkey = wr->wr.rdma.rkey;
 		e->imm = wr->imm_data;

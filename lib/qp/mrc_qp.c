@@ -700,7 +700,6 @@ int
 mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len, uint32_t lkey,
 	uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm)
 {
-	struct mrc_mr *mr;
 	struct qp_wqe *w;
 	uint32_t n_pkts;
 
@@ -713,8 +712,9 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	n_pkts = len == 0 ? 1 : (len + qp->mtu - 1) / qp->mtu;
 	if (n_pkts > MAX_MSG_PKTS)
 		return -EINVAL;
-	mr = mrc_mr_check_local(qp->mrs, qp->pd, lkey, laddr, len, MRC_MR_ACCESS_LOCAL_READ);
-	if (mr == NULL)
+	/* A message of no bytes reads no memory: it names no region (lkey ignored). */
+	if (len != 0 && mrc_mr_check_local(qp->mrs, qp->pd, lkey, laddr, len,
+				MRC_MR_ACCESS_LOCAL_READ) == NULL)
 		return -EINVAL;
 	w = &qp->sq[qp->sq_tail & qp->sq_mask];
 	*w = (struct qp_wqe){

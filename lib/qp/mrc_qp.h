@@ -414,9 +414,11 @@ void mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk);
 
 /**
  * Post an RDMA WRITE (with_imm false) or WRITE-with-immediate of `len`
- * bytes from `laddr` (inside region `lkey`) to `raddr` in the peer's region
- * `rkey`. 0; -EPERM (not RTS), -ENOSPC (send queue full), -EINVAL (local
- * buffer not inside `lkey`, len beyond 2 GiB).
+ * bytes from `laddr` (inside region `lkey`, of the QP's protection domain)
+ * to `raddr` in the peer's region `rkey`; a message of 0 bytes reads no
+ * memory and names no region (laddr and lkey are ignored). 0; -EPERM (not
+ * RTS), -ENOSPC (send queue full), -EINVAL (local buffer not inside `lkey`,
+ * len beyond 2 GiB).
  */
 int mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t len,
 	uint32_t lkey, uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm);

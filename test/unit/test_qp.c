@@ -1208,6 +1208,35 @@ test_imm_table_back_on_reset(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A Write-with-immediate of no bytes (a signal) reads no memory: it names no
+ * region, and completes at both ends.
+ */
+static int
+test_zero_bytes_name_no_region(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_cqe e[4];
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	SETUP(p, cfg);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 2 * US});
+	MRC_T_EQ(mrc_qp_post_write(p.h[0].qp, 9, NULL, 0, 0, (uint64_t)(uintptr_t)p.h[1].mem,
+			 p.h[1].key, true, 0x77),
+		0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 4), 1);
+	MRC_T_EQ(e[0].wr_id, 9);
+	MRC_T_EQ(e[0].status, MRC_CQE_OK);
+	MRC_T_EQ(mrc_cq_poll(p.h[1].cq, e, 4), 1);
+	MRC_T_EQ(e[0].opcode, MRC_CQE_RECV_IMM);
+	MRC_T_EQ(e[0].imm, 0x77);
+	MRC_T_EQ(e[0].byte_len, 0);
+	return drained_no_leak(&p, &w);
+}
+
 /* Allocations from DPDK's heap so far, on every socket. */
 static uint64_t
 heap_allocs(void)
@@ -2181,6 +2210,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_out_of_region_refused),
 	MRC_TEST_CASE(test_other_domain_refused),
 	MRC_TEST_CASE(test_rts_allocates_nothing),
+	MRC_TEST_CASE(test_zero_bytes_name_no_region),
 	MRC_TEST_CASE(test_retry_budget_exhausted),
 	MRC_TEST_CASE(test_silent_peer_is_not_flooded),
 	MRC_TEST_CASE(test_tail_loss_recovered_by_probe),

@@ -154,14 +154,16 @@ take_sends(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint64_t now)
 			q->sq_tail++;
 			continue;
 		}
-		mr = local_mr(d, q, w.lkey, w.laddr, w.len);
-		if (mr == NULL) {
+		/* a message of no bytes names no region */
+		mr = w.len != 0 ? local_mr(d, q, w.lkey, w.laddr, w.len) : NULL;
+		if (w.len != 0 && mr == NULL) {
 			refuse(q, &w, idx, MRC_CHAN_REF_wqe_key, now);
 			q->sq_tail++;
 			continue;
 		}
-		rc = mrc_qp_post_write(q->qp, q->next_id, mrc_mr_ptr(mr, w.laddr), w.len, w.lkey,
-			w.raddr, w.rkey, w.opcode == MRC_CHAN_WR_WRITE_IMM, w.imm);
+		rc = mrc_qp_post_write(q->qp, q->next_id,
+			mr != NULL ? mrc_mr_ptr(mr, w.laddr) : NULL, w.len, w.lkey, w.raddr, w.rkey,
+			w.opcode == MRC_CHAN_WR_WRITE_IMM, w.imm);
 		if (rc == -ENOSPC || rc == -EPERM)
 			break; /* the engine's queue is full, or not yet RTS: next pass */
 		if (rc != 0) {
