@@ -67,7 +67,9 @@ trap 'kill -TERM $mpid 2>/dev/null || true' EXIT
 # 1. Bad requests.
 "$app" server "$sock" 1 "$port" 65536 4096 0.2 normal $qps > bad_server.log 2>&1 &
 spid=$!
-"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad $qps > bad_client.log 2>&1 || fail "bad requests: client"
+# A client that fails leaves its server waiting for it: the server is stopped.
+"$app" client "$sock" 0 "$port" 65536 4096 0.2 bad $qps > bad_client.log 2>&1 ||
+	{ fail "bad requests: client"; kill -TERM $spid 2> /dev/null || true; }
 wait $spid || fail "bad requests: server"
 cat bad_client.log
 [ "$(grep -c "as expected" bad_client.log)" = 12 ] || fail "bad requests: want 12 checks"
@@ -104,7 +106,7 @@ print("apps_failures: hostile: refused", got, "and socket messages",
 if any(got[k] < want[k] for k in want) or s.get("refused_msg_size", 0) < 1:
     sys.exit("apps_failures: FAIL: hostile requests not counted by reason")
 PY
-wait $cpid || fail "hostile: client"
+wait $cpid || { fail "hostile: client"; kill -TERM $spid 2> /dev/null || true; }
 wait $spid || fail "hostile: server"
 cat hostile_client.log
 [ "$(grep -c "as expected" hostile_client.log)" = 18 ] || fail "hostile: want 18 checks"
