@@ -885,11 +885,13 @@ main(int argc, char **argv)
 		}
 		wc = wait_one(rcq, "the write with immediate");
 		rounds = ntohl(wc.imm_data) & 0xff;
+		/* the client's signal: a write with immediate of no bytes */
 		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 77 ||
-			(ntohl(wc.imm_data) & ~0xffu) != IMM_MAGIC) {
+			(ntohl(wc.imm_data) & ~0xffu) != IMM_MAGIC || wc.byte_len != 0) {
 			fprintf(stderr,
-				"mrc-app-test: receive: opcode %d wr_id %" PRIu64 " imm 0x%x\n",
-				wc.opcode, wc.wr_id, ntohl(wc.imm_data));
+				"mrc-app-test: receive: opcode %d wr_id %" PRIu64
+				" imm 0x%x, %u bytes\n",
+				wc.opcode, wc.wr_id, ntohl(wc.imm_data), wc.byte_len);
 			return 1;
 		}
 		for (size_t i = 0; i < bytes; i++)
@@ -959,11 +961,10 @@ main(int argc, char **argv)
 				}
 		} while (now_s() - t0 < seconds);
 		{
-			struct ibv_sge sge = {
-				.addr = (uintptr_t)buf, .length = 1, .lkey = mr->lkey};
+			/* The signal moves no bytes: no SGE, no region (every write it
+			 * follows is done already). */
 			struct ibv_send_wr sw = {.wr_id = 999999,
-						   .sg_list = &sge,
-						   .num_sge = 1,
+						   .num_sge = 0,
 						   .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 						   .send_flags = IBV_SEND_SIGNALED,
 						   .imm_data = htonl(IMM_MAGIC | (round & 0xff))},
