@@ -14,8 +14,20 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mrcd_daemon.h"
+
+/* Now on the monotonic clock, in ns: the control thread's waits on other threads are bounded
+ * in time, which naps or TSC stalls of a descheduled VM do not measure. */
+static inline uint64_t
+mrcd_mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 /*
  * Start (mrcd_start.c), in the order main.c calls it. mrcd_load_inputs():

@@ -27,6 +27,7 @@
 #include <rte_ring_elem.h>
 
 #include "mrc_ev.h"
+#include "mrcd_control.h"
 #include "mrcd_ctl.h"
 #include "mrcd_log.h"
 #include "mrcd_recover.h"
@@ -70,13 +71,9 @@ bool
 mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts)
 {
 	const struct timespec nap = {.tv_nsec = 100 * 1000};
-	struct timespec now;
-	uint64_t end_ns;
-
 	/* A deadline in time: a nap lasts 100 us or what the scheduler makes it. */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	end_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
-		 (uint64_t)MRCD_CTL_WAIT_MS * 1000000u;
+	const uint64_t end_ns = mrcd_mono_ns() + (uint64_t)MRCD_CTL_WAIT_MS * 1000000u;
+
 	for (;;) {
 		bool all = true;
 
@@ -92,8 +89,7 @@ mrcd_ctl_wait(struct mrcd_ctl *ctl, uint32_t hosts)
 						ctl->pending[h][k] = false;
 			return true;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+		if (mrcd_mono_ns() >= end_ns)
 			return false;
 		nanosleep(&nap, NULL);
 	}

@@ -31,17 +31,9 @@
 #include <time.h>
 
 #include "mrc_ev.h"
+#include "mrcd_control.h"
 #include "mrcd_ctl.h"
 #include "mrcd_epreq.h"
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* The shard of host h that owns QP qpn, or -1. */
 static int
@@ -82,7 +74,7 @@ probe_ev(struct mrcd_ctl *ctl, unsigned int h, unsigned int k, uint32_t qpn, uin
 		rc = ctl->req[h][k].rc;
 		if (rc == 1)
 			*rtt_ns = ctl->req[h][k].rtt_ns;
-		if (rc != 0 || (op == MRC_SHARD_EV_PROBE_RESULT && mono_ns() >= deadline_ns))
+		if (rc != 0 || (op == MRC_SHARD_EV_PROBE_RESULT && mrcd_mono_ns() >= deadline_ns))
 			return rc == 0 ? -ETIMEDOUT : rc;
 		op = MRC_SHARD_EV_PROBE_RESULT;
 		nanosleep(&nap, NULL);
@@ -138,7 +130,7 @@ one(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outle
 		return;
 	}
 	rc = probe_ev(ctl, h, (unsigned int)k, rq->qpn, rq->ev,
-		mono_ns() + MRCD_CTL_PROBE_WAIT_MS * 1000000ull, &rtt);
+		mrcd_mono_ns() + MRCD_CTL_PROBE_WAIT_MS * 1000000ull, &rtt);
 	switch (rc) {
 	case -ENOENT:
 		snprintf(out, outlen,
@@ -179,7 +171,7 @@ path(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outl
 {
 	const unsigned int h = (unsigned int)rq->host;
 	const unsigned int n_shards = ctl->d->host[h].n_shards;
-	const uint64_t end = mono_ns() + MRCD_CTL_WAIT_MS * 1000000ull;
+	const uint64_t end = mrcd_mono_ns() + MRCD_CTL_WAIT_MS * 1000000ull;
 	uint64_t total = 0;
 	unsigned int probed = 0, answered = 0;
 	size_t o;
@@ -215,7 +207,7 @@ path(struct mrcd_ctl *ctl, const struct mrcd_ctl_req *rq, char *out, size_t outl
 	for (unsigned int k = 0; k < n_shards; k++)
 		for (uint32_t i = 0; i < listed[k] && probed < MRCD_CTL_PROBE_MAX; i++) {
 			const struct mrc_shard_ev_ref e = ctl->probe_list[h][k][i];
-			uint64_t rtt = 0, now = mono_ns();
+			uint64_t rtt = 0, now = mrcd_mono_ns();
 			char res[96];
 			int rc;
 

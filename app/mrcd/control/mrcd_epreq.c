@@ -585,15 +585,6 @@ mrcd_ep_probe(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t
 	return ep_send(d, h, o, MRC_OP_EP_REQUEST, &v, ev);
 }
 
-static uint64_t
-mono_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 int
 mrcd_ep_probe_ask(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint32_t ev,
 	unsigned int wait_ms, struct mrcd_ep_probe_rtt *out)
@@ -615,14 +606,14 @@ mrcd_ep_probe_ask(struct mrcd_daemon *d, unsigned int h, unsigned int peer, uint
 	__atomic_store_n(&a->asked,
 		(uint64_t)ev | (uint64_t)h << 32 | (uint64_t)peer << 40 | (uint64_t)n << 48,
 		__ATOMIC_RELEASE);
-	deadline = mono_now_ns() + (uint64_t)wait_ms * 1000000ull;
+	deadline = mrcd_mono_ns() + (uint64_t)wait_ms * 1000000ull;
 	for (;;) {
 		if (__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) == n) {
 			if (a->rc == 1)
 				*out = a->res;
 			return a->rc;
 		}
-		if (mono_now_ns() >= deadline)
+		if (mrcd_mono_ns() >= deadline)
 			return __atomic_load_n(&a->taken, __ATOMIC_RELAXED) == n ? -ETIMEDOUT
 										 : -ESHUTDOWN;
 		nanosleep(&nap, NULL);
