@@ -80,8 +80,8 @@ on_nothing(struct mrc_shard *s, void *arg)
 
 /*
  * Every shard of host h from `first` on has started a pass since this call
- * began: whatever it looked up in the region table before (a key, a region's
- * owner) it is done with. The host's region table is one table every shard
+ * began: whatever it looked up in the region table before (a key and the
+ * region it names) it is done with. The host's region table is one table every shard
  * reads (mrcd_apps_priv.h), so this is the grace period between taking a
  * region out of it and unmapping its pages.
  */

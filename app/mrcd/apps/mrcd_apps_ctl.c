@@ -422,7 +422,6 @@ mrcd_apps_open(struct mrcd_daemon *d)
 	a->lfd = fd;
 	snprintf(a->path, sizeof(a->path), "%s", path);
 	pthread_mutex_init(&a->lock, NULL);
-	a->mr_slots = d->host[0].mrs->n_slots;
 	a->qpn_first = MRCD_QPN_BASE + 2 * d->n_cluster_flows +
 		       2 * mrcd_recover_spares(d->n_cluster_flows);
 	mrc_rand_seed(&a->rand, d->cfg.daemon.seed * 7777u + 1);
@@ -431,13 +430,6 @@ mrcd_apps_open(struct mrcd_daemon *d)
 	if (a->wakes == NULL) {
 		mrcd_apps_close(d);
 		return -ENOMEM;
-	}
-	for (unsigned int h = 0; h < d->n_hosts; h++) {
-		a->mr_owner[h] = calloc(a->mr_slots, sizeof(uint32_t));
-		if (a->mr_owner[h] == NULL) {
-			mrcd_apps_close(d);
-			return -ENOMEM;
-		}
 	}
 	d->apps = a;
 	/* The IOVA mode decides whether a NIC may send from application memory (mrcd_apps_dma.h).
@@ -463,8 +455,6 @@ mrcd_apps_close(struct mrcd_daemon *d)
 	unlink(a->path);
 	rte_ring_free(a->wakes);
 	d->apps = NULL;
-	for (unsigned int h = 0; h < MRCD_MAX_HOSTS; h++)
-		free(a->mr_owner[h]);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }

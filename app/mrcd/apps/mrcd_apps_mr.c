@@ -133,8 +133,6 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
 			rep, -rc, "the host's region table refused it: %s", strerror(-rc));
 	}
 	mr->key = (uint32_t)rc;
-	/* The owner mark before the application learns the key: its posts are checked by it. */
-	__atomic_store_n(&a->mr_owner[s->host][mr->key >> 8], s->id, __ATOMIC_RELEASE);
 	s->mr_bytes += len;
 	rep->u.reg_mr.key = mr->key;
 	return 0;
@@ -144,12 +142,11 @@ mrcd_apps_reg_mr(struct mrcd_apps *a, struct mrcd_app_session *s, const struct m
  * Let a region go: its key stops matching at once, its pages are unmapped
  * once no packet holds them. Every shard of the host reads the region
  * table, so each step waits for all of them to pass
- * (mrcd_apps_host_barrier): first no post of the application's may find the
- * region any more (the owner mark); then the key goes (retired: its slot
- * keeps counting the packets in flight), and after the next pass no peer's
- * write being placed under it is left, nor a packet being built from it: a
- * message still posted from it finds its key gone at its next packet and
- * fails its QP (mrc_qp_tx.c). Packets still on their way (a shard's
+ * (mrcd_apps_host_barrier): the key goes (retired: its slot keeps counting
+ * the packets in flight), and after the next pass no post finds the region,
+ * no peer's write being placed under it is left, nor a packet being built
+ * from it: a message still posted from it finds its key gone at its next
+ * packet and fails its QP (mrc_qp_tx.c). Packets still on their way (a shard's
  * staging, a port's tx queue, a NIC's descriptors not yet reclaimed) hold
  * the pages: then this returns false and the control thread tries again
  * every tick (mrcd_apps_reap) until they are gone. True once the pages are
@@ -165,13 +162,11 @@ mrcd_apps_release_mr(struct mrcd_apps *a, struct mrcd_app_session *s, struct mrc
 
 		mr->dying = true;
 		if (mr->key != 0) {
-			__atomic_store_n(&a->mr_owner[s->host][mr->key >> 8], 0, __ATOMIC_RELEASE);
-			mrcd_apps_host_barrier(a, s->host, 0);
 			rc = mrcd_apps_call_shard(a, s->host, 0, on_retire, &c);
 			s->mr_bytes -= mr->len; /* the application's no longer */
 			mr->retired = rc == 1;
-			mrcd_apps_host_barrier(
-				a, s->host, 1); /* shard 0 cleared it in its own pass */
+			/* shard 0 retired it in its own pass */
+			mrcd_apps_host_barrier(a, s->host, 1);
 		}
 	}
 	if (mr->retired) {

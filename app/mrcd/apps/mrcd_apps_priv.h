@@ -136,7 +136,7 @@ struct mrcd_app_mr {
 struct mrcd_app_session {
 	bool used;
 	int fd;
-	uint32_t id; /* 1.. : the owner mark of its regions */
+	uint32_t id; /* 1.. : the high half of its protection domains (mrcd_apps_pd) */
 	pid_t pid;
 	unsigned int host; /* local index */
 	bool hello, closing;
@@ -167,10 +167,6 @@ struct mrcd_apps {
 	struct mrcd_app_session sess[MRCD_APPS_SESSIONS];
 	/* the worker's lists, changed by MRC_SHARD_CALL on that worker only */
 	struct mrcd_apps_worker w[MRCD_MAX_WORKERS];
-	/* per host: which session owns each region slot (0: none); control writes
-	 * before the key is published, workers read */
-	uint32_t *mr_owner[MRCD_MAX_HOSTS];
-	uint32_t mr_slots;
 	/* per host: the first application QPN, and which are taken (control) */
 	uint32_t qpn_first;
 	uint32_t qpn_next[MRCD_MAX_HOSTS];

@@ -106,19 +106,6 @@ refuse(struct mrcd_app_qp *q, const struct mrc_chan_swqe *w, uint32_t idx,
 	mrcd_app_qp_to_error(q, MRC_CHAN_QPE_LOCAL, now);
 }
 
-/* The region of this session and the QP's domain holding [addr, addr + len), or NULL. */
-static struct mrc_mr *
-local_mr(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint32_t lkey, uint64_t addr, uint32_t len)
-{
-	struct mrcd_apps *a = d->apps;
-	struct mrc_mr_table *t = d->host[q->host].mrs;
-	const uint32_t slot = lkey >> 8;
-
-	if (slot >= a->mr_slots || a->mr_owner[q->host][slot] != q->s->id)
-		return NULL;
-	return mrc_mr_check(t, q->pd, lkey, addr, len, MRC_MR_ACCESS_LOCAL_READ);
-}
-
 static void
 take_sends(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint64_t now)
 {
@@ -154,9 +141,13 @@ take_sends(struct mrcd_daemon *d, struct mrcd_app_qp *q, uint64_t now)
 			q->sq_tail++;
 			continue;
 		}
-		/* a message of no bytes names no region */
-		mr = w.len != 0 ? local_mr(d, q, w.lkey, w.laddr, w.len) : NULL;
-		if (w.len != 0 && mr == NULL) {
+		/*
+		 * A region of the QP's domain, which is this session's (mrcd_apps_pd); a
+		 * message of no bytes names none.
+		 */
+		mr = NULL;
+		if (w.len != 0 && (mr = mrc_mr_check(d->host[q->host].mrs, q->pd, w.lkey, w.laddr,
+					   w.len, MRC_MR_ACCESS_LOCAL_READ)) == NULL) {
 			refuse(q, &w, idx, MRC_CHAN_REF_wqe_key, now);
 			q->sq_tail++;
 			continue;
