@@ -278,6 +278,28 @@ expect(bool ok, const char *what)
 	printf("bad request: %s: as expected\n", what);
 }
 
+/* A page registered in a protection domain of its own: the program's second domain. */
+static struct ibv_mr *
+second_domain_region(struct ibv_context *dev)
+{
+	static uint8_t page[4096] __attribute__((aligned(4096)));
+	struct ibv_pd *pd = mrc_sw_alloc_pd(dev);
+	struct ibv_mr *mr = pd != NULL ? mrc_sw_reg_mr(pd, page, sizeof(page), 0) : NULL;
+
+	if (mr == NULL)
+		die("a region in a second protection domain");
+	return mr;
+}
+
+static void
+second_domain_free(struct ibv_mr *mr)
+{
+	struct ibv_pd *pd = mr->pd;
+
+	if (mrc_sw_dereg_mr(mr) != 0 || mrc_sw_dealloc_pd(pd) != 0)
+		die("the second protection domain's region");
+}
+
 /* Requests that must fail alone, changing nothing: the transfer after them must work. */
 static void
 bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, struct mrc_cq *rcq,
@@ -310,19 +332,13 @@ bad_requests(struct mrc_context *ctx, struct ibv_pd *pd, struct mrc_cq *scq, str
 	sge.addr = (uintptr_t)stack;
 	expect(mrc_post_send(qp, &wr, &bad) == EINVAL, "memory no region holds fails with EINVAL");
 	{
-		static uint8_t other[4096] __attribute__((aligned(4096)));
-		struct ibv_pd *pd2 = mrc_sw_alloc_pd(pd->context);
-		struct ibv_mr *mr2 =
-			pd2 != NULL ? mrc_sw_reg_mr(pd2, other, sizeof(other), 0) : NULL;
+		struct ibv_mr *mr2 = second_domain_region(pd->context);
 
-		if (mr2 == NULL)
-			die("a region in a second protection domain");
 		sge.lkey = mr2->lkey;
-		sge.addr = (uintptr_t)other;
+		sge.addr = (uintptr_t)mr2->addr;
 		expect(mrc_post_send(qp, &wr, &bad) == EINVAL,
 			"a region of another protection domain fails with EINVAL");
-		if (mrc_sw_dereg_mr(mr2) != 0 || mrc_sw_dealloc_pd(pd2) != 0)
-			die("the second protection domain's region");
+		second_domain_free(mr2);
 		sge.lkey = mr->lkey;
 	}
 	fresh = mrc_create_qp(ctx, &qa);
@@ -535,15 +551,11 @@ other_domain(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *sc
 	struct mrc_qp *qp, struct mrc_chan_swqe *w, const struct peer_info *mine,
 	const struct peer_info *theirs)
 {
-	static uint8_t other[4096] __attribute__((aligned(4096)));
-	struct ibv_pd *pd2 = mrc_sw_alloc_pd(dev);
-	struct ibv_mr *mr2 = pd2 != NULL ? mrc_sw_reg_mr(pd2, other, sizeof(other), 0) : NULL;
+	struct ibv_mr *mr2 = second_domain_region(dev);
 	const struct mrc_chan_swqe keep = *w;
 
-	if (mr2 == NULL)
-		die("a region in a second protection domain");
 	w->lkey = mr2->lkey;
-	w->laddr = (uintptr_t)other;
+	w->laddr = (uintptr_t)mr2->addr;
 	hostile_post(qp, w);
 	hostile_expect(ctx, scq, qp, IBV_WC_LOC_PROT_ERR,
 		"a region of our other protection domain in the ring: LOC_PROT_ERR");
@@ -556,8 +568,7 @@ other_domain(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *sc
 		"a write into mrcd's own memory at the peer (key 0x1): REM_ACCESS_ERR");
 	reconnect(qp, mine, theirs);
 	*w = keep;
-	if (mrc_sw_dereg_mr(mr2) != 0 || mrc_sw_dealloc_pd(pd2) != 0)
-		die("the second protection domain's region");
+	second_domain_free(mr2);
 }
 
 static void
