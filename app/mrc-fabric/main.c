@@ -327,12 +327,14 @@ run(struct fabricd *fd, const char *scenario)
 		}
 		reload_done(fd, false);
 		fabricd_links_watch(fd, now);
+		mrc_fabric_log_applied(fd->fab); /* what the bridge lcore applied */
 		rte_delay_us_sleep(10000);
 	}
 	if (signalled)
 		printf("mrc-fabric: %s: stopping\n", strsignal(signalled));
 	__atomic_store_n(&fd->phase, FABRICD_EXIT, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+	mrc_fabric_log_applied(fd->fab);
 	reload_done(fd, true);
 	fd->end_tsc = rte_rdtsc();
 }
@@ -420,6 +422,8 @@ main(int argc, char **argv)
 	printf("mrc-fabric: all %u hosts connected on all %u planes; fabric time starts\n",
 		fd.n_hosts, fd.n_planes);
 	mrc_fabric_start(fd.fab, fd.start_tsc);
+	/* the bridge lcore applies the faults; this thread logs them */
+	mrc_fabric_defer_log(fd.fab, true);
 	rte_eal_remote_launch(fabricd_bridge_main, &fd, fd.bridge_lcore);
 	run(&fd, scenario);
 	status = fabricd_summary(&fd) == 0 ? 0 : 1;

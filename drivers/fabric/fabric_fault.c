@@ -229,11 +229,59 @@ mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_event *e
 	return snprintf(buf, size, "%s %s", what, a);
 }
 
-void
-fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
+/* One change's log line. */
+static void
+notice_log(const struct mrc_fabric *fab, const struct mrc_fabric_event *ev)
 {
 	char text[128];
 
+	mrc_fabric_event_format(text, sizeof(text), ev);
+	MRC_LOG(fabric, NOTICE, "%s: t=%" PRIu64 ".%09" PRIu64 " s: %s (%s)", fab->name,
+		ev->t_ns / 1000000000u, ev->t_ns % 1000000000u, text, ev->source);
+}
+
+void
+fab_event_notice(struct mrc_fabric *fab, const struct mrc_fabric_event *ev)
+{
+	const unsigned int head = fab->notice_head;
+
+	if (!fab->log_deferred) {
+		notice_log(fab, ev);
+		return;
+	}
+	if (head - __atomic_load_n(&fab->notice_tail, __ATOMIC_ACQUIRE) >= FAB_NOTICES) {
+		fab->cnt.events_unlogged++;
+		return;
+	}
+	fab->notice[head & (FAB_NOTICES - 1)] = *ev;
+	__atomic_store_n(&fab->notice_head, head + 1, __ATOMIC_RELEASE);
+}
+
+void
+mrc_fabric_defer_log(struct mrc_fabric *fab, bool on)
+{
+	fab->log_deferred = on;
+}
+
+unsigned int
+mrc_fabric_log_applied(struct mrc_fabric *fab)
+{
+	const unsigned int head = __atomic_load_n(&fab->notice_head, __ATOMIC_ACQUIRE);
+	unsigned int tail = fab->notice_tail, n = 0;
+
+	for (; tail != head; tail++, n++) {
+		fab_timeline_note_log(fab, tail);
+		notice_log(fab, &fab->notice[tail & (FAB_NOTICES - 1)]);
+		/* the slot goes back only once read */
+		__atomic_store_n(&fab->notice_tail, tail + 1, __ATOMIC_RELEASE);
+	}
+	fab_timeline_note_log(fab, tail);
+	return n;
+}
+
+void
+fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
+{
 	switch (ev->action) {
 	case MRC_FABRIC_ACT_UP:
 		set_state(fab, &ev->target, MRC_FABRIC_UP);
@@ -261,9 +309,6 @@ fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev)
 	}
 	ev->t_tsc = fab_ps_to_tsc(fab, ev->t_ns * PS_PER_NS);
 	fab->cnt.events_applied++;
-	mrc_fabric_event_format(text, sizeof(text), ev);
-	MRC_LOG(fabric, NOTICE, "%s: t=%" PRIu64 ".%09" PRIu64 " s: %s (%s)", fab->name,
-		ev->t_ns / 1000000000u, ev->t_ns % 1000000000u, text, ev->source);
 }
 
 /* Room for `n` more events; 0 or -ENOSPC. */
@@ -338,9 +383,11 @@ apply_now(struct mrc_fabric *fab, const struct mrc_fabric_target *t, uint8_t act
 		fab->ev[fab->n_applied] = ev;
 		fab->n_ev++;
 		fab_apply_event(fab, &fab->ev[fab->n_applied]);
+		notice_log(fab, &fab->ev[fab->n_applied]);
 		fab->n_applied++;
 	} else {
 		fab_apply_event(fab, &ev); /* the log is full: apply, unrecorded */
+		notice_log(fab, &ev);
 	}
 	return 0;
 }

@@ -170,6 +170,7 @@ mrc_fabric_poll(struct mrc_fabric *fab, uint64_t now_tsc)
 		/* UINT64_MAX means "none" but is also a time a poll may bring: test for none. */
 		if (unlikely(fab->n_applied < fab->n_ev && t_fault <= t_pkt && t_fault <= now_ps)) {
 			fab_apply_event(fab, &fab->ev[fab->n_applied]);
+			fab_event_notice(fab, &fab->ev[fab->n_applied]);
 			fab->n_applied++;
 			continue;
 		}

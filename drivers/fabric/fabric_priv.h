@@ -123,6 +123,11 @@ struct fab_port {
 	struct rte_ring *from_host_q[MRC_NIC_MAX_QUEUES];
 };
 
+/* Applied changes queued for a logging thread (a power of two): a scenario's
+ * events a millisecond apart, far more than a logger polling each
+ * millisecond needs. */
+#define FAB_NOTICES 64
+
 struct mrc_fabric {
 	struct mrc_fabric_cfg cfg;
 	struct rte_mempool *pool; /* from start_ports: copies of zero-copy payloads */
@@ -168,6 +173,23 @@ struct mrc_fabric {
 	/* a timeline offered to replace the pending events: the offerer writes (release),
 	 * the poll takes it (exchange) */
 	struct mrc_fabric_timeline *offer;
+	/*
+	 * mrc_fabric_defer_log(): the changes applied, waiting for
+	 * mrc_fabric_log_applied(). The applier (the poll) writes notice[] and
+	 * then notice_head (release); the logger reads them (acquire) and
+	 * writes notice_tail (release). log_deferred is set before the poll.
+	 */
+	bool log_deferred;
+	unsigned int notice_head, notice_tail;
+	struct mrc_fabric_event notice[FAB_NOTICES];
+	/* A timeline's take, said by the logger once it reaches notice `at`: the
+	 * poll writes it, then `ready` (release); the logger clears `ready`. */
+	struct fab_timeline_note {
+		unsigned int ready, at;
+		uint64_t t_ns;
+		char source[40];
+		unsigned int n_add, pending, dropped;
+	} tl_note;
 
 	char why[320];
 	struct mrc_fabric_counters cnt;
@@ -262,6 +284,10 @@ void fab_carrier_apply(struct mrc_fabric *fab, bool force);
 
 /* fabric_fault.c */
 void fab_apply_event(struct mrc_fabric *fab, struct mrc_fabric_event *ev);
+/* The poll's change applied: logged now, or queued (mrc_fabric_defer_log). */
+void fab_event_notice(struct mrc_fabric *fab, const struct mrc_fabric_event *ev);
+/* The timeline's own line, when the deferred log reaches notice `at` (fabric_timeline.c). */
+void fab_timeline_note_log(struct mrc_fabric *fab, unsigned int at);
 int fab_target_check(const struct mrc_fabric *fab, const struct mrc_fabric_target *t);
 int fab_event_insert(struct mrc_fabric *fab, const struct mrc_fabric_event *evs, unsigned int n);
 /* Does any plane, switch or link differ from how the fabric was made? */

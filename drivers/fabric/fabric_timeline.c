@@ -117,6 +117,29 @@ mrc_fabric_timeline_free(struct mrc_fabric_timeline *tl)
 	free(tl);
 }
 
+static void
+note_log(const struct mrc_fabric *fab, uint64_t now_ns, const char *source, unsigned int n_add,
+	unsigned int pending, unsigned int dropped)
+{
+	MRC_LOG(fabric, NOTICE,
+		"%s: t=%" PRIu64 ".%09" PRIu64 " s: fault timeline replaced (%s): %u changes "
+		"scheduled from now, %u of the old one's dropped before their time; %u oldest "
+		"log entries dropped for room",
+		fab->name, now_ns / 1000000000u, now_ns % 1000000000u, source, n_add, pending,
+		dropped);
+}
+
+void
+fab_timeline_note_log(struct mrc_fabric *fab, unsigned int at)
+{
+	struct fab_timeline_note *nt = &fab->tl_note;
+
+	if (!__atomic_load_n(&nt->ready, __ATOMIC_ACQUIRE) || nt->at != at)
+		return;
+	note_log(fab, nt->t_ns, nt->source, nt->n_add, nt->pending, nt->dropped);
+	__atomic_store_n(&nt->ready, 0, __ATOMIC_RELEASE);
+}
+
 void
 fab_timeline_take(struct mrc_fabric *fab)
 {
@@ -144,6 +167,7 @@ fab_timeline_take(struct mrc_fabric *fab)
 		c->action = MRC_FABRIC_ACT_CLEAR;
 		snprintf(c->source, sizeof(c->source), "%s", tl->source);
 		fab_apply_event(fab, c);
+		fab_event_notice(fab, c);
 	}
 	/* In time order already (parsed sorted): the poll applies them from here on. */
 	for (unsigned int k = 0; k < tl->n_add; k++) {
@@ -156,12 +180,21 @@ fab_timeline_take(struct mrc_fabric *fab)
 	fab->cap_ev = MRC_FABRIC_MAX_EVENTS;
 	fab->n_applied = keep + n_clear;
 	fab->n_ev = n;
-	MRC_LOG(fabric, NOTICE,
-		"%s: t=%" PRIu64 ".%09" PRIu64 " s: fault timeline replaced (%s): %u changes "
-		"scheduled from now, %u of the old one's dropped before their time; %u oldest "
-		"log entries dropped for room",
-		fab->name, now_ns / 1000000000u, now_ns % 1000000000u, tl->source, tl->n_add,
-		pending, dropped);
+	if (!fab->log_deferred) {
+		note_log(fab, now_ns, tl->source, tl->n_add, pending, dropped);
+	} else if (__atomic_load_n(&fab->tl_note.ready, __ATOMIC_ACQUIRE)) {
+		fab->cnt.events_unlogged++; /* the last take's line is still unsaid */
+	} else {
+		struct fab_timeline_note *nt = &fab->tl_note;
+
+		nt->at = fab->notice_head;
+		nt->t_ns = now_ns;
+		snprintf(nt->source, sizeof(nt->source), "%s", tl->source);
+		nt->n_add = tl->n_add;
+		nt->pending = pending;
+		nt->dropped = dropped;
+		__atomic_store_n(&nt->ready, 1, __ATOMIC_RELEASE);
+	}
 	tl->log = old;
 	tl->taken_ns = now_ns;
 	__atomic_store_n(&tl->taken, 1, __ATOMIC_RELEASE);

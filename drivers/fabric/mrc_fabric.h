@@ -434,6 +434,23 @@ bool mrc_fabric_timeline_withdraw(struct mrc_fabric *fab, struct mrc_fabric_time
 void mrc_fabric_timeline_free(struct mrc_fabric_timeline *tl);
 
 /**
+ * Where a change the poll applies is logged (at NOTICE, one line each).
+ * Off (the default): at once, by the thread that applies it. On: the poll
+ * queues a copy and mrc_fabric_log_applied() logs it, so a poller that
+ * runs a data path (a worker lcore) never formats or writes a log line; a
+ * change the full queue cannot take is counted (events_unlogged), not
+ * logged. Call it before the poll starts. Setters log at once either way.
+ */
+void mrc_fabric_defer_log(struct mrc_fabric *fab, bool on);
+
+/**
+ * Log the changes the poll queued since the last call (mrc_fabric_defer_log),
+ * in the order they took effect. One thread calls it, any thread but the
+ * poller's may. @return how many it logged.
+ */
+unsigned int mrc_fabric_log_applied(struct mrc_fabric *fab);
+
+/**
  * The changes applied so far, in the order they took effect.
  * @return how many; *events points at them (valid until the next setter
  *   or scenario load).
@@ -459,6 +476,8 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(trims_lasthop, "pkts", "of which on a T0 -> host link")                                  \
 	X(ecn_marks, "pkts", "ECT -> CE marks")                                                    \
 	X(events_applied, "events", "fault changes applied (scenario and setters)")                \
+	X(events_unlogged, "events",                                                               \
+		"changes applied but not logged: the deferred log's queue was full")               \
 	X(drop_unparseable, "pkts", "not IPv6, or the outer IPv6 header not in the first segment") \
 	X(drop_shared_header, "pkts", "header segment shared or indirect: cannot rewrite it")      \
 	X(drop_down, "pkts", "a DOWN plane, switch or link")                                       \

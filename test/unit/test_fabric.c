@@ -895,6 +895,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_random_loss),
 	MRC_TEST_CASE(test_free_in_flight),
 	MRC_TEST_CASE(test_scenario_plane3),
+	MRC_TEST_CASE(test_scenario_log_deferred),
 	MRC_TEST_CASE(test_scenario_examples),
 	MRC_TEST_CASE(test_scenario_errors),
 	MRC_TEST_CASE(test_drop_request),

@@ -81,6 +81,7 @@ int test_control_priority(void);
 int test_random_loss(void);
 int test_free_in_flight(void);
 int test_scenario_plane3(void);
+int test_scenario_log_deferred(void);
 int test_scenario_examples(void);
 int test_scenario_errors(void);
 int test_drop_request(void);

@@ -453,3 +453,88 @@ test_qp_pair_plane_down(void)
 	mrc_test_pair_destroy(&p);
 	return check_no_leak();
 }
+
+/*
+ * With the log deferred (mrc_fabric_defer_log), the poll writes no log line:
+ * it queues each change, and mrc_fabric_log_applied() logs them in order,
+ * a timeline's take in its place among them. What the queue cannot take is
+ * counted, not logged. mrcd polls the fabric on a worker and logs from its
+ * control loop.
+ */
+int
+test_scenario_log_deferred(void)
+{
+	struct mrc_fabric_timeline *tl;
+	struct mrc_fabric_cfg c;
+	struct mrc_fabric *f;
+	const char *why = NULL;
+	const uint64_t s = 1000000000ull;
+	char *log = NULL, err[320];
+	size_t log_len = 0;
+	unsigned int logged;
+	FILE *log_f;
+	int rc = setup();
+
+	if (rc != MRC_TEST_OK)
+		return rc;
+	log_f = open_memstream(&log, &log_len);
+	MRC_T_ASSERT(log_f != NULL, "memstream");
+	MRC_T_EQ(rte_openlog_stream(log_f), 0);
+	MRC_T_EQ(rte_log_set_level_pattern("mrc.fabric", RTE_LOG_NOTICE), 0);
+	mrc_fabric_cfg_defaults(&c);
+	f = mkfab(&c);
+	MRC_T_ASSERT(f != NULL, "fabric");
+	mrc_fabric_defer_log(f, true);
+	rc = mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why);
+	MRC_T_ASSERT(rc == 2, "loaded: %d %s", rc, why);
+	mrc_fabric_start(f, 0);
+	fflush(log_f);
+	const size_t before = log_len;
+
+	mrc_fabric_poll(f, 2 * s);
+	MRC_T_ASSERT(!mrc_fabric_port_up(f, 0, 3), "plane 3 down at 2 s");
+	fflush(log_f);
+	MRC_T_ASSERT(log_len == before, "the poll logged: %s", log + before);
+	MRC_T_EQ(mrc_fabric_log_applied(f), 1);
+	fflush(log_f);
+	MRC_T_EQ(
+		count(log, "t=2.000000000 s: plane 3 down (plane3-fail.ini:event.plane3-down)"), 1);
+	MRC_T_EQ(mrc_fabric_log_applied(f), 0); /* each once */
+
+	/* A timeline's take: the clear, then its own line, then what it schedules. */
+	tl = mrc_fabric_timeline_load(f, SCEN_DIR "plane3-fail.ini", err, sizeof(err));
+	MRC_T_ASSERT(tl != NULL, "%s", err);
+	MRC_T_EQ(mrc_fabric_timeline_offer(f, tl), 0);
+	mrc_fabric_poll(f, 3 * s);
+	MRC_T_ASSERT(mrc_fabric_timeline_taken(tl, NULL), "taken");
+	mrc_fabric_poll(f, 5 * s); /* the new timeline's plane 3 down at 3 + 2 s */
+	fflush(log_f);
+	const size_t taken = log_len;
+
+	MRC_T_EQ(mrc_fabric_log_applied(f), 2);
+	fflush(log_f);
+	const char *clear = strstr(log + taken, "every fault cleared"),
+		   *note = strstr(log + taken, "fault timeline replaced (reload:plane3-fail.ini)"),
+		   *down = strstr(log + taken, "t=5.000000000 s: plane 3 down");
+
+	MRC_T_ASSERT(clear != NULL && note != NULL && down != NULL && clear < note && note < down,
+		"in order: %s", log + taken);
+	mrc_fabric_timeline_free(tl);
+
+	/* More changes than the queue holds before the logger runs: the rest counted. */
+	for (unsigned int k = 0; k < 40; k++) {
+		rc = mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why);
+		MRC_T_ASSERT(rc == 2, "loaded: %d %s", rc, why);
+	}
+	mrc_fabric_poll(f, 100 * s);
+	MRC_T_EQ(mrc_fabric_events_pending(f), 0);
+	logged = mrc_fabric_log_applied(f);
+	MRC_T_EQ(logged, 64);
+	MRC_T_EQ(mrc_fabric_counters(f)->events_unlogged, 81 - 64);
+	mrc_fabric_free(f);
+	rte_openlog_stream(NULL);
+	MRC_T_EQ(rte_log_set_level_pattern("mrc.fabric", RTE_LOG_WARNING), 0);
+	MRC_T_EQ(fclose(log_f), 0);
+	free(log);
+	return check_no_leak();
+}

@@ -196,6 +196,8 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 					mrc_shard_set_port_mask(d->host[h].shard[k].rt, m);
 			}
 			next_link = now + d->hz / 1000;
+			if (d->fab != NULL)
+				mrc_fabric_log_applied(d->fab); /* the faults a worker applied */
 		}
 		if (ignored == SIGHUP && d->cli.service) {
 			ignored = 0;
@@ -244,6 +246,8 @@ control_loop(struct mrcd_daemon *d, uint64_t start)
 	}
 	stop_workers(d);
 	mrcd_handoff_drain(d);
+	if (d->fab != NULL)
+		mrc_fabric_log_applied(d->fab);
 	/* Final numbers, read after the workers stopped. */
 	for (unsigned int h = 0; h < d->n_hosts; h++)
 		for (unsigned int k = 0; k < d->host[h].n_shards; k++) {

@@ -203,6 +203,8 @@ fabric_open(struct mrcd_daemon *d)
 		MRCD_LOG(ctrl, ERR, "fabric: %s", why);
 		return -rte_errno;
 	}
+	/* A worker polls it: the control loop logs the faults it applies. */
+	mrc_fabric_defer_log(d->fab, true);
 	/* [fabric] capture: what the hosts' NICs send, kept in memory, written at exit */
 	if (strcmp(d->cfg.fabric.capture, "none") != 0) {
 		rc = mrc_fabric_capture_start(d->fab, d->cfg.fabric.capture_pkts, 512);
