@@ -306,6 +306,12 @@ mrc_shard_add_qp(struct mrc_shard *s, struct mrc_qp *qp, uint64_t now_tsc)
 	if (d == NULL)
 		s->cnt.dests_full++;
 	mrc_qp_set_rtt_share(qp, d != NULL ? &d->rtt : NULL);
+	if (d != NULL && !d->has_addr) {
+		d->addr = *mrc_qp_addr(qp);
+		d->has_addr = true;
+	}
+	if (d != NULL && !mrc_qp_share_addr(qp, &d->addr))
+		s->cnt.own_addr_qps++;
 	mrc_qp_set_path_counters(qp, &s->paths);
 	/* The host's shards share its regions: each attaches payloads on its own lane. */
 	mrc_qp_set_mr_lane(qp, s->cfg.shard_index);
@@ -333,6 +339,7 @@ mrc_shard_del_qp(struct mrc_shard *s, struct mrc_qp *qp)
 	mrc_timer_cancel(s->wheel, &sl->timer);
 	mrc_qp_set_wake(qp, NULL, NULL);
 	mrc_qp_set_rtt_share(qp, NULL); /* it may outlive the shard */
+	mrc_qp_share_addr(qp, NULL);
 	mrc_qp_set_path_counters(qp, NULL);
 	mrc_shard_ev_detach(sl);
 	/* A busy- or parked-list entry for the slot is skipped when it comes up. */

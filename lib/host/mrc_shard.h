@@ -166,6 +166,9 @@
 	X(ev_allowed, "evs", "EVs re-admitted by the controller")                                  \
 	X(dests_full, "qps",                                                                       \
 		"QPs that got no shared round-trip state: the destination table was full")         \
+	X(own_addr_qps, "qps",                                                                     \
+		"QPs that build packets from their own addresses: not those of their "             \
+		"destination's first QP")                                                          \
 	X(cyc_total, "cycles", "TSC cycles inside mrc_shard_iterate")                              \
 	X(cyc_rx, "cycles",                                                                        \
 		"... reading non-empty rx bursts from the ports, and parsing its packets (those "  \

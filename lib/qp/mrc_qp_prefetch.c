@@ -27,7 +27,7 @@ mrc_qp_prefetch(const struct mrc_qp *qp)
 	rte_prefetch0(QP_LINE(ctrl));	  /* answer ring, time, probe state, lent parts */
 	rte_prefetch0(QP_LINE(path_cnt)); /* EV layout, path counters, encap */
 	rte_prefetch0(QP_LINE(imm_mask)); /* responder, wake, wire */
-	rte_prefetch0(QP_LINE(addr));	  /* addresses */
+	rte_prefetch0(QP_LINE(hdr));	  /* where its addresses are, its path */
 	rte_prefetch0(QP_LINE(cnt));	  /* counters */
 	rte_prefetch0(QP_LINE(cnt) + 64);
 }
@@ -115,10 +115,10 @@ mrc_qp_prefetch_turn(const struct mrc_qp *qp)
 		qp->plane_mask != 0 ? 31u - (unsigned int)__builtin_clz(qp->plane_mask) : 0;
 	const unsigned int last = RTE_MIN(top, (unsigned int)MRC_EV_MAX_PLANES - 1);
 
-	prefetch_span((const char *)&qp->addr.src_mac[0],
-		(const char *)&qp->addr.src_mac[last] + sizeof(qp->addr.src_mac[0]) - 1);
-	prefetch_span((const char *)&qp->addr.dst_mac[0],
-		(const char *)&qp->addr.dst_mac[last] + sizeof(qp->addr.dst_mac[0]) - 1);
+	prefetch_span((const char *)&qp->hdr->src_mac[0],
+		(const char *)&qp->hdr->src_mac[last] + sizeof(qp->hdr->src_mac[0]) - 1);
+	prefetch_span((const char *)&qp->hdr->dst_mac[0],
+		(const char *)&qp->hdr->dst_mac[last] + sizeof(qp->hdr->dst_mac[0]) - 1);
 	if (qp->ev == NULL || qp->sq_send == qp->sq_tail)
 		return;
 	mrc_ev_prefetch_pick(qp->ev);

@@ -199,7 +199,14 @@ struct mrc_qp {
 
 	/* headers of every packet */
 	struct mrc_wire_cfg wire;
-	struct mrc_qp_addr addr;
+	/*
+	 * The addresses a packet is built from: &addr, or the engine's copy of
+	 * the same addresses for every QP of the worker to this destination
+	 * (mrc_qp_share_addr), which stays cached however many QPs take turns.
+	 * path: per QP (its peer's worker), read here, never through hdr.
+	 */
+	const struct mrc_qp_addr *hdr;
+	struct mrc_ev_path_tmpl path;
 	/* lends the Write-IMM table (mrc_qp_init), or NULL: ours for life; read only
 	 * while a table is held or taken, so it fills the line before cc's */
 	struct mrc_trk_pool *imm_pool;
@@ -212,6 +219,7 @@ struct mrc_qp {
 	struct mrc_cc cc __rte_cache_aligned;
 
 	/* ---- set-up's ---- */
+	struct mrc_qp_addr addr;       /* as given at create; its path is unused (path above) */
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	uint32_t op_probe_ev;	       /* the operator's probe (mrc_qp_op_probe): cold */
 	int socket;

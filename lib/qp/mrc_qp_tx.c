@@ -78,14 +78,14 @@ static inline void
 pkt_base(const struct mrc_qp *qp, struct mrc_pkt *p)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->ip.src, qp->addr.src_ip, 16);
-	memcpy(p->ip.dst, qp->addr.dst_ip, 16);
-	p->ip.hop_limit = qp->addr.hop_limit ? qp->addr.hop_limit : 64;
+	memcpy(p->ip.src, qp->hdr->src_ip, 16);
+	memcpy(p->ip.dst, qp->hdr->dst_ip, 16);
+	p->ip.hop_limit = qp->hdr->hop_limit ? qp->hdr->hop_limit : 64;
 	p->ip.ecn = MRC_ECN_ECT0;
-	if (qp->addr.srv6) {
+	if (qp->hdr->srv6) {
 		p->flags = MRC_PKT_F_SRV6;
 		p->outer = p->ip;
-		memcpy(p->outer.src, qp->addr.src_loc, 16);
+		memcpy(p->outer.src, qp->hdr->src_loc, 16);
 	}
 	p->bth.pkey = MRC_BTH_DEFAULT_PKEY;
 }
@@ -114,17 +114,17 @@ address(struct mrc_qp *qp, struct mrc_pkt *p, uint32_t ev)
 	if (plane >= MRC_EV_MAX_PLANES) /* an echoed EV is the peer's word, not ours */
 		return -1;
 	p->ev = ev;
-	p->eth_src = qp->addr.src_mac[plane];
-	p->eth_dst = qp->addr.dst_mac[plane];
-	if (qp->addr.next_hop_mac != NULL) {
-		const uint64_t w = __atomic_load_n(&qp->addr.next_hop_mac[plane], __ATOMIC_RELAXED);
+	p->eth_src = qp->hdr->src_mac[plane];
+	p->eth_dst = qp->hdr->dst_mac[plane];
+	if (qp->hdr->next_hop_mac != NULL) {
+		const uint64_t w = __atomic_load_n(&qp->hdr->next_hop_mac[plane], __ATOMIC_RELAXED);
 
 		memcpy(&p->eth_dst, &w, sizeof(p->eth_dst));
 	}
-	if (qp->addr.srv6) {
+	if (qp->hdr->srv6) {
 		struct mrc_usid_path up;
 
-		if (mrc_ev_path(&qp->addr.path, &qp->ev_cfg.layout, ev, &up) != 0 ||
+		if (mrc_ev_path(&qp->path, &qp->ev_cfg.layout, ev, &up) != 0 ||
 			mrc_srv6_set_path(p, &up) != 0)
 			return -1;
 	}
@@ -764,7 +764,7 @@ mrc_qp_tx_burst(struct mrc_qp *qp, uint64_t now_tsc, uint32_t plane_ok_mask, str
 void
 mrc_qp_set_encap(struct mrc_qp *qp, struct mrc_qp_encap *e)
 {
-	qp->encap = qp->addr.srv6 ? e : NULL;
+	qp->encap = qp->hdr->srv6 ? e : NULL;
 }
 
 size_t
@@ -776,7 +776,7 @@ mrc_qp_encap_hdr(const struct mrc_qp *qp, uint32_t ev, enum mrc_qp_encap_class c
 		qp->data_dscp[0], qp->data_dscp[1], qp->wire.dscp.control, qp->wire.dscp.trimmable};
 	struct mrc_pkt p;
 
-	if (!qp->addr.srv6 || (unsigned int)cls >= MRC_QP_ENCAP_CLASSES)
+	if (!qp->hdr->srv6 || (unsigned int)cls >= MRC_QP_ENCAP_CLASSES)
 		return 0;
 	pkt_base(qp, &p);
 	p.ip.dscp = dscp[cls];

@@ -1633,6 +1633,67 @@ test_dest_worker_usid(void)
 }
 
 /*
+ * A QP builds its packets from a copy of its addresses shared with the other
+ * QPs to its destination (mrc_qp_share_addr) only when that copy says the
+ * same but for the path, and its path stays its own: here its peer's worker
+ * (uSID 1) where the shared copy names none. The hop limit, changed in the
+ * shared copy after the fact, shows which copy a packet was built from.
+ */
+static int
+test_shared_addresses(void)
+{
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct mrc_qp_addr sh, other;
+	struct rte_mbuf *pk[64];
+	struct mrc_qp *qp;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.dest_workers = 2;
+	cfg.attr.dest_worker = 1;
+	SETUP(p, cfg);
+	qp = p.h[0].qp;
+	sh = *mrc_qp_addr(qp);
+	sh.path.dst_workers = 0;
+	sh.path.dst_worker = 0;
+	other = sh;
+	other.dst_mac[2].addr_bytes[5] ^= 1;
+	MRC_T_ASSERT(!mrc_qp_share_addr(qp, &other), "another destination MAC: not shared");
+	MRC_T_ASSERT(mrc_qp_share_addr(qp, &sh), "the same but for the path: shared");
+	sh.hop_limit = 17;
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
+	uint16_t n = mrc_qp_tx_burst(qp, p.now, 0xff, &p.rand, pk, 64);
+
+	MRC_T_EQ(n, 8);
+	for (uint16_t k = 0; k < n; k++) {
+		struct mrc_usid_path up;
+		struct mrc_pkt v;
+
+		MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.ip.hop_limit, 17); /* built from the shared copy */
+		MRC_T_EQ(mrc_srv6_get_path(&v, 0xfcbb0000u, &up), 0);
+		MRC_T_ASSERT(up.n >= 2, "path of %u uSIDs", up.n);
+		MRC_T_EQ((up.usid[up.n - 1] >> 8) & 0xf, MRC_USID_TIER_WORKER); /* its own path */
+		MRC_T_EQ(up.usid[up.n - 1] & 0xff, 1);
+		rte_pktmbuf_free(pk[k]);
+	}
+	MRC_T_ASSERT(!mrc_qp_share_addr(qp, NULL), "its own again");
+	MRC_T_EQ(post_at(&p, 2, 8 * 4096, 4096, NO_IMM), 0);
+	n = mrc_qp_tx_burst(qp, p.now, 0xff, &p.rand, pk, 64);
+	MRC_T_ASSERT(n >= 1, "%u packets", n);
+	for (uint16_t k = 0; k < n; k++) {
+		struct mrc_pkt v;
+
+		MRC_T_EQ(mrc_pkt_parse(pk[k], &p.wire, &v), MRC_WIRE_OK);
+		MRC_T_EQ(v.ip.hop_limit,
+			mrc_qp_addr(qp)->hop_limit ? mrc_qp_addr(qp)->hop_limit : 64);
+		rte_pktmbuf_free(pk[k]);
+	}
+	mrc_test_pair_destroy(&p);
+	return MRC_TEST_OK;
+}
+
+/*
  * The SACK a message's last packet asks for is queued at once; while it
  * waits for the next burst the responder's poll gives no SACK deadline (in
  * a shard, that would be a timer fired per message for a SACK already on
@@ -2229,6 +2290,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_gbn_tail_loss_timer),
 	MRC_TEST_CASE(test_gbn_reordered_never_placed),
 	MRC_TEST_CASE(test_dest_worker_usid),
+	MRC_TEST_CASE(test_shared_addresses),
 };
 
 MRC_TEST_MAIN("qp", cases)

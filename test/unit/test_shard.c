@@ -184,6 +184,8 @@ run_pair(bool kill_plane, bool nic_room)
 		MRC_T_MEMEQ(p.h[1 - i].mem + off, p.h[i].mem + off, 8 * MSG);
 		MRC_T_EQ(mrc_shard_counters(hosts[i])->rx_unknown_qpn, 0);
 		MRC_T_EQ(mrc_shard_counters(hosts[i])->tx_dropped, 0);
+		MRC_T_EQ(
+			mrc_shard_counters(hosts[i])->own_addr_qps, 0); /* the destination's copy */
 		const struct mrc_wire_rx_stats *vs = mrc_shard_rx_verdicts(hosts[i]);
 
 		for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++)

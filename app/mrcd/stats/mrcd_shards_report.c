@@ -38,10 +38,10 @@ print_cycles(FILE *f, const struct mrc_shard_counters *c, bool json)
 			", \"cycles\": %" PRIu64 ", \"share\": {\"rx\": %.4f, \"dispatch\": %.4f, "
 			"\"qp_input\": %.4f, \"timers\": %.4f, \"output\": %.4f, \"tx\": %.4f}"
 			", \"iterations\": %" PRIu64 ", \"timer_fires\": %" PRIu64
-			", \"timer_early\": %" PRIu64,
+			", \"timer_early\": %" PRIu64 ", \"own_addr_qps\": %" PRIu64,
 			c->cyc_total, c->cyc_rx / t, c->cyc_dispatch / t, c->cyc_qp_input / t,
 			c->cyc_timers / t, c->cyc_output / t, c->cyc_tx / t, c->iterations,
-			c->timer_fires, c->timer_early);
+			c->timer_fires, c->timer_early, c->own_addr_qps);
 	else
 		fprintf(f,
 			"; cycles: rx %.1f%%, dispatch %.1f%%, QP input %.1f%%, timers %.1f%%, "
