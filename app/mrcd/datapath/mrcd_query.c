@@ -42,20 +42,28 @@ worker_shard_of(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsign
 	return NULL;
 }
 
-void
-mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wall_tsc)
+bool
+mrcd_query_take(struct mrcd_daemon *d, const struct mrcd_worker *w, struct mrcd_query_job *j)
 {
 	struct mrcd_qp_query *q = &d->query;
 	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
-	const struct mrc_shard *rt;
 
 	if (req == q->done)
-		return;
-	rt = worker_shard_of(d, w, q->host, q->qp);
-	if (rt == NULL)
-		return;
+		return false;
+	j->rt = worker_shard_of(d, w, q->host, q->qp);
+	if (j->rt == NULL)
+		return false;
+	j->ask = req;
+	j->qp = q->qp;
+	j->out = q;
+	return true;
+}
 
-	const struct mrc_qp *qp = q->qp;
+void
+mrcd_query_answer(const struct mrcd_query_job *j, uint64_t wall_tsc)
+{
+	struct mrcd_qp_query *q = j->out;
+	const struct mrc_qp *qp = j->qp;
 	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(qp);
 
 	q->state = mrc_qp_state(qp);
@@ -73,7 +81,7 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 		 * wall clock less the lcore's stalls): ages are read on it too,
 		 * or every stall so far is added to them.
 		 */
-		const uint64_t now = mrc_shard_run_clock(rt, wall_tsc);
+		const uint64_t now = mrc_shard_run_clock(j->rt, wall_tsc);
 
 		q->rel = (struct mrcd_query_rel){.snd_una = t->snd_una,
 			.snd_nxt = t->snd_nxt,
@@ -109,5 +117,14 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 			e->active = mrc_ev_slot_is_active(pool, s);
 		}
 	}
-	__atomic_store_n(&q->done, req, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->done, j->ask, __ATOMIC_RELEASE);
+}
+
+void
+mrcd_query_serve(struct mrcd_daemon *d, struct mrcd_worker *w, uint64_t wall_tsc)
+{
+	struct mrcd_query_job j;
+
+	if (mrcd_query_take(d, w, &j))
+		mrcd_query_answer(&j, wall_tsc);
 }
