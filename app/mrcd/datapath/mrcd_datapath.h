@@ -37,7 +37,7 @@ struct mrcd_query_job {
 	uint32_t ask;		    /* the request's sequence number */
 	const struct mrc_qp *qp;    /* the QP asked about */
 	const struct mrc_shard *rt; /* its shard, run by this worker */
-	struct mrcd_qp_query *out;  /* where the answer goes */
+	struct mrcd_qp_query *out;  /* where the answer goes: the worker's own slot */
 };
 
 /*
@@ -46,7 +46,7 @@ struct mrcd_query_job {
  * this worker owns its QP (true), then copy the QP's state out and publish
  * the answer.
  */
-bool mrcd_query_take(struct mrcd_daemon *d, const struct mrcd_worker *w, struct mrcd_query_job *j);
+bool mrcd_query_take(struct mrcd_daemon *d, struct mrcd_worker *w, struct mrcd_query_job *j);
 void mrcd_query_answer(const struct mrcd_query_job *j, uint64_t wall_tsc);
 
 #endif /* MRCD_DATAPATH_H */
