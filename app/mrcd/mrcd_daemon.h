@@ -20,7 +20,7 @@
  * control side before the workers are launched, after which the field does
  * not change; "after" means once the workers have stopped). A host and its
  * flows belong to the worker that iterates it; everyone else reads what
- * workers publish (snapshots under a sequence lock, the QP query) until
+ * workers publish (snapshots under a sequence lock, QP query answers) until
  * the workers have stopped. Functions are declared by side in
  * control/mrcd_control.h, datapath/mrcd_datapath.h and stats/mrcd_stats.h.
  */
@@ -325,15 +325,26 @@ struct mrcd_query_rel {
 };
 
 /*
- * A telemetry question about one QP and its owner's answer: the asker is a
- * stats thread replying to /mrc/ (stats/mrcd_query_ask.c, one at a time under a mutex),
- * the owner the worker that iterates the QP's host (datapath/mrcd_query.c).
+ * A telemetry question about one QP and its owner's answer, one per worker
+ * (struct mrcd_worker's query). The asker is the stats thread replying to
+ * /mrc/ (stats/mrcd_query_ask.c, one at a time under a mutex); it asks in
+ * the slot of the worker that runs the QP's shard and reads that slot
+ * alone. The owner, that worker (datapath/mrcd_query.c), writes its own slot
+ * alone: a worker that answers late, its asker gone, writes over no answer
+ * another worker gave a later asker.
  */
 struct mrcd_qp_query {
-	uint32_t req;	   /* the asker bumps (release); workers read (acquire) */
-	uint32_t done;	   /* the owner sets it to req once the answer is in; the asker reads, and
-			    * resets it when a previous asker gave up */
-	unsigned int host; /* the asker writes before bumping req; workers read */
+	/*
+	 * The request, under a sequence lock: the asker makes ask odd, writes host
+	 * and qp, then makes ask even (release), the request's number; the owner
+	 * reads ask (acquire), host and qp, then ask again, and takes the request
+	 * if it was even and did not move. The asker alone writes; the owner reads.
+	 */
+	uint32_t ask;
+	/* the owner sets it to the ask it answered once the answer is in (release), and
+	 * reads it; the asker reads (acquire) */
+	uint32_t done;
+	unsigned int host;	 /* the asker writes while ask is odd; the owner reads */
 	const struct mrc_qp *qp; /* likewise */
 	/* the answer: the owner writes before setting done; the asker reads after */
 	enum mrc_qp_state state;
@@ -344,7 +355,7 @@ struct mrcd_qp_query {
 	struct mrcd_query_rel rel;
 	unsigned int n_ev;
 	struct mrcd_query_ev ev[MRCD_QUERY_MAX_EVS];
-};
+} __rte_cache_aligned; /* lines of its own: the stats thread writes the first */
 
 struct mrcd_daemon;
 struct mrcd_recover;
@@ -357,7 +368,7 @@ struct mrcd_unit {
 	uint16_t host, shard;
 };
 
-/* One worker lcore. Setup writes all but cpu_ns; the worker reads its own. */
+/* One worker lcore. Setup writes all but cpu_ns and query; the worker reads its own. */
 struct mrcd_worker {
 	struct mrcd_daemon *d;
 	unsigned int lcore;
@@ -366,6 +377,7 @@ struct mrcd_worker {
 	/* the shards (and the flows whose QPs they own) it runs */
 	struct mrcd_unit units[MRCD_MAX_HOSTS * MRC_SHARD_MAX_SHARDS];
 	uint64_t cpu_ns; /* the worker writes as it leaves its loop; the summary reads after */
+	struct mrcd_qp_query query; /* questions about its QPs: see struct mrcd_qp_query */
 };
 
 /* Service mode (control/mrcd_service.c): control writes and reads, but for the reload
@@ -452,7 +464,6 @@ struct mrcd_daemon {
 	 * telemetry reads (mrcd_fabric_snapshot_read) */
 	uint32_t fab_seq;
 	struct mrc_fabric_counters fab_snap;
-	struct mrcd_qp_query query; /* see struct mrcd_qp_query */
 	/* control (mrcd_loop.c) writes at setup and teardown: [ports] mode = loop, the
 	 * link from host h to its peer on plane p; the net_ring ports read and write the
 	 * rings (the workers' rx and tx bursts) */

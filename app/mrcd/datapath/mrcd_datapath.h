@@ -30,6 +30,23 @@ void mrcd_snapshot_publish(
 void mrcd_fabric_snapshot_publish(struct mrcd_daemon *d);
 
 /* Answer a pending QP query if this worker owns the QP (mrcd_query.c). */
-void mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wall_tsc);
+void mrcd_query_serve(struct mrcd_daemon *d, struct mrcd_worker *w, uint64_t wall_tsc);
+
+/* A QP query a worker took (mrcd_query_take), until it answers it. */
+struct mrcd_query_job {
+	uint32_t ask;		    /* the request's sequence number */
+	const struct mrc_qp *qp;    /* the QP asked about */
+	const struct mrc_shard *rt; /* its shard, run by this worker */
+	struct mrcd_qp_query *out;  /* where the answer goes: the worker's own slot */
+};
+
+/*
+ * mrcd_query_serve's two halves, apart so a test can hold a worker between
+ * them (a worker descheduled in mid-answer): take the pending request if
+ * this worker owns its QP (true), then copy the QP's state out and publish
+ * the answer.
+ */
+bool mrcd_query_take(struct mrcd_daemon *d, struct mrcd_worker *w, struct mrcd_query_job *j);
+void mrcd_query_answer(const struct mrcd_query_job *j, uint64_t wall_tsc);
 
 #endif /* MRCD_DATAPATH_H */

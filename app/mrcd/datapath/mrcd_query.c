@@ -9,10 +9,17 @@
  * Per-QP questions from telemetry, answered by the worker that
  * owns the QP. Copying every QP's counters and EV table into a snapshot each
  * millisecond would cost the data path for 64k QPs that nobody asks about;
- * instead the asker posts one request (a sequence number and a QP), and the
- * owner copies that QP alone at its next query tick (every millisecond,
- * whatever [lcores] stats_interval_ms says) and publishes the sequence
+ * instead the asker posts one request (a sequence number and a QP) in the
+ * owner's own slot (struct mrcd_worker's query), and the owner copies that
+ * QP alone at its next query tick (every millisecond, whatever [lcores]
+ * stats_interval_ms says) into the same slot and publishes the sequence
  * number back. The worker never waits: it checks one integer per tick.
+ *
+ * A worker writes no slot but its own, so one that is late (descheduled in
+ * mid-copy while its asker gave up) cannot tear the answer another worker
+ * gives the next asker. Were that asker to ask the same worker, it waits for
+ * its own number, which the worker publishes only after the older copy: it
+ * answers one request at a time, in order.
  */
 
 #include <string.h>
@@ -42,20 +49,44 @@ worker_shard_of(const struct mrcd_daemon *d, const struct mrcd_worker *w, unsign
 	return NULL;
 }
 
-void
-mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wall_tsc)
+bool
+mrcd_query_take(struct mrcd_daemon *d, struct mrcd_worker *w, struct mrcd_query_job *j)
 {
-	struct mrcd_qp_query *q = &d->query;
-	const uint32_t req = __atomic_load_n(&q->req, __ATOMIC_ACQUIRE);
-	const struct mrc_shard *rt;
+	struct mrcd_qp_query *q = &w->query;
+	const uint32_t ask = __atomic_load_n(&q->ask, __ATOMIC_ACQUIRE);
+	unsigned int host;
+	const struct mrc_qp *qp;
 
-	if (req == q->done)
-		return;
-	rt = worker_shard_of(d, w, q->host, q->qp);
-	if (rt == NULL)
-		return;
+	/* Nobody asks (done is this worker's own): the one compare a tick costs. */
+	if (ask == q->done)
+		return false;
+	/* Odd: an asker is writing the request; the next tick takes it. */
+	if ((ask & 1) != 0)
+		return false;
+	host = __atomic_load_n(&q->host, __ATOMIC_RELAXED);
+	qp = __atomic_load_n(&q->qp, __ATOMIC_RELAXED);
+	/* Another asker began a request meanwhile: host and qp may be half of each. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&q->ask, __ATOMIC_RELAXED) != ask)
+		return false;
+	/*
+	 * The asker chose this worker as the one that runs the QP's shard (setup's
+	 * assignment, read-only), so the QP is ours; were it not, the asker times out.
+	 */
+	j->rt = host < MRCD_MAX_HOSTS ? worker_shard_of(d, w, host, qp) : NULL;
+	if (j->rt == NULL)
+		return false;
+	j->ask = ask;
+	j->qp = qp;
+	j->out = q;
+	return true;
+}
 
-	const struct mrc_qp *qp = q->qp;
+void
+mrcd_query_answer(const struct mrcd_query_job *j, uint64_t wall_tsc)
+{
+	struct mrcd_qp_query *q = j->out;
+	const struct mrc_qp *qp = j->qp;
 	const struct mrc_ev_pool *pool = mrc_qp_ev_pool(qp);
 
 	q->state = mrc_qp_state(qp);
@@ -73,7 +104,7 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 		 * wall clock less the lcore's stalls): ages are read on it too,
 		 * or every stall so far is added to them.
 		 */
-		const uint64_t now = mrc_shard_run_clock(rt, wall_tsc);
+		const uint64_t now = mrc_shard_run_clock(j->rt, wall_tsc);
 
 		q->rel = (struct mrcd_query_rel){.snd_una = t->snd_una,
 			.snd_nxt = t->snd_nxt,
@@ -109,5 +140,21 @@ mrcd_query_serve(struct mrcd_daemon *d, const struct mrcd_worker *w, uint64_t wa
 			e->active = mrc_ev_slot_is_active(pool, s);
 		}
 	}
-	__atomic_store_n(&q->done, req, __ATOMIC_RELEASE);
+	/*
+	 * An asker that posted a request since waits for its own number: this
+	 * answer is nobody's, and the next tick answers the new request. So done
+	 * only ever names the latest request, and never moves back.
+	 */
+	if (__atomic_load_n(&q->ask, __ATOMIC_ACQUIRE) != j->ask)
+		return;
+	__atomic_store_n(&q->done, j->ask, __ATOMIC_RELEASE);
+}
+
+void
+mrcd_query_serve(struct mrcd_daemon *d, struct mrcd_worker *w, uint64_t wall_tsc)
+{
+	struct mrcd_query_job j;
+
+	if (mrcd_query_take(d, w, &j))
+		mrcd_query_answer(&j, wall_tsc);
 }
