@@ -124,8 +124,6 @@ mrc_qp_trk_get_slow(struct mrc_qp *qp)
 		return false; /* counted by the pool; the data waits, the QP retries on its next
 				 turn */
 	mrc_rel_tx_attach(qp->rtx, blk, clean);
-	if (!qp->trk_own)
-		qp->mem_bytes += qp->trk_pool->block_bytes;
 	return true;
 }
 
@@ -139,8 +137,6 @@ trk_put(struct mrc_qp *qp)
 		return;
 	/* The stamp rides with the block: the next borrower skips resetting its lists. */
 	mrc_trk_pool_put_tag(qp->trk_pool, blk, clean);
-	if (!qp->trk_own)
-		qp->mem_bytes -= qp->trk_pool->block_bytes;
 }
 
 /* ---- the Write-IMM table on loan (mrc_qp_init.imm_pool) ---- */
@@ -153,7 +149,6 @@ mrc_qp_imm_get(struct mrc_qp *qp)
 	qp->imm = mrc_trk_pool_get(qp->imm_pool);
 	if (qp->imm == NULL)
 		return false; /* counted by the pool and by the caller */
-	qp->mem_bytes += qp->imm_pool->block_bytes;
 	return true;
 }
 
@@ -168,7 +163,6 @@ mrc_qp_imm_put(struct mrc_qp *qp)
 	qp->imm_pending = 0;
 	mrc_trk_pool_put(qp->imm_pool, qp->imm);
 	qp->imm = NULL;
-	qp->mem_bytes -= qp->imm_pool->block_bytes;
 }
 
 /* ---- the control answer ring on loan (mrc_qp_init.ctrl_pool) ---- */
@@ -189,7 +183,6 @@ mrc_qp_ctrl_get(struct mrc_qp *qp)
 	qp->ctrl = mrc_trk_pool_get(qp->ctrl_pool);
 	if (qp->ctrl == NULL)
 		return false; /* counted by the pool and by the caller */
-	qp->mem_bytes += qp->ctrl_pool->block_bytes;
 	return true;
 }
 
@@ -201,7 +194,6 @@ mrc_qp_ctrl_put(struct mrc_qp *qp)
 		return;
 	mrc_trk_pool_put(qp->ctrl_pool, qp->ctrl);
 	qp->ctrl = NULL;
-	qp->mem_bytes -= qp->ctrl_pool->block_bytes;
 }
 
 /* Everything sent is accounted for: the ring goes back for another QP. */
@@ -570,10 +562,23 @@ mrc_qp_set_mr_lane(struct mrc_qp *qp, unsigned int lane)
 	qp->mr_lane = (uint8_t)(lane % MRC_MR_LANES);
 }
 
+/*
+ * What it owns, and the parts it holds on loan now: these are added here
+ * rather than at each borrow, which would write a line of the QP that the
+ * borrower's turn does not otherwise read (a ring is borrowed per message).
+ */
 size_t
 mrc_qp_mem_bytes(const struct mrc_qp *qp)
 {
-	return qp->mem_bytes;
+	size_t n = qp->mem_bytes;
+
+	if (qp->ctrl != NULL && qp->ctrl_pool != NULL)
+		n += qp->ctrl_pool->block_bytes;
+	if (qp->imm != NULL && qp->imm_pool != NULL)
+		n += qp->imm_pool->block_bytes;
+	if (!qp->trk_own && mrc_qp_trk_held(qp))
+		n += qp->trk_pool->block_bytes;
+	return n;
 }
 
 bool
@@ -619,7 +624,7 @@ mrc_qp_ev_t1(const struct mrc_qp *qp, uint32_t ev)
 	/* The same rule as the fabric and mrc_ev_path(): the T0 uplink mod the plane's T1s. */
 	if (!qp->hdr->srv6 || t->src_t0 == t->dst_t0 || t->n_t1 == 0)
 		return -1;
-	return (int)(mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev) % t->n_t1);
+	return (int)(mrc_ev_layout_uplink(&qp->layout, ev) % t->n_t1);
 }
 
 const struct mrc_cc *
@@ -678,8 +683,9 @@ mrc_qp_mem_parts(const struct mrc_qp *qp, struct mrc_qp_mem *out)
 						 : 0;
 	/* The responder's tracking is sized by its window: what the rest leaves. */
 	if (qp->rrx != NULL)
-		out->responder = qp->mem_bytes - out->qp - out->sq - out->ctrl - out->ev_pool -
-				 out->ev_stats - out->imm - out->requester - out->trk;
+		out->responder = mrc_qp_mem_bytes(qp) - out->qp - out->sq - out->ctrl -
+				 out->ev_pool - out->ev_stats - out->imm - out->requester -
+				 out->trk;
 }
 
 const struct mrc_rel_tx *

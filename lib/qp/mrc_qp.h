@@ -567,8 +567,9 @@ void mrc_qp_prefetch_cc(const struct mrc_qp *qp);
 void mrc_qp_prefetch_parts(const struct mrc_qp *qp);
 
 /**
- * What handing the QP a SACK or NACK reads beyond its own lines: its
- * requester parts' first lines (reliability state, EV pool) and its
+ * What handing the QP a SACK or NACK reads beyond mrc_qp_prefetch()'s: the
+ * QP's second requester line, its requester parts' first lines
+ * (reliability state, EV pool) and its
  * congestion control lines (mrc_qp_prefetch_cc()). Reads the QP's first
  * lines: call it some time after mrc_qp_prefetch(). Changes nothing.
  */
@@ -587,8 +588,9 @@ void mrc_qp_prefetch_turn(const struct mrc_qp *qp);
 
 /**
  * The lines a post (mrc_qp_post_write() and the like) writes beyond the
- * QP's first: the send queue entry it fills and the wake callback's
- * context (the caller's record of the QP). Found through the QP's first
+ * QP's first: the QP's second requester line (message numbers), the send
+ * queue entry it fills and the wake callback's context (the caller's record
+ * of the QP). Found through the QP's first
  * line, which it reads (and changes nothing): call it some time after
  * mrc_qp_prefetch(), as a caller that knows which QPs it posts to next can.
  */

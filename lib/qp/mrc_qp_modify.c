@@ -71,6 +71,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 	/* The path template knows which uplinks share a T1: replacements avoid a failed one's. */
 	if (qp->hdr->srv6 && qp->ev_cfg.uplink_groups == 0)
 		qp->ev_cfg.uplink_groups = qp->path.n_t1;
+	qp->layout = qp->ev_cfg.layout;
 	qp->ev = mrc_qp_zalloc(qp, mrc_ev_pool_memsize(&a->ev));
 	if (qp->ev == NULL) {
 		*why = "out of memory for the EV pool";

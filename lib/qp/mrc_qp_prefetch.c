@@ -22,13 +22,11 @@
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
-	rte_prefetch0(qp);		  /* qpn, state, mtu, planes, pin, send queue */
-	rte_prefetch0(QP_LINE(ev));	  /* parts' pointers, control queue indices */
-	rte_prefetch0(QP_LINE(ctrl));	  /* answer ring, time, probe state, lent parts */
-	rte_prefetch0(QP_LINE(path_cnt)); /* EV layout, path counters, encap */
-	rte_prefetch0(QP_LINE(imm_mask)); /* responder, wake, wire */
-	rte_prefetch0(QP_LINE(hdr));	  /* where its addresses are, its path */
-	rte_prefetch0(QP_LINE(cnt));	  /* counters */
+	rte_prefetch0(qp);	      /* qpn, state, queue indices, time, CQ */
+	rte_prefetch0(QP_LINE(pool)); /* headers, encap rules, parts' pointers */
+	rte_prefetch0(QP_LINE(mrs));  /* a responder's: regions, answer ring, Write-IMMs */
+	rte_prefetch0(QP_LINE(sq));   /* a requester's: send queue, wake, path counters */
+	rte_prefetch0(QP_LINE(cnt));  /* counters */
 	rte_prefetch0(QP_LINE(cnt) + 64);
 }
 
@@ -40,10 +38,11 @@ mrc_qp_prefetch_cc(const struct mrc_qp *qp)
 	rte_prefetch0(QP_LINE(cc) + 128); /* CC state and counters */
 }
 
-/* A requester's parts: its reliability state and EV pool, first lines. */
+/* A requester's parts: its second line, its reliability state and EV pool, first lines. */
 static inline void
 prefetch_requester(const struct mrc_qp *qp)
 {
+	rte_prefetch0(QP_LINE(pin_slot)); /* ECMP pin, message numbers, probes, path */
 	if (qp->rtx != NULL) {
 		rte_prefetch0(qp->rtx);
 		rte_prefetch0((const char *)qp->rtx + 64);
@@ -130,6 +129,7 @@ mrc_qp_prefetch_turn(const struct mrc_qp *qp)
 void
 mrc_qp_prefetch_post(const struct mrc_qp *qp)
 {
+	rte_prefetch0(QP_LINE(pin_slot)); /* message numbers; the send after it reads the rest */
 	if (qp->sq != NULL)
 		rte_prefetch0_write(&qp->sq[qp->sq_tail & qp->sq_mask]);
 	if (qp->wake_ctx != NULL)

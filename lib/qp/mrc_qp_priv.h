@@ -106,11 +106,15 @@ enum qp_op_probe_state {
 /*
  * Laid out for the fast path at many QPs per worker, where each QP's lines
  * come from memory: what a packet, a burst or a poll reads or writes comes
- * first, packed (mrc_qp_prefetch() names these lines); what set-up,
- * teardown and the snapshot read comes after the header and probe state.
+ * first, packed (mrc_qp_prefetch() names these lines) by who reads it, so
+ * that a QP in one role reads no line of the other's: lines 0 and 1 every
+ * turn of either (a burst's checks, the headers of any packet), line 2 a
+ * responder's (a data packet's checks and placement, its answers), lines 3
+ * and 4 a requester's (posts, sends, SACKs), congestion control's from line
+ * 5. What set-up, teardown and the snapshot read comes after.
  */
 struct mrc_qp {
-	/* ---- hot: every post, burst, packet or poll ---- */
+	/* ---- line 0: every burst, packet or poll, either role ---- */
 	uint32_t qpn;
 	uint32_t dest_qpn;
 	uint8_t state;
@@ -118,56 +122,60 @@ struct mrc_qp {
 	uint16_t mtu;
 	uint32_t peer_planes;
 	uint32_t plane_mask; /* planes of our EV profile */
-	/* paths ECMP: the one slot and EV every packet takes; pin_slot -1 = spray */
-	int32_t pin_slot;
-	uint32_t pin_ev;
-	uint8_t pin_plane;
-	uint8_t reliability;	 /* enum mrc_qp_reliability */
-	uint8_t data_dscp[2];	 /* first transmissions, resends */
-	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
-	bool cc_ready;
-	bool trk_own; /* trk_pool is ours alone (none was given) */
-	bool tseth;   /* our data packets carry a TSETH (mrc_qp_attr.tseth) */
-
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
-	uint16_t next_msn, next_rqmsn;
-	struct qp_wqe *sq;
-	uint32_t sq_mask;
-	uint32_t sq_head, sq_send, sq_tail;
-
-	/* parts, allocated at the transitions */
-	struct mrc_ev_pool *ev;
-	struct mrc_rel_rx *rrx;
-	struct mrc_rel_tx *rtx;
-	struct mrc_trk_pool *trk_pool; /* lends rtx its tracking memory (from RTS on) */
-	struct mrc_cq *cq;
-	struct rte_mempool *pool;
-
+	uint32_t sq_send, sq_tail;
 	/* control answers queued (in ctrl, held whenever ctrl_head != ctrl_tail) */
 	uint32_t ctrl_head, ctrl_tail;
-	bool sack_run; /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
-	/* handed to rel's callbacks: the NACK being applied, and the time */
-	uint8_t nack_reason;
-	uint16_t probe_id;
-	uint32_t probe_ev;	   /* EV of the outstanding reliability probe */
-	struct qp_ctrl_ring *ctrl; /* NULL while lent back (ctrl_pool) */
-	uint64_t now_tsc;
-	uint64_t tsc_hz; /* a SACK's round trip in ns */
-
-	/* probes */
-	uint64_t ev_probe_timeout_tsc;
 	/* an EV probe chosen while its plane had no tx room waits (mrc_qp_tx_burst_room) */
 	bool ev_probe_held;
 	uint8_t op_probe_state; /* enum qp_op_probe_state: here, where tx and idle tests read it */
-	uint16_t ev_probe_held_slot;
-	uint8_t ev_probe_busy; /* bit i: ev_probe[i].busy; polls skip the array while 0 */
-	bool rx_unacked;   /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
-	uint16_t rto_seen; /* rel's rto_count when mrc_qp_poll() last looked */
+	uint8_t ev_probe_busy;	/* bit i: ev_probe[i].busy; polls skip the array while 0 */
+	/* a posted message's region was let go: the burst that found it fails the QP */
+	bool region_gone;
+	struct mrc_ev_layout layout; /* ev_cfg's: an EV's plane and uplink */
+	uint32_t last_rx_ev;	     /* responder: the EV of the last data packet */
+	uint64_t now_tsc;	     /* handed to rel's callbacks: the time */
+	struct mrc_cq *cq;
+	struct rte_mempool *pool;
 
-	/* read by every packet, or by every borrow of a lent part */
+	/* ---- line 1: the headers of every packet, and the parts a burst asks ---- */
+	struct mrc_wire_cfg wire;
+	bool sack_run;	 /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
+	bool rx_unacked; /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
+	uint8_t reliability; /* enum mrc_qp_reliability */
+	bool tseth;	     /* our data packets carry a TSETH (mrc_qp_attr.tseth) */
+	/* the NIC's encap rules to our destination (mrc_qp_set_encap), NULL: software */
+	struct mrc_qp_encap *encap;
+	/*
+	 * The addresses a packet is built from: &addr, or the engine's copy of
+	 * the same addresses for every QP of the worker to this destination
+	 * (mrc_qp_share_addr), which stays cached however many QPs take turns.
+	 */
+	const struct mrc_qp_addr *hdr;
+	/* parts, allocated at the transitions */
+	struct mrc_ev_pool *ev;
+	struct mrc_rel_tx *rtx;
+	struct mrc_mr_table *mrs;
+
+	/* ---- line 2: a responder's (pd: a post's too) ---- */
+	struct mrc_rel_rx *rrx;
+	struct qp_ctrl_ring *ctrl;	/* NULL while lent back (ctrl_pool) */
 	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
-	size_t mem_bytes;		/* everything allocated for this QP (lent parts too) */
-	struct mrc_ev_cfg ev_cfg;	/* its layout: an EV's plane and uplink */
+	struct qp_imm *imm;		/* NULL while not held (lent: see imm_pool) */
+	/* lends the Write-IMM table (mrc_qp_init), or NULL: ours for life */
+	struct mrc_trk_pool *imm_pool;
+	uint64_t pd;	   /* protection domain: the regions it may reach (mrc_qp_init) */
+	uint16_t imm_mask; /* the table's size (at most 2^16, wimm rounded up) less one */
+	uint16_t imm_next;
+	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
+	uint16_t wimm;
+
+	/* ---- lines 3 and 4: a requester's ---- */
+	struct qp_wqe *sq;
+	struct mrc_trk_pool *trk_pool; /* lends rtx its tracking memory (from RTS on) */
+	void (*wake)(void *ctx);       /* a post gave us work (mrc_qp_set_wake) */
+	void *wake_ctx;
+	uint64_t tsc_hz; /* a SACK's round trip in ns */
 	/*
 	 * The shard's per-path counters (mrc_qp_set_path_counters), NULL when
 	 * the QP runs outside a shard. path_n_t1: T1s the EV's uplink is taken
@@ -175,41 +183,27 @@ struct mrc_qp {
 	 */
 	struct mrc_path_counters *path_cnt;
 	uint64_t path_t1_mul; /* 2^64 / path_n_t1 rounded up: uplink % n_t1 without a division */
+	uint32_t sq_mask;
+	uint32_t sq_head;
+	/* paths ECMP: the one slot and EV every packet takes; pin_slot -1 = spray */
+	int32_t pin_slot;
+	uint32_t pin_ev;
+	uint16_t next_msn, next_rqmsn;
+	uint32_t probe_ev; /* EV of the outstanding reliability probe */
+	uint16_t probe_id;
+	uint16_t ev_probe_held_slot;
+	uint16_t rto_seen;  /* rel's rto_count when mrc_qp_poll() last looked */
+	uint16_t peer_wimm; /* Write-IMMs the peer tracks at once (mrc_qp_attr) */
+	uint8_t pin_plane;
+	uint8_t data_dscp[2];	 /* first transmissions, resends */
+	bool order_loss_retires; /* mrc_qp_attr.order_loss_retires */
+	bool cc_ready;
+	bool trk_own;	     /* trk_pool is ours alone (none was given) */
+	uint8_t nack_reason; /* handed to rel's callbacks: the NACK being applied */
 	uint8_t path_planes, path_direct, path_n_t1;
-	/* the NIC's encap rules to our destination (mrc_qp_set_encap), NULL: software */
-	struct mrc_qp_encap *encap;
-
-	/* responder */
-	struct qp_imm *imm; /* NULL while not held (lent: see imm_pool) */
-	uint64_t pd;	    /* protection domain: the regions it may reach (mrc_qp_init) */
-	uint32_t imm_mask;
-	uint16_t imm_next;
-	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
-	uint16_t wimm;
-	uint16_t peer_wimm; /* requester: Write-IMMs the peer tracks at once (mrc_qp_attr) */
-	uint32_t last_rx_ev;
-
-	void (*wake)(void *ctx); /* a post gave us work (mrc_qp_set_wake) */
-	void *wake_ctx;
-	struct mrc_mr_table *mrs;
 	uint8_t mr_lane; /* the regions' shared-info lane we attach to (mrc_qp_set_mr_lane) */
-	/* a posted message's region was let go: the burst that found it fails the QP */
-	bool region_gone;
-	bool want_ev_stats; /* set-up's: in a hole of this line, where it costs no line */
-
-	/* headers of every packet */
-	struct mrc_wire_cfg wire;
-	/*
-	 * The addresses a packet is built from: &addr, or the engine's copy of
-	 * the same addresses for every QP of the worker to this destination
-	 * (mrc_qp_share_addr), which stays cached however many QPs take turns.
-	 * path: per QP (its peer's worker), read here, never through hdr.
-	 */
-	const struct mrc_qp_addr *hdr;
-	struct mrc_ev_path_tmpl path;
-	/* lends the Write-IMM table (mrc_qp_init), or NULL: ours for life; read only
-	 * while a table is held or taken, so it fills the line before cc's */
-	struct mrc_trk_pool *imm_pool;
+	struct mrc_ev_path_tmpl path; /* per QP (its peer's worker), never read through hdr */
+	uint64_t ev_probe_timeout_tsc;
 	/*
 	 * From a line's start: the ops pointer and NSCC's state and counters
 	 * then fill three lines (MRC_CC_PRIV_LINES), where 8 bytes before the
@@ -219,7 +213,10 @@ struct mrc_qp {
 	struct mrc_cc cc __rte_cache_aligned;
 
 	/* ---- set-up's ---- */
-	struct mrc_qp_addr addr;       /* as given at create; its path is unused (path above) */
+	struct mrc_qp_addr addr;  /* as given at create; its path is unused (path above) */
+	struct mrc_ev_cfg ev_cfg; /* its EV profile (layout above) */
+	size_t mem_bytes;	  /* allocated for this QP alone (lent parts: mrc_qp_mem_bytes) */
+	bool want_ev_stats;
 	struct mrc_ev_stats *ev_stats; /* NULL unless asked for at create */
 	uint32_t op_probe_ev;	       /* the operator's probe (mrc_qp_op_probe): cold */
 	int socket;
@@ -266,14 +263,14 @@ mrc_qp_trk_ready(struct mrc_qp *qp)
 static inline struct mrc_path_counters *
 mrc_qp_path(const struct mrc_qp *qp, uint32_t ev)
 {
-	const unsigned int plane = mrc_ev_layout_plane(&qp->ev_cfg.layout, ev);
+	const unsigned int plane = mrc_ev_layout_plane(&qp->layout, ev);
 	unsigned int t1 = qp->path_direct;
 
 	if (qp->path_cnt == NULL || plane >= qp->path_planes)
 		return NULL;
 	if (qp->path_n_t1 != 0) {
 		/* uplink % n_t1 (Lemire's fastmod): two multiplications, not a division */
-		const uint64_t low = qp->path_t1_mul * mrc_ev_layout_uplink(&qp->ev_cfg.layout, ev);
+		const uint64_t low = qp->path_t1_mul * mrc_ev_layout_uplink(&qp->layout, ev);
 
 		t1 = (unsigned int)(((unsigned __int128)low * qp->path_n_t1) >> 64);
 		if (t1 > qp->path_direct)

@@ -66,7 +66,7 @@ mrc_qp_queue_ctrl(struct mrc_qp *qp, uint8_t kind, uint8_t m_or_reason, bool pr,
 static inline uint8_t
 ev_plane(const struct mrc_qp *qp, uint32_t ev)
 {
-	return (uint8_t)mrc_ev_layout_plane(&qp->ev_cfg.layout, ev);
+	return (uint8_t)mrc_ev_layout_plane(&qp->layout, ev);
 }
 
 /*
@@ -124,7 +124,7 @@ address(struct mrc_qp *qp, struct mrc_pkt *p, uint32_t ev)
 	if (qp->hdr->srv6) {
 		struct mrc_usid_path up;
 
-		if (mrc_ev_path(&qp->path, &qp->ev_cfg.layout, ev, &up) != 0 ||
+		if (mrc_ev_path(&qp->path, &qp->layout, ev, &up) != 0 ||
 			mrc_srv6_set_path(p, &up) != 0)
 			return -1;
 	}
