@@ -62,6 +62,11 @@ struct mrc_mr {
 	uint64_t pd; /**< protection domain: only QPs of it reach the region (0: the daemon's) */
 };
 
+/*
+ * Refusals by reason. The table is shared by the host's shards, each on its
+ * own worker: a refusal adds with an atomic add (refusals are rare, so the
+ * shared line costs nothing while traffic is good).
+ */
 struct mrc_mr_stats {
 	uint64_t bad_key; /**< key unknown, stale or of a free slot */
 	uint64_t out_of_bounds;
@@ -124,33 +129,41 @@ int mrc_mr_retire(struct mrc_mr_table *t, uint32_t key);
  */
 int mrc_mr_reap(struct mrc_mr_table *t, uint32_t key);
 
-/* The check behind both lookups; `local` picks the address space. */
+/* Count a refusal (`count`: a check that acts on its answer, not a look ahead). */
+static inline void
+mrc_mr_refused_(uint64_t *counter, bool count)
+{
+	if (count)
+		__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* The check behind the lookups; `local` picks the address space. */
 static inline struct mrc_mr *
 mrc_mr_check_(struct mrc_mr_table *t, uint64_t pd, uint32_t key, uint64_t va, uint64_t len,
-	uint32_t access, bool local)
+	uint32_t access, bool local, bool count)
 {
 	uint32_t slot = key >> 8;
 	struct mrc_mr *mr;
 	uint64_t base;
 
 	if (slot >= t->n_slots || t->mr[slot].key != key || key == 0) {
-		t->stats.bad_key++;
+		mrc_mr_refused_(&t->stats.bad_key, count);
 		return NULL;
 	}
 	mr = &t->mr[slot];
 	/* Before the bounds: a key of another domain tells its owner nothing more. */
 	if (mr->pd != pd) {
-		t->stats.other_pd++;
+		mrc_mr_refused_(&t->stats.other_pd, count);
 		return NULL;
 	}
 	base = local ? (uint64_t)(uintptr_t)mr->addr : mr->va;
 	/* va - base cannot wrap below base; len is bounded before it is added. */
 	if (va < base || va - base > mr->len || len > mr->len - (va - base)) {
-		t->stats.out_of_bounds++;
+		mrc_mr_refused_(&t->stats.out_of_bounds, count);
 		return NULL;
 	}
 	if ((mr->access & access) != access) {
-		t->stats.no_access++;
+		mrc_mr_refused_(&t->stats.no_access, count);
 		return NULL;
 	}
 	return mr;
@@ -167,7 +180,18 @@ static inline struct mrc_mr *
 mrc_mr_check(struct mrc_mr_table *t, uint64_t pd, uint32_t key, uint64_t va, uint64_t len,
 	uint32_t access)
 {
-	return mrc_mr_check_(t, pd, key, va, len, access, false);
+	return mrc_mr_check_(t, pd, key, va, len, access, false, true);
+}
+
+/**
+ * As mrc_mr_check(), counting nothing: for a look ahead (a prefetch) at a
+ * packet that mrc_mr_check() will judge, and count, when it is handled.
+ */
+static inline const struct mrc_mr *
+mrc_mr_peek(struct mrc_mr_table *t, uint64_t pd, uint32_t key, uint64_t va, uint64_t len,
+	uint32_t access)
+{
+	return mrc_mr_check_(t, pd, key, va, len, access, false, false);
 }
 
 /** As mrc_mr_check() for our own posts: [ptr, ptr + len) is a local pointer range. */
@@ -175,7 +199,7 @@ static inline struct mrc_mr *
 mrc_mr_check_local(struct mrc_mr_table *t, uint64_t pd, uint32_t key, const void *ptr, uint64_t len,
 	uint32_t access)
 {
-	return mrc_mr_check_(t, pd, key, (uint64_t)(uintptr_t)ptr, len, access, true);
+	return mrc_mr_check_(t, pd, key, (uint64_t)(uintptr_t)ptr, len, access, true, true);
 }
 
 /** Where peers' address `va` (checked) is in our memory. */

@@ -149,7 +149,7 @@ mrc_qp_prefetch_rx(const struct mrc_qp *qp, const struct mrc_pkt *v)
 		rte_prefetch0(qp->rrx); /* its verdict */
 	if ((v->flags & MRC_PKT_F_TRIMMED) || v->payload_len == 0 || qp->mrs == NULL)
 		return;
-	mr = mrc_mr_check(qp->mrs, qp->pd, v->data.rkey, v->data.va, v->payload_len,
+	mr = mrc_mr_peek(qp->mrs, qp->pd, v->data.rkey, v->data.va, v->payload_len,
 		MRC_MR_ACCESS_REMOTE_WRITE);
 	if (mr == NULL)
 		return; /* refused on arrival: nothing is written */

@@ -951,6 +951,40 @@ test_answer_waiting_for_room_is_not_parked(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * A write the responder refuses (an unknown key) is counted once in its
+ * host's region table, as once in its QP, though the shard looks at each
+ * packet's region ahead of handling it (mrc_qp_prefetch_rx).
+ */
+static int
+test_refusal_counted_once(void)
+{
+	static struct lone l;
+	struct mrc_mr_table *t;
+	uint64_t bad;
+
+	memset(&l, 0, sizeof(l));
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	t = l.p.h[1].mrs;
+	bad = t->stats.bad_key;
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[1].qp, l.p.now), 0);
+	MRC_T_EQ(mrc_qp_post_write(l.p.h[0].qp, 1, l.p.h[0].mem, 4096, l.p.h[0].key,
+			 (uint64_t)(uintptr_t)l.p.h[1].mem, l.p.h[1].key + 0x100, false, 0),
+		0);
+	for (int k = 0; k < 20; k++) {
+		l.p.now += US;
+		mrc_shard_iterate(l.s, l.p.now, &l.p.rand);
+	}
+	MRC_T_ASSERT(mrc_qp_counters(l.p.h[1].qp)->rx_bad_rkey >= 1, "refused");
+	MRC_T_U64_EQ(t->stats.bad_key - bad, mrc_qp_counters(l.p.h[1].qp)->rx_bad_rkey);
+	for (int i = 0; i < 2; i++)
+		MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[i].qp), 0);
+	mrc_shard_drop_staged(l.s);
+	MRC_T_RUN(lone_free(&l));
+	return MRC_TEST_OK;
+}
+
 static int
 test_nic_tx_room_from_descriptors(void)
 {
@@ -1871,6 +1905,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_counts_pending_qpns_apart),
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
+	MRC_TEST_CASE(test_refusal_counted_once),
 	MRC_TEST_CASE(test_answer_waiting_for_room_is_not_parked),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_posts_before_output_leave_in_the_same_pass),
