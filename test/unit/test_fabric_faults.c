@@ -36,6 +36,34 @@ count(const char *hay, const char *needle)
 	return n;
 }
 
+/*
+ * A fabric with plane3-fail.ini's two changes scheduled, mrc.fabric's
+ * NOTICE lines caught in *log (each change must be logged exactly once),
+ * its log deferred or not. NULL if any step fails.
+ */
+static struct mrc_fabric *
+plane3_logged(struct mrc_fabric_cfg *c, bool deferred, FILE **log_f, char **log, size_t *log_len)
+{
+	struct mrc_fabric *f;
+	const char *why = NULL;
+
+	*log_f = open_memstream(log, log_len);
+	if (*log_f == NULL || rte_openlog_stream(*log_f) != 0 ||
+		rte_log_set_level_pattern("mrc.fabric", RTE_LOG_NOTICE) != 0)
+		return NULL;
+	mrc_fabric_cfg_defaults(c);
+	f = mkfab(c);
+	if (f == NULL)
+		return NULL;
+	mrc_fabric_defer_log(f, deferred);
+	if (mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why) != 2) {
+		fprintf(stderr, "  plane3-fail.ini: %s\n", why != NULL ? why : "not 2 events");
+		mrc_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
 int
 test_scenario_plane3(void)
 {
@@ -43,25 +71,16 @@ test_scenario_plane3(void)
 	struct mrc_fabric *f;
 	const struct mrc_fabric_event *ev;
 	struct rte_eth_link el;
-	const char *why = NULL;
 	const uint64_t s = 1000000000ull;
 	char *log = NULL;
 	size_t log_len = 0;
-	FILE *log_f;
+	FILE *log_f = NULL;
 	int rc = setup();
 
 	if (rc != MRC_TEST_OK)
 		return rc;
-	/* Catch mrc.fabric's NOTICE lines: each change must be logged exactly once. */
-	log_f = open_memstream(&log, &log_len);
-	MRC_T_ASSERT(log_f != NULL, "memstream");
-	MRC_T_EQ(rte_openlog_stream(log_f), 0);
-	MRC_T_EQ(rte_log_set_level_pattern("mrc.fabric", RTE_LOG_NOTICE), 0);
-	mrc_fabric_cfg_defaults(&c);
-	f = mkfab(&c);
+	f = plane3_logged(&c, false, &log_f, &log, &log_len);
 	MRC_T_ASSERT(f != NULL, "fabric");
-	rc = mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why);
-	MRC_T_ASSERT(rc == 2, "loaded: %d %s", rc, why);
 	MRC_T_EQ(mrc_fabric_events_pending(f), 2);
 	mrc_fabric_start(f, 5000); /* time zero at TSC 5000 */
 	MRC_T_EQ(mrc_fabric_next_event_tsc(f), 5000 + 2 * s);
@@ -477,16 +496,8 @@ test_scenario_log_deferred(void)
 
 	if (rc != MRC_TEST_OK)
 		return rc;
-	log_f = open_memstream(&log, &log_len);
-	MRC_T_ASSERT(log_f != NULL, "memstream");
-	MRC_T_EQ(rte_openlog_stream(log_f), 0);
-	MRC_T_EQ(rte_log_set_level_pattern("mrc.fabric", RTE_LOG_NOTICE), 0);
-	mrc_fabric_cfg_defaults(&c);
-	f = mkfab(&c);
+	f = plane3_logged(&c, true, &log_f, &log, &log_len);
 	MRC_T_ASSERT(f != NULL, "fabric");
-	mrc_fabric_defer_log(f, true);
-	rc = mrc_fabric_load_scenario(f, SCEN_DIR "plane3-fail.ini", &why);
-	MRC_T_ASSERT(rc == 2, "loaded: %d %s", rc, why);
 	mrc_fabric_start(f, 0);
 	fflush(log_f);
 	const size_t before = log_len;
