@@ -123,10 +123,7 @@ struct fab_port {
 	struct rte_ring *from_host_q[MRC_NIC_MAX_QUEUES];
 };
 
-/* Applied changes queued for a logging thread (a power of two): a scenario's
- * events a millisecond apart, far more than a logger polling each
- * millisecond needs. */
-#define FAB_NOTICES 64
+#define FAB_NOTICES MRC_FABRIC_LOG_QUEUE
 
 struct mrc_fabric {
 	struct mrc_fabric_cfg cfg;

@@ -434,6 +434,14 @@ bool mrc_fabric_timeline_withdraw(struct mrc_fabric *fab, struct mrc_fabric_time
 void mrc_fabric_timeline_free(struct mrc_fabric_timeline *tl);
 
 /**
+ * Changes the poll may apply between two mrc_fabric_log_applied() calls
+ * and still have logged (a power of two): mrcd calls it each millisecond,
+ * mrc-fabric every 10 ms, so changes closer together than 40 us there (4
+ * us in mrcd) outrun it, and those beyond are counted, not logged.
+ */
+#define MRC_FABRIC_LOG_QUEUE 256
+
+/**
  * Where a change the poll applies is logged (at NOTICE, one line each).
  * Off (the default): at once, by the thread that applies it. On: the poll
  * queues a copy and mrc_fabric_log_applied() logs it, so a poller that
@@ -477,7 +485,8 @@ int mrc_fabric_event_format(char *buf, size_t size, const struct mrc_fabric_even
 	X(ecn_marks, "pkts", "ECT -> CE marks")                                                    \
 	X(events_applied, "events", "fault changes applied (scenario and setters)")                \
 	X(events_unlogged, "events",                                                               \
-		"changes applied but not logged: the deferred log's queue was full")               \
+		"changes (and replaced timelines) applied but not logged: the deferred log's "     \
+		"queue was full")                                                                  \
 	X(drop_unparseable, "pkts", "not IPv6, or the outer IPv6 header not in the first segment") \
 	X(drop_shared_header, "pkts", "header segment shared or indirect: cannot rewrite it")      \
 	X(drop_down, "pkts", "a DOWN plane, switch or link")                                       \

@@ -136,9 +136,9 @@ struct mrc_qp {
 	uint32_t last_rx_ev;	     /* responder: the EV of the last data packet */
 	uint64_t now_tsc;	     /* handed to rel's callbacks: the time */
 	struct mrc_cq *cq;
-	struct rte_mempool *pool;
 
 	/* ---- line 1: the headers of every packet, and the parts a burst asks ---- */
+	struct rte_mempool *pool;
 	struct mrc_wire_cfg wire;
 	bool sack_run;	 /* the head SACK's run goes on (mrc_rel_rx_sack_more) */
 	bool rx_unacked; /* data came in since a poll last found no SACK pending (mrc_qp_poll) */
@@ -155,9 +155,9 @@ struct mrc_qp {
 	/* parts, allocated at the transitions */
 	struct mrc_ev_pool *ev;
 	struct mrc_rel_tx *rtx;
-	struct mrc_mr_table *mrs;
 
-	/* ---- line 2: a responder's (pd: a post's too) ---- */
+	/* ---- line 2: a responder's (regions and domain: a post's too) ---- */
+	struct mrc_mr_table *mrs;
 	struct mrc_rel_rx *rrx;
 	struct qp_ctrl_ring *ctrl;	/* NULL while lent back (ctrl_pool) */
 	struct mrc_trk_pool *ctrl_pool; /* lends the answer ring (mrc_qp_init), or NULL */
@@ -165,7 +165,7 @@ struct mrc_qp {
 	/* lends the Write-IMM table (mrc_qp_init), or NULL: ours for life */
 	struct mrc_trk_pool *imm_pool;
 	uint64_t pd;	   /* protection domain: the regions it may reach (mrc_qp_init) */
-	uint16_t imm_mask; /* the table's size (at most 2^16, wimm rounded up) less one */
+	uint16_t imm_mask; /* the table's size (wimm: a power of two, at most 2^15) less one */
 	uint16_t imm_next;
 	uint16_t imm_pending; /* valid entries: the table goes back when none is left */
 	uint16_t wimm;

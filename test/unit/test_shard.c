@@ -184,8 +184,6 @@ run_pair(bool kill_plane, bool nic_room)
 		MRC_T_MEMEQ(p.h[1 - i].mem + off, p.h[i].mem + off, 8 * MSG);
 		MRC_T_EQ(mrc_shard_counters(hosts[i])->rx_unknown_qpn, 0);
 		MRC_T_EQ(mrc_shard_counters(hosts[i])->tx_dropped, 0);
-		MRC_T_EQ(
-			mrc_shard_counters(hosts[i])->own_addr_qps, 0); /* the destination's copy */
 		const struct mrc_wire_rx_stats *vs = mrc_shard_rx_verdicts(hosts[i]);
 
 		for (int r = 1; r < MRC_WIRE_REJECT_MAX; r++)
@@ -948,6 +946,49 @@ test_answer_waiting_for_room_is_not_parked(void)
 	rte_eth_fp_ops[l.port].tx_descriptor_status = NULL;
 	MRC_T_RUN(lone_free(&l));
 	MRC_T_EQ(mrc_trk_pool_free(l.qp_trk), 0);
+	return MRC_TEST_OK;
+}
+
+/*
+ * QPs of a shard to one destination build their packets from one copy of
+ * the addresses, the first QP's: one whose addresses differ (another hop
+ * limit) keeps its own and is counted.
+ */
+static int
+test_destination_addresses_shared(void)
+{
+	static struct lone l;
+	struct mrc_qp *q[2];
+	const char *why = NULL;
+
+	memset(&l, 0, sizeof(l));
+	MRC_T_RUN(lone_make(&l, 1, 0, false, false));
+	MRC_T_EQ(mrc_shard_add_qp(l.s, l.p.h[0].qp, l.p.now), 0);
+	for (unsigned int k = 0; k < 2; k++) {
+		struct mrc_qp_init init = {.qpn = 0x102 + k,
+			.sq_size = 4,
+			.mtu = 1024,
+			.tsc_hz = MRC_TEST_HZ,
+			.mrs = l.p.h[0].mrs,
+			.cq = l.p.h[0].cq,
+			.hdr_pool = l.p.pool,
+			.wire = l.p.wire,
+			.socket = SOCKET_ID_ANY,
+			.addr = *mrc_qp_addr(l.p.h[0].qp)};
+
+		init.addr.hop_limit = k == 0 ? init.addr.hop_limit : 9;
+		q[k] = mrc_qp_create(&init, &why);
+		MRC_T_ASSERT(q[k] != NULL, "QP: %s", why);
+		MRC_T_EQ(mrc_shard_add_qp(l.s, q[k], l.p.now), 0);
+	}
+	MRC_T_EQ(mrc_shard_counters(l.s)->own_addr_qps, 1); /* the hop limit 9 one */
+	MRC_T_ASSERT(!mrc_qp_share_addr(q[1], mrc_qp_addr(q[0])), "9 is not the first's");
+	for (unsigned int k = 0; k < 2; k++) {
+		MRC_T_EQ(mrc_shard_del_qp(l.s, q[k]), 0);
+		mrc_qp_destroy(q[k]);
+	}
+	MRC_T_EQ(mrc_shard_del_qp(l.s, l.p.h[0].qp), 0);
+	MRC_T_RUN(lone_free(&l));
 	return MRC_TEST_OK;
 }
 
@@ -1906,6 +1947,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_exception_path),
 	MRC_TEST_CASE(test_nic_tx_room_from_descriptors),
 	MRC_TEST_CASE(test_refusal_counted_once),
+	MRC_TEST_CASE(test_destination_addresses_shared),
 	MRC_TEST_CASE(test_answer_waiting_for_room_is_not_parked),
 	MRC_TEST_CASE(test_nic_tx_room_staging_only),
 	MRC_TEST_CASE(test_posts_before_output_leave_in_the_same_pass),
