@@ -408,7 +408,9 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->wire = init->wire;
 	qp->addr = init->addr;
 	qp->hdr = &qp->addr;
+	/* the path is the QP's alone and changes at RTR: one copy, in the hot lines */
 	qp->path = init->addr.path;
+	memset(&qp->addr.path, 0, sizeof(qp->addr.path));
 	qp->peer_planes = UINT32_MAX;
 	qp->want_ev_stats = init->ev_stats;
 	qp->shared_pool = init->trk_pool;

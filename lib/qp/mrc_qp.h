@@ -388,7 +388,7 @@ const uint8_t *mrc_qp_peer_ip(const struct mrc_qp *qp);
  */
 bool mrc_qp_share_addr(struct mrc_qp *qp, const struct mrc_qp_addr *shared);
 
-/** The addresses the QP was made with (mrc_qp_init's). */
+/** The addresses the QP was made with (mrc_qp_init's), but for the path: zero here. */
 const struct mrc_qp_addr *mrc_qp_addr(const struct mrc_qp *qp);
 
 struct mrc_rel_rtt_share;

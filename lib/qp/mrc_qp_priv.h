@@ -213,7 +213,7 @@ struct mrc_qp {
 	struct mrc_cc cc __rte_cache_aligned;
 
 	/* ---- set-up's ---- */
-	struct mrc_qp_addr addr;  /* as given at create; its path is unused (path above) */
+	struct mrc_qp_addr addr;  /* as given at create, but its path zero (path above) */
 	struct mrc_ev_cfg ev_cfg; /* its EV profile (layout above) */
 	size_t mem_bytes;	  /* allocated for this QP alone (lent parts: mrc_qp_mem_bytes) */
 	bool want_ev_stats;
