@@ -251,6 +251,17 @@ mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 	account(p, slot, old, -1);
 	m->bits = (uint8_t)st;
 	account(p, slot, st, +1);
+	if (old == MRC_EV_ASSUMED_BAD || st == MRC_EV_ASSUMED_BAD) {
+		/*
+		 * The last bad EV back ends the probe round here, not at the next
+		 * mrc_ev_probe_due(), which an owner that reads bad_flag may not
+		 * call until an EV is bad again.
+		 */
+		if (p->n_bad == 0)
+			p->probe_cursor = 0;
+		if (p->bad_flag != NULL)
+			*p->bad_flag = p->n_bad != 0;
+	}
 	if (slot < p->n_active)
 		plane_masks_update(p, m->plane);
 	if (state_usable(st) && (p->dead_plane_mask >> m->plane) & 1)
@@ -584,6 +595,7 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	pool->probe_interval_tsc = cfg->probe_interval_tsc;
 	pool->stats = stats;
 	pool->notify = NULL;
+	pool->bad_flag = NULL;
 	if (stats != NULL)
 		memset(stats, 0, n_total * sizeof(*stats));
 

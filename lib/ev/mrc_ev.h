@@ -435,6 +435,7 @@ struct mrc_ev_pool {
 	uint64_t probe_interval_tsc;
 	struct mrc_ev_stats *stats;	    /**< n_total entries, or NULL */
 	const struct mrc_ev_notify *notify; /**< NULL: nobody listens */
+	bool *bad_flag;			    /**< kept = (n_bad != 0), or NULL */
 
 	/* Changing. */
 	uint16_t cursor;	   /**< next permutation index */
@@ -722,6 +723,22 @@ static inline void
 mrc_ev_set_notify(struct mrc_ev_pool *pool, const struct mrc_ev_notify *n)
 {
 	pool->notify = n;
+}
+
+/**
+ * From now on keep `*flag` = "some EV is ASSUMED_BAD" (there is something to
+ * probe), NULL: stop. For an owner whose every turn asks mrc_ev_probe_due():
+ * a flag in a line it reads anyway answers "nothing to probe" without the
+ * pool's lines, which a QP that only answers (a responder) never reads
+ * otherwise. `flag` must outlive the pool or the next call; it is set at
+ * once. mrc_ev_pool_init() forgets it. Owner lcore only.
+ */
+static inline void
+mrc_ev_set_bad_flag(struct mrc_ev_pool *pool, bool *flag)
+{
+	pool->bad_flag = flag;
+	if (flag != NULL)
+		*flag = pool->n_bad != 0;
 }
 
 /* ---- telemetry ---- */

@@ -411,7 +411,7 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	/* the path is the QP's alone and changes at RTR: one copy, in the hot lines */
 	qp->path = init->addr.path;
 	memset(&qp->addr.path, 0, sizeof(qp->addr.path));
-	qp->peer_planes = UINT32_MAX;
+	qp->peer_planes = UINT16_MAX; /* every plane */
 	qp->want_ev_stats = init->ev_stats;
 	qp->shared_pool = init->trk_pool;
 	qp->imm_pool = init->imm_pool;
@@ -555,7 +555,7 @@ mrc_qp_set_rx_mpr(struct mrc_qp *qp, uint8_t mpr)
 void
 mrc_qp_set_peer_planes(struct mrc_qp *qp, uint32_t mask)
 {
-	qp->peer_planes = mask;
+	qp->peer_planes = (uint16_t)mask; /* planes are fewer than 16 */
 }
 
 void
@@ -706,7 +706,8 @@ bool
 mrc_qp_idle(const struct mrc_qp *qp)
 {
 	return qp->sq_head == qp->sq_tail && qp->ctrl_head == qp->ctrl_tail &&
-	       (qp->rtx == NULL || (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
+	       (qp->rtx == NULL || qp->rtx_quiet ||
+		       (qp->rtx->n_inflight == 0 && qp->rtx->n_lost == 0)) &&
 	       (qp->rrx == NULL || qp->rrx->pending == 0) && qp->op_probe_state != OP_PROBE_WANT;
 }
 
@@ -726,9 +727,11 @@ mrc_qp_tx_pending(const struct mrc_qp *qp)
 		return true;
 	if (qp->state != MRC_QP_RTS || rtx == NULL)
 		return !mrc_qp_idle(qp);
+	if (qp->rtx_quiet)
+		return false; /* nothing lost, in flight or to probe for rel (mrc_qp_poll_judged) */
 	/* Retired EVs are probed from tx bursts, as long as packets are in flight. */
 	return rtx->n_lost != 0 || mrc_rel_tx_probe_wanted(rtx) ||
-	       (rtx->n_inflight != 0 && qp->ev != NULL && qp->ev->n_bad != 0);
+	       (rtx->n_inflight != 0 && qp->ev_bad);
 }
 
 int
@@ -795,11 +798,17 @@ mrc_qp_poll_judged(struct mrc_qp *qp, uint64_t now_tsc, uint64_t judge_tsc)
 	qp->now_tsc = now_tsc;
 	/*
 	 * A sender with nothing in flight (every responder: its QP sends only
-	 * answers) has nothing for rel's timers: its first line says so, and
-	 * the poll would read two more and the shared RTT's only to return.
+	 * answers) has nothing for rel's timers: rtx's first line says so once,
+	 * the QP's rtx_quiet from then on until something is sent or
+	 * acknowledged, and the poll would read rtx's lines and the shared
+	 * RTT's only to return.
 	 */
 	if (qp->state == MRC_QP_RTS && qp->rtx != NULL) {
-		if (!mrc_rel_tx_timers_idle(qp->rtx)) {
+		if (qp->rtx_quiet) {
+			/* idle when last looked, and nothing given to it since */
+		} else if (mrc_rel_tx_timers_idle(qp->rtx)) {
+			qp->rtx_quiet = true;
+		} else {
 			next = mrc_rel_tx_poll(qp->rtx, judge_tsc, &mrc_qp_rel_ops, qp);
 			trk_put_if_drained(qp);
 			if (qp->rtx->error != MRC_REL_OK) {

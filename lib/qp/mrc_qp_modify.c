@@ -90,6 +90,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 		*why = "EV pool rejected its configuration";
 		return rc;
 	}
+	mrc_ev_set_bad_flag(qp->ev, &qp->ev_bad);
 	rc = mrc_cc_init(&qp->cc, a->cc_name, &a->cc);
 	if (rc != 0) {
 		*why = rc == -ENOENT ? "unknown congestion control name"
@@ -97,7 +98,7 @@ to_init(struct mrc_qp *qp, const struct mrc_qp_attr *a, struct mrc_rand *rand, c
 		return -EINVAL;
 	}
 	qp->cc_ready = true;
-	qp->plane_mask = (1u << a->ev.n_planes) - 1;
+	qp->plane_mask = (uint16_t)((1u << a->ev.n_planes) - 1);
 	qp->pin_slot = -1;
 	if (a->paths == MRC_QP_PATHS_ECMP)
 		pin_path(qp);
@@ -242,6 +243,7 @@ to_rts(struct mrc_qp *qp, const struct mrc_qp_attr *a, uint64_t now_tsc, const c
 		return -EINVAL;
 	}
 	mrc_rel_tx_set_share(qp->rtx, qp->rtt_share);
+	qp_rtx_busy(qp); /* a fresh rtx: the next poll looks */
 	qp->trk_pool = qp->shared_pool;
 	if (qp->trk_pool == NULL) {
 		qp->trk_pool = mrc_trk_pool_create(1, mrc_rel_tx_trk_memsize(&tc), qp->socket);

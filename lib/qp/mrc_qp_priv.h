@@ -120,8 +120,8 @@ struct mrc_qp {
 	uint8_t state;
 	uint8_t error;
 	uint16_t mtu;
-	uint32_t peer_planes;
-	uint32_t plane_mask; /* planes of our EV profile */
+	uint16_t peer_planes; /* at most MRC_EV_MAX_PLANES bits */
+	uint16_t plane_mask;  /* planes of our EV profile */
 	/* send queue: [sq_head, sq_send) partly sent, [sq_send, sq_tail) waiting */
 	uint32_t sq_send, sq_tail;
 	/* control answers queued (in ctrl, held whenever ctrl_head != ctrl_tail) */
@@ -132,6 +132,14 @@ struct mrc_qp {
 	uint8_t ev_probe_busy;	/* bit i: ev_probe[i].busy; polls skip the array while 0 */
 	/* a posted message's region was let go: the burst that found it fails the QP */
 	bool region_gone;
+	bool ev_bad; /* some EV is ASSUMED_BAD: the pool keeps it (mrc_ev_set_bad_flag) */
+	/*
+	 * rel's timers had nothing when a poll last looked, and nothing was
+	 * sent or acknowledged since: a burst or poll of a QP that only answers
+	 * (every responder) leaves rtx's lines alone. Set by mrc_qp_poll_judged
+	 * only; cleared by whatever may give rtx something (qp_rtx_busy()).
+	 */
+	bool rtx_quiet;
 	struct mrc_ev_layout layout; /* ev_cfg's: an EV's plane and uplink */
 	uint32_t last_rx_ev;	     /* responder: the EV of the last data packet */
 	uint64_t now_tsc;	     /* handed to rel's callbacks: the time */
@@ -248,6 +256,13 @@ bool mrc_qp_imm_get(struct mrc_qp *qp);
 void mrc_qp_imm_put(struct mrc_qp *qp);
 bool mrc_qp_ctrl_get(struct mrc_qp *qp);
 void mrc_qp_ctrl_put(struct mrc_qp *qp);
+
+/* rtx is about to be given something (a send, an acknowledgement): polls look at it again. */
+static inline void
+qp_rtx_busy(struct mrc_qp *qp)
+{
+	qp->rtx_quiet = false;
+}
 
 /* True if rtx has tracking memory for new packets (borrowed now if need be). */
 static inline bool

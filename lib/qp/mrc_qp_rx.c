@@ -266,6 +266,7 @@ sack_in(struct mrc_qp *qp, struct mrc_sack_view s, bool has_ev, uint64_t now)
 		}
 		s.pr = !ev_probe_answer && s.entropy == qp->probe_ev;
 	}
+	qp_rtx_busy(qp);
 	if (mrc_rel_tx_on_sack(qp->rtx, &s, now, &mrc_qp_rel_ops, qp, &info) != 0) {
 		qp->cnt.rx_sacks_refused++;
 		return;
@@ -314,6 +315,7 @@ static void
 apply_nack(struct mrc_qp *qp, const struct mrc_nack_view *n, uint64_t now)
 {
 	qp->nack_reason = n->reason;
+	qp_rtx_busy(qp);
 	mrc_rel_tx_on_nack(qp->rtx, n, now, &mrc_qp_rel_ops, qp);
 	if (qp->rtx->error != MRC_REL_OK)
 		mrc_qp_fail(qp, qp->rtx->error == MRC_REL_ERR_REMOTE_OP

@@ -950,6 +950,41 @@ test_probe_round_robin(void)
 	return MRC_TEST_OK;
 }
 
+/*
+ * The owner's flag says whether any EV is ASSUMED_BAD, through losses and
+ * readmissions; the last bad EV back ends the probe round, so the next EV
+ * lost starts a fresh one at the first slot even if the owner, told by the
+ * flag there was nothing to probe, never asked in between.
+ */
+static int
+test_bad_flag(void)
+{
+	struct mrc_ev_cfg cfg;
+	struct mrc_ev_pool *p;
+	const uint64_t t0 = 5000;
+	bool bad = true;
+
+	mrc_ev_cfg_default(&cfg, 8, HZ);
+	p = pool_new(&cfg, 23, true);
+	mrc_ev_set_bad_flag(p, &bad);
+	MRC_T_ASSERT(!bad, "set at once: nothing bad");
+	mrc_ev_on_loss(p, 20); /* plane 1: to backup slot 132 */
+	MRC_T_ASSERT(bad, "one bad");
+	MRC_T_EQ(mrc_ev_probe_due(p, t0), 132); /* the round goes on past 132 */
+	for (int i = 0; i < 3; i++)
+		MRC_T_EQ(mrc_ev_on_probe_answer(p, 132, MRC_SACK_M_NONE), 0);
+	MRC_T_EQ(mrc_ev_state(p, 132), MRC_EV_GOOD);
+	MRC_T_ASSERT(!bad, "none bad");
+	mrc_ev_on_loss(p, 0); /* plane 0: to backup slot 128, before where the round was */
+	MRC_T_ASSERT(bad, "bad again");
+	MRC_T_EQ(mrc_ev_probe_due(p, t0), 128);
+	mrc_ev_set_bad_flag(p, NULL);
+	for (int i = 0; i < 3; i++)
+		MRC_T_EQ(mrc_ev_on_probe_answer(p, 128, MRC_SACK_M_NONE), 0);
+	MRC_T_ASSERT(bad, "forgotten: no longer written");
+	return MRC_TEST_OK;
+}
+
 static int
 test_probe_readmit(void)
 {
@@ -1281,6 +1316,9 @@ test_random_ops(void)
 		p = pool_new(&cfg, 1000 + sh, sh & 1);
 		MRC_T_ASSERT(p != NULL, "init shape %u", sh);
 		const int n = mrc_ev_n_slots(p);
+		bool bad;
+
+		mrc_ev_set_bad_flag(p, &bad);
 
 		for (int s = 0; s < n; s++)
 			before[s] = mrc_ev_value(p, s);
@@ -1330,6 +1368,11 @@ test_random_ops(void)
 				mrc_ev_allow(p, s);
 			}
 			MRC_T_RUN(check_invariants(p));
+			bool any_bad = false;
+
+			for (int k = 0; k < n; k++)
+				any_bad |= mrc_ev_state(p, k) == MRC_EV_ASSUMED_BAD;
+			MRC_T_EQ(bad, any_bad);
 			if (!denied_any)
 				MRC_T_ASSERT(mrc_ev_n_usable_active(p) >= cfg.ev_min_active,
 					"floor broken at step %d", step);
@@ -1620,6 +1663,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_partial_plane_stays),
 	MRC_TEST_CASE(test_dead_plane_probe_backoff),
 	MRC_TEST_CASE(test_probe_rounds_back_off),
+	MRC_TEST_CASE(test_bad_flag),
 };
 
 MRC_TEST_MAIN("ev_pool", cases)

@@ -1886,6 +1886,70 @@ test_sound_ev_readmitted_soon(void)
 	return drained_no_leak(&p, &w);
 }
 
+/*
+ * An EV retired from outside the QP's packets (a path event, a controller)
+ * while the QP sits idle, its requester side quiet (rel's timers found
+ * nothing, so its bursts and polls skip rtx and the pool): the QP's flag
+ * follows the pool, so the next bursts probe the EV and it comes back. A
+ * message posted to the quiet QP then loses its only packet: rel's timer,
+ * which the polls look at again once anything is sent, resends it.
+ */
+static int
+test_idle_qp_probes_ev_retired_meanwhile(void)
+{
+	static struct wire w;
+	struct mrc_test_pair_cfg cfg;
+	struct mrc_test_pair p;
+	struct rte_mbuf *pk[64];
+	const struct mrc_qp_counters *c;
+	struct mrc_cqe e;
+	uint64_t probes;
+
+	mrc_test_pair_cfg_defaults(&cfg);
+	cfg.attr.ev.n_backup = 0;
+	SETUP(p, cfg);
+	c = mrc_qp_counters(p.h[0].qp);
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US});
+	MRC_T_EQ(post_at(&p, 1, 0, 8 * 4096, NO_IMM), 0);
+	run(&p, &w, 1000 * US);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	run(&p, &w, 100 * US); /* idle: the polls find rel's timers with nothing */
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	MRC_T_ASSERT(!mrc_qp_tx_pending(p.h[0].qp), "idle");
+	probes = c->tx_ev_probes;
+	MRC_T_EQ(mrc_qp_tx_burst(p.h[0].qp, p.now, 0xff, &p.rand, pk, 64), 0);
+
+	mrc_ev_on_loss(mrc_qp_ev_pool_owner(p.h[0].qp), 5);
+	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
+	const uint64_t from = p.now;
+
+	while (p.now < from + 1000 * US && retired_evs(p.h[0].qp) > 0) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = mrc_qp_tx_burst(p.h[i].qp, p.now, 0xff, &p.rand, pk, 64);
+
+			wire_send(&w, &p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p.h[i].qp, p.now);
+		}
+		wire_deliver(&w, &p);
+		p.now += 100;
+	}
+	MRC_T_ASSERT(c->tx_ev_probes > probes, "the idle QP probed the EV");
+	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
+	run(&p, &w, 100 * US); /* idle again */
+
+	/* The next message's only packet is lost: no answer comes, rel's timer alone finds it. */
+	struct drop_psn d = {.psn = mrc_qp_rel_tx(p.h[0].qp)->snd_nxt, .left = 1};
+
+	wire_reset(&w, (struct wire_cfg){.latency_ns = 5 * US, .drop = drop_once, .ctx = &d});
+	MRC_T_EQ(post_at(&p, 1, 0, 4096, NO_IMM), 0);
+	run(&p, &w, 10000 * US);
+	MRC_T_EQ(d.left, 0);
+	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, &e, 1), 1);
+	MRC_T_EQ(e.status, MRC_CQE_OK);
+	MRC_T_ASSERT(c->tx_retx_pkts >= 1, "resent");
+	return drained_no_leak(&p, &w);
+}
+
 /* Plane of the first retired EV of `qp`, or -1. */
 static int
 retired_plane(const struct mrc_qp *qp, const struct mrc_test_pair_cfg *cfg)
@@ -2283,6 +2347,7 @@ static const struct mrc_test_case cases[] = {
 	MRC_TEST_CASE(test_waiting_sack_reports_far_arrivals),
 	MRC_TEST_CASE(test_loss_proven_by_path_order),
 	MRC_TEST_CASE(test_sound_ev_readmitted_soon),
+	MRC_TEST_CASE(test_idle_qp_probes_ev_retired_meanwhile),
 	MRC_TEST_CASE(test_ev_probe_waits_for_room),
 	MRC_TEST_CASE(test_gbn_needs_ecmp),
 	MRC_TEST_CASE(test_ecmp_qpns_hash_to_planes),
