@@ -1826,6 +1826,25 @@ retired_evs(const struct mrc_qp *qp)
 	return n;
 }
 
+/* Both QPs send and poll and the wire moves until host 0's QP has no retired EV, or `ns` passed. */
+static void
+run_until_readmitted(struct mrc_test_pair *p, struct wire *w, uint64_t ns)
+{
+	struct rte_mbuf *pk[64];
+	const uint64_t end = p->now + ns;
+
+	while (p->now < end && retired_evs(p->h[0].qp) > 0) {
+		for (uint8_t i = 0; i < 2; i++) {
+			uint16_t n = mrc_qp_tx_burst(p->h[i].qp, p->now, 0xff, &p->rand, pk, 64);
+
+			wire_send(w, p, (uint8_t)(1 - i), pk, n);
+			mrc_qp_poll(p->h[i].qp, p->now);
+		}
+		wire_deliver(w, p);
+		p->now += 100;
+	}
+}
+
 /* Drop data PSN d->psn once and the first probe: nothing then shows the path alive. */
 static bool
 drop_once_unprobed(void *ctx, const struct mrc_pkt *v)
@@ -1852,7 +1871,6 @@ test_sound_ev_readmitted_soon(void)
 	struct mrc_test_pair_cfg cfg;
 	struct mrc_test_pair p;
 	struct drop_psn d = {.psn = 3, .left = 1, .probes = 1};
-	struct rte_mbuf *pk[64];
 	struct mrc_cqe e;
 
 	mrc_test_pair_cfg_defaults(&cfg);
@@ -1867,19 +1885,9 @@ test_sound_ev_readmitted_soon(void)
 	MRC_T_EQ(d.probes, 0);
 	MRC_T_EQ(mrc_qp_rel_tx(p.h[0].qp)->stats.lost[MRC_REL_LOSS_PKT_TIMEOUT], 1);
 	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
-	const uint64_t lost_at = p.now;
 
 	/* Idle but for the probes: within 1 ms the EV is back. */
-	while (p.now < lost_at + 1000 * US && retired_evs(p.h[0].qp) > 0) {
-		for (uint8_t i = 0; i < 2; i++) {
-			uint16_t n = mrc_qp_tx_burst(p.h[i].qp, p.now, 0xff, &p.rand, pk, 64);
-
-			wire_send(&w, &p, (uint8_t)(1 - i), pk, n);
-			mrc_qp_poll(p.h[i].qp, p.now);
-		}
-		wire_deliver(&w, &p);
-		p.now += 100;
-	}
+	run_until_readmitted(&p, &w, 1000 * US);
 	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
 	MRC_T_ASSERT(mrc_qp_counters(p.h[0].qp)->tx_ev_probes >= 3, "probed");
 	run(&p, &w, 100 * US);
@@ -1921,18 +1929,7 @@ test_idle_qp_probes_ev_retired_meanwhile(void)
 
 	mrc_ev_on_loss(mrc_qp_ev_pool_owner(p.h[0].qp), 5);
 	MRC_T_EQ(retired_evs(p.h[0].qp), 1);
-	const uint64_t from = p.now;
-
-	while (p.now < from + 1000 * US && retired_evs(p.h[0].qp) > 0) {
-		for (uint8_t i = 0; i < 2; i++) {
-			uint16_t n = mrc_qp_tx_burst(p.h[i].qp, p.now, 0xff, &p.rand, pk, 64);
-
-			wire_send(&w, &p, (uint8_t)(1 - i), pk, n);
-			mrc_qp_poll(p.h[i].qp, p.now);
-		}
-		wire_deliver(&w, &p);
-		p.now += 100;
-	}
+	run_until_readmitted(&p, &w, 1000 * US);
 	MRC_T_ASSERT(c->tx_ev_probes > probes, "the idle QP probed the EV");
 	MRC_T_EQ(retired_evs(p.h[0].qp), 0);
 	run(&p, &w, 100 * US); /* idle again */
