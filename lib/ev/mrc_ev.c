@@ -21,18 +21,17 @@
  * plane), A = n_active / n_planes active slots per plane is an invariant,
  * not something to maintain.
  *
- * Per-slot state is four bytes (struct mrc_ev_meta): the plane, a byte
+ * Per-EV state is two bytes (struct mrc_ev_meta): the plane, and a byte
  * holding the state (bits 1:0), the SKIP rotation ends left (bits 3:2) and
- * the consecutive good probe answers (bits 7:4), and k below. Changing the
- * state clears the SKIP and answer fields.
+ * the consecutive good probe answers (bits 7:4). Changing the state clears
+ * the other two fields.
  *
  * EV values are not stored: a slot keeps which EV of its plane it holds
- * (k, beside its state, so a pick reads one line of the slots), and the
- * value is made from (plane, k) when asked for (mrc_ev_make_(), "EV
- * values" in mrc_ev.h). mrc_ev_find() runs it backwards: the plane and
- * uplink fields give the plane and k's low part, the random bits k's high
- * part, and slot_of[] the slot. A trade between two slots rewrites their
- * two slot_of[] entries.
+ * (k, in evk[]), and the value is made from (plane, k) when asked for
+ * (mrc_ev_make_(), "EV values" in mrc_ev.h). mrc_ev_find() runs it
+ * backwards: the plane and uplink fields give the plane and k's low part,
+ * the random bits k's high part, and slot_of[] the slot. A trade between
+ * two slots rewrites their two slot_of[] entries.
  */
 
 #include <errno.h>
@@ -158,7 +157,7 @@ mrc_ev_pool_memsize(const struct mrc_ev_cfg *cfg)
 		return 0;
 	n_total = (size_t)cfg->n_active + cfg->n_backup;
 	size = sizeof(struct mrc_ev_pool) + n_total * sizeof(struct mrc_ev_meta) +
-	       n_total * sizeof(uint16_t) + cfg->n_active * sizeof(uint16_t);
+	       n_total * sizeof(uint16_t) * 2 + cfg->n_active * sizeof(uint16_t);
 	return RTE_ALIGN_CEIL(size, sizeof(uint64_t));
 }
 
@@ -280,6 +279,7 @@ mrc_ev_set_state_(struct mrc_ev_pool *p, unsigned int slot, unsigned int st)
 static void
 swap_slots(struct mrc_ev_pool *p, unsigned int a, unsigned int b)
 {
+	uint16_t *evk = evk_arr(p);
 	struct mrc_ev_meta *meta = meta_arr(p);
 	uint16_t *slot_of = slot_of_arr(p);
 	const unsigned int sa = meta_state(&meta[a]);
@@ -289,7 +289,8 @@ swap_slots(struct mrc_ev_pool *p, unsigned int a, unsigned int b)
 	slot_of[ev_id(p, b)] = (uint16_t)a;
 	account(p, a, sa, -1);
 	account(p, b, sb, -1);
-	RTE_SWAP(meta[a], meta[b]); /* state and k */
+	RTE_SWAP(evk[a], evk[b]);
+	RTE_SWAP(meta[a], meta[b]);
 	if (p->stats != NULL)
 		RTE_SWAP(p->stats[a], p->stats[b]);
 	account(p, a, sb, +1);
@@ -611,13 +612,14 @@ mrc_ev_pool_init(struct mrc_ev_pool *pool, const struct mrc_ev_cfg *cfg, struct 
 	pool->ev_mul_inv = inverse_odd(pool->ev_mul);
 
 	struct mrc_ev_meta *meta = meta_arr(pool);
+	uint16_t *evk = evk_arr(pool);
 	uint16_t *slot_of = slot_of_arr(pool);
 
 	for (unsigned int plane = 0; plane < cfg->n_planes; plane++) {
 		for (unsigned int k = 0; k < pool->per_plane; k++) {
 			const unsigned int slot = plane_slot(pool, plane, k);
 
-			meta[slot].k = (uint16_t)k;
+			evk[slot] = (uint16_t)k;
 			slot_of[plane * pool->per_plane + k] = (uint16_t)slot;
 			meta[slot].plane = (uint8_t)plane;
 			meta[slot].bits = MRC_EV_GOOD;

@@ -374,11 +374,10 @@ enum {
 /** Names, units and help of struct mrc_ev_pool_counters, in field order. */
 extern const struct mrc_counter_desc mrc_ev_pool_counters_desc[mrc_ev_pool_counters_count];
 
-/** Per-slot record (internal): a pick reads one line for the state and the value. */
+/** Per-EV state byte pair (internal). */
 struct mrc_ev_meta {
 	uint8_t plane;
 	uint8_t bits; /**< state (1:0) | SKIP rotations left (3:2) | probe answers (7:4) */
-	uint16_t k;   /**< which EV of its plane the slot holds */
 };
 
 /**
@@ -400,10 +399,10 @@ struct mrc_ev_notify {
 /**
  * One QP's EV pool, in caller-provided memory of mrc_ev_pool_memsize()
  * bytes, 8-byte aligned. Fields are private: use the functions below.
- * The arrays follow the header: struct mrc_ev_meta meta[n_total] (a
- * slot's state and which EV of its plane it holds), uint16_t
- * perm[n_active], uint16_t slot_of[n_total] (where the k-th EV of plane p
- * is: index p x per_plane + k).
+ * The arrays follow the header: struct mrc_ev_meta meta[n_total],
+ * uint16_t evk[n_total] (which EV of its plane a slot holds),
+ * uint16_t perm[n_active], uint16_t slot_of[n_total] (where the k-th EV
+ * of plane p is: index p x per_plane + k).
  */
 struct mrc_ev_pool {
 	/* Fixed at init. */
@@ -503,7 +502,7 @@ mrc_ev_metas_(const struct mrc_ev_pool *pool)
 }
 
 static inline const uint16_t *
-mrc_ev_perm_(const struct mrc_ev_pool *pool)
+mrc_ev_evks_(const struct mrc_ev_pool *pool)
 {
 	return (const uint16_t *)(mrc_ev_metas_(pool) + pool->n_total);
 }
@@ -519,11 +518,13 @@ mrc_ev_perm_(const struct mrc_ev_pool *pool)
 static inline void
 mrc_ev_prefetch_pick(const struct mrc_ev_pool *pool)
 {
-	const uint16_t *perm = mrc_ev_perm_(pool);
+	const uint16_t *perm = mrc_ev_evks_(pool) + pool->n_total;
 
 	rte_prefetch0(&perm[pool->cursor < pool->n_active ? pool->cursor : 0]);
-	if (pool->peek < pool->n_total)
+	if (pool->peek < pool->n_total) {
 		rte_prefetch0(&mrc_ev_metas_(pool)[pool->peek]);
+		rte_prefetch0(&mrc_ev_evks_(pool)[pool->peek]);
+	}
 }
 
 /*
@@ -575,9 +576,7 @@ mrc_ev_make_(const struct mrc_ev_pool *pool, uint32_t plane, uint32_t k)
 static inline uint32_t
 mrc_ev_value(const struct mrc_ev_pool *pool, int slot)
 {
-	const struct mrc_ev_meta *m = &mrc_ev_metas_(pool)[slot];
-
-	return mrc_ev_make_(pool, m->plane, m->k);
+	return mrc_ev_make_(pool, mrc_ev_metas_(pool)[slot].plane, mrc_ev_evks_(pool)[slot]);
 }
 
 /** Plane of `slot`. */

@@ -33,9 +33,15 @@ meta_arr(struct mrc_ev_pool *p)
 }
 
 static inline uint16_t *
-perm_arr(struct mrc_ev_pool *p)
+evk_arr(struct mrc_ev_pool *p)
 {
 	return (uint16_t *)(meta_arr(p) + p->n_total);
+}
+
+static inline uint16_t *
+perm_arr(struct mrc_ev_pool *p)
+{
+	return evk_arr(p) + p->n_total;
 }
 
 static inline uint16_t *
@@ -47,16 +53,14 @@ slot_of_arr(struct mrc_ev_pool *p)
 static inline const uint16_t *
 slot_of_arr_c(const struct mrc_ev_pool *p)
 {
-	return mrc_ev_perm_(p) + p->n_active;
+	return mrc_ev_evks_(p) + p->n_total + p->n_active;
 }
 
 /* Index of the EV in `slot` in slot_of[]: plane x per_plane + k. */
 static inline unsigned int
 ev_id(struct mrc_ev_pool *p, unsigned int slot)
 {
-	const struct mrc_ev_meta *m = &meta_arr(p)[slot];
-
-	return m->plane * p->per_plane + m->k;
+	return meta_arr(p)[slot].plane * p->per_plane + evk_arr(p)[slot];
 }
 
 /* ---- per-EV state bits ---- */
