@@ -654,8 +654,8 @@ mrc_qp_imm_held(const struct mrc_qp *qp)
  * whose size the code fixes, against the goal of 4096 bytes an idle QP
  * (doc/performance.md, "QPs per worker and memory per QP"): the QP, its
  * requester and its responder without their bitmap. With the EV pool
- * (1,528 bytes at 32 EVs), a send queue of 4 and the responder's 1024-PSN
- * bitmap, that is 3,776 bytes; a field that pushes one of these over its
+ * (1,536 bytes at 160 EVs), a send queue of 4 and the responder's 1024-PSN
+ * bitmap, that is 3,784 bytes; a field that pushes one of these over its
  * bound must make room elsewhere or move out of line.
  */
 static_assert(sizeof(struct mrc_qp) <= 1280, "struct mrc_qp grew past 20 cache lines");
