@@ -436,7 +436,6 @@ struct mrc_ev_pool {
 	uint64_t probe_interval_tsc;
 	struct mrc_ev_stats *stats;	    /**< n_total entries, or NULL */
 	const struct mrc_ev_notify *notify; /**< NULL: nobody listens */
-	bool *bad_flag;			    /**< kept = (n_bad != 0), or NULL */
 
 	/* Changing. */
 	uint16_t cursor;	   /**< next permutation index */
@@ -460,6 +459,11 @@ struct mrc_ev_pool {
 	uint16_t dead_probe_at[MRC_EV_MAX_PLANES]; /**< the plane's next EV to probe */
 	uint64_t dead_probe_end_tsc;		   /**< end of the last dead-plane round */
 	struct mrc_ev_pool_counters cnt;
+	/*
+	 * Written only when an EV turns bad or back: after the counters, so
+	 * that the fields every packet touches keep their lines.
+	 */
+	bool *bad_flag;	 /**< kept = (n_bad != 0), or NULL */
 	uint64_t data[]; /**< the arrays */
 };
 
