@@ -403,8 +403,6 @@ mrc_qp_create(const struct mrc_qp_init *init, const char **why)
 	qp->tsc_hz = init->tsc_hz;
 	qp->mrs = init->mrs;
 	qp->pd = init->pd;
-	qp->req_mrs = qp->mrs;
-	qp->req_pd = qp->pd;
 	qp->cq = init->cq;
 	qp->pool = init->hdr_pool;
 	qp->wire = init->wire;
@@ -753,7 +751,7 @@ mrc_qp_post_write(struct mrc_qp *qp, uint64_t wr_id, const void *laddr, uint32_t
 	if (n_pkts > MAX_MSG_PKTS)
 		return -EINVAL;
 	/* A message of no bytes reads no memory: it names no region (lkey ignored). */
-	if (len != 0 && mrc_mr_check_local(qp->req_mrs, qp->req_pd, lkey, laddr, len,
+	if (len != 0 && mrc_mr_check_local(qp->mrs, qp->pd, lkey, laddr, len,
 				MRC_MR_ACCESS_LOCAL_READ) == NULL)
 		return -EINVAL;
 	w = &qp->sq[qp->sq_tail & qp->sq_mask];

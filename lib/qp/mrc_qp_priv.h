@@ -164,7 +164,7 @@ struct mrc_qp {
 	struct mrc_ev_pool *ev;
 	struct mrc_rel_tx *rtx;
 
-	/* ---- line 2: a responder's (a requester reads its copies of mrs and pd, line 4) ---- */
+	/* ---- line 2: a responder's (regions and domain: a post's too) ---- */
 	struct mrc_mr_table *mrs;
 	struct mrc_rel_rx *rrx;
 	struct qp_ctrl_ring *ctrl;	/* NULL while lent back (ctrl_pool) */
@@ -211,9 +211,7 @@ struct mrc_qp {
 	uint8_t path_planes, path_direct, path_n_t1;
 	uint8_t mr_lane; /* the regions' shared-info lane we attach to (mrc_qp_set_mr_lane) */
 	struct mrc_ev_path_tmpl path; /* per QP (its peer's worker), never read through hdr */
-	/* mrs and pd as set at create, for a post's check and a data packet's region */
-	struct mrc_mr_table *req_mrs;
-	uint64_t req_pd;
+	uint64_t ev_probe_timeout_tsc;
 	/*
 	 * From a line's start: the ops pointer and NSCC's state and counters
 	 * then fill three lines (MRC_CC_PRIV_LINES), where 8 bytes before the
@@ -234,7 +232,6 @@ struct mrc_qp {
 	struct mrc_trk_pool *shared_pool;    /* the worker's, from mrc_qp_init (or NULL) */
 
 	/* EV probes out: read only while ev_probe_busy or ev_probe_held says some are */
-	uint64_t ev_probe_timeout_tsc;
 	uint64_t ev_probe_held_tsc; /* since when */
 	struct qp_ev_probe ev_probe[EV_PROBES];
 	/* the operator's probe (mrc_qp_op_probe): cold */

@@ -215,7 +215,7 @@ build_data(
 			return NULL;
 	} else {
 		/* the key was checked at the post: its slot is in the table */
-		struct mrc_mr *mr = &qp->req_mrs->mr[w->lkey >> 8];
+		struct mrc_mr *mr = &qp->mrs->mr[w->lkey >> 8];
 		struct rte_mbuf_ext_shared_info *sh;
 		const uint8_t *src = w->laddr + off;
 		struct rte_mbuf *m3[3];
@@ -230,7 +230,7 @@ build_data(
 			qp->region_gone = true;
 			return NULL;
 		}
-		sh = mrc_mr_shinfo(qp->req_mrs, mr, qp->mr_lane);
+		sh = mrc_mr_shinfo(qp->mrs, mr, qp->mr_lane);
 
 		/* Header, trailer and payload segment from one pool access. */
 		if (rte_pktmbuf_alloc_bulk(qp->pool, m3, 3) != 0) {
@@ -336,13 +336,6 @@ tx_ctrl(struct mrc_qp *qp, uint32_t usable, struct mrc_rand *rand, struct rte_mb
 {
 	uint16_t n = 0;
 
-	/*
-	 * Nothing queued (every requester's turn, most times): no ring is held
-	 * either, the call that emptied it gave it back, and the responder's
-	 * line that names it stays where it is.
-	 */
-	if (qp->ctrl_head == qp->ctrl_tail)
-		return 0;
 	while (n < max && qp->ctrl_head != qp->ctrl_tail) {
 		const struct qp_ctrl *c = &qp->ctrl->e[qp->ctrl_head % CTRL_Q];
 		const uint16_t ts = qp->ctrl->ts[qp->ctrl_head % CTRL_Q];
