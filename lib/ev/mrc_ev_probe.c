@@ -69,10 +69,8 @@ mrc_ev_probe_due(struct mrc_ev_pool *pool, uint64_t now_tsc)
 	const struct mrc_ev_meta *meta = meta_arr(pool);
 	int s;
 
-	if (pool->n_bad == 0) {
-		pool->probe_cursor = 0;
-		return -1;
-	}
+	if (pool->n_bad == 0)
+		return -1; /* and the round is over: mrc_ev_set_state_ reset the cursor */
 	if (pool->dead_plane_mask != 0 && (s = dead_plane_probe(pool, now_tsc)) >= 0)
 		return s;
 	if (pool->probe_cursor == 0 && pool->probe_end_tsc != 0 &&

@@ -557,6 +557,7 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 	if (qp->rtx_quiet && qp->sq_send == qp->sq_tail && !qp->ev_bad && !qp->ev_probe_held &&
 		qp->op_probe_state != OP_PROBE_WANT)
 		return 0;
+	qp_rtx_busy(qp); /* what follows may send, resend or probe: the next poll looks */
 
 	/*
 	 * Resends first, oldest first, never on the EV that lost them if
@@ -587,7 +588,6 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 				   mrc_rel_tx_lost_why(rtx, psn) == MRC_REL_LOSS_EV_ORDER &&
 				   rtx->srtt_tsc / 2 < rtx->min_rtt_tsc;
 
-		qp_rtx_busy(qp);
 		mrc_rel_tx_sent_retx(rtx, psn, (uint16_t)slot, ev, now);
 		mrc_ev_on_tx(qp->ev, slot, len);
 		qp->cnt.tx_retx_pkts++;
@@ -617,7 +617,6 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		struct rte_mbuf *m = build_probe(qp, ev);
 
 		if (m != NULL) {
-			qp_rtx_busy(qp);
 			mrc_rel_tx_probe_sent_on(rtx, probe_slot, ev, now);
 			qp->probe_ev = ev;
 			qp->cnt.tx_probes++;
@@ -722,7 +721,6 @@ tx_requester(struct mrc_qp *qp, uint64_t now, uint32_t up, uint32_t usable, stru
 		m = build_data(qp, w, k, rtx->snd_nxt, ev, false);
 		if (m == NULL)
 			break;
-		qp_rtx_busy(qp);
 		psn = mrc_rel_tx_sent_new(
 			rtx, (uint16_t)slot, ev, (uint16_t)plen, (idx << COOKIE_PKT_BITS) | k, now);
 		if (k == 0)
