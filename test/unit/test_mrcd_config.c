@@ -1061,6 +1061,20 @@ test_profile(void)
 		0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, "at most 8") != NULL, "%s", err);
+	/* More slots than messages in flight: the slots take the room; fewer is refused. */
+	MRC_T_EQ(write_tmp("buf.ini", "[profile]\nmsg_kb = 4\noutstanding = 2\nbuffers = 300\n",
+			 path, sizeof(path)),
+		0);
+	MRC_T_ASSERT(mrcd_profile_load(&p, path, err, sizeof(err)) == 0, "%s", err);
+	MRC_T_EQ(mrcd_flow_buffers(&p), 300u);
+	MRC_T_EQ(mrcd_flow_slot_bytes(&p), 300u * 4096u);
+	MRC_T_EQ(write_tmp("buf1.ini", "[profile]\noutstanding = 4\nbuffers = 3\n", path,
+			 sizeof(path)),
+		0);
+	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	MRC_T_ASSERT(
+		strstr(err, ":3:") && strstr(err, "buffers = 3") && strstr(err, "outstanding = 4"),
+		"%s", err);
 	MRC_T_EQ(write_tmp("op.ini", "[profile]\nopcode = write\n", path, sizeof(path)), 0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "needs opcode = write_imm"), "%s", err);

@@ -96,6 +96,17 @@ test_profile_check(void)
 	MRC_T_ASSERT(strncmp(what, "outstanding = ", 14) == 0 && strstr(what, "laid out") != NULL,
 		"named '%s'", what);
 	b = a;
+	b.buffers = (uint16_t)(a.outstanding + 8);
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
+	MRC_T_ASSERT(strncmp(what, "buffers = ", 10) == 0 && strstr(what, "laid out") != NULL,
+		"named '%s'", what);
+	/* 0 is outstanding's count: the same slots, nothing to refuse */
+	a.buffers = a.outstanding;
+	b = a;
+	b.buffers = 0;
+	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 0);
+	a.buffers = 0;
+	b = a;
 	b.opcode = MRCD_OP_WRITE;
 	MRC_T_EQ(mrcd_reload_profile_check(&a, &b, what, sizeof(what)), 1);
 	MRC_T_ASSERT(strncmp(what, "opcode = write_imm -> write: ", 29) == 0, "named '%s'", what);

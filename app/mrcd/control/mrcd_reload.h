@@ -19,7 +19,7 @@
  * at start, verify, rate_gbps, messages, active_flows from one count to
  * another) go to the workers as a new parameter block (mrcd_gen_params,
  * taken at each shard's next pass; mrcd_reload_params_*): messages posted
- * before keep their sizes. The rest (outstanding, opcode, the QP profiles,
+ * before keep their sizes. The rest (outstanding, buffers, opcode, the QP profiles,
  * a larger message, active_flows to or from 0) shape the flows' buffers,
  * QPs or schedule at start: such a change is refused, naming the key and
  * why.

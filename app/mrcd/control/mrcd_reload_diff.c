@@ -37,6 +37,11 @@ mrcd_reload_profile_check(
 			"message takes (its number mod outstanding), are laid out at start at "
 			"both ends",
 			now->outstanding, next->outstanding);
+	else if (mrcd_flow_buffers(now) != mrcd_flow_buffers(next))
+		snprintf(what, len,
+			"buffers = %u -> %u: each flow's message slots, and which one a message "
+			"takes (its number mod buffers), are laid out at start at both ends",
+			mrcd_flow_buffers(now), mrcd_flow_buffers(next));
 	else if (now->opcode != next->opcode)
 		snprintf(what, len,
 			"opcode = %s -> %s: the receivers count and place messages by their "

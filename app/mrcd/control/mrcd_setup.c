@@ -293,11 +293,11 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	if (avail != 0 && buf + qps + trk > avail) {
 		MRCD_LOG(ctrl, ERR,
 			"the profile needs %" PRIu64 " MiB: %" PRIu64 " MiB of message "
-			"buffers (%u flows x outstanding %u x %u KiB, at both ends), %" PRIu64
+			"buffers (%u flows x %u slots x %u KiB, at both ends), %" PRIu64
 			" MiB of QP state, %" PRIu64 " MiB of in-flight rings; %" PRIu64
-			" MiB are available: lower qps_per_peer, outstanding or msg_kb "
+			" MiB are available: lower qps_per_peer, outstanding, buffers or msg_kb "
 			"(size_mix)%s",
-			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, d->prof.outstanding,
+			(buf + qps + trk) >> 20, buf >> 20, d->n_flows, mrcd_flow_buffers(&d->prof),
 			d->prof.max_kb, qps >> 20, trk >> 20, avail >> 20,
 			d->cfg.telemetry.ev_stats ? ", or set [telemetry] ev_stats = false" : "");
 		return -ENOMEM;

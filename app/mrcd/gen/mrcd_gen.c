@@ -99,6 +99,10 @@ static const struct mrcd_ini_key keys[] = {
 			"this, at most 65536 in the cluster)"),
 	KEY("outstanding", U16, outstanding, .min = 1, .max = 64, .def = "4", .unit = "messages",
 		.help = "messages in flight per QP at most"),
+	KEY("buffers", U16, buffers, .min = 0, .max = 4096, .def = "0", .unit = "messages",
+		.help = "message slots per flow at each end, each message taking the next in turn "
+			"(at least outstanding; 0 = outstanding): more keeps a flow's buffers out "
+			"of the caches, as an application's data that the CPU did not just touch"),
 	KEY("rate_gbps", DOUBLE, rate_gbps, .dmin = 0, .dmax = 10000, .def = "0", .unit = "Gb/s",
 		.help = "offered rate per QP; 0 = closed loop (post when a slot frees)"),
 	KEY("messages", U64, messages, .min = 0, .max = UINT64_MAX / 2, .def = "0",
@@ -198,6 +202,17 @@ mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *cons
 				: mrcd_ini_line(ini, "profile", "opcode"));
 		rc = -EINVAL;
 	}
+	if (rc == 0 && p->buffers != 0 && p->buffers < p->outstanding) {
+		snprintf(err, errlen,
+			"%s:%u: [profile] buffers = %u is fewer than outstanding = %u: a "
+			"message's slot would be rewritten while it is in flight",
+			path,
+			mrcd_ini_line(ini, "profile", "buffers")
+				? mrcd_ini_line(ini, "profile", "buffers")
+				: mrcd_ini_line(ini, "profile", "outstanding"),
+			p->buffers, p->outstanding);
+		rc = -EINVAL;
+	}
 	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
 		snprintf(err, errlen,
 			"%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
@@ -230,7 +245,7 @@ mrcd_profile_derive(struct mrcd_profile *p)
 size_t
 mrcd_flow_slot_bytes(const struct mrcd_profile *p)
 {
-	return (size_t)p->outstanding * (p->max_kb ? p->max_kb : p->msg_kb) * 1024u;
+	return (size_t)mrcd_flow_buffers(p) * (p->max_kb ? p->max_kb : p->msg_kb) * 1024u;
 }
 
 unsigned int
@@ -326,13 +341,15 @@ mrcd_gen_post(const struct mrcd_profile *p, struct mrcd_flow *f, uint64_t now_ts
 	while (!stopping && mrcd_gen_in_flight(f) < p->outstanding &&
 		(p->messages == 0 || f->posted < p->messages) && now_tsc >= f->next_post_tsc) {
 		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
+		/* the same slot unless the profile has more buffers: one division, not two */
+		const uint32_t buf = p->buffers != 0 ? mrcd_flow_buffer_of(p, f->posted) : slot;
 		const uint32_t len = mrcd_msg_len(p, f->id, f->posted);
-		uint8_t *src = f->src_buf + (size_t)slot * stride;
+		uint8_t *src = f->src_buf + (size_t)buf * stride;
 
 		if (p->verify)
 			mrcd_gen_fill(src, len, f->id, f->posted);
 		if (mrc_qp_post_write(f->qp, f->posted, src, len, f->src_key,
-			    f->dst_off + (uint64_t)slot * stride, f->dst_key,
+			    f->dst_off + (uint64_t)buf * stride, f->dst_key,
 			    p->opcode == MRCD_OP_WRITE_IMM, (uint32_t)f->posted) != 0)
 			break;
 		/* Wanted since it joined the ready queue, or since its pace made it due. */
@@ -396,7 +413,8 @@ mrcd_gen_received(const struct mrcd_gen_params *g, struct mrcd_flow *f, const st
 	 */
 	const struct mrcd_profile *p = f->rx_src_local >= 0 ? mrcd_gen_shape(g, f, seq) : &g->p;
 	const uint32_t len = e->byte_len;
-	const uint8_t *dst = f->dst_buf + (size_t)(seq % g->p.outstanding) * g->p.max_kb * 1024u;
+	const uint8_t *dst =
+		f->dst_buf + (size_t)mrcd_flow_buffer_of(&g->p, seq) * g->p.max_kb * 1024u;
 
 	/* Control reads it to know when the messages of an older shape are all in. */
 	__atomic_store_n(&f->recv_seq, seq + 1, __ATOMIC_RELAXED);

@@ -9,13 +9,13 @@
  * how many at once or how fast, and whether every byte is checked on
  * arrival. It posts RDMA WRITE-with-immediate through the same QP API an
  * application uses. Each flow is one QP from a source host to a
- * destination host with `outstanding` message slots; slot k of message n
- * is n % outstanding, so a slot is rewritten only after its previous
- * message completed. Payload words are a function of (flow, message
- * number, word), so the receiver checks a message without seeing the
- * sender's memory; immediate data carries the message number, and
- * immediates arrive in order per QP, which tells the receiver which
- * message (and slot) just completed.
+ * destination host with a slot for each of its message buffers
+ * (`buffers`, at least `outstanding`); message n takes slot n % buffers,
+ * so a slot is rewritten only after its previous message completed.
+ * Payload words are a function of (flow, message number, word), so the
+ * receiver checks a message without seeing the sender's memory; immediate
+ * data carries the message number, and immediates arrive in order per QP,
+ * which tells the receiver which message (and slot) just completed.
  */
 
 #include <stdbool.h>
@@ -47,6 +47,7 @@ struct mrcd_profile {
 	uint32_t msg_kb;
 	uint16_t qps_per_peer;
 	uint16_t outstanding;  /* messages in flight per QP (closed loop) */
+	uint16_t buffers;      /* message slots per flow at each end; 0 = outstanding */
 	double rate_gbps;      /* per flow; 0 = closed loop, as fast as completions allow */
 	uint64_t messages;     /* per flow; 0 = until the run ends */
 	uint32_t active_flows; /* per host, flows with messages in flight at once; 0 = all */
@@ -81,8 +82,22 @@ struct mrcd_gen_params {
 
 /* Message size of message `seq` of `flow`: the same at both ends, no state. */
 uint32_t mrcd_msg_len(const struct mrcd_profile *p, uint32_t flow, uint64_t seq);
-/* Bytes of one flow's slots at each end: outstanding x the largest message. */
+/* Bytes of one flow's slots at each end: its buffers x the largest message. */
 size_t mrcd_flow_slot_bytes(const struct mrcd_profile *p);
+
+/* A flow's message slots at each end: `buffers`, or `outstanding` when that is 0. */
+static inline uint32_t
+mrcd_flow_buffers(const struct mrcd_profile *p)
+{
+	return p->buffers != 0 ? p->buffers : p->outstanding;
+}
+
+/* The slot message `seq` of a flow is written from and placed in. */
+static inline uint32_t
+mrcd_flow_buffer_of(const struct mrcd_profile *p, uint64_t seq)
+{
+	return (uint32_t)(seq % mrcd_flow_buffers(p));
+}
 
 void mrcd_profile_defaults(struct mrcd_profile *p);
 /* Fill the derived fields (size mix, largest message) from the keys. */

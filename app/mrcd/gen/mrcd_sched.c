@@ -188,9 +188,9 @@ prefetch_post_lines(const struct mrcd_daemon *d, const struct mrcd_profile *p, u
 		return;
 	mrc_qp_prefetch(f->qp);
 	if (p->verify && f->src_buf != NULL) {
-		const uint32_t slot = (uint32_t)(f->posted % p->outstanding);
 		const size_t stride = (size_t)p->max_kb * 1024u;
-		const uint8_t *src = f->src_buf + (size_t)slot * stride;
+		const uint8_t *src =
+			f->src_buf + (size_t)mrcd_flow_buffer_of(p, f->posted) * stride;
 		const size_t len = RTE_MIN(stride, (size_t)POST_PAYLOAD_LINES * 64u);
 
 		for (size_t o = 0; o < len; o += 64)
