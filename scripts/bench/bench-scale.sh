@@ -30,13 +30,18 @@
 # worker CPU-second and their ratio to the same setting's 128 flows,
 # completion p50 / p99, heap and peak RSS per QP, resends as a share of the
 # data packets sent (the links lose nothing, so every resend is spurious),
-# flows that never completed a message.
+# flows that never completed a message. One more run per setting, 128
+# flows each cycling through COLD_BUFFERS (default 79; 0 skips it) message
+# buffers at each end ([profile] buffers), as many buffers as 10,000 flows
+# have: the rate with 10,000 flows' buffers out of the caches and 128
+# flows' QP state in them, which tells the buffers' share of what 10,000
+# flows cost from the QPs'. It is not the baseline of any ratio.
 # Writes results/bench-scale.json and results/bench-scale.png. With CACHE=1
 # it then runs scripts/bench/bench-scale-cache.sh, the same daemon settings
 # under callgrind's cache simulator, for the cache misses per message beside
 # the rates (slow: about 45 minutes; LOCK is passed on).
 # Usage: scripts/bench/bench-scale.sh [BUILD_DIR]
-#   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 CACHE=0 NO_HUGE=0)
+#   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 COLD_BUFFERS=79 CACHE=0 NO_HUGE=0)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -67,22 +72,29 @@ for n in 1000 10000 65536; do
 done
 mrcd=$build/app/mrcd/mrcd
 slow_us=${SLOW_US:-50}
+cold=${COLD_BUFFERS:-79}
 huge=()
 [ "${NO_HUGE:-0}" != 1 ] || huge=(--no-huge)
 # Each flow count on a worker as it is, then on one slowed by [lcores]
 # pass_delay_us (every pass spins SLOW_US more, as a slower or shared core
 # would); 128 flows (64 per host, all in flight) is each setting's baseline.
 for delay in 0 "$slow_us"; do
-	for f in 128 1024 10000 65536; do
+	runs_of=(128 1024 10000 65536)
+	[ "$cold" = 0 ] || runs_of+=("128b$cold")
+	for run_of in "${runs_of[@]}"; do
+		f=${run_of%b*} # "128b79": 128 flows, 79 buffers each
+		bufs=0
+		[ "$f" = "$run_of" ] || bufs=${run_of#*b}
 		for r in $(seq "$runs"); do
-			out="$tmp/mrcd-d$delay-$f.$r.json"
+			out="$tmp/mrcd-d$delay-$run_of.$r.json"
 			if ! (cd "$tmp" && "$OLDPWD/$mrcd" "${huge[@]}" -- \
 				-f "$OLDPWD/config/examples/scale.ini" \
 				--profile "$OLDPWD/config/profiles/scale-64k.ini" \
 				--set profile.qps_per_peer=$((f / 2)) --set lcores.pass_delay_us="$delay" \
+				--set profile.buffers="$bufs" \
 				--set control.socket="$tmp/ctl.sock" \
 				--duration "${DAEMON_S:-3}" --json "$out" > "$tmp/mrcd.log" 2>&1); then
-				echo "bench-scale: mrcd with $f flows (pass delay $delay us) failed:" >&2
+				echo "bench-scale: mrcd with $f flows, buffers $bufs (pass delay $delay us) failed:" >&2
 				grep -v '^EAL' "$tmp/mrcd.log" | tail -3 >&2
 				rm -f "$out"
 			elif [ "${NO_HUGE:-0}" != 1 ] && grep -q '^mrcd.ctrl: EAL .*--no-huge' "$tmp/mrcd.log"; then
@@ -95,6 +107,6 @@ done
 if [ "${CACHE:-0}" = 1 ]; then
 	scripts/bench/bench-scale-cache.sh "$build"
 fi
-SLOW_US=$slow_us /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
+COLD_BUFFERS=$cold SLOW_US=$slow_us /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
 /usr/bin/python3 scripts/bench/machine.py results/bench-scale.json
 /usr/bin/python3 scripts/plot/plot.py scale results/bench-scale.json results/bench-scale.png

@@ -79,13 +79,17 @@ def rows_scale(r):
     for label, ds in (("", daemon.get("scales", [])),
                       (f", worker slowed {slowed.get('pass_delay_us')} us a pass",
                        slowed.get("scales", []))):
-        base = next((d for d in ds if d.get("flows") == 128 and d.get("runs")), None)
+        base = next((d for d in ds if d.get("flows") == 128 and not d.get("buffers") and
+                     d.get("runs")), None)
         for d in ds:
             if not d.get("runs"):
                 continue
             share = d.get("resend_share")
-            out.append((f"mrcd{label}, {fmt(d['flows'])} flows ({fmt(d['qps'])} QPs) on one "
-                        f"worker, 256 per host in flight, 1 KiB, verified",
+            # 128 flows with as many message buffers as 10,000 flows: the buffers' part
+            bufs = (f", each cycling through {fmt(d['buffers'])} message buffers (as many as "
+                    f"{fmt(d['flows'] * d['buffers'])} flows have)" if d.get("buffers") else "")
+            out.append((f"mrcd{label}, {fmt(d['flows'])} flows ({fmt(d['qps'])} QPs){bufs} on "
+                        f"one worker, 256 per host in flight, 1 KiB, verified",
                         f"{fmt(d['msgs_per_cpu_s'])} msgs per CPU-s, p50 "
                         f"{fmt(d['msg_us_p50'])} us, p99 {fmt(d['msg_us_p99'])} us; heap "
                         f"{fmt(d['heap_bytes_per_qp'])} B per QP"

@@ -9,6 +9,7 @@ and without lent rings, and the daemon) into results/bench-scale.json.
 import json, os, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 slow_us = int(os.environ.get("SLOW_US", "50"))
+cold = int(os.environ.get("COLD_BUFFERS", "0"))
 MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
 ONE = ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts", "pairs_touched",
        "bytes_per_qp_with_pool")
@@ -32,20 +33,22 @@ def collect(prefix):
 
 def daemon(delay):
     """mrcd at each flow count with [lcores] pass_delay_us = delay: medians over the runs that
-    completed, and messages per worker CPU-second against the same setting's 128 flows."""
+    completed, and messages per worker CPU-second against the same setting's 128 flows. Last,
+    when run, 128 flows each cycling through `cold` message buffers (\"buffers\": cold)."""
     res = []
-    for f in (128, 1024, 10000, 65536):
+    for f, bufs in [(128, 0), (1024, 0), (10000, 0), (65536, 0)] + ([(128, cold)] if cold else []):
         rs = []
+        name = f"{f}b{bufs}" if bufs else f"{f}"
         for r in range(1, runs + 1):
             try:
-                rs.append(json.load(open(f"{tmp}/mrcd-d{delay}-{f}.{r}.json")))
+                rs.append(json.load(open(f"{tmp}/mrcd-d{delay}-{name}.{r}.json")))
             except (OSError, ValueError):
                 pass
         if not rs:
-            res.append({"flows": f, "runs": 0})
+            res.append({"flows": f, "buffers": bufs, "runs": 0})
             continue
         med = lambda get: statistics.median(get(x) for x in rs)
-        res.append({"flows": f, "runs": len(rs), "qps": rs[0]["qps"],
+        res.append({"flows": f, "buffers": bufs, "runs": len(rs), "qps": rs[0]["qps"],
                     # per worker CPU-second: the worker polls without pause
                     "msgs_per_cpu_s": med(lambda x: x["messages"]["completed"] /
                                           x["worker_cpu_s"]),
@@ -107,10 +110,11 @@ for s in scales:
 for label, ds in (("", out["daemon"]["scales"]),
                   (f", worker slowed {slow_us} us a pass", out["daemon"]["slowed"]["scales"])):
     for d in ds:
+        bufs = f", {d['buffers']} buffers each" if d.get("buffers") else ""
         if not d["runs"]:
-            print(f"bench-scale: mrcd{label}, {d['flows']} flows: no run completed")
+            print(f"bench-scale: mrcd{label}, {d['flows']} flows{bufs}: no run completed")
             continue
-        print(f"bench-scale: mrcd{label}, {d['flows']} flows ({d['qps']} QPs): "
+        print(f"bench-scale: mrcd{label}, {d['flows']} flows{bufs} ({d['qps']} QPs): "
               f"{d['msgs_per_cpu_s']:.0f} messages per worker CPU-second "
               f"({d.get('ratio_to_128_flows', 0):.2f} of 128 flows), p50 {d['msg_us_p50']:.0f} "
               f"us, p99 {d['msg_us_p99']:.0f} us, heap {d['heap_bytes_per_qp']:.0f} B per QP, "
