@@ -19,6 +19,10 @@
 
 #define QP_LINE(f) ((const char *)qp + offsetof(struct mrc_qp, f))
 
+/* The counters every message writes, the only ones mrc_qp_prefetch() asks for (mrc_qp.h). */
+_Static_assert(offsetof(struct mrc_qp_counters, imm_delivered) + sizeof(uint64_t) <= 64,
+	"the counters every message writes fill the block's first line");
+
 void
 mrc_qp_prefetch(const struct mrc_qp *qp)
 {
@@ -26,8 +30,12 @@ mrc_qp_prefetch(const struct mrc_qp *qp)
 	rte_prefetch0(QP_LINE(pool)); /* headers, encap rules, parts' pointers */
 	rte_prefetch0(QP_LINE(mrs));  /* a responder's: regions, answer ring, Write-IMMs */
 	rte_prefetch0(QP_LINE(sq));   /* a requester's: send queue, wake, path counters */
-	rte_prefetch0(QP_LINE(cnt));  /* counters */
-	rte_prefetch0(QP_LINE(cnt) + 64);
+	/*
+	 * The counters' first line only: the rest count resends, probes and
+	 * refusals, which a message without trouble never writes, and asking
+	 * for a line nobody reads takes a fill buffer from one that is read.
+	 */
+	rte_prefetch0(QP_LINE(cnt));
 }
 
 void
