@@ -86,6 +86,6 @@ expect_refused too-many 's/^qps_per_peer = .*/qps_per_peer = 40000/' \
 # Message buffers beyond any machine's memory (65,536 flows x 1 GiB, at both
 # ends): refused up front with what it needs and what to lower.
 expect_refused too-big 's/^msg_kb = .*/msg_kb = 1048576/' \
-	"needs [0-9]* MiB: [0-9]* MiB of message buffers (65536 flows x outstanding 1 x 1048576 KiB.*lower qps_per_peer, outstanding or msg_kb" \
+	"needs [0-9]* MiB: [0-9]* MiB of message buffers (65536 flows x 1 x 1048576 KiB slots, at both ends).*lower qps_per_peer, outstanding, buffers or msg_kb" \
 	"128 TiB of message buffers"
 echo "scale: ok"

@@ -225,7 +225,7 @@ trk_blocks(const struct mrcd_daemon *d, uint64_t max_qps)
 
 /*
  * What this process will allocate for its flows, before the EAL starts:
- * the message buffers (every local host's region: flows x outstanding x the
+ * the message buffers (every local host's region: flows x slots (`buffers`) x the
  * largest message, at both ends), its QPs' state, and the in-flight rings.
  * Refused, saying what to lower, when it exceeds the machine's available
  * memory; otherwise added to the EAL's -m without hugepages.
@@ -293,7 +293,7 @@ mrcd_size_memory(struct mrcd_daemon *d)
 	if (avail != 0 && buf + qps + trk > avail) {
 		MRCD_LOG(ctrl, ERR,
 			"the profile needs %" PRIu64 " MiB: %" PRIu64 " MiB of message "
-			"buffers (%u flows x %u slots x %u KiB, at both ends), %" PRIu64
+			"buffers (%u flows x %u x %u KiB slots, at both ends), %" PRIu64
 			" MiB of QP state, %" PRIu64 " MiB of in-flight rings; %" PRIu64
 			" MiB are available: lower qps_per_peer, outstanding, buffers or msg_kb "
 			"(size_mix)%s",
