@@ -23,6 +23,21 @@
 
 #define MS 1000000ull /* MRC_TEST_HZ ticks */
 
+/* The EAL and a connected QP pair on one plane: host 0 writes to host 1. */
+static int
+pair_up(struct mrc_test_pair *p)
+{
+	struct mrc_test_pair_cfg pc;
+	const int rc = mrc_test_eal_init("test_mrcd_sched");
+
+	if (rc != 0)
+		return rc;
+	mrc_test_pair_cfg_defaults(&pc);
+	pc.n_planes = 1;
+	MRC_T_EQ(mrc_test_pair_create(p, &pc), 0);
+	return MRC_TEST_OK;
+}
+
 static int
 test_first_post_stamped_at_post(void)
 {
@@ -31,17 +46,15 @@ test_first_post_stamped_at_post(void)
 	static struct mrcd_flow f;
 	static uint64_t post_tsc[2];
 	static uint32_t send_flows[1];
-	struct mrc_test_pair_cfg pc;
 	struct mrcd_daemon *d = calloc(1, sizeof(*d));
 	const uint64_t setup = 1 * MS, first_pass = 6 * MS;
-	int rc = mrc_test_eal_init("test_mrcd_sched");
+	const int rc = pair_up(&p);
 
-	if (rc != 0)
+	if (rc != MRC_TEST_OK) {
+		free(d);
 		return rc;
+	}
 	MRC_T_ASSERT(d != NULL, "daemon");
-	mrc_test_pair_cfg_defaults(&pc);
-	pc.n_planes = 1;
-	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
 
 	/* One unpaced flow of two 4 KiB writes in flight, host 0 to host 1. */
 	mrcd_profile_defaults(&g.p);
@@ -112,16 +125,12 @@ test_messages_cycle_through_buffers(void)
 	static struct mrcd_flow f;
 	static uint64_t post_tsc[2];
 	static struct mrcd_hist hist;
-	struct mrc_test_pair_cfg pc;
 	struct mrc_cqe e[8];
 	const uint32_t len = 4096, rounds = 4;
-	int rc = mrc_test_eal_init("test_mrcd_sched");
+	const int rc = pair_up(&p);
 
-	if (rc != 0)
+	if (rc != MRC_TEST_OK)
 		return rc;
-	mrc_test_pair_cfg_defaults(&pc);
-	pc.n_planes = 1;
-	MRC_T_EQ(mrc_test_pair_create(&p, &pc), 0);
 
 	/* Two 4 KiB writes in flight, five slots at each end, every byte checked. */
 	mrcd_profile_defaults(&g.p);

@@ -172,6 +172,15 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 	return mrcd_profile_load_set(p, path, NULL, 0, err, errlen);
 }
 
+/* The line to name when two keys disagree: `key`'s, or `other`'s if `key` was not written. */
+static unsigned int
+line_of(const struct mrcd_ini *ini, const char *key, const char *other)
+{
+	const unsigned int at = mrcd_ini_line(ini, "profile", key);
+
+	return at != 0 ? at : mrcd_ini_line(ini, "profile", other);
+}
+
 int
 mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *const *sets,
 	unsigned int n_sets, char *err, size_t errlen)
@@ -196,21 +205,14 @@ mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *cons
 		snprintf(err, errlen,
 			"%s:%u: [profile] verify = true needs opcode = write_imm: a "
 			"plain WRITE gives the receiver no completion to check",
-			path,
-			mrcd_ini_line(ini, "profile", "verify")
-				? mrcd_ini_line(ini, "profile", "verify")
-				: mrcd_ini_line(ini, "profile", "opcode"));
+			path, line_of(ini, "verify", "opcode"));
 		rc = -EINVAL;
 	}
 	if (rc == 0 && p->buffers != 0 && p->buffers < p->outstanding) {
 		snprintf(err, errlen,
 			"%s:%u: [profile] buffers = %u is fewer than outstanding = %u: a "
 			"message's slot would be rewritten while it is in flight",
-			path,
-			mrcd_ini_line(ini, "profile", "buffers")
-				? mrcd_ini_line(ini, "profile", "buffers")
-				: mrcd_ini_line(ini, "profile", "outstanding"),
-			p->buffers, p->outstanding);
+			path, line_of(ini, "buffers", "outstanding"), p->buffers, p->outstanding);
 		rc = -EINVAL;
 	}
 	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
