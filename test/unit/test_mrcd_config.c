@@ -1075,6 +1075,14 @@ test_profile(void)
 	MRC_T_ASSERT(
 		strstr(err, ":3:") && strstr(err, "buffers = 3") && strstr(err, "outstanding = 4"),
 		"%s", err);
+	/* Given on the command line over the file's line: named as --set, not as that line. */
+	{
+		const char *const sets[] = {"profile.buffers=2"};
+		const char *want = "--set: [profile] buffers = 2: fewer than outstanding = 4";
+
+		MRC_T_EQ(mrcd_profile_load_set(&p, path, sets, 1, err, sizeof(err)), -EINVAL);
+		MRC_T_ASSERT(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	}
 	MRC_T_EQ(write_tmp("op.ini", "[profile]\nopcode = write\n", path, sizeof(path)), 0);
 	MRC_T_EQ(mrcd_profile_load(&p, path, err, sizeof(err)), -EINVAL);
 	MRC_T_ASSERT(strstr(err, ":2:") && strstr(err, "needs opcode = write_imm"), "%s", err);

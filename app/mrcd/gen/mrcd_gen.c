@@ -172,13 +172,14 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 	return mrcd_profile_load_set(p, path, NULL, 0, err, errlen);
 }
 
-/* The line to name when two keys disagree: `key`'s, or `other`'s if `key` was not written. */
-static unsigned int
-line_of(const struct mrcd_ini *ini, const char *key, const char *other)
+/*
+ * The key to name when two disagree: `key` where it was given (a line or
+ * --set), else `other`. mrcd_ini_error() then says where and what value.
+ */
+static const char *
+written(const struct mrcd_ini *ini, const char *key, const char *other)
 {
-	const unsigned int at = mrcd_ini_line(ini, "profile", key);
-
-	return at != 0 ? at : mrcd_ini_line(ini, "profile", other);
+	return mrcd_ini_has(ini, "profile", key) ? key : other;
 }
 
 int
@@ -201,27 +202,21 @@ mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *cons
 		rc = mrcd_ini_set(ini, &schema, sets[i], err, errlen);
 	if (rc == 0)
 		rc = mrcd_ini_apply(ini, &schema, p, err, errlen);
-	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE) {
-		snprintf(err, errlen,
-			"%s:%u: [profile] verify = true needs opcode = write_imm: a "
-			"plain WRITE gives the receiver no completion to check",
-			path, line_of(ini, "verify", "opcode"));
-		rc = -EINVAL;
-	}
-	if (rc == 0 && p->buffers != 0 && p->buffers < p->outstanding) {
-		snprintf(err, errlen,
-			"%s:%u: [profile] buffers = %u is fewer than outstanding = %u: a "
-			"message's slot would be rewritten while it is in flight",
-			path, line_of(ini, "buffers", "outstanding"), p->buffers, p->outstanding);
-		rc = -EINVAL;
-	}
-	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0) {
-		snprintf(err, errlen,
-			"%s:%u: [profile] active_flows = %u needs rate_gbps = 0: turns "
-			"are handed on completions, a paced flow posts on time",
-			path, mrcd_ini_line(ini, "profile", "active_flows"), p->active_flows);
-		rc = -EINVAL;
-	}
+	/* Keys that disagree: named where they were given (a line or --set), with their values. */
+	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE)
+		rc = mrcd_ini_error(ini, path, &schema, p, "profile",
+			written(ini, "verify", "opcode"), err, errlen,
+			"verify = true needs opcode = write_imm: a plain WRITE gives the "
+			"receiver no completion to check");
+	if (rc == 0 && p->buffers != 0 && p->buffers < p->outstanding)
+		rc = mrcd_ini_error(ini, path, &schema, p, "profile", "buffers", err, errlen,
+			"fewer than outstanding = %u: a message's slot would be rewritten while "
+			"it is in flight",
+			p->outstanding);
+	if (rc == 0 && p->active_flows > 0 && p->rate_gbps > 0)
+		rc = mrcd_ini_error(ini, path, &schema, p, "profile", "active_flows", err, errlen,
+			"needs rate_gbps = 0: turns are handed on completions, a paced flow "
+			"posts on time");
 	mrcd_ini_close(ini);
 	snprintf(p->path, sizeof(p->path), "%s", path != NULL ? path : "");
 	if (rc == 0)
