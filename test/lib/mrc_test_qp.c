@@ -193,3 +193,47 @@ mrc_test_pair_destroy(struct mrc_test_pair *p)
 	rte_mempool_free(p->pool);
 	memset(p, 0, sizeof(*p));
 }
+
+void
+mrc_test_pairs_run(struct mrc_test_pair *ps, unsigned int n, unsigned int max_rounds)
+{
+	struct {
+		struct rte_mbuf *m[128];
+		uint8_t to[128];
+		unsigned int n;
+	} q[MRC_TEST_PAIRS_RUN_MAX] = {0};
+
+	n = RTE_MIN(n, (unsigned int)MRC_TEST_PAIRS_RUN_MAX);
+	for (unsigned int r = 0; r < max_rounds; r++) {
+		bool idle = true;
+
+		for (unsigned int i = 0; i < n; i++) {
+			struct mrc_test_pair *p = &ps[i];
+
+			for (unsigned int j = 0; j < q[i].n; j++) {
+				struct mrc_pkt v;
+
+				if (mrc_pkt_parse(q[i].m[j], &p->wire, &v) != MRC_WIRE_OK)
+					rte_pktmbuf_free(q[i].m[j]);
+				else
+					mrc_qp_rx(p->h[q[i].to[j]].qp, q[i].m[j], &v, p->now);
+			}
+			q[i].n = 0;
+			for (unsigned int h = 0; h < 2; h++) {
+				uint16_t k = mrc_qp_tx_burst(
+					p->h[h].qp, p->now, 0xff, &p->rand, q[i].m + q[i].n, 64);
+
+				for (uint16_t j = 0; j < k; j++)
+					q[i].to[q[i].n++] = (uint8_t)(1 - h);
+				mrc_qp_poll(p->h[h].qp, p->now);
+			}
+			idle = idle && q[i].n == 0 && mrc_qp_idle(p->h[0].qp) &&
+			       mrc_qp_idle(p->h[1].qp);
+			p->now += 200;
+		}
+		if (idle)
+			break;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free_bulk(q[i].m, q[i].n);
+}

@@ -72,6 +72,16 @@ void mrc_test_pair_cfg_defaults(struct mrc_test_pair_cfg *cfg);
 int mrc_test_pair_create(struct mrc_test_pair *p, const struct mrc_test_pair_cfg *cfg);
 void mrc_test_pair_destroy(struct mrc_test_pair *p);
 
+/*
+ * Run n pairs (at most MRC_TEST_PAIRS_RUN_MAX) until every QP of every
+ * pair is idle, or max_rounds rounds: a pair's packets reach the peer on
+ * the pair's next turn (a round of latency, so senders hold their
+ * in-flight blocks across turns); each turn adds 200 ns to the pair's
+ * clock. Packets still on their way at the end are freed.
+ */
+#define MRC_TEST_PAIRS_RUN_MAX 4
+void mrc_test_pairs_run(struct mrc_test_pair *ps, unsigned int n, unsigned int max_rounds);
+
 /* Fill host h's memory with a pattern derived from `seed`. */
 void mrc_test_fill(struct mrc_test_host *h, size_t off, size_t len, uint32_t seed);
 

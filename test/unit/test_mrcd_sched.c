@@ -90,33 +90,6 @@ test_first_post_stamped_at_post(void)
 	return MRC_TEST_OK;
 }
 
-/* Carry every packet between the pair's QPs until both are idle (at most 10 ms). */
-static void
-run_pair(struct mrc_test_pair *p)
-{
-	struct rte_mbuf *pk[64];
-
-	for (unsigned int step = 0; step < 100000; step++) {
-		for (uint8_t i = 0; i < 2; i++) {
-			const uint16_t n =
-				mrc_qp_tx_burst(p->h[i].qp, p->now, 0xff, &p->rand, pk, 64);
-
-			for (uint16_t k = 0; k < n; k++) {
-				struct mrc_pkt v;
-
-				if (mrc_pkt_parse(pk[k], &p->wire, &v) == MRC_WIRE_OK)
-					mrc_qp_rx(p->h[1 - i].qp, pk[k], &v, p->now);
-				else
-					rte_pktmbuf_free(pk[k]);
-			}
-			mrc_qp_poll(p->h[i].qp, p->now);
-		}
-		if (mrc_qp_idle(p->h[0].qp) && mrc_qp_idle(p->h[1].qp))
-			return;
-		p->now += 100;
-	}
-}
-
 static int
 test_messages_cycle_through_buffers(void)
 {
@@ -160,7 +133,7 @@ test_messages_cycle_through_buffers(void)
 		for (uint64_t n = first; n < f.posted; n++)
 			MRC_T_ASSERT(mrcd_gen_check(f.src_buf + (n % 5) * len, len, f.id, n),
 				"message %" PRIu64 " not in source slot %" PRIu64, n, n % 5);
-		run_pair(&p);
+		mrc_test_pairs_run(&p, 1, 100000);
 		const unsigned int sent = mrc_cq_poll(p.h[0].cq, e, RTE_DIM(e));
 
 		MRC_T_EQ(sent, 2u);

@@ -238,52 +238,6 @@ test_rel_tx_clean_stamp(void)
 	return MRC_TEST_OK;
 }
 
-/*
- * Each pair's packets reach the peer on the pair's next turn (a round of
- * latency, so senders hold their blocks across turns), until every QP of
- * every pair is idle.
- */
-static void
-run_pairs(struct mrc_test_pair *ps, unsigned int n, unsigned int max_rounds)
-{
-	static struct {
-		struct rte_mbuf *m[128];
-		uint8_t to[128];
-		unsigned int n;
-	} q[4];
-
-	for (unsigned int r = 0; r < max_rounds; r++) {
-		bool idle = true;
-
-		for (unsigned int i = 0; i < n; i++) {
-			struct mrc_test_pair *p = &ps[i];
-
-			for (unsigned int j = 0; j < q[i].n; j++) {
-				struct mrc_pkt v;
-
-				if (mrc_pkt_parse(q[i].m[j], &p->wire, &v) != MRC_WIRE_OK)
-					rte_pktmbuf_free(q[i].m[j]);
-				else
-					mrc_qp_rx(p->h[q[i].to[j]].qp, q[i].m[j], &v, p->now);
-			}
-			q[i].n = 0;
-			for (unsigned int h = 0; h < 2; h++) {
-				uint16_t k = mrc_qp_tx_burst(
-					p->h[h].qp, p->now, 0xff, &p->rand, q[i].m + q[i].n, 64);
-
-				for (uint16_t j = 0; j < k; j++)
-					q[i].to[q[i].n++] = (uint8_t)(1 - h);
-				mrc_qp_poll(p->h[h].qp, p->now);
-			}
-			idle = idle && q[i].n == 0 && mrc_qp_idle(p->h[0].qp) &&
-			       mrc_qp_idle(p->h[1].qp);
-			p->now += 200;
-		}
-		if (idle)
-			break;
-	}
-}
-
 static int
 post(struct mrc_test_pair *p, uint64_t wr_id, size_t off, uint32_t len)
 {
@@ -339,7 +293,7 @@ test_qp_borrows_while_in_flight(void)
 		MRC_T_EQ(mrc_pkt_parse(pk[j], &p.wire, &v), MRC_WIRE_OK);
 		mrc_qp_rx(p.h[1].qp, pk[j], &v, p.now);
 	}
-	run_pairs(&p, 1, 100000);
+	mrc_test_pairs_run(&p, 1, 100000);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 1);
 	MRC_T_EQ(e[0].status, MRC_CQE_OK);
 	MRC_T_MEMEQ(p.h[1].mem, p.h[0].mem, 65536);
@@ -350,7 +304,7 @@ test_qp_borrows_while_in_flight(void)
 
 	/* Borrowed again for the next message, and back again. */
 	MRC_T_EQ(post(&p, 2, 65536, 4096), 0);
-	run_pairs(&p, 1, 100000);
+	mrc_test_pairs_run(&p, 1, 100000);
 	MRC_T_EQ(mrc_cq_poll(p.h[0].cq, e, 8), 1);
 	MRC_T_EQ(pool->stats.lent, 2);
 	MRC_T_EQ(mrc_trk_pool_in_use(pool), 0);
@@ -380,7 +334,7 @@ test_qp_waits_when_pool_empty(void)
 		for (unsigned int m = 0; m < 8; m++)
 			MRC_T_EQ(post(&ps[i], m, m * 32768, 32768), 0);
 	}
-	run_pairs(ps, 3, 200000);
+	mrc_test_pairs_run(ps, 3, 200000);
 	MRC_T_ASSERT(pool->stats.waits > 0, "the senders had to wait");
 	MRC_T_EQ(pool->stats.max_in_use, 1);
 	for (unsigned int i = 0; i < 3; i++) {
