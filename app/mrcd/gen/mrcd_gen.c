@@ -172,16 +172,6 @@ mrcd_profile_load(struct mrcd_profile *p, const char *path, char *err, size_t er
 	return mrcd_profile_load_set(p, path, NULL, 0, err, errlen);
 }
 
-/*
- * The key to name when two disagree: `key` where it was given (a line or
- * --set), else `other`. mrcd_ini_error() then says where and what value.
- */
-static const char *
-written(const struct mrcd_ini *ini, const char *key, const char *other)
-{
-	return mrcd_ini_has(ini, "profile", key) ? key : other;
-}
-
 int
 mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *const *sets,
 	unsigned int n_sets, char *err, size_t errlen)
@@ -205,7 +195,7 @@ mrcd_profile_load_set(struct mrcd_profile *p, const char *path, const char *cons
 	/* Keys that disagree: named where they were given (a line or --set), with their values. */
 	if (rc == 0 && p->verify && p->opcode == MRCD_OP_WRITE)
 		rc = mrcd_ini_error(ini, path, &schema, p, "profile",
-			written(ini, "verify", "opcode"), err, errlen,
+			mrcd_ini_has(ini, "profile", "verify") ? "verify" : "opcode", err, errlen,
 			"verify = true needs opcode = write_imm: a plain WRITE gives the "
 			"receiver no completion to check");
 	if (rc == 0 && p->buffers != 0 && p->buffers < p->outstanding)
