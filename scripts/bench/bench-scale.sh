@@ -36,17 +36,36 @@
 # have: the rate with 10,000 flows' buffers out of the caches and 128
 # flows' QP state in them, which tells the buffers' share of what 10,000
 # flows cost from the QPs'. It is not the baseline of any ratio.
+# On the worker as it is, the flow counts in SWEEP (default 2,000, 4,000,
+# 6,000 and 8,000) run too, each against the same 128 flows: where between
+# 1,024 and 10,000 flows this machine's rate falls, as the flows' state and
+# buffers outgrow its L2 and then its share of the L3 (no goal applies to
+# them; SWEEP= skips them).
 # Writes results/bench-scale.json and results/bench-scale.png. With CACHE=1
 # it then runs scripts/bench/bench-scale-cache.sh, the same daemon settings
 # under callgrind's cache simulator, for the cache misses per message beside
 # the rates (slow: about 45 minutes; LOCK is passed on).
 # Usage: scripts/bench/bench-scale.sh [BUILD_DIR]
-#   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 COLD_BUFFERS=79 CACHE=0 NO_HUGE=0)
+#   (MEM_MB=2048 RUNS=3 DAEMON_S=3 SLOW_US=50 COLD_BUFFERS=79 CACHE=0 NO_HUGE=0
+#    SWEEP="2000 4000 6000 8000")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 bin=$build/test/bench/bench_scale
 [ -x "$bin" ] || { echo "bench-scale: $bin not built (ninja -C $build)" >&2; exit 1; }
+sweep=${SWEEP-2000 4000 6000 8000}
+for f in $sweep; do
+	case $f in
+	'' | *[!0-9]*)
+		echo "bench-scale: SWEEP: '$f' is not a flow count" >&2
+		exit 1
+		;;
+	esac
+	if [ "$f" -lt 2 ] || [ $((f % 2)) != 0 ]; then
+		echo "bench-scale: SWEEP: $f flows: give an even count of at least 2 (half each way)" >&2
+		exit 1
+	fi
+done
 mem=${MEM_MB:-2048}
 runs=${RUNS:-3}
 mkdir -p results
@@ -80,6 +99,8 @@ huge=()
 # would); 128 flows (64 per host, all in flight) is each setting's baseline.
 for delay in 0 "$slow_us"; do
 	runs_of=(128 1024 10000 65536)
+	# shellcheck disable=SC2206 # a list of flow counts, checked above
+	[ "$delay" != 0 ] || runs_of+=($sweep)
 	[ "$cold" = 0 ] || runs_of+=("128b$cold")
 	for run_of in "${runs_of[@]}"; do
 		f=${run_of%b*} # "128b79": 128 flows, 79 buffers each
@@ -107,6 +128,6 @@ done
 if [ "${CACHE:-0}" = 1 ]; then
 	scripts/bench/bench-scale-cache.sh "$build"
 fi
-COLD_BUFFERS=$cold SLOW_US=$slow_us /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
+COLD_BUFFERS=$cold SLOW_US=$slow_us SWEEP=$sweep /usr/bin/python3 scripts/bench/scale_summary.py "$tmp" "$runs"
 /usr/bin/python3 scripts/bench/machine.py results/bench-scale.json
 /usr/bin/python3 scripts/plot/plot.py scale results/bench-scale.json results/bench-scale.png

@@ -10,6 +10,7 @@ import json, os, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 slow_us = int(os.environ.get("SLOW_US", "50"))
 cold = int(os.environ.get("COLD_BUFFERS", "0"))
+sweep = [int(f) for f in os.environ.get("SWEEP", "").split()]
 MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
 ONE = ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts", "pairs_touched",
        "bytes_per_qp_with_pool")
@@ -33,10 +34,12 @@ def collect(prefix):
 
 def daemon(delay):
     """mrcd at each flow count with [lcores] pass_delay_us = delay: medians over the runs that
-    completed, and messages per worker CPU-second against the same setting's 128 flows. Last,
+    completed, and messages per worker CPU-second against the same setting's 128 flows. On the
+    worker as it is, the SWEEP flow counts too, in flow order (\"sweep\": true, no goal). Last,
     when run, 128 flows each cycling through `cold` message buffers (\"buffers\": cold)."""
     res = []
-    for f, bufs in [(128, 0), (1024, 0), (10000, 0), (65536, 0)] + ([(128, cold)] if cold else []):
+    counts = sorted({128, 1024, 10000, 65536} | (set(sweep) if delay == 0 else set()))
+    for f, bufs in [(f, 0) for f in counts] + ([(128, cold)] if cold else []):
         rs = []
         name = f"{f}b{bufs}" if bufs else f"{f}"
         for r in range(1, runs + 1):
@@ -45,10 +48,12 @@ def daemon(delay):
             except (OSError, ValueError):
                 pass
         if not rs:
-            res.append({"flows": f, "buffers": bufs, "runs": 0})
+            res.append({"flows": f, "buffers": bufs, "runs": 0,
+                        "sweep": f not in (128, 1024, 10000, 65536)})
             continue
         med = lambda get: statistics.median(get(x) for x in rs)
         res.append({"flows": f, "buffers": bufs, "runs": len(rs), "qps": rs[0]["qps"],
+                    "sweep": f not in (128, 1024, 10000, 65536),
                     # per worker CPU-second: the worker polls without pause
                     "msgs_per_cpu_s": med(lambda x: x["messages"]["completed"] /
                                           x["worker_cpu_s"]),
