@@ -103,7 +103,7 @@ struct mrc_chan_req {
 			uint32_t version; /* MRC_CHAN_VERSION */
 			uint32_t api_version;
 			uint32_t host; /* the cluster host to attach to */
-			uint32_t pid;
+			uint32_t pid;  /* for mrcd's log: it shows the kernel's (SO_PEERCRED) */
 		} hello;
 		struct {
 			uint64_t addr;	 /* the application's address of the region */

@@ -17,7 +17,10 @@
 #     host, and receives flushed without end (the worker must go on with
 #     its other work meanwhile): each refused with its verbs error
 #     and counted by reason in /mrc/apps (the QP to ERROR, brought back by
-#     the program), then the transfer works.
+#     the program), then the transfer works; and a second session of the
+#     client, to host 1, whose HELLO says it is pid 1: /mrc/apps shows every
+#     session with the pid and uid the kernel gives its socket (the
+#     client's twice, the server's once), never the HELLO's.
 #  1c. 16 connections that never say HELLO (every session slot): each
 #     closed by mrcd after 5 s and counted, so that step 2's programs attach.
 #  2. an application killed mid-transfer (SIGKILL): mrcd lets its session go
@@ -86,8 +89,8 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 s=$(mrc_sock mrcd1.log)
-timeout 10 /usr/bin/python3 - "$mrc_telemetry" "$s" <<'PY' || fail "hostile: counters"
-import importlib.util, sys
+timeout 10 /usr/bin/python3 - "$mrc_telemetry" "$s" "$cpid" "$spid" <<'PY' || fail "hostile: counters"
+import importlib.util, os, sys
 spec = importlib.util.spec_from_file_location("tel", sys.argv[1])
 tel = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tel)
@@ -105,11 +108,18 @@ print("apps_failures: hostile: refused", got, "and socket messages",
       s.get("refused_msg_size", 0))
 if any(got[k] < want[k] for k in want) or s.get("refused_msg_size", 0) < 1:
     sys.exit("apps_failures: FAIL: hostile requests not counted by reason")
+# who each session is: the kernel's word, not the HELLO's (the second one says pid 1)
+client, server = int(sys.argv[3]), int(sys.argv[4])
+who = sorted((v["pid"], v["uid"]) for k, v in apps.items() if k.startswith("session_"))
+want = sorted([(client, os.getuid())] * 2 + [(server, os.getuid())])
+print("apps_failures: hostile: sessions (pid, uid)", who)
+if who != want:
+    sys.exit(f"apps_failures: FAIL: sessions (pid, uid) {who}, want {want}")
 PY
 wait $cpid || { fail "hostile: client"; kill -TERM $spid 2> /dev/null || true; }
 wait $spid || fail "hostile: server"
 cat hostile_client.log
-[ "$(grep -c "as expected" hostile_client.log)" = 18 ] || fail "hostile: want 18 checks"
+[ "$(grep -c "as expected" hostile_client.log)" = 19 ] || fail "hostile: want 19 checks"
 
 # 1c. Every session slot taken by connections that never say HELLO: mrcd closes
 # each after 5 s (counted), so applications can attach again.

@@ -25,7 +25,9 @@
  *           (a bad opcode, a key not its own, memory past its region, a
  *           scribbled ring head) and a malformed socket message: each is
  *           refused (its verbs error, the QP to ERROR) and the QP brought
- *           back; then the transfer must work;
+ *           back; then the transfer must work; and it opens a second
+ *           session, to the peer's host, whose HELLO says it is pid 1
+ *           (mrcd must show this process's pid, which the test checks);
  *   die     mrcd is stopped under the program: it must see its outstanding
  *           work complete IBV_WC_WR_FLUSH_ERR and IBV_EVENT_DEVICE_FATAL, and
  *           exit 0 then (3 if mrcd never went away).
@@ -55,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -571,9 +574,39 @@ other_domain(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *sc
 	second_domain_free(mr2);
 }
 
+/*
+ * A session whose HELLO says it is pid 1: it must attach all the same, and
+ * mrcd must show the pid and uid the kernel gives its socket (this
+ * process's). Left open for the test to read /mrc/apps; closed by the caller.
+ */
+static struct mrc_lib_dev *
+liar_session(const char *sock, unsigned int host)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct mrc_lib_dev *liar = calloc(1, sizeof(*liar));
+	struct mrc_chan_req hr = {.op = MRC_CHAN_HELLO};
+	struct mrc_chan_rep rep;
+
+	if (liar == NULL || strlen(sock) >= sizeof(sa.sun_path))
+		die("a second session");
+	strcpy(sa.sun_path, sock);
+	pthread_mutex_init(&liar->lock, NULL);
+	liar->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (liar->fd < 0 || connect(liar->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		die("a second session: connect");
+	hr.u.hello.version = MRC_CHAN_VERSION;
+	hr.u.hello.api_version = MRC_API_CURRENT_VERSION;
+	hr.u.hello.host = host;
+	hr.u.hello.pid = 1;
+	expect(mrc_lib_rpc(liar, &hr, -1, &rep, NULL) == 0,
+		"a second session whose HELLO says pid 1: attached");
+	return liar;
+}
+
 static void
-hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, struct mrc_qp *qp,
-	struct ibv_mr *mr, const struct peer_info *mine, const struct peer_info *theirs)
+hostile(const char *sock, struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq,
+	struct mrc_qp *qp, struct ibv_mr *mr, const struct peer_info *mine,
+	const struct peer_info *theirs)
 {
 	struct mrc_lib_dev *d = mrc_lib_dev_of(dev);
 	struct mrc_chan_swqe w = {.wr_id = 41,
@@ -585,6 +618,7 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 		.opcode = 9,
 		.flags = MRC_CHAN_WR_SIGNALED};
 	struct mrc_chan_rep rep;
+	struct mrc_lib_dev *liar;
 	uint8_t junk[3] = {1, 2, 3};
 
 	hostile_post(qp, &w);
@@ -690,9 +724,12 @@ hostile(struct ibv_context *dev, struct mrc_context *ctx, struct mrc_cq *scq, st
 		printf("hostile: reconnect under a flood of flushed receives took %.3f s\n", took);
 		expect(took < 1.0, "a flood of flushed receives: the worker goes on with its work");
 	}
+	liar = liar_session(sock, my_host == 0 ? 1 : 0);
 	printf("hostile: done\n");
 	fflush(stdout);
 	sleep(2); /* the test reads /mrc/apps meanwhile */
+	close(liar->fd);
+	free(liar);
 }
 
 /*
@@ -839,7 +876,7 @@ main(int argc, char **argv)
 	if (bad_mode && !server)
 		bad_requests(ctx, pd, scq, rcq, qp, mr, theirs);
 	if (hostile_mode && !server)
-		hostile(dev, ctx, scq, qp, mr, mine, theirs);
+		hostile(argv[2], dev, ctx, scq, qp, mr, mine, theirs);
 	if (flush_mode && !server) {
 		flush_then_dereg(scq, qp, mr, theirs, msg);
 		mr = NULL; /* gone already */

@@ -13,7 +13,10 @@
  * (mrc_chan_req_check) before anything is looked at; every number in it
  * (CQ, QP, key) is looked up among the session's own objects, so an
  * application reaches nothing of another's. The workers are reached through
- * their shard's request ring only (mrcd_apps_call.c).
+ * their shard's request ring only (mrcd_apps_call.c). Who the application
+ * is (pid, uid) comes from the kernel (SO_PEERCRED) at accept, never from
+ * what its HELLO says: logs and /mrc/apps name the process an operator may
+ * act on.
  */
 
 #include <errno.h>
@@ -138,7 +141,6 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 		return mrcd_apps_fail(
 			rep, ENODEV, "host %u has no address to a peer (one host only?)", c);
 	s->host = c - first;
-	s->pid = (pid_t)r->u.hello.pid;
 	s->hello = true;
 	rep->u.hello.host = c;
 	rep->u.hello.n_workers = d->n_workers;
@@ -147,8 +149,14 @@ do_hello(struct mrcd_apps *a, struct mrcd_app_session *s, const struct mrc_chan_
 	rep->u.hello.max_qps = MRCD_APPS_SESSION_QPS;
 	rep->u.hello.max_mrs = MRCD_APPS_SESSION_MRS;
 	rep->u.hello.max_mr_bytes = MRCD_APPS_SESSION_MR_BYTES;
-	MRCD_LOG(ctrl, NOTICE, "application pid %d attached to host %u (session %u)", (int)s->pid,
-		c, s->id);
+	MRCD_LOG(ctrl, NOTICE, "application pid %d (uid %u) attached to host %u (session %u)",
+		(int)s->pid, (unsigned int)s->uid, c, s->id);
+	/* Another PID namespace numbers it otherwise; anything else is not the truth. */
+	if (r->u.hello.pid != (uint32_t)s->pid)
+		MRCD_LOG(ctrl, INFO,
+			"application session %u says it is pid %u; the kernel says %d, "
+			"which is the one shown (another PID namespace?)",
+			s->id, r->u.hello.pid, (int)s->pid);
 	return 0;
 }
 
@@ -302,9 +310,14 @@ accept_new(struct mrcd_apps *a, uint64_t now)
 	for (bool any = false;; any = true) {
 		const int fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct mrcd_app_session *s = NULL;
+		struct ucred cred;
+		socklen_t cred_len = sizeof(cred);
 
 		if (fd < 0)
 			return any;
+		/* Unix sockets always have it; a failure leaves no one to name */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0)
+			cred = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
 		for (unsigned int k = 0; k < RTE_DIM(a->sess) && s == NULL; k++)
 			if (!a->sess[k].used)
 				s = &a->sess[k];
@@ -319,6 +332,8 @@ accept_new(struct mrcd_apps *a, uint64_t now)
 			s->chan_fd[k] = -1;
 		s->used = true;
 		s->fd = fd;
+		s->pid = cred.pid;
+		s->uid = cred.uid;
 		s->id = ++a->next_id;
 		s->hello_by_tsc = now + a->d->hz * MRCD_APPS_HELLO_MS / 1000;
 		a->sessions_total++;

@@ -136,8 +136,9 @@ struct mrcd_app_mr {
 struct mrcd_app_session {
 	bool used;
 	int fd;
-	uint32_t id; /* 1.. : the high half of its protection domains (mrcd_apps_pd) */
-	pid_t pid;
+	uint32_t id;	   /* 1.. : the high half of its protection domains (mrcd_apps_pd) */
+	pid_t pid;	   /* the kernel's (SO_PEERCRED at accept), not the HELLO's */
+	uid_t uid;	   /* the same */
 	unsigned int host; /* local index */
 	bool hello, closing;
 	uint64_t hello_by_tsc; /* a connection that has not said HELLO by then is closed */

@@ -96,6 +96,7 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(t);
 		rte_tel_data_add_dict_u64(t, "session", s->id);
 		rte_tel_data_add_dict_u64(t, "pid", (uint64_t)s->pid);
+		rte_tel_data_add_dict_u64(t, "uid", (uint64_t)s->uid);
 		rte_tel_data_add_dict_u64(t, "host", apps_daemon->cfg.daemon.first_host + s->host);
 		rte_tel_data_add_dict_string(t, "state", s->fd < 0 ? "releasing" : "attached");
 		rte_tel_data_add_dict_u64(t, "requests", s->requests);
@@ -181,6 +182,7 @@ cmd_app(const char *cmd, const char *params, struct rte_tel_data *d)
 			continue;
 		rte_tel_data_add_dict_u64(d, "session", s->id);
 		rte_tel_data_add_dict_u64(d, "pid", (uint64_t)s->pid);
+		rte_tel_data_add_dict_u64(d, "uid", (uint64_t)s->uid);
 		for (unsigned int j = 0; j < RTE_DIM(s->qp); j++) {
 			struct rte_tel_data *qd;
 			char name[32];
