@@ -99,8 +99,11 @@ huge=()
 # would); 128 flows (64 per host, all in flight) is each setting's baseline.
 for delay in 0 "$slow_us"; do
 	runs_of=(128 1024 10000 65536)
-	# shellcheck disable=SC2206 # a list of flow counts, checked above
-	[ "$delay" != 0 ] || runs_of+=($sweep)
+	if [ "$delay" = 0 ]; then
+		for f in $sweep; do # a count the fixed ones have runs once
+			case " ${runs_of[*]} " in *" $f "*) ;; *) runs_of+=("$f") ;; esac
+		done
+	fi
 	[ "$cold" = 0 ] || runs_of+=("128b$cold")
 	for run_of in "${runs_of[@]}"; do
 		f=${run_of%b*} # "128b79": 128 flows, 79 buffers each
