@@ -11,6 +11,7 @@ tmp, runs = sys.argv[1], int(sys.argv[2])
 slow_us = int(os.environ.get("SLOW_US", "50"))
 cold = int(os.environ.get("COLD_BUFFERS", "0"))
 sweep = [int(f) for f in os.environ.get("SWEEP", "").split()]
+FIXED = (128, 1024, 10000, 65536)  # the goal's flow counts; the others are the sweep's
 MED = ("pps", "ns_per_pkt", "msg_us_p50", "msg_us_p99", "heap_bytes_per_qp")
 ONE = ("qp_pairs", "active_pairs", "payload_bytes", "msg_pkts", "pairs_touched",
        "bytes_per_qp_with_pool")
@@ -38,7 +39,7 @@ def daemon(delay):
     worker as it is, the SWEEP flow counts too, in flow order (\"sweep\": true, no goal). Last,
     when run, 128 flows each cycling through `cold` message buffers (\"buffers\": cold)."""
     res = []
-    counts = sorted({128, 1024, 10000, 65536} | (set(sweep) if delay == 0 else set()))
+    counts = sorted(set(FIXED) | (set(sweep) if delay == 0 else set()))
     for f, bufs in [(f, 0) for f in counts] + ([(128, cold)] if cold else []):
         rs = []
         name = f"{f}b{bufs}" if bufs else f"{f}"
@@ -49,11 +50,11 @@ def daemon(delay):
                 pass
         if not rs:
             res.append({"flows": f, "buffers": bufs, "runs": 0,
-                        "sweep": f not in (128, 1024, 10000, 65536)})
+                        "sweep": f not in FIXED})
             continue
         med = lambda get: statistics.median(get(x) for x in rs)
         res.append({"flows": f, "buffers": bufs, "runs": len(rs), "qps": rs[0]["qps"],
-                    "sweep": f not in (128, 1024, 10000, 65536),
+                    "sweep": f not in FIXED,
                     # per worker CPU-second: the worker polls without pause
                     "msgs_per_cpu_s": med(lambda x: x["messages"]["completed"] /
                                           x["worker_cpu_s"]),

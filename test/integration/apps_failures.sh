@@ -111,10 +111,10 @@ if any(got[k] < want[k] for k in want) or s.get("refused_msg_size", 0) < 1:
 # who each session is: the kernel's word, not the HELLO's (the second one says pid 1)
 client, server = int(sys.argv[3]), int(sys.argv[4])
 who = sorted((v["pid"], v["uid"]) for k, v in apps.items() if k.startswith("session_"))
-want = sorted([(client, os.getuid())] * 2 + [(server, os.getuid())])
+want_who = sorted([(client, os.getuid())] * 2 + [(server, os.getuid())])
 print("apps_failures: hostile: sessions (pid, uid)", who)
-if who != want:
-    sys.exit(f"apps_failures: FAIL: sessions (pid, uid) {who}, want {want}")
+if who != want_who:
+    sys.exit(f"apps_failures: FAIL: sessions (pid, uid) {who}, want {want_who}")
 PY
 wait $cpid || { fail "hostile: client"; kill -TERM $spid 2> /dev/null || true; }
 wait $spid || fail "hostile: server"

@@ -315,13 +315,11 @@ accept_new(struct mrcd_apps *a, uint64_t now)
 
 		if (fd < 0)
 			return any;
-		/* Unix sockets always have it; a failure leaves no one to name */
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0)
-			cred = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
 		for (unsigned int k = 0; k < RTE_DIM(a->sess) && s == NULL; k++)
 			if (!a->sess[k].used)
 				s = &a->sess[k];
-		if (s == NULL) {
+		/* no slot, or a peer nobody can name (as the control socket refuses it) */
+		if (s == NULL || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0) {
 			a->sessions_refused++;
 			close(fd); /* the application sees its connection end before HELLO */
 			continue;
